@@ -1,0 +1,219 @@
+/**
+ * Row shapes and the query contract of the read-only archive layer.
+ *
+ * Everything here mirrors msgbrowse's store semantics (see README "Archive format"):
+ * timestamps are the archive's own `ts` strings, `tsUnix` is wall-clock-as-UTC seconds,
+ * ordering is always by (ts_unix, id).
+ */
+
+export type Source = 'signal' | 'imessage' | 'whatsapp' | (string & {});
+export const KNOWN_SOURCES = ['signal', 'imessage', 'whatsapp'] as const;
+
+export type AttachmentKind = 'image' | 'file' | 'video';
+export const ATTACHMENT_KINDS: readonly AttachmentKind[] = ['image', 'file', 'video'];
+
+export interface ConversationRow {
+  id: number;
+  name: string;
+  source: string;
+  messageCount: number;
+  /** `ts` of the earliest message by (ts_unix, id); '' when empty. */
+  firstTs: string;
+  /** `ts` of the latest message by (ts_unix, id); '' when empty. */
+  lastTs: string;
+  lastUnix: number;
+  images: number;
+  /** Attachments of kind `file` (videos are counted separately). */
+  files: number;
+  videos: number;
+  /** Distinct URLs linked in the conversation. */
+  links: number;
+}
+
+export interface MessageRow {
+  id: number;
+  hash: string;
+  conversationId: number;
+  conversation: string;
+  source: string;
+  sender: string;
+  ts: string;
+  tsUnix: number;
+  body: string;
+  isSystem: boolean;
+  seq: number;
+}
+
+export interface KeywordHit extends Omit<MessageRow, 'body' | 'seq'> {
+  /** FTS5 snippet with U+0002 / U+0003 around matches (msgbrowse's markers). */
+  snippet: string;
+  /** bm25 rank as returned by FTS5 (lower is better). */
+  rank: number;
+  hasAttachment: boolean;
+  hasLink: boolean;
+}
+
+export interface AttachmentRow {
+  id: number;
+  messageId: number;
+  conversationId: number;
+  conversation: string;
+  source: string;
+  kind: AttachmentKind | string;
+  relPath: string;
+  originalName: string;
+  ts: string;
+  tsUnix: number;
+}
+
+export interface LinkRow {
+  url: string;
+  domain: string;
+  /** Occurrences of this URL within the filtered scope. */
+  count: number;
+  /** Earliest occurrence (ties: lowest message id). */
+  messageId: number;
+  conversationId: number;
+  conversation: string;
+  source: string;
+  ts: string;
+  tsUnix: number;
+}
+
+export interface ReactionRow {
+  messageHash: string;
+  emoji: string;
+  actor: string;
+}
+
+/** Common message filters (all optional; absent means "no filter"). */
+export interface MessageFilter {
+  conversationId?: number;
+  source?: string;
+  sender?: string;
+  /** Inclusive lower bound on ts_unix. */
+  startUnix?: number;
+  /** Inclusive upper bound on ts_unix. */
+  endUnix?: number;
+  hasAttachment?: boolean;
+  hasLink?: boolean;
+}
+
+export interface KeywordSearchOptions extends MessageFilter {
+  query: string;
+  limit: number;
+}
+
+export interface TranscriptCursor {
+  tsUnix: number;
+  id: number;
+}
+
+export interface TranscriptOptions {
+  conversationId: number;
+  startUnix?: number;
+  endUnix?: number;
+  limit: number;
+  /** Keyset: return messages strictly after this (ts_unix, id). */
+  after?: TranscriptCursor;
+  /** Keyset: return messages strictly before this (ts_unix, id); result still chronological. */
+  before?: TranscriptCursor;
+}
+
+export interface TranscriptPage {
+  messages: MessageRow[];
+  /** Present when more messages follow the last one returned (in the paging direction). */
+  next?: TranscriptCursor;
+}
+
+export interface AttachmentOptions {
+  kinds: AttachmentKind[];
+  conversationId?: number;
+  source?: string;
+  startUnix?: number;
+  endUnix?: number;
+  limit: number;
+}
+
+export interface LinkOptions {
+  /** Already-normalised domain (lowercase, no `www.`); matches the domain and its subdomains. */
+  domain?: string;
+  conversationId?: number;
+  source?: string;
+  startUnix?: number;
+  endUnix?: number;
+  limit: number;
+}
+
+export interface EmbeddingModelInfo {
+  model: string;
+  count: number;
+  dim: number;
+}
+
+export interface EmbeddingRecord {
+  messageId: number;
+  hash: string;
+  conversationId: number;
+  tsUnix: number;
+  vec: Float32Array;
+}
+
+export type ResolveResult =
+  | { kind: 'found'; conversation: ConversationRow }
+  | { kind: 'ambiguous'; candidates: ConversationRow[] }
+  | { kind: 'not_found'; suggestions: ConversationRow[] };
+
+export interface ArchiveSummary {
+  path: string;
+  schemaVersion: number;
+  conversations: number;
+  messages: number;
+  sources: Record<string, number>;
+  firstTs: string;
+  lastTs: string;
+  embeddingModels: EmbeddingModelInfo[];
+  /** Identity of the archive state: changes when the file (or its -wal) changes. */
+  fingerprint: string;
+}
+
+/**
+ * The synchronous query surface of an open archive. Every method opens no file for writing,
+ * never blocks on locks, and retries transparently across a concurrent writer's checkpoints.
+ */
+export interface ArchiveQueries {
+  summary(): ArchiveSummary;
+  listConversations(filter?: { source?: string; nameContains?: string }): ConversationRow[];
+  conversationById(id: number): ConversationRow | undefined;
+  resolveConversation(name: string, source?: string): ResolveResult;
+  transcript(opts: TranscriptOptions): TranscriptPage;
+  searchKeyword(opts: KeywordSearchOptions): KeywordHit[];
+  /** Up to window messages before, the target, up to window after; undefined when the id is unknown. */
+  context(messageId: number, window: number): MessageRow[] | undefined;
+  attachments(opts: AttachmentOptions): { items: AttachmentRow[]; hasMore: boolean };
+  links(opts: LinkOptions): { items: LinkRow[]; hasMore: boolean };
+  messageById(id: number): MessageRow | undefined;
+  messageByHash(hash: string): MessageRow | undefined;
+  messagesByIds(ids: number[]): MessageRow[];
+  attachmentsForMessages(ids: number[]): AttachmentRow[];
+  reactionsForHashes(hashes: string[]): ReactionRow[];
+  embeddingModels(): EmbeddingModelInfo[];
+  /** Streams every embedding of `model` that belongs to an existing message (orphans skipped). */
+  embeddings(model: string): IterableIterator<EmbeddingRecord>;
+}
+
+export interface Archive extends ArchiveQueries {
+  readonly path: string;
+  readonly schemaVersion: number;
+  close(): void;
+}
+
+/** The same surface, asynchronous: what the MCP and extension layers consume (in-thread or worker-backed). */
+export type AsyncArchive = {
+  [K in Exclude<keyof ArchiveQueries, 'embeddings'>]: (
+    ...args: Parameters<ArchiveQueries[K]>
+  ) => Promise<ReturnType<ArchiveQueries[K]>>;
+} & {
+  readonly path: string;
+  close(): Promise<void>;
+};

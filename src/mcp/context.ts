@@ -1,0 +1,41 @@
+import type { AsyncArchive } from '../archive/types';
+import type { Embedder } from '../embed/types';
+import type { VectorIndex } from '../search/types';
+
+/** How citation links are written: `<scheme>://<authority>/c/<conversation_id>/at/<message_id>`. */
+export interface CitationFormat {
+  /** `vscode` by default; the extension injects `vscode.env.uriScheme`. */
+  scheme: string;
+  /** `<publisher>.<name>` of the extension, e.g. `msgbrowse.msgbrowse-vscode`. */
+  authority: string;
+}
+
+/** Why the semantic half is not available (surfaced to callers, never hidden). */
+export interface SemanticUnavailable {
+  available: false;
+  reason: string;
+}
+
+export interface SemanticReady {
+  available: true;
+  embedder: Embedder;
+  index: VectorIndex;
+}
+
+export type SemanticState = SemanticReady | SemanticUnavailable;
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Everything a server instance needs. Getters are called per tool call so a new archive or
+ * new settings take effect without rebuilding servers.
+ */
+export interface ServerContext {
+  /** The current archive; rejects with an ArchiveError (clear message) when it cannot be opened. */
+  archive(): Promise<AsyncArchive>;
+  /** The semantic backend for the configured model, built lazily; `signal` cancels index builds. */
+  semantic(signal?: AbortSignal): Promise<SemanticState>;
+  citation: CitationFormat;
+  version: string;
+  log?(level: LogLevel, message: string): void;
+}

@@ -1,0 +1,20 @@
+import type { MessageFilter } from '../archive/types';
+
+export interface VectorHit {
+  messageId: number;
+  /** Exact cosine similarity between the query and the stored vector. */
+  score: number;
+}
+
+/** Filters the vector index can apply while scanning (a subset of MessageFilter). */
+export type VectorFilter = Pick<MessageFilter, 'conversationId' | 'source' | 'sender' | 'startUnix' | 'endUnix'>;
+
+/** Exact top-k cosine search over the stored vectors of one embedding model. */
+export interface VectorIndex {
+  readonly model: string;
+  readonly dim: number;
+  readonly size: number;
+  /** Results sorted by score descending, ties by messageId ascending; scores are exact cosines. */
+  search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal): Promise<VectorHit[]>;
+  dispose(): void;
+}
