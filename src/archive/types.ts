@@ -208,10 +208,14 @@ export interface Archive extends ArchiveQueries {
   close(): void;
 }
 
-/** The same surface, asynchronous: what the MCP and extension layers consume (in-thread or worker-backed). */
+/**
+ * The same surface, asynchronous: what the MCP and extension layers consume (in-thread or worker-backed).
+ * Every method takes an optional trailing AbortSignal; a worker-backed implementation interrupts the running
+ * SQLite statement when it fires (the in-thread adapter only checks it before starting).
+ */
 export type AsyncArchive = {
   [K in Exclude<keyof ArchiveQueries, 'embeddings'>]: (
-    ...args: Parameters<ArchiveQueries[K]>
+    ...args: [...Parameters<ArchiveQueries[K]>, signal?: AbortSignal]
   ) => Promise<ReturnType<ArchiveQueries[K]>>;
 } & {
   readonly path: string;
