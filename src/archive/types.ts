@@ -156,6 +156,10 @@ export interface EmbeddingRecord {
   hash: string;
   conversationId: number;
   tsUnix: number;
+  /** `messages.sender` (lets the vector index filter by sender during its scan). */
+  sender?: string;
+  /** `messages.source` (lets the vector index filter by source during its scan). */
+  source?: string;
   vec: Float32Array;
 }
 
