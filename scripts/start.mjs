@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// `npm start`: the one command a newcomer runs. Installs and builds what is missing, writes the demo archive
+// to ./data/msgbrowse.sqlite, prints its summary, then serves it over MCP (streamable HTTP on loopback) and shows how
+// to connect a client. Ctrl-C stops it. Pass `-- --stdio` to serve over stdio instead.
+import { spawnSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const run = (cmd, argv, opts = {}) => {
+  const r = spawnSync(cmd, argv, { cwd: root, stdio: 'inherit', ...opts });
+  if (r.status !== 0) {
+    console.error(`\n✖ ${cmd} ${argv.join(' ')} failed (exit ${r.status ?? r.signal}).`);
+    process.exit(r.status ?? 1);
+  }
+};
+const newest = (dir) => {
+  let t = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
+  }
+  return t;
+};
+
+if (!fs.existsSync(path.join(root, 'node_modules/.package-lock.json'))) {
+  console.error('• Installing dependencies (npm ci)…');
+  run('npm', ['ci', '--no-fund', '--no-audit']);
+}
+const cli = path.join(root, 'dist/cli.js');
+if (!fs.existsSync(cli) || newest(path.join(root, 'src')) > fs.statSync(cli).mtimeMs) {
+  console.error('• Building dist/ (esbuild)…');
+  run('node', ['esbuild.js']);
+}
+const dataDir = path.join(root, 'data');
+if (!fs.existsSync(path.join(dataDir, 'msgbrowse.sqlite'))) {
+  console.error('• Writing the demo archive to data/msgbrowse.sqlite…');
+  run('npx', ['tsx', 'scripts/gen-fixtures.ts', '--demo', dataDir]);
+}
+
+console.error('• Demo archive summary:\n');
+run('node', [cli, '--archive', dataDir, '--summary']);
+
+const serveArgs = args.includes('--stdio') ? ['--archive', dataDir] : ['--archive', dataDir, '--http'];
+console.error(`\n• Starting: msgbrowse-mcp ${serveArgs.join(' ')}  (Ctrl-C to stop)\n`);
+const child = spawn('node', [cli, ...serveArgs], { cwd: root, stdio: 'inherit' });
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
