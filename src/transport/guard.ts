@@ -1,0 +1,119 @@
+/**
+ * The gate every HTTP request passes before anything else runs: path, Host (DNS rebinding), Origin
+ * (cross-site browser requests) and the shared secret (constant-time comparison).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+/** Why a request was refused. */
+export type RefusalReason = 'path' | 'host' | 'origin' | 'secret';
+
+/** How the secret is presented: `Authorization: Bearer <token>` (CLI) or a custom header (extension). */
+export type SecretScheme = { kind: 'bearer' } | { kind: 'header'; name: string };
+
+/**
+ * Status codes used for refusals.
+ * - `vscode` (default): every refusal is 404. VS Code starts an OAuth sign-in on 401/403, so an
+ *   in-process server must never answer with either.
+ * - `http`: the conventional codes (401 bad/missing secret, 403 Host/Origin, 404 path); for the CLI.
+ */
+export type RefusalMode = 'vscode' | 'http';
+
+export const REFUSAL_STATUS: Record<RefusalMode, Record<RefusalReason, number>> = {
+  vscode: { path: 404, host: 404, origin: 404, secret: 404 },
+  http: { path: 404, host: 403, origin: 403, secret: 401 },
+};
+
+export interface GuardOptions {
+  /** The request path served; everything else is refused. */
+  path: string;
+  secret: string;
+  scheme: SecretScheme;
+  /**
+   * Exact `Host` header values accepted (lowercase `host:port`). `undefined` disables the Host check,
+   * which is only right for Unix sockets / named pipes (no browser can reach them, so no rebinding).
+   */
+  allowedHosts?: ReadonlySet<string>;
+  /** Accept any Host whose port is this (remote listening on a wildcard address, explicitly allowed). */
+  anyHostOnPort?: number;
+  /** Exact `Origin` values accepted (lowercase, no trailing slash). A request without Origin is not a browser's. */
+  allowedOrigins: ReadonlySet<string>;
+}
+
+export interface Refusal {
+  reason: RefusalReason;
+  /** Short, safe explanation (never echoes the secret). */
+  message: string;
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s, 'utf8').digest();
+}
+
+/** Constant-time string equality: compares equal-length SHA-256 digests with `timingSafeEqual`. */
+export function secretsEqual(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  if (Array.isArray(v)) return v.length === 1 ? v[0] : undefined; // duplicated headers are never trusted
+  return v;
+}
+
+/** The secret presented by the request, or undefined. */
+export function presentedSecret(req: IncomingMessage, scheme: SecretScheme): string | undefined {
+  if (scheme.kind === 'header') return header(req, scheme.name);
+  const auth = header(req, 'authorization');
+  if (!auth) return undefined;
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth);
+  return m ? m[1] : undefined;
+}
+
+/** Pathname of the request target (query ignored); undefined for absolute-form or malformed targets. */
+export function requestPath(req: IncomingMessage): string | undefined {
+  const url = req.url ?? '';
+  if (!url.startsWith('/')) return undefined;
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** Loopback `host:port` spellings accepted for a TCP listener on `host:port`. */
+export function loopbackHosts(boundHost: string, port: number): Set<string> {
+  const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  const h = boundHost.toLowerCase();
+  hosts.add(h.includes(':') && !h.startsWith('[') ? `[${h}]:${port}` : `${h}:${port}`);
+  return hosts;
+}
+
+/** Browser origins that may talk to a loopback listener on `port`. */
+export function loopbackOrigins(port: number): Set<string> {
+  return new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
+}
+
+/** Checks a request; undefined when it may proceed. Order: path, Host, Origin, secret. */
+export function checkRequest(req: IncomingMessage, opts: GuardOptions): Refusal | undefined {
+  if (requestPath(req) !== opts.path) {
+    return { reason: 'path', message: `Not found: this server only serves ${opts.path}` };
+  }
+  if (opts.allowedHosts) {
+    const host = header(req, 'host')?.trim().toLowerCase();
+    const portOk =
+      opts.anyHostOnPort !== undefined && host !== undefined && host.endsWith(`:${opts.anyHostOnPort}`);
+    if (!host || (!opts.allowedHosts.has(host) && !portOk)) {
+      return { reason: 'host', message: 'Refused: Host header is not this loopback server (possible DNS rebinding)' };
+    }
+  }
+  const origin = header(req, 'origin');
+  if (origin !== undefined && !opts.allowedOrigins.has(origin.trim().toLowerCase().replace(/\/$/, ''))) {
+    return { reason: 'origin', message: 'Refused: cross-origin requests are not allowed' };
+  }
+  const given = presentedSecret(req, opts.scheme);
+  // Always run the comparison (even when nothing was presented) so timing does not reveal which check failed.
+  const ok = secretsEqual(given ?? '', opts.secret);
+  if (given === undefined || !ok) {
+    const how = opts.scheme.kind === 'bearer' ? 'Authorization: Bearer <token>' : `${opts.scheme.name} header`;
+    return { reason: 'secret', message: `Refused: missing or wrong secret (${how})` };
+  }
+  return undefined;
+}
