@@ -1,0 +1,52 @@
+/**
+ * A fixed ring of Int32 cancel flags in a SharedArrayBuffer, shared with the engine worker.
+ *
+ * The client takes a free slot per request, clears it, and sets it to 1 when the caller aborts;
+ * the worker polls it (from SQLite's progress handler, between vector chunks). A slot is given back
+ * only when the worker has answered the request, so a late-running cancelled request can never see
+ * its flag cleared by the next request reusing the slot.
+ */
+import { CANCEL_SLOTS, NO_SLOT } from './protocol';
+
+export class CancelSlots {
+  readonly buffer: SharedArrayBuffer;
+  private readonly flags: Int32Array;
+  private readonly free: number[] = [];
+
+  constructor(size = CANCEL_SLOTS) {
+    this.buffer = new SharedArrayBuffer(size * Int32Array.BYTES_PER_ELEMENT);
+    this.flags = new Int32Array(this.buffer);
+    for (let i = size - 1; i >= 0; i--) this.free.push(i);
+  }
+
+  /** A cleared slot, or NO_SLOT when all are in use (the request is then cancelled by message only). */
+  take(): number {
+    const slot = this.free.pop();
+    if (slot === undefined) return NO_SLOT;
+    Atomics.store(this.flags, slot, 0);
+    return slot;
+  }
+
+  cancel(slot: number): void {
+    if (slot !== NO_SLOT) Atomics.store(this.flags, slot, 1);
+  }
+
+  release(slot: number): void {
+    if (slot !== NO_SLOT) this.free.push(slot);
+  }
+
+  get available(): number {
+    return this.free.length;
+  }
+}
+
+/** Worker side: reads the flags. */
+export class CancelFlags {
+  private readonly flags: Int32Array;
+  constructor(buffer: SharedArrayBuffer) {
+    this.flags = new Int32Array(buffer);
+  }
+  isSet(slot: number): boolean {
+    return slot !== NO_SLOT && Atomics.load(this.flags, slot) !== 0;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Messages between the engine client (extension host / CLI main thread) and the engine worker.
+ *
+ * Everything here is structured-clone safe. Errors cross the boundary as plain `WireError`
+ * objects (never a stack trace); the client turns them back into ArchiveError / AbortError / Error.
+ */
+import type { ArchiveErrorCode } from '../../archive/errors';
+import type { ArchiveQueries } from '../../archive/types';
+import type { VectorFilter } from '../types';
+import type { VectorErrorCode } from '../vector/errors';
+
+/** The archive methods the worker answers (the sync surface minus the `embeddings` stream). */
+export type ArchiveMethod = Exclude<keyof ArchiveQueries, 'embeddings'>;
+
+const METHOD_TABLE: Record<ArchiveMethod, true> = {
+  summary: true,
+  listConversations: true,
+  conversationById: true,
+  resolveConversation: true,
+  transcript: true,
+  searchKeyword: true,
+  context: true,
+  attachments: true,
+  links: true,
+  messageById: true,
+  messageByHash: true,
+  messagesByIds: true,
+  attachmentsForMessages: true,
+  reactionsForHashes: true,
+  embeddingModels: true,
+};
+
+/** Every forwarded method; the Record above makes the compiler reject a missing or unknown name. */
+export const ARCHIVE_METHODS = Object.freeze(Object.keys(METHOD_TABLE) as ArchiveMethod[]);
+
+export function isArchiveMethod(name: unknown): name is ArchiveMethod {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(METHOD_TABLE, name);
+}
+
+/** Data the worker is started with (`workerData`). */
+export interface WorkerInit {
+  archivePath: string;
+  /** Int32 cancel flags, one per slot; the client sets `flags[slot] = 1` to cancel the request using it. */
+  cancelFlags: SharedArrayBuffer;
+}
+
+/** Number of cancel slots (requests in flight beyond this still work, but are cancelled only between steps). */
+export const CANCEL_SLOTS = 1024;
+
+/** A request slot of -1 means "no shared flag": cancellation is delivered by a `cancel` message only. */
+export const NO_SLOT = -1;
+
+export type WorkerRequest =
+  | { type: 'call'; id: number; slot: number; method: ArchiveMethod; args: unknown[] }
+  | { type: 'vector.open'; id: number; slot: number; model: string; cacheDir?: string; key?: string }
+  | {
+      type: 'vector.search';
+      id: number;
+      slot: number;
+      handle: number;
+      query: Float32Array;
+      k: number;
+      filter?: VectorFilter;
+    }
+  | { type: 'vector.dispose'; id: number; handle: number }
+  | { type: 'cancel'; id: number }
+  | { type: 'close'; id: number };
+
+export interface WireError {
+  kind: 'archive' | 'vector' | 'abort' | 'error';
+  message: string;
+  /** ArchiveErrorCode for `archive`, VectorErrorCode for `vector`. */
+  code?: ArchiveErrorCode | VectorErrorCode;
+  path?: string;
+}
+
+export interface VectorIndexInfo {
+  handle: number;
+  model: string;
+  dim: number;
+  size: number;
+}
+
+export type WorkerResponse =
+  /** Sent once after the archive opened (or failed to open: then `error` is set and the worker exits). */
+  | { type: 'ready'; path: string }
+  | { type: 'open-failed'; error: WireError }
+  | { type: 'result'; id: number; value: unknown }
+  | { type: 'error'; id: number; error: WireError }
+  | { type: 'progress'; id: number; progress: unknown };
