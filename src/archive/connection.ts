@@ -1,0 +1,278 @@
+/**
+ * One read connection to an archive, made robust against a concurrent msgbrowse writer.
+ *
+ * - Opens through the read-only VFS in WAL-read mode (`locking_mode=EXCLUSIVE`, sees frames that
+ *   are only in `-wal`); falls back to immutable mode when that open fails.
+ * - Every {@link ArchiveConnection.run} is one read transaction (one snapshot), so multi-statement
+ *   reads never mix states.
+ * - Before each run it reopens when the db or `-wal` identity changed (re-import, checkpoint,
+ *   replaced file). After each run it checks whether a writer may have torn the read (db pages
+ *   rewritten, `-wal` restarted/replaced) and retries if so.
+ * - SQLITE_CORRUPT*, SQLITE_NOTADB, SQLITE_BUSY*, SQLITE_IOERR_SHORT_READ and SQLITE_SCHEMA close,
+ *   reopen (< 1 ms) and retry with a tiny backoff.
+ */
+import type { Database, PreparedStatement, SqlValue } from '@sqlite.org/sqlite-wasm';
+import { ArchiveError } from './errors';
+import { type ArchiveIdentity, mayBeTorn, readIdentity, statsChanged } from './file-identity';
+import type { Engine } from './wasm-engine';
+
+export type Row = Record<string, SqlValue>;
+export type Param = string | number | bigint | null | Uint8Array;
+
+/** What a query function gets inside one read snapshot. */
+export interface Sql {
+  all(sql: string, params?: readonly Param[]): Row[];
+  get(sql: string, params?: readonly Param[]): Row | undefined;
+  /** First column of the first row (undefined when there is no row). */
+  value(sql: string, params?: readonly Param[]): SqlValue | undefined;
+}
+
+export type OpenMode = 'wal' | 'immutable';
+
+const MAX_ATTEMPTS = 6;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+function sleepMs(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+/** Extended SQLite result code of a thrown sqlite-wasm error, if any. */
+export function sqliteCode(e: unknown): number | undefined {
+  const rc = (e as { resultCode?: unknown } | null)?.resultCode;
+  return typeof rc === 'number' ? rc : undefined;
+}
+
+const SQLITE_BUSY = 5;
+const SQLITE_IOERR_SHORT_READ = 522;
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
+const SQLITE_SCHEMA = 17;
+
+/** Errors a concurrent writer's checkpoint can cause on our lock-free reader (retry after reopen). */
+export function isTransient(e: unknown): boolean {
+  const rc = sqliteCode(e);
+  if (rc === undefined) return false;
+  const primary = rc & 0xff;
+  return (
+    primary === SQLITE_CORRUPT ||
+    primary === SQLITE_NOTADB ||
+    primary === SQLITE_BUSY ||
+    primary === SQLITE_SCHEMA ||
+    rc === SQLITE_IOERR_SHORT_READ
+  );
+}
+
+export interface ConnectionOptions {
+  /** Force a mode (tests); default: WAL-read, falling back to immutable. */
+  mode?: OpenMode;
+  /** Test hook: called at the start of every attempt inside the snapshot. */
+  onAttempt?: (attempt: number) => void;
+}
+
+export class ArchiveConnection {
+  private db: Database | undefined;
+  private readonly stmts = new Map<string, PreparedStatement>();
+  private opened: ArchiveIdentity | undefined;
+  private openMode: OpenMode | undefined;
+  private closed = false;
+  /** Times the connection was (re)opened, for diagnostics and tests. */
+  opens = 0;
+  /** Retries performed after transient errors or torn reads. */
+  retries = 0;
+
+  constructor(
+    private readonly engine: Engine,
+    readonly path: string,
+    private readonly options: ConnectionOptions = {},
+  ) {}
+
+  get mode(): OpenMode | undefined {
+    return this.openMode;
+  }
+
+  /** Identity of the state the current connection was opened on. */
+  identity(): ArchiveIdentity {
+    this.ensureOpen();
+    return this.opened as ArchiveIdentity;
+  }
+
+  private openDb(mode: OpenMode): Database {
+    const { sqlite3, vfs } = this.engine;
+    const db = new sqlite3.oo1.DB({
+      filename: this.path,
+      flags: 'r',
+      vfs: mode === 'wal' ? vfs.walName : vfs.immutableName,
+    });
+    try {
+      if (mode === 'wal') db.exec('PRAGMA locking_mode=EXCLUSIVE');
+      db.exec('PRAGMA temp_store=MEMORY');
+      db.exec('PRAGMA query_only=1');
+      // Force the first read now so a broken WAL view fails here, not in a query.
+      db.selectValue('SELECT count(*) FROM sqlite_master');
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    return db;
+  }
+
+  private ensureOpen(): Database {
+    if (this.closed) throw new ArchiveError('query_failed', `The archive ${this.path} was closed.`, this.path);
+    if (this.db) return this.db;
+    const identity = readIdentity(this.path);
+    let db: Database;
+    if (this.options.mode) {
+      db = this.openDb(this.options.mode);
+      this.openMode = this.options.mode;
+    } else {
+      try {
+        db = this.openDb('wal');
+        this.openMode = 'wal';
+      } catch (walErr) {
+        try {
+          db = this.openDb('immutable');
+          this.openMode = 'immutable';
+        } catch {
+          throw walErr;
+        }
+      }
+    }
+    this.db = db;
+    this.opened = identity;
+    this.opens++;
+    return db;
+  }
+
+  private drop(): void {
+    for (const s of this.stmts.values()) {
+      try {
+        s.finalize();
+      } catch {
+        /* ignore */
+      }
+    }
+    this.stmts.clear();
+    if (this.db) {
+      try {
+        this.db.close();
+      } catch {
+        /* ignore */
+      }
+    }
+    this.db = undefined;
+    this.opened = undefined;
+  }
+
+  /** Close and forget the current connection; the next run reopens. */
+  reopen(): void {
+    this.drop();
+  }
+
+  close(): void {
+    this.drop();
+    this.closed = true;
+  }
+
+  private stmt(sql: string): PreparedStatement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = (this.db as Database).prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  private readonly sql: Sql = {
+    all: (sql, params) => {
+      const s = this.stmt(sql);
+      try {
+        if (params && params.length) s.bind(params as Param[]);
+        const rows: Row[] = [];
+        while (s.step()) rows.push(s.get({}) as Row);
+        return rows;
+      } finally {
+        s.reset(true);
+      }
+    },
+    get: (sql, params) => {
+      const s = this.stmt(sql);
+      try {
+        if (params && params.length) s.bind(params as Param[]);
+        return s.step() ? (s.get({}) as Row) : undefined;
+      } finally {
+        s.reset(true);
+      }
+    },
+    value: (sql, params) => {
+      const s = this.stmt(sql);
+      try {
+        if (params && params.length) s.bind(params as Param[]);
+        return s.step() ? (s.get(0) as SqlValue) : undefined;
+      } finally {
+        s.reset(true);
+      }
+    },
+  };
+
+  /**
+   * Run `fn` inside one read snapshot. Reopens first if the files changed since the connection
+   * opened; retries (reopen + tiny backoff) on transient errors and on reads a writer may have torn.
+   */
+  run<T>(fn: (sql: Sql) => T): T {
+    let lastErr: unknown;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (attempt > 0) {
+        this.retries++;
+        this.drop();
+        sleepMs(Math.min(2 ** (attempt - 1), 16));
+      }
+      try {
+        if (this.db && this.opened && statsChanged(this.opened, this.path)) this.drop();
+        const db = this.ensureOpen();
+        const base = this.opened as ArchiveIdentity;
+        this.options.onAttempt?.(attempt);
+        let result: T;
+        db.exec('BEGIN');
+        try {
+          result = fn(this.sql);
+        } finally {
+          try {
+            db.exec('COMMIT');
+          } catch {
+            try {
+              db.exec('ROLLBACK');
+            } catch {
+              /* the next run reopens */
+              this.drop();
+            }
+          }
+        }
+        if (mayBeTorn(base, this.path) && attempt < MAX_ATTEMPTS - 1) {
+          lastErr = undefined;
+          continue;
+        }
+        return result;
+      } catch (e) {
+        if (!isTransient(e)) throw e;
+        lastErr = e;
+      }
+    }
+    throw transientFailure(this.path, lastErr);
+  }
+}
+
+function transientFailure(path: string, e: unknown): ArchiveError {
+  const rc = sqliteCode(e);
+  const detail = e instanceof Error ? e.message : 'the archive kept changing while it was read';
+  if (rc !== undefined && (rc & 0xff) === SQLITE_BUSY) {
+    return new ArchiveError(
+      'busy',
+      `The archive ${path} is busy (${detail}) — msgbrowse is probably importing or checkpointing right now. Try again in a moment.`,
+      path,
+    );
+  }
+  return new ArchiveError(
+    'corrupt',
+    `Could not get a consistent read of ${path} after ${MAX_ATTEMPTS} attempts (${detail}). If msgbrowse is importing, try again when it has finished; otherwise check the file with \`msgbrowse doctor\`.`,
+    path,
+  );
+}

@@ -1,0 +1,137 @@
+/**
+ * openArchive: validate a path (the msgbrowse.sqlite file or its data directory), load the engine
+ * and open a read-only connection. Every failure is an ArchiveError that names the path and says
+ * what to do.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { WasmArchive } from './archive';
+import { ArchiveConnection, type ConnectionOptions, isTransient, sqliteCode } from './connection';
+import { ArchiveError } from './errors';
+import { MAX_SCHEMA_VERSION, REQUIRED_TABLES, detectSchema, tableNames } from './schema';
+import type { Archive } from './types';
+import { loadEngine } from './wasm-engine';
+
+export const ARCHIVE_FILE_NAME = 'msgbrowse.sqlite';
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+export interface OpenOptions extends ConnectionOptions {}
+
+function errno(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | null)?.code;
+}
+
+function unreadable(file: string, e: unknown): ArchiveError {
+  const code = errno(e);
+  return new ArchiveError(
+    'unreadable',
+    `Cannot read ${file} (${code ?? (e instanceof Error ? e.message : String(e))}). Check that this user may read the file and its folder.`,
+    file,
+  );
+}
+
+/** Resolve a user-supplied path to the archive file, checking it exists and is a readable SQLite file. */
+export function resolveArchivePath(pathOrDir: string): string {
+  if (typeof pathOrDir !== 'string' || pathOrDir.trim() === '') {
+    throw new ArchiveError(
+      'missing_path',
+      'No archive path was given. Set it to the msgbrowse data directory or its msgbrowse.sqlite file.',
+    );
+  }
+  const input = path.resolve(pathOrDir);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(input);
+  } catch (e) {
+    if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') {
+      throw new ArchiveError(
+        'missing_path',
+        `${input} does not exist. Point to the msgbrowse data directory (the folder holding ${ARCHIVE_FILE_NAME}) or to the file itself.`,
+        input,
+      );
+    }
+    throw unreadable(input, e);
+  }
+  let file = input;
+  if (st.isDirectory()) {
+    file = path.join(input, ARCHIVE_FILE_NAME);
+    try {
+      st = fs.statSync(file);
+    } catch (e) {
+      if (errno(e) === 'ENOENT') {
+        throw new ArchiveError(
+          'no_archive_in_directory',
+          `The folder ${input} has no ${ARCHIVE_FILE_NAME}. Point to msgbrowse's data directory (its data_dir, MSGBROWSE_DATA_DIR or --data-dir; ./data by default) or to the ${ARCHIVE_FILE_NAME} file.`,
+          input,
+        );
+      }
+      throw unreadable(file, e);
+    }
+  }
+  if (!st.isFile()) {
+    throw new ArchiveError('not_sqlite', `${file} is not a regular file, so it cannot be a msgbrowse archive.`, file);
+  }
+  const header = Buffer.alloc(16);
+  let n = 0;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY);
+    n = fs.readSync(fd, header, 0, 16, 0);
+  } catch (e) {
+    throw unreadable(file, e);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+  if (n < 16 || !header.equals(SQLITE_HEADER)) {
+    throw new ArchiveError(
+      'not_sqlite',
+      `${file} is not a SQLite database${n === 0 ? ' (the file is empty)' : ''}. Point to msgbrowse's ${ARCHIVE_FILE_NAME}.`,
+      file,
+    );
+  }
+  return file;
+}
+
+/** Translate an error raised while opening/probing into an ArchiveError. */
+function openFailure(file: string, e: unknown): ArchiveError {
+  if (e instanceof ArchiveError) return e;
+  const rc = sqliteCode(e);
+  const msg = e instanceof Error ? e.message : String(e);
+  if (rc !== undefined && ((rc & 0xff) === 11 || (rc & 0xff) === 26 || isTransient(e))) {
+    return new ArchiveError(
+      'corrupt',
+      `${file} could not be read as a database (${msg}). The file may be damaged or truncated; check it with \`msgbrowse doctor\` or restore a backup.`,
+      file,
+    );
+  }
+  return new ArchiveError('query_failed', `Opening ${file} failed: ${msg}`, file);
+}
+
+/** Open a msgbrowse archive read-only. Accepts the msgbrowse.sqlite file or its data directory. */
+export async function openArchive(pathOrDir: string, options: OpenOptions = {}): Promise<Archive> {
+  const file = resolveArchivePath(pathOrDir);
+  const engine = await loadEngine();
+  const conn = new ArchiveConnection(engine, file, options);
+  try {
+    const { tables, schema } = conn.run((sql) => ({ tables: tableNames(sql), schema: detectSchema(sql) }));
+    const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
+    if (missing.length) {
+      throw new ArchiveError(
+        'not_msgbrowse',
+        `${file} is a SQLite database but not a msgbrowse archive (missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')}). Point to the msgbrowse.sqlite that msgbrowse created.`,
+        file,
+      );
+    }
+    if (schema.version > MAX_SCHEMA_VERSION) {
+      throw new ArchiveError(
+        'schema_too_new',
+        `${file} is at msgbrowse schema version ${schema.version}, newer than this extension understands (${MAX_SCHEMA_VERSION}). Update the extension.`,
+        file,
+      );
+    }
+    return new WasmArchive(conn, file);
+  } catch (e) {
+    conn.close();
+    throw openFailure(file, e);
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Keyword search: msgbrowse's SearchMessages (FTS5 MATCH over buildFTSQuery, snippet with U+0002 /
+ * U+0003 markers, bm25 rank) with every filter, ties broken by message id.
+ */
+import type { Param, Sql } from '../connection';
+import { buildFtsQuery } from '../fts-query';
+import { exprs, type SchemaInfo } from '../schema';
+import type { KeywordHit, KeywordSearchOptions, MessageFilter } from '../types';
+import { hasValue, num, positiveLimit, str } from './rows';
+
+/** WHERE fragments (aliases m, c) for the common message filters. */
+export function messageFilterSql(schema: SchemaInfo, f: MessageFilter): { where: string[]; params: Param[] } {
+  const e = exprs(schema);
+  const where: string[] = [];
+  const params: Param[] = [];
+  if (f.conversationId !== undefined) {
+    where.push('m.conversation_id = ?');
+    params.push(f.conversationId);
+  }
+  if (hasValue(f.source)) {
+    where.push(`${e.msgSource} = ?`);
+    params.push(f.source);
+  }
+  if (hasValue(f.sender)) {
+    where.push('m.sender = ?');
+    params.push(f.sender);
+  }
+  if (f.startUnix !== undefined) {
+    where.push('m.ts_unix >= ?');
+    params.push(f.startUnix);
+  }
+  if (f.endUnix !== undefined) {
+    where.push('m.ts_unix <= ?');
+    params.push(f.endUnix);
+  }
+  if (f.hasAttachment) where.push('EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)');
+  if (f.hasLink) where.push('EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)');
+  return { where, params };
+}
+
+/** The exact statement and parameters searchKeyword runs (exported for the native-parity test). */
+export function keywordSearchSql(
+  schema: SchemaInfo,
+  opts: KeywordSearchOptions,
+): { sql: string; params: Param[] } | undefined {
+  const match = buildFtsQuery(opts.query);
+  if (match === '') return undefined;
+  const limit = positiveLimit(opts.limit);
+  const e = exprs(schema);
+  const f = messageFilterSql(schema, opts);
+  const sql = `SELECT m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
+    ${e.msgSource} AS source, m.sender AS sender, m.is_system AS is_system, m.ts AS ts, m.ts_unix AS ts_unix,
+    snippet(messages_fts, 0, char(2), char(3), '…', 12) AS snippet, rank AS rank,
+    EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id) AS has_att,
+    EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id) AS has_link
+  FROM messages_fts
+  JOIN messages m ON m.id = messages_fts.rowid
+  JOIN conversations c ON c.id = m.conversation_id
+  WHERE messages_fts MATCH ?${f.where.map((w) => ` AND ${w}`).join('')}
+  ORDER BY rank, m.id
+  LIMIT ?`;
+  return { sql, params: [match, ...f.params, limit] };
+}
+
+export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchOptions): KeywordHit[] {
+  const q = keywordSearchSql(schema, opts);
+  if (!q) return [];
+  return sql.all(q.sql, q.params).map((r) => ({
+    id: num(r.id),
+    hash: str(r.hash),
+    conversationId: num(r.conversation_id),
+    conversation: str(r.conversation),
+    source: str(r.source),
+    sender: str(r.sender),
+    ts: str(r.ts),
+    tsUnix: num(r.ts_unix),
+    isSystem: num(r.is_system) !== 0,
+    snippet: str(r.snippet),
+    rank: num(r.rank),
+    hasAttachment: num(r.has_att) !== 0,
+    hasLink: num(r.has_link) !== 0,
+  }));
+}

@@ -1,0 +1,45 @@
+/** Chronological transcript pages with keyset pagination over (ts_unix, id). */
+import type { Param, Sql } from '../connection';
+import type { SchemaInfo } from '../schema';
+import type { TranscriptOptions, TranscriptPage } from '../types';
+import { messageColumns, positiveLimit, toMessage } from './rows';
+
+export function transcript(sql: Sql, schema: SchemaInfo, opts: TranscriptOptions): TranscriptPage {
+  const limit = positiveLimit(opts.limit);
+  const where = ['m.conversation_id = ?'];
+  const params: Param[] = [opts.conversationId];
+  if (opts.startUnix !== undefined) {
+    where.push('m.ts_unix >= ?');
+    params.push(opts.startUnix);
+  }
+  if (opts.endUnix !== undefined) {
+    where.push('m.ts_unix <= ?');
+    params.push(opts.endUnix);
+  }
+  if (opts.after) {
+    where.push('(m.ts_unix > ? OR (m.ts_unix = ? AND m.id > ?))');
+    params.push(opts.after.tsUnix, opts.after.tsUnix, opts.after.id);
+  }
+  if (opts.before) {
+    where.push('(m.ts_unix < ? OR (m.ts_unix = ? AND m.id < ?))');
+    params.push(opts.before.tsUnix, opts.before.tsUnix, opts.before.id);
+  }
+  // Paging backwards (only `before`): newest-first from the cursor, then reversed to chronological.
+  const backwards = opts.before !== undefined && opts.after === undefined;
+  const dir = backwards ? 'DESC' : 'ASC';
+  const rows = sql
+    .all(
+      `SELECT ${messageColumns(schema)}
+       FROM messages m JOIN conversations c ON c.id = m.conversation_id
+       WHERE ${where.join(' AND ')}
+       ORDER BY m.ts_unix ${dir}, m.id ${dir}
+       LIMIT ?`,
+      [...params, limit + 1],
+    )
+    .map(toMessage);
+  const more = rows.length > limit;
+  const page = rows.slice(0, limit);
+  if (backwards) page.reverse();
+  const edge = backwards ? page[0] : page[page.length - 1];
+  return more && edge ? { messages: page, next: { tsUnix: edge.tsUnix, id: edge.id } } : { messages: page };
+}

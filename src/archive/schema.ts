@@ -1,0 +1,74 @@
+/**
+ * Which msgbrowse schema features an archive has. Detected from the file itself (user_version and
+ * the real columns/tables), so v1..v16 archives all work:
+ * - pre-v2: no `source` columns (everything is 'signal');
+ * - pre-v3: no `embeddings`; pre-v6: no `reactions`;
+ * - pre-v7/v8: attachments/links lack `conversation_id`/`ts_unix` (joined through `messages`).
+ */
+import type { Sql } from './connection';
+
+export const MAX_SCHEMA_VERSION = 16;
+
+export interface SchemaInfo {
+  version: number;
+  conversationSource: boolean;
+  messageSource: boolean;
+  attachmentConversationId: boolean;
+  attachmentTsUnix: boolean;
+  linkConversationId: boolean;
+  linkTsUnix: boolean;
+  embeddings: boolean;
+  reactions: boolean;
+}
+
+export const REQUIRED_TABLES = ['conversations', 'messages', 'messages_fts', 'attachments', 'links'] as const;
+
+export function tableNames(sql: Sql): Set<string> {
+  const rows = sql.all("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
+  return new Set(rows.map((r) => String(r.name)));
+}
+
+function columns(sql: Sql, table: string): Set<string> {
+  // pragma_table_info is a table-valued function: one cached statement for every table.
+  const rows = sql.all('SELECT name FROM pragma_table_info(?)', [table]);
+  return new Set(rows.map((r) => String(r.name)));
+}
+
+export function detectSchema(sql: Sql): SchemaInfo {
+  const version = Number(sql.value('PRAGMA user_version') ?? 0);
+  const tables = tableNames(sql);
+  const conv = columns(sql, 'conversations');
+  const msg = columns(sql, 'messages');
+  const att = columns(sql, 'attachments');
+  const link = columns(sql, 'links');
+  return {
+    version,
+    conversationSource: conv.has('source'),
+    messageSource: msg.has('source'),
+    attachmentConversationId: att.has('conversation_id'),
+    attachmentTsUnix: att.has('ts_unix'),
+    linkConversationId: link.has('conversation_id'),
+    linkTsUnix: link.has('ts_unix'),
+    embeddings: tables.has('embeddings'),
+    reactions: tables.has('reactions'),
+  };
+}
+
+/** SQL expressions that paper over the schema differences. Aliases: c conversations, m messages, a attachments, l links. */
+export function exprs(s: SchemaInfo): {
+  convSource: string;
+  msgSource: string;
+  attConv: string;
+  attTs: string;
+  linkConv: string;
+  linkTs: string;
+} {
+  return {
+    convSource: s.conversationSource ? 'c.source' : "'signal'",
+    msgSource: s.messageSource ? 'm.source' : "'signal'",
+    attConv: s.attachmentConversationId ? 'a.conversation_id' : 'm.conversation_id',
+    attTs: s.attachmentTsUnix ? 'a.ts_unix' : 'm.ts_unix',
+    linkConv: s.linkConversationId ? 'l.conversation_id' : 'm.conversation_id',
+    linkTs: s.linkTsUnix ? 'l.ts_unix' : 'm.ts_unix',
+  };
+}
