@@ -1,0 +1,68 @@
+import type { ConversationRow, KeywordHit, MessageRow } from '../archive/types';
+import { roundScore } from '../search/fusion';
+import { conversationLink, messageLink } from './citation';
+import type { CitationFormat } from './context';
+import type { ConversationInfo, MessageHit } from './schemas';
+import { cleanBody, readableSnippet } from './text';
+
+export function hitFromMessage(fmt: CitationFormat, m: MessageRow, score?: number): MessageHit {
+  const hit: MessageHit = {
+    message_id: m.id,
+    hash: m.hash,
+    conversation: m.conversation,
+    conversation_id: m.conversationId,
+    source: m.source,
+    sender: m.sender,
+    timestamp: m.ts,
+    text: cleanBody(m.body),
+    link: messageLink(fmt, m.conversationId, m.id),
+  };
+  if (score !== undefined) hit.score = roundScore(score);
+  return hit;
+}
+
+export function hitFromKeyword(fmt: CitationFormat, h: KeywordHit, score?: number): MessageHit {
+  const hit: MessageHit = {
+    message_id: h.id,
+    hash: h.hash,
+    conversation: h.conversation,
+    conversation_id: h.conversationId,
+    source: h.source,
+    sender: h.sender,
+    timestamp: h.ts,
+    text: readableSnippet(h.snippet),
+    link: messageLink(fmt, h.conversationId, h.id),
+  };
+  if (score !== undefined) hit.score = roundScore(score);
+  return hit;
+}
+
+export function conversationInfo(fmt: CitationFormat, c: ConversationRow): ConversationInfo {
+  const info: ConversationInfo = {
+    id: c.id,
+    name: c.name,
+    source: c.source,
+    message_count: c.messageCount,
+    images: c.images,
+    files: c.files,
+    videos: c.videos,
+    links: c.links,
+    link: conversationLink(fmt, c.id),
+  };
+  if (c.firstTs) info.first_timestamp = c.firstTs;
+  if (c.lastTs) info.last_timestamp = c.lastTs;
+  // Keep the msgbrowse key order readable: id, name, source, counts, timestamps.
+  return {
+    id: info.id,
+    name: info.name,
+    source: info.source,
+    message_count: info.message_count,
+    ...(info.first_timestamp !== undefined ? { first_timestamp: info.first_timestamp } : {}),
+    ...(info.last_timestamp !== undefined ? { last_timestamp: info.last_timestamp } : {}),
+    images: info.images,
+    files: info.files,
+    videos: info.videos,
+    links: info.links,
+    link: info.link,
+  };
+}

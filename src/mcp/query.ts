@@ -1,0 +1,17 @@
+/** Free-text query hygiene shared by the search tools. */
+import { ToolError } from './errors';
+
+/** Control characters (incl. NUL) become spaces; surrounding whitespace is trimmed; empty → error. */
+export function cleanQuery(q: string): string {
+  // eslint-disable-next-line no-control-regex
+  const c = q.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim();
+  if (c === '') throw new ToolError('query is required: give the words (or, for semantic_search, a description) to search for');
+  return c;
+}
+
+/** Sender filter: trimmed; empty means none. */
+export function cleanSender(s: string | undefined): string | undefined {
+  if (s === undefined) return undefined;
+  const t = s.trim();
+  return t === '' ? undefined : t;
+}

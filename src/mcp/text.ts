@@ -1,0 +1,55 @@
+/**
+ * Making archive text safe to show: no control characters, readable match markers, and markdown framing
+ * that keeps message content visibly quoted (it is untrusted data from other people).
+ */
+
+const SNIPPET_OPEN = '\u0002';
+const SNIPPET_CLOSE = '\u0003';
+/** What a keyword match is wrapped in inside snippets (msgbrowse leaks raw U+0002/U+0003, §11.4). */
+export const MATCH_MARK = '**';
+
+// C0 controls except TAB and LF, DEL, C1 controls, and bidi embedding/override/isolate characters
+// (they can visually reorder or hide text). U+200D (ZWJ, emoji sequences) is kept.
+// eslint-disable-next-line no-control-regex
+const STRIP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A message body with control characters removed and line endings normalised to `\n`. */
+export function cleanBody(s: string): string {
+  return s.replace(/\r\n?/g, '\n').replace(STRIP, '');
+}
+
+/** An FTS snippet made readable: matches wrapped in `**`, other controls removed, whitespace collapsed. */
+export function readableSnippet(s: string): string {
+  return s
+    .split(SNIPPET_OPEN)
+    .join(MATCH_MARK)
+    .split(SNIPPET_CLOSE)
+    .join(MATCH_MARK)
+    .replace(/\r\n?/g, '\n')
+    .replace(STRIP, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Text for a markdown link label: one line, brackets and backslashes escaped, bounded length. */
+export function linkLabel(s: string, max = 80): string {
+  const one = cleanBody(s).replace(/\s+/g, ' ').trim();
+  const cut = one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return cut.replace(/[\\[\]]/g, (c) => `\\${c}`) || '(untitled)';
+}
+
+/** Quotes untrusted text as a markdown blockquote (every line prefixed, so it cannot break out). */
+export function quote(text: string, indent = ''): string {
+  const body = cleanBody(text);
+  if (body.trim() === '') return `${indent}> (empty message)`;
+  return body
+    .split('\n')
+    .map((line) => `${indent}> ${line}`.trimEnd())
+    .join('\n');
+}
+
+/** A JSON string literal for short untrusted values shown inline (names, senders). */
+export function inline(s: string, max = 120): string {
+  const one = cleanBody(s).replace(/\s+/g, ' ');
+  return JSON.stringify(one.length > max ? `${one.slice(0, max - 1)}…` : one);
+}

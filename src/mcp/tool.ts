@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import type { AsyncArchive } from '../archive/types';
+import type { ServerContext } from './context';
+
+/** A `resource_link` content item pointing at one of our resource templates. */
+export interface ResourceLinkItem {
+  type: 'resource_link';
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** What a tool handler returns: the structured result, its markdown rendering, and resource links. */
+export interface ToolOutput<O> {
+  structured: O;
+  text: string;
+  resources?: ResourceLinkItem[];
+}
+
+export interface ToolEnv {
+  ctx: ServerContext;
+  /** The archive for this call (opened lazily; rejects with a clear ArchiveError). */
+  archive(): Promise<AsyncArchive>;
+  /** Fires when the client cancels the call. */
+  signal: AbortSignal;
+  /** Sends a warning to the client's log (and ctx.log). */
+  warn(message: string): void;
+}
+
+/** A declarative tool: the contract (name, schemas, annotations) plus its handler. */
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: I;
+  outputSchema: O;
+  handler(args: z.output<I>, env: ToolEnv): Promise<ToolOutput<z.output<O>>>;
+}
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
+  return def;
+}
+
+/** Annotations shared by every tool: read-only, local data only. */
+export function annotationsFor(title: string) {
+  return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+}

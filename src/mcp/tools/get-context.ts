@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { ToolError } from '../errors';
+import { hitFromMessage } from '../hits';
+import { clampLimit } from '../limits';
+import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../schemas';
+import { inline } from '../text';
+import { defineTool } from '../tool';
+
+export const CONTEXT_DEFAULT_WINDOW = 5;
+export const CONTEXT_MAX_WINDOW = 50;
+
+export const getContextInput = strictInput('get_context', {
+  message_id: positiveInt('message_id').optional().describe('the message id to center on (from a search hit)'),
+  hash: text('hash', 128).optional().describe('the stable message hash to center on (survives re-imports; alternative to message_id)'),
+  window: z
+    .number({ error: 'window must be an integer' })
+    .int({ error: 'window must be an integer' })
+    .min(0, { error: 'window must be 0 or more' })
+    .optional()
+    .describe('messages on each side (default 5, max 50; larger values are clamped)'),
+});
+
+export const getContextOutput = z.object({
+  message_id: z.number().int().describe('the target message'),
+  hash: z.string(),
+  conversation: z.string(),
+  conversation_id: z.number().int(),
+  source: z.string(),
+  messages: z.array(MessageHitSchema),
+  notes: notesField,
+});
+
+export const getContext = defineTool({
+  name: 'get_context',
+  title: 'Read around a message',
+  description:
+    'Return the messages surrounding a given message (window on each side, chronological, same conversation) for assembling context around a search hit. ' +
+    'Identify the message by message_id or by its stable hash.',
+  inputSchema: getContextInput,
+  outputSchema: getContextOutput,
+  async handler(args, env) {
+    const notes: string[] = [];
+    const window = clampLimit('window', args.window, CONTEXT_DEFAULT_WINDOW, CONTEXT_MAX_WINDOW, notes);
+    const hash = args.hash?.trim().toLowerCase();
+    if (args.message_id === undefined && !hash) throw new ToolError('message_id or hash is required (take them from a search hit)');
+    if (hash !== undefined && !/^[0-9a-f]{64}$/.test(hash)) {
+      throw new ToolError(`hash must be the 64-character hex hash of a message as returned in results, got ${inline(args.hash ?? '', 80)}`);
+    }
+    const archive = await env.archive();
+    let target;
+    if (args.message_id !== undefined) {
+      target = await archive.messageById(args.message_id, env.signal);
+      if (!target) {
+        throw new ToolError(
+          `message ${args.message_id} not found — message ids change when a conversation is re-imported; pass the hash from the hit instead, or search again`,
+        );
+      }
+      if (hash && target.hash !== hash) {
+        throw new ToolError(`message ${args.message_id} has a different hash than the one given; pass only one of message_id and hash`);
+      }
+    } else {
+      target = await archive.messageByHash(hash!, env.signal);
+      if (!target) throw new ToolError(`no message with hash ${hash} in this archive — search again to find it`);
+    }
+    const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
+    const fmt = env.ctx.citation;
+    const messages = rows.map((m) => hitFromMessage(fmt, m));
+    const structured = {
+      message_id: target.id,
+      hash: target.hash,
+      conversation: target.conversation,
+      conversation_id: target.conversationId,
+      source: target.source,
+      messages,
+      ...(notes.length ? { notes } : {}),
+    };
+    const text =
+      `${messages.length} message${messages.length === 1 ? '' : 's'} around message_id ${target.id} in ${inline(target.conversation)} ` +
+      `(${target.source}, conversation_id ${target.conversationId}), oldest first; the target is marked →.\n${UNTRUSTED_NOTE}\n\n` +
+      renderHits(messages, { numbered: false, targetId: target.id }) +
+      renderNotes(notes);
+    const targetHit = messages.find((m) => m.message_id === target.id);
+    return {
+      structured,
+      text,
+      resources: [
+        ...messageResourceLinks(targetHit ? [targetHit] : []),
+        conversationResourceLink({ id: target.conversationId, name: target.conversation, source: target.source }),
+      ],
+    };
+  },
+});

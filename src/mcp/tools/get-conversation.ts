@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { conversationResourceLink, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { encodeCursor, decodeCursor } from '../cursor';
+import { parseDayRange } from '../dates';
+import { ToolError } from '../errors';
+import { hitFromMessage } from '../hits';
+import { clampLimit } from '../limits';
+import { resolveScope } from '../resolve';
+import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../schemas';
+import { inline } from '../text';
+import { defineTool } from '../tool';
+
+export const GET_CONVERSATION_DEFAULT_LIMIT = 100;
+export const GET_CONVERSATION_MAX_LIMIT = 500;
+
+export const getConversationInput = strictInput('get_conversation', {
+  name: text('name').optional().describe('the conversation name (person or group), exactly as list_conversations shows it'),
+  conversation_id: conversationScopeShape.conversation_id,
+  source: conversationScopeShape.source.describe('source of the named conversation when the name exists in several sources'),
+  start: dateParam('start').optional(),
+  end: dateParam('end').optional(),
+  limit: positiveInt('limit').optional().describe('max messages to return (default 100, max 500; larger values are clamped)'),
+  cursor: text('cursor').optional().describe('next_cursor from a previous get_conversation result, to read the following page'),
+});
+
+export const getConversationOutput = z.object({
+  conversation: z.string(),
+  conversation_id: z.number().int(),
+  source: z.string(),
+  messages: z.array(MessageHitSchema),
+  has_more: z.boolean(),
+  next_cursor: z.string().optional().describe('pass as cursor to get the next page; absent on the last page'),
+  notes: notesField,
+});
+
+export const getConversation = defineTool({
+  name: 'get_conversation',
+  title: 'Read a conversation',
+  description:
+    "Retrieve a conversation's transcript in chronological order (oldest first), optionally bounded by a date range. " +
+    'Identify it by name (plus source if the name exists in several sources) or conversation_id; use list_conversations to discover them. ' +
+    'Long transcripts are paged: pass next_cursor back as cursor to continue.',
+  inputSchema: getConversationInput,
+  outputSchema: getConversationOutput,
+  async handler(args, env) {
+    const notes: string[] = [];
+    const limit = clampLimit('limit', args.limit, GET_CONVERSATION_DEFAULT_LIMIT, GET_CONVERSATION_MAX_LIMIT, notes);
+    const archive = await env.archive();
+    const range = parseDayRange(args.start, args.end);
+    const named = (args.name !== undefined && args.name.trim() !== '') || args.conversation_id !== undefined;
+    let after: { tsUnix: number; id: number } | undefined;
+    let startUnix = range.startUnix;
+    let endUnix = range.endUnix;
+    let conv;
+    if (args.cursor !== undefined) {
+      const cur = decodeCursor(args.cursor);
+      conv = await archive.conversationById(cur.conversationId, env.signal);
+      if (!conv) throw new ToolError(`the conversation of this cursor (id ${cur.conversationId}) no longer exists — call list_conversations and start again without cursor`);
+      if (named) {
+        const scope = await resolveScope(archive, { conversation: args.name, conversation_id: args.conversation_id, source: args.source }, env.signal);
+        if (scope.conversation?.id !== conv.id) {
+          throw new ToolError(`cursor belongs to conversation_id ${conv.id} (${inline(conv.name)}), not the requested conversation; omit cursor to start another conversation`);
+        }
+      }
+      if ((args.start !== undefined && range.startUnix !== cur.startUnix) || (args.end !== undefined && range.endUnix !== cur.endUnix)) {
+        throw new ToolError('start/end differ from the ones this cursor was issued for; repeat the same start and end (or omit them) when passing cursor');
+      }
+      startUnix = cur.startUnix;
+      endUnix = cur.endUnix;
+      after = { tsUnix: cur.tsUnix, id: cur.id };
+    } else {
+      if (!named) throw new ToolError('name or conversation_id is required — use list_conversations to find them');
+      conv = (await resolveScope(archive, { conversation: args.name, conversation_id: args.conversation_id, source: args.source }, env.signal)).conversation;
+      if (!conv) throw new ToolError('name or conversation_id is required — use list_conversations to find them');
+    }
+    const page = await archive.transcript({ conversationId: conv.id, startUnix, endUnix, limit, after }, env.signal);
+    const fmt = env.ctx.citation;
+    const messages = page.messages.map((m) => hitFromMessage(fmt, m));
+    const last = page.messages[page.messages.length - 1];
+    // Keyset paging: the next page starts strictly after the last message returned.
+    const nextCursor =
+      page.next && last ? encodeCursor({ conversationId: conv.id, tsUnix: last.tsUnix, id: last.id, startUnix, endUnix }) : undefined;
+    const structured = {
+      conversation: conv.name,
+      conversation_id: conv.id,
+      source: conv.source,
+      messages,
+      has_more: nextCursor !== undefined,
+      ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}),
+      ...(notes.length ? { notes } : {}),
+    };
+    const bounds = startUnix !== undefined || endUnix !== undefined ? ` between ${args.start ?? 'the beginning'} and ${args.end ?? 'the end'}` : '';
+    const text =
+      `Transcript of ${inline(conv.name)} (${conv.source}, conversation_id ${conv.id})${bounds}: ${messages.length} message${messages.length === 1 ? '' : 's'}` +
+      (after ? ' continuing from the cursor' : '') +
+      `, oldest first.\n${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false })}` +
+      (nextCursor ? `\n\nMore messages follow: call get_conversation with cursor "${nextCursor}".` : '') +
+      renderNotes(notes);
+    return { structured, text, resources: [conversationResourceLink(conv)] };
+  },
+});

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { ATTACHMENT_KINDS, type AttachmentKind } from '../../archive/types';
+import { messageLink } from '../citation';
+import { clampLimit } from '../limits';
+import { renderNotes } from '../render';
+import { resolveScope } from '../resolve';
+import { conversationScopeShape, MediaItemSchema, notesField, positiveInt, strictInput } from '../schemas';
+import { inline, linkLabel } from '../text';
+import { defineTool } from '../tool';
+
+export const MEDIA_DEFAULT_LIMIT = 200;
+export const MEDIA_MAX_LIMIT = 1000;
+
+export const listMediaInput = strictInput('list_media', {
+  ...conversationScopeShape,
+  kind: z
+    .enum(['image', 'file', 'video'], { error: 'kind must be one of "image", "file", "video" (omit it for all kinds)' })
+    .optional()
+    .describe('image, file or video (default: all)'),
+  limit: positiveInt('limit').optional().describe('max items in total (default 200, max 1000; larger values are clamped)'),
+});
+
+export const listMediaOutput = z.object({
+  media: z.array(MediaItemSchema),
+  has_more: z.boolean().describe('more items match than were returned'),
+  notes: notesField,
+});
+
+export const listMedia = defineTool({
+  name: 'list_media',
+  title: 'List attachments',
+  description:
+    'List image, video or file attachments, newest first, optionally filtered by conversation, source and kind. ' +
+    'Each item names the message that carries it (message_id, citation link).',
+  inputSchema: listMediaInput,
+  outputSchema: listMediaOutput,
+  async handler(args, env) {
+    const notes: string[] = [];
+    const limit = clampLimit('limit', args.limit, MEDIA_DEFAULT_LIMIT, MEDIA_MAX_LIMIT, notes);
+    const archive = await env.archive();
+    const scope = await resolveScope(archive, args, env.signal);
+    const kinds: AttachmentKind[] = args.kind ? [args.kind] : [...ATTACHMENT_KINDS];
+    const res = await archive.attachments({ kinds, conversationId: scope.conversation?.id, source: scope.source, limit }, env.signal);
+    const fmt = env.ctx.citation;
+    const media = res.items.map((a) => ({
+      conversation: a.conversation,
+      conversation_id: a.conversationId,
+      source: a.source,
+      kind: a.kind,
+      name: a.originalName,
+      path: a.relPath,
+      timestamp: a.ts,
+      message_id: a.messageId,
+      link: messageLink(fmt, a.conversationId, a.messageId),
+    }));
+    const structured = { media, has_more: res.hasMore, ...(notes.length ? { notes } : {}) };
+    const what = args.kind ? `${args.kind} attachments` : 'attachments';
+    const lines = media.map(
+      (m) => `- ${m.kind} ${inline(m.name || m.path, 100)} (path ${inline(m.path, 160)}) — [${linkLabel(m.conversation, 60)} · ${linkLabel(m.timestamp, 40)}](${m.link}), ${m.source}, message_id ${m.message_id}`,
+    );
+    const text =
+      `${media.length} ${what}${scope.conversation ? ` in ${inline(scope.conversation.name)}` : ''}${scope.source ? ` from ${scope.source}` : ''}, newest first` +
+      `${res.hasMore ? ' (more exist: raise limit or narrow the filters)' : ''}.` +
+      (lines.length ? `\n\n${lines.join('\n')}` : '') +
+      renderNotes(notes);
+    return { structured, text };
+  },
+});

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { fuseHybrid } from '../../search/fusion';
+import { parseDayRange } from '../dates';
+import { hitFromKeyword, hitFromMessage } from '../hits';
+import { clampLimit } from '../limits';
+import { cleanQuery, cleanSender } from '../query';
+import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { resolveScope } from '../resolve';
+import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../schemas';
+import { runSemantic } from '../semantic';
+import { inline } from '../text';
+import { defineTool } from '../tool';
+
+export const SEARCH_DEFAULT_LIMIT = 20;
+export const SEARCH_MAX_LIMIT = 100;
+
+export const searchMessagesInput = strictInput('search_messages', {
+  query: text('query', MAX_QUERY).describe('search query: every word must occur (as a word prefix) for a keyword match'),
+  ...conversationScopeShape,
+  sender: text('sender').optional().describe('only messages from this sender (exact name as shown in results; "Me" is the archive owner)'),
+  start: dateParam('start').optional(),
+  end: dateParam('end').optional(),
+  limit: positiveInt('limit').optional().describe('max results (default 20, max 100; larger values are clamped)'),
+});
+
+export const searchMessagesOutput = z.object({
+  hits: z.array(MessageHitSchema),
+  semantic: SemanticStatusSchema.describe('whether the semantic (meaning-based) half contributed, and why not'),
+  notes: notesField,
+});
+
+export const searchMessages = defineTool({
+  name: 'search_messages',
+  title: 'Search messages',
+  description:
+    'Hybrid keyword + semantic search across all messages. Returns ranked snippets with exact provenance (conversation, conversation_id, source, sender, timestamp, message_id, hash) and a citation link. ' +
+    'Filterable by conversation, sender, source and date range. Keyword matching: every word is required, as a prefix. ' +
+    'Use get_context on a hit to read the surrounding messages.',
+  inputSchema: searchMessagesInput,
+  outputSchema: searchMessagesOutput,
+  async handler(args, env) {
+    const notes: string[] = [];
+    const query = cleanQuery(args.query);
+    const limit = clampLimit('limit', args.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, notes);
+    const range = parseDayRange(args.start, args.end);
+    const archive = await env.archive();
+    const scope = await resolveScope(archive, args, env.signal);
+    const sender = cleanSender(args.sender);
+    const filter = {
+      conversationId: scope.conversation?.id,
+      source: scope.source,
+      sender,
+      startUnix: range.startUnix,
+      endUnix: range.endUnix,
+    };
+    // The two halves run concurrently (the embedding request is network-bound); runSemantic never rejects
+    // except on cancellation, so a keyword failure cannot leave it dangling.
+    const [keyword, sem] = await Promise.all([
+      archive.searchKeyword({ query, limit, ...filter }, env.signal),
+      runSemantic(env.ctx, archive, query, limit, filter, env.signal),
+    ]);
+    const semanticHits = sem.ok ? sem.hits : [];
+    const fmt = env.ctx.citation;
+    const hits = fuseHybrid(keyword, semanticHits, limit).map((e) =>
+      e.keyword ? hitFromKeyword(fmt, e.keyword, e.score) : hitFromMessage(fmt, e.semantic!.message, e.score),
+    );
+    const semantic = sem.ok ? { used: true, model: sem.model } : { used: false, reason: sem.reason, ...(sem.model ? { model: sem.model } : {}) };
+    if (!sem.ok && sem.kind === 'failed') env.warn(`semantic half of search_messages failed; returned keyword results only: ${sem.reason}`);
+    const structured = { hits, semantic, ...(notes.length ? { notes } : {}) };
+    const mode = sem.ok ? `hybrid: keyword + semantic (model "${sem.model}")` : `keyword only — semantic half unavailable: ${sem.reason}`;
+    const text =
+      `${hits.length} hit${hits.length === 1 ? '' : 's'} for ${inline(query)} (${mode}), ranked by reciprocal-rank fusion; matches are in **bold**.\n` +
+      `${UNTRUSTED_NOTE}\n\n${renderHits(hits)}${renderNotes(notes)}`;
+    return { structured, text, resources: messageResourceLinks(hits) };
+  },
+});

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { parseDayRange } from '../dates';
+import { ToolError } from '../errors';
+import { hitFromMessage } from '../hits';
+import { clampLimit } from '../limits';
+import { cleanQuery, cleanSender } from '../query';
+import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { resolveScope } from '../resolve';
+import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../schemas';
+import { runSemantic } from '../semantic';
+import { inline } from '../text';
+import { defineTool } from '../tool';
+
+export const SEMANTIC_DEFAULT_K = 20;
+export const SEMANTIC_MAX_K = 100;
+
+export const semanticSearchInput = strictInput('semantic_search', {
+  query: text('query', MAX_QUERY).describe('natural-language query'),
+  k: positiveInt('k').optional().describe('number of results (default 20, max 100; larger values are clamped)'),
+  ...conversationScopeShape,
+  sender: text('sender').optional().describe('only messages from this sender (exact name; "Me" is the archive owner)'),
+  start: dateParam('start').optional(),
+  end: dateParam('end').optional(),
+});
+
+export const semanticSearchOutput = z.object({
+  hits: z.array(MessageHitSchema),
+  model: z.string().describe('embedding model used'),
+  notes: notesField,
+});
+
+export const semanticSearch = defineTool({
+  name: 'semantic_search',
+  title: 'Semantic search',
+  description:
+    'Pure vector (meaning-based) search over message embeddings: returns the k messages most similar in meaning to the query, ' +
+    'with provenance, a citation link and the cosine similarity as score. Filterable by conversation, source, sender and date range. ' +
+    'Needs an embedding model; search_messages works without one.',
+  inputSchema: semanticSearchInput,
+  outputSchema: semanticSearchOutput,
+  async handler(args, env) {
+    const notes: string[] = [];
+    const query = cleanQuery(args.query);
+    const k = clampLimit('k', args.k, SEMANTIC_DEFAULT_K, SEMANTIC_MAX_K, notes);
+    const range = parseDayRange(args.start, args.end);
+    const archive = await env.archive();
+    const scope = await resolveScope(archive, args, env.signal);
+    const filter = {
+      conversationId: scope.conversation?.id,
+      source: scope.source,
+      sender: cleanSender(args.sender),
+      startUnix: range.startUnix,
+      endUnix: range.endUnix,
+    };
+    const sem = await runSemantic(env.ctx, archive, query, k, filter, env.signal);
+    if (!sem.ok) {
+      throw new ToolError(sem.kind === 'unavailable' ? `semantic search is unavailable: ${sem.reason}` : `semantic search failed: ${sem.reason}`);
+    }
+    const fmt = env.ctx.citation;
+    const hits = sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score));
+    if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
+    const structured = { hits, model: sem.model, ...(notes.length ? { notes } : {}) };
+    const text =
+      `${hits.length} message${hits.length === 1 ? '' : 's'} closest in meaning to ${inline(query)} (model "${sem.model}", score = cosine similarity).\n` +
+      `${UNTRUSTED_NOTE}\n\n${renderHits(hits)}${renderNotes(notes)}`;
+    return { structured, text, resources: messageResourceLinks(hits) };
+  },
+});
