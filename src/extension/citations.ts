@@ -1,0 +1,60 @@
+/**
+ * Citation references: `<scheme>://msgbrowse.msgbrowse-vscode/c/<conversation_id>/at/<message_id>` (what the MCP
+ * tools emit) and the short editor token `msgbrowse:c/<conversation_id>/at/<message_id>`. Pure; no vscode import.
+ */
+import { EXTENSION_ID } from './constants';
+
+export interface CitationRef {
+  conversationId: number;
+  messageId: number;
+}
+
+const PATH_RE = /^\/?c\/(\d{1,15})\/at\/(\d{1,15})\/?$/;
+
+/** Parses the path part (`/c/12/at/345`) of a citation URI; undefined for anything else. */
+export function parseCitationPath(path: string): CitationRef | undefined {
+  const m = PATH_RE.exec(path);
+  if (!m) return undefined;
+  const conversationId = Number(m[1]);
+  const messageId = Number(m[2]);
+  if (!Number.isSafeInteger(conversationId) || !Number.isSafeInteger(messageId)) return undefined;
+  return { conversationId, messageId };
+}
+
+export function citationUri(scheme: string, ref: CitationRef): string {
+  return `${scheme}://${EXTENSION_ID}/c/${ref.conversationId}/at/${ref.messageId}`;
+}
+
+export function citationToken(ref: CitationRef): string {
+  return `msgbrowse:c/${ref.conversationId}/at/${ref.messageId}`;
+}
+
+export interface CitationMatch extends CitationRef {
+  /** Offset of the first character of the match in the scanned text. */
+  start: number;
+  length: number;
+  text: string;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Finds citation URIs (any scheme, our authority) and `msgbrowse:` tokens in a text.
+ * The authority match is case-insensitive, as VS Code treats extension ids.
+ */
+export function findCitations(text: string): CitationMatch[] {
+  const re = new RegExp(
+    `(?:\\b[a-z][a-z0-9+.-]*://${escapeRe(EXTENSION_ID)}/c/(\\d{1,15})/at/(\\d{1,15}))|(?:\\bmsgbrowse:c/(\\d{1,15})/at/(\\d{1,15}))`,
+    'gi',
+  );
+  const out: CitationMatch[] = [];
+  for (const m of text.matchAll(re)) {
+    const conversationId = Number(m[1] ?? m[3]);
+    const messageId = Number(m[2] ?? m[4]);
+    if (!Number.isSafeInteger(conversationId) || !Number.isSafeInteger(messageId)) continue;
+    out.push({ conversationId, messageId, start: m.index ?? 0, length: m[0].length, text: m[0] });
+  }
+  return out;
+}

@@ -1,0 +1,101 @@
+/**
+ * The in-process MCP endpoint: the transport layer's guarded streamable-HTTP server, listening on a private Unix
+ * socket when the running VS Code can reach one (≥ 1.105), else on 127.0.0.1 with a free port. Every request must
+ * carry the per-session secret header; refusals are 404, never 401/403 (those would start VS Code's OAuth flow).
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { createMcpServer } from '../mcp';
+import type { ServerContext } from '../mcp/context';
+import { serveHttp, type HttpServerHandle } from '../transport';
+import { SECRET_HEADER } from './constants';
+
+export type EndpointKind = 'socket' | 'tcp';
+
+export interface EndpointInfo {
+  kind: EndpointKind;
+  /** URI handed to VS Code in the McpHttpServerDefinition. */
+  uri: vscode.Uri;
+  /** Socket path (kind socket) or host/port (kind tcp). */
+  socketPath?: string;
+  host?: string;
+  port?: number;
+  headers: Record<string, string>;
+}
+
+/** Unix sockets for HTTP MCP servers arrived in VS Code 1.105 (not used on Windows, where TCP is simpler). */
+export function supportsSocket(version: string, platform: NodeJS.Platform): boolean {
+  if (platform === 'win32') return false;
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const major = Number(m[1]);
+  const minor = Number(m[2]);
+  return major > 1 || (major === 1 && minor >= 105);
+}
+
+export class McpEndpoint implements vscode.Disposable {
+  private handle: HttpServerHandle | undefined;
+  private starting: Promise<EndpointInfo> | undefined;
+  private info: EndpointInfo | undefined;
+  private readonly secret = randomBytes(32).toString('base64url');
+
+  constructor(
+    private readonly context: ServerContext,
+    private readonly preferred: () => EndpointKind | 'auto',
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get current(): EndpointInfo | undefined {
+    return this.info;
+  }
+
+  sessionCount(): number {
+    return this.handle?.sessionCount() ?? 0;
+  }
+
+  private wantedKind(): EndpointKind {
+    const p = this.preferred();
+    if (p === 'tcp') return 'tcp';
+    return supportsSocket(vscode.version, process.platform) ? 'socket' : 'tcp';
+  }
+
+  /** Starts the listener if needed (or restarts it when the preferred kind changed). */
+  ensure(): Promise<EndpointInfo> {
+    if (this.info && this.info.kind === this.wantedKind()) return Promise.resolve(this.info);
+    this.starting ??= this.start().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async start(): Promise<EndpointInfo> {
+    await this.stop();
+    const kind = this.wantedKind();
+    const handle = await serveHttp({
+      createServer: () => createMcpServer(this.context),
+      listen: kind === 'socket' ? { socketPath: 'auto' } : { host: '127.0.0.1', port: 0 },
+      secret: this.secret,
+      secretHeader: SECRET_HEADER,
+      refusal: 'vscode',
+      log: (level, message) => this.log[level](`mcp: ${message}`),
+    });
+    this.handle = handle;
+    const headers = { [SECRET_HEADER]: this.secret };
+    const ep = handle.endpoint;
+    this.info =
+      ep.kind === 'socket'
+        ? { kind: 'socket', uri: vscode.Uri.from({ scheme: 'unix', path: ep.path, fragment: '/mcp' }), socketPath: ep.path, headers }
+        : { kind: 'tcp', uri: vscode.Uri.parse(handle.url), host: ep.host, port: ep.port, headers };
+    this.log.info(`MCP server listening on ${ep.kind === 'socket' ? `unix socket ${ep.path}` : handle.url}`);
+    return this.info;
+  }
+
+  async stop(): Promise<void> {
+    const h = this.handle;
+    this.handle = undefined;
+    this.info = undefined;
+    if (h) await h.close().catch(() => {});
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}

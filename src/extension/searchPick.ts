@@ -1,0 +1,108 @@
+/**
+ * `msgbrowse: Search Messages`: live hybrid search in a QuickPick — debounced, stale queries cancelled, results
+ * kept visible (`alwaysShow`) whatever the QuickPick's own fuzzy filter thinks; Enter opens the viewer at the
+ * message; item buttons copy the citation or open the conversation to the side.
+ */
+import * as vscode from 'vscode';
+import type { SearchHit, SearchService } from './searchService';
+
+const DEBOUNCE_MS = 200;
+
+interface HitItem extends vscode.QuickPickItem {
+  hit?: SearchHit;
+}
+
+export type OpenHit = (hit: SearchHit, opts: { side: boolean }) => void;
+
+const COPY_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip: 'Copy citation link' };
+const SIDE_BUTTON: vscode.QuickInputButton = {
+  iconPath: new vscode.ThemeIcon('split-horizontal'),
+  tooltip: 'Open to the side',
+};
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+export function hitItem(hit: SearchHit): HitItem {
+  return {
+    label: oneLine(hit.text) || '(empty message)',
+    description: `${hit.sender} · ${hit.conversation}`,
+    detail: `${hit.timestamp} · ${hit.source}`,
+    alwaysShow: true,
+    buttons: [COPY_BUTTON, SIDE_BUTTON],
+    hit,
+  };
+}
+
+export function showSearchPick(search: SearchService, open: OpenHit, initial = ''): void {
+  const qp = vscode.window.createQuickPick<HitItem>();
+  qp.title = 'msgbrowse: Search Messages';
+  qp.placeholder = 'Search your messages (keyword + semantic)';
+  qp.matchOnDescription = false;
+  qp.matchOnDetail = false;
+  qp.value = initial;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let inflight: AbortController | undefined;
+  let seq = 0;
+
+  const run = (query: string) => {
+    inflight?.abort();
+    const q = query.trim();
+    if (!q) {
+      qp.items = [];
+      qp.busy = false;
+      return;
+    }
+    const ac = new AbortController();
+    inflight = ac;
+    const mine = ++seq;
+    qp.busy = true;
+    search
+      .search(q, 30, ac.signal)
+      .then((res) => {
+        if (mine !== seq) return;
+        const items: HitItem[] = res.hits.map(hitItem);
+        if (res.semanticNote) {
+          items.push({ label: '', kind: vscode.QuickPickItemKind.Separator, alwaysShow: true });
+          items.push({ label: `$(info) keyword results only: ${res.semanticNote}`, alwaysShow: true });
+        }
+        if (!res.hits.length) items.unshift({ label: `No messages match "${q}"`, alwaysShow: true });
+        qp.items = items;
+      })
+      .catch((e: unknown) => {
+        if (mine !== seq || ac.signal.aborted) return;
+        qp.items = [{ label: `$(error) ${e instanceof Error ? e.message : String(e)}`, alwaysShow: true }];
+      })
+      .finally(() => {
+        if (mine === seq) qp.busy = false;
+      });
+  };
+
+  qp.onDidChangeValue((v) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => run(v), DEBOUNCE_MS);
+  });
+  qp.onDidAccept(() => {
+    const hit = qp.selectedItems[0]?.hit ?? qp.activeItems[0]?.hit;
+    if (!hit) return;
+    qp.hide();
+    open(hit, { side: false });
+  });
+  qp.onDidTriggerItemButton(({ button, item }) => {
+    if (!item.hit) return;
+    if (button === COPY_BUTTON) {
+      void vscode.env.clipboard.writeText(item.hit.link);
+      vscode.window.setStatusBarMessage(`Copied ${item.hit.link}`, 3000);
+    } else {
+      open(item.hit, { side: true });
+    }
+  });
+  qp.onDidHide(() => {
+    clearTimeout(timer);
+    inflight?.abort();
+    qp.dispose();
+  });
+  qp.show();
+  if (initial) run(initial);
+}

@@ -1,0 +1,64 @@
+/** The extension's settings (`msgbrowse.*`) and the embeddings API key kept in SecretStorage. */
+import os from 'node:os';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { DEFAULT_EMBED_BASE_URL, DEFAULT_EMBED_MODEL } from '../embed';
+import type { EmbedConfig } from '../embed/types';
+import { CONFIG_SECTION, SECRET_API_KEY } from './constants';
+
+export interface Settings {
+  /** As configured (may be '' = discover). `~` expanded, `${workspaceFolder}` resolved. */
+  archivePath: string;
+  /** Root the archive's attachment paths are relative to; '' = the archive's data directory. */
+  attachmentsRoot: string;
+  embedBaseUrl: string;
+  embedModel: string;
+}
+
+function expand(p: string): string {
+  let out = p.trim();
+  if (!out) return '';
+  const ws = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (ws) out = out.replace(/\$\{workspaceFolder\}/g, ws);
+  if (out === '~' || out.startsWith('~/') || out.startsWith('~\\')) out = path.join(os.homedir(), out.slice(1));
+  if (!path.isAbsolute(out) && ws) out = path.resolve(ws, out);
+  return out;
+}
+
+export function readSettings(): Settings {
+  const c = vscode.workspace.getConfiguration(CONFIG_SECTION);
+  return {
+    archivePath: expand(c.get<string>('archivePath', '')),
+    attachmentsRoot: expand(c.get<string>('attachmentsRoot', '')),
+    embedBaseUrl: c.get<string>('embeddings.baseUrl', DEFAULT_EMBED_BASE_URL) || DEFAULT_EMBED_BASE_URL,
+    embedModel: c.get<string>('embeddings.model', DEFAULT_EMBED_MODEL) ?? DEFAULT_EMBED_MODEL,
+  };
+}
+
+export function affectsRuntime(e: vscode.ConfigurationChangeEvent): boolean {
+  return (
+    e.affectsConfiguration(`${CONFIG_SECTION}.archivePath`) ||
+    e.affectsConfiguration(`${CONFIG_SECTION}.attachmentsRoot`) ||
+    e.affectsConfiguration(`${CONFIG_SECTION}.embeddings`)
+  );
+}
+
+export async function embedConfig(settings: Settings, secrets: vscode.SecretStorage): Promise<EmbedConfig> {
+  const apiKey = (await secrets.get(SECRET_API_KEY))?.trim();
+  return { baseUrl: settings.embedBaseUrl, model: settings.embedModel, apiKey: apiKey || undefined };
+}
+
+/** Asks for the key (password box); an empty entry removes it. Returns whether it changed. */
+export async function promptApiKey(secrets: vscode.SecretStorage): Promise<boolean> {
+  const value = await vscode.window.showInputBox({
+    title: 'msgbrowse: Embeddings API Key',
+    prompt: 'Sent as "Authorization: Bearer <key>" to msgbrowse.embeddings.baseUrl. Leave empty to remove the stored key.',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (value === undefined) return false;
+  if (value.trim()) await secrets.store(SECRET_API_KEY, value.trim());
+  else await secrets.delete(SECRET_API_KEY);
+  vscode.window.showInformationMessage(value.trim() ? 'msgbrowse: API key stored in Secret Storage.' : 'msgbrowse: API key removed.');
+  return true;
+}

@@ -1,0 +1,45 @@
+/** Status bar item: what is being served (conversations, messages) and whether semantic search is ready. */
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { ArchiveService, ArchiveState } from './archiveService';
+
+function compact(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
+  if (n >= 10_000) return `${Math.round(n / 1000)}k`;
+  if (n >= 1000) return `${(n / 1000).toFixed(1)}k`;
+  return String(n);
+}
+
+export function describeState(s: ArchiveState): { text: string; tooltip: string } {
+  switch (s.kind) {
+    case 'none':
+      return { text: '$(archive) msgbrowse: no archive', tooltip: 'No msgbrowse archive found. Click for options.' };
+    case 'opening':
+      return { text: '$(sync~spin) msgbrowse', tooltip: `Opening ${s.path}…` };
+    case 'error':
+      return { text: '$(warning) msgbrowse', tooltip: `Cannot open ${s.path}: ${s.message}` };
+    case 'ready': {
+      const st = s.status;
+      const sem = st.semantic.ready ? 'semantic search ready' : `keyword only: ${st.semantic.reason ?? 'semantic search unavailable'}`;
+      return {
+        text: `$(comment-discussion) ${compact(st.conversations)} · ${compact(st.messages)}${st.semantic.ready ? ' $(sparkle)' : ''}`,
+        tooltip: `msgbrowse — ${path.basename(path.dirname(s.path))}/${path.basename(s.path)} (${s.origin})\n${st.conversations} conversations, ${st.messages} messages\n${sem}`,
+      };
+    }
+  }
+}
+
+export function createStatusBar(archive: ArchiveService): vscode.Disposable {
+  const item = vscode.window.createStatusBarItem('msgbrowse.status', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'msgbrowse';
+  item.command = 'msgbrowse.showStatus';
+  const update = (s: ArchiveState) => {
+    const d = describeState(s);
+    item.text = d.text;
+    item.tooltip = d.tooltip;
+    item.backgroundColor = s.kind === 'error' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    item.show();
+  };
+  update(archive.state);
+  return vscode.Disposable.from(item, archive.onDidChange(update));
+}

@@ -1,0 +1,116 @@
+/**
+ * Messages between the conversation viewer webview (media/viewer/main.ts) and the extension host.
+ * Types only: imported by both sides. Everything arriving from the webview is validated (`parseFromWebview`).
+ */
+
+export interface ViewerAttachment {
+  kind: string;
+  name: string;
+  relPath: string;
+  /** webview URI of the file when it is an image inside the archive root and exists. */
+  src?: string;
+}
+
+export interface ViewerReaction {
+  emoji: string;
+  actors: string[];
+}
+
+export interface ViewerMessage {
+  id: number;
+  sender: string;
+  ts: string;
+  tsUnix: number;
+  /** Rendered by the webview as text only. */
+  body: string;
+  isSystem: boolean;
+  attachments: ViewerAttachment[];
+  reactions: ViewerReaction[];
+}
+
+export interface ViewerConversation {
+  id: number;
+  name: string;
+  source: string;
+  messageCount: number;
+}
+
+/** Persisted with setState / restored by the panel serializer. */
+export interface ViewerState {
+  conversationId: number;
+  /** Message to centre on when the view is rebuilt. */
+  anchorId?: number;
+  highlightId?: number;
+}
+
+export type ToWebview =
+  | {
+      type: 'load';
+      conversation: ViewerConversation;
+      messages: ViewerMessage[];
+      hasBefore: boolean;
+      hasAfter: boolean;
+      /** Scroll to this message (centre) and, if highlight, mark it. */
+      focusId?: number;
+      highlight: boolean;
+    }
+  | { type: 'page'; direction: 'before' | 'after'; messages: ViewerMessage[]; hasMore: boolean }
+  | { type: 'findResults'; query: string; ids: number[]; truncated: boolean; error?: string }
+  | { type: 'error'; message: string };
+
+export type FromWebview =
+  | { type: 'ready'; state?: ViewerState }
+  | { type: 'loadMore'; direction: 'before' | 'after'; edgeId: number }
+  | { type: 'jump'; messageId: number }
+  | { type: 'find'; query: string }
+  | { type: 'copyCitation'; messageId: number }
+  | { type: 'openLink'; url: string }
+  | { type: 'shown'; focusId: number; highlighted: boolean; rendered: number }
+  | { type: 'state'; state: ViewerState };
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** Validates a message posted by the webview; returns undefined for anything malformed. */
+export function parseFromWebview(raw: unknown): FromWebview | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const m = raw as Record<string, unknown>;
+  switch (m.type) {
+    case 'ready':
+      return { type: 'ready', state: parseState(m.state) };
+    case 'loadMore':
+      return (m.direction === 'before' || m.direction === 'after') && isInt(m.edgeId)
+        ? { type: 'loadMore', direction: m.direction, edgeId: m.edgeId }
+        : undefined;
+    case 'jump':
+      return isInt(m.messageId) ? { type: 'jump', messageId: m.messageId } : undefined;
+    case 'find':
+      return typeof m.query === 'string' && m.query.length <= 1000 ? { type: 'find', query: m.query } : undefined;
+    case 'copyCitation':
+      return isInt(m.messageId) ? { type: 'copyCitation', messageId: m.messageId } : undefined;
+    case 'openLink':
+      return typeof m.url === 'string' && /^https?:\/\//i.test(m.url) && m.url.length < 8192
+        ? { type: 'openLink', url: m.url }
+        : undefined;
+    case 'shown':
+      return isInt(m.focusId) && typeof m.highlighted === 'boolean' && isInt(m.rendered)
+        ? { type: 'shown', focusId: m.focusId, highlighted: m.highlighted, rendered: m.rendered }
+        : undefined;
+    case 'state': {
+      const state = parseState(m.state);
+      return state ? { type: 'state', state } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function parseState(raw: unknown): ViewerState | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const s = raw as Record<string, unknown>;
+  if (!isInt(s.conversationId)) return undefined;
+  return {
+    conversationId: s.conversationId,
+    anchorId: isInt(s.anchorId) ? s.anchorId : undefined,
+    highlightId: isInt(s.highlightId) ? s.highlightId : undefined,
+  };
+}
