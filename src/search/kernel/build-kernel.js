@@ -1,0 +1,53 @@
+// Assembles vector-kernel.wat (WebAssembly text, SIMD) into a binary module with the `wabt` package.
+//   buildKernel(outFile)      synchronous (esbuild.js calls it while copying assets): runs the async
+//                             assembler in a child node process and writes outFile
+//   assembleKernel()          Promise<Uint8Array> for in-process use (dev and tests, when no .wasm is built)
+//   node build-kernel.js OUT  writes OUT
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const WAT_FILE = path.join(__dirname, 'vector-kernel.wat');
+
+async function assembleKernel() {
+  const wabt = await require('wabt')();
+  const source = fs.readFileSync(WAT_FILE, 'utf8');
+  const mod = wabt.parseWat('vector-kernel.wat', source, { simd: true });
+  try {
+    mod.validate();
+    const { buffer } = mod.toBinary({});
+    return new Uint8Array(buffer);
+  } finally {
+    mod.destroy();
+  }
+}
+
+function buildKernel(outFile) {
+  const res = spawnSync(process.execPath, [__filename, outFile], { encoding: 'utf8' });
+  if (res.status !== 0) {
+    throw new Error(`assembling ${WAT_FILE} failed: ${(res.stderr || res.error || '').toString().trim()}`);
+  }
+}
+
+module.exports = { assembleKernel, buildKernel, WAT_FILE };
+
+if (require.main === module) {
+  const out = process.argv[2];
+  if (!out) {
+    console.error('usage: node build-kernel.js <out.wasm>');
+    process.exit(2);
+  }
+  assembleKernel().then(
+    (bytes) => {
+      fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+      const tmp = `${out}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, bytes);
+      fs.renameSync(tmp, out);
+    },
+    (err) => {
+      console.error(err && err.message ? err.message : String(err));
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * Loads the hand-written WASM SIMD scoring kernel (vector-kernel.wat).
+ *
+ * Shipped builds load `vector-kernel.wasm` that esbuild.js assembled beside the bundle. In dev and tests (running
+ * from src/, where the .wat sits beside this file) the text is assembled on the fly with the `wabt` dev dependency.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { wasm, type WasmMemory, type WasmModule } from './wasm-api';
+
+export interface KernelExports {
+  /** out[i] = dot(query, rows + i*stride) for i < n, as i32. */
+  dot_rows(query: number, rows: number, n: number, stride: number, out: number): void;
+  /** out[i] = dot(query, base + idx[i]*stride) for i < n, as i32. */
+  dot_idx(query: number, base: number, idx: number, n: number, stride: number, out: number): void;
+}
+
+let compiled: Promise<WasmModule> | undefined;
+
+/** Where a prebuilt kernel may sit: beside the running bundle (dist/), or the repo's dist/ when run from src/. */
+function prebuiltCandidates(): string[] {
+  return [path.join(__dirname, 'vector-kernel.wasm'), path.resolve(__dirname, '../../../dist/vector-kernel.wasm')];
+}
+
+async function assembleFromSource(watDir: string): Promise<Uint8Array> {
+  // A computed path keeps esbuild from bundling the assembler (and wabt) into shipped code.
+  const builderPath = path.join(watDir, 'build-kernel.js');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const builder = require(builderPath) as { assembleKernel(): Promise<Uint8Array> };
+  return builder.assembleKernel();
+}
+
+async function loadBytes(): Promise<Uint8Array> {
+  // Running from source: always assemble the current .wat so edits take effect without a build.
+  if (fs.existsSync(path.join(__dirname, 'vector-kernel.wat'))) return assembleFromSource(__dirname);
+  for (const file of prebuiltCandidates()) {
+    if (fs.existsSync(file)) return fs.readFileSync(file);
+  }
+  throw new Error(
+    `the vector kernel is missing: expected ${prebuiltCandidates()[0]} (run \`npm run build\`, which assembles src/search/kernel/vector-kernel.wat)`,
+  );
+}
+
+/** The compiled kernel module (compiled once per process). */
+export function kernelModule(): Promise<WasmModule> {
+  compiled ??= loadBytes().then((bytes) => wasm.compile(bytes));
+  compiled.catch(() => {
+    compiled = undefined;
+  });
+  return compiled;
+}
+
+/** Instantiates the kernel over `memory` (the caller owns the memory and its layout). */
+export async function instantiateKernel(memory: WasmMemory): Promise<KernelExports> {
+  const instance = await wasm.instantiate(await kernelModule(), { env: { memory } });
+  return instance.exports as unknown as KernelExports;
+}

@@ -1,0 +1,20 @@
+/**
+ * The slice of the WebAssembly JS API the vector index uses, typed locally: the project's lib (ES2022) and
+ * @types/node 20 do not declare the `WebAssembly` namespace, and a module-scoped type cannot clash with anyone's.
+ */
+
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  /** Grows by `deltaPages` 64 KiB pages; detaches the previous `buffer`. */
+  grow(deltaPages: number): number;
+}
+
+export type WasmModule = object;
+
+interface WasmApi {
+  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
+  compile(bytes: Uint8Array): Promise<WasmModule>;
+  instantiate(module: WasmModule, imports: Record<string, Record<string, unknown>>): Promise<{ exports: Record<string, unknown> }>;
+}
+
+export const wasm: WasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;

@@ -1,0 +1,203 @@
+/**
+ * Accumulates embedding records into an index: int8 rows written straight into the WebAssembly memory the kernel
+ * scores, per-row metadata for filtering, per-row quantisation numbers for the exactness bound, and the original
+ * float32 rows handed to a RowSink (memory or the cache file).
+ */
+import type { EmbeddingRecord } from '../../archive/types';
+import { VectorIndexError } from './errors';
+import { layoutFor, MAX_PAGES, pagesFor, WASM_PAGE, type MemoryLayout } from './layout';
+import { quantiseRow, strideFor } from './quantize';
+import type { RowSink } from './rows';
+import { wasm, type WasmMemory } from '../kernel/wasm-api';
+
+export interface BuildStats {
+  /** Rows in the index. */
+  indexed: number;
+  /** Records whose vector length differed from the index dimension (skipped). */
+  skippedWrongLength: number;
+  /** Records whose vector held NaN or infinity (skipped). */
+  skippedNonFinite: number;
+}
+
+/** Everything a built (or loaded) index consists of, besides the float32 rows. */
+export interface IndexParts {
+  model: string;
+  dim: number;
+  n: number;
+  layout: MemoryLayout;
+  memory: WasmMemory;
+  ids: Float64Array;
+  conv: Int32Array;
+  ts: Float64Array;
+  /** Interned sender per row (index into `senders`), -1 when unknown. */
+  sender: Int32Array;
+  /** Interned source per row (index into `sources`), -1 when unknown. */
+  source: Int32Array;
+  senders: string[];
+  sources: string[];
+  scale: Float32Array;
+  err: Float32Array;
+  qnorm: Float32Array;
+  stats: BuildStats;
+}
+
+type Typed = Float64Array | Float32Array | Int32Array;
+
+function grow<T extends Typed>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const next = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  next.set(a);
+  return next;
+}
+
+export interface BuilderOptions {
+  model: string;
+  /** Expected dimension; when absent the first record's length is used. */
+  dim?: number;
+  /** Expected number of rows (pre-sizes buffers). */
+  expected?: number;
+  /** Creates the sink for the original float rows once the dimension is known. */
+  sink: (dim: number) => RowSink;
+}
+
+export class IndexBuilder {
+  private dim: number | undefined;
+  private layout: MemoryLayout | undefined;
+  private memory: WasmMemory | undefined;
+  private codes: Int8Array | undefined;
+  private sink: RowSink | undefined;
+  private n = 0;
+  private cap: number;
+  private ids = new Float64Array(0);
+  private conv = new Int32Array(0);
+  private ts = new Float64Array(0);
+  private sender = new Int32Array(0);
+  private source = new Int32Array(0);
+  private scale = new Float32Array(0);
+  private err = new Float32Array(0);
+  private qnorm = new Float32Array(0);
+  private readonly senderIds = new Map<string, number>();
+  private readonly sourceIds = new Map<string, number>();
+  private skippedWrongLength = 0;
+  private skippedNonFinite = 0;
+
+  constructor(private readonly opts: BuilderOptions) {
+    this.cap = Math.max(1024, opts.expected ?? 0);
+    if (opts.dim !== undefined) this.start(opts.dim);
+  }
+
+  get count(): number {
+    return this.n;
+  }
+
+  private start(dim: number): void {
+    if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
+      throw new VectorIndexError('invalid_query', `embedding dimension ${dim} is not supported (1 to 16384)`);
+    }
+    this.dim = dim;
+    this.layout = layoutFor(strideFor(dim));
+    const bytes = this.layout.matrixOff + this.cap * this.layout.stride;
+    this.memory = new wasm.Memory({ initial: Math.min(MAX_PAGES, pagesFor(bytes)) });
+    this.codes = new Int8Array(this.memory.buffer);
+    this.sink = this.opts.sink(dim);
+  }
+
+  private ensureRow(): void {
+    const layout = this.layout!;
+    const memory = this.memory!;
+    const need = layout.matrixOff + (this.n + 1) * layout.stride;
+    if (need > memory.buffer.byteLength) {
+      const have = memory.buffer.byteLength / WASM_PAGE;
+      const want = Math.min(MAX_PAGES, Math.max(pagesFor(need), Math.ceil(have * 1.5)));
+      if (want * WASM_PAGE < need) {
+        throw new VectorIndexError(
+          'too_large',
+          `the vector index for model ${this.opts.model} does not fit the 4 GiB WebAssembly memory ` +
+            `(${this.n + 1} rows × ${layout.stride} bytes)`,
+        );
+      }
+      memory.grow(want - have);
+      this.codes = new Int8Array(memory.buffer);
+    }
+    if (this.n >= this.ids.length) {
+      const need2 = Math.max(this.n + 1, this.cap);
+      this.ids = grow(this.ids, need2);
+      this.conv = grow(this.conv, need2);
+      this.ts = grow(this.ts, need2);
+      this.sender = grow(this.sender, need2);
+      this.source = grow(this.source, need2);
+      this.scale = grow(this.scale, need2);
+      this.err = grow(this.err, need2);
+      this.qnorm = grow(this.qnorm, need2);
+    }
+  }
+
+  private intern(map: Map<string, number>, value: string | undefined): number {
+    if (value === undefined) return -1;
+    let id = map.get(value);
+    if (id === undefined) {
+      id = map.size;
+      map.set(value, id);
+    }
+    return id;
+  }
+
+  add(rec: EmbeddingRecord): void {
+    const vec = rec.vec;
+    if (this.dim === undefined) {
+      if (vec.length === 0) {
+        this.skippedWrongLength++;
+        return;
+      }
+      this.start(vec.length);
+    }
+    if (vec.length !== this.dim) {
+      this.skippedWrongLength++;
+      return;
+    }
+    this.ensureRow();
+    const layout = this.layout!;
+    const q = quantiseRow(vec, this.dim!, this.codes!, layout.matrixOff + this.n * layout.stride);
+    if (!q) {
+      // Codes written so far are overwritten by the next row; zero them so padding invariants hold regardless.
+      this.codes!.fill(0, layout.matrixOff + this.n * layout.stride, layout.matrixOff + (this.n + 1) * layout.stride);
+      this.skippedNonFinite++;
+      return;
+    }
+    const i = this.n;
+    this.ids[i] = rec.messageId;
+    this.conv[i] = rec.conversationId;
+    this.ts[i] = rec.tsUnix;
+    this.sender[i] = this.intern(this.senderIds, rec.sender);
+    this.source[i] = this.intern(this.sourceIds, rec.source);
+    this.scale[i] = q.scale;
+    this.err[i] = q.err;
+    this.qnorm[i] = q.qnorm;
+    this.sink!.append(vec);
+    this.n++;
+  }
+
+  /** The finished parts; `undefined` dim (no usable record at all) is reported as an error by the caller. */
+  finish(): IndexParts | undefined {
+    if (this.dim === undefined) return undefined;
+    const n = this.n;
+    return {
+      model: this.opts.model,
+      dim: this.dim,
+      n,
+      layout: this.layout!,
+      memory: this.memory!,
+      ids: this.ids.slice(0, n),
+      conv: this.conv.slice(0, n),
+      ts: this.ts.slice(0, n),
+      sender: this.sender.slice(0, n),
+      source: this.source.slice(0, n),
+      senders: [...this.senderIds.keys()],
+      sources: [...this.sourceIds.keys()],
+      scale: this.scale.slice(0, n),
+      err: this.err.slice(0, n),
+      qnorm: this.qnorm.slice(0, n),
+      stats: { indexed: n, skippedWrongLength: this.skippedWrongLength, skippedNonFinite: this.skippedNonFinite },
+    };
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * The persistent index cache: one file per (archive, model) under a cache directory of ours — never beside the
+ * archive — written atomically (temporary file + rename) and loaded with plain file reads.
+ *
+ * File layout (little-endian):
+ *   [0, 64)            preamble: magic "MSGBVEC1", u32 format version, u32 0, f64 header offset, f64 header length,
+ *                      f64 float rows offset, f64 file size
+ *   [64, …)            original float32 rows, n × dim × 4 bytes (read back row by row for exact rescoring)
+ *   matrix             int8 rows, n × stride bytes (copied straight into the kernel's WebAssembly memory)
+ *   metadata sections  ids f64, ts f64, conv i32, sender i32, source i32, scale f32, err f32, qnorm f32
+ *   header             JSON: key, model, dim, n, sections, interned senders/sources, build stats, sha1 of metadata
+ * A file whose preamble, header, key, model, dimension, size or metadata checksum does not match is rebuilt.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { EmbeddingRecord } from '../../archive/types';
+import { consumeRecords, type BuildOptions } from './build';
+import type { BuildStats, IndexParts } from './builder';
+import { abortError } from './errors';
+import { Int8VectorIndex } from './int8-index';
+import { layoutFor, MAX_PAGES, pagesFor } from './layout';
+import { strideFor } from './quantize';
+import { FileRows, FileRowSink } from './rows';
+import { wasm } from '../kernel/wasm-api';
+
+const MAGIC = 'MSGBVEC1';
+const FORMAT_VERSION = 1;
+const PREAMBLE = 64;
+
+export interface LoadOrBuildOptions extends Omit<BuildOptions, 'model'> {
+  /** Reads every embedding record of the model (called only when the cache is missing or stale). */
+  records: () => Iterable<EmbeddingRecord>;
+  model: string;
+  /** Directory of ours for cache files (extension global storage, or an XDG cache dir for the CLI). */
+  cacheDir: string;
+  /** Identity of the archive's embeddings (path + fingerprint such as count / max rowid / mtime): a change rebuilds. */
+  key: string;
+  /**
+   * Stable identity of the archive (e.g. its path). One cache file is kept per (name, model), so a changed key
+   * replaces the old file instead of piling up new ones. Default: `key`.
+   */
+  name?: string;
+  /** Reason a cache file was not used (missing, stale, corrupt) or could not be written. */
+  log?: (message: string) => void;
+}
+
+type SectionName = 'ids' | 'ts' | 'conv' | 'sender' | 'source' | 'scale' | 'err' | 'qnorm';
+const SECTIONS: { name: SectionName; bytes: number }[] = [
+  { name: 'ids', bytes: 8 },
+  { name: 'ts', bytes: 8 },
+  { name: 'conv', bytes: 4 },
+  { name: 'sender', bytes: 4 },
+  { name: 'source', bytes: 4 },
+  { name: 'scale', bytes: 4 },
+  { name: 'err', bytes: 4 },
+  { name: 'qnorm', bytes: 4 },
+];
+
+interface CacheHeader {
+  version: number;
+  key: string;
+  model: string;
+  dim: number;
+  stride: number;
+  n: number;
+  matrixOff: number;
+  sections: Record<SectionName, number>;
+  senders: string[];
+  sources: string[];
+  stats: BuildStats;
+  metaSha1: string;
+}
+
+const align = (n: number, a: number) => Math.ceil(n / a) * a;
+
+/** The cache file for (name, model) inside cacheDir. */
+export function cacheFilePath(cacheDir: string, name: string, model: string): string {
+  const id = createHash('sha256').update(name).update('\0').update(model).digest('hex').slice(0, 24);
+  return path.join(cacheDir, `vectors-${id}.idx`);
+}
+
+function bytesOf(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function writeFully(fd: number, data: Uint8Array, position: number): void {
+  const CHUNK = 64 << 20;
+  let done = 0;
+  while (done < data.length) {
+    done += fs.writeSync(fd, data, done, Math.min(CHUNK, data.length - done), position + done);
+  }
+}
+
+function readFully(fd: number, into: Uint8Array, position: number): void {
+  const CHUNK = 64 << 20;
+  let done = 0;
+  while (done < into.length) {
+    const n = fs.readSync(fd, into, done, Math.min(CHUNK, into.length - done), position + done);
+    if (n === 0) throw new Error('unexpected end of file');
+    done += n;
+  }
+}
+
+/** Writes everything after the float rows, then the preamble. */
+function writeTail(fd: number, parts: IndexParts, key: string): void {
+  const { n, dim, layout } = parts;
+  const stride = layout.stride;
+  const matrixOff = align(PREAMBLE + n * dim * 4, 64);
+  writeFully(fd, new Uint8Array(parts.memory.buffer, layout.matrixOff, n * stride), matrixOff);
+  let at = align(matrixOff + n * stride, 64);
+  const sections = {} as Record<SectionName, number>;
+  const sha = createHash('sha1');
+  for (const s of SECTIONS) {
+    const bytes = bytesOf(parts[s.name]);
+    sections[s.name] = at;
+    writeFully(fd, bytes, at);
+    sha.update(bytes);
+    at = align(at + bytes.length, 8);
+  }
+  const header: CacheHeader = {
+    version: FORMAT_VERSION,
+    key,
+    model: parts.model,
+    dim,
+    stride,
+    n,
+    matrixOff,
+    sections,
+    senders: parts.senders,
+    sources: parts.sources,
+    stats: parts.stats,
+    metaSha1: sha.digest('hex'),
+  };
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  writeFully(fd, json, at);
+  const pre = Buffer.alloc(PREAMBLE);
+  pre.write(MAGIC, 0, 'latin1');
+  pre.writeUInt32LE(FORMAT_VERSION, 8);
+  pre.writeDoubleLE(at, 16);
+  pre.writeDoubleLE(json.length, 24);
+  pre.writeDoubleLE(PREAMBLE, 32);
+  pre.writeDoubleLE(at + json.length, 40);
+  writeFully(fd, pre, 0);
+}
+
+class StaleCache extends Error {}
+
+/** Reads and validates a cache file; throws StaleCache (with the reason) when it cannot be used. */
+function readCache(fd: number, key: string, model: string, dim: number | undefined): IndexParts {
+  const size = fs.fstatSync(fd).size;
+  if (size < PREAMBLE) throw new StaleCache('too short');
+  const pre = Buffer.alloc(PREAMBLE);
+  readFully(fd, pre, 0);
+  if (pre.toString('latin1', 0, 8) !== MAGIC) throw new StaleCache('not a vector cache file');
+  if (pre.readUInt32LE(8) !== FORMAT_VERSION) throw new StaleCache(`format ${pre.readUInt32LE(8)}, expected ${FORMAT_VERSION}`);
+  const headerOff = pre.readDoubleLE(16);
+  const headerLen = pre.readDoubleLE(24);
+  if (pre.readDoubleLE(40) !== size || !(headerOff >= PREAMBLE && headerOff + headerLen === size && headerLen < 1 << 30)) {
+    throw new StaleCache('size does not match its preamble (truncated or overwritten)');
+  }
+  const json = Buffer.alloc(headerLen);
+  readFully(fd, json, headerOff);
+  let h: CacheHeader;
+  try {
+    h = JSON.parse(json.toString('utf8')) as CacheHeader;
+  } catch {
+    throw new StaleCache('unreadable header');
+  }
+  if (h.version !== FORMAT_VERSION) throw new StaleCache('header format mismatch');
+  if (h.key !== key) throw new StaleCache('the archive embeddings changed since it was built');
+  if (h.model !== model) throw new StaleCache(`built for model ${h.model}`);
+  if (dim !== undefined && h.dim !== dim) throw new StaleCache(`dimension ${h.dim}, expected ${dim}`);
+  const n = h.n;
+  const stride = strideFor(h.dim);
+  if (h.stride !== stride || !Number.isInteger(n) || n < 1 || h.matrixOff !== align(PREAMBLE + n * h.dim * 4, 64)) {
+    throw new StaleCache('inconsistent header');
+  }
+  let expectAt = align(h.matrixOff + n * stride, 64);
+  for (const s of SECTIONS) {
+    if (h.sections?.[s.name] !== expectAt) throw new StaleCache('inconsistent section offsets');
+    expectAt = align(expectAt + n * s.bytes, 8);
+  }
+  if (expectAt !== headerOff) throw new StaleCache('inconsistent section offsets');
+
+  const sha = createHash('sha1');
+  const read = <T extends ArrayBufferView>(name: SectionName, make: (n: number) => T): T => {
+    const arr = make(n);
+    const bytes = bytesOf(arr);
+    readFully(fd, bytes, h.sections[name]);
+    sha.update(bytes);
+    return arr;
+  };
+  const ids = read('ids', (k) => new Float64Array(k));
+  const ts = read('ts', (k) => new Float64Array(k));
+  const conv = read('conv', (k) => new Int32Array(k));
+  const sender = read('sender', (k) => new Int32Array(k));
+  const source = read('source', (k) => new Int32Array(k));
+  const scale = read('scale', (k) => new Float32Array(k));
+  const err = read('err', (k) => new Float32Array(k));
+  const qnorm = read('qnorm', (k) => new Float32Array(k));
+  if (sha.digest('hex') !== h.metaSha1) throw new StaleCache('metadata checksum mismatch (corrupt)');
+
+  const layout = layoutFor(stride);
+  const pages = pagesFor(layout.matrixOff + n * stride);
+  if (pages > MAX_PAGES) throw new StaleCache('too large for WebAssembly memory');
+  const memory = new wasm.Memory({ initial: pages });
+  readFully(fd, new Uint8Array(memory.buffer, layout.matrixOff, n * stride), h.matrixOff);
+  return {
+    model: h.model,
+    dim: h.dim,
+    n,
+    layout,
+    memory,
+    ids,
+    conv,
+    ts,
+    sender,
+    source,
+    senders: h.senders,
+    sources: h.sources,
+    scale,
+    err,
+    qnorm,
+    stats: h.stats,
+  };
+}
+
+/**
+ * Loads the index of `model` from the cache, or builds it (streaming the float rows into a new cache file) when
+ * the file is missing, stale or corrupt. Rejects with an AbortError when cancelled (no cache file is left behind).
+ */
+export async function loadOrBuildVectorIndex(opts: LoadOrBuildOptions): Promise<Int8VectorIndex> {
+  const file = cacheFilePath(opts.cacheDir, opts.name ?? opts.key, opts.model);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    opts.log?.(`vector cache ${file}: not found, building`);
+  }
+  if (fd !== undefined) {
+    try {
+      const parts = readCache(fd, opts.key, opts.model, opts.dim);
+      return await Int8VectorIndex.create(parts, new FileRows(fd, parts.dim, PREAMBLE), 'cache', file);
+    } catch (e) {
+      fs.closeSync(fd);
+      if (!(e instanceof StaleCache) && !(e instanceof Error && /unexpected end of file/.test(e.message))) throw e;
+      opts.log?.(`vector cache ${file}: ${e.message}; rebuilding`);
+    }
+  }
+  return buildIntoCache(opts, file);
+}
+
+async function buildIntoCache(opts: LoadOrBuildOptions, file: string): Promise<Int8VectorIndex> {
+  fs.mkdirSync(opts.cacheDir, { recursive: true });
+  const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
+  const wfd = fs.openSync(tmp, 'w');
+  let closed = false;
+  let sink: FileRowSink | undefined;
+  try {
+    const parts = await consumeRecords(opts.records(), opts, (dim) => (sink = new FileRowSink(wfd, dim, PREAMBLE)));
+    sink!.flush();
+    if (opts.signal?.aborted) throw abortError(opts.signal);
+    writeTail(wfd, parts, opts.key);
+    fs.fsyncSync(wfd);
+    fs.closeSync(wfd);
+    closed = true;
+    fs.renameSync(tmp, file);
+    const rfd = fs.openSync(file, 'r');
+    return await Int8VectorIndex.create(parts, new FileRows(rfd, parts.dim, PREAMBLE), 'built', file);
+  } catch (e) {
+    if (!closed) fs.closeSync(wfd);
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}

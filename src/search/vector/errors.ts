@@ -1,0 +1,43 @@
+/** Errors the vector index raises: what was wrong and what to do, never a stack trace. */
+
+export type VectorErrorCode =
+  | 'dimension_mismatch'
+  | 'zero_query'
+  | 'invalid_query'
+  | 'invalid_k'
+  | 'missing_metadata'
+  | 'no_vectors'
+  | 'too_large'
+  | 'disposed';
+
+export class VectorIndexError extends Error {
+  constructor(
+    readonly code: VectorErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'VectorIndexError';
+  }
+}
+
+export function isVectorIndexError(e: unknown): e is VectorIndexError {
+  return e instanceof VectorIndexError;
+}
+
+/** The error an aborted build or search rejects with (`name === 'AbortError'`). */
+export function abortError(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  const err = new Error('the operation was cancelled');
+  err.name = 'AbortError';
+  return err;
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortError(signal);
+}
+
+/** Lets pending I/O and timers run (and an AbortSignal fire) between chunks of synchronous work. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

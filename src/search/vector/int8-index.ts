@@ -1,0 +1,287 @@
+/**
+ * The exact vector index: int8 rows scored by the WASM SIMD kernel, then exact float64 cosine rescoring of
+ * candidates until no unscored row can still enter the top k.
+ *
+ * Exactness: every row r has an approximate cosine a_r (kernel dot × both scales) with |cos_r − a_r| ≤ b_r
+ * (see quantize.ts). While scanning, L = the k-th largest lower bound a_r − b_r seen so far; a row whose upper bound
+ * a_r + b_r is below L cannot be in the top k (k rows are already known to score at least L), so it is dropped.
+ * After the scan the surviving candidates are rescored exactly in descending order of their upper bound, and
+ * rescoring stops only when the k-th best exact score is strictly greater than the next candidate's upper bound.
+ */
+import type { VectorFilter, VectorHit, VectorIndex } from '../types';
+import type { IndexParts, BuildStats } from './builder';
+import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
+import { instantiateKernel, type KernelExports } from '../kernel/kernel';
+import { exactCosine, quantiseRow } from './quantize';
+import type { RowStore } from './rows';
+import { KLargest, TopHits } from './topk';
+
+/** Absolute slack added to every bound, covering float rounding in the approximate and exact scores. */
+const EPS = 1e-7;
+
+export type IndexOrigin = 'memory' | 'built' | 'cache';
+
+export interface VectorIndexStats extends BuildStats {
+  /** Where the index came from: built in memory, built and cached, or loaded from the cache. */
+  origin: IndexOrigin;
+  dim: number;
+  /** Bytes resident for this index (WASM memory with the int8 rows + metadata + any in-memory float rows). */
+  residentBytes: number;
+  /** Size the plain float32 matrix would take (n × dim × 4). */
+  float32Bytes: number;
+  /** Path of the cache file holding the float32 rows, when there is one. */
+  cacheFile?: string;
+}
+
+export interface SearchTrace {
+  /** Rows passing the filter (all rows when unfiltered). */
+  scanned: number;
+  /** Rows whose upper bound survived the scan. */
+  candidates: number;
+  /** Rows rescored exactly. */
+  rescored: number;
+}
+
+export class Int8VectorIndex implements VectorIndex {
+  readonly model: string;
+  readonly dim: number;
+  readonly size: number;
+  /** Numbers of the most recent search (for benchmarks and diagnostics). */
+  lastTrace: SearchTrace = { scanned: 0, candidates: 0, rescored: 0 };
+  private parts: IndexParts | undefined;
+  private readonly senderIds: Map<string, number>;
+  private readonly sourceIds: Map<string, number>;
+
+  private constructor(
+    parts: IndexParts,
+    private readonly kernel: KernelExports,
+    private rows: RowStore | undefined,
+    private readonly origin: IndexOrigin,
+    private readonly cacheFile: string | undefined,
+  ) {
+    this.parts = parts;
+    this.model = parts.model;
+    this.dim = parts.dim;
+    this.size = parts.n;
+    this.senderIds = new Map(parts.senders.map((s, i) => [s, i]));
+    this.sourceIds = new Map(parts.sources.map((s, i) => [s, i]));
+  }
+
+  static async create(parts: IndexParts, rows: RowStore, origin: IndexOrigin, cacheFile?: string): Promise<Int8VectorIndex> {
+    const kernel = await instantiateKernel(parts.memory);
+    return new Int8VectorIndex(parts, kernel, rows, origin, cacheFile);
+  }
+
+  get stats(): VectorIndexStats {
+    const p = this.parts;
+    const meta = p
+      ? p.ids.byteLength +
+        p.conv.byteLength +
+        p.ts.byteLength +
+        p.sender.byteLength +
+        p.source.byteLength +
+        p.scale.byteLength +
+        p.err.byteLength +
+        p.qnorm.byteLength
+      : 0;
+    return {
+      ...(p?.stats ?? { indexed: 0, skippedWrongLength: 0, skippedNonFinite: 0 }),
+      origin: this.origin,
+      dim: this.dim,
+      residentBytes: (p?.memory.buffer.byteLength ?? 0) + meta + (this.rows?.residentBytes ?? 0),
+      float32Bytes: this.size * this.dim * 4,
+      cacheFile: this.cacheFile,
+    };
+  }
+
+  dispose(): void {
+    this.rows?.close();
+    this.rows = undefined;
+    this.parts = undefined;
+  }
+
+  private live(): { parts: IndexParts; rows: RowStore } {
+    if (!this.parts || !this.rows) {
+      throw new VectorIndexError('disposed', `the vector index for model ${this.model} was closed (the archive changed or the extension is shutting down); retry the search`);
+    }
+    return { parts: this.parts, rows: this.rows };
+  }
+
+  async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal): Promise<VectorHit[]> {
+    throwIfAborted(signal);
+    let { parts } = this.live();
+    const dim = this.dim;
+    if (query.length !== dim) {
+      throw new VectorIndexError(
+        'dimension_mismatch',
+        `query has ${query.length} dimensions, the stored vectors of model ${this.model} have ${dim} — the embedding ` +
+          'endpoint serves a different model than the one used by `msgbrowse embed`',
+      );
+    }
+    if (!Number.isInteger(k) || k < 1) {
+      throw new VectorIndexError('invalid_k', `k must be a positive integer, got ${k}`);
+    }
+    const layout = parts.layout;
+    const stride = layout.stride;
+    const qCodes = new Int16Array(stride);
+    const qq = quantiseRow(query, dim, qCodes);
+    if (!qq) throw new VectorIndexError('invalid_query', 'the query vector contains NaN or infinite values');
+    if (qq.scale === 0) {
+      throw new VectorIndexError('zero_query', 'the query vector has zero length (all components are 0); cosine similarity is undefined');
+    }
+    let qn2 = 0;
+    for (let i = 0; i < dim; i++) qn2 += query[i] * query[i];
+    const qNorm = Math.sqrt(qn2);
+
+    // Resolve the filter to per-row comparisons on interned ids.
+    const f = filter ?? {};
+    const useConv = f.conversationId !== undefined;
+    const fConv = f.conversationId ?? 0;
+    const useStart = f.startUnix !== undefined;
+    const fStart = f.startUnix ?? 0;
+    const useEnd = f.endUnix !== undefined;
+    const fEnd = f.endUnix ?? 0;
+    let useSender = false;
+    let fSender = -1;
+    let useSource = false;
+    let fSource = -1;
+    if (f.sender !== undefined) {
+      if (parts.senders.length === 0) {
+        throw new VectorIndexError('missing_metadata', `the vector index of model ${this.model} was built without senders, so it cannot filter by sender`);
+      }
+      const id = this.senderIds.get(f.sender);
+      if (id === undefined) return this.empty();
+      useSender = true;
+      fSender = id;
+    }
+    if (f.source !== undefined) {
+      if (parts.sources.length === 0) {
+        throw new VectorIndexError('missing_metadata', `the vector index of model ${this.model} was built without sources, so it cannot filter by source`);
+      }
+      const id = this.sourceIds.get(f.source);
+      if (id === undefined) return this.empty();
+      useSource = true;
+      fSource = id;
+    }
+    const filtered = useConv || useStart || useEnd || useSender || useSource;
+
+    const sq = qq.scale;
+    const fq = qq.err;
+    const lower = new KLargest(k);
+    let L = -Infinity;
+    let candRows = new Int32Array(Math.max(4096, 4 * k));
+    let candUpper = new Float64Array(candRows.length);
+    let nc = 0;
+    let scanned = 0;
+    const prune = () => {
+      let w = 0;
+      for (let i = 0; i < nc; i++) {
+        if (candUpper[i] >= L) {
+          candRows[w] = candRows[i];
+          candUpper[w] = candUpper[i];
+          w++;
+        }
+      }
+      nc = w;
+      if (nc * 2 > candRows.length) {
+        const r2 = new Int32Array(candRows.length * 2);
+        r2.set(candRows.subarray(0, nc));
+        const u2 = new Float64Array(r2.length);
+        u2.set(candUpper.subarray(0, nc));
+        candRows = r2;
+        candUpper = u2;
+      }
+    };
+
+    const n = this.size;
+    for (let start = 0; start < n; start += layout.chunkRows) {
+      if (start > 0) {
+        await yieldToEventLoop();
+        throwIfAborted(signal);
+        parts = this.live().parts;
+      }
+      const { scale, err, qnorm, memory } = parts;
+      const count = Math.min(layout.chunkRows, n - start);
+      const buf = memory.buffer;
+      // The query is rewritten for every chunk: concurrent searches share the kernel's buffers between yields.
+      new Int16Array(buf, layout.queryOff, stride).set(qCodes);
+      const out = new Int32Array(buf, layout.outOff, count);
+      let m: number;
+      let idx: Int32Array | undefined;
+      if (!filtered) {
+        this.kernel.dot_rows(layout.queryOff, layout.matrixOff + start * stride, count, stride, layout.outOff);
+        m = count;
+      } else {
+        const { conv, ts, sender, source } = parts;
+        idx = new Int32Array(buf, layout.idxOff, count);
+        m = 0;
+        const end = start + count;
+        for (let r = start; r < end; r++) {
+          if (useConv && conv[r] !== fConv) continue;
+          if (useStart && !(ts[r] >= fStart)) continue;
+          if (useEnd && !(ts[r] <= fEnd)) continue;
+          if (useSender && sender[r] !== fSender) continue;
+          if (useSource && source[r] !== fSource) continue;
+          idx[m++] = r;
+        }
+        if (m === 0) continue;
+        this.kernel.dot_idx(layout.queryOff, layout.matrixOff, layout.idxOff, m, stride, layout.outOff);
+      }
+      scanned += m;
+      for (let i = 0; i < m; i++) {
+        const r = idx ? idx[i] : start + i;
+        const a = out[i] * sq * scale[r];
+        const b = err[r] + fq * qnorm[r] + EPS;
+        const u = a + b;
+        if (u < L) continue;
+        if (nc === candRows.length) prune();
+        candRows[nc] = r;
+        candUpper[nc] = u;
+        nc++;
+        const l = a - b;
+        if (l > L) L = lower.push(l);
+      }
+    }
+    prune();
+
+    // Exact rescoring in descending order of upper bound.
+    const order = new Uint32Array(nc);
+    for (let i = 0; i < nc; i++) order[i] = i;
+    order.sort((x, y) => candUpper[y] - candUpper[x]);
+    const top = new TopHits(k);
+    let pos = 0;
+    let batch = Math.max(32, k);
+    let rescored = 0;
+    let rowBuf = new Float32Array(0);
+    let batchRows = new Int32Array(0);
+    while (pos < nc) {
+      if (top.full && top.kth > candUpper[order[pos]]) break;
+      const { rows, parts: p } = this.live();
+      const end = Math.min(nc, pos + batch);
+      const cnt = end - pos;
+      if (batchRows.length < cnt) batchRows = new Int32Array(cnt);
+      for (let i = 0; i < cnt; i++) batchRows[i] = candRows[order[pos + i]];
+      const sorted = batchRows.subarray(0, cnt).sort();
+      if (rowBuf.length < cnt * dim) rowBuf = new Float32Array(cnt * dim);
+      rows.readRows(sorted, cnt, rowBuf);
+      for (let i = 0; i < cnt; i++) {
+        const score = exactCosine(query, qNorm, rowBuf.subarray(i * dim, i * dim + dim), dim);
+        top.offer({ messageId: p.ids[sorted[i]], score });
+      }
+      rescored += cnt;
+      pos = end;
+      batch = Math.min(batch * 2, 8192);
+      if (pos < nc && rescored >= 65536) {
+        await yieldToEventLoop();
+        throwIfAborted(signal);
+      }
+    }
+    this.lastTrace = { scanned, candidates: nc, rescored };
+    return top.items.map((h) => ({ messageId: h.messageId, score: h.score }));
+  }
+
+  private empty(): VectorHit[] {
+    this.lastTrace = { scanned: 0, candidates: 0, rescored: 0 };
+    return [];
+  }
+}

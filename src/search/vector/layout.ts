@@ -1,0 +1,31 @@
+/** Layout of an index's WebAssembly memory: [query i16][chunk output i32][chunk row list i32][int8 rows…]. */
+
+export const WASM_PAGE = 65536;
+/** wasm32 limit (V8 allows 65 536 pages = 4 GiB). */
+export const MAX_PAGES = 65536;
+
+export interface MemoryLayout {
+  stride: number;
+  /** Rows scored per kernel call (and per event-loop turn). */
+  chunkRows: number;
+  queryOff: number;
+  outOff: number;
+  idxOff: number;
+  matrixOff: number;
+}
+
+const align = (n: number, a: number) => Math.ceil(n / a) * a;
+
+export function layoutFor(stride: number): MemoryLayout {
+  // About 4 MiB of int8 rows per chunk: well under a millisecond of kernel time, then a yield.
+  const chunkRows = Math.min(65536, Math.max(1024, Math.floor((4 << 20) / stride / 2) * 2));
+  const queryOff = 0;
+  const outOff = align(queryOff + stride * 2, 64);
+  const idxOff = align(outOff + chunkRows * 4, 64);
+  const matrixOff = align(idxOff + chunkRows * 4, 64);
+  return { stride, chunkRows, queryOff, outOff, idxOff, matrixOff };
+}
+
+export function pagesFor(bytes: number): number {
+  return Math.ceil(bytes / WASM_PAGE);
+}

@@ -1,0 +1,79 @@
+/**
+ * Normalisation and int8 quantisation with a per-row scale, plus the per-row numbers the exactness bound needs.
+ *
+ * For a unit vector v̂ with scale s (= max|v̂ᵢ| / 127) and int8 codes c (cᵢ = round(v̂ᵢ / s)), write
+ * v̂ = s·c + e. For the unit query q̂ = t·d + f the same way, the true cosine is
+ *   q̂·v̂ = s·t·(d·c) + f·(s·c) + q̂·e,
+ * so |q̂·v̂ − s·t·(d·c)| ≤ ‖f‖·‖s·c‖ + ‖e‖ (Cauchy–Schwarz, ‖q̂‖ = 1). The row keeps ‖e‖ (`err`) and ‖s·c‖
+ * (`qnorm`), both rounded up; the query contributes ‖f‖. d·c is computed exactly in i32 by the kernel.
+ */
+
+/** Relative safety margin applied to stored norms so float32 rounding can only loosen the bound. */
+const ROUND_UP = 1 + 1e-6;
+
+/** Pads a dimension to the kernel's 16-byte row granularity. */
+export function strideFor(dim: number): number {
+  return Math.max(16, Math.ceil(dim / 16) * 16);
+}
+
+export interface RowQuantisation {
+  /** Per-row scale (0 for a zero vector). */
+  scale: number;
+  /** ‖v̂ − s·c‖₂, rounded up. */
+  err: number;
+  /** ‖s·c‖₂, rounded up. */
+  qnorm: number;
+}
+
+/**
+ * Quantises `vec` (any length-`dim` float vector) into `codes[at..at+dim)` (the caller zeroes the padding).
+ * Returns undefined when the vector holds a NaN or infinity (the row cannot be scored).
+ */
+export function quantiseRow(
+  vec: ArrayLike<number>,
+  dim: number,
+  codes: Int8Array | Int16Array,
+  at = 0,
+): RowQuantisation | undefined {
+  let n2 = 0;
+  for (let i = 0; i < dim; i++) n2 += vec[i] * vec[i];
+  if (!Number.isFinite(n2)) return undefined;
+  if (n2 === 0) {
+    for (let i = 0; i < dim; i++) codes[at + i] = 0;
+    return { scale: 0, err: 0, qnorm: 0 };
+  }
+  const inv = 1 / Math.sqrt(n2);
+  let maxAbs = 0;
+  for (let i = 0; i < dim; i++) {
+    const a = Math.abs(vec[i] * inv);
+    if (a > maxAbs) maxAbs = a;
+  }
+  const scale = Math.fround(maxAbs / 127);
+  let err2 = 0;
+  let q2 = 0;
+  for (let i = 0; i < dim; i++) {
+    const x = vec[i] * inv;
+    let c = Math.round(x / scale);
+    if (c > 127) c = 127;
+    else if (c < -127) c = -127;
+    codes[at + i] = c;
+    const deq = scale * c;
+    const e = x - deq;
+    err2 += e * e;
+    q2 += deq * deq;
+  }
+  return { scale, err: Math.sqrt(err2) * ROUND_UP, qnorm: Math.sqrt(q2) * ROUND_UP };
+}
+
+/** Float64 cosine of two raw vectors (msgbrowse's semantics: a zero-norm stored vector scores 0). */
+export function exactCosine(q: ArrayLike<number>, qNorm: number, v: ArrayLike<number>, dim: number): number {
+  let dot = 0;
+  let n2 = 0;
+  for (let i = 0; i < dim; i++) {
+    const x = v[i];
+    dot += q[i] * x;
+    n2 += x * x;
+  }
+  if (n2 === 0) return 0;
+  return dot / (qNorm * Math.sqrt(n2));
+}
