@@ -1,0 +1,31 @@
+/** Where the persistent vector-index cache lives: the user's cache dir, never beside the archive. */
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const CACHE_DIR_NAME = 'msgbrowse-vscode';
+
+/**
+ * `$XDG_CACHE_HOME/msgbrowse-vscode`, else `~/.cache/msgbrowse-vscode` (Linux and other Unixes);
+ * `~/Library/Caches/msgbrowse-vscode` on macOS; `%LOCALAPPDATA%\msgbrowse-vscode\Cache` on Windows.
+ */
+export function defaultCacheDir(
+  env: Record<string, string | undefined> = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = os.homedir(),
+): string {
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, CACHE_DIR_NAME);
+  if (platform === 'darwin') return path.join(home, 'Library', 'Caches', CACHE_DIR_NAME);
+  if (platform === 'win32') {
+    const local = env.LOCALAPPDATA?.trim() || path.join(home, 'AppData', 'Local');
+    return path.join(local, CACHE_DIR_NAME, 'Cache');
+  }
+  return path.join(home, '.cache', CACHE_DIR_NAME);
+}
+
+/** True when `cacheDir` is the archive's own directory or inside it (we never write there). */
+export function isBesideArchive(cacheDir: string, archiveFile: string): boolean {
+  const dir = path.resolve(path.dirname(archiveFile));
+  const c = path.resolve(cacheDir);
+  return c === dir || c.startsWith(dir + path.sep);
+}

@@ -1,0 +1,19 @@
+export { createRuntime, inThreadOpener } from './runtime';
+export { defaultCacheDir, isBesideArchive, CACHE_DIR_NAME } from './cache-dir';
+export { defaultVectorIndexBuilder } from './vector-builder';
+export { ExactCosineIndex } from './exact-index';
+export { SharedTask, isAbortError } from './shared-task';
+export type {
+  ArchiveOpener,
+  ArchiveState,
+  OpenedArchive,
+  Runtime,
+  RuntimeEvent,
+  RuntimeLog,
+  RuntimeOptions,
+  RuntimeSettings,
+  RuntimeStatus,
+  SemanticStatus,
+  VectorBuildRequest,
+  VectorIndexBuilder,
+} from './types';

@@ -1,0 +1,201 @@
+/**
+ * The runtime that feeds MCP servers: the current archive (opened lazily, reopened when the file is
+ * replaced or settings change), the semantic backend, the citation format, status and change events.
+ * One runtime serves any number of servers/sessions.
+ */
+import { inThread, openArchive } from '../../archive/index';
+import type { AsyncArchive } from '../../archive/types';
+import { normalizeEmbedConfig } from '../../embed/config';
+import { OpenAIEmbedder } from '../../embed/openai-client';
+import type { EmbedConfig } from '../../embed/types';
+import type { CitationFormat, SemanticState, ServerContext } from '../context';
+import { ArchiveHolder, stateStamp } from './archive-holder';
+import { isBesideArchive } from './cache-dir';
+import { defaultVectorIndexBuilder } from './vector-builder';
+import { SemanticManager } from './semantic';
+import type {
+  ArchiveOpener,
+  Runtime,
+  RuntimeEvent,
+  RuntimeLog,
+  RuntimeOptions,
+  RuntimeSettings,
+  RuntimeStatus,
+} from './types';
+
+/** Opens the archive in this thread (the CLI's choice). */
+export const inThreadOpener: ArchiveOpener = async (p) => {
+  const sync = await openArchive(p);
+  return { archive: inThread(sync), sync, path: sync.path };
+};
+
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const log: RuntimeLog = options.log ?? (() => {});
+  const listeners = new Set<(e: RuntimeEvent) => void>();
+  const emit = (e: RuntimeEvent) => {
+    for (const l of [...listeners]) {
+      try {
+        l(e);
+      } catch (err) {
+        log('warn', `runtime listener failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  };
+
+  let embed: EmbedConfig = normalizeEmbedConfig(options.embed);
+  let citation: CitationFormat = { ...options.citation };
+  /** Bumps when the archive is (re)opened or settings change. */
+  let generation = 0;
+  let disposed = false;
+  let summaryCache: { generation: number; stamp: string; summary: NonNullable<RuntimeStatus['summary']> } | undefined;
+
+  const holder = new ArchiveHolder(
+    options.archivePath,
+    options.openArchive ?? inThreadOpener,
+    log,
+    options.closeGraceMs ?? 10_000,
+    (e) => {
+      if (e.kind === 'opened') {
+        generation++;
+        semantic.reset();
+        emit({ kind: 'archive-opened', path: e.path });
+      } else if (e.kind === 'error') emit({ kind: 'archive-error', error: e.error });
+      else emit({ kind: 'archive-changed', replaced: true });
+    },
+  );
+
+  let warnedCache = false;
+  const cacheDirFor = (archiveFile: string): string | undefined => {
+    const dir = options.cacheDir;
+    if (!dir) return undefined;
+    if (isBesideArchive(dir, archiveFile)) {
+      if (!warnedCache) log('warn', `not caching the vector index in ${dir}: it is beside the archive (we never write there)`);
+      warnedCache = true;
+      return undefined;
+    }
+    return dir;
+  };
+
+  const semantic = new SemanticManager(
+    holder,
+    () => embed,
+    cacheDirFor,
+    options.buildVectorIndex ?? defaultVectorIndexBuilder,
+    options.createEmbedder ?? ((c) => new OpenAIEmbedder(c)),
+    log,
+    (status) => emit({ kind: 'semantic', status }),
+  );
+
+  // Optional polling so listeners hear about changes without a tool call.
+  let watchTimer: NodeJS.Timeout | undefined;
+  if (options.watchIntervalMs && options.watchIntervalMs > 0) {
+    let lastStamp: string | undefined;
+    let pending: string | undefined;
+    watchTimer = setInterval(() => {
+      const held = holder.peek();
+      if (!held) return;
+      let stamp: string;
+      try {
+        stamp = stateStamp(held.opened.path);
+      } catch {
+        return;
+      }
+      if (lastStamp === undefined) {
+        lastStamp = stamp;
+        return;
+      }
+      if (stamp === lastStamp) {
+        pending = undefined;
+        return;
+      }
+      // Report once the files have settled for one interval (a live import commits in bursts).
+      if (pending !== stamp) {
+        pending = stamp;
+        return;
+      }
+      const dbNow = stamp.split('|')[0].split(':')[0];
+      const dbBefore = lastStamp.split('|')[0].split(':')[0];
+      lastStamp = stamp;
+      pending = undefined;
+      emit({ kind: 'archive-changed', replaced: dbNow !== dbBefore });
+    }, options.watchIntervalMs);
+    watchTimer.unref();
+  }
+
+  const context: ServerContext = {
+    async archive(): Promise<AsyncArchive> {
+      if (disposed) throw new Error('the msgbrowse server is shutting down');
+      return (await holder.get()).opened.archive;
+    },
+    semantic(signal?: AbortSignal): Promise<SemanticState> {
+      return semantic.get(signal);
+    },
+    get citation() {
+      return citation;
+    },
+    version: options.version,
+    log(level, message) {
+      log(level, message);
+    },
+  };
+
+  function status(): RuntimeStatus {
+    const held = holder.peek();
+    const archive: RuntimeStatus['archive'] = held
+      ? { state: 'open', path: held.opened.path }
+      : holder.isOpening
+        ? { state: 'opening' }
+        : holder.lastError
+          ? { state: 'error', error: holder.lastError.message, code: holder.lastError.code }
+          : { state: 'closed' };
+    return {
+      archivePath: holder.configuredPath,
+      archive,
+      summary: held && summaryCache?.generation === held.generation ? summaryCache.summary : undefined,
+      semantic: semantic.status,
+      embedModel: embed.model,
+      version: options.version,
+      generation,
+    };
+  }
+
+  return {
+    context,
+    status,
+    async describe(signal?: AbortSignal): Promise<RuntimeStatus> {
+      try {
+        const held = await holder.get();
+        const stamp = stateStamp(held.opened.path);
+        if (!summaryCache || summaryCache.generation !== held.generation || summaryCache.stamp !== stamp) {
+          summaryCache = { generation: held.generation, stamp, summary: await held.opened.archive.summary(signal) };
+        }
+      } catch {
+        // status() reports the error
+      }
+      return status();
+    },
+    async reload(patch?: Partial<RuntimeSettings>): Promise<void> {
+      if (disposed) return;
+      generation++;
+      if (patch?.embed) embed = normalizeEmbedConfig(patch.embed);
+      if (patch?.citation) citation = { ...patch.citation };
+      if (patch?.archivePath !== undefined) holder.setPath(patch.archivePath);
+      else holder.invalidate();
+      semantic.reset();
+      summaryCache = undefined;
+      emit({ kind: 'config' });
+    },
+    onDidChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async dispose(): Promise<void> {
+      if (disposed) return;
+      disposed = true;
+      if (watchTimer) clearInterval(watchTimer);
+      semantic.dispose();
+      await holder.dispose();
+      listeners.clear();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { Archive, ArchiveSummary, AsyncArchive } from '../../archive/types';
+import type { EmbedConfig, Embedder } from '../../embed/types';
+import type { VectorIndex } from '../../search/types';
+import type { CitationFormat, LogLevel, ServerContext } from '../context';
+
+export type RuntimeLog = (level: LogLevel, message: string) => void;
+
+/** An open archive as the runtime holds it. `sync` is present for in-thread archives (the vector builder may scan it). */
+export interface OpenedArchive {
+  archive: AsyncArchive;
+  sync?: Archive;
+  /** The resolved database file (the archive's own `path`). */
+  path: string;
+}
+
+export type ArchiveOpener = (path: string) => Promise<OpenedArchive>;
+
+export interface VectorBuildRequest {
+  archive: OpenedArchive;
+  model: string;
+  dim: number;
+  /** Number of stored vectors of `model` (from `embeddingModels()`). */
+  count: number;
+  /** Where a persistent index cache may live (never beside the archive); undefined = no persistence. */
+  cacheDir?: string;
+  signal: AbortSignal;
+  log: RuntimeLog;
+}
+
+export type VectorIndexBuilder = (req: VectorBuildRequest) => Promise<VectorIndex>;
+
+export interface RuntimeOptions {
+  /** The archive file or its data dir. */
+  archivePath: string;
+  embed: EmbedConfig;
+  citation: CitationFormat;
+  /** Directory for the persistent vector-index cache (CLI: XDG cache dir, see `defaultCacheDir`). */
+  cacheDir?: string;
+  version: string;
+  log?: RuntimeLog;
+  /** How an archive is opened (default: the archive layer in this thread). The extension may pass a worker-backed one. */
+  openArchive?: ArchiveOpener;
+  /** How the vector index is built (default: the search layer's builder, else an in-memory exact index). */
+  buildVectorIndex?: VectorIndexBuilder;
+  /** How the query embedder is created (default: the OpenAI-compatible client). */
+  createEmbedder?: (config: EmbedConfig) => Embedder;
+  /**
+   * Poll the archive files every this many ms and emit `archive-changed` events (for clients that need to
+   * know without a tool call, e.g. the extension). Default: off; calls still detect changes themselves.
+   */
+  watchIntervalMs?: number;
+  /** Grace period before a replaced archive handle is closed, so in-flight calls finish (default 10 s). */
+  closeGraceMs?: number;
+}
+
+export type ArchiveState =
+  | { state: 'closed' }
+  | { state: 'opening' }
+  | { state: 'open'; path: string }
+  | { state: 'error'; error: string; code?: string };
+
+export type SemanticStatus =
+  | { state: 'disabled'; reason: string }
+  | { state: 'unknown' }
+  | { state: 'unavailable'; reason: string }
+  | { state: 'building'; model: string; dim: number; count: number }
+  | { state: 'ready'; model: string; dim: number; size: number }
+  | { state: 'error'; reason: string };
+
+export interface RuntimeStatus {
+  archivePath: string;
+  archive: ArchiveState;
+  /** Filled by `describe()` (or after it ran once for the current archive state). */
+  summary?: ArchiveSummary;
+  semantic: SemanticStatus;
+  embedModel: string;
+  version: string;
+  /** Bumps whenever the archive is (re)opened or settings change; good for a server-definition version. */
+  generation: number;
+}
+
+export type RuntimeEvent =
+  | { kind: 'archive-opened'; path: string }
+  | { kind: 'archive-error'; error: string }
+  /** The archive files changed on disk (new rows, a checkpoint, or a replaced file). */
+  | { kind: 'archive-changed'; replaced: boolean }
+  | { kind: 'semantic'; status: SemanticStatus }
+  | { kind: 'config' };
+
+export interface RuntimeSettings {
+  archivePath: string;
+  embed: EmbedConfig;
+  citation: CitationFormat;
+}
+
+export interface Runtime {
+  /** What `createMcpServer` needs; getters read the current settings on every call. */
+  readonly context: ServerContext;
+  /** Snapshot without I/O. */
+  status(): RuntimeStatus;
+  /** Opens the archive if needed and returns the status with a fresh summary (throws nothing). */
+  describe(signal?: AbortSignal): Promise<RuntimeStatus>;
+  /** Applies new settings (any subset) and reopens lazily; with no argument, forces a reopen. */
+  reload(patch?: Partial<RuntimeSettings>): Promise<void>;
+  onDidChange(listener: (e: RuntimeEvent) => void): () => void;
+  /** Closes the archive and the index; later calls reject. */
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,339 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { buildCuratedArchive, buildMsgbrowseMcpFixture, cosine, decodeVector, type CuratedArchive } from '../fixtures/index';
+import type { Embedder } from '../../src/embed/types';
+import type { VectorIndex } from '../../src/search/types';
+import {
+  createRuntime,
+  defaultCacheDir,
+  defaultVectorIndexBuilder,
+  isBesideArchive,
+  SharedTask,
+  type RuntimeEvent,
+  type RuntimeOptions,
+  type VectorBuildRequest,
+} from '../../src/mcp/runtime/index';
+
+async function until(cond: () => boolean, ms = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > ms) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const CITATION = { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' };
+
+function fakeEmbedder(model: string, vec: number[]): Embedder {
+  return { model, embed: async () => Float32Array.from(vec) };
+}
+
+function options(archivePath: string, extra: Partial<RuntimeOptions> = {}): RuntimeOptions {
+  return {
+    archivePath,
+    embed: { baseUrl: 'http://127.0.0.1:9/v1', model: 'test-embed' },
+    citation: CITATION,
+    version: '9.9.9',
+    createEmbedder: (c) => fakeEmbedder(c.model, [1, 0, 0, 0, 0, 0, 0, 0]),
+    closeGraceMs: 10,
+    ...extra,
+  };
+}
+
+let root: string;
+let curated: CuratedArchive;
+
+before(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'mb-runtime-'));
+  curated = buildCuratedArchive(path.join(root, 'curated'));
+});
+after(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** Exact cosine top-k straight from the file with better-sqlite3 (orphans excluded), ties by id. */
+function expectedTopK(file: string, model: string, q: number[], k: number): { messageId: number; score: number }[] {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db
+      .prepare(
+        'SELECT m.id AS id, e.vec AS vec, e.dim AS dim FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ?',
+      )
+      .all(model) as { id: number; vec: Buffer; dim: number }[];
+    return rows
+      .map((r) => ({ messageId: r.id, score: cosine(q, decodeVector(r.vec, r.dim)) }))
+      .sort((a, b) => b.score - a.score || a.messageId - b.messageId)
+      .slice(0, k);
+  } finally {
+    db.close();
+  }
+}
+
+describe('runtime: archive', () => {
+  it('opens lazily from a data dir, reports status and a summary', async () => {
+    const rt = createRuntime(options(path.dirname(curated.path)));
+    assert.equal(rt.status().archive.state, 'closed');
+    const st = await rt.describe();
+    assert.deepEqual(st.archive, { state: 'open', path: curated.path });
+    assert.equal(st.summary?.messages, curated.messages.length);
+    assert.equal(st.summary?.conversations, curated.conversations.length);
+    assert.equal(st.version, '9.9.9');
+    assert.equal(rt.context.citation.scheme, 'vscode');
+    const a1 = await rt.context.archive();
+    const a2 = await rt.context.archive();
+    assert.equal(a1, a2, 'the same handle is reused while the file is unchanged');
+    await rt.dispose();
+    await assert.rejects(rt.context.archive(), /shutting down/);
+  });
+
+  it('rejects with the archive error for a bad path, keeps serving, and retries on the next call', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'late-'));
+    const events: RuntimeEvent[] = [];
+    const rt = createRuntime(options(dir));
+    rt.onDidChange((e) => events.push(e));
+    await assert.rejects(rt.context.archive(), (e: Error) => e.name === 'ArchiveError' && e.message.includes(dir));
+    const st = rt.status();
+    assert.equal(st.archive.state, 'error');
+    const sem = await rt.context.semantic();
+    assert.equal(sem.available, false);
+    assert.match(sem.available ? '' : sem.reason, /cannot be opened/);
+    // The archive appears: the next call opens it.
+    buildMsgbrowseMcpFixture(dir);
+    const a = await rt.context.archive();
+    assert.ok((await a.summary()).messages > 0);
+    assert.ok(events.some((e) => e.kind === 'archive-error'));
+    assert.ok(events.some((e) => e.kind === 'archive-opened'));
+    await rt.dispose();
+  });
+
+  it('reopens when the archive file is replaced (new inode) and sees the new content', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'swap-'));
+    const file = buildMsgbrowseMcpFixture(dir).path;
+    const rt = createRuntime(options(file));
+    const events: RuntimeEvent[] = [];
+    rt.onDidChange((e) => events.push(e));
+    const before = await (await rt.context.archive()).summary();
+    const gen = rt.status().generation;
+    // Build a different archive elsewhere and move it over the original.
+    const other = buildCuratedArchive(fs.mkdtempSync(path.join(root, 'other-')));
+    fs.copyFileSync(other.path, file + '.new');
+    fs.renameSync(file + '.new', file);
+    for (const ext of ['-wal', '-shm']) fs.rmSync(file + ext, { force: true });
+    const after = await (await rt.context.archive()).summary();
+    assert.notEqual(after.messages, before.messages);
+    assert.equal(after.messages, other.messages.length);
+    assert.ok(rt.status().generation > gen);
+    assert.ok(events.some((e) => e.kind === 'archive-changed' && e.replaced));
+    await rt.dispose();
+  });
+
+  it('reload() switches archives and citation format', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'reload-'));
+    const mcp = buildMsgbrowseMcpFixture(dir);
+    const rt = createRuntime(options(curated.path));
+    assert.equal((await (await rt.context.archive()).summary()).messages, curated.messages.length);
+    await rt.reload({ archivePath: mcp.path, citation: { scheme: 'cursor', authority: 'x.y' } });
+    assert.equal((await (await rt.context.archive()).summary()).messages, mcp.messages.length);
+    assert.equal(rt.context.citation.scheme, 'cursor');
+    await rt.dispose();
+  });
+
+  it('concurrent first calls share one open', async () => {
+    let opens = 0;
+    const rt = createRuntime(
+      options(curated.path, {
+        openArchive: async (p) => {
+          opens++;
+          const { inThreadOpener } = await import('../../src/mcp/runtime/index');
+          return inThreadOpener(p);
+        },
+      }),
+    );
+    const all = await Promise.all([1, 2, 3, 4].map(() => rt.context.archive()));
+    assert.equal(opens, 1);
+    assert.ok(all.every((a) => a === all[0]));
+    await rt.dispose();
+  });
+});
+
+describe('runtime: semantic', () => {
+  it('is unavailable with a clear reason when no model is configured', async () => {
+    const rt = createRuntime(options(curated.path, { embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '  ' } }));
+    assert.equal(rt.status().semantic.state, 'disabled');
+    const s = await rt.context.semantic();
+    assert.equal(s.available, false);
+    assert.match(s.available ? '' : s.reason, /no embedding model configured — set MSGBROWSE_LLM_EMBED_MODEL/);
+    await rt.dispose();
+  });
+
+  it('names the stored models when the configured one has no vectors', async () => {
+    const rt = createRuntime(options(curated.path, { embed: { baseUrl: 'http://127.0.0.1:9/v1', model: 'nope-embed' } }));
+    const s = await rt.context.semantic();
+    assert.equal(s.available, false);
+    const reason = s.available ? '' : s.reason;
+    assert.match(reason, /no embeddings for model "nope-embed"/);
+    assert.match(reason, /test-embed/);
+    assert.match(reason, /other-embed/);
+    assert.equal(rt.status().semantic.state, 'unavailable');
+    await rt.dispose();
+  });
+
+  it('builds an exact-cosine index matching a brute-force scan of the file', async () => {
+    const rt = createRuntime(options(curated.path));
+    const s = await rt.context.semantic();
+    assert.ok(s.available);
+    assert.equal(s.index.model, 'test-embed');
+    assert.equal(s.index.dim, 8);
+    const q = [0.3, -1, 0.5, 0, 2, 0.1, -0.2, 0.7];
+    const got = await s.index.search(Float32Array.from(q), 10);
+    const want = expectedTopK(curated.path, 'test-embed', q, 10);
+    assert.deepEqual(
+      got.map((h) => h.messageId),
+      want.map((h) => h.messageId),
+    );
+    for (let i = 0; i < got.length; i++) assert.ok(Math.abs(got[i].score - want[i].score) < 1e-6);
+    assert.equal(s.index.size, curated.embeddings.find((e) => e.model === 'test-embed')!.count - 1, 'orphan skipped');
+    assert.equal(rt.status().semantic.state, 'ready');
+    // A second call reuses the index.
+    const s2 = await rt.context.semantic();
+    assert.ok(s2.available && s2.index === s.index);
+    await rt.dispose();
+  });
+
+  it('shares one build between concurrent callers; one caller cancelling does not stop it', async () => {
+    let builds = 0;
+    let entered = false;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const rt = createRuntime(
+      options(curated.path, {
+        buildVectorIndex: async (req: VectorBuildRequest) => {
+          builds++;
+          entered = true;
+          await gate;
+          return defaultVectorIndexBuilder(req);
+        },
+      }),
+    );
+    const ac = new AbortController();
+    const p1 = rt.context.semantic(ac.signal);
+    const p2 = rt.context.semantic();
+    await until(() => entered);
+    ac.abort();
+    await assert.rejects(p1, (e: Error) => e.name === 'AbortError');
+    assert.equal(rt.status().semantic.state, 'building');
+    release();
+    const s2 = await p2;
+    assert.ok(s2.available);
+    assert.equal(builds, 1);
+    await rt.dispose();
+  });
+
+  it('aborts the build when every waiter cancels, and the next call builds again', async () => {
+    const signals: AbortSignal[] = [];
+    const rt = createRuntime(
+      options(curated.path, {
+        buildVectorIndex: (req) =>
+          new Promise<VectorIndex>((_resolve, reject) => {
+            signals.push(req.signal);
+            req.signal.addEventListener('abort', () => reject(req.signal.reason));
+          }),
+      }),
+    );
+    const a = new AbortController();
+    const b = new AbortController();
+    const p1 = assert.rejects(rt.context.semantic(a.signal), (e: Error) => e.name === 'AbortError');
+    const p2 = assert.rejects(rt.context.semantic(b.signal), (e: Error) => e.name === 'AbortError');
+    await until(() => signals.length === 1);
+    a.abort();
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(signals[0].aborted, false, 'still one waiter');
+    b.abort();
+    await p1;
+    await p2;
+    assert.equal(signals[0].aborted, true);
+    const c = new AbortController();
+    const p3 = assert.rejects(rt.context.semantic(c.signal));
+    await until(() => signals.length === 2);
+    c.abort();
+    await p3;
+    await rt.dispose();
+  });
+
+  it('reports a build failure as unavailable (never a crash) and retries later', async () => {
+    let fail = true;
+    const rt = createRuntime(
+      options(curated.path, {
+        buildVectorIndex: async (req) => {
+          if (fail) throw new Error('disk full');
+          return defaultVectorIndexBuilder(req);
+        },
+      }),
+    );
+    const s = await rt.context.semantic();
+    assert.equal(s.available, false);
+    assert.match(s.available ? '' : s.reason, /could not be built: disk full/);
+    fail = false;
+    assert.ok((await rt.context.semantic()).available);
+    await rt.dispose();
+  });
+
+  it('reload with another model rebuilds for that model', async () => {
+    const rt = createRuntime(options(curated.path));
+    const s = await rt.context.semantic();
+    assert.ok(s.available && s.index.dim === 8);
+    await rt.reload({ embed: { baseUrl: 'http://127.0.0.1:9/v1', model: 'other-embed' } });
+    const s2 = await rt.context.semantic();
+    assert.ok(s2.available && s2.index.dim === 4 && s2.index.model === 'other-embed');
+    assert.equal(s2.embedder.model, 'other-embed');
+    await rt.dispose();
+  });
+
+  it('never hands the builder a cache dir beside the archive', async () => {
+    const seen: (string | undefined)[] = [];
+    const builder = (req: VectorBuildRequest) => {
+      seen.push(req.cacheDir);
+      return defaultVectorIndexBuilder(req);
+    };
+    const beside = createRuntime(options(curated.path, { cacheDir: path.dirname(curated.path), buildVectorIndex: builder }));
+    await beside.context.semantic();
+    await beside.dispose();
+    const cache = path.join(root, 'cache');
+    const elsewhere = createRuntime(options(curated.path, { cacheDir: cache, buildVectorIndex: builder }));
+    await elsewhere.context.semantic();
+    await elsewhere.dispose();
+    assert.deepEqual(seen, [undefined, cache]);
+  });
+});
+
+describe('runtime helpers', () => {
+  it('defaultCacheDir follows XDG and platform conventions', () => {
+    assert.equal(defaultCacheDir({ XDG_CACHE_HOME: '/x/cache' }, 'linux', '/home/u'), '/x/cache/msgbrowse-vscode');
+    assert.equal(defaultCacheDir({}, 'linux', '/home/u'), '/home/u/.cache/msgbrowse-vscode');
+    assert.equal(defaultCacheDir({ XDG_CACHE_HOME: 'relative' }, 'linux', '/home/u'), '/home/u/.cache/msgbrowse-vscode');
+    assert.equal(defaultCacheDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Caches/msgbrowse-vscode');
+    assert.ok(isBesideArchive('/data', '/data/msgbrowse.sqlite'));
+    assert.ok(isBesideArchive('/data/cache', '/data/msgbrowse.sqlite'));
+    assert.ok(!isBesideArchive('/home/u/.cache/msgbrowse-vscode', '/data/msgbrowse.sqlite'));
+  });
+
+  it('SharedTask: detached work survives its waiters cancelling', async () => {
+    let seen: AbortSignal | undefined;
+    const t = new SharedTask<number>(async (signal) => {
+      seen = signal;
+      await new Promise((r) => setTimeout(r, 20));
+      return 7;
+    });
+    t.detach();
+    const ac = new AbortController();
+    const w = t.wait(ac.signal);
+    ac.abort();
+    await assert.rejects(w);
+    assert.equal(await t.observe(), 7);
+    assert.equal(seen?.aborted, false);
+  });
+});
