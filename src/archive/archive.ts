@@ -4,7 +4,6 @@
  * connection had to be reopened (a re-import or migration may have changed them).
  */
 import type { ArchiveConnection, Sql } from './connection';
-import { ArchiveError } from './errors';
 import { fingerprint } from './file-identity';
 import { attachments } from './queries/media';
 import { context } from './queries/context';
@@ -68,16 +67,7 @@ export class WasmArchive implements Archive {
         this.schemaInfo = detectSchema(sql);
         this.schemaOpen = this.conn.opens;
       }
-      try {
-        return fn(sql, this.schemaInfo);
-      } catch (e) {
-        if (e instanceof ArchiveError || (e as { resultCode?: unknown })?.resultCode !== undefined) throw e;
-        throw new ArchiveError(
-          'query_failed',
-          `Reading ${this.path} failed: ${e instanceof Error ? e.message : String(e)}`,
-          this.path,
-        );
-      }
+      return fn(sql, this.schemaInfo);
     });
   }
 

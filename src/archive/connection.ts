@@ -11,6 +11,7 @@
  * - SQLITE_CORRUPT*, SQLITE_NOTADB, SQLITE_BUSY*, SQLITE_IOERR_SHORT_READ and SQLITE_SCHEMA close,
  *   reopen (< 1 ms) and retry with a tiny backoff.
  */
+import fs from 'node:fs';
 import type { Database, PreparedStatement, SqlValue } from '@sqlite.org/sqlite-wasm';
 import { ArchiveError } from './errors';
 import { type ArchiveIdentity, mayBeTorn, readIdentity, statsChanged } from './file-identity';
@@ -46,6 +47,7 @@ const SQLITE_IOERR_SHORT_READ = 522;
 const SQLITE_CORRUPT = 11;
 const SQLITE_NOTADB = 26;
 const SQLITE_SCHEMA = 17;
+const SQLITE_INTERRUPT = 9;
 
 /** Errors a concurrent writer's checkpoint can cause on our lock-free reader (retry after reopen). */
 export function isTransient(e: unknown): boolean {
@@ -252,12 +254,28 @@ export class ArchiveConnection {
         }
         return result;
       } catch (e) {
-        if (!isTransient(e)) throw e;
+        if (!isTransient(e)) throw toArchiveError(this.path, e);
         lastErr = e;
       }
     }
     throw transientFailure(this.path, lastErr);
   }
+}
+
+/** Any non-transient failure as an ArchiveError (ArchiveErrors pass through unchanged). */
+export function toArchiveError(path: string, e: unknown): ArchiveError {
+  if (e instanceof ArchiveError) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  if (!fs.existsSync(path)) {
+    return new ArchiveError(
+      'missing_path',
+      `The archive ${path} no longer exists (it was moved or deleted). Point the extension at its new location.`,
+      path,
+    );
+  }
+  const rc = sqliteCode(e);
+  if (rc === SQLITE_INTERRUPT) return new ArchiveError('query_failed', `Reading ${path} was interrupted.`, path);
+  return new ArchiveError('query_failed', `Reading ${path} failed: ${msg}`, path);
 }
 
 function transientFailure(path: string, e: unknown): ArchiveError {

@@ -36,6 +36,11 @@ export interface ReadonlyVfs {
   openFiles(): number;
   /** Paths of currently open files. */
   openPaths(): string[];
+  /**
+   * Self-test of the I/O path: open `file` through xOpen as a main db, xRead `n` bytes at the
+   * 64-bit `offset` into the WASM heap, xClose. Returns the bytes and the SQLite result code.
+   */
+  probeRead(file: string, offset: bigint, n: number): { rc: number; bytes: Uint8Array };
 }
 
 /* The sqlite-wasm typings of the struct/wasm helpers are loose; this is the narrow surface we use. */
@@ -64,6 +69,8 @@ interface Wasm {
   poke64(p: number, v: bigint): unknown;
   cstrToJs(p: number): string | null;
   allocCString(s: string): number;
+  alloc(n: number): number;
+  dealloc(p: number): void;
 }
 type Capi = Record<string, number> & {
   sqlite3_vfs: StructCtor;
@@ -261,7 +268,28 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
   defaultVfs.dispose();
 
   void SQLITE_IOERR;
+  const walVfsPtr = capi.sqlite3_vfs_find(WAL_VFS);
+  const probeRead = (file: string, offset: bigint, n: number): { rc: number; bytes: Uint8Array } => {
+    const pFile = wasm.alloc(capi.sqlite3_file.structInfo.sizeof);
+    const zName = wasm.allocCString(file);
+    const pOut = wasm.alloc(8);
+    const pBuf = wasm.alloc(Math.max(1, n));
+    try {
+      const orc = vfsMethods.xOpen(walVfsPtr, zName, pFile, SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_READONLY, pOut);
+      if (orc !== SQLITE_OK) return { rc: orc, bytes: new Uint8Array(0) };
+      try {
+        const rc = io.xRead(pFile, pBuf, n, offset);
+        return { rc, bytes: wasm.heap8u().slice(pBuf, pBuf + n) };
+      } finally {
+        io.xClose(pFile);
+      }
+    } finally {
+      for (const p of [pFile, zName, pOut, pBuf]) wasm.dealloc(p);
+    }
+  };
+
   installed = {
+    probeRead,
     walName: WAL_VFS,
     immutableName: IMMUTABLE_VFS,
     openFiles: () => files.size,

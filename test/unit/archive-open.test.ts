@@ -1,0 +1,191 @@
+/**
+ * openArchive: accepted inputs, every specific ArchiveError, and the read-only VFS's I/O path
+ * (64-bit offsets beyond 4 GiB, short reads, nothing ever created next to the archive).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ArchiveError, openArchive, type ArchiveErrorCode } from '../../src/archive';
+import { loadEngine } from '../../src/archive/wasm-engine';
+import {
+  buildCuratedArchive,
+  writeNewerSchemaArchive,
+  writeNonMsgbrowseSqlite,
+  writeRandomBytesFile,
+  writeTruncatedArchive,
+} from '../fixtures';
+
+let tmp: string;
+before(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-open-'));
+});
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+async function rejectsWith(p: Promise<unknown>, code: ArchiveErrorCode, ...fragments: (string | RegExp)[]): Promise<ArchiveError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof ArchiveError, `expected ArchiveError, got ${String(e)}`);
+    assert.equal(e.code, code, e.message);
+    for (const f of fragments) {
+      if (typeof f === 'string') assert.ok(e.message.includes(f), `"${e.message}" should mention "${f}"`);
+      else assert.match(e.message, f);
+    }
+    assert.ok(!/\n\s+at /.test(e.message), 'no stack trace in the message');
+    return e;
+  }
+  assert.fail(`expected an ArchiveError ${code}`);
+}
+
+describe('openArchive inputs', () => {
+  it('opens the data directory and the file itself, in WAL-read mode', async () => {
+    const dir = path.join(tmp, 'ok');
+    const desc = buildCuratedArchive(dir);
+    for (const p of [dir, desc.path, path.relative(process.cwd(), dir)]) {
+      const a = await openArchive(p);
+      try {
+        assert.equal(a.path, desc.path);
+        assert.equal(a.schemaVersion, 16);
+        assert.equal((a as unknown as { stats: { mode: string } }).stats.mode, 'wal');
+        assert.equal(a.summary().messages, desc.messages.length);
+      } finally {
+        a.close();
+      }
+    }
+    assert.deepEqual(fs.readdirSync(dir), ['msgbrowse.sqlite']);
+  });
+
+  it('a closed archive refuses queries with a clear error', async () => {
+    const a = await openArchive(path.join(tmp, 'ok'));
+    a.close();
+    assert.throws(() => a.listConversations(), (e: unknown) => e instanceof ArchiveError && /closed/.test(e.message));
+  });
+});
+
+describe('openArchive errors', () => {
+  it('missing path', async () => {
+    const p = path.join(tmp, 'nope', 'msgbrowse.sqlite');
+    const e = await rejectsWith(openArchive(p), 'missing_path', p, 'does not exist');
+    assert.equal(e.path, p);
+    await rejectsWith(openArchive(''), 'missing_path', 'No archive path');
+    await rejectsWith(openArchive('   '), 'missing_path');
+  });
+
+  it('directory without msgbrowse.sqlite', async () => {
+    const d = path.join(tmp, 'emptydir');
+    fs.mkdirSync(d);
+    fs.writeFileSync(path.join(d, 'other.sqlite'), '');
+    await rejectsWith(openArchive(d), 'no_archive_in_directory', d, 'msgbrowse.sqlite', 'data directory');
+  });
+
+  it('not a SQLite file (random bytes, empty file, text, directory named like the archive)', async () => {
+    const rnd = writeRandomBytesFile(path.join(tmp, 'rnd', 'msgbrowse.sqlite'));
+    await rejectsWith(openArchive(rnd), 'not_sqlite', rnd, 'not a SQLite database');
+    const empty = path.join(tmp, 'empty.sqlite');
+    fs.writeFileSync(empty, '');
+    await rejectsWith(openArchive(empty), 'not_sqlite', 'empty');
+    const text = path.join(tmp, 'notes.txt');
+    fs.writeFileSync(text, 'SQLite format 2 but not really, just some text that is long enough');
+    await rejectsWith(openArchive(text), 'not_sqlite');
+    const weird = path.join(tmp, 'weird');
+    fs.mkdirSync(path.join(weird, 'msgbrowse.sqlite'), { recursive: true });
+    await rejectsWith(openArchive(weird), 'not_sqlite', 'not a regular file');
+  });
+
+  it('SQLite file without msgbrowse tables', async () => {
+    const f = writeNonMsgbrowseSqlite(path.join(tmp, 'notes', 'msgbrowse.sqlite'));
+    await rejectsWith(openArchive(f), 'not_msgbrowse', f, 'not a msgbrowse archive', 'conversations');
+  });
+
+  it('schema newer than 16 asks to update the extension', async () => {
+    const f = writeNewerSchemaArchive(path.join(tmp, 'future', 'msgbrowse.sqlite'), 17);
+    await rejectsWith(openArchive(f), 'schema_too_new', f, '17', '16', 'Update the extension');
+  });
+
+  it('truncated archive fails as corrupt (at open or on first query), never silently', async () => {
+    const f = writeTruncatedArchive(path.join(tmp, 'trunc', 'msgbrowse.sqlite'));
+    let err: unknown;
+    try {
+      const a = await openArchive(f);
+      try {
+        a.listConversations();
+        a.searchKeyword({ query: 'the', limit: 50 });
+        for (const c of a.listConversations()) a.transcript({ conversationId: c.id, limit: 500 });
+      } finally {
+        a.close();
+      }
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof ArchiveError, `expected an ArchiveError, got ${String(err)}`);
+    assert.equal(err.code, 'corrupt', err.message);
+    assert.ok(err.message.includes(f));
+  });
+
+  it('unreadable file (EACCES)', { skip: process.getuid?.() === 0 ? 'root can read any file' : false }, async () => {
+    const f = path.join(tmp, 'locked.sqlite');
+    fs.copyFileSync(path.join(tmp, 'ok', 'msgbrowse.sqlite'), f);
+    fs.chmodSync(f, 0o000);
+    try {
+      await rejectsWith(openArchive(f), 'unreadable', f, 'EACCES');
+    } finally {
+      fs.chmodSync(f, 0o600);
+    }
+  });
+
+  it('archive deleted after open: queries say it is gone', async () => {
+    const dir = path.join(tmp, 'gone');
+    buildCuratedArchive(dir);
+    const a = await openArchive(dir);
+    try {
+      assert.ok(a.listConversations().length > 0);
+      fs.rmSync(dir, { recursive: true });
+      assert.throws(
+        () => a.listConversations(),
+        (e: unknown) => e instanceof ArchiveError && e.code === 'missing_path' && /no longer exists/.test(e.message),
+      );
+    } finally {
+      a.close();
+    }
+  });
+});
+
+describe('read-only VFS I/O path', () => {
+  it('reads at 64-bit offsets beyond 4 GiB (sparse file) and zero-fills short reads', async () => {
+    const { vfs } = await loadEngine();
+    const f = path.join(tmp, 'sparse.bin');
+    const fd = fs.openSync(f, 'w');
+    const high = 5n * 1024n ** 3n + 123n; // 5 GiB + 123
+    const payload = Buffer.from('beyond-4GiB!');
+    fs.writeSync(fd, payload, 0, payload.length, Number(high));
+    fs.writeSync(fd, Buffer.from('low'), 0, 3, 2 ** 32 - 1); // straddles nothing, but sits at 4 GiB - 1
+    fs.closeSync(fd);
+    const r = vfs.probeRead(f, high, payload.length);
+    assert.equal(r.rc, 0);
+    assert.equal(Buffer.from(r.bytes).toString(), 'beyond-4GiB!');
+    const r2 = vfs.probeRead(f, BigInt(2 ** 32 - 1), 3);
+    assert.equal(Buffer.from(r2.bytes).toString(), 'low');
+    // Short read at the end of the file: SQLITE_IOERR_SHORT_READ (522) and zeros.
+    const r3 = vfs.probeRead(f, high + BigInt(payload.length) - 4n, 10);
+    assert.equal(r3.rc, 522);
+    assert.deepEqual([...r3.bytes.subarray(0, 4)], [...Buffer.from('GiB!')]);
+    assert.deepEqual([...r3.bytes.subarray(4)], [0, 0, 0, 0, 0, 0]);
+    // A missing main file cannot be opened (SQLITE_CANTOPEN = 14); no file is created.
+    const missing = path.join(tmp, 'missing.bin');
+    assert.equal(vfs.probeRead(missing, 0n, 4).rc, 14);
+    assert.equal(fs.existsSync(missing), false);
+    assert.equal(vfs.openFiles(), 0, 'probe closed its fd');
+    fs.rmSync(f);
+  });
+
+  it('holds no file descriptors after close', async () => {
+    const { vfs } = await loadEngine();
+    const a = await openArchive(path.join(tmp, 'ok'));
+    a.searchKeyword({ query: 'lease', limit: 5 });
+    assert.ok(vfs.openFiles() >= 1);
+    a.close();
+    assert.equal(vfs.openFiles(), 0, `still open: ${vfs.openPaths().join(', ')}`);
+  });
+});
