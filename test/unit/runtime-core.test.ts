@@ -295,6 +295,7 @@ describe('runtime: semantic', () => {
 
   it('never hands the builder a cache dir beside the archive', async () => {
     const seen: (string | undefined)[] = [];
+    const listing = fs.readdirSync(path.dirname(curated.path)).sort();
     const builder = (req: VectorBuildRequest) => {
       seen.push(req.cacheDir);
       return defaultVectorIndexBuilder(req);
@@ -307,6 +308,20 @@ describe('runtime: semantic', () => {
     await elsewhere.context.semantic();
     await elsewhere.dispose();
     assert.deepEqual(seen, [undefined, cache]);
+    // The default builder persisted the index there (and nothing beside the archive).
+    assert.equal(fs.readdirSync(cache).filter((f) => f.endsWith('.idx')).length, 1);
+    assert.deepEqual(fs.readdirSync(path.dirname(curated.path)).sort(), listing);
+    assert.ok(!listing.some((f) => f.endsWith('.idx')));
+    const again = createRuntime(options(curated.path, { cacheDir: cache }));
+    const s = await again.context.semantic();
+    assert.ok(s.available);
+    const q = Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8]);
+    const want = expectedTopK(curated.path, 'test-embed', [...q], 5);
+    assert.deepEqual(
+      (await s.index.search(q, 5)).map((h) => h.messageId),
+      want.map((h) => h.messageId),
+    );
+    await again.dispose();
   });
 });
 

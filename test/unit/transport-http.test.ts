@@ -107,7 +107,8 @@ describe('HTTP transport, extension mode (custom header, never 401/403)', () => 
   });
 
   it('refuses a missing or wrong secret with 404 and a JSON-RPC error body', async () => {
-    for (const headers of [{}, { [HEADER]: 'wrong' }, { [HEADER]: SECRET + 'x' }, { Authorization: `Bearer ${SECRET}` }]) {
+    const variants: Record<string, string>[] = [{}, { [HEADER]: "wrong" }, { [HEADER]: SECRET + "x" }, { Authorization: `Bearer ${SECRET}` }];
+    for (const headers of variants) {
       const r = await raw({ port }, { headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body: INIT });
       assert.equal(r.status, 404, JSON.stringify(headers));
       const body = JSON.parse(r.body);

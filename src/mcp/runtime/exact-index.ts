@@ -1,7 +1,7 @@
 /**
- * FALLBACK exact-cosine VectorIndex, used only when no builder from `src/search/vector/` is injected.
+ * Plain exact-cosine VectorIndex kept as a reference implementation and test oracle (the runtime builds the
+ * search layer's int8 index by default, see vector-builder.ts).
  * It holds the vectors of one model in memory (float32, pre-normalised) and scans them per query.
- * TODO(vector engineer): the runtime's default builder switches to `src/search/vector/` once it lands.
  */
 import type { EmbeddingRecord } from '../../archive/types';
 import type { VectorFilter, VectorHit, VectorIndex } from '../../search/types';

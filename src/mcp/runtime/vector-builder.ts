@@ -1,9 +1,10 @@
 /**
- * The default VectorIndexBuilder.
- * TEMPORARY: builds the in-memory ExactCosineIndex from the in-thread archive. To be replaced by the search
- * layer's persistent index (`src/search/vector/`) once its public builder lands.
+ * The default VectorIndexBuilder: the search layer's exact int8 + WASM SIMD index, loaded from / written to the
+ * persistent cache when a cache dir is given, built in memory otherwise. It reads the embeddings through the
+ * in-thread archive; a worker-backed archive needs a builder that runs where the archive lives.
  */
-import { ExactCosineIndex } from './exact-index';
+import { buildVectorIndex, loadOrBuildVectorIndex } from '../../search/vector/index';
+import { stateStamp } from './archive-holder';
 import type { VectorIndexBuilder } from './types';
 
 export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
@@ -11,5 +12,21 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   if (!sync) {
     throw new Error('this archive is not open in this thread; pass a buildVectorIndex that can read its embeddings');
   }
-  return ExactCosineIndex.build(req.model, req.dim, sync.embeddings(req.model), req.signal);
+  const records = () => sync.embeddings(req.model);
+  if (!req.cacheDir) {
+    return buildVectorIndex(records(), { model: req.model, dim: req.dim, total: req.count, signal: req.signal });
+  }
+  // The key changes with the archive's on-disk state, so re-imported conversations (new message ids) rebuild.
+  const key = [req.archive.path, req.model, req.dim, req.count, stateStamp(req.archive.path)].join('|');
+  return loadOrBuildVectorIndex({
+    records,
+    model: req.model,
+    dim: req.dim,
+    total: req.count,
+    cacheDir: req.cacheDir,
+    key,
+    name: req.archive.path,
+    signal: req.signal,
+    log: (m) => req.log('debug', m),
+  });
 };
