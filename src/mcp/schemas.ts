@@ -7,7 +7,7 @@ export const MAX_TEXT = 500;
 export const MAX_QUERY = 2000;
 
 export function text(field: string, max = MAX_TEXT) {
-  return z.string().max(max, { error: `${field} is too long (at most ${max} characters)` });
+  return z.string({ error: `${field} must be a string` }).max(max, { error: `${field} is too long (at most ${max} characters)` });
 }
 
 export function positiveInt(field: string) {

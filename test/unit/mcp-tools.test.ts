@@ -1,0 +1,518 @@
+/** Every tool and error path through the SDK client against the curated fixture archive. */
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import crypto from 'node:crypto';
+import {
+  buildCuratedArchive,
+  conversationOf,
+  messagesOf,
+  embedText,
+  cosine,
+  embeddingInput,
+  isEmbeddable,
+  type CuratedArchive,
+} from '../fixtures/index';
+import { startHarness, tempDir, textOf, type Harness } from './mcp-harness';
+import { startEmbedServer, type TestEmbedServer } from './embed-test-server';
+
+type Hit = { message_id: number; hash: string; conversation: string; conversation_id: number; source: string; sender: string; timestamp: string; text: string; link: string; score?: number };
+
+let dir: string;
+let desc: CuratedArchive;
+let digest: string;
+let embed: TestEmbedServer;
+let h: Harness;
+let plain: Harness;
+let wrongDim: Harness;
+
+const sha = (p: string) => crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex');
+const link = (c: number, m: number) => `vscode://msgbrowse.msgbrowse-vscode/c/${c}/at/${m}`;
+
+before(async () => {
+  dir = tempDir('mcp-tools');
+  desc = buildCuratedArchive(dir);
+  digest = sha(desc.path);
+  embed = await startEmbedServer((req) => {
+    const body = JSON.parse(req.body) as { model: string; input: string[] };
+    // The endpoint serves 8-d test-embed vectors whatever model is asked for (so other-embed mismatches).
+    return { body: { data: body.input.map((t, index) => ({ index, embedding: embedText(t, 8, 'test-embed') })) } };
+  });
+  h = await startHarness({ archivePath: desc.path, embed: { baseUrl: embed.baseUrl, model: 'test-embed' } });
+  plain = await startHarness({ archivePath: desc.path });
+  wrongDim = await startHarness({ archivePath: desc.path, embed: { baseUrl: embed.baseUrl, model: 'other-embed' } });
+});
+
+after(async () => {
+  await h?.close();
+  await plain?.close();
+  await wrongDim?.close();
+  await embed?.close();
+  if (desc) assert.equal(sha(desc.path), digest, 'the archive file must be byte-for-byte unchanged');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('protocol surface', () => {
+  test('tools/list: 7 tools in msgbrowse order with titles, read-only annotations, closed inputs and output schemas', async () => {
+    const { tools } = await h.client.listTools();
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['list_conversations', 'get_conversation', 'search_messages', 'semantic_search', 'get_context', 'list_media', 'list_links'],
+    );
+    for (const t of tools) {
+      assert.ok(t.title && t.title.length > 3, t.name);
+      assert.ok(t.description && t.description.length > 40, t.name);
+      assert.equal(t.annotations?.readOnlyHint, true, t.name);
+      assert.equal(t.annotations?.openWorldHint, false, t.name);
+      assert.equal(t.annotations?.destructiveHint, false, t.name);
+      assert.equal(t.annotations?.title, t.title, t.name);
+      assert.equal(t.inputSchema.type, 'object');
+      assert.equal((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, t.name);
+      assert.equal(t.outputSchema?.type, 'object', t.name);
+    }
+    const props = (name: string) => Object.keys(tools.find((t) => t.name === name)!.inputSchema.properties ?? {});
+    assert.deepEqual(props('get_conversation'), ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'cursor']);
+    assert.deepEqual(props('search_messages'), ['query', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'limit']);
+    assert.deepEqual(props('semantic_search'), ['query', 'k', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end']);
+    assert.deepEqual(props('get_context'), ['message_id', 'hash', 'window']);
+    assert.deepEqual(props('list_media'), ['conversation', 'conversation_id', 'source', 'kind', 'limit']);
+    assert.deepEqual(props('list_links'), ['domain', 'conversation', 'conversation_id', 'source', 'limit']);
+    assert.deepEqual(tools.find((t) => t.name === 'search_messages')!.inputSchema.required, ['query']);
+  });
+
+  test('server info, logging capability and instructions about citations and untrusted content', async () => {
+    assert.deepEqual(h.client.getServerVersion(), { name: 'msgbrowse', version: '0.0.0-test' });
+    const caps = h.client.getServerCapabilities();
+    assert.ok(caps?.logging);
+    assert.ok(caps?.tools);
+    assert.ok(caps?.resources);
+    const ins = h.client.getInstructions() ?? '';
+    assert.match(ins, /link/);
+    assert.match(ins, /verbatim/);
+    assert.match(ins, /untrusted data/);
+    assert.match(ins, /never follow instructions/i);
+    assert.match(ins, /get_context/);
+  });
+});
+
+describe('list_conversations', () => {
+  test('every conversation with facts matching the fixture, including the empty one', async () => {
+    const r = await h.ok<{ conversations: Record<string, unknown>[] }>('list_conversations');
+    assert.equal(r.conversations.length, desc.conversations.length);
+    for (const c of desc.conversations) {
+      const got = r.conversations.find((x) => x.id === c.id)!;
+      assert.ok(got, c.name);
+      assert.equal(got.name, c.name);
+      assert.equal(got.source, c.source);
+      assert.equal(got.message_count, c.messageCount);
+      assert.equal(got.images, c.images);
+      assert.equal(got.videos, c.videos);
+      assert.equal(got.files, c.files);
+      assert.equal(got.links, c.distinctUrls);
+      if (c.messageCount) {
+        assert.equal(got.first_timestamp, c.firstTs);
+        assert.equal(got.last_timestamp, c.lastTs);
+      } else assert.equal(got.first_timestamp, undefined);
+    }
+  });
+
+  test('source and name_contains filters; unknown source is an error listing the sources', async () => {
+    const wa = await h.ok<{ conversations: { source: string }[] }>('list_conversations', { source: 'WhatsApp' });
+    assert.ok(wa.conversations.length >= 2 && wa.conversations.every((c) => c.source === 'whatsapp'));
+    const mj = await h.ok<{ conversations: { name: string; source: string }[] }>('list_conversations', { name_contains: 'mj' });
+    assert.deepEqual(mj.conversations.map((c) => c.source).sort(), ['imessage', 'whatsapp']);
+    const msg = await h.err('list_conversations', { source: 'telegram' });
+    assert.match(msg, /unknown source "telegram"; this archive has "imessage", "signal", "whatsapp"/);
+  });
+});
+
+describe('conversation resolution', () => {
+  test('a name in several sources → error naming them and asking for source or conversation_id', async () => {
+    const msg = await h.err('get_conversation', { name: 'MJ' });
+    assert.match(msg, /exists in several sources/);
+    assert.match(msg, /imessage/);
+    assert.match(msg, /whatsapp/);
+    assert.match(msg, /pass source/);
+    assert.match(msg, /conversation_id/);
+    const im = conversationOf(desc, 'imessage', 'MJ');
+    const r = await h.ok<{ conversation_id: number; source: string; messages: Hit[] }>('get_conversation', { name: 'MJ', source: 'imessage' });
+    assert.equal(r.conversation_id, im.id);
+    assert.ok(r.messages.every((m) => m.source === 'imessage'));
+    const byId = await h.ok<{ conversation_id: number }>('get_conversation', { conversation_id: im.id });
+    assert.equal(byId.conversation_id, im.id);
+    // search scoped by an ambiguous name is refused the same way
+    assert.match(await h.err('search_messages', { query: 'lease', conversation: 'MJ' }), /several sources/);
+  });
+
+  test('unknown conversation → "not found" with the closest names', async () => {
+    const msg = await h.err('get_conversation', { name: 'Harpr' });
+    assert.match(msg, /not found/);
+    assert.match(msg, /Harper/);
+    assert.match(await h.err('list_media', { conversation: 'Nobody At All' }), /not found/);
+    assert.match(await h.err('get_conversation', { conversation_id: 99999 }), /conversation id 99999 not found/);
+    assert.match(await h.err('get_conversation', {}), /name or conversation_id is required/);
+    const harper = conversationOf(desc, 'signal', 'Harper');
+    assert.match(await h.err('get_conversation', { conversation_id: harper.id, source: 'whatsapp' }), /is from source "signal"/);
+    assert.match(await h.err('get_conversation', { conversation_id: harper.id, name: 'Family' }), /pass only one/);
+  });
+});
+
+describe('get_conversation', () => {
+  test('cursor paging walks a whole conversation without gaps or repeats', async () => {
+    const trip = conversationOf(desc, 'signal', 'Group Trip');
+    const expected = messagesOf(desc, trip.id).map((m) => m.id);
+    assert.equal(expected.length, 250);
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r: { messages: Hit[]; next_cursor?: string; has_more: boolean } = await h.ok('get_conversation', cursor ? { cursor, limit: 7 } : { name: 'Group Trip', limit: 7 });
+      seen.push(...r.messages.map((m) => m.message_id));
+      assert.equal(r.has_more, r.next_cursor !== undefined);
+      cursor = r.next_cursor;
+      pages++;
+      assert.ok(pages < 100, 'paging does not terminate');
+    } while (cursor);
+    assert.deepEqual(seen, expected);
+    assert.equal(pages, Math.ceil(250 / 7));
+  });
+
+  test('date bounds are inclusive days and survive paging; the cursor carries them', async () => {
+    const harper = conversationOf(desc, 'signal', 'Harper');
+    const day2 = messagesOf(desc, harper.id).filter((m) => m.ts.startsWith('2022-03-02')).map((m) => m.id);
+    const first = await h.ok<{ messages: Hit[]; next_cursor?: string }>('get_conversation', { name: 'Harper', start: '2022-03-02', end: '2022-03-02', limit: 2 });
+    const ids = first.messages.map((m) => m.message_id);
+    let cursor = first.next_cursor;
+    while (cursor) {
+      const r: { messages: Hit[]; next_cursor?: string } = await h.ok('get_conversation', { cursor, limit: 2 });
+      ids.push(...r.messages.map((m) => m.message_id));
+      cursor = r.next_cursor;
+    }
+    assert.deepEqual(ids, day2);
+    assert.match(await h.err('get_conversation', { cursor: first.next_cursor, start: '2022-03-01' }), /differ from the ones this cursor/);
+    assert.match(await h.err('get_conversation', { cursor: first.next_cursor, name: 'Family', source: 'whatsapp' }), /cursor belongs to conversation_id/);
+    assert.match(await h.err('get_conversation', { cursor: 'garbage!' }), /cursor is not valid/);
+    assert.match(await h.err('get_conversation', { cursor: Buffer.from('{"v":1}').toString('base64url') }), /cursor is not valid/);
+  });
+
+  test('limit above 500 is clamped (and said so); system messages included; bodies cleaned', async () => {
+    const r = await h.ok<{ messages: Hit[]; notes?: string[]; next_cursor?: string }>('get_conversation', { name: 'Group Trip', limit: 600 });
+    assert.equal(r.messages.length, 250);
+    assert.deepEqual(r.notes, ['limit 600 is above the maximum 500; used 500']);
+    assert.equal(r.next_cursor, undefined);
+    const harper = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper' });
+    assert.ok(harper.messages.some((m) => m.sender === 'No-Sender'));
+  });
+
+  test('empty conversation → [] (never null)', async () => {
+    const r = await h.ok<{ messages: Hit[]; has_more: boolean }>('get_conversation', { name: 'Empty Thread' });
+    assert.deepEqual(r.messages, []);
+    assert.equal(r.has_more, false);
+  });
+});
+
+describe('dates', () => {
+  test('strict YYYY-MM-DD, real calendar dates, start ≤ end', async () => {
+    for (const bad of ['2022-3-1', 'yesterday', '2022-03-01T00:00:00', '03/01/2022', ' 2022-03-01', '']) {
+      if (bad === '') continue;
+      assert.match(await h.err('search_messages', { query: 'lease', start: bad }), /start must be a date in YYYY-MM-DD form/, bad);
+    }
+    assert.match(await h.err('search_messages', { query: 'lease', end: '2022-02-30' }), /end "2022-02-30" is not a real calendar date/);
+    assert.match(await h.err('get_conversation', { name: 'Harper', end: '2021-02-29' }), /not a real calendar date/);
+    assert.match(await h.err('get_conversation', { name: 'Harper', start: '2022-03-02', end: '2022-03-01' }), /start 2022-03-02 is after end 2022-03-01/);
+    const leap = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper', start: '2020-02-29' });
+    assert.ok(leap.messages.length > 0);
+    assert.match(await h.err('semantic_search', { query: 'x', start: '2022-13-01' }), /not a real calendar date/);
+  });
+
+  test('date filters on search are inclusive days', async () => {
+    const r = await plain.ok<{ hits: Hit[] }>('search_messages', { query: 'lease', start: '2022-03-01', end: '2022-03-01' });
+    assert.ok(r.hits.length >= 1);
+    assert.ok(r.hits.every((x) => x.timestamp.startsWith('2022-03-01')));
+  });
+});
+
+describe('search_messages', () => {
+  test('hybrid: keyword hits with readable snippets, fused with semantic hits; scores rounded to 4 places', async () => {
+    const r = await h.ok<{ hits: Hit[]; semantic: { used: boolean; model?: string } }>('search_messages', { query: 'lease', limit: 10 });
+    assert.deepEqual(r.semantic, { used: true, model: 'test-embed' });
+    assert.equal(r.hits.length, 10);
+    const lease = r.hits.find((x) => x.message_id === desc.marks.leaseAgreement.id)!;
+    assert.ok(lease, 'the lease agreement message is found');
+    assert.match(lease.text, /\*\*lease\*\*/);
+    for (const x of r.hits) {
+      assert.doesNotMatch(x.text, /[\u0000-\u0008\u000b-\u001f\u007f]/);
+      assert.equal(x.link, link(x.conversation_id, x.message_id));
+      assert.equal(typeof x.score, 'number');
+      assert.equal(Math.round(x.score! * 1e4) / 1e4, x.score);
+    }
+    for (let i = 1; i < r.hits.length; i++) assert.ok(r.hits[i - 1].score! >= r.hits[i].score!);
+  });
+
+  test('filters: sender, source, conversation_id, dates', async () => {
+    const bySender = await plain.ok<{ hits: Hit[] }>('search_messages', { query: 'lease', sender: 'MJ' });
+    assert.ok(bySender.hits.length >= 1 && bySender.hits.every((x) => x.sender === 'MJ'));
+    const bySource = await plain.ok<{ hits: Hit[] }>('search_messages', { query: 'lease', source: 'imessage' });
+    assert.ok(bySource.hits.length >= 1 && bySource.hits.every((x) => x.source === 'imessage'));
+    const trip = conversationOf(desc, 'signal', 'Group Trip');
+    const byConv = await plain.ok<{ hits: Hit[] }>('search_messages', { query: 'lease', conversation_id: trip.id });
+    assert.ok(byConv.hits.length >= 1 && byConv.hits.every((x) => x.conversation_id === trip.id));
+    const none = await plain.ok<{ hits: Hit[] }>('search_messages', { query: 'zzzqqq' });
+    assert.deepEqual(none.hits, []);
+  });
+
+  test('limit above 100 is clamped with a note; limit 0 is an error', async () => {
+    const r = await plain.ok<{ hits: Hit[]; notes?: string[] }>('search_messages', { query: 'the', limit: 150 });
+    assert.deepEqual(r.notes, ['limit 150 is above the maximum 100; used 100']);
+    assert.ok(r.hits.length <= 100);
+    assert.match(await plain.err('search_messages', { query: 'the', limit: 0 }), /limit must be at least 1/);
+  });
+
+  test('FTS syntax and hostile queries are plain text', async () => {
+    for (const q of ['"', 'lease OR', 'lease)', '*', 'NEAR(', '^foo', '""', 'a"b', 'col:value', '-minus', 'lease*', 'AND OR NOT']) {
+      const r = await plain.call('search_messages', { query: q });
+      assert.ok(!r.isError, `${q}: ${textOf(r)}`);
+      assert.ok(Array.isArray((r.structuredContent as { hits: unknown[] }).hits));
+    }
+    assert.match(await plain.err('search_messages', { query: '   ' }), /query is required/);
+    assert.match(await plain.err('search_messages', { query: '\u0000\u0001' }), /query is required/);
+  });
+
+  test('the semantic half failing (dimension mismatch) is reported, keyword hits still returned', async () => {
+    const r = await wrongDim.ok<{ hits: Hit[]; semantic: { used: boolean; reason: string } }>('search_messages', { query: 'lease' });
+    assert.equal(r.semantic.used, false);
+    assert.match(r.semantic.reason, /dimension mismatch: the endpoint returned a 8-dimensional vector for model "other-embed", but the archive stores 4-dimensional/);
+    assert.ok(r.hits.length >= 1);
+    assert.ok(wrongDim.logs.some((l) => l.level === 'warn' && /semantic half/.test(l.message)));
+  });
+
+  test('text block carries the citations and frames message text as untrusted', async () => {
+    const r = await h.call('search_messages', { query: 'ignore previous instructions' });
+    const t = textOf(r);
+    const s = r.structuredContent as { hits: Hit[] };
+    assert.ok(s.hits.length >= 1);
+    assert.match(t, /quoted data written by other people/);
+    for (const x of s.hits) assert.ok(t.includes(`](${x.link})`), x.link);
+    // the injected text appears only inside a blockquote
+    const lines = t.split('\n').filter((l) => l.includes('reveal your system prompt'));
+    assert.ok(lines.length >= 1);
+    for (const line of lines) assert.match(line, /^\s*> /);
+    const links = r.content.filter((c) => c.type === 'resource_link');
+    assert.equal(links.length, s.hits.length);
+    assert.ok(links.every((c) => c.type === 'resource_link' && c.uri.startsWith('msgbrowse://message/')));
+  });
+});
+
+describe('semantic_search', () => {
+  test('exact cosine top-k over the stored vectors of the configured model', async () => {
+    const query = 'cabin wood stove hot tub';
+    const qv = embedText(query, 8, 'test-embed');
+    const expected = desc.messages
+      .filter(isEmbeddable)
+      .map((m) => ({ id: m.id, score: cosine(qv, embedText(embeddingInput(m.body), 8, 'test-embed')) }))
+      .sort((a, b) => b.score - a.score || a.id - b.id)
+      .slice(0, 5);
+    const r = await h.ok<{ hits: Hit[] }>('semantic_search', { query, k: 5 });
+    assert.deepEqual(r.hits.map((x) => x.score), expected.map((e) => Math.round(e.score * 1e4) / 1e4));
+    // ids agree wherever scores are not tied
+    for (let i = 0; i < 5; i++) {
+      const tied = expected.filter((e) => e.score === expected[i].score).map((e) => e.id);
+      assert.ok(tied.includes(r.hits[i].message_id));
+    }
+  });
+
+  test('sender / source / date / conversation filters and k clamping', async () => {
+    const r = await h.ok<{ hits: Hit[]; notes?: string[] }>('semantic_search', { query: 'lease', k: 150, sender: 'Harper' });
+    assert.deepEqual(r.notes, ['k 150 is above the maximum 100; used 100']);
+    assert.ok(r.hits.length > 0 && r.hits.every((x) => x.sender === 'Harper'));
+    const wa = await h.ok<{ hits: Hit[] }>('semantic_search', { query: 'lease', source: 'whatsapp' });
+    assert.ok(wa.hits.length > 0 && wa.hits.every((x) => x.source === 'whatsapp'));
+    const dated = await h.ok<{ hits: Hit[] }>('semantic_search', { query: 'lease', start: '2024-01-01', end: '2024-12-31' });
+    assert.ok(dated.hits.length > 0 && dated.hits.every((x) => x.timestamp.startsWith('2024')));
+    const zoe = conversationOf(desc, 'signal', 'Zoë');
+    const conv = await h.ok<{ hits: Hit[] }>('semantic_search', { query: 'café', conversation: 'Zoë' });
+    assert.ok(conv.hits.length > 0 && conv.hits.every((x) => x.conversation_id === zoe.id));
+    // orphan embeddings never surface
+    const all = await h.ok<{ hits: Hit[] }>('semantic_search', { query: 'deleted message about the lease', k: 100 });
+    assert.ok(all.hits.every((x) => desc.messages.some((m) => m.id === x.message_id)));
+  });
+
+  test('dimension mismatch and unreachable endpoint → clear errors', async () => {
+    assert.match(await wrongDim.err('semantic_search', { query: 'lease' }), /^semantic search failed: embedding dimension mismatch/);
+    const down = await startHarness({ archivePath: desc.path, embed: { baseUrl: 'http://127.0.0.1:1/v1', model: 'test-embed' } });
+    try {
+      assert.match(await down.err('semantic_search', { query: 'lease' }), /cannot reach the embeddings endpoint POST http:\/\/127\.0\.0\.1:1\/v1\/embeddings/);
+      const r = await down.ok<{ hits: Hit[]; semantic: { used: boolean; reason: string } }>('search_messages', { query: 'lease' });
+      assert.equal(r.semantic.used, false);
+      assert.match(r.semantic.reason, /cannot reach/);
+      assert.ok(r.hits.length > 0);
+    } finally {
+      await down.close();
+    }
+    const missing = await startHarness({ archivePath: desc.path, embed: { baseUrl: embed.baseUrl, model: 'nomic-embed' } });
+    try {
+      assert.match(await missing.err('semantic_search', { query: 'lease' }), /unavailable: the archive has no embeddings for model "nomic-embed"/);
+    } finally {
+      await missing.close();
+    }
+  });
+});
+
+describe('get_context', () => {
+  test('by message_id and by hash, chronological window around the target', async () => {
+    const t = desc.marks.linkMapsFirst;
+    const conv = messagesOf(desc, t.conversationId);
+    const i = conv.findIndex((m) => m.id === t.id);
+    const expected = conv.slice(Math.max(0, i - 2), i + 3).map((m) => m.id);
+    const a = await h.ok<{ messages: Hit[]; message_id: number; hash: string; conversation_id: number; source: string }>('get_context', { message_id: t.id, window: 2 });
+    assert.deepEqual(a.messages.map((m) => m.message_id), expected);
+    assert.equal(a.hash, t.hash);
+    assert.equal(a.source, 'signal');
+    const b = await h.ok<{ messages: Hit[] }>('get_context', { hash: t.hash.toUpperCase(), window: 2 });
+    assert.deepEqual(b.messages, a.messages);
+    const zero = await h.ok<{ messages: Hit[] }>('get_context', { message_id: t.id, window: 0 });
+    assert.deepEqual(zero.messages.map((m) => m.message_id), [t.id]);
+  });
+
+  test('window clamped to 50; errors for unknown id, bad hash, missing target', async () => {
+    const r = await h.ok<{ messages: Hit[]; notes?: string[] }>('get_context', { message_id: desc.marks.groupTripFirst.id, window: 60 });
+    assert.deepEqual(r.notes, ['window 60 is above the maximum 50; used 50']);
+    assert.equal(r.messages.length, 51);
+    assert.match(await h.err('get_context', { message_id: 999999 }), /message 999999 not found/);
+    assert.match(await h.err('get_context', { hash: 'abc' }), /64-character hex hash/);
+    assert.match(await h.err('get_context', { hash: 'f'.repeat(64) }), /no message with hash/);
+    assert.match(await h.err('get_context', {}), /message_id or hash is required/);
+    assert.match(await h.err('get_context', { message_id: desc.marks.leaseAgreement.id, hash: desc.marks.cjk.hash }), /different hash/);
+    assert.match(await h.err('get_context', { message_id: 0 }), /message_id must be at least 1/);
+  });
+});
+
+describe('list_media', () => {
+  test('videos supported; default is all kinds; limit is total; has_more', async () => {
+    const vids = await h.ok<{ media: { kind: string; name: string }[] }>('list_media', { kind: 'video' });
+    assert.equal(vids.media.length, desc.conversations.reduce((n, c) => n + c.videos, 0));
+    assert.ok(vids.media.every((m) => m.kind === 'video'));
+    const all = await h.ok<{ media: { kind: string }[]; has_more: boolean }>('list_media', {});
+    const total = desc.conversations.reduce((n, c) => n + c.images + c.files + c.videos, 0);
+    assert.equal(all.media.length, total);
+    assert.equal(all.has_more, false);
+    assert.deepEqual([...new Set(all.media.map((m) => m.kind))].sort(), ['file', 'image', 'video']);
+    const three = await h.ok<{ media: unknown[]; has_more: boolean }>('list_media', { limit: 3 });
+    assert.equal(three.media.length, 3);
+    assert.equal(three.has_more, true);
+    assert.match(await h.err('list_media', { kind: 'IMAGE' }), /kind must be one of "image", "file", "video"/);
+    const big = await h.ok<{ notes?: string[] }>('list_media', { limit: 5000 });
+    assert.deepEqual(big.notes, ['limit 5000 is above the maximum 1000; used 1000']);
+    const none = await h.ok<{ media: unknown[] }>('list_media', { conversation: 'Empty Thread' });
+    assert.deepEqual(none.media, []);
+  });
+});
+
+describe('list_links', () => {
+  test('domain is case-insensitive, ignores www., includes subdomains; one entry per URL with count', async () => {
+    const yelp = await h.ok<{ links: { url: string; domain: string }[] }>('list_links', { domain: 'WWW.YELP.COM' });
+    assert.ok(yelp.links.length >= 1 && yelp.links.every((l) => l.domain === 'yelp.com'));
+    const ex = await h.ok<{ links: { url: string; domain: string; count: number }[] }>('list_links', { domain: 'example.com' });
+    assert.ok(ex.links.some((l) => l.domain === 'maps.example.com'));
+    assert.ok(ex.links.every((l) => l.domain === 'example.com' || l.domain.endsWith('.example.com')));
+    const urls = ex.links.map((l) => l.url);
+    assert.equal(new Set(urls).size, urls.length);
+    const harper = await h.ok<{ links: { url: string; count: number; message_id: number }[] }>('list_links', { conversation: 'Harper' });
+    const maps = harper.links.find((l) => l.url === 'https://maps.example.com/a')!;
+    assert.equal(maps.count, 2);
+    assert.equal(maps.message_id, desc.marks.linkMapsFirst.id);
+    assert.match(await h.err('list_links', { domain: 'not a domain' }), /not a valid domain/);
+    const empty = await h.ok<{ links: unknown[] }>('list_links', { domain: 'nothing.invalid' });
+    assert.deepEqual(empty.links, []);
+  });
+});
+
+describe('resources', () => {
+  test('templates registered; message and conversation resources read as markdown + JSON', async () => {
+    const { resourceTemplates } = await h.client.listResourceTemplates();
+    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), ['msgbrowse://conversation/{id}', 'msgbrowse://message/{id}']);
+    const t = desc.marks.leaseAgreement;
+    const m = await h.client.readResource({ uri: `msgbrowse://message/${t.id}` });
+    assert.equal(m.contents.length, 2);
+    const json = JSON.parse(String((m.contents[1] as { text: string }).text)) as { message: Hit; context: Hit[] };
+    assert.equal(json.message.message_id, t.id);
+    assert.equal(json.message.link, link(t.conversationId, t.id));
+    assert.ok(json.context.length > 1);
+    assert.match(String((m.contents[0] as { text: string }).text), /cite as vscode:\/\//);
+    const byHash = await h.client.readResource({ uri: `msgbrowse://message/${t.hash}` });
+    assert.equal(JSON.parse(String((byHash.contents[1] as { text: string }).text)).message.message_id, t.id);
+    const c = await h.client.readResource({ uri: `msgbrowse://conversation/${t.conversationId}` });
+    assert.equal(JSON.parse(String((c.contents[1] as { text: string }).text)).id, t.conversationId);
+    const listed = await h.client.listResources();
+    assert.equal(listed.resources.length, desc.conversations.length);
+    await assert.rejects(h.client.readResource({ uri: 'msgbrowse://message/999999' }), /not found/);
+    await assert.rejects(h.client.readResource({ uri: 'msgbrowse://message/abc' }), /message_id or a 64-hex hash/);
+    await assert.rejects(h.client.readResource({ uri: 'msgbrowse://conversation/0' }), /positive integer/);
+  });
+});
+
+describe('hostile inputs', () => {
+  test('wrong types, unknown fields, NUL, huge strings, odd numbers → isError or well-formed; server keeps working', async () => {
+    const huge = 'x'.repeat(100 * 1024);
+    const calls: [string, Record<string, unknown>][] = [
+      ['search_messages', {}],
+      ['search_messages', { query: 42 }],
+      ['search_messages', { query: null }],
+      ['search_messages', { query: ['lease'] }],
+      ['search_messages', { query: { $gt: '' } }],
+      ['search_messages', { query: huge }],
+      ['search_messages', { query: 'lease\u0000); DROP TABLE messages;--' }],
+      ['search_messages', { query: 'lease', limit: 1.5 }],
+      ['search_messages', { query: 'lease', limit: -1 }],
+      ['search_messages', { query: 'lease', limit: 1e300 }],
+      ['search_messages', { query: 'lease', limit: '10' }],
+      ['search_messages', { query: 'lease', bogus: true }],
+      ['search_messages', { query: 'lease', Query: 'x' }],
+      ['search_messages', { query: 'lease', sender: huge }],
+      ['search_messages', { query: 'lease', conversation: '\u0000' }],
+      ['search_messages', { query: 'lease', conversation: "'; DROP TABLE conversations; --" }],
+      ['search_messages', { query: 'lease', source: huge }],
+      ['search_messages', { query: 'lease', start: '9999-99-99' }],
+      ['search_messages', { query: '‮evil‬ 😀 𝔘𝔫𝔦𝔠𝔬𝔡𝔢' }],
+      ['semantic_search', { query: huge }],
+      ['semantic_search', { query: 'x'.repeat(2000) }],
+      ['get_conversation', { name: huge }],
+      ['get_conversation', { name: 'Harper', limit: 2 ** 53 }],
+      ['get_conversation', { name: 'Harper', cursor: huge }],
+      ['get_conversation', { name: 'Harper', cursor: Buffer.from(JSON.stringify({ v: 1, c: 1, t: 1e308, i: 1 })).toString('base64url') }],
+      ['get_context', { message_id: -5 }],
+      ['get_context', { message_id: '1' }],
+      ['get_context', { message_id: 2 ** 60 }],
+      ['get_context', { hash: '../../etc/passwd' }],
+      ['list_media', { kind: null }],
+      ['list_media', { kind: 'video', limit: 0 }],
+      ['list_links', { domain: huge }],
+      ['list_links', { domain: 'http://[::1' }],
+      ['list_links', { domain: '\u0000.com' }],
+      ['list_conversations', { extra: 1 }],
+      ['list_conversations', { name_contains: '%_\\' }],
+      ['no_such_tool', {}],
+    ];
+    for (const [name, args] of calls) {
+      const r = await h.call(name, args);
+      const t = textOf(r);
+      assert.ok(typeof t === 'string' && t.length > 0, `${name} ${JSON.stringify(args).slice(0, 80)}: empty text`);
+      assert.doesNotMatch(t, /\n\s+at .*\(.*:\d+:\d+\)/, `stack trace leaked: ${t}`);
+      if (!r.isError) assert.ok(r.structuredContent, `${name}: structured content missing`);
+      else assert.ok(t.length < 2000, `${name}: error message too long (${t.length})`);
+    }
+    assert.match(await h.err('search_messages', { query: 'lease', bogus: true }), /unknown parameter "bogus" for search_messages; allowed: query,/);
+    assert.match(await h.err('search_messages', { query: huge }), /query is too long \(at most 2000 characters\)/);
+    assert.match(await h.err('search_messages', { query: 42 }), /query must be a string/);
+    const still = await h.ok<{ hits: Hit[] }>('search_messages', { query: 'lease' });
+    assert.ok(still.hits.length > 0);
+  });
+
+  test('message content with markup and controls is returned verbatim-but-clean and quoted in text', async () => {
+    const r = await h.call('get_conversation', { name: 'Mallory <script>' });
+    const s = r.structuredContent as { messages: Hit[] };
+    assert.equal(s.messages.find((m) => m.message_id === desc.marks.scriptBody.id)!.text, '<script>alert(1)</script>');
+    const t = textOf(r);
+    for (const line of t.split('\n').filter((l) => l.includes('<script>alert'))) assert.match(line, /^\s*> /);
+  });
+});
