@@ -52,7 +52,7 @@ export const NO_SLOT = -1;
 
 export type WorkerRequest =
   | { type: 'call'; id: number; slot: number; method: ArchiveMethod; args: unknown[] }
-  | { type: 'vector.open'; id: number; slot: number; model: string; cacheDir?: string; key?: string }
+  | ({ type: 'vector.open'; id: number; slot: number; model: string } & VectorOpenOptions)
   | {
       type: 'vector.search';
       id: number;
@@ -65,6 +65,20 @@ export type WorkerRequest =
   | { type: 'vector.dispose'; id: number; handle: number }
   | { type: 'cancel'; id: number }
   | { type: 'close'; id: number };
+
+/** How the worker loads or builds a vector index (mirrors the vector layer's LoadOrBuildOptions). */
+export interface VectorOpenOptions {
+  /** Cache directory of ours; absent: build in memory, no persistence. */
+  cacheDir?: string;
+  /** Identity of the archive's embeddings; default: archive path, model, dim, count and file fingerprint. */
+  key?: string;
+  /** Stable identity of the archive for the cache file name; default: the archive path. */
+  name?: string;
+  /** Expected dimension; default: the archive's dimension for the model. */
+  dim?: number;
+  /** Expected record count (progress); default: the archive's count for the model. */
+  total?: number;
+}
 
 export interface WireError {
   kind: 'archive' | 'vector' | 'abort' | 'error';
@@ -87,4 +101,6 @@ export type WorkerResponse =
   | { type: 'open-failed'; error: WireError }
   | { type: 'result'; id: number; value: unknown }
   | { type: 'error'; id: number; error: WireError }
-  | { type: 'progress'; id: number; progress: unknown };
+  | { type: 'progress'; id: number; progress: unknown }
+  /** Diagnostics from inside the worker (e.g. why a vector cache file was not used). */
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };

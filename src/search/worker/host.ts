@@ -1,0 +1,212 @@
+/**
+ * The engine worker: opens the archive once, answers archive queries and holds vector indexes, all off the
+ * extension host's thread. Bundled by esbuild.js to dist/engine-worker.js; run from source through tsx in dev.
+ *
+ * Requests are answered in arrival order. Synchronous queries run to completion unless their shared cancel flag
+ * is set (SQLite's progress handler polls it); vector builds and scans poll the flag through their signal.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openArchive } from '../../archive';
+import type { Archive } from '../../archive/types';
+import type { VectorIndex } from '../types';
+import { buildVectorIndex, loadOrBuildVectorIndex } from '../vector';
+import { CancelFlags } from './cancel-slots';
+import { interruptibleRecords } from './records';
+import { pollingSignal, type PollingAbort } from './polling-signal';
+import { installInterruptHandler } from './interrupt';
+import {
+  isArchiveMethod,
+  NO_SLOT,
+  type VectorIndexInfo,
+  type WireError,
+  type WorkerInit,
+  type WorkerRequest,
+  type WorkerResponse,
+} from './protocol';
+import { isAbortError, toWireError } from './wire-error';
+
+if (!parentPort) throw new Error('src/search/worker/host.ts must run as a worker thread (see startEngineWorker).');
+const port = parentPort;
+const init = workerData as WorkerInit;
+const flags = new CancelFlags(init.cancelFlags);
+
+/** Slot of the request whose synchronous SQLite work is on the stack right now. */
+let currentSlot = NO_SLOT;
+let archive: Archive | undefined;
+let closing = false;
+let nextHandle = 1;
+const indexes = new Map<number, VectorIndex>();
+/** Async requests in progress (vector open/search), so a `cancel` message can abort them. */
+const running = new Map<number, PollingAbort>();
+
+function send(msg: WorkerResponse): void {
+  port.postMessage(msg);
+}
+
+const ABORTED: WireError = { kind: 'abort', message: 'The request was cancelled.' };
+
+function fail(id: number, slot: number, e: unknown): void {
+  // Whatever a cancelled request failed with (SQLITE_INTERRUPT wrapped by the archive layer, an AbortError…),
+  // the client asked for it: report the cancellation, not the symptom.
+  const error = flags.isSet(slot) || isAbortError(e) ? ABORTED : toWireError(e);
+  send({ type: 'error', id, error });
+}
+
+/** Runs synchronous archive work with `slot` as the flag SQLite's progress handler polls. */
+function withSlot<T>(slot: number, fn: () => T): T {
+  const outer = currentSlot;
+  currentSlot = slot;
+  try {
+    return fn();
+  } finally {
+    currentSlot = outer;
+  }
+}
+
+function handleCall(req: Extract<WorkerRequest, { type: 'call' }>, db: Archive): void {
+  if (flags.isSet(req.slot)) return fail(req.id, req.slot, undefined);
+  if (!isArchiveMethod(req.method)) {
+    send({ type: 'error', id: req.id, error: { kind: 'error', message: `Unknown archive method "${String(req.method)}".` } });
+    return;
+  }
+  try {
+    const method = db[req.method] as (...args: unknown[]) => unknown;
+    const value = withSlot(req.slot, () => method.apply(db, req.args));
+    send({ type: 'result', id: req.id, value });
+  } catch (e) {
+    fail(req.id, req.slot, e);
+  }
+}
+
+async function openVectorIndex(
+  req: Extract<WorkerRequest, { type: 'vector.open' }>,
+  db: Archive,
+  signal: AbortSignal,
+): Promise<VectorIndex> {
+  const info = withSlot(req.slot, () => db.embeddingModels().find((m) => m.model === req.model));
+  const dim = req.dim ?? info?.dim;
+  const total = req.total ?? info?.count;
+  const records = () => interruptibleRecords(db.embeddings(req.model), (fn) => withSlot(req.slot, fn));
+  const onProgress = (progress: unknown) => send({ type: 'progress', id: req.id, progress });
+  if (!req.cacheDir) return buildVectorIndex(records(), { model: req.model, dim, total, onProgress, signal });
+  const key =
+    req.key ?? [db.path, req.model, dim, total, withSlot(req.slot, () => db.summary().fingerprint)].join('|');
+  return loadOrBuildVectorIndex({
+    records,
+    model: req.model,
+    dim,
+    total,
+    cacheDir: req.cacheDir,
+    key,
+    name: req.name ?? db.path,
+    onProgress,
+    signal,
+    log: (message) => send({ type: 'log', level: 'info', message }),
+  });
+}
+
+async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open' }>, db: Archive): Promise<void> {
+  const abort = pollingSignal(() => flags.isSet(req.slot));
+  running.set(req.id, abort);
+  try {
+    abort.signal.throwIfAborted();
+    const index = await openVectorIndex(req, db, abort.signal);
+    if (abort.signal.aborted || closing) {
+      index.dispose();
+      throw new DOMException('The request was cancelled.', 'AbortError');
+    }
+    const handle = nextHandle++;
+    indexes.set(handle, index);
+    const info: VectorIndexInfo = { handle, model: index.model, dim: index.dim, size: index.size };
+    send({ type: 'result', id: req.id, value: info });
+  } catch (e) {
+    fail(req.id, req.slot, e);
+  } finally {
+    running.delete(req.id);
+  }
+}
+
+async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.search' }>): Promise<void> {
+  const index = indexes.get(req.handle);
+  if (!index) {
+    send({
+      type: 'error',
+      id: req.id,
+      error: { kind: 'error', message: 'This vector index is no longer loaded in the engine worker (it was disposed).' },
+    });
+    return;
+  }
+  const abort = pollingSignal(() => flags.isSet(req.slot));
+  running.set(req.id, abort);
+  try {
+    abort.signal.throwIfAborted();
+    const hits = await index.search(req.query, req.k, req.filter, abort.signal);
+    send({ type: 'result', id: req.id, value: hits });
+  } catch (e) {
+    fail(req.id, req.slot, e);
+  } finally {
+    running.delete(req.id);
+  }
+}
+
+function shutdown(): void {
+  closing = true;
+  for (const a of running.values()) a.abort();
+  for (const index of indexes.values()) {
+    try {
+      index.dispose();
+    } catch {
+      /* closing anyway */
+    }
+  }
+  indexes.clear();
+  try {
+    archive?.close();
+  } catch {
+    /* closing anyway */
+  }
+  archive = undefined;
+  port.close();
+  process.exit(0);
+}
+
+function onMessage(req: WorkerRequest): void {
+  const db = archive;
+  if (!db || closing) return;
+  switch (req.type) {
+    case 'call':
+      return handleCall(req, db);
+    case 'vector.open':
+      void handleVectorOpen(req, db);
+      return;
+    case 'vector.search':
+      void handleVectorSearch(req);
+      return;
+    case 'vector.dispose': {
+      const index = indexes.get(req.handle);
+      indexes.delete(req.handle);
+      index?.dispose();
+      return;
+    }
+    case 'cancel':
+      running.get(req.id)?.abort();
+      return;
+    case 'close':
+      return shutdown();
+  }
+}
+
+async function main(): Promise<void> {
+  try {
+    await installInterruptHandler(() => flags.isSet(currentSlot));
+    const opened = await openArchive(init.archivePath);
+    archive = opened;
+    port.on('message', onMessage);
+    send({ type: 'ready', path: opened.path });
+  } catch (e) {
+    send({ type: 'open-failed', error: toWireError(e) });
+    port.close();
+  }
+}
+
+void main();

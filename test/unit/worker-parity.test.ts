@@ -1,0 +1,201 @@
+/**
+ * Every AsyncArchive method answers the same through the engine worker as in-thread, on the curated archive;
+ * errors cross the boundary with their code and message (never a worker stack).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ArchiveError, inThread, openArchive, type AsyncArchive } from '../../src/archive';
+import { ARCHIVE_METHODS, type ArchiveMethod } from '../../src/search/worker/protocol';
+import { startEngineWorker, type EngineClient } from '../../src/search/worker';
+import {
+  buildCuratedArchive,
+  writeNewerSchemaArchive,
+  writeNonMsgbrowseSqlite,
+  writeRandomBytesFile,
+  type CuratedArchive,
+} from '../fixtures';
+
+let dir: string;
+let curated: CuratedArchive;
+let local: AsyncArchive;
+let worker: EngineClient;
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-parity-'));
+  curated = buildCuratedArchive(dir);
+  local = inThread(await openArchive(curated.path));
+  worker = await startEngineWorker({ archivePath: curated.path });
+});
+
+after(async () => {
+  await worker?.close();
+  await local?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+type Outcome = { ok: true; value: unknown } | { ok: false; name: string; code?: string; message: string };
+
+async function outcome(fn: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    return { ok: false, name: err.name, code: err.code, message: err.message };
+  }
+}
+
+/** Argument lists per method, built from the curated archive's description. */
+function cases(): Record<ArchiveMethod, unknown[][]> {
+  const m = curated.marks;
+  const biggest = [...curated.conversations].sort((a, b) => b.messageCount - a.messageCount)[0];
+  const some = curated.messages.slice(0, 40);
+  const dup = curated.duplicateNames[0];
+  return {
+    summary: [[]],
+    listConversations: [[], [{ source: 'signal' }], [{ nameContains: 'a' }], [{ source: 'whatsapp', nameContains: 'x' }]],
+    conversationById: [[biggest.id], [m.leaseAgreement.conversationId], [987654]],
+    resolveConversation: [
+      [biggest.name],
+      [biggest.name, biggest.source],
+      [dup],
+      [biggest.name.slice(0, 3).toLowerCase()],
+      ['no such conversation zzz'],
+    ],
+    transcript: [
+      [{ conversationId: biggest.id, limit: 5 }],
+      [{ conversationId: biggest.id, limit: 5, after: { tsUnix: biggest.firstUnix, id: 0 } }],
+      [{ conversationId: biggest.id, limit: 3, before: { tsUnix: biggest.lastUnix + 1, id: 0 } }],
+      [{ conversationId: biggest.id, limit: 50, startUnix: biggest.firstUnix, endUnix: biggest.lastUnix - 1 }],
+      [{ conversationId: 987654, limit: 5 }],
+    ],
+    searchKeyword: [
+      [{ query: 'lease', limit: 10 }],
+      [{ query: 'the', limit: 5, source: 'signal' }],
+      [{ query: 'cafe', limit: 10 }],
+      [{ query: 'OR NEAR( "', limit: 10 }],
+      [{ query: 'the', limit: 10, hasAttachment: true }],
+      [{ query: 'the', limit: 10, hasLink: true, conversationId: m.linkMapsFirst.conversationId }],
+      [{ query: '   ', limit: 10 }],
+    ],
+    context: [[m.leaseAgreement.id, 3], [m.groupTripLast.id, 0], [987654, 2]],
+    attachments: [
+      [{ kinds: ['image', 'file', 'video'], limit: 10 }],
+      [{ kinds: ['image'], limit: 2, source: 'imessage' }],
+      [{ kinds: ['video'], limit: 10, conversationId: m.videoDance.conversationId }],
+    ],
+    links: [[{ limit: 10 }], [{ limit: 10, domain: 'google.com' }], [{ limit: 1, conversationId: m.linkYelp.conversationId }]],
+    messageById: [[m.cjk.id], [m.scriptBody.id], [-1]],
+    messageByHash: [[m.emoji.hash], ['0'.repeat(64)]],
+    messagesByIds: [[some.map((x) => x.id)], [[]], [[m.arabic.id, 987654, m.hebrew.id]]],
+    attachmentsForMessages: [[[m.imageCabin.id, m.fileLease.id, m.videoDance.id, m.cjk.id]], [[]]],
+    reactionsForHashes: [[[m.reactionTarget.hash, m.leaseAgreement.hash, 'nope']], [[]]],
+    embeddingModels: [[]],
+  };
+}
+
+describe('engine worker: parity with the in-thread archive', () => {
+  it('exposes the resolved archive path', () => {
+    assert.equal(worker.path, local.path);
+    assert.equal(worker.path, curated.path);
+  });
+
+  it('covers every forwarded method', () => {
+    assert.deepEqual(Object.keys(cases()).sort(), [...ARCHIVE_METHODS].sort());
+    for (const name of ARCHIVE_METHODS) assert.equal(typeof worker[name], 'function', name);
+  });
+
+  for (const name of ARCHIVE_METHODS) {
+    it(`${name} gives the same results (and the same errors) through the worker`, async () => {
+      const list = cases()[name];
+      let successes = 0;
+      for (const args of list) {
+        const call = (a: AsyncArchive) => (a[name] as (...x: unknown[]) => Promise<unknown>)(...args);
+        const expected = await outcome(() => call(local));
+        const actual = await outcome(() => call(worker));
+        assert.deepStrictEqual(actual, expected, `${name}(${JSON.stringify(args)})`);
+        if (expected.ok) successes++;
+      }
+      assert.ok(successes > 0, `${name}: at least one case must succeed`);
+    });
+  }
+
+  it('passes a trailing signal through without sending it to the worker', async () => {
+    const ac = new AbortController();
+    assert.deepStrictEqual(await worker.listConversations(undefined, ac.signal), await local.listConversations());
+    assert.deepStrictEqual(
+      await worker.context(curated.marks.leaseAgreement.id, 2, ac.signal),
+      await local.context(curated.marks.leaseAgreement.id, 2),
+    );
+  });
+
+  it('a worker-side failure arrives as a plain Error with the message and no worker stack', async () => {
+    const bad = worker.transcript as unknown as (o: unknown) => Promise<unknown>;
+    const localBad = local.transcript as unknown as (o: unknown) => Promise<unknown>;
+    const expected = await outcome(() => localBad(null));
+    assert.equal(expected.ok, false, 'in-thread transcript(null) must fail');
+    const err = await bad(null).then(
+      () => assert.fail('transcript(null) must reject'),
+      (e: unknown) => e as Error,
+    );
+    assert.equal(err.message, (expected as { message: string }).message);
+    assert.ok(!/host\.ts|src[\\/]archive/.test(err.stack ?? ''), `stack leaked from the worker: ${err.stack}`);
+  });
+});
+
+describe('engine worker: archive open errors keep their ArchiveError code and message', () => {
+  const openCases: [string, (d: string) => string][] = [
+    ['missing file', (d) => path.join(d, 'missing', 'msgbrowse.sqlite')],
+    ['directory without an archive', (d) => fs.mkdtempSync(path.join(d, 'empty-'))],
+    [
+      'non-msgbrowse SQLite',
+      (d) => {
+        const f = path.join(d, 'other.sqlite');
+        writeNonMsgbrowseSqlite(f);
+        return f;
+      },
+    ],
+    [
+      'schema from the future',
+      (d) => {
+        const f = path.join(d, 'future.sqlite');
+        writeNewerSchemaArchive(f);
+        return f;
+      },
+    ],
+    [
+      'random bytes',
+      (d) => {
+        const f = path.join(d, 'random.sqlite');
+        writeRandomBytesFile(f);
+        return f;
+      },
+    ],
+  ];
+  for (const [label, make] of openCases) {
+    it(label, async () => {
+      const p = make(dir);
+      const expected = await openArchive(p).then(
+        (a) => {
+          a.close();
+          return undefined;
+        },
+        (e: unknown) => e,
+      );
+      assert.ok(expected instanceof ArchiveError, `in-thread open of ${label} must fail with an ArchiveError`);
+      const actual = await startEngineWorker({ archivePath: p }).then(
+        async (c) => {
+          await c.close();
+          return undefined;
+        },
+        (e: unknown) => e,
+      );
+      assert.ok(actual instanceof ArchiveError, `worker open of ${label} must reject with an ArchiveError`);
+      assert.equal(actual.code, expected.code);
+      assert.equal(actual.message, expected.message);
+      assert.equal(actual.path, expected.path);
+    });
+  }
+});
