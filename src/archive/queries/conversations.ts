@@ -51,9 +51,9 @@ function toConversation(r: Row): ConversationRow {
   };
 }
 
-/** Case-insensitive, Unicode-aware key for name matching. */
+/** Loose key for name matching: trimmed, case-insensitive, diacritics folded (`Zoë` ~ `zoe`). */
 export function nameKey(s: string): string {
-  return s.normalize('NFC').trim().toLocaleLowerCase('en-US');
+  return s.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC').trim().toLocaleLowerCase('en-US');
 }
 
 export function listConversations(
@@ -116,7 +116,7 @@ export function suggest(all: ConversationRow[], name: string): ConversationRow[]
 }
 
 /**
- * Resolve a conversation by name: exact match first, then case-insensitive/trimmed exact match.
+ * Resolve a conversation by name: exact match first, then a trimmed, case- and diacritic-insensitive match.
  * Several matches (e.g. the same name under two sources) without a source → `ambiguous` with every
  * candidate; nothing → `not_found` with up to 5 close names.
  */
