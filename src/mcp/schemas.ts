@@ -7,12 +7,12 @@ export const MAX_TEXT = 500;
 export const MAX_QUERY = 2000;
 
 export function text(field: string, max = MAX_TEXT) {
-  return z.string({ error: `${field} must be a string` }).max(max, { error: `${field} is too long (at most ${max} characters)` });
+  return z.string({ error: (iss) => (iss.input === undefined ? `${field} is required` : `${field} must be a string`) }).max(max, { error: `${field} is too long (at most ${max} characters)` });
 }
 
 export function positiveInt(field: string) {
   return z
-    .number({ error: `${field} must be an integer` })
+    .number({ error: (iss) => (iss.input === undefined ? `${field} is required` : `${field} must be an integer`) })
     .int({ error: `${field} must be an integer` })
     .min(1, { error: `${field} must be at least 1` });
 }

@@ -1,3 +1,4 @@
+import { domainToUnicode } from 'node:url';
 import { z } from 'zod';
 import { messageLink } from '../citation';
 import { ToolError } from '../errors';
@@ -20,7 +21,8 @@ export function normalizeDomain(raw: string): string | undefined {
   if (d === '') return undefined;
   if (d.includes('://')) {
     try {
-      d = new URL(d).hostname;
+      // URL() punycodes IDN hosts; archives store hosts as written (Go's url.Parse), so convert back.
+      d = domainToUnicode(new URL(d).hostname) || new URL(d).hostname;
     } catch {
       throw new ToolError(`domain ${inline(raw)} is not a domain or URL; give e.g. example.com`);
     }
