@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 /** A V8 stack frame line, a source location or an absolute file path: none may reach a client. */
 const LEAK_PATTERNS: { name: string; re: RegExp }[] = [
   { name: 'stack frame', re: /^\s*at\s+\S.*(\(|:\d+)/m },
+  { name: 'inline stack frame', re: /\bat\s+[\w.<>$[\] ]+\s+\((?:node:|file:|\/|[A-Za-z]:\\)/ },
+  { name: 'node internals', re: /\bnode:internal\b/ },
   { name: 'source location', re: /\.(?:ts|js|mjs|cjs)(?::\d+){1,2}\b/ },
   { name: 'node_modules path', re: /node_modules[\\/]/ },
   { name: 'absolute source path', re: /(?:^|[\s("'])\/(?:work|home|usr|tmp|Users|private|var)\/[^\s"')]*\/(?:src|dist|test)\// },
