@@ -1,0 +1,85 @@
+/** The WAT kernel: assembled from source (and by the build script), exact integer dots for any stride. */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { instantiateKernel } from '../../src/search/kernel/kernel';
+import { wasm } from '../../src/search/kernel/wasm-api';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const buildScript = require('../../src/search/kernel/build-kernel.js') as {
+  buildKernel(out: string): void;
+  assembleKernel(): Promise<Uint8Array>;
+};
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('vector kernel (WAT, SIMD)', () => {
+  it('build-kernel.js assembles a small valid module that exports the two scoring functions', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vector-kernel-'));
+    try {
+      const out = path.join(dir, 'vector-kernel.wasm');
+      buildScript.buildKernel(out);
+      const bytes = fs.readFileSync(out);
+      assert.deepEqual([...bytes.subarray(0, 4)], [0, 0x61, 0x73, 0x6d]);
+      assert.ok(bytes.length < 2048, `${bytes.length} bytes`);
+      const mod = new WebAssembly.Module(bytes);
+      const names = WebAssembly.Module.exports(mod).map((e) => e.name).sort();
+      assert.deepEqual(names, ['dot_idx', 'dot_rows']);
+      assert.deepEqual(WebAssembly.Module.imports(mod), [{ module: 'env', name: 'memory', kind: 'memory' }]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  for (const stride of [16, 32, 48, 400, 784]) {
+    it(`dot_rows and dot_idx give exact int dots (stride ${stride}, extreme values included)`, async () => {
+      const r = rng(stride);
+      const n = 37;
+      const memory = new wasm.Memory({ initial: 4 });
+      const k = await instantiateKernel(memory);
+      const buf = memory.buffer;
+      const qOff = 0;
+      const rowsOff = 4096;
+      const outOff = rowsOff + n * stride + 64;
+      const idxOff = outOff + n * 4 + 64;
+      const q = new Int16Array(buf, qOff, stride);
+      const rows = new Int8Array(buf, rowsOff, n * stride);
+      for (let j = 0; j < stride; j++) q[j] = j % 7 === 0 ? 127 : j % 11 === 0 ? -127 : Math.floor(r() * 255) - 127;
+      for (let i = 0; i < n * stride; i++) rows[i] = i % 5 === 0 ? -127 : Math.floor(r() * 255) - 127;
+      // Row 0: the worst case magnitude (all 127·127 products).
+      for (let j = 0; j < stride; j++) rows[j] = q[j] >= 0 ? 127 : -127;
+      const expected = Array.from({ length: n }, (_, i) => {
+        let s = 0;
+        for (let j = 0; j < stride; j++) s += q[j] * rows[i * stride + j];
+        return s;
+      });
+      k.dot_rows(qOff, rowsOff, n, stride, outOff);
+      assert.deepEqual([...new Int32Array(buf, outOff, n)], expected);
+
+      const pick = [5, 0, 36, 17, 17, 2];
+      new Int32Array(buf, idxOff, pick.length).set(pick);
+      new Int32Array(buf, outOff, n).fill(0);
+      k.dot_idx(qOff, rowsOff, idxOff, pick.length, stride, outOff);
+      assert.deepEqual([...new Int32Array(buf, outOff, pick.length)], pick.map((i) => expected[i]));
+    });
+  }
+
+  it('scores nothing for n = 0', async () => {
+    const memory = new wasm.Memory({ initial: 1 });
+    const k = await instantiateKernel(memory);
+    new Int32Array(memory.buffer, 1024, 4).fill(7);
+    k.dot_rows(0, 2048, 0, 16, 1024);
+    k.dot_idx(0, 2048, 512, 0, 16, 1024);
+    assert.deepEqual([...new Int32Array(memory.buffer, 1024, 4)], [7, 7, 7, 7]);
+  });
+});
