@@ -1,0 +1,260 @@
+/**
+ * The archive layer against a live msgbrowse writer: rows only in `-wal` are visible, nothing is
+ * ever written next to the archive, changes (new frames, checkpoints, a replaced file) are picked
+ * up, and transient failures are retried so queries keep succeeding with consistent snapshots.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setImmediate as tick } from 'node:timers/promises';
+import { openArchive, type Archive } from '../../src/archive';
+import {
+  buildCuratedArchive,
+  buildMsgbrowseMcpFixture,
+  leaveRowsInWal,
+  openWalWriter,
+  spawnLiveWriter,
+  type LiveWriterEvent,
+} from '../fixtures';
+
+let tmp: string;
+before(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-live-'));
+});
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+interface DirState {
+  names: string[];
+  files: Record<string, { sha: string; mtimeNs: bigint; size: bigint }>;
+}
+
+function dirState(dir: string): DirState {
+  const names = fs.readdirSync(dir).sort();
+  const files: DirState['files'] = {};
+  for (const n of names) {
+    const p = path.join(dir, n);
+    const st = fs.statSync(p, { bigint: true });
+    files[n] = { sha: createHash('sha256').update(fs.readFileSync(p)).digest('hex'), mtimeNs: st.mtimeNs, size: st.size };
+  }
+  return { names, files };
+}
+
+/** Run every query family once (results unused: this is about side effects). */
+function exerciseAll(a: Archive): void {
+  a.summary();
+  const convs = a.listConversations();
+  a.resolveConversation('MJ');
+  a.resolveConversation('nobody');
+  for (const c of convs) {
+    const p = a.transcript({ conversationId: c.id, limit: 500 });
+    if (p.messages.length) a.context(p.messages[Math.floor(p.messages.length / 2)].id, 5);
+    a.messagesByIds(p.messages.slice(0, 10).map((m) => m.id));
+    a.attachmentsForMessages(p.messages.map((m) => m.id));
+    a.reactionsForHashes(p.messages.map((m) => m.hash));
+  }
+  for (const q of ['lease', 'the', 'café', '東京', 'x"y', 'NEAR(']) a.searchKeyword({ query: q, limit: 50, hasAttachment: q === 'the' });
+  a.attachments({ kinds: ['image', 'file', 'video'], limit: 1000 });
+  a.links({ limit: 1000, domain: 'example.com' });
+  for (const m of a.embeddingModels()) for (const _ of a.embeddings(m.model)) void _;
+}
+
+describe('WAL visibility and read-only guarantees', () => {
+  it('sees rows that exist only in -wal, and never touches db, -wal, -shm or the directory', async () => {
+    const dir = path.join(tmp, 'walonly');
+    const desc = buildCuratedArchive(dir);
+    const wal = await leaveRowsInWal(desc.path, {
+      source: 'signal',
+      conversation: 'Harper',
+      messages: [
+        { ts: '2025-01-01 10:00:00', sender: 'Harper', body: 'walonly zanzibar appendix' },
+        { ts: '2025-01-01 10:01:00', sender: 'Me', body: 'walonly second row https://wal.example.com/p', links: ['https://wal.example.com/p'] },
+      ],
+    });
+    assert.ok(wal.walBytes > 0);
+    const beforeState = dirState(dir);
+    assert.deepEqual(beforeState.names, ['msgbrowse.sqlite', 'msgbrowse.sqlite-shm', 'msgbrowse.sqlite-wal']);
+
+    const a = await openArchive(dir);
+    try {
+      const hits = a.searchKeyword({ query: 'zanzibar', limit: 5 });
+      assert.deepEqual(hits.map((h) => h.id), [wal.messages[0].id]);
+      const harper = a.listConversations().find((c) => c.name === 'Harper' && c.source === 'signal');
+      assert.equal(harper?.lastTs, '2025-01-01 10:01:00');
+      assert.ok(a.links({ domain: 'wal.example.com', limit: 5 }).items.length === 1);
+      assert.equal(a.summary().messages, desc.messages.length + 2);
+      exerciseAll(a);
+    } finally {
+      a.close();
+    }
+    // Immutable mode (the fallback) sees only checkpointed data — proving the rows really are WAL-only.
+    const imm = await openArchive(dir, { mode: 'immutable' });
+    try {
+      assert.deepEqual(imm.searchKeyword({ query: 'zanzibar', limit: 5 }), []);
+      assert.equal(imm.summary().messages, desc.messages.length);
+    } finally {
+      imm.close();
+    }
+    assert.deepEqual(dirState(dir), beforeState, 'bytes, mtimes and listing unchanged');
+  });
+
+  it('a clean archive (no -wal/-shm) gains no files after every query', async () => {
+    const dir = path.join(tmp, 'clean');
+    buildCuratedArchive(dir);
+    const beforeState = dirState(dir);
+    const a = await openArchive(dir);
+    try {
+      exerciseAll(a);
+    } finally {
+      a.close();
+    }
+    assert.deepEqual(dirState(dir), beforeState);
+  });
+});
+
+describe('changes while open', () => {
+  it('picks up commits of an open writer, then its checkpoint, without reopening the Archive', async () => {
+    const dir = path.join(tmp, 'growing');
+    const desc = buildMsgbrowseMcpFixture(dir);
+    const a = await openArchive(dir);
+    const w = openWalWriter(desc.path);
+    try {
+      const fp0 = a.summary().fingerprint;
+      assert.equal(a.summary().messages, 3);
+      w.writer.importConversation('signal', 'Harper', [
+        ...desc.messages.map((m) => ({ ts: m.ts, sender: m.sender, body: m.body })),
+        { ts: '2022-03-02 10:00:00', sender: 'Harper', body: 'quokka sighting' },
+      ]);
+      assert.deepEqual(a.searchKeyword({ query: 'quokka', limit: 5 }).length, 1);
+      const fp1 = a.summary().fingerprint;
+      assert.notEqual(fp1, fp0);
+      assert.equal(a.summary().messages, 4);
+      w.writer.importConversation('whatsapp', 'Newbie', [{ ts: '2022-03-03 10:00:00', sender: 'Newbie', body: 'hello quokka' }]);
+      assert.equal(a.searchKeyword({ query: 'quokka', limit: 5 }).length, 2);
+      assert.equal(a.resolveConversation('newbie').kind, 'found');
+    } finally {
+      w.close(); // checkpoints into the main file and removes -wal
+    }
+    try {
+      assert.equal(fs.existsSync(`${desc.path}-wal`), false);
+      assert.equal(a.searchKeyword({ query: 'quokka', limit: 5 }).length, 2);
+      assert.equal(a.summary().messages, 5);
+    } finally {
+      a.close();
+    }
+  });
+
+  it('a replaced file (new inode) is picked up by the next query', async () => {
+    const dir = path.join(tmp, 'replaced');
+    buildMsgbrowseMcpFixture(dir);
+    const a = await openArchive(dir);
+    try {
+      assert.equal(a.listConversations().length, 1);
+      const ino0 = fs.statSync(path.join(dir, 'msgbrowse.sqlite')).ino;
+      const other = path.join(tmp, 'replacement');
+      const next = buildCuratedArchive(other);
+      fs.renameSync(next.path, path.join(dir, 'msgbrowse.sqlite'));
+      assert.notEqual(fs.statSync(path.join(dir, 'msgbrowse.sqlite')).ino, ino0);
+      assert.equal(a.listConversations().length, next.conversations.length);
+      assert.equal(a.summary().messages, next.messages.length);
+    } finally {
+      a.close();
+    }
+  });
+});
+
+describe('retries', () => {
+  it('a corrupt/busy/short-read first attempt is retried after a reopen and the query succeeds', async () => {
+    const dir = path.join(tmp, 'retry');
+    const desc = buildMsgbrowseMcpFixture(dir);
+    for (const [rc, msg] of [[11, 'database disk image is malformed'], [5, 'database is locked'], [522, 'disk I/O error'], [26, 'file is not a database']] as const) {
+      let calls = 0;
+      const a = await openArchive(dir, {
+        onAttempt: (attempt) => {
+          calls++;
+          if (attempt < 2 && calls > 1) throw Object.assign(new Error(msg), { resultCode: rc });
+        },
+      });
+      try {
+        const stats = (a as unknown as { stats: { opens: number; retries: number } }).stats;
+        const opens0 = stats.opens;
+        assert.deepEqual(a.context(desc.marks.lease.id, 1)?.map((m) => m.id), [desc.marks.lease.id, desc.marks.link.id]);
+        const after = (a as unknown as { stats: { opens: number; retries: number } }).stats;
+        assert.equal(after.retries, 2, `rc ${rc}`);
+        assert.equal(after.opens, opens0 + 2, 'reopened for each retry');
+      } finally {
+        a.close();
+      }
+    }
+  });
+
+  it('persistent corruption ends with a clear ArchiveError instead of looping', async () => {
+    const dir = path.join(tmp, 'retry');
+    let armed = false;
+    const a = await openArchive(dir, {
+      onAttempt: () => {
+        if (armed) throw Object.assign(new Error('database disk image is malformed'), { resultCode: 11 });
+      },
+    });
+    try {
+      armed = true;
+      assert.throws(
+        () => a.listConversations(),
+        (e: unknown) => e instanceof Error && e.name === 'ArchiveError' && (e as { code?: string }).code === 'corrupt' && /consistent read/.test(e.message),
+      );
+      armed = false;
+      assert.equal(a.listConversations().length, 1, 'usable again afterwards');
+    } finally {
+      a.close();
+    }
+  });
+
+  it('keeps answering with consistent snapshots while a writer re-imports and checkpoints', async () => {
+    const dir = path.join(tmp, 'stress');
+    const desc = buildMsgbrowseMcpFixture(dir);
+    const a = await openArchive(dir);
+    const writer = spawnLiveWriter(desc.path, {
+      conversation: 'Live',
+      iterations: 60,
+      intervalMs: 15,
+      batch: 25,
+      mode: 'mixed',
+      checkpointEvery: 2,
+    });
+    let queries = 0;
+    const counts = new Set<number>();
+    try {
+      await writer.waitFor((e) => e.kind === 'reimport' || e.kind === 'append');
+      let done = false;
+      writer.finished.then(() => (done = true), () => (done = true));
+      while (!done) {
+        const live = a.resolveConversation('Live', 'signal');
+        assert.equal(live.kind, 'found');
+        if (live.kind !== 'found') break;
+        const page = a.transcript({ conversationId: live.conversation.id, limit: 5000 });
+        const hashes = new Set(page.messages.map((m) => m.hash));
+        assert.equal(hashes.size, page.messages.length, 'no message twice (no mixed re-import states)');
+        counts.add(page.messages.length);
+        a.searchKeyword({ query: 'lease', limit: 10 });
+        queries += 3;
+        await tick();
+      }
+      const events = await writer.finished;
+      const committed = new Set(
+        events.flatMap((e: LiveWriterEvent) => (e.kind === 'reimport' || e.kind === 'append' ? [e.messageCount] : [])),
+      );
+      for (const c of counts) assert.ok(committed.has(c), `count ${c} is a committed state`);
+      const final = a.resolveConversation('Live', 'signal');
+      const last = [...events].reverse().find((e) => e.kind === 'reimport' || e.kind === 'append');
+      assert.ok(final.kind === 'found' && last && 'messageCount' in last);
+      assert.equal(final.kind === 'found' && final.conversation.messageCount, last && 'messageCount' in last ? last.messageCount : -1);
+      assert.ok(queries > 10, `ran ${queries} queries`);
+      console.log(`stress: ${queries} queries, ${counts.size} distinct states, stats ${JSON.stringify((a as unknown as { stats: unknown }).stats)}`);
+    } finally {
+      await writer.stop().catch(() => undefined);
+      a.close();
+    }
+  });
+});
