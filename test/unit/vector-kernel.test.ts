@@ -13,6 +13,19 @@ const buildScript = require('../../src/search/kernel/build-kernel.js') as {
   assembleKernel(): Promise<Uint8Array>;
 };
 
+/** The WebAssembly module-reflection API, typed locally (the project's lib does not declare WebAssembly). */
+const WA = (
+  globalThis as unknown as {
+    WebAssembly: {
+      Module: {
+        new (bytes: Uint8Array): object;
+        exports(m: object): { name: string; kind: string }[];
+        imports(m: object): { module: string; name: string; kind: string }[];
+      };
+    };
+  }
+).WebAssembly;
+
 function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -32,10 +45,10 @@ describe('vector kernel (WAT, SIMD)', () => {
       const bytes = fs.readFileSync(out);
       assert.deepEqual([...bytes.subarray(0, 4)], [0, 0x61, 0x73, 0x6d]);
       assert.ok(bytes.length < 2048, `${bytes.length} bytes`);
-      const mod = new WebAssembly.Module(bytes);
-      const names = WebAssembly.Module.exports(mod).map((e) => e.name).sort();
+      const mod = new WA.Module(bytes);
+      const names = WA.Module.exports(mod).map((e) => e.name).sort();
       assert.deepEqual(names, ['dot_idx', 'dot_rows']);
-      assert.deepEqual(WebAssembly.Module.imports(mod), [{ module: 'env', name: 'memory', kind: 'memory' }]);
+      assert.deepEqual(WA.Module.imports(mod), [{ module: 'env', name: 'memory', kind: 'memory' }]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
