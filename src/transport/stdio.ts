@@ -26,7 +26,9 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
   let closing: Promise<void> | undefined;
 
   const shutdown = (why: 'stdin-end' | 'signal' | 'closed'): Promise<void> => {
+    // Assigned before any close work runs: closing the server re-enters here through transport.onclose.
     closing ??= (async () => {
+      await Promise.resolve();
       stdin.off('end', onEnd);
       stdin.off('close', onEnd);
       process.off('SIGINT', onSignal);

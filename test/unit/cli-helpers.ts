@@ -1,0 +1,64 @@
+/** Shared helpers for the CLI tests: a fresh production bundle copied where no node_modules can be reached. */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+
+function newestMtime(dir: string, skip: (p: string) => boolean): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (skip(p)) continue;
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p, skip));
+    else newest = Math.max(newest, fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds `dist/` with the project's own `node esbuild.js` unless `dist/cli.js` is newer than every CLI source. */
+export function ensureBuiltCli(): string {
+  const cli = path.join(ROOT, 'dist', 'cli.js');
+  const sources = Math.max(
+    newestMtime(path.join(ROOT, 'src'), (p) => p.includes(`${path.sep}extension`)),
+    fs.statSync(path.join(ROOT, 'esbuild.js')).mtimeMs,
+    fs.statSync(path.join(ROOT, 'package.json')).mtimeMs,
+  );
+  const fresh = fs.existsSync(cli) && fs.existsSync(path.join(ROOT, 'dist', 'sqlite3.wasm')) && fs.statSync(cli).mtimeMs >= sources;
+  if (!fresh) {
+    const r = spawnSync(process.execPath, ['esbuild.js'], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`node esbuild.js failed:\n${r.stdout}\n${r.stderr}`);
+  }
+  return path.join(ROOT, 'dist');
+}
+
+/** True when some ancestor of `dir` (inclusive) holds a node_modules folder. */
+export function nodeModulesReachable(dir: string): boolean {
+  let d = path.resolve(dir);
+  for (;;) {
+    if (fs.existsSync(path.join(d, 'node_modules'))) return true;
+    const up = path.dirname(d);
+    if (up === d) return false;
+    d = up;
+  }
+}
+
+/** Copies dist/ into a temp dir with no node_modules above it; returns the copied cli.js. */
+export function isolatedCli(tmpRoot: string): string {
+  const dist = ensureBuiltCli();
+  const target = path.join(tmpRoot, 'dist');
+  fs.cpSync(dist, target, { recursive: true });
+  if (nodeModulesReachable(target)) throw new Error(`node_modules reachable from ${target}; cannot prove the bundle is self-contained`);
+  return path.join(target, 'cli.js');
+}
+
+/** A minimal environment: no inherited NODE_PATH / NODE_OPTIONS (tsx loaders) or MSGBROWSE_* settings. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? os.homedir(),
+    LANG: 'C.UTF-8',
+  };
+  return { ...env, ...extra };
+}

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { buildCuratedArchive, type CuratedArchive } from '../fixtures/index';
+import { cleanEnv, isolatedCli } from './cli-helpers';
+
+const TOOL_NAMES = [
+  'list_conversations',
+  'get_conversation',
+  'search_messages',
+  'semantic_search',
+  'get_context',
+  'list_media',
+  'list_links',
+];
+
+let tmp: string;
+let cli: string;
+let curated: CuratedArchive;
+let archiveBytes: Buffer;
+
+before(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mb-cli-'));
+  cli = isolatedCli(tmp);
+  curated = buildCuratedArchive(path.join(tmp, 'data'));
+  archiveBytes = fs.readFileSync(curated.path);
+});
+after(() => {
+  // The archive is byte-for-byte unchanged by everything the CLI did.
+  assert.ok(fs.readFileSync(curated.path).equals(archiveBytes), 'archive bytes changed');
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function run(args: string[], env: Record<string, string> = {}, input?: string) {
+  return spawnSync(process.execPath, [cli, ...args], { cwd: tmp, env: cleanEnv(env), encoding: 'utf8', input, timeout: 30_000 });
+}
+
+describe('CLI over stdio (production bundle, no node_modules reachable)', () => {
+  it('serves the seven tools to the SDK client and answers a keyword search with citations', async () => {
+    const stderr: string[] = [];
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, '--archive', curated.path],
+      cwd: tmp,
+      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    const client = new Client({ name: 'cli-test', version: '0' });
+    await client.connect(transport);
+    assert.equal(client.getServerVersion()?.version, JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')).version);
+    const tools = await client.listTools();
+    assert.deepEqual(
+      tools.tools.map((t) => t.name),
+      TOOL_NAMES,
+    );
+    const conv = curated.conversations.find((c) => c.messageCount > 3)!;
+    const res = await client.callTool({ name: 'get_conversation', arguments: { conversation_id: conv.id, limit: 2 } });
+    assert.notEqual(res.isError, true, JSON.stringify(res.content));
+    const sc = res.structuredContent as { messages: { link: string; conversation_id: number }[] };
+    assert.equal(sc.messages.length, 2);
+    assert.match(sc.messages[0].link, new RegExp(`^vscode://msgbrowse\\.msgbrowse-vscode/c/${conv.id}/at/\\d+$`));
+    // Semantic is disabled (empty model): the tool says so instead of failing silently.
+    const sem = await client.callTool({ name: 'semantic_search', arguments: { query: 'anything' } });
+    assert.equal(sem.isError, true);
+    assert.match(JSON.stringify(sem.content), /MSGBROWSE_LLM_EMBED_MODEL/);
+    await client.close();
+    assert.ok(!stderr.join('').includes('    at '), 'no stack traces on stderr');
+  });
+
+  it('stdout carries only JSON-RPC, and the server exits 0 when stdin ends', () => {
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_conversations', arguments: {} } },
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'search_messages', arguments: { query: '"(NEAR OR' } } },
+    ];
+    const r = run(['--archive', path.dirname(curated.path)], { MSGBROWSE_LLM_EMBED_MODEL: '' }, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    assert.equal(r.status, 0, r.stderr);
+    const out = r.stdout.split('\n').filter((l) => l !== '');
+    assert.ok(out.length >= 4, r.stdout);
+    const ids = new Set<number>();
+    for (const line of out) {
+      const msg = JSON.parse(line) as { jsonrpc: string; id?: number };
+      assert.equal(msg.jsonrpc, '2.0');
+      if (msg.id !== undefined) ids.add(msg.id);
+    }
+    assert.deepEqual([...ids].sort(), [1, 2, 3, 4]);
+    assert.match(r.stderr, /msgbrowse-mcp: /);
+  });
+
+  it('ends on SIGTERM with exit code 0', async () => {
+    const child = spawn(process.execPath, [cli, '--archive', curated.path], { cwd: tmp, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const deadline = Date.now() + 15_000;
+    while (!err.includes('serving') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.match(err, /serving/);
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.equal(code, 0, err);
+  });
+
+  it('a bad --archive gives one clear stderr line and a non-zero exit', () => {
+    const missing = run(['--archive', path.join(tmp, 'nope', 'msgbrowse.sqlite')]);
+    assert.equal(missing.status, 1);
+    assert.equal(missing.stdout, '');
+    assert.match(missing.stderr, /^msgbrowse-mcp: archive not found: .*nope.*--archive/);
+    assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
+
+    const junk = path.join(tmp, 'junk.sqlite');
+    fs.writeFileSync(junk, 'this is not a database '.repeat(200));
+    const bad = run(['--archive', junk]);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /cannot open archive: /);
+    assert.ok(!bad.stderr.includes('    at '), bad.stderr);
+    assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+
+    const emptyDir = fs.mkdtempSync(path.join(tmp, 'empty-'));
+    const noFile = run(['--archive', emptyDir]);
+    assert.equal(noFile.status, 1);
+    assert.ok(noFile.stderr.includes(emptyDir), noFile.stderr);
+  });
+
+  it('defaults to $MSGBROWSE_DATA_DIR/msgbrowse.sqlite, then ./data/msgbrowse.sqlite', () => {
+    const viaEnv = run(['--summary'], { MSGBROWSE_DATA_DIR: path.dirname(curated.path) });
+    assert.equal(viaEnv.status, 0, viaEnv.stderr);
+    assert.match(viaEnv.stdout, new RegExp(`Content +${curated.conversations.length} conversations, ${curated.messages.length} messages`));
+    // cwd is tmp, whose ./data holds the curated archive.
+    const viaCwd = run(['--summary']);
+    assert.equal(viaCwd.status, 0, viaCwd.stderr);
+    assert.ok(viaCwd.stdout.includes(curated.path));
+    const notThere = run(['--summary'], { MSGBROWSE_DATA_DIR: path.join(tmp, 'elsewhere') });
+    assert.equal(notThere.status, 1);
+    assert.match(notThere.stderr, /elsewhere/);
+  });
+
+  it('--summary prints the summary and a sample keyword search with citation links', () => {
+    const r = run(['--archive', curated.path, '--summary', '--link-scheme', 'vscode-insiders']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /Schema +v16/);
+    assert.match(r.stdout, /Embeddings +.*test-embed \(\d+ vectors, dim 8\)/);
+    assert.match(r.stdout, /Keyword search "[^"]+": top \d/);
+    assert.match(r.stdout, /vscode-insiders:\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+/);
+  });
+
+  it('usage errors exit 2; --help and --version exit 0', () => {
+    const help = run(['--help']);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /Usage: msgbrowse-mcp/);
+    const version = run(['--version']);
+    assert.equal(version.status, 0);
+    assert.match(version.stdout, /^msgbrowse-mcp \d+\.\d+\.\d+/);
+    for (const args of [['--bogus'], ['--listen', '127.0.0.1:1'], ['--http', '--listen', 'nonsense'], ['--http', '--listen', '127.0.0.1:99999'], ['--http', '--listen', '0.0.0.0:8788'], ['--link-scheme', 'no spaces']]) {
+      const r = run(args);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.ok(!r.stderr.includes('    at '));
+    }
+    assert.match(run(['--http', '--listen', '0.0.0.0:8788']).stderr, /--allow-remote/);
+  });
+});
