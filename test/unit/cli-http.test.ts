@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { buildCuratedArchive, cosine, decodeVector, type CuratedArchive } from '../fixtures/index';
+import { startEmbedServer, type TestEmbedServer } from './embed-test-server';
+import { cleanEnv, isolatedCli } from './cli-helpers';
+
+const TOKEN = 'cli-http-test-token-0123456789';
+const QUERY_VEC = [0.9, -0.3, 0.2, 0.4, -0.8, 0.1, 0.6, -0.5];
+
+let tmp: string;
+let cli: string;
+let curated: CuratedArchive;
+let embed: TestEmbedServer;
+
+before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mb-cli-http-'));
+  cli = isolatedCli(tmp);
+  curated = buildCuratedArchive(path.join(tmp, 'data'));
+  embed = await startEmbedServer((req) => {
+    const parsed = JSON.parse(req.body) as { input: string[] };
+    return { body: { data: parsed.input.map((_, index) => ({ index, embedding: QUERY_VEC })) } };
+  });
+});
+after(async () => {
+  await embed.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  port: number;
+  stderr: () => string;
+}
+
+async function start(args: string[], env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, [cli, '--http', '--listen', '127.0.0.1:0', ...args], { cwd: tmp, env: cleanEnv(env) });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const deadline = Date.now() + 20_000;
+  let m: RegExpMatchArray | null = null;
+  while (!(m = err.match(/at (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/)) && Date.now() < deadline && child.exitCode === null) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.ok(m, `server did not report its URL: ${err}`);
+  return { child, url: m[1], port: Number(m[2]), stderr: () => err };
+}
+
+async function stop(r: Running): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => r.child.on('exit', (c) => resolve(c)));
+  r.child.kill('SIGINT');
+  return exited;
+}
+
+function post(port: number, headers: Record<string, string>, p = '/mcp'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method: 'POST', path: p, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } } }));
+  });
+}
+
+function exactTop(file: string, model: string, q: number[], k: number): number[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db
+      .prepare('SELECT m.id AS id, e.vec AS vec, e.dim AS dim FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ? AND m.is_system = 0')
+      .all(model) as { id: number; vec: Buffer; dim: number }[];
+    return rows
+      .map((r) => ({ id: r.id, s: cosine(q, decodeVector(r.vec, r.dim)) }))
+      .sort((a, b) => b.s - a.s || a.id - b.id)
+      .slice(0, k)
+      .map((r) => r.id);
+  } finally {
+    db.close();
+  }
+}
+
+describe('CLI --http (production bundle)', () => {
+  it('serves tools with the bearer token; semantic search equals exact cosine via a local embedding endpoint', async () => {
+    const cacheDir = path.join(tmp, 'cache');
+    const r = await start(['--archive', curated.path, '--cache-dir', cacheDir], {
+      MSGBROWSE_MCP_TOKEN: TOKEN,
+      MSGBROWSE_LLM_BASE_URL: embed.baseUrl,
+      MSGBROWSE_LLM_EMBED_MODEL: 'test-embed',
+    });
+    try {
+      assert.ok(!r.stderr().includes(TOKEN), 'a token from the environment is not echoed');
+      const client = new Client({ name: 'cli-http', version: '0' });
+      const transport = new StreamableHTTPClientTransport(new URL(r.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+      await client.connect(transport);
+      assert.equal((await client.listTools()).tools.length, 7);
+      const res = await client.callTool({ name: 'semantic_search', arguments: { query: 'anything at all', k: 5 } });
+      assert.notEqual(res.isError, true, JSON.stringify(res.content));
+      const hits = (res.structuredContent as { hits: { message_id: number; link: string }[] }).hits;
+      assert.deepEqual(
+        hits.map((h) => h.message_id),
+        exactTop(curated.path, 'test-embed', QUERY_VEC, 5),
+      );
+      assert.ok(hits.every((h) => h.link.startsWith('vscode://msgbrowse.msgbrowse-vscode/c/')));
+      assert.ok(embed.requests.length >= 1);
+      // The vector index was cached in --cache-dir, never beside the archive.
+      assert.ok(fs.readdirSync(cacheDir).some((f) => f.endsWith('.idx')));
+      assert.ok(!fs.readdirSync(path.dirname(curated.path)).some((f) => f.endsWith('.idx')));
+      await transport.terminateSession();
+      await client.close();
+
+      // Refusals use conventional statuses in CLI mode.
+      assert.equal(await post(r.port, {}), 401);
+      assert.equal(await post(r.port, { authorization: 'Bearer wrong' }), 401);
+      assert.equal(await post(r.port, { authorization: `Bearer ${TOKEN}`, host: `evil.example:${r.port}` }), 403);
+      assert.equal(await post(r.port, { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' }), 403);
+      assert.equal(await post(r.port, { authorization: `Bearer ${TOKEN}` }, '/other'), 404);
+    } finally {
+      assert.equal(await stop(r), 0, r.stderr());
+    }
+    // The port is free after the graceful shutdown.
+    await new Promise<void>((resolve, reject) => {
+      const s = net.createServer();
+      s.once('error', reject);
+      s.listen(r.port, '127.0.0.1', () => s.close(() => resolve()));
+    });
+  });
+
+  it('without MSGBROWSE_MCP_TOKEN generates a token and prints a ready-to-paste client config', async () => {
+    const r = await start(['--archive', curated.path], { MSGBROWSE_LLM_EMBED_MODEL: '' });
+    try {
+      const err = r.stderr();
+      const m = err.match(/"Authorization": "Bearer ([A-Za-z0-9_-]{20,})"/);
+      assert.ok(m, err);
+      assert.ok(err.includes(`"url": "${r.url}"`), err);
+      const client = new Client({ name: 'cli-http', version: '0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(r.url), { requestInit: { headers: { Authorization: `Bearer ${m[1]}` } } }));
+      const res = await client.callTool({ name: 'list_conversations', arguments: {} });
+      assert.equal((res.structuredContent as { conversations: unknown[] }).conversations.length, curated.conversations.length);
+      await client.close();
+    } finally {
+      assert.equal(await stop(r), 0);
+    }
+  });
+
+  it('refuses a port already in use with one clear line', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as net.AddressInfo).port;
+    const child = spawn(process.execPath, [cli, '--archive', curated.path, '--http', '--listen', `127.0.0.1:${port}`], { cwd: tmp, env: cleanEnv() });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    blocker.close();
+    assert.equal(code, 1);
+    assert.match(err, /address already in use/);
+    assert.equal(err.trim().split('\n').length, 1, err);
+  });
+});
