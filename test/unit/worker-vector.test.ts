@@ -1,0 +1,145 @@
+/**
+ * Vector indexes living in the engine worker answer exactly like the same index built in-thread (curated archive,
+ * both models, with and without filters, from memory and from the persistent cache); VectorIndexError codes and
+ * messages cross the boundary; disposal and unknown models fail clearly.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openArchive, type Archive } from '../../src/archive';
+import type { VectorFilter, VectorIndex } from '../../src/search/types';
+import { buildVectorIndex, VectorIndexError } from '../../src/search/vector';
+import { startEngineWorker, type EngineClient } from '../../src/search/worker';
+import { buildCuratedArchive, CURATED_MODELS, embedText, type CuratedArchive } from '../fixtures';
+
+let dir: string;
+let curated: CuratedArchive;
+let sync: Archive;
+let engine: EngineClient;
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-vector-'));
+  curated = buildCuratedArchive(path.join(dir, 'archive'));
+  sync = await openArchive(curated.path);
+  engine = await startEngineWorker({ archivePath: curated.path });
+});
+
+after(async () => {
+  await engine?.close();
+  sync?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+type Outcome = { ok: true; value: unknown } | { ok: false; name: string; code?: string; message: string };
+
+async function outcome(fn: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    return { ok: false, name: err.name, code: err.code, message: err.message };
+  }
+}
+
+function filters(): (VectorFilter | undefined)[] {
+  const m = curated.marks;
+  return [
+    undefined,
+    { conversationId: m.leaseAgreement.conversationId },
+    { source: 'whatsapp' },
+    { sender: 'Harper' },
+    { startUnix: m.legacy2017.tsUnix },
+    { endUnix: m.legacy2015.tsUnix, source: 'imessage' },
+    { sender: 'nobody at all' },
+  ];
+}
+
+async function compareIndexes(local: VectorIndex, remote: VectorIndex, dim: number, model: string): Promise<void> {
+  assert.equal(remote.model, local.model);
+  assert.equal(remote.dim, local.dim);
+  assert.equal(remote.size, local.size);
+  const queries = ['lease agreement', 'trip to the cabin', 'coffee', 'deposit sent', 'ok'].map(
+    (t) => new Float32Array(embedText(t, dim, model)),
+  );
+  let nonEmpty = 0;
+  for (const q of queries) {
+    for (const k of [1, 5, 50, 1000]) {
+      for (const f of filters()) {
+        const expected = await local.search(q, k, f);
+        const actual = await remote.search(q, k, f);
+        assert.deepStrictEqual(actual, expected, `k=${k} filter=${JSON.stringify(f)}`);
+        if (expected.length) nonEmpty++;
+      }
+    }
+  }
+  assert.ok(nonEmpty > 0);
+}
+
+describe('engine worker: vector indexes', () => {
+  for (const { model, dim } of CURATED_MODELS) {
+    it(`${model}: in-memory and cached indexes in the worker answer exactly like an in-thread index`, async () => {
+      const local = await buildVectorIndex(sync.embeddings(model), { model, dim });
+      const inMemory = await engine.vectorIndex(model);
+      const cacheDir = path.join(dir, `cache-${model}`);
+      const built = await engine.vectorIndex(model, { cacheDir });
+      const loaded = await engine.vectorIndex(model, { cacheDir });
+      assert.equal(fs.readdirSync(cacheDir).length, 1, 'one cache file per (archive, model)');
+      for (const remote of [inMemory, built, loaded]) await compareIndexes(local, remote, dim, model);
+      for (const i of [local, inMemory, built, loaded]) i.dispose();
+    });
+  }
+
+  it('VectorIndexError codes and messages cross the boundary', async () => {
+    const { model, dim } = CURATED_MODELS[0];
+    const local = await buildVectorIndex(sync.embeddings(model), { model, dim });
+    const remote = await engine.vectorIndex(model);
+    const bad: [Float32Array, number, VectorFilter?][] = [
+      [new Float32Array(dim + 1).fill(1), 5],
+      [new Float32Array(dim), 5],
+      [new Float32Array(dim).fill(Number.NaN), 5],
+      [new Float32Array(dim).fill(1), 0],
+      [new Float32Array(dim).fill(1), 2.5],
+    ];
+    for (const [q, k, f] of bad) {
+      const expected = await outcome(() => local.search(q, k, f));
+      const actual = await outcome(() => remote.search(q, k, f));
+      assert.equal(expected.ok, false);
+      assert.deepStrictEqual(actual, expected);
+    }
+    const err = await remote.search(new Float32Array(dim + 1), 5).catch((e: unknown) => e);
+    assert.ok(err instanceof VectorIndexError);
+    assert.equal(err.code, 'dimension_mismatch');
+    local.dispose();
+    remote.dispose();
+  });
+
+  it('an unknown model fails like the in-thread build', async () => {
+    const expected = await outcome(() => buildVectorIndex(sync.embeddings('no-such-model'), { model: 'no-such-model' }));
+    const actual = await outcome(() => engine.vectorIndex('no-such-model'));
+    assert.equal(expected.ok, false);
+    assert.deepStrictEqual(actual, expected);
+  });
+
+  it('a disposed index rejects searches with a clear message (dispose is idempotent)', async () => {
+    const { model, dim } = CURATED_MODELS[1];
+    const index = await engine.vectorIndex(model);
+    const q = new Float32Array(embedText('coffee', dim, model));
+    assert.ok((await index.search(q, 3)).length > 0);
+    index.dispose();
+    index.dispose();
+    await assert.rejects(index.search(q, 3), /was disposed/);
+  });
+
+  it('the query vector is copied, so the caller may reuse its buffer', async () => {
+    const { model, dim } = CURATED_MODELS[0];
+    const index = await engine.vectorIndex(model);
+    const q = new Float32Array(embedText('lease agreement', dim, model));
+    const first = index.search(q, 5);
+    q.fill(0);
+    const hits = await first;
+    assert.equal(hits.length, 5);
+    index.dispose();
+  });
+});
