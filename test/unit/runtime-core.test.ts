@@ -13,6 +13,7 @@ import {
   defaultVectorIndexBuilder,
   isBesideArchive,
   SharedTask,
+  workerOpener,
   type RuntimeEvent,
   type RuntimeOptions,
   type VectorBuildRequest,
@@ -322,6 +323,29 @@ describe('runtime: semantic', () => {
       want.map((h) => h.messageId),
     );
     await again.dispose();
+  });
+});
+
+describe('runtime: worker-backed archive', () => {
+  it('queries and builds/searches the vector index in the engine worker, with the same results', async () => {
+    const cache = fs.mkdtempSync(path.join(root, 'wcache-'));
+    const rt = createRuntime(options(curated.path, { openArchive: workerOpener(), cacheDir: cache }));
+    try {
+      const st = await rt.describe();
+      assert.equal(st.summary?.messages, curated.messages.length);
+      const s = await rt.context.semantic();
+      assert.ok(s.available, s.available ? '' : s.reason);
+      const q = [0.5, 0.5, -1, 0.25, 0, 1, -0.5, 0.1];
+      const got = await s.index.search(Float32Array.from(q), 8);
+      const want = expectedTopK(curated.path, 'test-embed', q, 8);
+      assert.deepEqual(
+        got.map((h) => h.messageId),
+        want.map((h) => h.messageId),
+      );
+      assert.ok(fs.readdirSync(cache).some((f) => f.endsWith('.idx')));
+    } finally {
+      await rt.dispose();
+    }
   });
 });
 

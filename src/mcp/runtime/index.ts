@@ -1,4 +1,4 @@
-export { createRuntime, inThreadOpener } from './runtime';
+export { createRuntime, inThreadOpener, workerOpener } from './runtime';
 export { defaultCacheDir, isBesideArchive, CACHE_DIR_NAME } from './cache-dir';
 export { defaultVectorIndexBuilder } from './vector-builder';
 export { ExactCosineIndex } from './exact-index';

@@ -7,6 +7,7 @@ import { inThread, openArchive } from '../../archive/index';
 import type { AsyncArchive } from '../../archive/types';
 import { normalizeEmbedConfig } from '../../embed/config';
 import { OpenAIEmbedder } from '../../embed/openai-client';
+import { startEngineWorker } from '../../search/worker/index';
 import type { EmbedConfig } from '../../embed/types';
 import type { CitationFormat, SemanticState, ServerContext } from '../context';
 import { ArchiveHolder, stateStamp } from './archive-holder';
@@ -28,6 +29,25 @@ export const inThreadOpener: ArchiveOpener = async (p) => {
   const sync = await openArchive(p);
   return { archive: inThread(sync), sync, path: sync.path };
 };
+
+/**
+ * Opens the archive in the engine worker thread: queries, vector builds and scans run off this thread
+ * (what the extension host needs). `workerScript` overrides the worker entry (tests).
+ */
+export function workerOpener(opts: { workerScript?: string; log?: RuntimeLog } = {}): ArchiveOpener {
+  return async (p) => {
+    const client = await startEngineWorker({
+      archivePath: p,
+      workerScript: opts.workerScript,
+      log: opts.log ? (level, message) => opts.log!(level, `engine worker: ${message}`) : undefined,
+    });
+    return {
+      archive: client,
+      path: client.path,
+      vectorIndex: (model, o) => client.vectorIndex(model, o),
+    };
+  };
+}
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const log: RuntimeLog = options.log ?? (() => {});

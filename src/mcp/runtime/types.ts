@@ -11,6 +11,14 @@ export interface OpenedArchive {
   sync?: Archive;
   /** The resolved database file (the archive's own `path`). */
   path: string;
+  /**
+   * Present when the archive lives elsewhere (a worker): loads or builds the vector index where the archive is,
+   * so neither the scan nor the build blocks this thread. The default builder prefers it over `sync`.
+   */
+  vectorIndex?: (
+    model: string,
+    opts: { cacheDir?: string; key?: string; name?: string; dim?: number; total?: number; signal?: AbortSignal },
+  ) => Promise<VectorIndex>;
 }
 
 export type ArchiveOpener = (path: string) => Promise<OpenedArchive>;

@@ -1,13 +1,25 @@
 /**
  * The default VectorIndexBuilder: the search layer's exact int8 + WASM SIMD index, loaded from / written to the
- * persistent cache when a cache dir is given, built in memory otherwise. It reads the embeddings through the
- * in-thread archive; a worker-backed archive needs a builder that runs where the archive lives.
+ * persistent cache when a cache dir is given, built in memory otherwise. A worker-backed archive builds and
+ * searches its index inside the worker; an in-thread archive does it here.
  */
 import { buildVectorIndex, loadOrBuildVectorIndex } from '../../search/vector/index';
 import { stateStamp } from './archive-holder';
 import type { VectorIndexBuilder } from './types';
 
 export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
+  // The key changes with the archive's on-disk state, so re-imported conversations (new message ids) rebuild.
+  const key = [req.archive.path, req.model, req.dim, req.count, stateStamp(req.archive.path)].join('|');
+  if (req.archive.vectorIndex) {
+    return req.archive.vectorIndex(req.model, {
+      cacheDir: req.cacheDir,
+      key,
+      name: req.archive.path,
+      dim: req.dim,
+      total: req.count,
+      signal: req.signal,
+    });
+  }
   const sync = req.archive.sync;
   if (!sync) {
     throw new Error('this archive is not open in this thread; pass a buildVectorIndex that can read its embeddings');
@@ -16,8 +28,6 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   if (!req.cacheDir) {
     return buildVectorIndex(records(), { model: req.model, dim: req.dim, total: req.count, signal: req.signal });
   }
-  // The key changes with the archive's on-disk state, so re-imported conversations (new message ids) rebuild.
-  const key = [req.archive.path, req.model, req.dim, req.count, stateStamp(req.archive.path)].join('|');
   return loadOrBuildVectorIndex({
     records,
     model: req.model,
