@@ -1,0 +1,32 @@
+/** What the test runner (runTest.ts) tells the suite running inside the extension host. */
+export interface IntegrationManifest {
+  workspace: string;
+  /** Where the suite writes its IntegrationResults. */
+  resultsFile: string;
+  /** The curated fixture archive (the workspace's initial msgbrowse.archivePath). */
+  curated: {
+    path: string;
+    conversations: number;
+    messages: number;
+    conversationNames: string[];
+    lease: { id: number; conversationId: number; body: string };
+    script: { id: number; conversationId: number; body: string };
+    embedModel: string;
+  };
+  /** A second archive the settings-change test switches to. */
+  second: {
+    path: string;
+    conversations: number;
+    conversationName: string;
+    messageCount: number;
+    bodies: string[];
+  };
+}
+
+export interface IntegrationResults {
+  passed: number;
+  failed: number;
+  failures: { title: string; error: string }[];
+}
+
+export const MANIFEST_ENV = 'MSGBROWSE_IT_MANIFEST';

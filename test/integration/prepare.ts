@@ -1,0 +1,115 @@
+/**
+ * Generates the integration fixtures into a fresh temp workspace (curated archive + a second archive, workspace
+ * settings) and starts a deterministic OpenAI-compatible embeddings endpoint for the curated archive's model.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { buildCuratedArchive, buildMsgbrowseMcpFixture, embedText, CURATED_MODELS } from '../fixtures';
+import type { IntegrationManifest } from './manifest';
+
+export interface Prepared {
+  manifest: IntegrationManifest;
+  manifestFile: string;
+  root: string;
+  close(): Promise<void>;
+}
+
+function startEmbedServer(model: string, dim: number): Promise<{ server: http.Server; baseUrl: string }> {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      try {
+        const parsed = JSON.parse(body) as { model?: string; input?: string[] | string };
+        if (req.method !== 'POST' || !req.url?.endsWith('/embeddings') || parsed.model !== model) {
+          res.writeHead(404, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: `unknown model ${parsed.model}` } }));
+          return;
+        }
+        const inputs = Array.isArray(parsed.input) ? parsed.input : [parsed.input ?? ''];
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            model,
+            data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: embedText(t, dim, model) })),
+          }),
+        );
+      } catch {
+        res.writeHead(400);
+        res.end();
+      }
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({ server, baseUrl: `http://127.0.0.1:${port}/v1` });
+    }),
+  );
+}
+
+export async function prepare(): Promise<Prepared> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'msgbrowse-it-'));
+  const workspace = path.join(root, 'workspace');
+  fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+  const curated = buildCuratedArchive(path.join(root, 'archives', 'curated'));
+  const second = buildMsgbrowseMcpFixture(path.join(root, 'archives', 'second'));
+  const { model, dim } = CURATED_MODELS[0];
+  const embed = await startEmbedServer(model, dim);
+
+  fs.writeFileSync(
+    path.join(workspace, '.vscode', 'settings.json'),
+    JSON.stringify(
+      {
+        'msgbrowse.archivePath': curated.path,
+        'msgbrowse.embeddings.baseUrl': embed.baseUrl,
+        'msgbrowse.embeddings.model': model,
+        'chat.mcp.autostart': 'never',
+      },
+      null,
+      2,
+    ),
+  );
+  fs.writeFileSync(
+    path.join(workspace, 'notes.md'),
+    `# Notes\n\nSee msgbrowse:c/${curated.marks.leaseAgreement.conversationId}/at/${curated.marks.leaseAgreement.id} for the lease.\n`,
+  );
+
+  const lease = curated.marks.leaseAgreement;
+  const script = curated.marks.scriptBody;
+  const manifest: IntegrationManifest = {
+    workspace,
+    resultsFile: path.join(root, 'results.json'),
+    curated: {
+      path: curated.path,
+      conversations: curated.conversations.length,
+      messages: curated.messages.length,
+      conversationNames: curated.conversations.map((c) => c.name),
+      lease: { id: lease.id, conversationId: lease.conversationId, body: lease.body },
+      script: { id: script.id, conversationId: script.conversationId, body: script.body },
+      embedModel: model,
+    },
+    second: {
+      path: second.path,
+      conversations: second.conversations.length,
+      conversationName: second.conversations[0].name,
+      messageCount: second.messages.length,
+      bodies: second.messages.map((m) => m.body),
+    },
+  };
+  const manifestFile = path.join(root, 'manifest.json');
+  fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  return {
+    manifest,
+    manifestFile,
+    root,
+    close: () =>
+      new Promise<void>((resolve) => {
+        embed.server.closeAllConnections();
+        embed.server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Runs the integration suite inside a real VS Code extension host with @vscode/test-electron's runTests().
+ * Here (offline) the host is code-server driven by Chromium through scripts/test-host/code-server-test-host.mjs
+ * (VSCODE_TEST_EXECUTABLE, or found automatically once scripts/test-host/setup.sh has run); elsewhere runTests
+ * downloads desktop VS Code as usual. Never skips: no host → the run fails. Ends with the line `N passed, N failed`.
+ *
+ *   node --import tsx test/integration/runTest.ts      (after `node esbuild.js` and `node scripts/build-integration.js`)
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runTests } from '@vscode/test-electron';
+import { MANIFEST_ENV, type IntegrationResults } from './manifest';
+import { prepare } from './prepare';
+
+const repo = path.resolve(__dirname, '..', '..');
+
+function hostExecutable(): string | undefined {
+  if (process.env.VSCODE_TEST_EXECUTABLE) return path.resolve(process.env.VSCODE_TEST_EXECUTABLE);
+  const hostDir = process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
+  if (fs.existsSync(path.join(hostDir, 'host.env'))) return path.join(repo, 'scripts', 'test-host', 'code-server-test-host.mjs');
+  return undefined;
+}
+
+async function main(): Promise<number> {
+  const suite = path.join(repo, 'out', 'integration', 'suite.js');
+  for (const f of [suite, path.join(repo, 'dist', 'extension.js'), path.join(repo, 'dist', 'viewer.js')]) {
+    if (!fs.existsSync(f)) {
+      console.error(`integration: ${path.relative(repo, f)} is missing; run node esbuild.js && node scripts/build-integration.js`);
+      console.log('0 passed, 1 failed');
+      return 1;
+    }
+  }
+  const prepared = await prepare();
+  const exe = hostExecutable();
+  console.log(`integration: host ${exe ? path.relative(repo, exe) : 'downloaded by @vscode/test-electron'}; fixtures in ${prepared.root}`);
+  let runError: string | undefined;
+  const userData = path.join(prepared.root, 'user-data');
+  const extensionsDir = path.join(prepared.root, 'extensions');
+  try {
+    await runTests({
+      vscodeExecutablePath: exe,
+      extensionDevelopmentPath: repo,
+      extensionTestsPath: suite,
+      launchArgs: [prepared.manifest.workspace, `--user-data-dir=${userData}`, `--extensions-dir=${extensionsDir}`, '--disable-extensions'],
+      extensionTestsEnv: { [MANIFEST_ENV]: prepared.manifestFile },
+    });
+  } catch (e) {
+    runError = e instanceof Error ? e.message : String(e);
+  } finally {
+    await prepared.close();
+  }
+  let results: IntegrationResults | undefined;
+  try {
+    results = JSON.parse(fs.readFileSync(prepared.manifest.resultsFile, 'utf8')) as IntegrationResults;
+  } catch {
+    /* the suite never ran */
+  }
+  if (process.env.KEEP_FIXTURES !== '1') fs.rmSync(prepared.root, { recursive: true, force: true });
+  if (!results) {
+    console.error(`integration: the suite did not report results${runError ? ` (${runError})` : ''}`);
+    console.log('0 passed, 1 failed');
+    return 1;
+  }
+  for (const f of results.failures) console.error(`FAILED: ${f.title}\n  ${f.error.split('\n').join('\n  ')}`);
+  const failed = results.failed + (runError && results.failed === 0 ? 1 : 0);
+  if (runError && results.failed === 0) console.error(`integration: host run failed: ${runError}`);
+  console.log(`${results.passed} passed, ${failed} failed`);
+  return failed === 0 && results.passed > 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(`integration: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  },
+);

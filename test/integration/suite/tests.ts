@@ -1,0 +1,241 @@
+/** The end-to-end checks, registered after mocha's pre-require (see index.ts). */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { api, loadManifest, resultText, waitFor } from './env';
+import { rawRequest } from './http';
+
+const TOOLS = [
+  'list_conversations',
+  'get_conversation',
+  'search_messages',
+  'semantic_search',
+  'get_context',
+  'list_media',
+  'list_links',
+] as const;
+type ToolName = (typeof TOOLS)[number];
+
+function ourTools(): Map<ToolName, string> {
+  const found = new Map<ToolName, string>();
+  for (const t of vscode.lm.tools) {
+    if (!/msgbrowse/i.test(t.name)) continue;
+    for (const name of TOOLS) if (t.name.endsWith(`_${name}`)) found.set(name, t.name);
+  }
+  return found;
+}
+
+async function invoke(tool: ToolName, input: object): Promise<string> {
+  const name = ourTools().get(tool);
+  assert.ok(name, `tool ${tool} is not registered with VS Code`);
+  const cts = new vscode.CancellationTokenSource();
+  const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, cts.token);
+  return resultText(r);
+}
+
+/** Invokes, retrying while VS Code restarts/refreshes the server after a definition change. */
+async function invokeEventually(tool: ToolName, input: object, ok: (text: string) => boolean, what: string): Promise<string> {
+  let last = '';
+  return waitFor(
+    what,
+    async () => {
+      last = await invoke(tool, input).catch((e: unknown) => `error: ${String(e)}`);
+      return ok(last) ? last : undefined;
+    },
+    45_000,
+    500,
+  ).catch((e: unknown) => {
+    throw new Error(`${String(e)}; last result: ${last.slice(0, 600)}`);
+  });
+}
+
+function citation(conversationId: number, messageId: number): string {
+  return `${vscode.env.uriScheme}://msgbrowse.msgbrowse-vscode/c/${conversationId}/at/${messageId}`;
+}
+
+export function defineSuites(): void {
+  const m = loadManifest();
+
+  describe('msgbrowse in a real VS Code extension host', function () {
+    this.timeout(90_000);
+
+    it('activates and serves the configured archive', async () => {
+      const a = await api();
+      const st = a.state();
+      assert.equal(st.kind, 'ready', `state: ${JSON.stringify(st)}`);
+      if (st.kind !== 'ready') return;
+      assert.equal(st.path, m.curated.path);
+      assert.equal(st.status.conversations, m.curated.conversations);
+      assert.equal(st.status.messages, m.curated.messages);
+    });
+
+    it('gives VS Code an MCP server definition pointing at the in-process endpoint', async () => {
+      const a = await api();
+      await waitFor('provideMcpServerDefinitions', () => (a.providerCalls()?.provided ?? 0) > 0 || undefined);
+      const ep = await a.ensureEndpoint();
+      const [major, minor] = vscode.version.split('.').map(Number);
+      const socketCapable = process.platform !== 'win32' && (major > 1 || minor >= 105);
+      assert.equal(ep.kind, socketCapable ? 'socket' : 'tcp');
+      if (ep.kind === 'socket') {
+        assert.equal(ep.uri.scheme, 'unix');
+        assert.equal(ep.uri.fragment, '/mcp');
+      } else {
+        assert.match(ep.uri.toString(), /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      }
+      assert.ok(ep.headers[a.secretHeader] && ep.headers[a.secretHeader].length >= 32, 'per-session secret header');
+    });
+
+    it("VS Code's MCP client starts the server and lists the seven tools", async () => {
+      const a = await api();
+      await waitFor(
+        'the seven msgbrowse tools in vscode.lm.tools',
+        async () => {
+          if (ourTools().size === TOOLS.length) return true;
+          await vscode.commands.executeCommand('workbench.mcp.startServer', a.mcpServerId, { autoTrustChanges: true }).then(
+            undefined,
+            () => undefined,
+          );
+          return ourTools().size === TOOLS.length || undefined;
+        },
+        60_000,
+        1000,
+      );
+      assert.deepEqual([...ourTools().keys()].sort(), [...TOOLS].sort());
+      assert.ok((a.providerCalls()?.resolved ?? 0) > 0, 'resolveMcpServerDefinition was called before the start');
+      assert.ok(a.status().sessions > 0, 'VS Code holds an MCP session with our server');
+    });
+
+    it('list_conversations through vscode.lm.invokeTool returns the fixture conversations', async () => {
+      const text = await invoke('list_conversations', {});
+      for (const name of new Set(m.curated.conversationNames)) {
+        if (name) assert.ok(text.includes(name), `conversation "${name}" missing from: ${text.slice(0, 400)}`);
+      }
+    });
+
+    it('search_messages finds the lease message and cites it with our URI scheme', async () => {
+      const text = await invoke('search_messages', { query: 'lease agreement' });
+      assert.ok(text.includes(citation(m.curated.lease.conversationId, m.curated.lease.id)), text.slice(0, 800));
+    });
+
+    it('semantic_search ranks the exact-embedding message first (configured endpoint)', async () => {
+      const text = await invoke('semantic_search', { query: m.curated.lease.body, k: 3 });
+      const link = citation(m.curated.lease.conversationId, m.curated.lease.id);
+      assert.ok(text.includes(link), text.slice(0, 800));
+      const first = /(?:[a-z-]+):\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+/.exec(text)?.[0];
+      assert.equal(first, link);
+    });
+
+    it('get_context returns the message and its neighbours', async () => {
+      const text = await invoke('get_context', { message_id: m.curated.lease.id, window: 2 });
+      assert.ok(text.includes(m.curated.lease.body), text.slice(0, 600));
+    });
+
+    it('a citation URI from a tool result opens the viewer at that message', async () => {
+      const a = await api();
+      const text = await invoke('search_messages', { query: 'lease agreement' });
+      const link = new RegExp(`${vscode.env.uriScheme}://msgbrowse\\.msgbrowse-vscode/c/(\\d+)/at/(\\d+)`).exec(text);
+      assert.ok(link, 'a citation link in the tool result');
+      const [, cid, mid] = link;
+      const shown = a.waitForViewer(Number(cid), Number(mid), 30_000);
+      await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(link[0]));
+      const ack = await shown;
+      assert.equal(ack.highlighted, true);
+      assert.ok(ack.rendered > 1, 'the viewer rendered the surrounding messages');
+      assert.ok(a.receivedUris().some((u) => u.includes(`/c/${cid}/at/${mid}`)), 'the URI handler received the link');
+      assert.ok(a.openViewers().includes(Number(cid)));
+    });
+
+    it('the viewer renders a message containing HTML as text (and still acknowledges it)', async () => {
+      const a = await api();
+      const shown = a.waitForViewer(m.curated.script.conversationId, m.curated.script.id, 30_000);
+      await vscode.commands.executeCommand('msgbrowse.openCitation', m.curated.script.conversationId, m.curated.script.id);
+      const ack = await shown;
+      assert.equal(ack.highlighted, true);
+    });
+
+    it('the search command returns hybrid results', async () => {
+      const res = (await vscode.commands.executeCommand('msgbrowse.searchMessages', 'lease agreement')) as
+        | { hits: { messageId: number; link: string }[]; semanticNote?: string }
+        | undefined;
+      assert.ok(res && res.hits.length > 0, 'hits');
+      assert.ok(res.hits.some((h) => h.messageId === m.curated.lease.id));
+      assert.equal(res.semanticNote, undefined, 'semantic half used');
+      assert.ok(res.hits.every((h) => h.link.startsWith(`${vscode.env.uriScheme}://msgbrowse.msgbrowse-vscode/c/`)));
+    });
+
+    it('citation tokens in an editor are document links', async () => {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(`${m.workspace}/notes.md`));
+      const links = await waitFor('document links', async () => {
+        const l = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri);
+        return l?.some((x) => x.target?.toString().startsWith('command:msgbrowse.openCitation')) ? l : undefined;
+      });
+      const ours = links.find((x) => x.target?.scheme === 'command');
+      assert.ok(ours?.target && decodeURIComponent(ours.target.query).includes(String(m.curated.lease.id)));
+    });
+
+    it('refuses requests without the secret header — with 404, never 401/403', async () => {
+      const a = await api();
+      const ep = await a.ensureEndpoint();
+      const none = await rawRequest(ep, {});
+      assert.equal(none.status, 404);
+      const wrong = await rawRequest(ep, { [a.secretHeader]: 'not-the-secret' });
+      assert.equal(wrong.status, 404);
+      const good = await rawRequest(ep, { ...ep.headers });
+      assert.equal(good.status, 200, good.body.slice(0, 300));
+    });
+
+    it('over TCP as well, where a foreign Host is refused the same way', async () => {
+      const a = await api();
+      const cfg = vscode.workspace.getConfiguration('msgbrowse');
+      await cfg.update('server.transport', 'tcp', vscode.ConfigurationTarget.Workspace);
+      try {
+        const ep = await waitFor('a TCP endpoint', async () => {
+          const e = await a.ensureEndpoint();
+          return e.kind === 'tcp' ? e : undefined;
+        });
+        assert.match(ep.uri.toString(), /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+        assert.equal((await rawRequest(ep, {})).status, 404);
+        assert.equal((await rawRequest(ep, { ...ep.headers, host: 'attacker.example:80' })).status, 404);
+        assert.equal((await rawRequest(ep, { ...ep.headers, origin: 'https://attacker.example' })).status, 404);
+        assert.equal((await rawRequest(ep, { ...ep.headers })).status, 200);
+      } finally {
+        await cfg.update('server.transport', undefined, vscode.ConfigurationTarget.Workspace);
+        await waitFor('back on the default endpoint', async () => {
+          const e = await a.ensureEndpoint();
+          const [major, minor] = vscode.version.split('.').map(Number);
+          const socketCapable = process.platform !== 'win32' && (major > 1 || minor >= 105);
+          return e.kind === (socketCapable ? 'socket' : 'tcp') || undefined;
+        });
+      }
+    });
+
+    it('changing msgbrowse.archivePath restarts the server with the new archive', async () => {
+      const a = await api();
+      const before = a.definitionVersion();
+      await vscode.workspace
+        .getConfiguration('msgbrowse')
+        .update('archivePath', m.second.path, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the second archive to be served', () => {
+        const s = a.state();
+        return (s.kind === 'ready' && s.path === m.second.path) || undefined;
+      });
+      assert.notEqual(a.definitionVersion(), before, 'the MCP definition version changed');
+      const other = m.curated.conversationNames.find((n) => n && n !== m.second.conversationName);
+      assert.ok(other);
+      const text = await invokeEventually(
+        'list_conversations',
+        {},
+        (t) => t.includes(m.second.conversationName) && !t.includes(other),
+        'list_conversations to reflect the new archive',
+      );
+      assert.ok(text.includes(m.second.conversationName));
+      const photo = `msgbrowse.msgbrowse-vscode/c/1/at/3`;
+      const search = await invokeEventually(
+        'search_messages',
+        { query: 'photo' },
+        (t) => t.includes(photo),
+        'search on the new archive',
+      );
+      assert.ok(search.includes('attached'));
+    });
+  });
+}
