@@ -267,6 +267,7 @@ describe('vector index exactness', () => {
     const dim = 768;
     const records = makeRecords(7000, dim, 11);
     const index = await buildVectorIndex(records, { model: 'm' });
+    index.yieldMs = 0; // yield after every chunk (7000 × 768 rows are 3 chunks)
     const q = queries(records, dim, 2, 1)[0];
     let ticked = false;
     setImmediate(() => (ticked = true));
