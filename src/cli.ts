@@ -311,13 +311,15 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     } catch (e) {
       throw new CliError(oneLine(e));
     }
-    log('info', `serving ${opts.archive} at ${handle.url}`);
+    // One write, so a reader of stderr sees the URL and the client config together.
+    const banner = [`${NAME}: serving ${opts.archive} at ${handle.url}`];
     if (!envToken) {
-      log('info', `token (set MSGBROWSE_MCP_TOKEN to choose your own): ${token}`);
-      process.stderr.write(clientConfig(handle.url, token) + '\n');
+      banner.push(`${NAME}: token (set MSGBROWSE_MCP_TOKEN to choose your own): ${token}`);
+      banner.push(clientConfig(handle.url, token));
     } else {
-      log('info', 'token: from MSGBROWSE_MCP_TOKEN (send it as "Authorization: Bearer <token>")');
+      banner.push(`${NAME}: token from MSGBROWSE_MCP_TOKEN (send it as "Authorization: Bearer <token>")`);
     }
+    process.stderr.write(banner.join('\n') + '\n');
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);

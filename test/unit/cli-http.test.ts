@@ -140,6 +140,8 @@ describe('CLI --http (production bundle)', () => {
   it('without MSGBROWSE_MCP_TOKEN generates a token and prints a ready-to-paste client config', async () => {
     const r = await start(['--archive', curated.path], { MSGBROWSE_LLM_EMBED_MODEL: '' });
     try {
+      const deadline = Date.now() + 5000;
+      while (!r.stderr().includes('claude mcp add') && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
       const err = r.stderr();
       const m = err.match(/"Authorization": "Bearer ([A-Za-z0-9_-]{20,})"/);
       assert.ok(m, err);
