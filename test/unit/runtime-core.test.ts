@@ -4,7 +4,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { buildCuratedArchive, buildMsgbrowseMcpFixture, cosine, decodeVector, type CuratedArchive } from '../fixtures/index';
+import {
+  ArchiveWriter,
+  buildCuratedArchive,
+  buildMsgbrowseMcpFixture,
+  cosine,
+  decodeVector,
+  openWritable,
+  type CuratedArchive,
+} from '../fixtures/index';
 import type { Embedder } from '../../src/embed/types';
 import type { VectorIndex } from '../../src/search/types';
 import {
@@ -323,6 +331,49 @@ describe('runtime: semantic', () => {
       want.map((h) => h.messageId),
     );
     await again.dispose();
+  });
+});
+
+describe('runtime: live archive changes', () => {
+  it('sees new embeddings: serves the current index, refreshes it in the background, emits change events', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'live-'));
+    const copy = path.join(dir, 'msgbrowse.sqlite');
+    fs.copyFileSync(curated.path, copy);
+    const events: RuntimeEvent[] = [];
+    const rt = createRuntime(options(copy, { indexRefreshMs: 0, watchIntervalMs: 25 }));
+    rt.onDidChange((e) => events.push(e));
+    const s1 = await rt.context.semantic();
+    assert.ok(s1.available);
+    const size1 = s1.index.size;
+    const conv = curated.conversations[0];
+
+    // A concurrent writer (msgbrowse) adds a message and its embedding, pointing exactly at the query.
+    const db = openWritable(copy);
+    const q = [0, 0, 0, 0, 0, 0, 0, 1];
+    try {
+      const w = new ArchiveWriter(db);
+      const [m] = w.appendMessages(conv.id, conv.source, conv.name, [{ ts: '2030-01-01 00:00:00', sender: 'Late', body: 'fresh message' }]);
+      w.putEmbedding(m.hash, 'test-embed', q);
+      await until(() => events.some((e) => e.kind === 'archive-changed' && !e.replaced));
+      // The new message is visible to queries at once.
+      const archive = await rt.context.archive();
+      assert.ok((await archive.messageById(m.id)) !== undefined);
+      // The next semantic call still answers (stale index) and starts a refresh; soon the new vector is in.
+      const s2 = await rt.context.semantic();
+      assert.ok(s2.available);
+      await until(() => {
+        void rt.context.semantic();
+        return rt.status().semantic.state === 'ready' && (rt.status().semantic as { size: number }).size === size1 + 1;
+      });
+      const s3 = await rt.context.semantic();
+      assert.ok(s3.available);
+      const top = await s3.index.search(Float32Array.from(q), 1);
+      assert.equal(top[0].messageId, m.id);
+      assert.ok(Math.abs(top[0].score - 1) < 1e-6);
+    } finally {
+      db.close();
+      await rt.dispose();
+    }
   });
 });
 

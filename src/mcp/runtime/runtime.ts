@@ -104,6 +104,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     options.createEmbedder ?? ((c) => new OpenAIEmbedder(c)),
     log,
     (status) => emit({ kind: 'semantic', status }),
+    options.indexRefreshMs,
   );
 
   // Optional polling so listeners hear about changes without a tool call.

@@ -31,8 +31,8 @@ interface Build {
   task: SharedTask<VectorIndex>;
 }
 
-/** Minimum time between background rebuilds while the archive keeps changing (live imports). */
-const REBUILD_MIN_INTERVAL_MS = 2000;
+/** Default minimum time between background rebuilds while the archive keeps changing (live imports). */
+export const DEFAULT_INDEX_REFRESH_MS = 2000;
 
 export class SemanticManager {
   private built?: BuiltIndex;
@@ -50,6 +50,7 @@ export class SemanticManager {
     private readonly createEmbedder: (c: EmbedConfig) => Embedder,
     private readonly log: RuntimeLog,
     private readonly onStatus: (s: SemanticStatus) => void,
+    private readonly refreshMs: number = DEFAULT_INDEX_REFRESH_MS,
   ) {
     if (getConfig().model.trim() === '') this.status = { state: 'disabled', reason: NO_EMBED_MODEL_REASON };
   }
@@ -133,7 +134,7 @@ export class SemanticManager {
     }
     if (sameBase) {
       // The archive changed since the build: serve the index we have and refresh it in the background.
-      if (Date.now() - b.builtAt >= REBUILD_MIN_INTERVAL_MS) {
+      if (Date.now() - b.builtAt >= this.refreshMs) {
         const build = this.startBuild(held, model, info, stamp);
         build.task.detach().catch(() => {});
       }

@@ -57,6 +57,11 @@ export interface RuntimeOptions {
    * know without a tool call, e.g. the extension). Default: off; calls still detect changes themselves.
    */
   watchIntervalMs?: number;
+  /**
+   * After the archive changes, semantic calls keep using the current index while a new one builds in the
+   * background, at most once per this many ms (default 2000).
+   */
+  indexRefreshMs?: number;
   /** Grace period before a replaced archive handle is closed, so in-flight calls finish (default 10 s). */
   closeGraceMs?: number;
 }
