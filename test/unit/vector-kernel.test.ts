@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { instantiateKernel } from '../../src/search/kernel/kernel';
 import { wasm } from '../../src/search/kernel/wasm-api';
+import { queryLevels } from '../../src/search/vector/quantize';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const buildScript = require('../../src/search/kernel/build-kernel.js') as {
@@ -54,8 +55,9 @@ describe('vector kernel (WAT, SIMD)', () => {
     }
   });
 
-  for (const stride of [16, 32, 48, 400, 784]) {
+  for (const stride of [16, 32, 48, 400, 784, 4096]) {
     it(`dot_rows and dot_idx give exact int dots (stride ${stride}, extreme values included)`, async () => {
+      assert.ok(stride * queryLevels(stride) * 127 < 2 ** 31);
       const r = rng(stride);
       const n = 37;
       const memory = new wasm.Memory({ initial: 4 });
@@ -67,10 +69,15 @@ describe('vector kernel (WAT, SIMD)', () => {
       const idxOff = outOff + n * 4 + 64;
       const q = new Int16Array(buf, qOff, stride);
       const rows = new Int8Array(buf, rowsOff, n * stride);
-      for (let j = 0; j < stride; j++) q[j] = j % 7 === 0 ? 127 : j % 11 === 0 ? -127 : Math.floor(r() * 255) - 127;
+      // Query codes span the full range the index uses for this stride (i16, bounded so i32 sums cannot overflow).
+      const L = queryLevels(stride);
+      for (let j = 0; j < stride; j++) q[j] = j % 7 === 0 ? L : j % 11 === 0 ? -L : Math.floor(r() * (2 * L + 1)) - L;
       for (let i = 0; i < n * stride; i++) rows[i] = i % 5 === 0 ? -127 : Math.floor(r() * 255) - 127;
-      // Row 0: the worst case magnitude (all 127·127 products).
-      for (let j = 0; j < stride; j++) rows[j] = q[j] >= 0 ? 127 : -127;
+      // Row 0: the worst case magnitude (every product ±L·127, all of one sign).
+      for (let j = 0; j < stride; j++) {
+        if (j % 2 === 0) q[j] = j % 4 === 0 ? L : -L;
+        rows[j] = q[j] >= 0 ? 127 : -127;
+      }
       const expected = Array.from({ length: n }, (_, i) => {
         let s = 0;
         for (let j = 0; j < stride; j++) s += q[j] * rows[i * stride + j];

@@ -1,7 +1,7 @@
-;; Vector scoring kernel: int8 rows against an int16-widened int8 query, with WebAssembly SIMD.
+;; Vector scoring kernel: int8 rows against an int16 query, with WebAssembly SIMD.
 ;;
 ;; Memory is imported (the index owns and grows it). Layout is decided by the caller:
-;;   query  : `stride` int16 values (the int8 query widened once per query), 16-byte aligned
+;;   query  : `stride` int16 values (the query quantised to |d| <= L with stride·L·127 < 2^31), 16-byte aligned
 ;;   rows   : int8 rows of `stride` bytes each (stride is a multiple of 16; padding bytes are 0)
 ;;   out    : one i32 exact integer dot product per scored row
 ;;   idx    : (dot_idx only) i32 row numbers to score
@@ -9,7 +9,7 @@
 ;; Per 16 row bytes: one load, two sign-extensions to i16x8, two i32x4.dot_i16x8_s against the
 ;; pre-widened query, two adds into two accumulators. One row at a time is fastest in V8 (measured: 5-6 ms
 ;; per 100k×768 rows, against 19 ms for a 4-row variant sharing the query loads, and 20+ ms for 2 rows).
-;; |q|,|v| <= 127, so a dot of up to 16 383 pairs (stride 32 766) cannot overflow i32.
+;; The caller bounds the query codes so that stride·max|q|·127 < 2^31: no partial sum can overflow i32.
 (module
   (import "env" "memory" (memory 1))
 

@@ -12,7 +12,7 @@ import type { VectorFilter, VectorHit, VectorIndex } from '../types';
 import type { IndexParts, BuildStats } from './builder';
 import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
-import { exactCosine, quantiseRow } from './quantize';
+import { exactCosine, queryLevels, quantiseRow } from './quantize';
 import type { RowStore } from './rows';
 import { KLargest, TopHits } from './topk';
 
@@ -129,7 +129,7 @@ export class Int8VectorIndex implements VectorIndex {
     const layout = parts.layout;
     const stride = layout.stride;
     const qCodes = new Int16Array(stride);
-    const qq = quantiseRow(query, dim, qCodes);
+    const qq = quantiseRow(query, dim, qCodes, 0, queryLevels(stride));
     if (!qq) throw new VectorIndexError('invalid_query', 'the query vector contains NaN or infinite values');
     if (qq.scale === 0) {
       throw new VectorIndexError('zero_query', 'the query vector has zero length (all components are 0); cosine similarity is undefined');

@@ -2,7 +2,7 @@
  * Normalisation and int8 quantisation with a per-row scale, plus the per-row numbers the exactness bound needs.
  *
  * For a unit vector v̂ with scale s (= max|v̂ᵢ| / 127) and int8 codes c (cᵢ = round(v̂ᵢ / s)), write
- * v̂ = s·c + e. For the unit query q̂ = t·d + f the same way, the true cosine is
+ * v̂ = s·c + e. For the unit query q̂ = t·d + f the same way (with i16 codes, see queryLevels), the true cosine is
  *   q̂·v̂ = s·t·(d·c) + f·(s·c) + q̂·e,
  * so |q̂·v̂ − s·t·(d·c)| ≤ ‖f‖·‖s·c‖ + ‖e‖ (Cauchy–Schwarz, ‖q̂‖ = 1). The row keeps ‖e‖ (`err`) and ‖s·c‖
  * (`qnorm`), both rounded up; the query contributes ‖f‖. d·c is computed exactly in i32 by the kernel.
@@ -10,6 +10,15 @@
 
 /** Relative safety margin applied to stored norms so float32 rounding can only loosen the bound. */
 const ROUND_UP = 1 + 1e-6;
+
+/**
+ * Quantisation levels for the query, which the kernel holds as i16: as fine as possible while the kernel's i32
+ * sums cannot overflow (|dot| ≤ stride · levels · 127 < 2³¹). 22 017 for 768 dims, so the query's own rounding
+ * error (‖f‖ in the bound) is ~170× smaller than an int8 row's.
+ */
+export function queryLevels(stride: number): number {
+  return Math.min(32767, Math.floor((2 ** 31 - 1) / (stride * 127)));
+}
 
 /** Pads a dimension to the kernel's 16-byte row granularity. */
 export function strideFor(dim: number): number {
@@ -34,28 +43,30 @@ export function quantiseRow(
   dim: number,
   codes: Int8Array | Int16Array,
   at = 0,
+  levels = 127,
 ): RowQuantisation | undefined {
   let n2 = 0;
-  for (let i = 0; i < dim; i++) n2 += vec[i] * vec[i];
+  let maxRaw = 0;
+  for (let i = 0; i < dim; i++) {
+    const x = vec[i];
+    n2 += x * x;
+    const a = x < 0 ? -x : x;
+    if (a > maxRaw) maxRaw = a;
+  }
   if (!Number.isFinite(n2)) return undefined;
   if (n2 === 0) {
     for (let i = 0; i < dim; i++) codes[at + i] = 0;
     return { scale: 0, err: 0, qnorm: 0 };
   }
   const inv = 1 / Math.sqrt(n2);
-  let maxAbs = 0;
-  for (let i = 0; i < dim; i++) {
-    const a = Math.abs(vec[i] * inv);
-    if (a > maxAbs) maxAbs = a;
-  }
-  const scale = Math.fround(maxAbs / 127);
+  const scale = Math.fround((maxRaw * inv) / levels);
   let err2 = 0;
   let q2 = 0;
   for (let i = 0; i < dim; i++) {
     const x = vec[i] * inv;
     let c = Math.round(x / scale);
-    if (c > 127) c = 127;
-    else if (c < -127) c = -127;
+    if (c > levels) c = levels;
+    else if (c < -levels) c = -levels;
     codes[at + i] = c;
     const deq = scale * c;
     const e = x - deq;

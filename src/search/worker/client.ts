@@ -422,6 +422,13 @@ class VectorIndexProxy implements VectorIndex {
   }
 }
 
+const ENGINE = Symbol.for('msgbrowse.engineClient');
+
+/** Whether an AsyncArchive is worker-backed (then vector indexes must be built with its `vectorIndex`). */
+export function isEngineClient(archive: unknown): archive is EngineClient {
+  return typeof archive === 'object' && archive !== null && (archive as Record<symbol, unknown>)[ENGINE] === true;
+}
+
 /**
  * Starts the engine worker and opens the archive in it. Rejects with the archive layer's ArchiveError (same
  * code and message) when the archive cannot be opened.
@@ -447,6 +454,7 @@ export async function startEngineWorker(opts: EngineWorkerOptions): Promise<Engi
     },
     vectorIndex: (model: string, o?: VectorIndexOptions) => impl.vectorIndex(model, o),
     close: () => impl.close(),
+    [ENGINE]: true,
   });
   return client as unknown as EngineClient;
 }

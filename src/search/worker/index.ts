@@ -1,3 +1,3 @@
 /** Archive queries and vector scans in a worker thread, behind the AsyncArchive / VectorIndex contracts. */
-export { startEngineWorker, resolveWorkerScript } from './client';
+export { startEngineWorker, resolveWorkerScript, isEngineClient } from './client';
 export type { EngineClient, EngineWorkerOptions, VectorIndexOptions } from './client';
