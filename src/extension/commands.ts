@@ -33,8 +33,15 @@ export interface StatusReport {
   sessions: number;
 }
 
+/** Writes msgbrowse.archivePath where it takes effect: the most specific scope that already sets it, else user settings. */
 async function setArchivePath(value: string): Promise<void> {
-  await vscode.workspace.getConfiguration(CONFIG_SECTION).update('archivePath', value, vscode.ConfigurationTarget.Global);
+  const cfg = vscode.workspace.getConfiguration(CONFIG_SECTION);
+  const i = cfg.inspect<string>('archivePath');
+  const target =
+    i?.workspaceValue !== undefined || i?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.Workspace
+      : vscode.ConfigurationTarget.Global;
+  await cfg.update('archivePath', value, target);
 }
 
 export function openCitation(viewer: ViewerManager, ref: CitationRef, side = false): void {

@@ -2,7 +2,10 @@
  * msgbrowse for VS Code: serves a msgbrowse archive to Copilot through an in-process MCP server, opens citations
  * in a conversation viewer, and searches from the palette. Everything disposable goes to context.subscriptions.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import * as vscode from 'vscode';
+import { workerOpener } from '../mcp/runtime';
 import { ArchiveService, type ArchiveState } from './archiveService';
 import { CitationLinkProvider } from './citationLinks';
 import { openCitation, registerCommands, type StatusReport } from './commands';
@@ -11,7 +14,7 @@ import { CONFIG_SECTION, MCP_SERVER_ID, SECRET_HEADER } from './constants';
 import { ConversationsView } from './conversationsView';
 import { McpEndpoint, type EndpointInfo } from './mcpEndpoint';
 import { mcpApiAvailable, McpProvider } from './mcpProvider';
-import { defaultRuntimeFactory } from './runtime';
+import { defaultRuntimeFactory, type RuntimeFactory } from './runtime';
 import { SearchService, type SearchResult } from './searchService';
 import { affectsRuntime } from './settings';
 import { createStatusBar } from './statusBar';
@@ -45,7 +48,14 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   log.info(`activating msgbrowse ${context.extension.packageJSON.version} in ${vscode.env.appName} ${vscode.version}`);
 
   const scheme = vscode.env.uriScheme;
-  const archive = new ArchiveService(context, defaultRuntimeFactory, log, scheme);
+  // Archive queries and vector scans run in the engine worker so the extension host's event loop stays free.
+  const workerScript = path.join(context.extensionPath, 'dist', 'engine-worker.js');
+  const openArchive = fs.existsSync(workerScript)
+    ? workerOpener({ workerScript, log: (level, message) => log[level](message) })
+    : undefined;
+  if (!openArchive) log.warn(`engine worker ${workerScript} missing; queries run on the extension host thread`);
+  const factory: RuntimeFactory = (o) => defaultRuntimeFactory({ ...o, openArchive });
+  const archive = new ArchiveService(context, factory, log, scheme);
   context.subscriptions.push(archive);
 
   const endpoint = new McpEndpoint(

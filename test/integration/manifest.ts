@@ -13,6 +13,8 @@ export interface IntegrationManifest {
     script: { id: number; conversationId: number; body: string };
     embedModel: string;
   };
+  /** Facts of the demo archive (media/demo/msgbrowse.sqlite.gz is generated from the same builder). */
+  demo: { conversations: number; messages: number };
   /** A second archive the settings-change test switches to. */
   second: {
     path: string;

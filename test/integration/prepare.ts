@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { buildCuratedArchive, buildMsgbrowseMcpFixture, embedText, CURATED_MODELS } from '../fixtures';
+import { buildCuratedArchive, buildDemoArchive, buildMsgbrowseMcpFixture, embedText, CURATED_MODELS } from '../fixtures';
 import type { IntegrationManifest } from './manifest';
 
 export interface Prepared {
@@ -57,6 +57,7 @@ export async function prepare(): Promise<Prepared> {
   fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
   const curated = buildCuratedArchive(path.join(root, 'archives', 'curated'));
   const second = buildMsgbrowseMcpFixture(path.join(root, 'archives', 'second'));
+  const demo = buildDemoArchive(path.join(root, 'archives', 'demo'));
   const { model, dim } = CURATED_MODELS[0];
   const embed = await startEmbedServer(model, dim);
 
@@ -92,6 +93,7 @@ export async function prepare(): Promise<Prepared> {
       script: { id: script.id, conversationId: script.conversationId, body: script.body },
       embedModel: model,
     },
+    demo: { conversations: demo.conversations.length, messages: demo.messages.length },
     second: {
       path: second.path,
       conversations: second.conversations.length,

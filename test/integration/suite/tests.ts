@@ -1,5 +1,6 @@
 /** The end-to-end checks, registered after mocha's pre-require (see index.ts). */
 import * as assert from 'node:assert/strict';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import { api, loadManifest, resultText, waitFor } from './env';
 import { rawRequest } from './http';
@@ -236,6 +237,38 @@ export function defineSuites(): void {
         'search on the new archive',
       );
       assert.ok(search.includes('attached'));
+    });
+
+    it('with the setting empty, the archive is discovered through MSGBROWSE_DATA_DIR', async () => {
+      const a = await api();
+      process.env.MSGBROWSE_DATA_DIR = path.dirname(m.curated.path);
+      await vscode.workspace.getConfiguration('msgbrowse').update('archivePath', undefined, vscode.ConfigurationTarget.Workspace);
+      await waitFor('discovery of the curated archive', () => {
+        const s = a.state();
+        return (s.kind === 'ready' && s.path === m.curated.path && s.origin === 'MSGBROWSE_DATA_DIR') || undefined;
+      });
+    });
+
+    it('with no archive anywhere, tools answer with an actionable error instead of empty results', async () => {
+      const a = await api();
+      process.env.MSGBROWSE_DATA_DIR = path.join(m.workspace, 'no-such-dir');
+      await a.settled();
+      assert.equal(a.state().kind, 'none', JSON.stringify(a.state()));
+      const text = await invokeEventually('list_conversations', {}, (t) => /Select Archive/.test(t), 'the no-archive error');
+      assert.match(text, /msgbrowse\.archivePath/);
+    });
+
+    it('"Open Demo Archive" unpacks the bundled demo into global storage and serves it', async () => {
+      const a = await api();
+      const file = (await vscode.commands.executeCommand('msgbrowse.openDemoArchive')) as string;
+      assert.ok(file && !file.startsWith(m.workspace), `demo archive at ${file}`);
+      const st = await waitFor('the demo archive', () => {
+        const s = a.state();
+        return s.kind === 'ready' && s.path === file ? s : undefined;
+      });
+      assert.equal(st.status.conversations, m.demo.conversations);
+      assert.equal(st.status.messages, m.demo.messages);
+      delete process.env.MSGBROWSE_DATA_DIR;
     });
   });
 }
