@@ -60,11 +60,11 @@ describe('vector kernel (WAT, SIMD)', () => {
       assert.ok(stride * queryLevels(stride) * 127 < 2 ** 31);
       const r = rng(stride);
       const n = 37;
-      const memory = new wasm.Memory({ initial: 4 });
+      const memory = new wasm.Memory({ initial: 8 });
       const k = await instantiateKernel(memory);
       const buf = memory.buffer;
       const qOff = 0;
-      const rowsOff = 4096;
+      const rowsOff = 2 * stride + 64; // after the i16 query
       const outOff = rowsOff + n * stride + 64;
       const idxOff = outOff + n * 4 + 64;
       const q = new Int16Array(buf, qOff, stride);
