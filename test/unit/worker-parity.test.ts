@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ArchiveError, inThread, openArchive, type AsyncArchive } from '../../src/archive';
 import { ARCHIVE_METHODS, type ArchiveMethod } from '../../src/search/worker/protocol';
-import { startEngineWorker, type EngineClient } from '../../src/search/worker';
+import { isEngineClient, startEngineWorker, type EngineClient } from '../../src/search/worker';
 import {
   buildCuratedArchive,
   writeNewerSchemaArchive,
@@ -97,6 +97,12 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
 }
 
 describe('engine worker: parity with the in-thread archive', () => {
+  it('is recognisable as worker-backed', () => {
+    assert.equal(isEngineClient(worker), true);
+    assert.equal(isEngineClient(local), false);
+    assert.equal(isEngineClient(null), false);
+  });
+
   it('exposes the resolved archive path', () => {
     assert.equal(worker.path, local.path);
     assert.equal(worker.path, curated.path);
