@@ -223,6 +223,103 @@ describe('HTTP transport, extension mode (custom header, never 401/403)', () => 
   });
 });
 
+describe('HTTP transport: VS Code client request sequence (extHostMcp.ts)', () => {
+  it('POST initialize → notifications/initialized → GET back-channel (SSE) → tools/call → DELETE; no 401/403 anywhere', async () => {
+    const h = await serveHttp({ createServer: makeServer, listen: { port: 0 }, secret: SECRET, secretHeader: HEADER });
+    const port = h.endpoint.kind === 'tcp' ? h.endpoint.port : 0;
+    const seen: number[] = [];
+    // What VS Code sends on every request: definition headers + its own user-agent; Host is the URI's authority.
+    const base = { [HEADER]: SECRET, 'user-agent': 'Visual Studio Code/1.105.0', host: `127.0.0.1:${port}` };
+    const postHeaders = { ...base, 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
+    try {
+      const init = await raw({ port }, { headers: postHeaders, body: INIT });
+      seen.push(init.status);
+      assert.equal(init.status, 200);
+      const sid = String(init.headers['mcp-session-id']);
+      const withSid = { ...postHeaders, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' };
+      const notif = await raw({ port }, { headers: withSid, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+      seen.push(notif.status);
+      assert.equal(notif.status, 202);
+
+      // The GET back-channel stays open as an SSE stream.
+      const sse = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'GET',
+            path: '/mcp',
+            headers: { ...base, accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+            agent: false,
+          },
+          resolve,
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      seen.push(sse.statusCode ?? 0);
+      assert.equal(sse.statusCode, 200);
+      assert.match(String(sse.headers['content-type']), /text\/event-stream/);
+
+      const call = await raw(
+        { port },
+        { headers: withSid, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'echo', arguments: { text: 'vs' } } }) },
+      );
+      seen.push(call.status);
+      assert.equal(call.status, 200);
+      assert.match(call.body, /echo:vs/);
+
+      const ended = new Promise<void>((resolve) => sse.on('close', () => resolve()));
+      sse.resume();
+      const del = await raw({ port }, { method: 'DELETE', headers: { ...base, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } });
+      seen.push(del.status);
+      assert.equal(del.status, 200);
+      await ended; // DELETE ends the back-channel too
+      assert.equal(h.sessionCount(), 0);
+
+      // After the session is gone VS Code gets 404 and re-initializes (never a sign-in prompt).
+      const stale = await raw({ port }, { headers: withSid, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) });
+      seen.push(stale.status);
+      assert.equal(stale.status, 404);
+      assert.ok(!seen.includes(401) && !seen.includes(403), String(seen));
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('closes sessions idle longer than sessionIdleMs, but not one with an open back-channel', async () => {
+    const h = await serveHttp({ createServer: makeServer, listen: { port: 0 }, secret: SECRET, secretHeader: HEADER, sessionIdleMs: 200 });
+    const port = h.endpoint.kind === 'tcp' ? h.endpoint.port : 0;
+    const hdr = { [HEADER]: SECRET, 'content-type': 'application/json', accept: ACCEPT };
+    try {
+      const idle = await raw({ port }, { headers: hdr, body: INIT });
+      const busy = await raw({ port }, { headers: hdr, body: INIT });
+      const busySid = String(busy.headers['mcp-session-id']);
+      const sse = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const req = http.request(
+          { host: '127.0.0.1', port, method: 'GET', path: '/mcp', headers: { [HEADER]: SECRET, accept: 'text/event-stream', 'mcp-session-id': busySid }, agent: false },
+          resolve,
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(sse.statusCode, 200);
+      sse.resume();
+      assert.equal(h.sessionCount(), 2);
+      const t0 = Date.now();
+      while (h.sessionCount() > 1 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(h.sessionCount(), 1);
+      const gone = await raw(
+        { port },
+        { headers: { ...hdr, 'mcp-session-id': String(idle.headers['mcp-session-id']) }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) },
+      );
+      assert.equal(gone.status, 404);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('HTTP transport, CLI mode (Bearer token, conventional statuses)', () => {
   let h: HttpServerHandle;
   let port: number;
