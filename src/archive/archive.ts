@@ -7,7 +7,7 @@ import type { ArchiveConnection, Sql } from './connection';
 import { fingerprint } from './file-identity';
 import { attachments } from './queries/media';
 import { context } from './queries/context';
-import { conversationById, listConversations, resolveConversation } from './queries/conversations';
+import { filterConversations, listConversations, resolveConversation } from './queries/conversations';
 import { EmbeddingIterator, embeddingModels } from './queries/embeddings';
 import { links } from './queries/links';
 import {
@@ -44,6 +44,8 @@ export class WasmArchive implements Archive {
   private schemaInfo: SchemaInfo | undefined;
   private schemaOpen = -1;
   private cachedCounts: { open: number; counts: SummaryCounts; models: EmbeddingModelInfo[] } | undefined;
+  /** The full conversation listing of the current connection (recomputed after every reopen). */
+  private cachedConversations: { open: number; rows: ConversationRow[] } | undefined;
 
   constructor(
     private readonly conn: ArchiveConnection,
@@ -89,16 +91,32 @@ export class WasmArchive implements Archive {
     });
   }
 
+  /**
+   * Conversation rows are cheap to keep and costly to aggregate on big archives (every
+   * resolveConversation needs them all), so they are cached per connection: any change to the
+   * files reopens the connection, which invalidates the cache.
+   */
+  private conversations(sql: Sql, schema: SchemaInfo): ConversationRow[] {
+    const open = this.conn.opens;
+    if (this.cachedConversations?.open !== open) {
+      this.cachedConversations = { open, rows: listConversations(sql, schema) };
+    }
+    return this.cachedConversations.rows;
+  }
+
   listConversations(filter?: { source?: string; nameContains?: string }): ConversationRow[] {
-    return this.q((sql, s) => listConversations(sql, s, filter));
+    return this.q((sql, s) => filterConversations(this.conversations(sql, s), filter).map((c) => ({ ...c })));
   }
 
   conversationById(id: number): ConversationRow | undefined {
-    return this.q((sql, s) => conversationById(sql, s, id));
+    return this.q((sql, s) => {
+      const c = this.conversations(sql, s).find((x) => x.id === id);
+      return c ? { ...c } : undefined;
+    });
   }
 
   resolveConversation(name: string, source?: string): ResolveResult {
-    return this.q((sql, s) => resolveConversation(sql, s, name, source));
+    return this.q((sql, s) => structuredClone(resolveConversation(this.conversations(sql, s), name, source)));
   }
 
   transcript(opts: TranscriptOptions): TranscriptPage {

@@ -61,18 +61,21 @@ export function listConversations(
   schema: SchemaInfo,
   filter: { source?: string; nameContains?: string } = {},
 ): ConversationRow[] {
-  let rows = sql.all(conversationsSql(schema)).map(toConversation);
+  return filterConversations(sql.all(conversationsSql(schema)).map(toConversation), filter);
+}
+
+/** Source (exact) and name-substring (trimmed, case- and diacritic-insensitive) filters. */
+export function filterConversations(
+  all: ConversationRow[],
+  filter: { source?: string; nameContains?: string } = {},
+): ConversationRow[] {
+  let rows = all;
   if (filter.source !== undefined && filter.source !== '') rows = rows.filter((c) => c.source === filter.source);
   if (filter.nameContains !== undefined && filter.nameContains.trim() !== '') {
     const needle = nameKey(filter.nameContains);
     rows = rows.filter((c) => nameKey(c.name).includes(needle));
   }
   return rows;
-}
-
-export function conversationById(sql: Sql, schema: SchemaInfo, id: number): ConversationRow | undefined {
-  const r = sql.get(conversationsSql(schema, 'WHERE c.id = ?'), [id]);
-  return r ? toConversation(r) : undefined;
 }
 
 /** Levenshtein distance over code points (names are short; O(n·m) is fine). */
@@ -120,13 +123,7 @@ export function suggest(all: ConversationRow[], name: string): ConversationRow[]
  * Several matches (e.g. the same name under two sources) without a source → `ambiguous` with every
  * candidate; nothing → `not_found` with up to 5 close names.
  */
-export function resolveConversation(
-  sql: Sql,
-  schema: SchemaInfo,
-  name: string,
-  source?: string,
-): ResolveResult {
-  const all = listConversations(sql, schema);
+export function resolveConversation(all: ConversationRow[], name: string, source?: string): ResolveResult {
   const inSource = (c: ConversationRow): boolean => source === undefined || source === '' || c.source === source;
   let hits = all.filter((c) => c.name === name && inSource(c));
   if (!hits.length) {
