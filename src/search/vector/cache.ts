@@ -252,9 +252,17 @@ export async function loadOrBuildVectorIndex(opts: LoadOrBuildOptions): Promise<
 }
 
 async function buildIntoCache(opts: LoadOrBuildOptions, file: string): Promise<Int8VectorIndex> {
-  fs.mkdirSync(opts.cacheDir, { recursive: true });
   const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  const wfd = fs.openSync(tmp, 'w');
+  let wfd: number;
+  try {
+    fs.mkdirSync(opts.cacheDir, { recursive: true });
+    wfd = fs.openSync(tmp, 'w');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    throw new Error(
+      `cannot write the vector index cache in ${opts.cacheDir} (${code}); the semantic index needs a writable cache directory`,
+    );
+  }
   let closed = false;
   let sink: FileRowSink | undefined;
   try {
