@@ -137,6 +137,12 @@ describe('engine worker: parity with the in-thread archive', () => {
     );
   });
 
+  it('arguments that cannot be sent to the worker reject clearly (and the engine keeps working)', async () => {
+    const bad = worker.searchKeyword as unknown as (o: unknown) => Promise<unknown>;
+    await assert.rejects(bad({ query: 'lease', limit: 5, extra: () => 1 }), /Could not send the request to the search engine worker/);
+    assert.equal((await worker.summary()).messages, curated.messages.length);
+  });
+
   it('a worker-side failure arrives as a plain Error with the message and no worker stack', async () => {
     const bad = worker.transcript as unknown as (o: unknown) => Promise<unknown>;
     const localBad = local.transcript as unknown as (o: unknown) => Promise<unknown>;

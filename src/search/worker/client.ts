@@ -197,10 +197,18 @@ class Connection {
         onProgress,
         detach: () => signal?.removeEventListener('abort', onAbort),
       };
+      try {
+        // Throws synchronously when the arguments cannot be cloned (functions, proxies, class instances with
+        // private state…): answer the caller instead of waiting for a reply that will never come.
+        this.worker.postMessage(build(id, slot));
+      } catch (e) {
+        this.slots.release(slot);
+        reject(new Error(`Could not send the request to the search engine worker: ${(e as Error).message}`));
+        return;
+      }
       this.pending.set(id, p);
       this.ref();
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.post(build(id, slot));
     });
   }
 
