@@ -398,6 +398,29 @@ describe('runtime: worker-backed archive', () => {
       await rt.dispose();
     }
   });
+
+  it('recognises an engine client from a custom opener and builds its index in the worker', async () => {
+    const { startEngineWorker } = await import('../../src/search/worker/index');
+    const rt = createRuntime(
+      options(curated.path, {
+        openArchive: async (p) => {
+          const client = await startEngineWorker({ archivePath: p });
+          return { archive: client, path: client.path };
+        },
+      }),
+    );
+    try {
+      const s = await rt.context.semantic();
+      assert.ok(s.available, s.available ? '' : s.reason);
+      const q = [1, 1, 1, 1, -1, -1, -1, -1];
+      assert.deepEqual(
+        (await s.index.search(Float32Array.from(q), 5)).map((h) => h.messageId),
+        expectedTopK(curated.path, 'test-embed', q, 5).map((h) => h.messageId),
+      );
+    } finally {
+      await rt.dispose();
+    }
+  });
 });
 
 describe('runtime helpers', () => {

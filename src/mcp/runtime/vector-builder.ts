@@ -4,14 +4,18 @@
  * searches its index inside the worker; an in-thread archive does it here.
  */
 import { buildVectorIndex, loadOrBuildVectorIndex } from '../../search/vector/index';
+import { isEngineClient } from '../../search/worker/index';
 import { stateStamp } from './archive-holder';
 import type { VectorIndexBuilder } from './types';
 
 export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   // The key changes with the archive's on-disk state, so re-imported conversations (new message ids) rebuild.
   const key = [req.archive.path, req.model, req.dim, req.count, stateStamp(req.archive.path)].join('|');
-  if (req.archive.vectorIndex) {
-    return req.archive.vectorIndex(req.model, {
+  const remote =
+    req.archive.vectorIndex ??
+    (isEngineClient(req.archive.archive) ? req.archive.archive.vectorIndex.bind(req.archive.archive) : undefined);
+  if (remote) {
+    return remote(req.model, {
       cacheDir: req.cacheDir,
       key,
       name: req.archive.path,
