@@ -25,7 +25,7 @@ export interface VectorIndexStats extends BuildStats {
   /** Where the index came from: built in memory, built and cached, or loaded from the cache. */
   origin: IndexOrigin;
   dim: number;
-  /** Bytes resident for this index (WASM memory with the int8 rows + metadata + any in-memory float rows). */
+  /** Bytes resident for this index (int8 rows and scratch in WASM memory + metadata + any in-memory float rows). */
   residentBytes: number;
   /** Size the plain float32 matrix would take (n × dim × 4). */
   float32Bytes: number;
@@ -93,7 +93,8 @@ export class Int8VectorIndex implements VectorIndex {
       ...(p?.stats ?? { indexed: 0, skippedWrongLength: 0, skippedNonFinite: 0 }),
       origin: this.origin,
       dim: this.dim,
-      residentBytes: (p?.memory.buffer.byteLength ?? 0) + meta + (this.rows?.residentBytes ?? 0),
+      // WASM pages past the last row are reserved but never touched (not resident).
+      residentBytes: (p ? p.layout.matrixOff + p.n * p.layout.stride : 0) + meta + (this.rows?.residentBytes ?? 0),
       float32Bytes: this.size * this.dim * 4,
       cacheFile: this.cacheFile,
     };
