@@ -68,6 +68,8 @@ export function mayBeTorn(base: ArchiveIdentity, dbPath: string): boolean {
   if (sameStamp(base.wal, wal)) return false;
   if (base.wal === null) return false; // a new -wal: its frames are invisible to this reader
   if (wal === null) return true;
+  // The reader opened on a WAL without a header (empty): it used no frames, only db pages.
+  if (base.walHeader === '') return false;
   if (wal.ino !== base.wal.ino || wal.size < base.wal.size) return true;
   return readWalHeader(walPath) !== base.walHeader;
 }

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setImmediate as tick } from 'node:timers/promises';
 import { openArchive, type Archive } from '../../src/archive';
+import { ArchiveConnection } from '../../src/archive/connection';
+import { loadEngine } from '../../src/archive/wasm-engine';
 import {
   buildCuratedArchive,
   buildMsgbrowseMcpFixture,
@@ -161,6 +163,51 @@ describe('changes while open', () => {
       assert.equal(a.summary().messages, next.messages.length);
     } finally {
       a.close();
+    }
+  });
+});
+
+describe('snapshots', () => {
+  it('one run() is one read snapshot: a commit (and a checkpoint) between two statements is not mixed in', async () => {
+    const dir = path.join(tmp, 'snapshot');
+    const desc = buildMsgbrowseMcpFixture(dir);
+    const conn = new ArchiveConnection(await loadEngine(), desc.path);
+    const w = openWalWriter(desc.path);
+    try {
+      let attempts = 0;
+      let writes = 0;
+      const [n1, n2] = conn.run((sql) => {
+        attempts++;
+        const first = Number(sql.value('SELECT COUNT(*) FROM messages'));
+        if (writes === 0) {
+          writes++;
+          w.writer.importConversation('signal', 'Snap', [{ ts: '2023-01-01 00:00:00', sender: 'X', body: 'snap' }]);
+        }
+        const second = Number(sql.value('SELECT COUNT(*) FROM messages'));
+        return [first, second];
+      });
+      assert.equal(n1, n2, 'both statements saw the same state');
+      assert.equal(attempts, 1, 'appending WAL frames cannot tear a read: no retry');
+      assert.equal(conn.run((sql) => Number(sql.value('SELECT COUNT(*) FROM messages'))), 4, 'the next run sees the commit');
+
+      // A checkpoint that rewrites db pages during a run makes the run retry on a fresh snapshot.
+      attempts = 0;
+      let checkpointed = false;
+      const counts = conn.run((sql) => {
+        attempts++;
+        const before = Number(sql.value('SELECT COUNT(*) FROM messages'));
+        if (!checkpointed) {
+          checkpointed = true;
+          w.writer.importConversation('signal', 'Snap2', [{ ts: '2023-01-02 00:00:00', sender: 'X', body: 'snap2' }]);
+          w.db.pragma('wal_checkpoint(TRUNCATE)');
+        }
+        return [before, Number(sql.value('SELECT COUNT(*) FROM messages'))];
+      });
+      assert.equal(attempts, 2, 'retried after the db file changed under the read');
+      assert.deepEqual(counts, [5, 5]);
+    } finally {
+      w.close();
+      conn.close();
     }
   });
 });
