@@ -10,7 +10,7 @@ import { embedConfigFromEnv } from './embed/config';
 import { createMcpServer } from './mcp/index';
 import { messageLink } from './mcp/citation';
 import type { CitationFormat, LogLevel } from './mcp/context';
-import { createRuntime, defaultCacheDir, type Runtime } from './mcp/runtime/index';
+import { createRuntime, defaultCacheDir, workerOpener, type Runtime } from './mcp/runtime/index';
 import { isLoopbackHost, serveHttp, serveStdio } from './transport/index';
 import pkg from '../package.json';
 
@@ -265,6 +265,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
 
   const citation: CitationFormat = { scheme: opts.linkScheme, authority: AUTHORITY };
   const runtime = createRuntime({
+    // Over HTTP several clients share the process: queries and vector scans run in the engine worker so one
+    // heavy call does not stall the others. Over stdio (one client) the archive stays in this thread.
+    openArchive: opts.http ? workerOpener({ log }) : undefined,
     archivePath: opts.archive,
     embed: embedConfigFromEnv(env),
     citation,
