@@ -53,11 +53,28 @@ export function isolatedCli(tmpRoot: string): string {
   return path.join(target, 'cli.js');
 }
 
-/** A minimal environment: no inherited NODE_PATH / NODE_OPTIONS (tsx loaders) or MSGBROWSE_* settings. */
+let sandboxHome: string | undefined;
+
+/** A throwaway HOME (so default cache dirs never touch the real one); removed at process exit. */
+function testHome(): string {
+  if (!sandboxHome) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mb-cli-home-'));
+    sandboxHome = dir;
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  return sandboxHome;
+}
+
+/**
+ * A minimal environment: no inherited NODE_PATH / NODE_OPTIONS (tsx loaders) or MSGBROWSE_* settings, and a
+ * sandbox HOME / XDG_CACHE_HOME.
+ */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const home = testHome();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? os.homedir(),
+    HOME: home,
+    XDG_CACHE_HOME: path.join(home, '.cache'),
     LANG: 'C.UTF-8',
   };
   return { ...env, ...extra };
