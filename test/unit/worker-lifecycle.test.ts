@@ -17,6 +17,7 @@ const ROOT = path.resolve(__dirname, '../..');
 const HOST = path.join(ROOT, 'src/search/worker/host.ts');
 const CRASH_EXIT_ID = -999;
 const CRASH_THROW_ID = -998;
+const CRASH_PRINT_ID = -997;
 
 let dir: string;
 let curated: CuratedArchive;
@@ -33,6 +34,9 @@ before(() => {
     `const { parentPort } = require('node:worker_threads');
 function crashCheck(m) {
   if (m && m.type === 'call' && m.method === 'messageById' && m.args[0] === ${CRASH_EXIT_ID}) process.exit(7);
+  if (m && m.type === 'call' && m.method === 'messageById' && m.args[0] === ${CRASH_PRINT_ID}) {
+    console.log('stray output from the worker');
+  }
   if (m && m.type === 'call' && m.method === 'messageById' && m.args[0] === ${CRASH_THROW_ID}) {
     throw new Error('boom in the engine');
   }
@@ -96,6 +100,14 @@ describe('engine worker: crashes and restarts', () => {
       return true;
     });
     assert.equal((await engine.messageById(curated.marks.emoji.id))?.hash, curated.marks.emoji.hash);
+  });
+
+  it("the worker's stdout goes to the log, never to this process's stdout", async () => {
+    assert.equal(await engine.messageById(CRASH_PRINT_ID), undefined);
+    for (let i = 0; i < 50 && !logs.some(([, m]) => /stray output/.test(m)); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.ok(logs.some(([l, m]) => l === 'info' && m === 'worker output: stray output from the worker'));
   });
 
   it('a vector index survives a restart (reloaded from its cache on the next search)', async () => {

@@ -118,8 +118,6 @@ class Connection {
       eval: script.eval,
       workerData: init,
       execArgv: script.eval ? [] : undefined,
-      stdout: false,
-      stderr: false,
     });
     this.ready = new Promise<string>((resolve, reject) => {
       this.worker.on('message', (msg: WorkerResponse) => {

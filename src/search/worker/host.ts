@@ -43,6 +43,25 @@ function send(msg: WorkerResponse): void {
   port.postMessage(msg);
 }
 
+/**
+ * Whatever the worker prints goes to the client's log, never to the process's stdout: the CLI speaks MCP over
+ * stdio, and a stray line there would corrupt the protocol stream.
+ */
+function captureOutput(): void {
+  const forward =
+    (level: 'info' | 'warn') =>
+    (chunk: unknown, ...rest: unknown[]): boolean => {
+      const text = (typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8')).trimEnd();
+      if (text) send({ type: 'log', level, message: `worker output: ${text}` });
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    };
+  process.stdout.write = forward('info') as typeof process.stdout.write;
+  process.stderr.write = forward('warn') as typeof process.stderr.write;
+}
+captureOutput();
+
 const ABORTED: WireError = { kind: 'abort', message: 'The request was cancelled.' };
 
 function fail(id: number, slot: number, e: unknown): void {
