@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import type { EmbeddingRecord } from '../../archive/types';
 import { consumeRecords, type BuildOptions } from './build';
 import type { BuildStats, IndexParts } from './builder';
@@ -74,6 +75,9 @@ interface CacheHeader {
 
 const align = (n: number, a: number) => Math.ceil(n / a) * a;
 
+/** A cache file that cannot be used (the message says why); it is rebuilt. */
+class StaleCache extends Error {}
+
 /** The cache file for (name, model) inside cacheDir. */
 export function cacheFilePath(cacheDir: string, name: string, model: string): string {
   const id = createHash('sha256').update(name).update('\0').update(model).digest('hex').slice(0, 24);
@@ -84,37 +88,45 @@ function bytesOf(a: ArrayBufferView): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
-function writeFully(fd: number, data: Uint8Array, position: number): void {
-  const CHUNK = 64 << 20;
+function writeAsync(fd: number, buf: Uint8Array, off: number, len: number, pos: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.write(fd, buf, off, len, pos, (e, n) => (e ? reject(e) : resolve(n))));
+}
+function readAsync(fd: number, buf: Uint8Array, off: number, len: number, pos: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.read(fd, buf, off, len, pos, (e, n) => (e ? reject(e) : resolve(n))));
+}
+const fsyncAsync = promisify(fs.fsync);
+/** I/O happens off the main thread in slices of this size, so big cache files never stall the event loop. */
+const IO_CHUNK = 16 << 20;
+
+async function writeFully(fd: number, data: Uint8Array, position: number): Promise<void> {
   let done = 0;
   while (done < data.length) {
-    done += fs.writeSync(fd, data, done, Math.min(CHUNK, data.length - done), position + done);
+    done += await writeAsync(fd, data, done, Math.min(IO_CHUNK, data.length - done), position + done);
   }
 }
 
-function readFully(fd: number, into: Uint8Array, position: number): void {
-  const CHUNK = 64 << 20;
+async function readFully(fd: number, into: Uint8Array, position: number): Promise<void> {
   let done = 0;
   while (done < into.length) {
-    const n = fs.readSync(fd, into, done, Math.min(CHUNK, into.length - done), position + done);
-    if (n === 0) throw new Error('unexpected end of file');
+    const n = await readAsync(fd, into, done, Math.min(IO_CHUNK, into.length - done), position + done);
+    if (n === 0) throw new StaleCache('shorter than its header says (truncated)');
     done += n;
   }
 }
 
 /** Writes everything after the float rows, then the preamble. */
-function writeTail(fd: number, parts: IndexParts, key: string): void {
+async function writeTail(fd: number, parts: IndexParts, key: string): Promise<void> {
   const { n, dim, layout } = parts;
   const stride = layout.stride;
   const matrixOff = align(PREAMBLE + n * dim * 4, 64);
-  writeFully(fd, new Uint8Array(parts.memory.buffer, layout.matrixOff, n * stride), matrixOff);
+  await writeFully(fd, new Uint8Array(parts.memory.buffer, layout.matrixOff, n * stride), matrixOff);
   let at = align(matrixOff + n * stride, 64);
   const sections = {} as Record<SectionName, number>;
   const sha = createHash('sha1');
   for (const s of SECTIONS) {
     const bytes = bytesOf(parts[s.name]);
     sections[s.name] = at;
-    writeFully(fd, bytes, at);
+    await writeFully(fd, bytes, at);
     sha.update(bytes);
     at = align(at + bytes.length, 8);
   }
@@ -133,7 +145,7 @@ function writeTail(fd: number, parts: IndexParts, key: string): void {
     metaSha1: sha.digest('hex'),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
-  writeFully(fd, json, at);
+  await writeFully(fd, json, at);
   const pre = Buffer.alloc(PREAMBLE);
   pre.write(MAGIC, 0, 'latin1');
   pre.writeUInt32LE(FORMAT_VERSION, 8);
@@ -141,17 +153,15 @@ function writeTail(fd: number, parts: IndexParts, key: string): void {
   pre.writeDoubleLE(json.length, 24);
   pre.writeDoubleLE(PREAMBLE, 32);
   pre.writeDoubleLE(at + json.length, 40);
-  writeFully(fd, pre, 0);
+  await writeFully(fd, pre, 0);
 }
 
-class StaleCache extends Error {}
-
 /** Reads and validates a cache file; throws StaleCache (with the reason) when it cannot be used. */
-function readCache(fd: number, key: string, model: string, dim: number | undefined): IndexParts {
+async function readCache(fd: number, key: string, model: string, dim: number | undefined): Promise<IndexParts> {
   const size = fs.fstatSync(fd).size;
   if (size < PREAMBLE) throw new StaleCache('too short');
   const pre = Buffer.alloc(PREAMBLE);
-  readFully(fd, pre, 0);
+  await readFully(fd, pre, 0);
   if (pre.toString('latin1', 0, 8) !== MAGIC) throw new StaleCache('not a vector cache file');
   if (pre.readUInt32LE(8) !== FORMAT_VERSION) throw new StaleCache(`format ${pre.readUInt32LE(8)}, expected ${FORMAT_VERSION}`);
   const headerOff = pre.readDoubleLE(16);
@@ -160,7 +170,7 @@ function readCache(fd: number, key: string, model: string, dim: number | undefin
     throw new StaleCache('size does not match its preamble (truncated or overwritten)');
   }
   const json = Buffer.alloc(headerLen);
-  readFully(fd, json, headerOff);
+  await readFully(fd, json, headerOff);
   let h: CacheHeader;
   try {
     h = JSON.parse(json.toString('utf8')) as CacheHeader;
@@ -184,28 +194,28 @@ function readCache(fd: number, key: string, model: string, dim: number | undefin
   if (expectAt !== headerOff) throw new StaleCache('inconsistent section offsets');
 
   const sha = createHash('sha1');
-  const read = <T extends ArrayBufferView>(name: SectionName, make: (n: number) => T): T => {
+  const read = async <T extends ArrayBufferView>(name: SectionName, make: (n: number) => T): Promise<T> => {
     const arr = make(n);
     const bytes = bytesOf(arr);
-    readFully(fd, bytes, h.sections[name]);
+    await readFully(fd, bytes, h.sections[name]);
     sha.update(bytes);
     return arr;
   };
-  const ids = read('ids', (k) => new Float64Array(k));
-  const ts = read('ts', (k) => new Float64Array(k));
-  const conv = read('conv', (k) => new Int32Array(k));
-  const sender = read('sender', (k) => new Int32Array(k));
-  const source = read('source', (k) => new Int32Array(k));
-  const scale = read('scale', (k) => new Float32Array(k));
-  const err = read('err', (k) => new Float32Array(k));
-  const qnorm = read('qnorm', (k) => new Float32Array(k));
+  const ids = await read('ids', (k) => new Float64Array(k));
+  const ts = await read('ts', (k) => new Float64Array(k));
+  const conv = await read('conv', (k) => new Int32Array(k));
+  const sender = await read('sender', (k) => new Int32Array(k));
+  const source = await read('source', (k) => new Int32Array(k));
+  const scale = await read('scale', (k) => new Float32Array(k));
+  const err = await read('err', (k) => new Float32Array(k));
+  const qnorm = await read('qnorm', (k) => new Float32Array(k));
   if (sha.digest('hex') !== h.metaSha1) throw new StaleCache('metadata checksum mismatch (corrupt)');
 
   const layout = layoutFor(stride);
   const pages = pagesFor(layout.matrixOff + n * stride);
   if (pages > MAX_PAGES) throw new StaleCache('too large for WebAssembly memory');
   const memory = new wasm.Memory({ initial: pages });
-  readFully(fd, new Uint8Array(memory.buffer, layout.matrixOff, n * stride), h.matrixOff);
+  await readFully(fd, new Uint8Array(memory.buffer, layout.matrixOff, n * stride), h.matrixOff);
   return {
     model: h.model,
     dim: h.dim,
@@ -240,11 +250,11 @@ export async function loadOrBuildVectorIndex(opts: LoadOrBuildOptions): Promise<
   }
   if (fd !== undefined) {
     try {
-      const parts = readCache(fd, opts.key, opts.model, opts.dim);
+      const parts = await readCache(fd, opts.key, opts.model, opts.dim);
       return await Int8VectorIndex.create(parts, new FileRows(fd, parts.dim, PREAMBLE), 'cache', file);
     } catch (e) {
       fs.closeSync(fd);
-      if (!(e instanceof StaleCache) && !(e instanceof Error && /unexpected end of file/.test(e.message))) throw e;
+      if (!(e instanceof StaleCache)) throw e;
       opts.log?.(`vector cache ${file}: ${e.message}; rebuilding`);
     }
   }
@@ -269,8 +279,8 @@ async function buildIntoCache(opts: LoadOrBuildOptions, file: string): Promise<I
     const parts = await consumeRecords(opts.records(), opts, (dim) => (sink = new FileRowSink(wfd, dim, PREAMBLE)));
     sink!.flush();
     if (opts.signal?.aborted) throw abortError(opts.signal);
-    writeTail(wfd, parts, opts.key);
-    fs.fsyncSync(wfd);
+    await writeTail(wfd, parts, opts.key);
+    await fsyncAsync(wfd);
     fs.closeSync(wfd);
     closed = true;
     fs.renameSync(tmp, file);
