@@ -274,6 +274,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     cacheDir: opts.cacheDir,
     version: VERSION,
     log,
+    // Serving: have the vector index ready before the first semantic query. --summary builds it on demand.
+    prewarmSemantic: !opts.summary,
   });
   let disposed = false;
   const dispose = async () => {

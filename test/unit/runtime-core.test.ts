@@ -291,6 +291,16 @@ describe('runtime: semantic', () => {
     await rt.dispose();
   });
 
+  it('prewarmSemantic builds the index in the background once the archive opens', async () => {
+    const events: RuntimeEvent[] = [];
+    const rt = createRuntime(options(curated.path, { prewarmSemantic: true }));
+    rt.onDidChange((e) => events.push(e));
+    await rt.context.archive();
+    await until(() => rt.status().semantic.state === 'ready');
+    assert.ok(events.some((e) => e.kind === 'semantic' && e.status.state === 'ready'));
+    await rt.dispose();
+  });
+
   it('reload with another model rebuilds for that model', async () => {
     const rt = createRuntime(options(curated.path));
     const s = await rt.context.semantic();

@@ -79,6 +79,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         generation++;
         semantic.reset();
         emit({ kind: 'archive-opened', path: e.path });
+        if (options.prewarmSemantic) {
+          setImmediate(() => {
+            if (!disposed) semantic.get().catch(() => {});
+          });
+        }
       } else if (e.kind === 'error') emit({ kind: 'archive-error', error: e.error });
       else emit({ kind: 'archive-changed', replaced: true });
     },

@@ -57,6 +57,8 @@ export interface RuntimeOptions {
    * know without a tool call, e.g. the extension). Default: off; calls still detect changes themselves.
    */
   watchIntervalMs?: number;
+  /** Load or build the vector index in the background as soon as the archive opens (default false). */
+  prewarmSemantic?: boolean;
   /**
    * After the archive changes, semantic calls keep using the current index while a new one builds in the
    * background, at most once per this many ms (default 2000).
