@@ -124,7 +124,7 @@ describe('live archive: a concurrent writer process while clients read', { timeo
     assert.deepEqual(matchTranscript(states, { seenTx: 0, ids: [1, 2, 3, 4], hasMore: false }), { tx: 1 });
     assert.deepEqual(matchTranscript(states, { seenTx: 0, ids: [5, 6], hasMore: true }), { tx: 2 });
     assert.match((matchTranscript(states, { seenTx: 0, ids: [1, 2, 8, 9], hasMore: false }) as { error: string }).error, /^mixed/);
-    assert.match((matchTranscript(states, { seenTx: 0, ids: [1, 2, 3], hasMore: true }) as { error: string }).error, /^mixed/);
+    assert.match((matchTranscript(states, { seenTx: 0, ids: [1, 2, 3, 4], hasMore: true }) as { error: string }).error, /^mixed/);
     assert.match((matchTranscript(states, { seenTx: 2, ids: [1, 2, 3, 4], hasMore: false }) as { error: string }).error, /^stale/);
     assert.ok('error' in matchSubset(states, { seenTx: 0, ids: [3, 5], what: 'search' }));
     assert.deepEqual(matchSubset(states, { seenTx: 0, ids: [4, 2], what: 'search' }), { tx: 1 });
