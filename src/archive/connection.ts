@@ -20,8 +20,19 @@ import type { Engine } from './wasm-engine';
 export type Row = Record<string, SqlValue>;
 export type Param = string | number | bigint | null | Uint8Array;
 
+/** Column access for {@link Sql.scan} (valid only inside the callback). */
+export interface Columns {
+  /** Integer/real column as a JS number (exact up to 2^53). */
+  num(i: number): number;
+  text(i: number): string;
+  /** A view of the blob (null for SQL NULL); copy it before the callback returns. */
+  blob(i: number): Uint8Array | null;
+}
+
 /** What a query function gets inside one read snapshot. */
 export interface Sql {
+  /** Streams rows to `fn` with cheap typed column access (hot paths, e.g. embedding scans). */
+  scan(sql: string, params: readonly Param[], fn: (c: Columns) => void): void;
   all(sql: string, params?: readonly Param[]): Row[];
   get(sql: string, params?: readonly Param[]): Row | undefined;
   /** First column of the first row (undefined when there is no row). */
@@ -184,6 +195,35 @@ export class ArchiveConnection {
   }
 
   private readonly sql: Sql = {
+    scan: (sql, params, fn) => {
+      const s = this.stmt(sql);
+      const { capi, wasm } = this.engine.sqlite3 as unknown as {
+        capi: {
+          sqlite3_column_double(p: number, i: number): number;
+          sqlite3_column_text(p: number, i: number): string | null;
+          sqlite3_column_blob(p: number, i: number): number;
+          sqlite3_column_bytes(p: number, i: number): number;
+        };
+        wasm: { heap8u(): Uint8Array };
+      };
+      const p = s.pointer as number;
+      const cols: Columns = {
+        num: (i) => capi.sqlite3_column_double(p, i),
+        text: (i) => capi.sqlite3_column_text(p, i) ?? '',
+        blob: (i) => {
+          const ptr = Number(capi.sqlite3_column_blob(p, i));
+          const n = capi.sqlite3_column_bytes(p, i);
+          if (!ptr) return n === 0 ? new Uint8Array(0) : null;
+          return wasm.heap8u().subarray(ptr, ptr + n);
+        },
+      };
+      try {
+        if (params.length) s.bind(params as Param[]);
+        while (s.step()) fn(cols);
+      } finally {
+        s.reset(true);
+      }
+    },
     all: (sql, params) => {
       const s = this.stmt(sql);
       try {

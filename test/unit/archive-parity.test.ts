@@ -23,6 +23,15 @@ import { buildCuratedArchive, buildLegacyArchive, buildScaleArchive, dayStartUni
 function nativeSql(db: Database.Database): Sql {
   const norm = (p: readonly Param[] = []) => p.map((v) => (typeof v === 'bigint' ? Number(v) : v));
   return {
+    scan: (sql, params, fn) => {
+      for (const r of db.prepare(sql).raw().iterate(...norm(params)) as Iterable<unknown[]>) {
+        fn({
+          num: (i) => Number(r[i]),
+          text: (i) => String(r[i] ?? ''),
+          blob: (i) => (r[i] instanceof Uint8Array ? (r[i] as Uint8Array) : null),
+        });
+      }
+    },
     all: (sql, params) => db.prepare(sql).all(...norm(params)) as Row[],
     get: (sql, params) => db.prepare(sql).get(...norm(params)) as Row | undefined,
     value: (sql, params) => {

@@ -17,6 +17,7 @@ import {
   type MessageRow,
 } from '../../src/archive';
 import {
+  ArchiveWriter,
   buildCuratedArchive,
   buildMsgbrowseMcpFixture,
   dayStartUnix,
@@ -468,6 +469,44 @@ describe('embeddings', () => {
       db.close();
     }
     assert.deepEqual([...a.embeddings('no-such-model')], []);
+  });
+});
+
+describe('damaged embeddings', () => {
+  it('a blob whose length is not dim×4 raises bad_embedding naming hash and model; iteration can continue past it', async () => {
+    const d = buildMsgbrowseMcpFixture(path.join(tmp, 'badvec'));
+    const db = openWritable(d.path);
+    try {
+      new ArchiveWriter(db).putRawEmbedding(d.marks.link.hash, 'test-embed', 2, Buffer.alloc(7));
+    } finally {
+      db.close();
+    }
+    const b = await openArchive(d.path);
+    try {
+      const it = b.embeddings('test-embed');
+      const got: number[] = [];
+      const errors: ArchiveError[] = [];
+      for (;;) {
+        let r: IteratorResult<EmbeddingRecord>;
+        try {
+          r = it.next();
+        } catch (e) {
+          assert.ok(e instanceof ArchiveError);
+          errors.push(e);
+          continue;
+        }
+        if (r.done) break;
+        got.push(r.value.messageId);
+      }
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0].code, 'bad_embedding');
+      assert.ok(errors[0].message.includes(d.marks.link.hash) && errors[0].message.includes('"test-embed"'), errors[0].message);
+      assert.match(errors[0].message, /7 bytes but dim 2 needs 8 bytes/);
+      assert.deepEqual(got.sort(), [d.marks.lease.id, d.marks.photo.id].sort(), 'the healthy rows are still delivered');
+      assert.throws(() => [...b.embeddings('test-embed')], (e: unknown) => e instanceof ArchiveError && e.code === 'bad_embedding');
+    } finally {
+      b.close();
+    }
   });
 });
 

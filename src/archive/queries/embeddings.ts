@@ -8,12 +8,13 @@
  * ArchiveError('bad_embedding') naming the hash and model; the iterator stays usable and a further
  * `next()` continues after that row, so the caller decides whether to skip it.
  */
-import type { Row, Sql } from '../connection';
+import type { Sql } from '../connection';
 import { ArchiveError } from '../errors';
 import type { SchemaInfo } from '../schema';
 import { exprs } from '../schema';
 import type { EmbeddingModelInfo, EmbeddingRecord } from '../types';
 import { num, str } from './rows';
+
 
 const BATCH = 2048;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -51,8 +52,44 @@ export function embeddingBatchSql(schema: SchemaInfo): string {
 
 type RunFn = <T>(fn: (sql: Sql, schema: SchemaInfo) => T) => T;
 
+/** A decoded row, or the facts of a damaged one (reported when the consumer reaches it). */
+type Item = { rowid: number; rec: EmbeddingRecord } | { rowid: number; bad: { hash: string; dim: number; bytes: number } };
+
+/** Read one batch after `afterRowid` (columns as in embeddingBatchSql). */
+export function readEmbeddingBatch(sql: Sql, schema: SchemaInfo, model: string, afterRowid: number): Item[] {
+  if (!schema.embeddings) return [];
+  const items: Item[] = [];
+  sql.scan(embeddingBatchSql(schema), [afterRowid, model], (c) => {
+    const rowid = c.num(0);
+    const hash = c.text(1);
+    const dim = c.num(2);
+    const blob = c.blob(3);
+    const bytes = blob ? blob.byteLength : -1;
+    if (!blob || !Number.isInteger(dim) || dim <= 0 || bytes !== dim * 4) {
+      items.push({ rowid, bad: { hash, dim, bytes } });
+      return;
+    }
+    const vec = new Float32Array(dim);
+    if (LITTLE_ENDIAN) new Uint8Array(vec.buffer).set(blob);
+    else vec.set(decodeVector(blob.slice(), dim));
+    items.push({
+      rowid,
+      rec: {
+        messageId: c.num(4),
+        hash,
+        conversationId: c.num(5),
+        tsUnix: c.num(6),
+        sender: c.text(7),
+        source: c.text(8),
+        vec,
+      },
+    });
+  });
+  return items;
+}
+
 export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
-  private buf: Row[] = [];
+  private buf: Item[] = [];
   private pos = 0;
   private lastRowid = -1;
   private exhausted = false;
@@ -68,9 +105,7 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
 
   private fill(): void {
     const after = this.lastRowid;
-    this.buf = this.run((sql, schema) =>
-      schema.embeddings ? sql.all(embeddingBatchSql(schema), [after, this.model]) : [],
-    );
+    this.buf = this.run((sql, schema) => readEmbeddingBatch(sql, schema, this.model, after));
     this.pos = 0;
     // A short batch is the last one.
     if (this.buf.length < BATCH) this.exhausted = true;
@@ -81,30 +116,16 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
       if (this.exhausted) return { done: true, value: undefined };
       this.fill();
     }
-    const r = this.buf[this.pos++];
-    this.lastRowid = num(r.rid);
-    const dim = num(r.dim);
-    const hash = str(r.hash);
-    const blob = r.vec;
-    const bytes = blob instanceof Uint8Array ? blob.byteLength : -1;
-    if (!(blob instanceof Uint8Array) || !Number.isInteger(dim) || dim <= 0 || bytes !== dim * 4) {
+    const item = this.buf[this.pos++];
+    this.lastRowid = item.rowid;
+    if ('bad' in item) {
+      const { hash, dim, bytes } = item.bad;
       throw new ArchiveError(
         'bad_embedding',
         `The stored embedding of message ${hash} (model "${this.model}") is damaged: ${bytes < 0 ? 'its vector is not a blob' : `${bytes} bytes`} but dim ${dim} needs ${dim * 4} bytes. Skip it, or re-run \`msgbrowse embed\` for that model.`,
       );
     }
-    return {
-      done: false,
-      value: {
-        messageId: num(r.id),
-        hash,
-        conversationId: num(r.conversation_id),
-        tsUnix: num(r.ts_unix),
-        sender: str(r.sender),
-        source: str(r.source),
-        vec: decodeVector(blob, dim),
-      },
-    };
+    return { done: false, value: item.rec };
   }
 
   return(): IteratorResult<EmbeddingRecord> {
