@@ -217,6 +217,23 @@ describe('engine worker: vector index builds off the main thread', () => {
     index.dispose();
   });
 
+  it('closing the engine during a build stops it and leaves no cache file behind', async () => {
+    const cacheDir = path.join(dir, 'cache-c');
+    const other = await startEngineWorker({ archivePath: dir });
+    const building = other.vectorIndex(MODEL, { cacheDir }).then(
+      () => 'built',
+      (e: unknown) => (e as Error).message,
+    );
+    await new Promise((r) => setTimeout(r, 80));
+    const t0 = performance.now();
+    await other.close();
+    const closeMs = performance.now() - t0;
+    assert.match(await building, /closed/);
+    assert.ok(closeMs < buildMs, `close took ${closeMs.toFixed(0)} ms: it waited for the whole build`);
+    const left = fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir) : [];
+    assert.deepEqual(left, [], 'the cancelled build must remove its temporary file');
+  });
+
   it('a search with an already-aborted signal rejects without running', async () => {
     const index = await engine.vectorIndex(MODEL, { cacheDir: path.join(dir, 'cache-a') });
     const ac = new AbortController();

@@ -38,6 +38,15 @@ let nextHandle = 1;
 const indexes = new Map<number, VectorIndex>();
 /** Async requests in progress (vector open/search), so a `cancel` message can abort them. */
 const running = new Map<number, PollingAbort>();
+/** Their completions, so close() lets a cancelled build clean up (remove its temporary cache file) first. */
+const settling = new Set<Promise<void>>();
+/** How long close() waits for cancelled work to unwind before the thread exits anyway. */
+const CLOSE_GRACE_MS = 2000;
+
+function track(work: Promise<void>): void {
+  settling.add(work);
+  void work.finally(() => settling.delete(work));
+}
 
 function send(msg: WorkerResponse): void {
   port.postMessage(msg);
@@ -168,9 +177,17 @@ async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.se
   }
 }
 
-function shutdown(): void {
+async function shutdown(): Promise<void> {
   closing = true;
   for (const a of running.values()) a.abort();
+  if (settling.size) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...settling]),
+      new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS))),
+    ]);
+    clearTimeout(timer);
+  }
   for (const index of indexes.values()) {
     try {
       index.dispose();
@@ -196,11 +213,9 @@ function onMessage(req: WorkerRequest): void {
     case 'call':
       return handleCall(req, db);
     case 'vector.open':
-      void handleVectorOpen(req, db);
-      return;
+      return track(handleVectorOpen(req, db));
     case 'vector.search':
-      void handleVectorSearch(req);
-      return;
+      return track(handleVectorSearch(req));
     case 'vector.dispose': {
       const index = indexes.get(req.handle);
       indexes.delete(req.handle);
@@ -211,7 +226,8 @@ function onMessage(req: WorkerRequest): void {
       running.get(req.id)?.abort();
       return;
     case 'close':
-      return shutdown();
+      void shutdown();
+      return;
   }
 }
 
