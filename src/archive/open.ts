@@ -110,7 +110,16 @@ function openFailure(file: string, e: unknown): ArchiveError {
 /** Open a msgbrowse archive read-only. Accepts the msgbrowse.sqlite file or its data directory. */
 export async function openArchive(pathOrDir: string, options: OpenOptions = {}): Promise<Archive> {
   const file = resolveArchivePath(pathOrDir);
-  const engine = await loadEngine();
+  let engine: Awaited<ReturnType<typeof loadEngine>>;
+  try {
+    engine = await loadEngine();
+  } catch (e) {
+    throw new ArchiveError(
+      'query_failed',
+      `Could not load the SQLite WebAssembly engine (${e instanceof Error ? e.message : String(e)}). The installation looks incomplete (sqlite3.wasm missing?); reinstall the extension.`,
+      file,
+    );
+  }
   const conn = new ArchiveConnection(engine, file, options);
   try {
     const { tables, schema } = conn.run((sql) => ({ tables: tableNames(sql), schema: detectSchema(sql) }));

@@ -30,7 +30,13 @@ let engine: Promise<Engine> | undefined;
 export function wasmPath(): string {
   const beside = path.join(__dirname, 'sqlite3.wasm');
   if (fs.existsSync(beside)) return beside;
-  return require.resolve('@sqlite.org/sqlite-wasm/sqlite3.wasm');
+  // Not a literal, so bundlers leave it alone (the bundle never reaches this line: dist/ has the file).
+  const spec = ['@sqlite.org', 'sqlite-wasm', 'sqlite3.wasm'].join('/');
+  try {
+    return require.resolve(spec);
+  } catch {
+    throw new Error(`sqlite3.wasm is missing: not at ${beside} and no ${spec} package`);
+  }
 }
 
 async function load(): Promise<Engine> {
