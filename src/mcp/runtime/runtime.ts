@@ -78,6 +78,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (e.kind === 'opened') {
         generation++;
         semantic.reset();
+        const held = holder.peek();
+        if (held && options.watchIntervalMs) watchBaseline(held.opened.path, held.generation);
         emit({ kind: 'archive-opened', path: e.path });
         if (options.prewarmSemantic) {
           setImmediate(() => {
@@ -112,38 +114,45 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     options.indexRefreshMs,
   );
 
-  // Optional polling so listeners hear about changes without a tool call.
+  // Optional polling so listeners hear about changes without a tool call. The baseline is the state seen when
+  // the archive (re)opened, so a write right after opening is not missed.
   let watchTimer: NodeJS.Timeout | undefined;
+  let watched: { generation: number; stamp: string; pending?: string } | undefined;
+  const watchBaseline = (path: string, gen: number) => {
+    try {
+      watched = { generation: gen, stamp: stateStamp(path) };
+    } catch {
+      watched = undefined;
+    }
+  };
   if (options.watchIntervalMs && options.watchIntervalMs > 0) {
-    let lastStamp: string | undefined;
-    let pending: string | undefined;
     watchTimer = setInterval(() => {
       const held = holder.peek();
       if (!held) return;
+      if (!watched || watched.generation !== held.generation) {
+        watchBaseline(held.opened.path, held.generation);
+        return;
+      }
       let stamp: string;
       try {
         stamp = stateStamp(held.opened.path);
       } catch {
         return;
       }
-      if (lastStamp === undefined) {
-        lastStamp = stamp;
-        return;
-      }
-      if (stamp === lastStamp) {
-        pending = undefined;
+      if (stamp === watched.stamp) {
+        watched.pending = undefined;
         return;
       }
       // Report once the files have settled for one interval (a live import commits in bursts).
-      if (pending !== stamp) {
-        pending = stamp;
+      if (watched.pending !== stamp) {
+        watched.pending = stamp;
         return;
       }
-      const dbNow = stamp.split('|')[0].split(':')[0];
-      const dbBefore = lastStamp.split('|')[0].split(':')[0];
-      lastStamp = stamp;
-      pending = undefined;
-      emit({ kind: 'archive-changed', replaced: dbNow !== dbBefore });
+      const ino = (st: string) => st.split('|')[0].split(':')[0];
+      const replaced = ino(stamp) !== ino(watched.stamp);
+      watched.stamp = stamp;
+      watched.pending = undefined;
+      emit({ kind: 'archive-changed', replaced });
     }, options.watchIntervalMs);
     watchTimer.unref();
   }
