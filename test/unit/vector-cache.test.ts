@@ -188,6 +188,20 @@ describe('vector index cache', () => {
     index.dispose();
   });
 
+  it('removes temporary files of crashed builds that are over an hour old', async () => {
+    const dir = newDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const file = cacheFilePath(dir, '/path/archive.db', 'embed-a');
+    const old = `${file}.12345.abc.tmp`;
+    const fresh = `${file}.12346.abd.tmp`;
+    fs.writeFileSync(old, 'partial');
+    fs.writeFileSync(fresh, 'in progress elsewhere');
+    const hourAgo = new Date(Date.now() - 2 * 3600_000);
+    fs.utimesSync(old, hourAgo, hourAgo);
+    (await loadOrBuildVectorIndex(opts(dir))).dispose();
+    assert.deepEqual(fs.readdirSync(dir).sort(), [path.basename(file), path.basename(fresh)].sort());
+  });
+
   it('a build interrupted by a failing record stream leaves no file behind', async () => {
     const dir = newDir();
     function* failing(): Generator<EmbeddingRecord> {

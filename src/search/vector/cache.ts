@@ -261,7 +261,29 @@ export async function loadOrBuildVectorIndex(opts: LoadOrBuildOptions): Promise<
   return buildIntoCache(opts, file);
 }
 
+/** Removes temporary files of this cache file left by builds that crashed (untouched for over an hour). */
+function removeStaleTemporaries(file: string): void {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    try {
+      const p = path.join(dir, name);
+      if (Date.now() - fs.statSync(p).mtimeMs > 3600_000) fs.rmSync(p, { force: true });
+    } catch {
+      // another process may be removing it too
+    }
+  }
+}
+
 async function buildIntoCache(opts: LoadOrBuildOptions, file: string): Promise<Int8VectorIndex> {
+  removeStaleTemporaries(file);
   const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   let wfd: number;
   try {
