@@ -61,7 +61,11 @@ function captureOutput(): void {
     (level: 'info' | 'warn') =>
     (chunk: unknown, ...rest: unknown[]): boolean => {
       const text = (typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8')).trimEnd();
-      if (text) send({ type: 'log', level, message: `worker output: ${text}` });
+      try {
+        if (text) send({ type: 'log', level, message: `worker output: ${text}` });
+      } catch {
+        // The port is closing: drop the line rather than fail the writer.
+      }
       const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
       done?.();
       return true;
