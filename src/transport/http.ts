@@ -110,7 +110,9 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandl
     const refusal = checkRequest(req, guard);
     if (refusal) {
       req.resume();
-      log('warn', `refused ${req.method} ${refusal.reason === 'path' ? req.url : mcpPath}: ${refusal.reason}`);
+      // Wrong paths are routine noise (probes); Host/Origin/secret refusals are worth a warning.
+      const where = refusal.reason === 'path' ? JSON.stringify((req.url ?? '').slice(0, 200)) : mcpPath;
+      log(refusal.reason === 'path' ? 'debug' : 'warn', `refused ${req.method} ${where}: ${refusal.reason}`);
       return sendJsonError(res, refusalStatus[refusal.reason], -32000, refusal.message);
     }
     const method = req.method ?? '';
