@@ -141,6 +141,8 @@ export class ArchiveConnection {
         db = this.openDb('wal');
         this.openMode = 'wal';
       } catch (walErr) {
+        // Interrupts and a writer's transient states are retried by run(), not papered over.
+        if (isTransient(walErr) || sqliteCode(walErr) === SQLITE_INTERRUPT) throw walErr;
         try {
           db = this.openDb('immutable');
           this.openMode = 'immutable';

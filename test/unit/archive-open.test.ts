@@ -152,6 +152,29 @@ describe('openArchive errors', () => {
   });
 });
 
+describe('immutable fallback', () => {
+  it('when the WAL-read open fails (unreadable -wal), falls back to immutable mode and still answers', async () => {
+    const dir = path.join(tmp, 'badwal');
+    const desc = buildCuratedArchive(dir);
+    fs.mkdirSync(`${desc.path}-wal`); // opening works, reading fails (EISDIR)
+    const a = await openArchive(dir);
+    try {
+      assert.equal((a as unknown as { stats: { mode: string } }).stats.mode, 'immutable');
+      assert.equal(a.summary().messages, desc.messages.length);
+      assert.ok(a.searchKeyword({ query: 'lease', limit: 5 }).length > 0);
+    } finally {
+      a.close();
+    }
+    fs.rmdirSync(`${desc.path}-wal`);
+    const b = await openArchive(dir);
+    try {
+      assert.equal((b as unknown as { stats: { mode: string } }).stats.mode, 'wal');
+    } finally {
+      b.close();
+    }
+  });
+});
+
 describe('read-only VFS I/O path', () => {
   it('reads at 64-bit offsets beyond 4 GiB (sparse file) and zero-fills short reads', async () => {
     const { vfs } = await loadEngine();
