@@ -261,6 +261,13 @@ describe('writer', () => {
       assert.deepEqual(again.messages.map((m) => m.hash), first.messages.map((m) => m.hash));
       assert.equal((db.prepare('SELECT COUNT(*) AS n FROM reactions').get() as { n: number }).n, 1);
       assert.equal((db.prepare('SELECT COUNT(*) AS n FROM attachments').get() as { n: number }).n, 1);
+      // Append continues seq from identical rows already stored and earlier in the batch.
+      const appended = w.appendMessages(first.id, 'signal', 'MJ', [
+        { ts: '2022-03-01 09:00:00', sender: 'Me', body: 'ok' },
+        { ts: '2022-03-01 09:00:00', sender: 'Me', body: 'ok' },
+      ]);
+      assert.deepEqual(appended.map((m) => m.seq), [2, 3]);
+      assert.equal(appended[0].hash, messageHash('signal', 'MJ', '2022-03-01 09:00:00', 'Me', 'ok', 2));
       // Re-import with fewer messages cascades attachments and links away.
       w.importConversation('signal', 'MJ', msgs.slice(0, 1));
       assert.equal((db.prepare('SELECT COUNT(*) AS n FROM attachments').get() as { n: number }).n, 0);
