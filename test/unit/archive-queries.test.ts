@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import {
   ArchiveError,
   buildFtsQuery,
@@ -278,6 +279,20 @@ describe('searchKeyword', () => {
       assert.doesNotThrow(() => a.searchKeyword({ query: q, limit: 10 }), JSON.stringify(q));
     }
     assert.deepEqual(a.searchKeyword({ query: ' \t ', limit: 10 }), []);
+    // Property: any string (with FTS5 syntax, control chars, lone surrogates) searches without error.
+    const piece = fc.oneof(
+      fc.constantFrom('"', '*', '(', ')', 'NEAR', 'OR', 'AND', 'NOT', ':', '^', '-', '+', '\0', '\ud800', '\udc00', ' ', '\u3000', 'body:', '{', '}', ',', "'", '\\'),
+      fc.string({ unit: 'binary', maxLength: 6 }),
+      fc.constantFrom('lease', 'café', '東京', 'the'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (parts) => {
+        const q = parts.join('');
+        const hits = a.searchKeyword({ query: q, limit: 5 });
+        return Array.isArray(hits) && (buildFtsQuery(q) !== '' || hits.length === 0);
+      }),
+      { numRuns: 300, seed: 42 },
+    );
     assert.ok(ids(a.searchKeyword({ query: 'NEAR(x', limit: 10 })).includes(desc.marks.ftsSyntax.id));
   });
 });
