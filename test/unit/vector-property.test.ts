@@ -40,6 +40,7 @@ const scenario = fc
     k: fc.integer({ min: 1, max: 30 }),
     magnitude: fc.constantFrom(1e-20, 1e-3, 1, 1e6, 1e30),
     levels: fc.constantFrom(2, 5, 1000),
+    jitter: fc.constantFrom(0, 1e-4, 0.3),
     filter: fc.record(
       {
         conversationId: fc.integer({ min: 1, max: 3 }),
@@ -59,7 +60,12 @@ const scenario = fc
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
     // Few distinct integer levels per component: many identical and proportional rows, i.e. many exact ties.
-    const draw = () => Float32Array.from({ length: s.dim }, () => (Math.floor(rnd() * (2 * s.levels + 1)) - s.levels) * s.magnitude);
+    // Optional jitter moves values off the int8 grid (near-ties the int8 scores cannot separate).
+    const draw = () =>
+      Float32Array.from(
+        { length: s.dim },
+        () => (Math.floor(rnd() * (2 * s.levels + 1)) - s.levels + s.jitter * (rnd() - 0.5)) * s.magnitude,
+      );
     const records: EmbeddingRecord[] = Array.from({ length: s.n }, (_, i) => ({
       messageId: Math.floor(rnd() * 1e6) * 1000 + i,
       hash: `h${i}`,
