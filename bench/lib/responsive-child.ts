@@ -1,0 +1,121 @@
+/**
+ * Responsiveness while a vector index builds (issue 5), in a fresh process laid out like the extension host:
+ * the MCP server and runtime on the main thread, archive queries and the index build in the engine worker
+ * (workerOpener), an SDK client connected in-process. A semantic_search call with an empty cache dir starts the
+ * build; meanwhile other tool calls are sent back to back and the main thread's event-loop delay is sampled.
+ *   tsx bench/lib/responsive-child.ts <db> <model> <dim> <largestConversationId> <queries.npy|-> <cacheDir>
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import * as fs from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createMcpServer } from '../../src/mcp/index';
+import { createRuntime, workerOpener } from '../../src/mcp/runtime/index';
+import { callTool, startEmbedServer, toolText } from './mcp';
+import { npyRows, readNpy } from './npy';
+
+async function main(): Promise<void> {
+  const [file, model, dimArg, convArg, qFile, cacheDir] = process.argv.slice(2);
+  const embed = await startEmbedServer(Number(dimArg), qFile !== '-' && fs.existsSync(qFile) ? npyRows(readNpy(qFile)) : []);
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const runtime = createRuntime({
+    archivePath: file,
+    embed: { baseUrl: embed.baseUrl, model },
+    citation: { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' },
+    cacheDir,
+    version: 'bench',
+    openArchive: workerOpener(),
+  });
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  const server = createMcpServer(runtime.context);
+  await server.connect(st);
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(ct);
+  const conv = Number(convArg);
+  // Open the archive (in the worker) and find a message id for get_context before measuring.
+  const page = await callTool(client, 'get_conversation', { conversation_id: conv, limit: 5 });
+  const msgs = (page.structuredContent?.messages as { message_id: number }[] | undefined) ?? [];
+  const mid = msgs[0]?.message_id ?? 1;
+
+  const sampleLag = async (ms: number) => {
+    const h = monitorEventLoopDelay({ resolution: 10 });
+    h.enable();
+    await new Promise((r) => setTimeout(r, ms));
+    h.disable();
+    return { max: h.max / 1e6, p99: h.percentile(99) / 1e6, mean: h.mean / 1e6 };
+  };
+  const idle = await sampleLag(2000);
+
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  let maxDrift = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    maxDrift = Math.max(maxDrift, now - last - 10);
+    last = now;
+  }, 10);
+  const t0 = performance.now();
+  let done = false;
+  let buildError: string | undefined;
+  let semanticHits = 0;
+  const build = callTool(client, 'semantic_search', { query: 'coffee tonight' }).then((r) => {
+    done = true;
+    if (r.isError) buildError = toolText(r);
+    semanticHits = ((r.structuredContent?.hits as unknown[]) ?? []).length;
+  });
+  const tools: [string, Record<string, unknown>][] = [
+    ['list_conversations', {}],
+    ['get_conversation', { conversation_id: conv, limit: 100 }],
+    ['get_context', { message_id: mid, window: 5 }],
+    ['list_media', { limit: 50 }],
+    ['list_links', { limit: 50 }],
+    ['search_messages', { query: 'dinner', limit: 10, conversation_id: conv }],
+  ];
+  const latencies: number[] = [];
+  const byTool: Record<string, number> = {};
+  const errors: string[] = [];
+  let i = 0;
+  while (!done) {
+    const [name, args] = tools[i++ % tools.length];
+    // search_messages waits for the index (its semantic half); only the keyword tools are timed during the build.
+    if (name === 'search_messages') continue;
+    const s = performance.now();
+    const r = await callTool(client, name, args);
+    if (done) break; // answered after the build finished: not counted
+    latencies.push(performance.now() - s);
+    byTool[name] = (byTool[name] ?? 0) + 1;
+    if (r.isError) errors.push(`${name}: ${toolText(r)}`);
+    await new Promise((r2) => setTimeout(r2, 20));
+  }
+  await build;
+  const buildMs = performance.now() - t0;
+  clearInterval(ticker);
+  h.disable();
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+  await client.close();
+  await runtime.dispose();
+  await embed.close();
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+  process.stdout.write(
+    JSON.stringify({
+      buildMs,
+      buildError,
+      semanticHits,
+      idleLag: idle,
+      lag: { max: h.max / 1e6, p99: h.percentile(99) / 1e6, mean: h.mean / 1e6, maxDrift },
+      calls: latencies.length,
+      byTool,
+      latency: { median: q(0.5), p95: q(0.95), max: sorted[sorted.length - 1] },
+      errors: errors.slice(0, 5),
+    }),
+  );
+  setTimeout(() => process.exit(0), 100).unref();
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`responsive-child: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

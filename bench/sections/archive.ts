@@ -1,0 +1,197 @@
+/**
+ * Archive layer (issue 2): open time, added memory, and every query kind as a ratio to native SQLite running the
+ * identical statements on the same file in the same run. Engines run one after another, each in a fresh process;
+ * with rounds > 1 the whole sequence repeats and each engine keeps its best median (noise on a shared VM only adds).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { BenchArchive } from '../lib/data';
+import { evictFromPageCache, node22, runJson, tmpDir, tsxCommand, REPO } from '../lib/proc';
+import { best, dist, geomean, ms, mb, ratio, table, type Dist, type LoopPlan } from '../lib/stats';
+import { buildCases, type QueryCase } from '../lib/trace';
+
+interface NativeOut {
+  engine: string;
+  version: string;
+  openMs: number;
+  rss0: number;
+  rssOpen: number;
+  results: Record<string, { samples: number[]; rows: number }>;
+}
+
+interface OursOut {
+  initMs: number;
+  openMs: number;
+  warmOpenMs: number[];
+  rss0: number;
+  rssOpen: number;
+  rssEnd: number;
+  maxRss: number;
+  results: Record<string, { samples: number[]; idsMatch: boolean; count: number }>;
+}
+
+export interface EngineSummary {
+  id: string;
+  label: string;
+  version: string;
+  openMs: number[];
+  perCase: Record<string, Dist>;
+  rows: Record<string, number>;
+}
+
+export interface ArchiveSectionResult {
+  archive: string;
+  fileBytes: number;
+  messages: number;
+  conversations: number;
+  cases: { key: string; label: string; group: string; detail: string; statements: number; rows: number }[];
+  ours: {
+    initMs: number[];
+    coldOpenMs: number[];
+    warmOpenMs: number;
+    addedRss: number[];
+    rssAfterQueries: number[];
+    perCase: Record<string, Dist>;
+    idsMatch: Record<string, boolean>;
+  };
+  natives: EngineSummary[];
+  rowsAgree: boolean;
+  evicted: boolean;
+}
+
+const NATIVE_LABELS: Record<string, string> = {
+  'node:sqlite': 'node:sqlite (Node 22.23.5)',
+  'better-sqlite3': 'better-sqlite3 12.6.2',
+  python: 'Python sqlite3',
+};
+
+export async function runArchiveSection(
+  a: BenchArchive,
+  opts: { plan: LoopPlan; rounds: number; log: (m: string) => void },
+): Promise<ArchiveSectionResult> {
+  const { log, plan } = opts;
+  const cases: QueryCase[] = buildCases(a);
+  const dir = tmpDir('msgbrowse-bench-cases-');
+  const casesFile = path.join(dir, 'cases.json');
+  fs.writeFileSync(casesFile, JSON.stringify(cases));
+  const planJson = JSON.stringify(plan);
+  const n22 = node22(log);
+  const betterPath = require.resolve('better-sqlite3', { paths: [REPO] });
+  const ours: OursOut[] = [];
+  const natives = new Map<string, NativeOut[]>();
+  let evicted = true;
+  try {
+    for (let round = 1; round <= opts.rounds; round++) {
+      evicted = evictFromPageCache([a.file, `${a.file}-wal`]) && evicted;
+      log(`[archive ${a.spec.name}] round ${round}/${opts.rounds}: ours (sqlite-wasm, fresh process, file evicted from page cache)`);
+      const t = tsxCommand(path.join(REPO, 'bench', 'lib', 'archive-child.ts'), [a.file, casesFile, planJson]);
+      ours.push(await runJson<OursOut>(t.cmd, t.args, { label: 'archive-child' }));
+      const runs: [string, string, string[]][] = [];
+      if (n22) runs.push(['node:sqlite', n22, [path.join(REPO, 'bench', 'native', 'sqlite-native.cjs'), 'node:sqlite', a.file, casesFile, planJson]]);
+      runs.push(['better-sqlite3', process.execPath, [path.join(REPO, 'bench', 'native', 'sqlite-native.cjs'), 'better-sqlite3', a.file, casesFile, planJson, betterPath]]);
+      runs.push(['python', 'python3', [path.join(REPO, 'bench', 'native', 'sqlite_native.py'), a.file, casesFile, planJson]]);
+      for (const [id, cmd, args] of runs) {
+        log(`[archive ${a.spec.name}] round ${round}/${opts.rounds}: ${id}`);
+        const out = await runJson<NativeOut>(cmd, args, { label: id });
+        natives.set(id, [...(natives.get(id) ?? []), out]);
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  const keys = [...cases.map((c) => c.key), 'list_conv_sql'];
+  const oursPer: Record<string, Dist> = {};
+  const idsMatch: Record<string, boolean> = {};
+  for (const k of keys) {
+    oursPer[k] = best(ours.map((o) => dist(o.results[k]?.samples ?? [])));
+    idsMatch[k] = ours.every((o) => o.results[k]?.idsMatch ?? false);
+  }
+  const nat: EngineSummary[] = [...natives].map(([id, outs]) => {
+    const perCase: Record<string, Dist> = {};
+    const rows: Record<string, number> = {};
+    for (const c of cases) {
+      perCase[c.key] = best(outs.map((o) => dist(o.results[c.key]?.samples ?? [])));
+      rows[c.key] = outs[0].results[c.key]?.rows ?? -1;
+    }
+    perCase.list_conv_sql = perCase.list_conv;
+    return { id, label: NATIVE_LABELS[id] ?? id, version: outs[0].version, openMs: outs.map((o) => o.openMs), perCase, rows };
+  });
+  const rowsAgree = nat.every((e) => cases.every((c) => e.rows[c.key] === c.rows));
+  return {
+    archive: a.spec.name,
+    fileBytes: a.bytes,
+    messages: a.desc.messages,
+    conversations: a.desc.conversations,
+    cases: cases.map((c) => ({ key: c.key, label: c.label, group: c.group, detail: c.detail, statements: c.statements.length, rows: c.rows })),
+    ours: {
+      initMs: ours.map((o) => o.initMs),
+      coldOpenMs: ours.map((o) => o.openMs),
+      warmOpenMs: dist(ours.flatMap((o) => o.warmOpenMs)).median,
+      addedRss: ours.map((o) => o.rssOpen - o.rss0),
+      rssAfterQueries: ours.map((o) => o.rssEnd),
+      perCase: oursPer,
+      idsMatch,
+    },
+    natives: nat,
+    rowsAgree,
+    evicted,
+  };
+}
+
+const min = (xs: number[]) => Math.min(...xs);
+
+export function archiveTables(r: ArchiveSectionResult): string {
+  const primary = r.natives.find((n) => n.id === 'node:sqlite') ?? r.natives[0];
+  const others = r.natives.filter((n) => n !== primary);
+  const labels = new Map(r.cases.map((c) => [c.key, c.label]));
+  labels.set('list_conv_sql', 'list conversations (uncached SQL)');
+  const header = [
+    'query',
+    'ours median / p95 ms',
+    `${primary.label} (SQLite ${primary.version}) median / p95`,
+    '**ratio median** (p95)',
+    ...others.flatMap((o) => [`${o.label} (SQLite ${o.version}) median`, `ratio vs ${o.id}`]),
+    'same ids as native',
+  ];
+  const keys = [...r.cases.map((c) => c.key), 'list_conv_sql'];
+  const rows = keys.map((k) => {
+    const o = r.ours.perCase[k];
+    const p = primary.perCase[k];
+    return [
+      labels.get(k) ?? k,
+      `${ms(o.median)} / ${ms(o.p95)}`,
+      `${ms(p.median)} / ${ms(p.p95)}`,
+      `**${ratio(o.median, p.median)}** (${ratio(o.p95, p.p95)})`,
+      ...others.flatMap((n) => [ms(n.perCase[k].median), ratio(o.median, n.perCase[k].median)]),
+      r.ours.idsMatch[k] ? 'yes' : '**NO**',
+    ];
+  });
+  // Geo-mean over the query kinds (list_conv counted once, uncached).
+  const gmKeys = keys.filter((k) => k !== 'list_conv');
+  const gm = (e: EngineSummary) => geomean(gmKeys.map((k) => r.ours.perCase[k].median / e.perCase[k].median));
+  rows.push([
+    '**geo-mean ratio** (all kinds, listing uncached)',
+    '',
+    '',
+    `**${gm(primary).toFixed(2)}×**`,
+    ...others.flatMap((n) => ['', `${gm(n).toFixed(2)}×`]),
+    '',
+  ]);
+  const q = table(header, rows);
+  const open = table(
+    ['archive', 'file', 'WASM engine init', 'first open, fresh process (page cache evicted)', 'warm reopen', 'RSS added by init + open', ...r.natives.map((n) => `${n.id} open`)],
+    [
+      [
+        `${r.archive} (${r.messages.toLocaleString('en-US')} messages, ${r.conversations} conversations)`,
+        mb(r.fileBytes),
+        `${ms(min(r.ours.initMs))} ms`,
+        `${ms(min(r.ours.coldOpenMs))} ms (runs: ${r.ours.coldOpenMs.map(ms).join(', ')})`,
+        `${ms(r.ours.warmOpenMs)} ms`,
+        `${mb(min(r.ours.addedRss))} (RSS after all queries: ${mb(min(r.ours.rssAfterQueries))})`,
+        ...r.natives.map((n) => `${ms(min(n.openMs))} ms`),
+      ],
+    ],
+  );
+  return `${open}\n\n${q}\n\nRow counts of every statement agree across the native engines: ${r.rowsAgree ? 'yes' : '**NO**'}.`;
+}

@@ -1,0 +1,117 @@
+/**
+ * `search_messages` end to end (issue 5): the production CLI bundle spawned over stdio, an SDK client, and a local
+ * embeddings endpoint, so every call runs the hybrid path (query embedding over HTTP + keyword FTS + vector top-k +
+ * fusion + rendering + JSON-RPC). Also the keyword-only path (no embedding model) and semantic_search alone.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { BenchArchive } from '../lib/data';
+import { BENCH_DIR } from '../lib/data';
+import { callTool, ensureCliBundle, startCliSession, startEmbedServer, toolText, type ToolResult } from '../lib/mcp';
+import { npyRows, readNpy } from '../lib/npy';
+import { dist, ms, table, timeAsync, type Dist, type LoopPlan } from '../lib/stats';
+import { widePrefix } from '../lib/trace';
+
+export interface E2eResult {
+  archive: string;
+  messages: number;
+  vectors: number;
+  connectMs: number;
+  firstCallMs: number;
+  cacheExisted: boolean;
+  hybrid: Dist;
+  keywordOnly: Dist;
+  semanticOnly: Dist;
+  semanticUsed: number;
+  hybridCalls: number;
+  calls: number;
+  errors: string[];
+  queries: string[];
+}
+
+export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log: (m: string) => void }): Promise<E2eResult> {
+  const { log, plan } = opts;
+  const emb = a.desc.embeddings;
+  if (!emb) throw new Error(`${a.spec.name} has no embeddings`);
+  const cli = ensureCliBundle(log);
+  const qFile = path.join(BENCH_DIR, a.spec.name, 'vectors', 'queries.npy');
+  const vectors = fs.existsSync(qFile) ? npyRows(readNpy(qFile)) : [];
+  const embed = await startEmbedServer(emb.dim, vectors);
+  const cacheDir = path.join(BENCH_DIR, a.spec.name, 'e2e-cache');
+  const cacheExisted = fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).length > 0;
+  const queries = ['with', a.desc.sampleWords.rare[0], 'coffee tonight', widePrefix(a.desc.seed).prefix, 'cafe', 'dinner weekend', 'flight hotel', a.desc.sampleWords.medium[3]];
+  const errors: string[] = [];
+  let semanticUsed = 0;
+  let hybridCalls = 0;
+  let calls = 0;
+  const check = (r: ToolResult, wantSemantic: boolean) => {
+    calls++;
+    if (r.isError) errors.push(toolText(r));
+    const sem = r.structuredContent?.semantic as { used?: boolean } | undefined;
+    if (wantSemantic) {
+      hybridCalls++;
+      if (sem?.used) semanticUsed++;
+    }
+  };
+  try {
+    log(`[e2e ${a.spec.name}] hybrid search_messages over stdio (embeddings at ${embed.baseUrl}; index cache ${cacheExisted ? 'present' : 'absent'})`);
+    const s = await startCliSession(cli, a.file, { cacheDir, embedBaseUrl: embed.baseUrl, embedModel: emb.model });
+    let firstCallMs: number;
+    let hybrid: Dist;
+    let semanticOnly: Dist;
+    try {
+      let t = performance.now();
+      const first = await callTool(s.client, 'search_messages', { query: 'coffee tonight' });
+      firstCallMs = performance.now() - t;
+      check(first, true);
+      let i = 0;
+      hybrid = dist(await timeAsync(async () => check(await callTool(s.client, 'search_messages', { query: queries[i++ % queries.length] }), true), plan));
+      semanticOnly = dist(await timeAsync(async () => check(await callTool(s.client, 'semantic_search', { query: queries[i++ % queries.length] }), false), plan));
+    } finally {
+      await s.close();
+    }
+    log(`[e2e ${a.spec.name}] keyword-only search_messages (no embedding model)`);
+    const k = await startCliSession(cli, a.file, { cacheDir, embedModel: '' });
+    let keywordOnly: Dist;
+    try {
+      let i = 0;
+      keywordOnly = dist(await timeAsync(async () => check(await callTool(k.client, 'search_messages', { query: queries[i++ % queries.length] }), false), plan));
+    } finally {
+      await k.close();
+    }
+    return {
+      archive: a.spec.name,
+      messages: a.desc.messages,
+      vectors: emb.count,
+      connectMs: s.connectMs,
+      firstCallMs,
+      cacheExisted,
+      hybrid,
+      keywordOnly,
+      semanticOnly,
+      semanticUsed,
+      hybridCalls,
+      calls,
+      errors: [...new Set(errors)].slice(0, 5),
+      queries,
+    };
+  } finally {
+    await embed.close();
+  }
+}
+
+export function e2eTable(rs: E2eResult[]): string {
+  return table(
+    ['archive', '**search_messages hybrid** median / p95 ms', 'keyword-only search_messages median / p95', 'semantic_search median / p95', 'spawn → initialized', 'first search_messages (index from cache / built)', 'hybrid calls with semantic half used', 'tool errors'],
+    rs.map((r) => [
+      `${r.archive} (${r.messages.toLocaleString('en-US')} messages, ${r.vectors.toLocaleString('en-US')} vectors)`,
+      `**${ms(r.hybrid.median)}** / ${ms(r.hybrid.p95)}`,
+      `${ms(r.keywordOnly.median)} / ${ms(r.keywordOnly.p95)}`,
+      `${ms(r.semanticOnly.median)} / ${ms(r.semanticOnly.p95)}`,
+      `${ms(r.connectMs)} ms`,
+      `${ms(r.firstCallMs)} ms (${r.cacheExisted ? 'cache present' : 'no cache: built'})`,
+      `${r.semanticUsed} of ${r.hybridCalls}`,
+      r.errors.length ? r.errors.join('; ') : 'none',
+    ]),
+  );
+}
