@@ -37,6 +37,8 @@ export function isArchiveMethod(name: unknown): name is ArchiveMethod {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(METHOD_TABLE, name);
 }
 
+export type EngineLog = (level: 'info' | 'warn' | 'error', message: string) => void;
+
 /** Data the worker is started with (`workerData`). */
 export interface WorkerInit {
   archivePath: string;

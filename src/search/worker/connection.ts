@@ -1,0 +1,190 @@
+/**
+ * One running engine worker: sends requests, routes answers, progress and logs back to their callers, sets the
+ * shared cancel flag when a caller aborts, and fails everything pending with a clear message when the worker dies.
+ */
+import { Worker } from 'node:worker_threads';
+import type { CancelSlots } from './cancel-slots';
+import type { EngineLog, WorkerInit, WorkerRequest, WorkerResponse } from './protocol';
+import { abortError, fromWireError } from './wire-error';
+import type { WorkerScript } from './worker-script';
+
+interface Pending {
+  slot: number;
+  /** The caller has already been answered (aborted); only the slot waits for the worker's reply. */
+  done: boolean;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  onProgress?: (progress: unknown) => void;
+  detach(): void;
+}
+
+const CLOSE_TIMEOUT_MS = 5000;
+
+export class Connection {
+  readonly worker: Worker;
+  readonly pending = new Map<number, Pending>();
+  readonly ready: Promise<string>;
+  /** Set once the worker is gone (crash or close); later requests need a new connection. */
+  dead = false;
+  private crashReason = '';
+  private started = false;
+  private refs = 0;
+
+  constructor(
+    readonly generation: number,
+    script: WorkerScript,
+    archivePath: string,
+    private readonly slots: CancelSlots,
+    /** `crashed`: it had started and then died (not a failed open, not a close). */
+    private readonly onDeath: (conn: Connection, message: string, crashed: boolean) => void,
+    private readonly log?: EngineLog,
+  ) {
+    const init: WorkerInit = { archivePath, cancelFlags: slots.buffer };
+    this.worker = new Worker(script.file, {
+      eval: script.eval,
+      workerData: init,
+      execArgv: script.eval ? [] : undefined,
+    });
+    this.ready = new Promise<string>((resolve, reject) => {
+      this.worker.on('message', (msg: WorkerResponse) => {
+        if (msg.type === 'ready') {
+          this.started = true;
+          resolve(msg.path);
+        } else if (msg.type === 'open-failed') reject(fromWireError(msg.error));
+        else this.onMessage(msg);
+      });
+      this.worker.on('error', (e: Error) => {
+        // An uncaught exception in the worker; 'exit' follows.
+        this.crashReason = e.message || e.name;
+      });
+      this.worker.on('messageerror', (e: Error) => {
+        this.crashReason = `a message could not be decoded: ${e.message}`;
+      });
+      this.worker.on('exit', (code) => {
+        this.dead = true;
+        const why = this.crashReason ? this.crashReason : `exit code ${code}`;
+        const message = `The search engine worker stopped unexpectedly (${why}); the request was not completed. The next request restarts it.`;
+        reject(new Error(message));
+        this.failAll(message);
+        this.onDeath(this, message, this.started);
+      });
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  private onMessage(msg: WorkerResponse): void {
+    if (msg.type === 'log') {
+      this.log?.(msg.level, msg.message);
+      return;
+    }
+    if (msg.type === 'progress') {
+      const p = this.pending.get(msg.id);
+      if (p && !p.done) p.onProgress?.(msg.progress);
+      return;
+    }
+    if (msg.type !== 'result' && msg.type !== 'error') return;
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    this.slots.release(p.slot);
+    p.detach();
+    this.unref();
+    if (p.done) return;
+    p.done = true;
+    if (msg.type === 'result') p.resolve(msg.value);
+    else p.reject(fromWireError(msg.error));
+  }
+
+  /** Sends one request; the promise settles with the worker's answer, or at once when `signal` aborts. */
+  request<T>(
+    build: (id: number, slot: number) => WorkerRequest,
+    id: number,
+    signal?: AbortSignal,
+    onProgress?: (progress: unknown) => void,
+  ): Promise<T> {
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    if (this.dead) return Promise.reject(new Error('The search engine worker has stopped.'));
+    const slot = this.slots.take();
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => {
+        if (p.done) return;
+        p.done = true;
+        this.slots.cancel(slot);
+        this.post({ type: 'cancel', id });
+        reject(abortError(signal));
+      };
+      const p: Pending = {
+        slot,
+        done: false,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        onProgress,
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      };
+      try {
+        // Throws synchronously when the arguments cannot be cloned (functions, proxies, class instances with
+        // private state…): answer the caller instead of waiting for a reply that will never come.
+        this.worker.postMessage(build(id, slot));
+      } catch (e) {
+        this.slots.release(slot);
+        reject(new Error(`Could not send the request to the search engine worker: ${(e as Error).message}`));
+        return;
+      }
+      this.pending.set(id, p);
+      this.ref();
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Fire-and-forget message (cancel, dispose). */
+  post(msg: WorkerRequest): void {
+    if (this.dead) return;
+    try {
+      this.worker.postMessage(msg);
+    } catch {
+      // The port closed under us: the 'exit' handler reports it.
+    }
+  }
+
+  failAll(message: string): void {
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      this.slots.release(p.slot);
+      p.detach();
+      if (!p.done) {
+        p.done = true;
+        p.reject(new Error(message));
+      }
+    }
+    this.refs = 0;
+  }
+
+  private ref(): void {
+    if (this.refs++ === 0) this.worker.ref();
+  }
+
+  private unref(): void {
+    if (this.refs > 0 && --this.refs === 0) this.worker.unref();
+  }
+
+  /** Keep the process alive while the worker starts (opening the archive). */
+  holdWhileStarting(): void {
+    this.ref();
+    this.ready.then(
+      () => this.unref(),
+      () => this.unref(),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.dead) return;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.post({ type: 'close', id: 0 });
+    const timer = setTimeout(() => void this.worker.terminate(), CLOSE_TIMEOUT_MS);
+    try {
+      await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
