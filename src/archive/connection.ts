@@ -31,12 +31,28 @@ export interface Columns {
 
 /** What a query function gets inside one read snapshot. */
 export interface Sql {
-  /** Streams rows to `fn` with cheap typed column access (hot paths, e.g. embedding scans). */
-  scan(sql: string, params: readonly Param[], fn: (c: Columns) => void): void;
+  /**
+   * Streams rows to `fn` with cheap typed column access (hot paths, e.g. embedding scans).
+   * Optional for other adapters (tests/bench over better-sqlite3): {@link scanRows} falls back to `all`.
+   */
+  scan?(sql: string, params: readonly Param[], fn: (c: Columns) => void): void;
   all(sql: string, params?: readonly Param[]): Row[];
   get(sql: string, params?: readonly Param[]): Row | undefined;
   /** First column of the first row (undefined when there is no row). */
   value(sql: string, params?: readonly Param[]): SqlValue | undefined;
+}
+
+/** `sql.scan` when the adapter has it, else the same over `sql.all` rows. */
+export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: (c: Columns) => void): void {
+  if (sql.scan) return sql.scan(query, params, fn);
+  for (const r of sql.all(query, params)) {
+    const v = Object.values(r);
+    fn({
+      num: (i) => Number(v[i] ?? 0),
+      text: (i) => (v[i] == null ? '' : String(v[i])),
+      blob: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : null),
+    });
+  }
 }
 
 export type OpenMode = 'wal' | 'immutable';

@@ -13,6 +13,7 @@ import { openArchive, type Archive, type KeywordSearchOptions } from '../../src/
 import type { Param, Row, Sql } from '../../src/archive/connection';
 import { context } from '../../src/archive/queries/context';
 import { listConversations } from '../../src/archive/queries/conversations';
+import { readEmbeddingBatch } from '../../src/archive/queries/embeddings';
 import { links } from '../../src/archive/queries/links';
 import { attachments } from '../../src/archive/queries/media';
 import { keywordSearchSql, searchKeyword } from '../../src/archive/queries/search';
@@ -156,6 +157,14 @@ describe('native SQLite parity', () => {
       }
       for (const opts of [{ limit: 1000 }, { limit: 5 }, { limit: 50, domain: 'example.com' }, { limit: 50, source: 'signal' }]) {
         assert.deepEqual(p.wasm.links(opts), links(p.sql, p.schema, opts), `${file} links ${JSON.stringify(opts)}`);
+      }
+      for (const m of p.wasm.embeddingModels()) {
+        // Native through the generic row path (no scan): same records, same order, same floats.
+        const { scan: _scan, ...rowsOnly } = p.sql;
+        void _scan;
+        const native = readEmbeddingBatch(rowsOnly, p.schema, m.model, -1).map((x) => ('rec' in x ? x.rec : x.bad));
+        const wasm = [...p.wasm.embeddings(m.model)].slice(0, native.length);
+        assert.deepEqual(wasm.map((r) => ({ ...r, vec: [...r.vec] })), native.map((r) => ('vec' in r ? { ...r, vec: [...r.vec] } : r)));
       }
       for (const kinds of [['image'], ['file', 'video'], ['image', 'file', 'video']] as const) {
         const o = { kinds: [...kinds], limit: 100 };

@@ -8,7 +8,7 @@
  * ArchiveError('bad_embedding') naming the hash and model; the iterator stays usable and a further
  * `next()` continues after that row, so the caller decides whether to skip it.
  */
-import type { Sql } from '../connection';
+import { scanRows, type Sql } from '../connection';
 import { ArchiveError } from '../errors';
 import type { SchemaInfo } from '../schema';
 import { exprs } from '../schema';
@@ -59,7 +59,7 @@ type Item = { rowid: number; rec: EmbeddingRecord } | { rowid: number; bad: { ha
 export function readEmbeddingBatch(sql: Sql, schema: SchemaInfo, model: string, afterRowid: number): Item[] {
   if (!schema.embeddings) return [];
   const items: Item[] = [];
-  sql.scan(embeddingBatchSql(schema), [afterRowid, model], (c) => {
+  scanRows(sql, embeddingBatchSql(schema), [afterRowid, model], (c) => {
     const rowid = c.num(0);
     const hash = c.text(1);
     const dim = c.num(2);
