@@ -127,6 +127,15 @@ function renderMessage(m: ViewerMessage): HTMLElement {
   return row;
 }
 
+/** Elements message data must never produce (bodies are text nodes; only our own anchors/images exist). */
+function activeElements(): number {
+  let n = list.querySelectorAll('script, iframe, object, embed, style, link, form').length;
+  for (const e of Array.from(list.querySelectorAll('*'))) {
+    if (Array.from(e.attributes).some((a) => a.name.toLowerCase().startsWith('on'))) n++;
+  }
+  return n;
+}
+
 function renderedIds(): number[] {
   return Array.from(list.children, (c) => Number((c as HTMLElement).dataset.id));
 }
@@ -200,11 +209,15 @@ function onMessage(msg: ToWebview): void {
       let shown = false;
       if (msg.focusId !== undefined) shown = focusMessage(msg.focusId, msg.highlight);
       else if (!hasAfter) scroller.scrollTop = scroller.scrollHeight;
+      const focusBody =
+        msg.focusId !== undefined ? document.getElementById(`m${msg.focusId}`)?.querySelector('.body') : undefined;
       post({
         type: 'shown',
         focusId: shown && msg.focusId !== undefined ? msg.focusId : 0,
         highlighted: shown && msg.highlight,
         rendered: list.children.length,
+        focusText: focusBody?.textContent ?? undefined,
+        activeElements: activeElements(),
       });
       saveState();
       // Let layout settle before the observers may ask for more.
@@ -230,6 +243,16 @@ function onMessage(msg: ToWebview): void {
         trim('top');
       }
       updateSentinels();
+      const ids = renderedIds();
+      post({
+        type: 'paged',
+        direction: msg.direction,
+        added: msg.messages.length,
+        rendered: ids.length,
+        hasMore: msg.direction === 'before' ? hasBefore : hasAfter,
+        firstId: ids[0] ?? 0,
+        lastId: ids[ids.length - 1] ?? 0,
+      });
       requestAnimationFrame(() => checkEdges());
       break;
     }
@@ -246,6 +269,11 @@ function onMessage(msg: ToWebview): void {
         findIndex = 0;
         gotoFind(0);
       }
+      break;
+    }
+    case 'scrollEdge': {
+      scroller.scrollTop = msg.edge === 'top' ? 0 : scroller.scrollHeight;
+      checkEdges();
       break;
     }
     case 'error': {

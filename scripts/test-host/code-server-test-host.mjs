@@ -6,7 +6,7 @@
  *
  * Host location: CS_NODE / CS_ENTRY / CHROMIUM env vars, else `${MSGBROWSE_TEST_HOST_DIR:-~/.cache/msgbrowse-test-host}/host.env`
  * (written by scripts/test-host/setup.sh). Options: TEST_TIMEOUT_S (default 300), VERBOSE=1 (all workbench logs),
- * SHOT=file.png (screenshot at the end), KEEP_TMP=1, TEST_LOG_PREFIX (default msgbrowse-it).
+ * SHOT=file.png (screenshot at the end, or when a log line contains SHOT_ON), KEEP_TMP=1, TEST_LOG_PREFIX (default msgbrowse-it).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +20,8 @@ const verbose = process.env.VERBOSE === '1';
 const timeoutS = Number(process.env.TEST_TIMEOUT_S || 300);
 /** Without VERBOSE, only extension-host log lines containing `[<prefix>]` are printed (prefix stripped). */
 const logPrefix = process.env.TEST_LOG_PREFIX ?? 'msgbrowse-it';
+/** With SHOT and SHOT_ON, the screenshot is taken when a forwarded log line contains SHOT_ON (else at the end). */
+const shotOn = process.env.SHOT_ON;
 
 /** console.log arguments as forwarded by the workbench: apply printf-style %s/%d/%i/%f/%o/%j. */
 function formatLog(args) {
@@ -187,8 +189,12 @@ try {
   const done = new Promise((resolve) => {
     void page.exposeFunction('codeAutomationExit', (code) => resolve(Number(code) || 0));
   });
-  await page.exposeFunction('codeAutomationLog', (level, args) => {
+  await page.exposeFunction('codeAutomationLog', async (level, args) => {
     const text = formatLog(args);
+    if (shotOn && process.env.SHOT && text.includes(shotOn)) {
+      await page.screenshot({ path: process.env.SHOT }).catch((e) => console.error(`screenshot failed: ${e}`));
+      console.error(`code-server-test-host: screenshot written to ${process.env.SHOT}`);
+    }
     if (verbose) console.log(`[${level}] ${text}`);
     else if (logPrefix && text.includes(`[${logPrefix}]`)) console.log(text.slice(text.indexOf(`[${logPrefix}]`) + logPrefix.length + 3));
   });
@@ -203,7 +209,7 @@ try {
     setTimeout(() => resolve('timeout'), Math.max(1000, deadline - Date.now())).unref(),
   );
   const result = await Promise.race([done, timer]);
-  if (process.env.SHOT) await page.screenshot({ path: process.env.SHOT }).catch(() => {});
+  if (process.env.SHOT && !shotOn) await page.screenshot({ path: process.env.SHOT }).catch(() => {});
   if (result === 'timeout') {
     console.error(`code-server-test-host: tests did not finish within ${timeoutS} s (log: ${logFile})`);
     exitCode = 1;

@@ -19,7 +19,7 @@ import { SearchService, type SearchResult } from './searchService';
 import { affectsRuntime } from './settings';
 import { createStatusBar } from './statusBar';
 import { CitationUriHandler } from './uriHandler';
-import { ViewerManager, type ShownEvent } from './viewer/panel';
+import { ViewerManager, type PagedEvent, type ShownEvent } from './viewer/panel';
 
 /** Returned from activate(): a small API for integration tests and other extensions. */
 export interface MsgbrowseApi {
@@ -38,6 +38,8 @@ export interface MsgbrowseApi {
   search(query: string): Promise<SearchResult>;
   waitForViewer(conversationId: number, messageId: number, timeoutMs?: number): Promise<ShownEvent>;
   openViewers(): number[];
+  /** Scrolls the viewer to an edge and resolves with the page it then loaded (infinite scroll). */
+  scrollViewer(conversationId: number, edge: 'top' | 'bottom'): Promise<PagedEvent>;
   receivedUris(): string[];
   status(): StatusReport;
 }
@@ -107,10 +109,9 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   context.subscriptions.push(createStatusBar(archive), ...registerCommands({ ext: context, archive, endpoint, search, viewer, log, mcpApi }));
 
   context.subscriptions.push(
-    archive.onDidChange((s) => {
-      void vscode.commands.executeCommand('setContext', 'msgbrowse.state', s.kind);
-      if (s.kind === 'ready') viewer.refreshAll();
-    }),
+    archive.onDidChange((s) => void vscode.commands.executeCommand('setContext', 'msgbrowse.state', s.kind)),
+    // Open viewers re-read their conversation whenever what is served changed (new archive or new content).
+    archive.onDidChangeDefinition(() => viewer.refreshAll()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsRuntime(e)) {
         log.info('settings changed; reloading the archive');
@@ -145,6 +146,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     search: (q) => search.search(q),
     waitForViewer: (c, m, t) => viewer.waitForShown(c, m, t),
     openViewers: () => viewer.openConversations(),
+    scrollViewer: (c, edge) => viewer.scrollEdge(c, edge),
     receivedUris: () => [...uriHandler.received],
     status: () => ({
       state: archive.state,

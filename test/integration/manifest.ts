@@ -14,7 +14,12 @@ export interface IntegrationManifest {
     embedModel: string;
   };
   /** Facts of the demo archive (media/demo/msgbrowse.sqlite.gz is generated from the same builder). */
-  demo: { conversations: number; messages: number };
+  demo: {
+    conversations: number;
+    messages: number;
+    /** The longest conversation, for paging through the viewer. */
+    longest: { id: number; messageCount: number; firstId: number; lastId: number };
+  };
   /** A second archive the settings-change test switches to. */
   second: {
     path: string;

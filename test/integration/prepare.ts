@@ -93,7 +93,17 @@ export async function prepare(): Promise<Prepared> {
       script: { id: script.id, conversationId: script.conversationId, body: script.body },
       embedModel: model,
     },
-    demo: { conversations: demo.conversations.length, messages: demo.messages.length },
+    demo: {
+      conversations: demo.conversations.length,
+      messages: demo.messages.length,
+      longest: (() => {
+        const c = [...demo.conversations].sort((a, b) => b.messageCount - a.messageCount)[0];
+        const msgs = demo.messages
+          .filter((x) => x.conversationId === c.id)
+          .sort((a, b) => a.tsUnix - b.tsUnix || a.id - b.id);
+        return { id: c.id, messageCount: c.messageCount, firstId: msgs[0].id, lastId: msgs[msgs.length - 1].id };
+      })(),
+    },
     second: {
       path: second.path,
       conversations: second.conversations.length,

@@ -9,6 +9,8 @@ import { VIEWER_VIEW_TYPE } from '../constants';
 import { isInlineImage, resolveAttachment } from './attachments';
 import { viewerHtml } from './html';
 import {
+  type PagedReport,
+  type ShownReport,
   parseFromWebview,
   parseState,
   type ToWebview,
@@ -29,11 +31,12 @@ export interface ViewerDeps {
   log: vscode.LogOutputChannel;
 }
 
-export interface ShownEvent {
+export interface ShownEvent extends ShownReport {
   conversationId: number;
-  focusId: number;
-  highlighted: boolean;
-  rendered: number;
+}
+
+export interface PagedEvent extends PagedReport {
+  conversationId: number;
 }
 
 export interface OpenOptions {
@@ -54,6 +57,7 @@ class ViewerPanel implements vscode.Disposable {
     state: ViewerState,
     private readonly deps: ViewerDeps,
     private readonly onShown: (e: ShownEvent) => void,
+    private readonly onPaged: (e: PagedEvent) => void,
     onDispose: () => void,
   ) {
     this.state = state;
@@ -62,6 +66,11 @@ class ViewerPanel implements vscode.Disposable {
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'icon.png');
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.handle(raw)),
+      // Without retainContextWhenHidden the webview document is discarded while hidden and re-created (it then
+      // posts 'ready' again and is rebuilt from the saved state), so nothing may be posted to it meanwhile.
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.ready = false;
+      }),
       panel.onDidDispose(() => {
         onDispose();
         this.dispose();
@@ -80,16 +89,18 @@ class ViewerPanel implements vscode.Disposable {
   }
 
   private post(msg: ToWebview): void {
+    this.deps.log.debug(`viewer ${this.conversationId}: posting ${msg.type} (ready=${this.ready})`);
     void this.panel.webview.postMessage(msg);
   }
 
+  /** Loads the requested view. `pending` stays set until the webview confirms it rendered it ('shown'). */
   private async flush(): Promise<void> {
     const p = this.pending;
-    this.pending = undefined;
     if (!p) return;
     try {
       await this.load(p.focusId, p.highlight);
     } catch (e) {
+      this.pending = undefined;
       this.post({ type: 'error', message: errorText(e) });
       this.deps.log.error(`viewer: ${errorText(e)}`);
     }
@@ -98,6 +109,7 @@ class ViewerPanel implements vscode.Disposable {
   private async handle(raw: unknown): Promise<void> {
     const msg = parseFromWebview(raw);
     if (!msg) return;
+    if (msg.type !== 'state') this.deps.log.debug(`viewer ${this.conversationId}: webview says ${msg.type}`);
     try {
       switch (msg.type) {
         case 'ready': {
@@ -127,9 +139,17 @@ class ViewerPanel implements vscode.Disposable {
         case 'openLink':
           await vscode.env.openExternal(vscode.Uri.parse(msg.url, true));
           break;
-        case 'shown':
-          this.onShown({ conversationId: this.conversationId, ...msg });
+        case 'shown': {
+          if (this.pending && (this.pending.focusId ?? 0) === msg.focusId) this.pending = undefined;
+          const { type: _t, ...report } = msg;
+          this.onShown({ conversationId: this.conversationId, ...report });
           break;
+        }
+        case 'paged': {
+          const { type: _t, ...report } = msg;
+          this.onPaged({ conversationId: this.conversationId, ...report });
+          break;
+        }
         case 'state':
           if (msg.state.conversationId === this.conversationId) this.state = msg.state;
           break;
@@ -261,10 +281,19 @@ class ViewerPanel implements vscode.Disposable {
     });
   }
 
+  scrollEdge(edge: 'top' | 'bottom'): void {
+    this.post({ type: 'scrollEdge', edge });
+  }
+
   /** Re-reads the conversation after the archive changed, keeping the reader's place. */
   refresh(): void {
-    this.panel.webview.options = webviewOptions(this.deps);
-    this.show(this.state.highlightId ?? this.state.anchorId, this.state.highlightId !== undefined);
+    // Changing the options reloads the webview: only do it when the attachment root changed.
+    const next = webviewOptions(this.deps);
+    const roots = (o: vscode.WebviewOptions) => (o.localResourceRoots ?? []).map((u) => u.toString()).join('|');
+    if (roots(next) !== roots(this.panel.webview.options)) this.panel.webview.options = next;
+    // A view that was requested but not yet shown wins over the reader's last position.
+    if (this.pending) this.show(this.pending.focusId, this.pending.highlight);
+    else this.show(this.state.highlightId ?? this.state.anchorId, this.state.highlightId !== undefined);
   }
 
   dispose(): void {
@@ -287,7 +316,9 @@ export class ViewerManager implements vscode.Disposable {
   private readonly panels = new Map<number, ViewerPanel>();
   private readonly shownEmitter = new vscode.EventEmitter<ShownEvent>();
   readonly onDidShow = this.shownEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.shownEmitter];
+  private readonly pagedEmitter = new vscode.EventEmitter<PagedEvent>();
+  readonly onDidPage = this.pagedEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.shownEmitter, this.pagedEmitter];
 
   constructor(private readonly deps: ViewerDeps) {
     this.disposables.push(
@@ -311,6 +342,7 @@ export class ViewerManager implements vscode.Disposable {
       state,
       this.deps,
       (e) => this.shownEmitter.fire(e),
+      (e) => this.pagedEmitter.fire(e),
       () => this.panels.delete(state.conversationId),
     );
     this.panels.set(state.conversationId, vp);
@@ -349,6 +381,28 @@ export class ViewerManager implements vscode.Disposable {
           resolve(e);
         }
       });
+    });
+  }
+
+  /**
+   * Scrolls a conversation's viewer to its top/bottom edge (loading pages as a reader scrolling would) and
+   * resolves with the webview's report of the page it rendered.
+   */
+  scrollEdge(conversationId: number, edge: 'top' | 'bottom', timeoutMs = 15000): Promise<PagedEvent> {
+    const vp = this.panels.get(conversationId);
+    if (!vp) return Promise.reject(new Error(`no viewer is open for conversation ${conversationId}`));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        reject(new Error(`viewer of conversation ${conversationId} loaded no page within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const sub = this.onDidPage((e) => {
+        if (e.conversationId !== conversationId) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(e);
+      });
+      vp.scrollEdge(edge);
     });
   }
 

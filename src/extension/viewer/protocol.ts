@@ -56,7 +56,29 @@ export type ToWebview =
     }
   | { type: 'page'; direction: 'before' | 'after'; messages: ViewerMessage[]; hasMore: boolean }
   | { type: 'findResults'; query: string; ids: number[]; truncated: boolean; error?: string }
+  /** Scroll to the first/last rendered message (loading more as the reader would by scrolling). */
+  | { type: 'scrollEdge'; edge: 'top' | 'bottom' }
   | { type: 'error'; message: string };
+
+/** What the webview reports after rendering: lets the host (and tests) verify what is on screen. */
+export interface ShownReport {
+  focusId: number;
+  highlighted: boolean;
+  rendered: number;
+  /** textContent of the focused message's body. */
+  focusText?: string;
+  /** Elements inside the message list that message data must never create (script, iframe, on* handlers). */
+  activeElements: number;
+}
+
+export interface PagedReport {
+  direction: 'before' | 'after';
+  added: number;
+  rendered: number;
+  hasMore: boolean;
+  firstId: number;
+  lastId: number;
+}
 
 export type FromWebview =
   | { type: 'ready'; state?: ViewerState }
@@ -65,7 +87,8 @@ export type FromWebview =
   | { type: 'find'; query: string }
   | { type: 'copyCitation'; messageId: number }
   | { type: 'openLink'; url: string }
-  | { type: 'shown'; focusId: number; highlighted: boolean; rendered: number }
+  | ({ type: 'shown' } & ShownReport)
+  | ({ type: 'paged' } & PagedReport)
   | { type: 'state'; state: ViewerState };
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -92,8 +115,32 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
         ? { type: 'openLink', url: m.url }
         : undefined;
     case 'shown':
-      return isInt(m.focusId) && typeof m.highlighted === 'boolean' && isInt(m.rendered)
-        ? { type: 'shown', focusId: m.focusId, highlighted: m.highlighted, rendered: m.rendered }
+      return isInt(m.focusId) && typeof m.highlighted === 'boolean' && isInt(m.rendered) && isInt(m.activeElements)
+        ? {
+            type: 'shown',
+            focusId: m.focusId,
+            highlighted: m.highlighted,
+            rendered: m.rendered,
+            focusText: typeof m.focusText === 'string' ? m.focusText : undefined,
+            activeElements: m.activeElements,
+          }
+        : undefined;
+    case 'paged':
+      return (m.direction === 'before' || m.direction === 'after') &&
+        isInt(m.added) &&
+        isInt(m.rendered) &&
+        typeof m.hasMore === 'boolean' &&
+        isInt(m.firstId) &&
+        isInt(m.lastId)
+        ? {
+            type: 'paged',
+            direction: m.direction,
+            added: m.added,
+            rendered: m.rendered,
+            hasMore: m.hasMore,
+            firstId: m.firstId,
+            lastId: m.lastId,
+          }
         : undefined;
     case 'state': {
       const state = parseState(m.state);
