@@ -42,6 +42,8 @@ export interface MsgbrowseApi {
   scrollViewer(conversationId: number, edge: 'top' | 'bottom'): Promise<PagedEvent>;
   receivedUris(): string[];
   status(): StatusReport;
+  /** Where archive queries run: the engine worker thread, or the extension host thread (dev fallback). */
+  engine(): 'worker' | 'in-thread';
 }
 
 export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
@@ -148,6 +150,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     openViewers: () => viewer.openConversations(),
     scrollViewer: (c, edge) => viewer.scrollEdge(c, edge),
     receivedUris: () => [...uriHandler.received],
+    engine: () => (openArchive ? 'worker' : 'in-thread'),
     status: () => ({
       state: archive.state,
       archivePath: archive.currentPath,

@@ -20,6 +20,8 @@ export interface IntegrationManifest {
     /** The longest conversation, for paging through the viewer. */
     longest: { id: number; messageCount: number; firstId: number; lastId: number };
   };
+  /** A copy of the curated archive that the file-replacement test overwrites with the second archive. */
+  live: string;
   /** A second archive the settings-change test switches to. */
   second: {
     path: string;

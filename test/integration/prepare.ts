@@ -57,6 +57,9 @@ export async function prepare(): Promise<Prepared> {
   fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
   const curated = buildCuratedArchive(path.join(root, 'archives', 'curated'));
   const second = buildMsgbrowseMcpFixture(path.join(root, 'archives', 'second'));
+  const live = path.join(root, 'archives', 'live', 'msgbrowse.sqlite');
+  fs.mkdirSync(path.dirname(live), { recursive: true });
+  fs.copyFileSync(curated.path, live);
   const demo = buildDemoArchive(path.join(root, 'archives', 'demo'));
   const { model, dim } = CURATED_MODELS[0];
   const embed = await startEmbedServer(model, dim);
@@ -93,6 +96,7 @@ export async function prepare(): Promise<Prepared> {
       script: { id: script.id, conversationId: script.conversationId, body: script.body },
       embedModel: model,
     },
+    live,
     demo: {
       conversations: demo.conversations.length,
       messages: demo.messages.length,

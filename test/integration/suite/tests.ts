@@ -1,5 +1,6 @@
 /** The end-to-end checks, registered after mocha's pre-require (see index.ts). */
 import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { api, loadManifest, resultText, waitFor } from './env';
@@ -67,6 +68,7 @@ export function defineSuites(): void {
       assert.equal(st.path, m.curated.path);
       assert.equal(st.status.conversations, m.curated.conversations);
       assert.equal(st.status.messages, m.curated.messages);
+      assert.equal(a.engine(), 'worker', 'archive queries run off the extension host thread');
     });
 
     it('gives VS Code an MCP server definition pointing at the in-process endpoint', async () => {
@@ -173,6 +175,32 @@ export function defineSuites(): void {
       });
       const ours = links.find((x) => x.target?.scheme === 'command');
       assert.ok(ours?.target && decodeURIComponent(ours.target.query).includes(String(m.curated.lease.id)));
+    });
+
+    it('hovering a citation token previews the cited message', async () => {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(`${m.workspace}/notes.md`));
+      const line = doc.getText().split('\n').findIndex((l) => l.includes('msgbrowse:c/'));
+      const col = doc.lineAt(line).text.indexOf('msgbrowse:c/') + 3;
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+        'vscode.executeHoverProvider',
+        doc.uri,
+        new vscode.Position(line, col),
+      );
+      const text = hovers
+        .flatMap((h) => h.contents)
+        .map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))
+        .join('\n');
+      assert.ok(text.includes(m.curated.lease.body), text.slice(0, 500));
+    });
+
+    it('"Copy MCP Config" gives a runnable config for the bundled CLI', async () => {
+      const text = (await vscode.commands.executeCommand('msgbrowse.copyMcpConfig', 'vscode')) as string;
+      const cfg = JSON.parse(text) as { servers: { msgbrowse: { type: string; command: string; args: string[] } } };
+      const server = cfg.servers.msgbrowse;
+      assert.equal(server.type, 'stdio');
+      assert.ok(server.args[0].endsWith(path.join('dist', 'cli.js')) && fs.existsSync(server.args[0]), server.args[0]);
+      assert.deepEqual(server.args.slice(1), ['--archive', m.curated.path]);
+      assert.equal(await vscode.env.clipboard.readText(), text);
     });
 
     it('refuses requests without the secret header — with 404, never 401/403', async () => {
@@ -294,6 +322,35 @@ export function defineSuites(): void {
       for (let i = 0; page.hasMore && i < 50; i++) page = await a.scrollViewer(c.id, 'bottom');
       assert.equal(page.lastId, c.lastId, 'reached the last message');
       assert.equal(page.rendered, c.messageCount);
+    });
+
+    it('replacing the archive file on disk is picked up without any settings change', async () => {
+      const a = await api();
+      await vscode.workspace.getConfiguration('msgbrowse').update('archivePath', m.live, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the live copy of the curated archive', () => {
+        const s = a.state();
+        return (s.kind === 'ready' && s.path === m.live && s.status.conversations === m.curated.conversations) || undefined;
+      });
+      const before = a.definitionVersion();
+      const tmp = `${m.live}.new`;
+      fs.copyFileSync(m.second.path, tmp);
+      fs.renameSync(tmp, m.live);
+      await waitFor(
+        'the replaced archive to be served',
+        () => {
+          const s = a.state();
+          return (s.kind === 'ready' && s.status.conversations === m.second.conversations) || undefined;
+        },
+        30_000,
+      );
+      assert.notEqual(a.definitionVersion(), before, 'the MCP definition version changed');
+      const text = await invokeEventually(
+        'list_conversations',
+        {},
+        (t) => t.includes(m.second.conversationName) && !m.curated.conversationNames.some((n) => n && n !== m.second.conversationName && t.includes(n)),
+        'tools to see the replaced archive',
+      );
+      assert.ok(text.includes(m.second.conversationName));
     });
 
     // Not a check: with MSGBROWSE_IT_SHOT=1 (and the wrapper's SHOT/SHOT_ON), leaves the viewer on screen for a
