@@ -183,6 +183,7 @@ export class ArchiveService implements vscode.Disposable {
       this.setState({ kind: 'ready', path: file, status, origin: this.origin });
       this.trackBuild(status.semantic.state === 'building', status.semantic.reason);
       if (forceBump || changed) this.bump();
+      if (status.semantic.state === 'unknown') void this.warmSemantic(rt);
     } catch (e) {
       if (rt !== this.runtime) return;
       const message = e instanceof Error ? e.message : String(e);
@@ -236,6 +237,33 @@ export class ArchiveService implements vscode.Disposable {
     await this.refreshStatus();
   }
 
+  /**
+   * Loads (or builds) the vector index right after opening, in the engine worker, so the first semantic query is
+   * fast and the status bar can say whether semantic search is ready. No network call happens here.
+   */
+  private async warmSemantic(rt: ExtensionRuntime): Promise<void> {
+    if (this.warming === rt) return;
+    this.warming = rt;
+    const ac = new AbortController();
+    const slow = setTimeout(() => {
+      void vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'msgbrowse: preparing semantic search (vector index)', cancellable: true },
+        (_p, token) => {
+          token.onCancellationRequested(() => ac.abort());
+          return done;
+        },
+      );
+    }, 1000);
+    const done = rt.context
+      .semantic(ac.signal)
+      .then((s) => this.log.info(s.available ? `semantic search ready (${s.index.size} vectors)` : `semantic search unavailable: ${s.reason}`))
+      .catch((e: unknown) => this.log.warn(`semantic warm-up stopped: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => clearTimeout(slow));
+    await done;
+    if (rt === this.runtime) await this.refreshStatus();
+  }
+
+  private warming: ExtensionRuntime | undefined;
   private buildProgress: (() => void) | undefined;
 
   /** Shows a progress notification while the vector index builds. */

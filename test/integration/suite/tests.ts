@@ -69,6 +69,10 @@ export function defineSuites(): void {
       assert.equal(st.status.conversations, m.curated.conversations);
       assert.equal(st.status.messages, m.curated.messages);
       assert.equal(a.engine(), 'worker', 'archive queries run off the extension host thread');
+      await waitFor('semantic search to be reported ready (index warmed after opening)', () => {
+        const s = a.state();
+        return (s.kind === 'ready' && s.status.semantic.ready) || undefined;
+      });
     });
 
     it('gives VS Code an MCP server definition pointing at the in-process endpoint', async () => {
