@@ -38,7 +38,7 @@ function rng(seed: number): () => number {
 }
 
 describe('vector kernel (WAT, SIMD)', () => {
-  it('build-kernel.js assembles a small valid module that exports the two scoring functions', () => {
+  it('build-kernel.js assembles a small valid module that exports the scoring functions', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vector-kernel-'));
     try {
       const out = path.join(dir, 'vector-kernel.wasm');
@@ -48,7 +48,7 @@ describe('vector kernel (WAT, SIMD)', () => {
       assert.ok(bytes.length < 2048, `${bytes.length} bytes`);
       const mod = new WA.Module(bytes);
       const names = WA.Module.exports(mod).map((e) => e.name).sort();
-      assert.deepEqual(names, ['dot_idx', 'dot_rows']);
+      assert.deepEqual(names, ['dot_idx', 'dot_rows', 'score_idx', 'score_rows']);
       assert.deepEqual(WA.Module.imports(mod), [{ module: 'env', name: 'memory', kind: 'memory' }]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -93,6 +93,57 @@ describe('vector kernel (WAT, SIMD)', () => {
       assert.deepEqual([...new Int32Array(buf, outOff, pick.length)], pick.map((i) => expected[i]));
     });
   }
+
+  it('score_rows and score_idx write the exact dots and float32 upper bounds', async () => {
+    const r = rng(3);
+    const stride = 48;
+    const n = 29;
+    const memory = new wasm.Memory({ initial: 2 });
+    const k = await instantiateKernel(memory);
+    const buf = memory.buffer;
+    const qOff = 0;
+    const rowsOff = 256;
+    const plane = 128;
+    const metaOff = rowsOff + n * stride + 64;
+    const dotOff = metaOff + 3 * plane + 64;
+    const uOff = dotOff + n * 4 + 64;
+    const idxOff = uOff + n * 4 + 64;
+    const q = new Int16Array(buf, qOff, stride);
+    const rows = new Int8Array(buf, rowsOff, n * stride);
+    const scale = new Float32Array(buf, metaOff, n);
+    const err = new Float32Array(buf, metaOff + plane, n);
+    const qnorm = new Float32Array(buf, metaOff + 2 * plane, n);
+    for (let j = 0; j < stride; j++) q[j] = Math.floor(r() * 40001) - 20000;
+    for (let i = 0; i < n * stride; i++) rows[i] = Math.floor(r() * 255) - 127;
+    for (let i = 0; i < n; i++) {
+      scale[i] = r() * 0.01;
+      err[i] = r() * 0.02;
+      qnorm[i] = 0.9 + r() * 0.2;
+    }
+    const sq = Math.fround(1.3e-6);
+    const fq = Math.fround(2e-5);
+    const dot = (i: number) => {
+      let s = 0;
+      for (let j = 0; j < stride; j++) s += q[j] * rows[i * stride + j];
+      return s;
+    };
+    const upper = (i: number) => dot(i) * sq * scale[i] + err[i] + fq * qnorm[i];
+    k.score_rows(qOff, rowsOff, n, stride, metaOff, plane, sq, fq, dotOff, uOff);
+    for (let i = 0; i < n; i++) {
+      assert.equal(new Int32Array(buf, dotOff, n)[i], dot(i));
+      assert.ok(Math.abs(new Float32Array(buf, uOff, n)[i] - upper(i)) < 1e-6, `row ${i}`);
+    }
+    // From the middle of the matrix (as the index does per chunk): rows 10.. with meta pointer advanced.
+    k.score_rows(qOff, rowsOff + 10 * stride, 5, stride, metaOff + 10 * 4, plane, sq, fq, dotOff, uOff);
+    for (let i = 0; i < 5; i++) assert.equal(new Int32Array(buf, dotOff, 5)[i], dot(10 + i));
+    const pick = [28, 0, 13, 13];
+    new Int32Array(buf, idxOff, pick.length).set(pick);
+    k.score_idx(qOff, rowsOff, idxOff, pick.length, stride, metaOff, plane, sq, fq, dotOff, uOff);
+    pick.forEach((row, i) => {
+      assert.equal(new Int32Array(buf, dotOff, pick.length)[i], dot(row));
+      assert.ok(Math.abs(new Float32Array(buf, uOff, pick.length)[i] - upper(row)) < 1e-6);
+    });
+  });
 
   it('scores nothing for n = 0', async () => {
     const memory = new wasm.Memory({ initial: 1 });

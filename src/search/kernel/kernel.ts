@@ -13,6 +13,13 @@ export interface KernelExports {
   dot_rows(query: number, rows: number, n: number, stride: number, out: number): void;
   /** out[i] = dot(query, base + idx[i]*stride) for i < n, as i32. */
   dot_idx(query: number, base: number, idx: number, n: number, stride: number, out: number): void;
+  /**
+   * For n contiguous rows: outDot[i] = dot(query, row i) (i32) and outU[i] (f32) =
+   * dot·sq·scale[i] + err[i] + fq·qnorm[i], with scale/err/qnorm planes at meta, meta+plane, meta+2·plane.
+   */
+  score_rows(query: number, rows: number, n: number, stride: number, meta: number, plane: number, sq: number, fq: number, outDot: number, outU: number): void;
+  /** The same for the rows listed in idx (base = row 0, meta = scale[0]). */
+  score_idx(query: number, base: number, idx: number, n: number, stride: number, meta: number, plane: number, sq: number, fq: number, outDot: number, outU: number): void;
 }
 
 let compiled: Promise<WasmModule> | undefined;

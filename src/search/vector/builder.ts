@@ -5,7 +5,7 @@
  */
 import type { EmbeddingRecord } from '../../archive/types';
 import { VectorIndexError } from './errors';
-import { layoutFor, MAX_PAGES, pagesFor, WASM_PAGE, type MemoryLayout } from './layout';
+import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayout, type MetaLayout } from './layout';
 import { quantiseRow, strideFor } from './quantize';
 import type { RowSink } from './rows';
 import { wasm, type WasmMemory } from '../kernel/wasm-api';
@@ -26,6 +26,8 @@ export interface IndexParts {
   n: number;
   layout: MemoryLayout;
   memory: WasmMemory;
+  /** Where the scale/err/qnorm planes sit in `memory` (the arrays below are views of them). */
+  meta: MetaLayout;
   ids: Float64Array;
   conv: Int32Array;
   ts: Float64Array;
@@ -35,10 +37,34 @@ export interface IndexParts {
   source: Int32Array;
   senders: string[];
   sources: string[];
+  /** Views into `memory` (the kernel reads them too). */
   scale: Float32Array;
   err: Float32Array;
   qnorm: Float32Array;
   stats: BuildStats;
+}
+
+/** Makes sure `memory` holds `bytes`; a clear error past the 4 GiB wasm32 limit. */
+export function ensureMemory(memory: WasmMemory, bytes: number, model: string): void {
+  const have = memory.buffer.byteLength / WASM_PAGE;
+  const need = pagesFor(bytes);
+  if (need <= have) return;
+  if (need > MAX_PAGES) {
+    throw new VectorIndexError(
+      'too_large',
+      `the vector index for model ${model} needs ${(bytes / 2 ** 30).toFixed(2)} GiB, more than the 4 GiB a WebAssembly memory can hold`,
+    );
+  }
+  memory.grow(Math.min(MAX_PAGES, Math.max(need, Math.ceil(have * 1.5))) - have);
+}
+
+/** Views of the three per-row planes in WebAssembly memory. */
+export function metaViews(memory: WasmMemory, meta: MetaLayout, n: number): { scale: Float32Array; err: Float32Array; qnorm: Float32Array } {
+  return {
+    scale: new Float32Array(memory.buffer, meta.metaOff, n),
+    err: new Float32Array(memory.buffer, meta.metaOff + meta.plane, n),
+    qnorm: new Float32Array(memory.buffer, meta.metaOff + 2 * meta.plane, n),
+  };
 }
 
 type Typed = Float64Array | Float32Array | Int32Array;
@@ -96,7 +122,7 @@ export class IndexBuilder {
     }
     this.dim = dim;
     this.layout = layoutFor(strideFor(dim));
-    const bytes = this.layout.matrixOff + this.cap * this.layout.stride;
+    const bytes = metaLayout(this.layout, this.cap).end;
     this.memory = new wasm.Memory({ initial: Math.min(MAX_PAGES, pagesFor(bytes)) });
     this.codes = new Int8Array(this.memory.buffer);
     this.sink = this.opts.sink(dim);
@@ -107,16 +133,7 @@ export class IndexBuilder {
     const memory = this.memory!;
     const need = layout.matrixOff + (this.n + 1) * layout.stride;
     if (need > memory.buffer.byteLength) {
-      const have = memory.buffer.byteLength / WASM_PAGE;
-      const want = Math.min(MAX_PAGES, Math.max(pagesFor(need), Math.ceil(have * 1.5)));
-      if (want * WASM_PAGE < need) {
-        throw new VectorIndexError(
-          'too_large',
-          `the vector index for model ${this.opts.model} does not fit the 4 GiB WebAssembly memory ` +
-            `(${this.n + 1} rows × ${layout.stride} bytes)`,
-        );
-      }
-      memory.grow(want - have);
+      ensureMemory(memory, need, this.opts.model);
       this.codes = new Int8Array(memory.buffer);
     }
     if (this.n >= this.ids.length) {
@@ -181,12 +198,22 @@ export class IndexBuilder {
   finish(): IndexParts | undefined {
     if (this.dim === undefined) return undefined;
     const n = this.n;
+    const layout = this.layout!;
+    const memory = this.memory!;
+    const meta = metaLayout(layout, n);
+    ensureMemory(memory, meta.end, this.opts.model);
+    const views = metaViews(memory, meta, n);
+    views.scale.set(this.scale.subarray(0, n));
+    views.err.set(this.err.subarray(0, n));
+    views.qnorm.set(this.qnorm.subarray(0, n));
+    this.scale = this.err = this.qnorm = new Float32Array(0);
     return {
       model: this.opts.model,
       dim: this.dim,
       n,
-      layout: this.layout!,
-      memory: this.memory!,
+      layout,
+      memory,
+      meta,
       ids: this.ids.slice(0, n),
       conv: this.conv.slice(0, n),
       ts: this.ts.slice(0, n),
@@ -194,9 +221,7 @@ export class IndexBuilder {
       source: this.source.slice(0, n),
       senders: [...this.senderIds.keys()],
       sources: [...this.sourceIds.keys()],
-      scale: this.scale.slice(0, n),
-      err: this.err.slice(0, n),
-      qnorm: this.qnorm.slice(0, n),
+      ...views,
       stats: { indexed: n, skippedWrongLength: this.skippedWrongLength, skippedNonFinite: this.skippedNonFinite },
     };
   }

@@ -17,10 +17,10 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { EmbeddingRecord } from '../../archive/types';
 import { consumeRecords, type BuildOptions } from './build';
-import type { BuildStats, IndexParts } from './builder';
+import { metaViews, type BuildStats, type IndexParts } from './builder';
 import { abortError } from './errors';
 import { Int8VectorIndex } from './int8-index';
-import { layoutFor, MAX_PAGES, pagesFor } from './layout';
+import { layoutFor, MAX_PAGES, metaLayout, pagesFor } from './layout';
 import { strideFor } from './quantize';
 import { FileRows, FileRowSink } from './rows';
 import { wasm } from '../kernel/wasm-api';
@@ -206,15 +206,16 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
   const conv = await read('conv', (k) => new Int32Array(k));
   const sender = await read('sender', (k) => new Int32Array(k));
   const source = await read('source', (k) => new Int32Array(k));
-  const scale = await read('scale', (k) => new Float32Array(k));
-  const err = await read('err', (k) => new Float32Array(k));
-  const qnorm = await read('qnorm', (k) => new Float32Array(k));
-  if (sha.digest('hex') !== h.metaSha1) throw new StaleCache('metadata checksum mismatch (corrupt)');
-
   const layout = layoutFor(stride);
-  const pages = pagesFor(layout.matrixOff + n * stride);
+  const meta = metaLayout(layout, n);
+  const pages = pagesFor(meta.end);
   if (pages > MAX_PAGES) throw new StaleCache('too large for WebAssembly memory');
   const memory = new wasm.Memory({ initial: pages });
+  const views = metaViews(memory, meta, n);
+  const scale = await read('scale', () => views.scale);
+  const err = await read('err', () => views.err);
+  const qnorm = await read('qnorm', () => views.qnorm);
+  if (sha.digest('hex') !== h.metaSha1) throw new StaleCache('metadata checksum mismatch (corrupt)');
   await readFully(fd, new Uint8Array(memory.buffer, layout.matrixOff, n * stride), h.matrixOff);
   return {
     model: h.model,
@@ -222,6 +223,7 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
     n,
     layout,
     memory,
+    meta,
     ids,
     conv,
     ts,

@@ -18,6 +18,11 @@ import { KLargest, TopHits } from './topk';
 
 /** Absolute slack added to every bound, covering float rounding in the approximate and exact scores. */
 const EPS = 1e-7;
+/**
+ * Margin for the kernel's float32 upper bounds: f32 rounding of dot·sq·scale + err + fq·qnorm (terms ≤ ~1.1 in
+ * magnitude, a handful of roundings of ≤ 2⁻²⁴ relative each) stays far below 1e-5.
+ */
+const F32_SLACK = 1e-5;
 
 export type IndexOrigin = 'memory' | 'built' | 'cache';
 
@@ -79,22 +84,14 @@ export class Int8VectorIndex implements VectorIndex {
 
   get stats(): VectorIndexStats {
     const p = this.parts;
-    const meta = p
-      ? p.ids.byteLength +
-        p.conv.byteLength +
-        p.ts.byteLength +
-        p.sender.byteLength +
-        p.source.byteLength +
-        p.scale.byteLength +
-        p.err.byteLength +
-        p.qnorm.byteLength
-      : 0;
+    // scale/err/qnorm live in WASM memory (counted in meta.end); the rest are JS typed arrays.
+    const jsMeta = p ? p.ids.byteLength + p.conv.byteLength + p.ts.byteLength + p.sender.byteLength + p.source.byteLength : 0;
     return {
       ...(p?.stats ?? { indexed: 0, skippedWrongLength: 0, skippedNonFinite: 0 }),
       origin: this.origin,
       dim: this.dim,
-      // WASM pages past the last row are reserved but never touched (not resident).
-      residentBytes: (p ? p.layout.matrixOff + p.n * p.layout.stride : 0) + meta + (this.rows?.residentBytes ?? 0),
+      // WASM pages past the metadata planes are reserved but never touched (not resident).
+      residentBytes: (p ? p.meta.end : 0) + jsMeta + (this.rows?.residentBytes ?? 0),
       float32Bytes: this.size * this.dim * 4,
       cacheFile: this.cacheFile,
     };
@@ -208,16 +205,28 @@ export class Int8VectorIndex implements VectorIndex {
         parts = this.live().parts;
         lastYield = performance.now();
       }
-      const { scale, err, qnorm, memory } = parts;
+      const { scale, err, qnorm, memory, meta } = parts;
       const count = Math.min(layout.chunkRows, n - start);
       const buf = memory.buffer;
       // The query is rewritten for every chunk: concurrent searches share the kernel's buffers between yields.
       new Int16Array(buf, layout.queryOff, stride).set(qCodes);
-      const out = new Int32Array(buf, layout.outOff, count);
+      const dots = new Int32Array(buf, layout.outOff, count);
+      const uppers = new Float32Array(buf, layout.uOff, count);
       let m: number;
       let idx: Int32Array | undefined;
       if (!filtered) {
-        this.kernel.dot_rows(layout.queryOff, layout.matrixOff + start * stride, count, stride, layout.outOff);
+        this.kernel.score_rows(
+          layout.queryOff,
+          layout.matrixOff + start * stride,
+          count,
+          stride,
+          meta.metaOff + start * 4,
+          meta.plane,
+          sq,
+          fq,
+          layout.outOff,
+          layout.uOff,
+        );
         m = count;
       } else {
         const { conv, ts, sender, source } = parts;
@@ -233,12 +242,28 @@ export class Int8VectorIndex implements VectorIndex {
           idx[m++] = r;
         }
         if (m === 0) continue;
-        this.kernel.dot_idx(layout.queryOff, layout.matrixOff, layout.idxOff, m, stride, layout.outOff);
+        this.kernel.score_idx(
+          layout.queryOff,
+          layout.matrixOff,
+          layout.idxOff,
+          m,
+          stride,
+          meta.metaOff,
+          meta.plane,
+          sq,
+          fq,
+          layout.outOff,
+          layout.uOff,
+        );
       }
       scanned += m;
+      // The kernel's f32 upper bound is only a pre-filter (F32_SLACK covers its rounding); survivors get their
+      // bounds recomputed in float64 from the exact integer dot.
+      let cut = L - F32_SLACK;
       for (let i = 0; i < m; i++) {
+        if (uppers[i] < cut) continue;
         const r = idx ? idx[i] : start + i;
-        const a = out[i] * sq * scale[r];
+        const a = dots[i] * sq * scale[r];
         const b = err[r] + fq * qnorm[r] + EPS;
         const u = a + b;
         if (u < L) continue;
@@ -247,7 +272,10 @@ export class Int8VectorIndex implements VectorIndex {
         candUpper[nc] = u;
         nc++;
         const l = a - b;
-        if (l > L) L = lower.push(l);
+        if (l > L) {
+          L = lower.push(l);
+          cut = L - F32_SLACK;
+        }
       }
     }
     prune();

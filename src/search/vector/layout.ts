@@ -1,4 +1,8 @@
-/** Layout of an index's WebAssembly memory: [query i16][chunk output i32][chunk row list i32][int8 rows…]. */
+/**
+ * Layout of an index's WebAssembly memory:
+ *   [query i16][chunk dots i32][chunk upper bounds f32][chunk row list i32][int8 rows…][scale f32[n]][err f32[n]][qnorm f32[n]]
+ * The three per-row planes are placed after the rows once the row count is known (metaLayout).
+ */
 
 export const WASM_PAGE = 65536;
 /** wasm32 limit (V8 allows 65 536 pages = 4 GiB). */
@@ -10,6 +14,7 @@ export interface MemoryLayout {
   chunkRows: number;
   queryOff: number;
   outOff: number;
+  uOff: number;
   idxOff: number;
   matrixOff: number;
 }
@@ -21,11 +26,26 @@ export function layoutFor(stride: number): MemoryLayout {
   const chunkRows = Math.min(65536, Math.max(1024, Math.floor((4 << 20) / stride / 2) * 2));
   const queryOff = 0;
   const outOff = align(queryOff + stride * 2, 64);
-  const idxOff = align(outOff + chunkRows * 4, 64);
+  const uOff = align(outOff + chunkRows * 4, 64);
+  const idxOff = align(uOff + chunkRows * 4, 64);
   const matrixOff = align(idxOff + chunkRows * 4, 64);
-  return { stride, chunkRows, queryOff, outOff, idxOff, matrixOff };
+  return { stride, chunkRows, queryOff, outOff, uOff, idxOff, matrixOff };
 }
 
 export function pagesFor(bytes: number): number {
   return Math.ceil(bytes / WASM_PAGE);
+}
+
+export interface MetaLayout {
+  /** Byte offset of scale[0]; err and qnorm follow at +plane and +2·plane. */
+  metaOff: number;
+  plane: number;
+  /** Bytes of WebAssembly memory in use. */
+  end: number;
+}
+
+export function metaLayout(layout: MemoryLayout, n: number): MetaLayout {
+  const metaOff = align(layout.matrixOff + n * layout.stride, 64);
+  const plane = align(n * 4, 64);
+  return { metaOff, plane, end: metaOff + 3 * plane };
 }
