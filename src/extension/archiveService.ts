@@ -35,6 +35,7 @@ export class ArchiveService implements vscode.Disposable {
   private watcher: vscode.Disposable | undefined;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
   private lastFingerprint = '';
+  private lastStatusLine = '';
   private applying: Promise<void> = Promise.resolve();
   readonly context: ServerContext;
 
@@ -173,11 +174,11 @@ export class ArchiveService implements vscode.Disposable {
         () => rt.status(),
       );
       if (rt !== this.runtime) return;
-      this.log.info(
-        `archive ready: ${status.conversations} conversations, ${status.messages} messages; semantic ${
-          status.semantic.ready ? 'ready' : `unavailable (${status.semantic.reason ?? 'unknown'})`
-        }`,
-      );
+      const line = `archive ready: ${status.conversations} conversations, ${status.messages} messages; semantic ${
+        status.semantic.ready ? 'ready' : `unavailable (${status.semantic.reason ?? 'unknown'})`
+      }`;
+      if (line !== this.lastStatusLine) this.log.info(line);
+      this.lastStatusLine = line;
       const changed = status.fingerprint !== this.lastFingerprint;
       this.lastFingerprint = status.fingerprint;
       this.setState({ kind: 'ready', path: file, status, origin: this.origin });

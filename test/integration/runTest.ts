@@ -32,6 +32,13 @@ async function main(): Promise<number> {
     }
   }
   const prepared = await prepare();
+  // Run the extension from a staged copy holding only what ships (manifest, bundles, media): proves the bundles
+  // need no node_modules, and a concurrent rebuild of dist/ cannot pull files from under the running host.
+  const staged = path.join(prepared.root, 'extension');
+  for (const entry of ['package.json', 'dist', 'media', 'README.md', 'LICENSE']) {
+    const from = path.join(repo, entry);
+    if (fs.existsSync(from)) fs.cpSync(from, path.join(staged, entry), { recursive: true });
+  }
   const exe = hostExecutable();
   console.log(`integration: host ${exe ? path.relative(repo, exe) : 'downloaded by @vscode/test-electron'}; fixtures in ${prepared.root}`);
   let runError: string | undefined;
@@ -40,7 +47,7 @@ async function main(): Promise<number> {
   try {
     await runTests({
       vscodeExecutablePath: exe,
-      extensionDevelopmentPath: repo,
+      extensionDevelopmentPath: staged,
       extensionTestsPath: suite,
       launchArgs: [prepared.manifest.workspace, `--user-data-dir=${userData}`, `--extensions-dir=${extensionsDir}`, '--disable-extensions'],
       extensionTestsEnv: { [MANIFEST_ENV]: prepared.manifestFile },

@@ -362,6 +362,11 @@ export function defineSuites(): void {
     if (process.env.MSGBROWSE_IT_SHOT === '1') {
       it('showcase: the viewer on a demo message', async () => {
         const a = await api();
+        const demo = (await vscode.commands.executeCommand('msgbrowse.openDemoArchive')) as string;
+        await waitFor('the demo archive', () => {
+          const s = a.state();
+          return (s.kind === 'ready' && s.path === demo) || undefined;
+        });
         const res = (await vscode.commands.executeCommand('msgbrowse.searchMessages', 'Sintra day trip')) as {
           hits: { conversationId: number; messageId: number }[];
         };
