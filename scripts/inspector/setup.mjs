@@ -26,7 +26,9 @@ function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 15 * 60_000, ...opts });
   if (r.error) throw new Error(`${cmd} ${args.join(' ')}: ${r.error.message}`);
   if (r.status !== 0) {
-    const tail = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
+    // npm prints stack frames after the cause: keep the cause (code, message), drop the frames.
+    const lines = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.split('\n').filter((l) => l.trim() && !/^(npm error\s+)?\s*at\s/.test(l));
+    const tail = lines.slice(-12).join('\n');
     throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}:\n${tail}`);
   }
   return r.stdout.trim();
