@@ -2,7 +2,8 @@
 // `npm test`: the whole suite, the same on a laptop and in CI.
 //   1. type-check (tsc --noEmit)      2. production bundles (esbuild)
 //   3. unit + protocol tests (node:test)
-//   4. integration tests inside a real VS Code extension host (installs the offline host on first run)
+//   4. the official MCP Inspector (CLI mode) as an independent client of the built server
+//   5. integration tests inside a real VS Code extension host (installs the offline host on first run)
 // Ends with one line `N passed, N failed` over all suites. `--unit` runs steps 1–3 only.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -73,6 +74,9 @@ await step(
   { parse: parseNodeTest, env: { CI: process.env.CI ?? '' } },
 );
 if (!unitOnly) {
+  await step('Independent client: the official MCP Inspector (CLI mode) against dist/cli.js', 'node', ['scripts/test-inspector.mjs'], {
+    parse: parsePlain,
+  });
   await step('Integration tests in a real VS Code extension host', 'node', ['scripts/test-integration.mjs'], {
     parse: parsePlain,
   });
