@@ -18,7 +18,7 @@ import {
   reactionsForHashes,
 } from './queries/messages';
 import { searchKeyword } from './queries/search';
-import { summaryCounts, type SummaryCounts } from './queries/summary';
+import { summaryCounts } from './queries/summary';
 import { transcript } from './queries/transcript';
 import { detectSchema, type SchemaInfo } from './schema';
 import type {
@@ -41,11 +41,13 @@ import type {
 } from './types';
 
 export class WasmArchive implements Archive {
-  private schemaInfo: SchemaInfo | undefined;
-  private schemaOpen = -1;
-  private cachedCounts: { open: number; counts: SummaryCounts; models: EmbeddingModelInfo[] } | undefined;
-  /** The full conversation listing of the current connection (recomputed after every reopen). */
-  private cachedConversations: { open: number; rows: ConversationRow[] } | undefined;
+  /**
+   * Values derived from the current connection's snapshot (schema features, the conversation
+   * listing, summary counts, embedding models): costly to aggregate on big archives, so kept until
+   * the connection is reopened — which happens on every change to the files.
+   */
+  private memo = new Map<string, unknown>();
+  private memoOpen = -1;
 
   constructor(
     private readonly conn: ArchiveConnection,
@@ -62,24 +64,25 @@ export class WasmArchive implements Archive {
     return { mode: this.conn.mode, opens: this.conn.opens, retries: this.conn.retries };
   }
 
+  /** `compute()` once per connection (re)open. Call only inside a run. */
+  private perOpen<T>(key: string, compute: () => T): T {
+    if (this.memoOpen !== this.conn.opens) {
+      this.memo.clear();
+      this.memoOpen = this.conn.opens;
+    }
+    if (!this.memo.has(key)) this.memo.set(key, compute());
+    return this.memo.get(key) as T;
+  }
+
   /** Run one query family inside a snapshot, with the schema features of the current connection. */
   private q<T>(fn: (sql: Sql, schema: SchemaInfo) => T): T {
-    return this.conn.run((sql) => {
-      if (!this.schemaInfo || this.schemaOpen !== this.conn.opens) {
-        this.schemaInfo = detectSchema(sql);
-        this.schemaOpen = this.conn.opens;
-      }
-      return fn(sql, this.schemaInfo);
-    });
+    return this.conn.run((sql) => fn(sql, this.perOpen('schema', () => detectSchema(sql))));
   }
 
   summary(): ArchiveSummary {
     return this.q((sql, schema) => {
-      const open = this.conn.opens;
-      if (!this.cachedCounts || this.cachedCounts.open !== open) {
-        this.cachedCounts = { open, counts: summaryCounts(sql, schema), models: embeddingModels(sql, schema) };
-      }
-      const { counts, models } = this.cachedCounts;
+      const counts = this.perOpen('counts', () => summaryCounts(sql, schema));
+      const models = this.models(sql, schema);
       return {
         path: this.path,
         schemaVersion: schema.version,
@@ -91,17 +94,13 @@ export class WasmArchive implements Archive {
     });
   }
 
-  /**
-   * Conversation rows are cheap to keep and costly to aggregate on big archives (every
-   * resolveConversation needs them all), so they are cached per connection: any change to the
-   * files reopens the connection, which invalidates the cache.
-   */
+  /** Every conversation (resolveConversation needs them all). */
   private conversations(sql: Sql, schema: SchemaInfo): ConversationRow[] {
-    const open = this.conn.opens;
-    if (this.cachedConversations?.open !== open) {
-      this.cachedConversations = { open, rows: listConversations(sql, schema) };
-    }
-    return this.cachedConversations.rows;
+    return this.perOpen('conversations', () => listConversations(sql, schema));
+  }
+
+  private models(sql: Sql, schema: SchemaInfo): EmbeddingModelInfo[] {
+    return this.perOpen('models', () => embeddingModels(sql, schema));
   }
 
   listConversations(filter?: { source?: string; nameContains?: string }): ConversationRow[] {
@@ -160,11 +159,7 @@ export class WasmArchive implements Archive {
   }
 
   embeddingModels(): EmbeddingModelInfo[] {
-    return this.q((sql, s) => {
-      const open = this.conn.opens;
-      if (this.cachedCounts?.open === open) return this.cachedCounts.models.map((m) => ({ ...m }));
-      return embeddingModels(sql, s);
-    });
+    return this.q((sql, s) => this.models(sql, s).map((m) => ({ ...m })));
   }
 
   embeddings(model: string): IterableIterator<EmbeddingRecord> {

@@ -57,7 +57,9 @@ export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: 
 
 export type OpenMode = 'wal' | 'immutable';
 
-const MAX_ATTEMPTS = 6;
+/** Attempts per run; backoff 1, 2, 4 … 64 ms between them (≈ 0.25 s in the worst case). */
+const MAX_ATTEMPTS = 10;
+const MAX_BACKOFF_MS = 64;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function sleepMs(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
@@ -212,9 +214,19 @@ export class ArchiveConnection {
     return s;
   }
 
+  /** Bind `params` to the cached statement for `sql`, run `fn`, always reset. */
+  private withStmt<T>(sql: string, params: readonly Param[] | undefined, fn: (s: PreparedStatement) => T): T {
+    const s = this.stmt(sql);
+    try {
+      if (params && params.length) s.bind(params as Param[]);
+      return fn(s);
+    } finally {
+      s.reset(true);
+    }
+  }
+
   private readonly sql: Sql = {
     scan: (sql, params, fn) => {
-      const s = this.stmt(sql);
       const { capi, wasm } = this.engine.sqlite3 as unknown as {
         capi: {
           sqlite3_column_double(p: number, i: number): number;
@@ -224,53 +236,29 @@ export class ArchiveConnection {
         };
         wasm: { heap8u(): Uint8Array };
       };
-      const p = s.pointer as number;
-      const cols: Columns = {
-        num: (i) => capi.sqlite3_column_double(p, i),
-        text: (i) => capi.sqlite3_column_text(p, i) ?? '',
-        blob: (i) => {
-          const ptr = Number(capi.sqlite3_column_blob(p, i));
-          const n = capi.sqlite3_column_bytes(p, i);
-          if (!ptr) return n === 0 ? new Uint8Array(0) : null;
-          return wasm.heap8u().subarray(ptr, ptr + n);
-        },
-      };
-      try {
-        if (params.length) s.bind(params as Param[]);
+      this.withStmt(sql, params, (s) => {
+        const p = s.pointer as number;
+        const cols: Columns = {
+          num: (i) => capi.sqlite3_column_double(p, i),
+          text: (i) => capi.sqlite3_column_text(p, i) ?? '',
+          blob: (i) => {
+            const ptr = Number(capi.sqlite3_column_blob(p, i));
+            const n = capi.sqlite3_column_bytes(p, i);
+            if (!ptr) return n === 0 ? new Uint8Array(0) : null;
+            return wasm.heap8u().subarray(ptr, ptr + n);
+          },
+        };
         while (s.step()) fn(cols);
-      } finally {
-        s.reset(true);
-      }
+      });
     },
-    all: (sql, params) => {
-      const s = this.stmt(sql);
-      try {
-        if (params && params.length) s.bind(params as Param[]);
+    all: (sql, params) =>
+      this.withStmt(sql, params, (s) => {
         const rows: Row[] = [];
         while (s.step()) rows.push(s.get({}) as Row);
         return rows;
-      } finally {
-        s.reset(true);
-      }
-    },
-    get: (sql, params) => {
-      const s = this.stmt(sql);
-      try {
-        if (params && params.length) s.bind(params as Param[]);
-        return s.step() ? (s.get({}) as Row) : undefined;
-      } finally {
-        s.reset(true);
-      }
-    },
-    value: (sql, params) => {
-      const s = this.stmt(sql);
-      try {
-        if (params && params.length) s.bind(params as Param[]);
-        return s.step() ? (s.get(0) as SqlValue) : undefined;
-      } finally {
-        s.reset(true);
-      }
-    },
+      }),
+    get: (sql, params) => this.withStmt(sql, params, (s) => (s.step() ? (s.get({}) as Row) : undefined)),
+    value: (sql, params) => this.withStmt(sql, params, (s) => (s.step() ? (s.get(0) as SqlValue) : undefined)),
   };
 
   /**
@@ -283,7 +271,7 @@ export class ArchiveConnection {
       if (attempt > 0) {
         this.retries++;
         this.drop();
-        sleepMs(Math.min(2 ** (attempt - 1), 16));
+        sleepMs(Math.min(2 ** (attempt - 1), MAX_BACKOFF_MS));
       }
       try {
         if (this.db && this.opened && statsChanged(this.opened, this.path)) this.drop();

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WasmArchive } from './archive';
-import { ArchiveConnection, type ConnectionOptions, isTransient, sqliteCode } from './connection';
+import { ArchiveConnection, type ConnectionOptions, toArchiveError } from './connection';
 import { ArchiveError } from './errors';
 import { MAX_SCHEMA_VERSION, REQUIRED_TABLES, detectSchema, tableNames } from './schema';
 import type { Archive } from './types';
@@ -92,21 +92,6 @@ export function resolveArchivePath(pathOrDir: string): string {
   return file;
 }
 
-/** Translate an error raised while opening/probing into an ArchiveError. */
-function openFailure(file: string, e: unknown): ArchiveError {
-  if (e instanceof ArchiveError) return e;
-  const rc = sqliteCode(e);
-  const msg = e instanceof Error ? e.message : String(e);
-  if (rc !== undefined && ((rc & 0xff) === 11 || (rc & 0xff) === 26 || isTransient(e))) {
-    return new ArchiveError(
-      'corrupt',
-      `${file} could not be read as a database (${msg}). The file may be damaged or truncated; check it with \`msgbrowse doctor\` or restore a backup.`,
-      file,
-    );
-  }
-  return new ArchiveError('query_failed', `Opening ${file} failed: ${msg}`, file);
-}
-
 /** Open a msgbrowse archive read-only. Accepts the msgbrowse.sqlite file or its data directory. */
 export async function openArchive(pathOrDir: string, options: OpenOptions = {}): Promise<Archive> {
   const file = resolveArchivePath(pathOrDir);
@@ -141,6 +126,6 @@ export async function openArchive(pathOrDir: string, options: OpenOptions = {}):
     return new WasmArchive(conn, file);
   } catch (e) {
     conn.close();
-    throw openFailure(file, e);
+    throw toArchiveError(file, e); // conn.run already speaks ArchiveError; this is a safety net
   }
 }

@@ -93,7 +93,6 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
     SQLITE_OK,
     SQLITE_READONLY,
     SQLITE_CANTOPEN,
-    SQLITE_IOERR,
     SQLITE_IOERR_READ,
     SQLITE_IOERR_SHORT_READ,
     SQLITE_IOERR_FSTAT,
@@ -267,7 +266,6 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
   make(IMMUTABLE_VFS, true);
   defaultVfs.dispose();
 
-  void SQLITE_IOERR;
   const walVfsPtr = capi.sqlite3_vfs_find(WAL_VFS);
   const probeRead = (file: string, offset: bigint, n: number): { rc: number; bytes: Uint8Array } => {
     const pFile = wasm.alloc(capi.sqlite3_file.structInfo.sizeof);

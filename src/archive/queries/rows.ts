@@ -35,7 +35,8 @@ export function messageColumns(schema: SchemaInfo): string {
     m.is_system AS is_system, m.seq AS seq`;
 }
 
-export function toMessage(r: Row): MessageRow {
+/** The message fields every hit carries (columns named as in {@link messageColumns}). */
+export function toMessageBase(r: Row): Omit<MessageRow, 'body' | 'seq'> {
   return {
     id: num(r.id),
     hash: str(r.hash),
@@ -45,10 +46,12 @@ export function toMessage(r: Row): MessageRow {
     sender: str(r.sender),
     ts: str(r.ts),
     tsUnix: num(r.ts_unix),
-    body: str(r.body),
     isSystem: num(r.is_system) !== 0,
-    seq: num(r.seq),
   };
+}
+
+export function toMessage(r: Row): MessageRow {
+  return { ...toMessageBase(r), body: str(r.body), seq: num(r.seq) };
 }
 
 /** FROM clause for attachments with conversation + message joins (alias a, m, c). */

@@ -6,7 +6,7 @@ import type { Param, Sql } from '../connection';
 import { buildFtsQuery } from '../fts-query';
 import { exprs, type SchemaInfo } from '../schema';
 import type { KeywordHit, KeywordSearchOptions, MessageFilter } from '../types';
-import { hasValue, num, positiveLimit, str } from './rows';
+import { hasValue, num, positiveLimit, str, toMessageBase } from './rows';
 
 /** WHERE fragments (aliases m, c) for the common message filters. */
 export function messageFilterSql(schema: SchemaInfo, f: MessageFilter): { where: string[]; params: Param[] } {
@@ -66,15 +66,7 @@ export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchO
   const q = keywordSearchSql(schema, opts);
   if (!q) return [];
   return sql.all(q.sql, q.params).map((r) => ({
-    id: num(r.id),
-    hash: str(r.hash),
-    conversationId: num(r.conversation_id),
-    conversation: str(r.conversation),
-    source: str(r.source),
-    sender: str(r.sender),
-    ts: str(r.ts),
-    tsUnix: num(r.ts_unix),
-    isSystem: num(r.is_system) !== 0,
+    ...toMessageBase(r),
     snippet: str(r.snippet),
     rank: num(r.rank),
     hasAttachment: num(r.has_att) !== 0,
