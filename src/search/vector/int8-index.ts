@@ -7,6 +7,11 @@
  * a_r + b_r is below L cannot be in the top k (k rows are already known to score at least L), so it is dropped.
  * After the scan the surviving candidates are rescored exactly in descending order of their upper bound, and
  * rescoring stops only when the k-th best exact score is strictly greater than the next candidate's upper bound.
+ *
+ * Cost: the kernel writes each row's integer dot and a float32 upper bound; the JS loop compares one float per row
+ * against L (minus a slack covering float32 rounding) and recomputes the bounds in float64 only for survivors.
+ * Filters are evaluated per chunk on typed arrays (conversation, time, interned sender/source) and only matching
+ * rows are scored. The scan yields to the event loop every few milliseconds and honours the AbortSignal there.
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../types';
 import type { IndexParts, BuildStats } from './builder';
