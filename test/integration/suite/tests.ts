@@ -357,6 +357,24 @@ export function defineSuites(): void {
       assert.ok(text.includes(m.second.conversationName));
     });
 
+    it('"Select Archive…" accepts a data directory and serves the msgbrowse.sqlite inside it', async () => {
+      const a = await api();
+      const chosen = await vscode.commands.executeCommand('msgbrowse.selectArchive', path.dirname(m.curated.path));
+      assert.equal(chosen, path.dirname(m.curated.path));
+      await waitFor('the curated archive via its data dir', () => {
+        const s = a.state();
+        return (s.kind === 'ready' && s.path === m.curated.path) || undefined;
+      });
+      const report = (await vscode.commands.executeCommand('msgbrowse.showStatus', { quiet: true })) as {
+        mcpApi: boolean;
+        archivePath?: string;
+        endpoint?: { kind: string; uri: string };
+      };
+      assert.equal(report.mcpApi, true);
+      assert.equal(report.archivePath, m.curated.path);
+      assert.ok(report.endpoint?.uri);
+    });
+
     // Not a check: with MSGBROWSE_IT_SHOT=1 (and the wrapper's SHOT/SHOT_ON), leaves the viewer on screen for a
     // README screenshot of the demo archive.
     if (process.env.MSGBROWSE_IT_SHOT === '1') {
