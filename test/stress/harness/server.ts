@@ -71,11 +71,16 @@ export async function connectInMemory(runtime: Runtime, name = 'robust'): Promis
 }
 
 /** A client connected over streamable HTTP (with the given secret headers). */
-export async function connectHttp(url: string, headers: Record<string, string>, name = 'robust-http'): Promise<Connected & { transport: StreamableHTTPClientTransport }> {
+export async function connectHttp(
+  url: string,
+  headers: Record<string, string>,
+  name = 'robust-http',
+  timeoutMs = 60_000,
+): Promise<Connected & { transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const client = new Client({ name, version: '0.0.0' });
-  await client.connect(transport);
-  await client.listTools();
+  await client.connect(transport, { timeout: timeoutMs });
+  await client.listTools(undefined, { timeout: timeoutMs });
   return {
     client,
     transport,
