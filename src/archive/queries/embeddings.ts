@@ -15,28 +15,21 @@ import { exprs } from '../schema';
 import type { EmbeddingModelInfo, EmbeddingRecord } from '../types';
 import { num, str } from './rows';
 
-
 const BATCH = 2048;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export function embeddingModels(sql: Sql, schema: SchemaInfo): EmbeddingModelInfo[] {
   if (!schema.embeddings) return [];
-  const models = sql.all('SELECT model, COUNT(*) AS n FROM embeddings GROUP BY model ORDER BY model');
+  // Counts come from the (message_hash, model) primary-key index, which also holds each row's rowid;
+  // the dim is read from the model's first row by rowid, so vectors are never scanned.
+  const models = sql.all(
+    'SELECT model, COUNT(*) AS n, MIN(rowid) AS first FROM embeddings GROUP BY model ORDER BY model',
+  );
   return models.map((r) => ({
     model: str(r.model),
     count: num(r.n),
-    dim: num(sql.value('SELECT dim FROM embeddings WHERE model = ? LIMIT 1', [str(r.model)])),
+    dim: num(sql.value('SELECT dim FROM embeddings WHERE rowid = ?', [num(r.first)])),
   }));
-}
-
-export function decodeVector(blob: Uint8Array, dim: number): Float32Array {
-  if (LITTLE_ENDIAN && blob.byteOffset % 4 === 0) {
-    return new Float32Array(blob.buffer, blob.byteOffset, dim);
-  }
-  const out = new Float32Array(dim);
-  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  for (let i = 0; i < dim; i++) out[i] = view.getFloat32(i * 4, true);
-  return out;
 }
 
 export function embeddingBatchSql(schema: SchemaInfo): string {
@@ -71,7 +64,10 @@ export function readEmbeddingBatch(sql: Sql, schema: SchemaInfo, model: string, 
     }
     const vec = new Float32Array(dim);
     if (LITTLE_ENDIAN) new Uint8Array(vec.buffer).set(blob);
-    else vec.set(decodeVector(blob.slice(), dim));
+    else {
+      const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+      for (let i = 0; i < dim; i++) vec[i] = view.getFloat32(i * 4, true);
+    }
     items.push({
       rowid,
       rec: {
