@@ -81,7 +81,7 @@ export class WasmArchive implements Archive {
 
   summary(): ArchiveSummary {
     return this.q((sql, schema) => {
-      const counts = this.perOpen('counts', () => summaryCounts(sql, schema));
+      const counts = this.perOpen('counts', () => summaryCounts(sql, this.conversations(sql, schema)));
       const models = this.models(sql, schema);
       return {
         path: this.path,
