@@ -68,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     log,
   );
   context.subscriptions.push(endpoint);
+  shutdown = () => endpoint.stop();
 
   const mcpApi = mcpApiAvailable();
   let provider: McpProvider | undefined;
@@ -162,6 +163,10 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   };
 }
 
-export function deactivate(): void {
-  /* everything is disposed through context.subscriptions */
+let shutdown: (() => Promise<void>) | undefined;
+
+/** Closes the MCP listener (and its socket file) before the host goes away; the rest is in context.subscriptions. */
+export async function deactivate(): Promise<void> {
+  await shutdown?.();
+  shutdown = undefined;
 }

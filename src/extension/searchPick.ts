@@ -20,8 +20,9 @@ const SIDE_BUTTON: vscode.QuickInputButton = {
   tooltip: 'Open to the side',
 };
 
+/** Snippets mark matches with `**…**` (markdown for models); a QuickPick label shows plain text. */
 function oneLine(s: string): string {
-  return s.replace(/\s+/g, ' ').trim();
+  return s.replace(/\*\*/g, '').replace(/\s+/g, ' ').trim();
 }
 
 export function hitItem(hit: SearchHit): HitItem {
