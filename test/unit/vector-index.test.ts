@@ -227,7 +227,15 @@ describe('vector index exactness', () => {
       { messageId: 10_002, hash: 'y', conversationId: 1, tsUnix: 0, vec: new Float32Array(0) },
       { messageId: 10_003, hash: 'z', conversationId: 1, tsUnix: 0, vec: new Float32Array(16).fill(Number.NaN) },
     ];
-    const index = await buildVectorIndex([...records.slice(0, 100), ...bad, ...records.slice(100)], { model: 'm', dim: 16 });
+    const logs: string[] = [];
+    const index = await buildVectorIndex([...records.slice(0, 100), ...bad, ...records.slice(100)], {
+      model: 'm',
+      dim: 16,
+      log: (m) => logs.push(m),
+    });
+    assert.deepEqual(logs, [
+      'vector index for model m: skipped 2 embedding(s) whose length is not 16 and 1 holding NaN/infinite values; 200 indexed',
+    ]);
     assert.equal(index.size, 200);
     assert.equal(index.stats.skippedWrongLength, 2);
     assert.equal(index.stats.skippedNonFinite, 1);

@@ -21,6 +21,8 @@ export interface BuildOptions {
   total?: number;
   onProgress?: (p: BuildProgress) => void;
   signal?: AbortSignal;
+  /** Diagnostics: skipped rows, and (for the cache) why a cache file was not used. */
+  log?: (message: string) => void;
 }
 
 /** Work this long between event-loop turns while building (lets cancellation and other requests through). */
@@ -72,6 +74,13 @@ export async function consumeRecords(
     throw new VectorIndexError(
       'no_vectors',
       `the archive holds no usable embeddings for model ${opts.model}: ${done} record(s) read${skipped}; run \`msgbrowse embed\` with this model`,
+    );
+  }
+  const { skippedWrongLength, skippedNonFinite } = parts.stats;
+  if (skippedWrongLength + skippedNonFinite > 0) {
+    opts.log?.(
+      `vector index for model ${opts.model}: skipped ${skippedWrongLength} embedding(s) whose length is not ${parts.dim} ` +
+        `and ${skippedNonFinite} holding NaN/infinite values; ${parts.n} indexed`,
     );
   }
   return parts;

@@ -42,8 +42,6 @@ export interface LoadOrBuildOptions extends Omit<BuildOptions, 'model'> {
    * replaces the old file instead of piling up new ones. Default: `key`.
    */
   name?: string;
-  /** Reason a cache file was not used (missing, stale, corrupt) or could not be written. */
-  log?: (message: string) => void;
 }
 
 type SectionName = 'ids' | 'ts' | 'conv' | 'sender' | 'source' | 'scale' | 'err' | 'qnorm';
