@@ -218,6 +218,7 @@ function onMessage(msg: ToWebview): void {
         rendered: list.children.length,
         focusText: focusBody?.textContent ?? undefined,
         activeElements: activeElements(),
+        images: list.querySelectorAll('figure.att.image img[src]').length,
       });
       saveState();
       // Let layout settle before the observers may ask for more.

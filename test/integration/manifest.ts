@@ -11,6 +11,8 @@ export interface IntegrationManifest {
     conversationNames: string[];
     lease: { id: number; conversationId: number; body: string };
     script: { id: number; conversationId: number; body: string };
+    /** An image attachment whose file exists under the archive root (created by prepare). */
+    image: { id: number; conversationId: number };
     embedModel: string;
   };
   /** Facts of the demo archive (media/demo/msgbrowse.sqlite.gz is generated from the same builder). */

@@ -82,6 +82,11 @@ export async function prepare(): Promise<Prepared> {
     `# Notes\n\nSee msgbrowse:c/${curated.marks.leaseAgreement.conversationId}/at/${curated.marks.leaseAgreement.id} for the lease.\n`,
   );
 
+  // The Signal attachment media/cabin.jpg of "Harper", where msgbrowse keeps it: <root>/export/<conversation>/<rel_path>.
+  const cabin = curated.marks.imageCabin;
+  const cabinFile = path.join(path.dirname(curated.path), 'export', cabin.conversation, 'media', 'cabin.jpg');
+  fs.mkdirSync(path.dirname(cabinFile), { recursive: true });
+  fs.copyFileSync(path.join(__dirname, '..', '..', 'media', 'icon.png'), cabinFile);
   const lease = curated.marks.leaseAgreement;
   const script = curated.marks.scriptBody;
   const manifest: IntegrationManifest = {
@@ -94,6 +99,7 @@ export async function prepare(): Promise<Prepared> {
       conversationNames: curated.conversations.map((c) => c.name),
       lease: { id: lease.id, conversationId: lease.conversationId, body: lease.body },
       script: { id: script.id, conversationId: script.conversationId, body: script.body },
+      image: { id: cabin.id, conversationId: cabin.conversationId },
       embedModel: model,
     },
     live,

@@ -69,6 +69,8 @@ export interface ShownReport {
   focusText?: string;
   /** Elements inside the message list that message data must never create (script, iframe, on* handlers). */
   activeElements: number;
+  /** Inline images (attachments resolved inside the archive root) in the rendered messages. */
+  images: number;
 }
 
 export interface PagedReport {
@@ -115,7 +117,7 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
         ? { type: 'openLink', url: m.url }
         : undefined;
     case 'shown':
-      return isInt(m.focusId) && typeof m.highlighted === 'boolean' && isInt(m.rendered) && isInt(m.activeElements)
+      return isInt(m.focusId) && typeof m.highlighted === 'boolean' && isInt(m.rendered) && isInt(m.activeElements) && isInt(m.images)
         ? {
             type: 'shown',
             focusId: m.focusId,
@@ -123,6 +125,7 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
             rendered: m.rendered,
             focusText: typeof m.focusText === 'string' ? m.focusText : undefined,
             activeElements: m.activeElements,
+            images: m.images,
           }
         : undefined;
     case 'paged':

@@ -161,6 +161,14 @@ export function defineSuites(): void {
       assert.equal(ack.activeElements, 0, 'no script/iframe/on* elements came from message data');
     });
 
+    it('the viewer shows image attachments found under the archive root inline', async () => {
+      const a = await api();
+      const shown = a.waitForViewer(m.curated.image.conversationId, m.curated.image.id, 30_000);
+      await vscode.commands.executeCommand('msgbrowse.openCitation', m.curated.image.conversationId, m.curated.image.id);
+      const ack = await shown;
+      assert.ok(ack.images >= 1, `inline images: ${ack.images}`);
+    });
+
     it('the search command returns hybrid results', async () => {
       const res = (await vscode.commands.executeCommand('msgbrowse.searchMessages', 'lease agreement')) as
         | { hits: { messageId: number; link: string }[]; semanticNote?: string }
