@@ -13,9 +13,13 @@ export const MATCH_MARK = '**';
 // eslint-disable-next-line no-control-regex
 const STRIP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-/** A message body with control characters removed and line endings normalised to `\n`. */
+// Every character a renderer may treat as a line break: CR/CRLF, VT, FF, NEL, LINE and PARAGRAPH SEPARATOR.
+// They all become `\n` so quoting prefixes every visual line (a U+2028 must not start an unquoted line).
+const LINE_BREAKS = /\r\n?|[\u000b\u000c\u0085\u2028\u2029]/g;
+
+/** A message body with control characters removed and every kind of line break normalised to `\n`. */
 export function cleanBody(s: string): string {
-  return s.replace(/\r\n?/g, '\n').replace(STRIP, '');
+  return s.replace(LINE_BREAKS, '\n').replace(STRIP, '');
 }
 
 /** An FTS snippet made readable: matches wrapped in `**`, other controls removed, whitespace collapsed. */
@@ -25,7 +29,7 @@ export function readableSnippet(s: string): string {
     .join(MATCH_MARK)
     .split(SNIPPET_CLOSE)
     .join(MATCH_MARK)
-    .replace(/\r\n?/g, '\n')
+    .replace(LINE_BREAKS, '\n')
     .replace(STRIP, '')
     .replace(/\s+/g, ' ')
     .trim();

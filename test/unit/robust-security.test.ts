@@ -479,9 +479,7 @@ describe('T3/T4: read-only tools, untrusted-data instructions, quoted message co
     for (const m of msgs) assert.match(m.link, /^vscode:\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+$/);
   });
 
-  it('Unicode line separators (U+2028, U+2029, U+0085) cannot start an unquoted line', {
-    todo: 'known gap: src/mcp/text.ts cleanBody keeps U+2028/U+2029, so a body can start a visually unquoted line; map them to \\n before quoting',
-  }, async () => {
+  it('Unicode line separators (U+2028, U+2029, U+0085) cannot start an unquoted line', async () => {
     const sep = desc.conversations.find((c) => c.name === 'Sep')!;
     let markers = 0;
     for (const [tool, args] of [
