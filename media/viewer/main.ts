@@ -221,6 +221,11 @@ function onMessage(msg: ToWebview): void {
         images: list.querySelectorAll('figure.att.image img[src]').length,
       });
       saveState();
+      if (reportAfterJump !== undefined && msg.focusId === reportAfterJump) {
+        for (const id of findIds) document.getElementById(`m${id}`)?.classList.add('found');
+        reportFound(reportAfterJump);
+        reportAfterJump = undefined;
+      }
       // Let layout settle before the observers may ask for more.
       requestAnimationFrame(() => checkEdges());
       break;
@@ -264,12 +269,19 @@ function onMessage(msg: ToWebview): void {
       for (const id of findIds) document.getElementById(`m${id}`)?.classList.add('found');
       if (msg.error) {
         findCount.textContent = msg.error;
+        reportFound(0);
       } else if (!findIds.length) {
         findCount.textContent = 'No results';
+        reportFound(0);
       } else {
         findIndex = 0;
-        gotoFind(0);
+        if (gotoFind(0)) reportFound(findIds[0]);
+        else reportAfterJump = findIds[0];
       }
+      break;
+    }
+    case 'setFind': {
+      runFind(msg.query);
       break;
     }
     case 'scrollEdge': {
@@ -286,12 +298,27 @@ function onMessage(msg: ToWebview): void {
   }
 }
 
-function gotoFind(delta: number): void {
-  if (!findIds.length) return;
+/** Moves to the next/previous match; false when it had to ask the host to load the match's surroundings. */
+function gotoFind(delta: number): boolean {
+  if (!findIds.length) return false;
   findIndex = (findIndex + delta + findIds.length) % findIds.length;
   const id = findIds[findIndex];
   findCount.textContent = `${findIndex + 1} of ${findIds.length}${findIds.length >= 500 ? '+' : ''}`;
-  if (!focusMessage(id, true)) post({ type: 'jump', messageId: id });
+  if (focusMessage(id, true)) return true;
+  post({ type: 'jump', messageId: id });
+  return false;
+}
+
+let reportAfterJump: number | undefined;
+function reportFound(id: number): void {
+  const row = id ? document.getElementById(`m${id}`) : null;
+  post({ type: 'found', query: findQuery, count: findIds.length, currentId: id, highlighted: !!row?.classList.contains('highlight') });
+}
+
+function runFind(q: string): void {
+  findInput.value = q;
+  findCount.textContent = 'Searching…';
+  post({ type: 'find', query: q });
 }
 
 function nearTop(): boolean {

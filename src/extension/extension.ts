@@ -19,7 +19,7 @@ import { SearchService, type SearchResult } from './searchService';
 import { affectsRuntime } from './settings';
 import { createStatusBar } from './statusBar';
 import { CitationUriHandler } from './uriHandler';
-import { ViewerManager, type PagedEvent, type ShownEvent } from './viewer/panel';
+import { ViewerManager, type FoundEvent, type PagedEvent, type ShownEvent } from './viewer/panel';
 
 /** Returned from activate(): a small API for integration tests and other extensions. */
 export interface MsgbrowseApi {
@@ -40,6 +40,8 @@ export interface MsgbrowseApi {
   openViewers(): number[];
   /** Scrolls the viewer to an edge and resolves with the page it then loaded (infinite scroll). */
   scrollViewer(conversationId: number, edge: 'top' | 'bottom'): Promise<PagedEvent>;
+  /** Find-in-conversation in an open viewer (as typed into its find box). */
+  findInViewer(conversationId: number, query: string): Promise<FoundEvent>;
   receivedUris(): string[];
   status(): StatusReport;
   /** Where archive queries run: the engine worker thread, or the extension host thread (dev fallback). */
@@ -150,6 +152,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     waitForViewer: (c, m, t) => viewer.waitForShown(c, m, t),
     openViewers: () => viewer.openConversations(),
     scrollViewer: (c, edge) => viewer.scrollEdge(c, edge),
+    findInViewer: (c, q) => viewer.find(c, q),
     receivedUris: () => [...uriHandler.received],
     engine: () => (openArchive ? 'worker' : 'in-thread'),
     status: () => ({

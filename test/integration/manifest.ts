@@ -20,7 +20,7 @@ export interface IntegrationManifest {
     conversations: number;
     messages: number;
     /** The longest conversation, for paging through the viewer. */
-    longest: { id: number; messageCount: number; firstId: number; lastId: number };
+    longest: { id: number; messageCount: number; firstId: number; lastId: number; firstWord: string };
   };
   /** A copy of the curated archive that the file-replacement test overwrites with the second archive. */
   live: string;

@@ -111,7 +111,9 @@ export async function prepare(): Promise<Prepared> {
         const msgs = demo.messages
           .filter((x) => x.conversationId === c.id)
           .sort((a, b) => a.tsUnix - b.tsUnix || a.id - b.id);
-        return { id: c.id, messageCount: c.messageCount, firstId: msgs[0].id, lastId: msgs[msgs.length - 1].id };
+        const words = msgs[0].body.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2);
+        const firstWord = [...words].sort((a, b) => b.length - a.length)[0] ?? '';
+        return { id: c.id, messageCount: c.messageCount, firstId: msgs[0].id, lastId: msgs[msgs.length - 1].id, firstWord };
       })(),
     },
     second: {

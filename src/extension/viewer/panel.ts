@@ -9,6 +9,7 @@ import { VIEWER_VIEW_TYPE } from '../constants';
 import { isInlineImage, resolveAttachment } from './attachments';
 import { viewerHtml } from './html';
 import {
+  type FoundReport,
   type PagedReport,
   type ShownReport,
   parseFromWebview,
@@ -39,6 +40,10 @@ export interface PagedEvent extends PagedReport {
   conversationId: number;
 }
 
+export interface FoundEvent extends FoundReport {
+  conversationId: number;
+}
+
 export interface OpenOptions {
   messageId?: number;
   highlight?: boolean;
@@ -58,6 +63,7 @@ class ViewerPanel implements vscode.Disposable {
     private readonly deps: ViewerDeps,
     private readonly onShown: (e: ShownEvent) => void,
     private readonly onPaged: (e: PagedEvent) => void,
+    private readonly onFound: (e: FoundEvent) => void,
     onDispose: () => void,
   ) {
     this.state = state;
@@ -148,6 +154,11 @@ class ViewerPanel implements vscode.Disposable {
         case 'paged': {
           const { type: _t, ...report } = msg;
           this.onPaged({ conversationId: this.conversationId, ...report });
+          break;
+        }
+        case 'found': {
+          const { type: _t, ...report } = msg;
+          this.onFound({ conversationId: this.conversationId, ...report });
           break;
         }
         case 'state':
@@ -285,6 +296,10 @@ class ViewerPanel implements vscode.Disposable {
     this.post({ type: 'scrollEdge', edge });
   }
 
+  setFind(query: string): void {
+    this.post({ type: 'setFind', query });
+  }
+
   /** Re-reads the conversation after the archive changed, keeping the reader's place. */
   refresh(): void {
     // Changing the options reloads the webview: only do it when the attachment root changed.
@@ -318,7 +333,9 @@ export class ViewerManager implements vscode.Disposable {
   readonly onDidShow = this.shownEmitter.event;
   private readonly pagedEmitter = new vscode.EventEmitter<PagedEvent>();
   readonly onDidPage = this.pagedEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.shownEmitter, this.pagedEmitter];
+  private readonly foundEmitter = new vscode.EventEmitter<FoundEvent>();
+  readonly onDidFind = this.foundEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.shownEmitter, this.pagedEmitter, this.foundEmitter];
 
   constructor(private readonly deps: ViewerDeps) {
     this.disposables.push(
@@ -343,6 +360,7 @@ export class ViewerManager implements vscode.Disposable {
       this.deps,
       (e) => this.shownEmitter.fire(e),
       (e) => this.pagedEmitter.fire(e),
+      (e) => this.foundEmitter.fire(e),
       () => this.panels.delete(state.conversationId),
     );
     this.panels.set(state.conversationId, vp);
@@ -403,6 +421,25 @@ export class ViewerManager implements vscode.Disposable {
         resolve(e);
       });
       vp.scrollEdge(edge);
+    });
+  }
+
+  /** Runs find-in-conversation in a viewer and resolves with what it found and moved to. */
+  find(conversationId: number, query: string, timeoutMs = 15000): Promise<FoundEvent> {
+    const vp = this.panels.get(conversationId);
+    if (!vp) return Promise.reject(new Error(`no viewer is open for conversation ${conversationId}`));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        reject(new Error(`find "${query}" in conversation ${conversationId} reported nothing within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const sub = this.onDidFind((e) => {
+        if (e.conversationId !== conversationId || e.query !== query) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(e);
+      });
+      vp.setFind(query);
     });
   }
 

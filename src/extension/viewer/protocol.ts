@@ -58,6 +58,8 @@ export type ToWebview =
   | { type: 'findResults'; query: string; ids: number[]; truncated: boolean; error?: string }
   /** Scroll to the first/last rendered message (loading more as the reader would by scrolling). */
   | { type: 'scrollEdge'; edge: 'top' | 'bottom' }
+  /** Fill the find box and search (as if the reader typed the query and pressed Enter). */
+  | { type: 'setFind'; query: string }
   | { type: 'error'; message: string };
 
 /** What the webview reports after rendering: lets the host (and tests) verify what is on screen. */
@@ -71,6 +73,15 @@ export interface ShownReport {
   activeElements: number;
   /** Inline images (attachments resolved inside the archive root) in the rendered messages. */
   images: number;
+}
+
+export interface FoundReport {
+  query: string;
+  count: number;
+  /** The match the viewer moved to (0 when none). */
+  currentId: number;
+  /** Whether that match is rendered and highlighted. */
+  highlighted: boolean;
 }
 
 export interface PagedReport {
@@ -91,6 +102,7 @@ export type FromWebview =
   | { type: 'openLink'; url: string }
   | ({ type: 'shown' } & ShownReport)
   | ({ type: 'paged' } & PagedReport)
+  | ({ type: 'found' } & FoundReport)
   | { type: 'state'; state: ViewerState };
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -144,6 +156,10 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
             firstId: m.firstId,
             lastId: m.lastId,
           }
+        : undefined;
+    case 'found':
+      return typeof m.query === 'string' && isInt(m.count) && isInt(m.currentId) && typeof m.highlighted === 'boolean'
+        ? { type: 'found', query: m.query, count: m.count, currentId: m.currentId, highlighted: m.highlighted }
         : undefined;
     case 'state': {
       const state = parseState(m.state);

@@ -336,6 +336,22 @@ export function defineSuites(): void {
       assert.equal(page.rendered, c.messageCount);
     });
 
+    it('find-in-conversation jumps to a match outside the loaded page and highlights it', async () => {
+      const a = await api();
+      const c = m.demo.longest;
+      assert.ok(c.firstWord, 'a word to look for');
+      const shown = a.waitForViewer(c.id, 0, 30_000);
+      await vscode.commands.executeCommand('msgbrowse.openConversation', c.id);
+      const tail = await shown;
+      assert.ok(tail.rendered < c.messageCount, 'only the latest page is loaded');
+      const found = await a.findInViewer(c.id, c.firstWord);
+      assert.ok(found.count >= 1);
+      assert.equal(found.currentId, c.firstId, 'the earliest match is the first message');
+      assert.equal(found.highlighted, true);
+      const none = await a.findInViewer(c.id, 'zzqxjv');
+      assert.equal(none.count, 0);
+    });
+
     it('replacing the archive file on disk is picked up without any settings change', async () => {
       const a = await api();
       await vscode.workspace.getConfiguration('msgbrowse').update('archivePath', m.live, vscode.ConfigurationTarget.Workspace);
