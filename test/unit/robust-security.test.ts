@@ -18,6 +18,7 @@ import vm from 'node:vm';
 import * as esbuild from 'esbuild';
 import { archivePathIn, buildArchive, type ArchiveDescription } from '../fixtures/index';
 import { resolveAttachment } from '../../src/extension/viewer/attachments';
+import { parseCli } from '../../src/cli';
 import type { ToWebview, ViewerMessage } from '../../src/extension/viewer/protocol';
 import type { Runtime } from '../../src/mcp/runtime/index';
 import { checkToolResult, textOf } from '../stress/harness/checks';
@@ -339,6 +340,19 @@ describe('T2: binding never goes beyond loopback by default', () => {
     for (const h of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.1', 'localhost.evil', '127.0.0.1.evil', '::ffff:10.0.0.1']) {
       assert.ok(!isLoopbackHost(h), h);
     }
+  });
+
+  it('the CLI defaults to 127.0.0.1 and refuses a non-loopback --listen without --allow-remote', () => {
+    const opts = parseCli(['--http', '--archive', 'x.sqlite'], {}, os.tmpdir());
+    assert.ok(typeof opts === 'object');
+    if (typeof opts !== 'object') return;
+    assert.equal(opts.listen.host, '127.0.0.1');
+    assert.equal(opts.allowRemote, false);
+    for (const listen of ['0.0.0.0:8788', '[::]:8788', '192.0.2.10:8788', 'example.com:8788']) {
+      assert.throws(() => parseCli(['--http', '--listen', listen], {}, os.tmpdir()), /loopback|allow-remote/, listen);
+    }
+    const remote = parseCli(['--http', '--listen', '0.0.0.0:8788', '--allow-remote'], {}, os.tmpdir());
+    assert.ok(typeof remote === 'object' && remote.allowRemote);
   });
 
   it('a socket listener is private: 0700 directory, 0600 socket', { skip: process.platform === 'win32' }, async () => {
