@@ -53,11 +53,13 @@ function parsePlain(out) {
   return m ? { passed: Number(m[1]), failed: Number(m[2]) } : { passed: 0, failed: 1 };
 }
 
-const unitFiles = fs
-  .readdirSync(path.join(root, 'test/unit'))
-  .filter((f) => f.endsWith('.test.ts'))
-  .sort()
-  .map((f) => `test/unit/${f}`);
+const unitFiles = ['test/unit', 'test/integration/unit'].flatMap((dir) =>
+  fs
+    .readdirSync(path.join(root, dir))
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => `${dir}/${f}`),
+);
 
 const tsc = path.join(root, 'node_modules/.bin/tsc');
 if (!fs.existsSync(tsc)) {
@@ -66,6 +68,7 @@ if (!fs.existsSync(tsc)) {
 }
 
 await step('Type-check', tsc, ['-p', '.', '--noEmit']);
+await step('Type-check the webview script', tsc, ['-p', 'media/viewer', '--noEmit']);
 await step('Build bundles', 'node', ['esbuild.js']);
 await step(
   `Unit and protocol tests (${unitFiles.length} files)`,
