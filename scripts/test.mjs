@@ -76,7 +76,17 @@ await step(
   ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...unitFiles],
   { parse: parseNodeTest, env: { CI: process.env.CI ?? '' } },
 );
+// Offline route to a real VS Code (code-server + Debian Chromium, see scripts/test-host/). Elsewhere, or with
+// VSCODE_TEST_EXECUTABLE set, @vscode/test-electron uses that executable or downloads desktop VS Code as usual.
+const offlineHost =
+  process.platform === 'linux' &&
+  !process.env.VSCODE_TEST_EXECUTABLE &&
+  spawnSync('sh', ['-c', 'command -v apt-get && command -v dpkg-query'], { stdio: 'ignore' }).status === 0;
+
 if (!unitOnly) {
+  if (offlineHost) {
+    await step('Install the offline VS Code test host (first run only)', 'bash', ['scripts/test-host/setup.sh']);
+  }
   await step('Independent client: the official MCP Inspector (CLI mode) against dist/cli.js', 'node', ['scripts/test-inspector.mjs'], {
     parse: parsePlain,
   });
