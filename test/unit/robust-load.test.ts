@@ -28,7 +28,7 @@ const WARMUP = 0.2;
  * Time budget of the call phase. CI runs 10,000 calls unless they do not fit (a busy 2-core machine); then
  * it stops at the budget and says so (figures: scaledDown, reason). Long mode: 10,000+ calls, larger budget.
  */
-const BUDGET_S = Number(process.env.MSGBROWSE_LOAD_BUDGET_S ?? scale(110, 480));
+const BUDGET_S = Number(process.env.MSGBROWSE_LOAD_BUDGET_S ?? scale(165, 480));
 const MIN_CALLS = scale(400, 10_000);
 const SAMPLE_MS = scale(2_000, 5_000);
 const HEADER = 'X-Msgbrowse-Secret';
