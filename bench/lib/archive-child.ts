@@ -1,11 +1,13 @@
 /**
  * Our archive layer in a fresh process (run by sections/archive.ts and sections/cold.ts):
  *   tsx bench/lib/archive-child.ts <db> <cases.json> '<plan json>' [--first <caseKey>]
- * Measures engine init, the first (cold-ish) open, resident memory added by it, a warm reopen, then every case through
- * the public Archive API (plus the uncached conversation-listing SQL through the same connection class), and checks
- * the ids equal the native ones. With --first it only times open + that one query (cold start) and exits.
+ * Measures engine init, the first (cold-ish) open, resident memory added by it and warm reopens, prints a JSON "ready"
+ * line, then times each case key read from stdin through the public Archive API (`list_conv_sql`: the uncached
+ * conversation-listing SQL through the same connection class), checking the ids equal the native ones, one JSON
+ * line per case; "quit" ends it. With --first it only times open + that one query (cold start) and exits.
  */
 import * as fs from 'node:fs';
+import * as readline from 'node:readline';
 import { ArchiveConnection } from '../../src/archive/connection';
 import { openArchive, type Archive } from '../../src/archive/index';
 import { listConversations } from '../../src/archive/queries/conversations';
@@ -66,29 +68,39 @@ async function main(): Promise<void> {
     warm.push(performance.now() - t);
     if (i < 4) archive.close();
   }
+  const send = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
+  send({ type: 'ready', initMs, openMs, warmOpenMs: warm, rss0, rssOpen });
 
-  const results: Record<string, { samples: number[]; idsMatch: boolean; count: number }> = {};
-  for (const c of cases) {
-    let r: unknown;
-    const samples = timeSync(() => (r = call(archive, c)), plan);
-    const ids = idsOf(c.call.method, r);
-    results[c.key] = { samples, idsMatch: JSON.stringify(ids) === JSON.stringify(c.expected), count: ids.length };
-  }
   // The conversation listing without the per-connection cache: the same SQL through the same connection class.
-  const lc = cases.find((c) => c.key === 'list_conv');
-  if (lc) {
-    const conn = new ArchiveConnection(engine, archive.path);
-    const schema = conn.run((sql) => detectSchema(sql));
+  const conn = new ArchiveConnection(engine, archive.path);
+  const schema = conn.run((sql) => detectSchema(sql));
+  const byKey = new Map(cases.map((c) => [c.key, c]));
+  const rl = readline.createInterface({ input: process.stdin });
+  for await (const line of rl) {
+    const key = line.trim();
+    if (key === 'quit') break;
     let r: unknown;
-    const samples = timeSync(() => (r = conn.run((sql) => listConversations(sql, schema))), plan);
-    const ids = idsOf('listConversations', r);
-    results.list_conv_sql = { samples, idsMatch: JSON.stringify(ids) === JSON.stringify(lc.expected), count: ids.length };
-    conn.close();
+    let samples: number[] = [];
+    let ids: (number | string)[] = [];
+    let expected: (number | string)[] = [];
+    if (key === 'list_conv_sql') {
+      samples = timeSync(() => (r = conn.run((sql) => listConversations(sql, schema))), plan);
+      ids = idsOf('listConversations', r);
+      expected = byKey.get('list_conv')?.expected ?? [];
+    } else {
+      const c = byKey.get(key);
+      if (c) {
+        samples = timeSync(() => (r = call(archive, c)), plan);
+        ids = idsOf(c.call.method, r);
+        expected = c.expected;
+      }
+    }
+    send({ type: 'result', key, samples, idsMatch: JSON.stringify(ids) === JSON.stringify(expected), count: ids.length });
   }
-  const rssEnd = process.memoryUsage().rss;
+  conn.close();
   archive.close();
-  process.stdout.write(
-    JSON.stringify({ initMs, openMs, warmOpenMs: warm, rss0, rssOpen, rssEnd, maxRss: process.resourceUsage().maxRSS * 1024, results }),
+  process.stdout.write(`${JSON.stringify({ type: 'end', rssEnd: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024 })}\n`, () =>
+    process.exit(0),
   );
 }
 

@@ -92,3 +92,68 @@ export function machineFacts(): { cpu: string; cores: number; memGiB: number; ke
 export function tmpDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
+
+/** A child that answers one JSON line per stdin line (the archive benchmark's engines). */
+export class LineChild<Ready, Reply> {
+  private buf = '';
+  private waiters: ((line: string) => void)[] = [];
+  private lines: string[] = [];
+  private err = '';
+  private exited: Promise<number | null>;
+  readonly ready: Promise<Ready>;
+
+  constructor(
+    readonly label: string,
+    cmd: string,
+    args: string[],
+  ) {
+    const child = spawn(cmd, args, { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = child;
+    child.stdout.on('data', (d: Buffer) => {
+      this.buf += d.toString();
+      let i: number;
+      while ((i = this.buf.indexOf('\n')) >= 0) {
+        const line = this.buf.slice(0, i);
+        this.buf = this.buf.slice(i + 1);
+        const w = this.waiters.shift();
+        if (w) w(line);
+        else this.lines.push(line);
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (this.err = (this.err + d.toString()).slice(-4000)));
+    this.exited = new Promise((r) => child.on('close', (code) => r(code)));
+    this.exited.then(() => {
+      for (const w of this.waiters.splice(0)) w('');
+    });
+    this.ready = this.next() as Promise<Ready>;
+  }
+
+  private readonly child: ReturnType<typeof spawn>;
+
+  private next(): Promise<unknown> {
+    const line = this.lines.shift();
+    const p = line !== undefined ? Promise.resolve(line) : new Promise<string>((r) => this.waiters.push(r));
+    return p.then((l) => {
+      if (!l) throw new Error(`${this.label} ended: ${this.err.trim().split('\n').slice(-4).join(' | ')}`);
+      return JSON.parse(l) as unknown;
+    });
+  }
+
+  async request(key: string): Promise<Reply> {
+    this.child.stdin!.write(`${key}\n`);
+    return (await this.next()) as Reply;
+  }
+
+  async quit(): Promise<unknown> {
+    this.child.stdin!.write('quit\n');
+    const end = await this.next().catch(() => undefined);
+    const timer = setTimeout(() => this.kill(), 5000);
+    await this.exited;
+    clearTimeout(timer);
+    return end;
+  }
+
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+}

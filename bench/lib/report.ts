@@ -22,16 +22,12 @@ export interface ReportInput {
 }
 
 function provenance(s: Stored<unknown>[]): string {
-  const seen = new Set<string>();
   return s
-    .map((x) => {
-      const k = `${x.command}|${x.date.slice(0, 16)}`;
-      if (seen.has(k)) return '';
-      seen.add(k);
-      return `\`${x.command}\` at ${x.date.slice(0, 16).replace('T', ' ')} UTC, commit ${x.commit}${x.dirty ? ' (+ uncommitted changes)' : ''}, load average at start ${x.machine.load}`;
-    })
-    .filter(Boolean)
-    .map((l) => `- ${l}`)
+    .map(
+      (x) =>
+        `- ${x.section} on ${x.config}: \`${x.command}\` at ${x.date.slice(0, 16).replace('T', ' ')} UTC, commit ${x.commit}` +
+        `${x.dirty ? ' (+ uncommitted bench/src changes)' : ''}, load average at start ${x.machine.load}`,
+    )
     .join('\n');
 }
 

@@ -31,7 +31,7 @@ export interface LoopPlan {
 }
 
 export const QUICK_PLAN: LoopPlan = { warmMs: 300, warmMin: 3, min: 7, max: 25, budgetMs: 1500 };
-export const FULL_PLAN: LoopPlan = { warmMs: 1000, warmMin: 5, min: 15, max: 41, budgetMs: 4000 };
+export const FULL_PLAN: LoopPlan = { warmMs: 1000, warmMin: 5, min: 11, max: 31, budgetMs: 3000 };
 
 /** Time a synchronous function by the plan. */
 export function timeSync(fn: () => unknown, plan: LoopPlan): number[] {

@@ -2,10 +2,12 @@
 /**
  * Native SQLite reference for the archive benchmark (plain CommonJS so any Node binary runs it):
  *   node sqlite-native.cjs node:sqlite|better-sqlite3 <db> <cases.json> '<plan json>' [better-sqlite3 module path]
- * Opens <db> read-only, replays each case's statements (prepared once; every row stepped), prints JSON to stdout.
- * Run it on benchmark files only: a native read-only open of a WAL database creates -shm/-wal beside it.
+ * Opens <db> read-only, prepares each case's statements, prints a JSON "ready" line, then for every case key read
+ * from stdin replays that case's statements (all rows stepped) by the timing plan and prints a JSON result line;
+ * "quit" ends it. Run it on benchmark files only: a native read-only open of a WAL database creates -shm/-wal.
  */
 const fs = require('node:fs');
+const readline = require('node:readline');
 const [engine, file, casesFile, planJson, betterPath] = process.argv.slice(2);
 const plan = JSON.parse(planJson);
 const cases = JSON.parse(fs.readFileSync(casesFile, 'utf8'));
@@ -13,26 +15,18 @@ const cases = JSON.parse(fs.readFileSync(casesFile, 'utf8'));
 const rss0 = process.memoryUsage().rss;
 const t0 = performance.now();
 let db;
-let prepare;
-let all;
-let version;
 if (engine === 'node:sqlite') {
   const { DatabaseSync } = require('node:sqlite');
   db = new DatabaseSync(file, { readOnly: true });
-  prepare = (sql) => db.prepare(sql);
-  all = (st, params) => st.all(...params);
-  version = db.prepare('SELECT sqlite_version() AS v').get().v;
 } else if (engine === 'better-sqlite3') {
   const Database = require(betterPath || 'better-sqlite3');
   db = new Database(file, { readonly: true, fileMustExist: true });
-  prepare = (sql) => db.prepare(sql);
-  all = (st, params) => st.all(...params);
-  version = db.prepare('SELECT sqlite_version() AS v').get().v;
 } else {
   throw new Error(`unknown engine ${engine}`);
 }
-prepare('SELECT count(*) FROM sqlite_master').all();
+db.prepare('SELECT count(*) FROM sqlite_master').all();
 const openMs = performance.now() - t0;
+const version = db.prepare('SELECT sqlite_version() AS v').get().v;
 const rssOpen = process.memoryUsage().rss;
 
 function timeSync(fn) {
@@ -48,17 +42,24 @@ function timeSync(fn) {
   return out;
 }
 
-const results = {};
-for (const c of cases) {
-  const stmts = c.statements.map((s) => ({ st: prepare(s.sql), params: s.params }));
+const prepared = new Map(cases.map((c) => [c.key, c.statements.map((s) => ({ st: db.prepare(s.sql), params: s.params }))]));
+const send = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+send({ type: 'ready', engine, version, node: process.version, openMs, rss0, rssOpen });
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const key = line.trim();
+  if (key === 'quit') {
+    send({ type: 'end', rssEnd: process.memoryUsage().rss });
+    process.exit(0);
+  }
+  const stmts = prepared.get(key);
+  if (!stmts) {
+    send({ type: 'result', key, samples: [], rows: -1 });
+    return;
+  }
   let rows = 0;
-  const run = () => {
+  const samples = timeSync(() => {
     rows = 0;
-    for (const s of stmts) rows += all(s.st, s.params).length;
-  };
-  const samples = timeSync(run);
-  results[c.key] = { samples, rows };
-}
-process.stdout.write(
-  JSON.stringify({ engine, version, node: process.version, openMs, rssOpen, rss0, rssEnd: process.memoryUsage().rss, results }),
-);
+    for (const s of stmts) rows += s.st.all(...s.params).length;
+  });
+  send({ type: 'result', key, samples, rows });
+});

@@ -1,24 +1,30 @@
 """Python sqlite3 reference for the archive benchmark:
     python3 sqlite_native.py <db> <cases.json> '<plan json>'
-Opens <db> read-only (mode=ro), replays each case's statements (all rows fetched), prints JSON to stdout."""
+Opens <db> read-only (mode=ro), prints a JSON "ready" line, then for every case key read from stdin replays that
+case's statements (all rows fetched) by the timing plan and prints a JSON result line; "quit" ends it."""
 import json
-import resource
+import os
 import sqlite3
 import sys
 import time
 
 file, cases_file, plan_json = sys.argv[1:4]
 plan = json.loads(plan_json)
-cases = json.load(open(cases_file, encoding="utf-8"))
+cases = {c["key"]: c for c in json.load(open(cases_file, encoding="utf-8"))}
 
 
 def rss():
     with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize()
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def now():
     return time.perf_counter() * 1000
+
+
+def send(o):
+    sys.stdout.write(json.dumps(o) + "\n")
+    sys.stdout.flush()
 
 
 rss0 = rss()
@@ -26,7 +32,8 @@ t0 = now()
 db = sqlite3.connect(f"file:{file}?mode=ro", uri=True, cached_statements=256)
 db.execute("SELECT count(*) FROM sqlite_master").fetchall()
 open_ms = now() - t0
-rss_open = rss()
+send({"type": "ready", "engine": "python-sqlite3", "version": sqlite3.sqlite_version, "python": sys.version.split()[0],
+      "openMs": open_ms, "rss0": rss0, "rssOpen": rss()})
 
 
 def time_sync(fn):
@@ -44,8 +51,15 @@ def time_sync(fn):
     return out
 
 
-results = {}
-for c in cases:
+for line in sys.stdin:
+    key = line.strip()
+    if key == "quit":
+        send({"type": "end", "rssEnd": rss()})
+        break
+    c = cases.get(key)
+    if c is None:
+        send({"type": "result", "key": key, "samples": [], "rows": -1})
+        continue
     stmts = [(s["sql"], s["params"]) for s in c["statements"]]
     box = [0]
 
@@ -56,7 +70,4 @@ for c in cases:
         box[0] = n
 
     samples = time_sync(run)
-    results[c["key"]] = {"samples": samples, "rows": box[0]}
-
-print(json.dumps({"engine": "python-sqlite3", "version": sqlite3.sqlite_version, "python": sys.version.split()[0],
-                  "openMs": open_ms, "rssOpen": rss_open, "rss0": rss0, "rssEnd": rss(), "results": results}))
+    send({"type": "result", "key": key, "samples": samples, "rows": box[0]})

@@ -1,12 +1,14 @@
 /**
  * Archive layer (issue 2): open time, added memory, and every query kind as a ratio to native SQLite running the
- * identical statements on the same file in the same run. Engines run one after another, each in a fresh process;
- * with rounds > 1 the whole sequence repeats and each engine keeps its best median (noise on a shared VM only adds).
+ * identical statements on the same file in the same run. Every engine is a fresh process (ours starts first, on a
+ * file evicted from the page cache, for the cold open); the cases are then run interleaved — case by case, each
+ * engine in turn with a rotating order — so load changes on the shared machine hit all engines alike. With rounds > 1
+ * everything repeats and each engine keeps its best median per case (noise on a shared VM only adds).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchArchive } from '../lib/data';
-import { evictFromPageCache, node22, runJson, tmpDir, tsxCommand, REPO } from '../lib/proc';
+import { evictFromPageCache, LineChild, node22, tmpDir, tsxCommand, REPO } from '../lib/proc';
 import { best, dist, geomean, ms, mb, ratio, table, type Dist, type LoopPlan } from '../lib/stats';
 import { buildCases, type QueryCase } from '../lib/trace';
 
@@ -18,6 +20,8 @@ interface NativeOut {
   rssOpen: number;
   results: Record<string, { samples: number[]; rows: number }>;
 }
+
+type CaseReply = { samples: number[]; rows?: number; idsMatch?: boolean; count?: number };
 
 interface OursOut {
   initMs: number;
@@ -80,27 +84,52 @@ export async function runArchiveSection(
   const ours: OursOut[] = [];
   const natives = new Map<string, NativeOut[]>();
   let evicted = true;
+  const keys = [...cases.map((c) => c.key), 'list_conv_sql'];
   try {
     for (let round = 1; round <= opts.rounds; round++) {
       evicted = evictFromPageCache([a.file, `${a.file}-wal`]) && evicted;
-      log(`[archive ${a.spec.name}] round ${round}/${opts.rounds}: ours (sqlite-wasm, fresh process, file evicted from page cache)`);
+      log(`[archive ${a.spec.name}] round ${round}/${opts.rounds}: starting ours (fresh process, file evicted from the page cache), then the native engines`);
       const t = tsxCommand(path.join(REPO, 'bench', 'lib', 'archive-child.ts'), [a.file, casesFile, planJson]);
-      ours.push(await runJson<OursOut>(t.cmd, t.args, { label: 'archive-child' }));
-      const runs: [string, string, string[]][] = [];
-      if (n22) runs.push(['node:sqlite', n22, [path.join(REPO, 'bench', 'native', 'sqlite-native.cjs'), 'node:sqlite', a.file, casesFile, planJson]]);
-      runs.push(['better-sqlite3', process.execPath, [path.join(REPO, 'bench', 'native', 'sqlite-native.cjs'), 'better-sqlite3', a.file, casesFile, planJson, betterPath]]);
-      runs.push(['python', 'python3', [path.join(REPO, 'bench', 'native', 'sqlite_native.py'), a.file, casesFile, planJson]]);
-      for (const [id, cmd, args] of runs) {
-        log(`[archive ${a.spec.name}] round ${round}/${opts.rounds}: ${id}`);
-        const out = await runJson<NativeOut>(cmd, args, { label: id });
-        natives.set(id, [...(natives.get(id) ?? []), out]);
+      const engines: { id: string; child: LineChild<Record<string, unknown>, CaseReply> }[] = [];
+      try {
+        const o = new LineChild<Record<string, unknown>, CaseReply>('ours', t.cmd, t.args);
+        engines.push({ id: 'ours', child: o });
+        const oursReady = await o.ready;
+        const native = path.join(REPO, 'bench', 'native', 'sqlite-native.cjs');
+        if (n22) engines.push({ id: 'node:sqlite', child: new LineChild('node:sqlite', n22, [native, 'node:sqlite', a.file, casesFile, planJson]) });
+        engines.push({ id: 'better-sqlite3', child: new LineChild('better-sqlite3', process.execPath, [native, 'better-sqlite3', a.file, casesFile, planJson, betterPath]) });
+        engines.push({ id: 'python', child: new LineChild('python', 'python3', [path.join(REPO, 'bench', 'native', 'sqlite_native.py'), a.file, casesFile, planJson]) });
+        const readies = new Map<string, Record<string, unknown>>([['ours', oursReady]]);
+        for (const e of engines.slice(1)) readies.set(e.id, await e.child.ready);
+        // Interleaved per case (engine order rotates), so load changes on the shared machine hit every engine alike.
+        const replies = new Map<string, Record<string, CaseReply>>(engines.map((e) => [e.id, {}]));
+        for (let ki = 0; ki < keys.length; ki++) {
+          const key = keys[ki];
+          const order = engines.map((_, j) => engines[(j + ki) % engines.length]);
+          for (const e of order) {
+            if (key === 'list_conv_sql' && e.id !== 'ours') continue;
+            replies.get(e.id)![key] = await e.child.request(key);
+          }
+        }
+        log(`[archive ${a.spec.name}] round ${round}/${opts.rounds} done`);
+        for (const e of engines) {
+          const end = (await e.child.quit()) as Record<string, number> | undefined;
+          const ready = readies.get(e.id)!;
+          if (e.id === 'ours') {
+            ours.push({ ...(ready as unknown as OursOut), rssEnd: end?.rssEnd ?? NaN, maxRss: end?.maxRss ?? NaN, results: replies.get('ours') as OursOut['results'] });
+          } else {
+            const out = { ...(ready as unknown as NativeOut), results: replies.get(e.id) as NativeOut['results'] };
+            natives.set(e.id, [...(natives.get(e.id) ?? []), out]);
+          }
+        }
+      } finally {
+        for (const e of engines) e.child.kill();
       }
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  const keys = [...cases.map((c) => c.key), 'list_conv_sql'];
   const oursPer: Record<string, Dist> = {};
   const idsMatch: Record<string, boolean> = {};
   for (const k of keys) {
