@@ -1,0 +1,49 @@
+// The VSIX ships only what runs: the bundles, the .wasm files, webview assets, icons, the demo archive,
+// README and LICENSE — never sources, tests, fixtures or node_modules. Checked with vsce's own file listing.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+const root = path.resolve(__dirname, '../..');
+
+function vsceList(): string[] {
+  const vsce = path.join(root, 'node_modules/@vscode/vsce/vsce');
+  const out = execFileSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8' });
+  return out.split('\n').map((l) => l.trim()).filter(Boolean).sort();
+}
+
+describe('VSIX contents', () => {
+  it('contains the runtime files and nothing else', () => {
+    if (!fs.existsSync(path.join(root, 'dist/extension.js'))) execFileSync(process.execPath, ['esbuild.js'], { cwd: root });
+    const files = vsceList();
+    for (const required of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'dist/extension.js',
+      'dist/cli.js',
+      'dist/engine-worker.js',
+      'dist/viewer.js',
+      'dist/sqlite3.wasm',
+      'dist/vector-kernel.wasm',
+      'media/icon.png',
+      'media/viewer/viewer.css',
+      'media/demo/msgbrowse.sqlite.gz',
+      'media/screenshots/viewer.png',
+    ]) {
+      assert.ok(files.includes(required), `${required} missing from the VSIX: ${files.join(', ')}`);
+    }
+    const stray = files.filter((f) => /\.(ts|map)$|^(src|test|scripts|bench|node_modules)\/|tsconfig/.test(f));
+    assert.deepEqual(stray, [], `files that do not run were packaged: ${stray.join(', ')}`);
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { main: string; icon: string };
+    assert.ok(files.includes(manifest.main.replace(/^\.\//, '')), 'package.json main is packaged');
+    assert.ok(files.includes(manifest.icon), 'package.json icon is packaged');
+  });
+
+  it('stays small: bundles + wasm under 4 MB', () => {
+    const bytes = vsceList().reduce((n, f) => n + fs.statSync(path.join(root, f)).size, 0);
+    assert.ok(bytes < 4 * 1024 * 1024, `unpacked VSIX payload is ${(bytes / 1048576).toFixed(2)} MB`);
+  });
+});
