@@ -271,6 +271,21 @@ describe('vector index exactness', () => {
     await assert.rejects(buildVectorIndex([], { model: 'm' }), (e: unknown) => isVectorIndexError(e) && e.code === 'no_vectors');
   });
 
+  it('concurrent searches on one index (interleaving at every chunk) give the sequential answers', async () => {
+    const dim = 768;
+    const records = makeRecords(9000, dim, 21);
+    const index = await buildVectorIndex(records, { model: 'm' });
+    index.yieldMs = 0;
+    const qs = queries(records, dim, 4, 4);
+    const filters: (VectorFilter | undefined)[] = [undefined, { conversationId: 2 }, undefined, { sender: 'Bob' }];
+    const sequential: VectorHit[][] = [];
+    for (const [i, q] of qs.entries()) sequential.push(await index.search(q, 10, filters[i]));
+    const concurrent = await Promise.all(qs.map((q, i) => index.search(q, 10, filters[i])));
+    assert.deepEqual(concurrent, sequential);
+    sequential.forEach((hits, i) => assertSame(hits, bruteForce(records, qs[i], 10, filters[i]), `query ${i}`));
+    index.dispose();
+  });
+
   it('search yields to the event loop between chunks and can be cancelled', async () => {
     const dim = 768;
     const records = makeRecords(7000, dim, 11);
