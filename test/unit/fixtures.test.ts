@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import {
   ArchiveWriter,
@@ -435,11 +436,23 @@ describe('other archives', () => {
 
   it('demo archive is believable and deterministic', () => {
     const d = buildDemoArchive(sub('demo'));
-    assert.ok(d.messages.length >= 300 && d.messages.length <= 600, `${d.messages.length} messages`);
+    assert.ok(d.messages.length >= 150 && d.messages.length <= 600, `${d.messages.length} messages`);
+    const lines = d.messages.map((m) => `${m.sender}: ${m.body}`).filter((l) => !l.endsWith(": "));
+    assert.equal(new Set(lines).size, lines.length, "no exchange repeats verbatim");
     assert.deepEqual([...new Set(d.conversations.map((c) => c.source))].sort(), ['imessage', 'signal', 'whatsapp']);
     assert.ok(d.conversations.reduce((n, c) => n + c.images, 0) >= 10);
     assert.ok(d.conversations.reduce((n, c) => n + c.linkRows, 0) >= 10);
     assert.equal(contentDigest(buildDemoArchive(sub('demo2')).path), contentDigest(d.path));
+  });
+
+  it('the demo archive shipped in the extension (media/demo) is the generator\'s current output', () => {
+    const shippedDir = sub('shipped-demo');
+    fs.mkdirSync(shippedDir, { recursive: true });
+    const shipped = path.join(shippedDir, 'msgbrowse.sqlite');
+    const gz = path.join(__dirname, '../../media/demo/msgbrowse.sqlite.gz');
+    fs.writeFileSync(shipped, gunzipSync(fs.readFileSync(gz)));
+    const fresh = buildDemoArchive(sub('fresh-demo'));
+    assert.equal(contentDigest(shipped), contentDigest(fresh.path), 'regenerate it: npx tsx media/demo/generate.ts');
   });
 
   it('scale archive: stats match the rows, embeddings newest-first, deterministic', () => {
