@@ -118,7 +118,7 @@ export class IndexBuilder {
 
   private start(dim: number): void {
     if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
-      throw new VectorIndexError('invalid_query', `embedding dimension ${dim} is not supported (1 to 16384)`);
+      throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
     }
     this.dim = dim;
     this.layout = layoutFor(strideFor(dim));

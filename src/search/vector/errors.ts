@@ -7,6 +7,7 @@ export type VectorErrorCode =
   | 'invalid_k'
   | 'missing_metadata'
   | 'no_vectors'
+  | 'invalid_dimension'
   | 'too_large'
   | 'disposed';
 
