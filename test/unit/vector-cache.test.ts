@@ -6,16 +6,7 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { EmbeddingRecord } from '../../src/archive/types';
 import { buildVectorIndex, cacheFilePath, loadOrBuildVectorIndex, type LoadOrBuildOptions } from '../../src/search/vector';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  };
-}
+import { mulberry32 as rng } from '../fixtures/random';
 
 function makeRecords(n: number, dim: number, seed: number): EmbeddingRecord[] {
   const r = rng(seed);

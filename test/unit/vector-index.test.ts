@@ -7,20 +7,7 @@ import { describe, it } from 'node:test';
 import type { EmbeddingRecord } from '../../src/archive/types';
 import type { VectorFilter, VectorHit } from '../../src/search/types';
 import { buildVectorIndex, isVectorIndexError } from '../../src/search/vector';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gauss(r: () => number): number {
-  return Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
-}
+import { mulberry32 as rng, gaussian as gauss } from '../fixtures/random';
 
 const SENDERS = ['Me', 'Alice', 'Bob', 'Carol'];
 const SOURCES = ['signal', 'whatsapp', 'imessage'];

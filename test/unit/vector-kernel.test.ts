@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { instantiateKernel } from '../../src/search/kernel/kernel';
 import { wasm } from '../../src/search/kernel/wasm-api';
 import { queryLevels } from '../../src/search/vector/quantize';
+import { mulberry32 as rng } from '../fixtures/random';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const buildScript = require('../../src/search/kernel/build-kernel.js') as {
@@ -26,16 +27,6 @@ const WA = (
     };
   }
 ).WebAssembly;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('vector kernel (WAT, SIMD)', () => {
   it('build-kernel.js assembles a small valid module that exports the scoring functions', () => {
