@@ -34,9 +34,18 @@ export const QUICK_PLAN: LoopPlan = { warmMs: 300, warmMin: 3, min: 7, max: 25, 
 export const FULL_PLAN: LoopPlan = { warmMs: 1000, warmMin: 5, min: 11, max: 31, budgetMs: 3000 };
 
 /** Time a synchronous function by the plan. */
+/** A case whose first run takes longer than this (a pathological plan) is timed once, without more warm-up. */
+export const SLOW_MS = 2000;
+
 export function timeSync(fn: () => unknown, plan: LoopPlan): number[] {
   const w0 = performance.now();
-  for (let i = 0; i < plan.warmMin || performance.now() - w0 < plan.warmMs; i++) fn();
+  fn();
+  if (performance.now() - w0 > SLOW_MS) {
+    const s = performance.now();
+    fn();
+    return [performance.now() - s];
+  }
+  for (let i = 1; i < plan.warmMin || performance.now() - w0 < plan.warmMs; i++) fn();
   const out: number[] = [];
   const t0 = performance.now();
   while (out.length < plan.max && (out.length < plan.min || performance.now() - t0 < plan.budgetMs)) {

@@ -1,13 +1,15 @@
 /**
  * The archive-layer query cases, with the EXACT statements our archive layer runs for them.
  *
- * The statements are captured by running the archive layer's own query functions (src/archive/queries/*) against a
- * recording `Sql` backed by better-sqlite3 on the same file: same code, same SQL text, same parameters. The native
- * references then replay those statements (prepared once, all rows stepped), and our side calls the public Archive
- * API. `expected` holds the ids the query function returned over native SQLite, to check ours returns the same.
+ * The statements are captured by running the archive layer's own query functions (src/archive/queries/*) through a
+ * recording `Sql` over our connection on the same file: same code, same SQL text, same parameters. The native
+ * references then replay those statements (prepared once, all rows stepped) and report each statement's key column
+ * (id / url / conversation_id) so the rows can be compared with ours (`keys`); our side calls the public Archive API
+ * and its ids are compared with what the query function returned here (`expected`).
+ * (better-sqlite3 is not used for capturing: its SQLite 3.51 picks a pathological plan for the filtered keyword
+ * search — it re-runs the FTS query per message of the conversation — which takes minutes at 1M messages.)
  */
-import Database from 'better-sqlite3';
-import type { Param, Row, Sql } from '../../src/archive/connection';
+import { ArchiveConnection, type Param, type Row, type Sql } from '../../src/archive/connection';
 import { context } from '../../src/archive/queries/context';
 import { listConversations } from '../../src/archive/queries/conversations';
 import { links } from '../../src/archive/queries/links';
@@ -15,6 +17,7 @@ import { attachments } from '../../src/archive/queries/media';
 import { searchKeyword } from '../../src/archive/queries/search';
 import { transcript } from '../../src/archive/queries/transcript';
 import { detectSchema } from '../../src/archive/schema';
+import { loadEngine } from '../../src/archive/wasm-engine';
 import { buildVocabulary } from '../../test/fixtures';
 import type { BenchArchive } from './data';
 
@@ -39,8 +42,10 @@ export interface QueryCase {
   detail: string;
   call: ArchiveCall;
   statements: Statement[];
-  /** Ids (message ids, conversation ids or URLs) the archive layer's function returned over native SQLite. */
+  /** Ids (message ids, conversation ids or URLs) the archive layer's query function returned. */
   expected: (number | string)[];
+  /** Per statement, the key column of every row (see rowKey) — natives must return the same. */
+  keys: string[][];
   /** Rows the statements return in total (native). */
   rows: number;
 }
@@ -63,24 +68,28 @@ export function idsOf(method: ArchiveCall['method'], result: unknown): (number |
   }
 }
 
-function recordingSql(db: Database.Database, log: Statement[] | undefined): Sql & { rowsSeen: number } {
-  const cache = new Map<string, Database.Statement>();
-  const st = (sql: string) => {
-    let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = db.prepare(sql)));
-    return s;
-  };
+/** The identifying column of a row (same rule in the native children). */
+export function rowKey(r: Record<string, unknown>): string {
+  if (r.id !== undefined) return String(r.id);
+  if (r.url !== undefined) return `${String(r.url)}#${String(r.cnt)}`;
+  if (r.conversation_id !== undefined) return `c${String(r.conversation_id)}`;
+  return JSON.stringify(Object.values(r));
+}
+
+function recordingSql(inner: Sql, log: Statement[] | undefined, keys: string[][] | undefined): Sql & { rowsSeen: number } {
   const self = {
     rowsSeen: 0,
     all(sql: string, params: readonly Param[] = []): Row[] {
       log?.push({ sql, params: [...params] });
-      const rows = st(sql).all(...params) as Row[];
+      const rows = inner.all(sql, params);
+      keys?.push(rows.map(rowKey));
       self.rowsSeen += rows.length;
       return rows;
     },
     get(sql: string, params: readonly Param[] = []): Row | undefined {
       log?.push({ sql, params: [...params] });
-      const r = st(sql).get(...params) as Row | undefined;
+      const r = inner.get(sql, params);
+      keys?.push(r ? [rowKey(r)] : []);
       if (r) self.rowsSeen++;
       return r;
     },
@@ -104,26 +113,36 @@ export function widePrefix(seed: number): { prefix: string; terms: number } {
   return { prefix, terms };
 }
 
-export function buildCases(a: BenchArchive): QueryCase[] {
-  const db = new Database(a.file, { readonly: true, fileMustExist: true });
+export async function buildCases(a: BenchArchive, only?: string[]): Promise<QueryCase[]> {
+  const conn = new ArchiveConnection(await loadEngine(), a.file);
   try {
-    const schema = detectSchema(recordingSql(db, undefined));
+    return conn.run((inner) => casesFrom(a, inner, only));
+  } finally {
+    conn.close();
+  }
+}
+
+function casesFrom(a: BenchArchive, inner: Sql, only: string[] | undefined): QueryCase[] {
+  {
+    const schema = detectSchema(inner);
+    const one = <T>(sql: string, params: Param[]): T => inner.get(sql, params) as T;
     const desc = a.desc;
     const big = desc.largestConversation;
-    const midRow = db
-      .prepare('SELECT ts_unix, id FROM messages WHERE conversation_id = ? ORDER BY ts_unix, id LIMIT 1 OFFSET ?')
-      .get(big.id, Math.floor(big.messages / 2)) as { ts_unix: number; id: number };
-    const small = db
-      .prepare(
-        'SELECT conversation_id AS cid, COUNT(*) AS n FROM messages GROUP BY conversation_id HAVING n >= 20 ORDER BY n, conversation_id LIMIT 1',
-      )
-      .get() as { cid: number; n: number };
-    const smallMid = db
-      .prepare('SELECT id FROM messages WHERE conversation_id = ? ORDER BY ts_unix, id LIMIT 1 OFFSET ?')
-      .get(small.cid, Math.floor(small.n / 2)) as { id: number };
+    const midRow = one<{ ts_unix: number; id: number }>(
+      'SELECT ts_unix, id FROM messages WHERE conversation_id = ? ORDER BY ts_unix, id LIMIT 1 OFFSET ?',
+      [big.id, Math.floor(big.messages / 2)],
+    );
+    const small = one<{ cid: number; n: number }>(
+      'SELECT conversation_id AS cid, COUNT(*) AS n FROM messages GROUP BY conversation_id HAVING n >= 20 ORDER BY n, conversation_id LIMIT 1',
+      [],
+    );
+    const smallMid = one<{ id: number }>('SELECT id FROM messages WHERE conversation_id = ? ORDER BY ts_unix, id LIMIT 1 OFFSET ?', [
+      small.cid,
+      Math.floor(small.n / 2),
+    ]);
     const rare = desc.sampleWords.rare[0];
     const prefix = widePrefix(desc.seed);
-    const specs: Omit<QueryCase, 'statements' | 'expected' | 'rows'>[] = [
+    const specs: Omit<QueryCase, 'statements' | 'expected' | 'rows' | 'keys'>[] = [
       { key: 'kw_common', label: 'keyword: common word', group: 'keyword', detail: '"with" (~8% of messages)', call: { method: 'searchKeyword', args: [{ query: 'with', limit: 20 }] } },
       { key: 'kw_rare', label: 'keyword: rare word', group: 'keyword', detail: `"${rare}" (vocabulary rank ~20k)`, call: { method: 'searchKeyword', args: [{ query: rare, limit: 20 }] } },
       { key: 'kw_and', label: 'keyword: two-word AND', group: 'keyword', detail: '"coffee tonight"', call: { method: 'searchKeyword', args: [{ query: 'coffee tonight', limit: 20 }] } },
@@ -138,9 +157,10 @@ export function buildCases(a: BenchArchive): QueryCase[] {
       { key: 'media', label: 'media listing', group: 'listing', detail: 'all kinds, newest 200', call: { method: 'attachments', args: [{ kinds: [], limit: 200 }] } },
       { key: 'links', label: 'links listing', group: 'listing', detail: 'deduplicated per URL, first 200', call: { method: 'links', args: [{ limit: 200 }] } },
     ];
-    return specs.map((s) => {
+    return specs.filter((s) => !only || only.includes(s.key)).map((s) => {
       const log: Statement[] = [];
-      const sql = recordingSql(db, log);
+      const keys: string[][] = [];
+      const sql = recordingSql(inner, log, keys);
       const args = s.call.args as never[];
       let result: unknown;
       switch (s.call.method) {
@@ -163,9 +183,7 @@ export function buildCases(a: BenchArchive): QueryCase[] {
           result = links(sql, schema, args[0]);
           break;
       }
-      return { ...s, statements: log, expected: idsOf(s.call.method, result), rows: sql.rowsSeen };
+      return { ...s, statements: log, expected: idsOf(s.call.method, result), keys, rows: sql.rowsSeen };
     });
-  } finally {
-    db.close();
   }
 }

@@ -57,7 +57,7 @@ export interface ColdResult {
 export async function runColdSection(a: BenchArchive, opts: { log: (m: string) => void }): Promise<ColdResult> {
   const { log } = opts;
   const files = [a.file, `${a.file}-wal`];
-  const cases = buildCases(a).filter((c) => c.key === 'kw_rare' || c.key === 'kw_common');
+  const cases = await buildCases(a, ['kw_common', 'kw_rare']);
   const dir = tmpDir('msgbrowse-bench-cold-');
   const casesFile = path.join(dir, 'cases.json');
   fs.writeFileSync(casesFile, JSON.stringify(cases));
@@ -83,7 +83,7 @@ export async function runColdSection(a: BenchArchive, opts: { log: (m: string) =
     { mode: 'keyword', query: a.desc.sampleWords.rare[1] ?? a.desc.sampleWords.rare[0] },
     { mode: 'keyword', query: 'with' },
   ];
-  const e2eCache = path.join(BENCH_DIR, a.spec.name, 'e2e-cache');
+  const e2eCache = path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-e2e`);
   const haveCache = fs.existsSync(e2eCache) && fs.readdirSync(e2eCache).length > 0;
   if (emb && haveCache) modes.push({ mode: 'hybrid', query: 'coffee tonight' });
   const qFile = emb ? path.join(BENCH_DIR, a.spec.name, 'vectors', 'queries.npy') : '';
@@ -96,7 +96,7 @@ export async function runColdSection(a: BenchArchive, opts: { log: (m: string) =
       log(`[cold ${a.spec.name}] CLI over stdio, ${m.mode}, file${cacheFiles.length ? ' and index cache' : ''} evicted: spawn → first search_messages "${m.query}"`);
       const t0 = performance.now();
       const s = await startCliSession(cli, a.file, {
-        cacheDir: m.mode === 'hybrid' ? e2eCache : path.join(BENCH_DIR, a.spec.name, 'cold-nocache'),
+        cacheDir: m.mode === 'hybrid' ? e2eCache : path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-cold-keyword`),
         embedBaseUrl: embed?.baseUrl,
         embedModel: m.mode === 'hybrid' && emb ? emb.model : '',
       });

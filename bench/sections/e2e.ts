@@ -37,7 +37,8 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
   const qFile = path.join(BENCH_DIR, a.spec.name, 'vectors', 'queries.npy');
   const vectors = fs.existsSync(qFile) ? npyRows(readNpy(qFile)) : [];
   const embed = await startEmbedServer(emb.dim, vectors);
-  const cacheDir = path.join(BENCH_DIR, a.spec.name, 'e2e-cache');
+  // Never inside the archive's directory: the runtime refuses to write a cache beside the archive.
+  const cacheDir = path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-e2e`);
   const cacheExisted = fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).length > 0;
   const queries = ['with', a.desc.sampleWords.rare[0], 'coffee tonight', widePrefix(a.desc.seed).prefix, 'cafe', 'dinner weekend', 'flight hotel', a.desc.sampleWords.medium[3]];
   const errors: string[] = [];

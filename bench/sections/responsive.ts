@@ -30,7 +30,7 @@ export async function runResponsiveSection(a: BenchArchive, opts: { log: (m: str
     String(emb.dim),
     String(a.desc.largestConversation.id),
     path.join(BENCH_DIR, a.spec.name, 'vectors', 'queries.npy'),
-    path.join(BENCH_DIR, a.spec.name, 'responsive-cache'),
+    path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-responsive`),
   ]);
   const out = await runJson<Omit<ResponsiveResult, 'archive' | 'vectors' | 'dim'>>(t.cmd, t.args, { label: 'responsive-child' });
   return { archive: a.spec.name, vectors: emb.count, dim: emb.dim, ...out };

@@ -102,7 +102,7 @@ export async function runVectorSection(
     exportSeconds = out.seconds;
     fs.writeFileSync(stampFile, stamp);
   }
-  const cacheDir = path.join(BENCH_DIR, a.spec.name, 'index-cache');
+  const cacheDir = path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-vector`);
   log(`[vector ${a.spec.name}] our index: build without cache, load from cache, ${opts.queries} queries; msgbrowse-style scan × ${opts.baselineQueries}`);
   const ours = await runJson<ChildOut>(
     process.execPath,
