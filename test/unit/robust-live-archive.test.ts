@@ -29,9 +29,14 @@ import { scale } from '../stress/harness/mode';
 import { connectInMemory, startRuntime, type Connected } from '../stress/harness/server';
 import { summarize } from '../stress/harness/stats';
 import { committedStates, matchSubset, matchTranscript, type SubsetObservation, type TranscriptObservation } from '../stress/live/states';
-import type { Runtime } from '../../src/mcp/runtime/index';
+import { workerOpener, type Runtime } from '../../src/mcp/runtime/index';
+import { isEngineClient } from '../../src/search/worker/index';
 
-const ITERATIONS = scale(60, 1500);
+/** Both engines face the writer: in-thread (the CLI) and the engine worker thread (the extension). */
+type Engine = 'thread' | 'worker';
+const WORKER_SCRIPT = path.join(__dirname, '../../src/search/worker/host.ts');
+
+const ITERATIONS = scale(60, 1000);
 const INTERVAL_MS = scale(60, 12);
 const BATCH = 2;
 const CHECKPOINT_EVERY = 3;
@@ -69,8 +74,13 @@ describe('live archive: a concurrent writer process while clients read', { timeo
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function open(): Promise<Connected> {
-    const runtime = startRuntime({ archivePath: file, embedModel: 'test-embed', embedDim: 8, extra: { closeGraceMs: 200 } });
+  async function open(engine: Engine = 'thread'): Promise<Connected> {
+    const runtime = startRuntime({
+      archivePath: file,
+      embedModel: 'test-embed',
+      embedDim: 8,
+      extra: { closeGraceMs: 200, ...(engine === 'worker' ? { openArchive: workerOpener({ workerScript: WORKER_SCRIPT }) } : {}) },
+    });
     runtimes.push(runtime);
     const conn = await connectInMemory(runtime);
     conns.push(conn);
@@ -139,23 +149,29 @@ describe('live archive: a concurrent writer process while clients read', { timeo
     assert.ok(wal.walBytes > 0);
     const before = snapshotDir(dir);
     assert.deepEqual([...before.keys()], ['msgbrowse.sqlite', 'msgbrowse.sqlite-shm', 'msgbrowse.sqlite-wal']);
-    const conn = await open();
-    const found = await call(conn, 'search_messages', { query: 'xyzzy' });
-    assert.equal(found.verdict.kind, 'ok', found.text);
-    const hits = (found.res.structuredContent as { hits: Hit[] }).hits;
-    // (It has no embedding, so in the hybrid ranking it ties with the best semantic-only hit.)
-    assert.ok(hits.slice(0, 2).some((h) => h.message_id === wal.messages[0].id), `the WAL-only row is visible: ${found.text.slice(0, 600)}`);
-    const ctx = await call(conn, 'get_context', { message_id: wal.messages[0].id, window: 1 });
-    assert.equal(ctx.verdict.kind, 'ok', ctx.text);
-    const calls = await readMix(conn, scale(200, 2000));
+    let calls = 0;
+    for (const engine of ['thread', 'worker'] as const) {
+      const conn = await open(engine);
+      const found = await call(conn, 'search_messages', { query: 'xyzzy' });
+      assert.equal(found.verdict.kind, 'ok', found.text);
+      const hits = (found.res.structuredContent as { hits: Hit[] }).hits;
+      // (It has no embedding, so in the hybrid ranking it ties with the best semantic-only hit.)
+      assert.ok(hits.slice(0, 2).some((h) => h.message_id === wal.messages[0].id), `${engine}: the WAL-only row is visible: ${found.text.slice(0, 600)}`);
+      const ctx = await call(conn, 'get_context', { message_id: wal.messages[0].id, window: 1 });
+      assert.equal(ctx.verdict.kind, 'ok', ctx.text);
+      const served = await runtimes[runtimes.length - 1].context.archive();
+      assert.equal(isEngineClient(served), engine === 'worker', `${engine}: the archive is not served by the expected engine`);
+      calls += 2 + (await readMix(conn, scale(150, 1500)));
+    }
     await new Promise((r) => setTimeout(r, 50)); // let any (wrong) deferred write land before we look
     assert.deepEqual(diffSnapshots(before, snapshotDir(dir)), [], 'a reader changed or created files');
-    figures.readerOnlyCalls = calls + 1;
+    figures.readerOnlyCalls = calls;
     figures.readerOnlyFilesChanged = 0;
   });
 
   it('a writer re-imports, appends and checkpoints while readers search, page and read context: no failure, no mixed state, fresh reads', async () => {
-    const readers = [conns[0], ...(await Promise.all(Array.from({ length: READERS - 1 }, () => open())))];
+    // conns[0] runs in-thread, conns[1] in the engine worker; add in-thread readers up to READERS.
+    const readers = [conns[0], conns[1], ...(await Promise.all(Array.from({ length: READERS - 2 }, () => open())))];
     const probeConn = await open();
     const writer: LiveWriter = spawnLiveWriter(file, {
       iterations: ITERATIONS,

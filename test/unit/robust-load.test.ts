@@ -28,7 +28,7 @@ const WARMUP = 0.2;
  * Time budget of the call phase. CI runs 10,000 calls unless they do not fit (a busy 2-core machine); then
  * it stops at the budget and says so (figures: scaledDown, reason). Long mode: 10,000+ calls, larger budget.
  */
-const BUDGET_S = Number(process.env.MSGBROWSE_LOAD_BUDGET_S ?? scale(165, 480));
+const BUDGET_S = Number(process.env.MSGBROWSE_LOAD_BUDGET_S ?? scale(165, 600));
 const MIN_CALLS = scale(400, 10_000);
 const SAMPLE_MS = scale(2_000, 5_000);
 const HEADER = 'X-Msgbrowse-Secret';
@@ -64,7 +64,7 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
 
   it('zero errors, p50/p99 reported, memory flat after warm-up, every session released', async () => {
     const trap = trapUnhandled();
-    const next = workload(archive.desc, 20261129, { stopwords: LONG });
+    const next = workload(archive.desc, 20261129, { stopwordRate: scale(0, 0.05) });
     const latencies: number[] = [];
     const byTool = new Map<string, number[]>();
     const errors: string[] = [];
@@ -150,9 +150,6 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
           `(${(completed / seconds).toFixed(1)} calls/s); run \`node scripts/long-tests.mjs\` for the full count.`,
       );
     }
-    assert.ok(completed >= MIN_CALLS, `only ${completed} calls completed in ${BUDGET_S} s (need at least ${MIN_CALLS})`);
-    assert.deepEqual(errors.slice(0, 10), [], `${errors.length} of ${completed} calls failed`);
-    assert.equal(http.sessionCount(), 0, 'sessions left open on the server after every client closed');
     // Keep-alive sockets (client fetch pool and server side) close after their idle timeouts (~5 s): wait
     // for that, then anything still open is a leak.
     const activeHandles = () => (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
@@ -163,7 +160,8 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
       .reduce<Record<string, number>>((acc, k) => ((acc[k] = (acc[k] ?? 0) + 1), acc), {});
 
     // Memory: after warm-up, no upward trend beyond tolerance (projected over the measured span).
-    const steady = samples.filter((s) => s.calls >= completed * WARMUP);
+    const afterWarmup = samples.filter((s) => s.calls >= completed * WARMUP);
+    const steady = afterWarmup.length >= 2 ? afterWarmup : samples;
     const span = steady[steady.length - 1].calls - steady[0].calls;
     const xs = steady.map((s) => s.calls);
     const heapTrend = slope(xs, steady.map((s) => s.heapUsed)) * span;
@@ -206,6 +204,9 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
       scaledDown,
       ...(scaledDown ? { scaledDownReason: `only ${completed} calls fit the ${BUDGET_S} s budget` } : {}),
     });
+    assert.ok(completed >= MIN_CALLS, `only ${completed} calls completed in ${BUDGET_S} s (need at least ${MIN_CALLS})`);
+    assert.deepEqual(errors.slice(0, 10), [], `${errors.length} of ${completed} calls failed`);
+    assert.equal(http.sessionCount(), 0, 'sessions left open on the server after every client closed');
     assert.ok(heapTrend < heapTolerance, `heap grows ${mb(heapTrend)} over ${span} calls after warm-up (tolerance ${mb(heapTolerance)}): ${JSON.stringify(memory)}`);
     assert.ok(rssTrend < rssTolerance, `RSS grows ${mb(rssTrend)} over ${span} calls after warm-up (tolerance ${mb(rssTolerance)}): ${JSON.stringify(memory)}`);
     assert.ok(handlesAfter <= handlesBefore + 2, `active handles ${handlesBefore} → ${handlesAfter} (${JSON.stringify(handleKinds)}): sockets or timers leaked`);
