@@ -68,6 +68,7 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
     const latencies: number[] = [];
     const byTool = new Map<string, number[]>();
     const errors: string[] = [];
+    const slowest: { ms: number; label: string }[] = [];
     const samples: Sample[] = [];
     let issued = 0;
     let completed = 0;
@@ -121,10 +122,16 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
               const res = await withTimeout(conn.client.callTool({ name: c.name, arguments: c.arguments }, undefined, { timeout: CALL_MS }), CALL_MS + 5_000, label);
               const dt = performance.now() - t0;
               latencies.push(dt);
+              if (slowest.length < 5 || dt > slowest[slowest.length - 1].ms) {
+                slowest.push({ ms: Math.round(dt), label });
+                slowest.sort((a, b) => b.ms - a.ms);
+                slowest.length = Math.min(slowest.length, 5);
+              }
               (byTool.get(c.name) ?? byTool.set(c.name, []).get(c.name)!).push(dt);
               if (checkToolResult(res, label).kind !== 'ok') errors.push(`${label}: ${textOf(res).slice(0, 200)}`);
             } catch (e) {
-              errors.push(`${label}: threw ${e instanceof Error ? e.message : String(e)}`);
+              const cause = e instanceof Error && e.cause instanceof Error ? ` (cause: ${(e.cause as NodeJS.ErrnoException).code ?? ''} ${e.cause.message})` : '';
+              errors.push(`${label}: threw ${e instanceof Error ? e.message : String(e)}${cause} after ${(performance.now() - t0).toFixed(0)} ms`);
             }
             completed++;
           }
@@ -197,6 +204,7 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
       p99_ms: Number(lat.p99.toFixed(1)),
       max_ms: Number(lat.max.toFixed(0)),
       perTool,
+      slowest: slowest.map((x) => `${x.ms} ms ${x.label}`),
       memory,
       activeHandlesBefore: handlesBefore,
       activeHandlesAfter: handlesAfter,
