@@ -105,14 +105,18 @@ for (const r of results) {
     for (const f of r.failures) lines.push(`- ${f}`);
     lines.push('');
   }
-  const fig = figures[r.name];
-  if (!fig) {
+  const figs = Object.values(figures).filter((f) => f.suite === r.name || f.suite.startsWith(`${r.name}-`));
+  if (!figs.length) {
     lines.push('(this suite records no figures)');
     continue;
   }
-  lines.push('| figure | value |');
-  lines.push('|---|---|');
-  for (const [k, v] of Object.entries(fig)) if (k !== 'suite') lines.push(`| ${k} | ${fmt(v)} |`);
+  for (const fig of figs) {
+    if (figs.length > 1) lines.push(`### ${fig.suite}`, '');
+    lines.push('| figure | value |');
+    lines.push('|---|---|');
+    for (const [k, v] of Object.entries(fig)) if (k !== 'suite') lines.push(`| ${k} | ${fmt(v)} |`);
+    lines.push('');
+  }
 }
 lines.push('');
 const md = lines.join('\n');
@@ -129,7 +133,8 @@ if (fs.existsSync(sec) && !only) {
     bullet.push(
       `- **Bad input** (${when}): ${f.fuzz.calls.toLocaleString('en')} generated tool calls across all seven tools (seed ${f.fuzz.seed}): ` +
         `${f.fuzz.ok.toLocaleString('en')} well-formed results, ${f.fuzz.isError.toLocaleString('en')} clean \`isError\` answers, ` +
-        `0 crashes, 0 hangs, 0 unhandled rejections, 0 stack traces or paths leaked; p50 ${f.fuzz.p50_ms} ms, p99 ${f.fuzz.p99_ms} ms per call.`,
+        `0 crashes, 0 hangs, 0 unhandled rejections, 0 stack traces or paths leaked; p50 ${f.fuzz.p50_ms} ms, p99 ${f.fuzz.p99_ms} ms per call` +
+        (f['fuzz-worker'] ? `; plus ${f['fuzz-worker'].calls.toLocaleString('en')} calls through the engine worker (the extension's configuration), same result.` : '.'),
     );
   }
   if (f['live-archive']) {

@@ -19,15 +19,25 @@ import { diffSnapshots, snapshotDir, type DirSnapshot } from '../stress/harness/
 import { fuzzSeed, LONG, scale } from '../stress/harness/mode';
 import { connectInMemory, startRuntime, type Connected } from '../stress/harness/server';
 import { summarize } from '../stress/harness/stats';
-import type { Runtime } from '../../src/mcp/runtime/index';
+import { workerOpener, type Runtime } from '../../src/mcp/runtime/index';
 
-const SEQUENTIAL_RUNS = scale(8_000, 80_000);
-const CONCURRENT_BATCHES = scale(300, 3_000);
 const BATCH = 8;
+const WORKER_SCRIPT = path.join(__dirname, '../../src/search/worker/host.ts');
+
+/**
+ * The in-thread engine (the CLI's) gets the full count; the engine worker (the extension's) a smaller run
+ * of the same generators — valid calls there cross the thread boundary, hostile ones stop at validation.
+ */
+const ENGINES = [
+  { engine: 'thread' as const, sequential: scale(8_000, 80_000), batches: scale(300, 3_000), minCalls: scale(10_000, 100_000) },
+  { engine: 'worker' as const, sequential: scale(1_200, 8_000), batches: scale(100, 500), minCalls: scale(2_000, 12_000) },
+];
 const PER_CALL_MS = 15_000;
 const SEED = fuzzSeed();
 
-describe('fuzz: every tool with valid, boundary and hostile arguments', { timeout: scale(240_000, 1_800_000) }, () => {
+for (const { engine, sequential: SEQUENTIAL_RUNS, batches: CONCURRENT_BATCHES, minCalls: MIN_CALLS } of ENGINES)
+describe(`fuzz (${engine} engine): every tool with valid, boundary and hostile arguments`, { timeout: scale(240_000, 1_800_000) }, () => {
+  const suite = engine === 'thread' ? 'fuzz' : 'fuzz-worker';
   let dir: string;
   let desc: CuratedArchive;
   let runtime: Runtime;
@@ -48,7 +58,12 @@ describe('fuzz: every tool with valid, boundary and hostile arguments', { timeou
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgbrowse-fuzz-'));
     desc = buildCuratedArchive(dir);
     snapshot = snapshotDir(dir);
-    runtime = startRuntime({ archivePath: desc.path, embedModel: 'test-embed', embedDim: 8 });
+    runtime = startRuntime({
+      archivePath: desc.path,
+      embedModel: 'test-embed',
+      embedDim: 8,
+      extra: engine === 'worker' ? { openArchive: workerOpener({ workerScript: WORKER_SCRIPT }) } : {},
+    });
     conn = await connectInMemory(runtime);
   });
 
@@ -126,7 +141,7 @@ describe('fuzz: every tool with valid, boundary and hostile arguments', { timeou
       trap.dispose();
     }
 
-    const minCalls = scale(10_000, 100_000);
+    const minCalls = MIN_CALLS;
     assert.ok(stats.calls >= minCalls, `only ${stats.calls} calls ran (need ${minCalls})`);
     for (const tool of TOOL_NAMES) {
       const t = stats.byTool[tool];
@@ -140,7 +155,8 @@ describe('fuzz: every tool with valid, boundary and hostile arguments', { timeou
       `only ${stats.validOk} of ${stats.valid} valid calls succeeded; most common errors: ${JSON.stringify(topValidErrors)}`,
     );
     const lat = summarize(stats.latencies);
-    recordFigures('fuzz', {
+    recordFigures(suite, {
+      engine,
       seed: SEED,
       calls: stats.calls,
       ok: stats.ok,
@@ -197,7 +213,7 @@ describe('fuzz: every tool with valid, boundary and hostile arguments', { timeou
     assert.equal(checkToolResult(sem, 'semantic after fuzz').kind, 'ok');
     assert.equal((sem.structuredContent as { hits: { message_id: number }[] }).hits[0]?.message_id, lease.id);
     assert.deepEqual(diffSnapshots(snapshot, snapshotDir(dir)), [], 'the archive directory changed');
-    if (LONG) recordFigures('fuzz', { archiveUnchanged: true });
+    if (LONG) recordFigures(suite, { archiveUnchanged: true });
   });
 });
 
