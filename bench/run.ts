@@ -5,6 +5,7 @@
  *   npm run bench -- --quick                    100k×768 only, shorter loops (sanity run)
  *   npm run bench -- --only archive|vector|e2e|cold|responsive   one section (comma-separated list allowed)
  *   npm run bench -- --no-write                 print only, leave bench/RESULTS.md alone
+ *   npm run bench -- --report-only              only recompose bench/RESULTS.md from the stored results
  *
  * Archives and results are cached in ~/.cache/msgbrowse-bench (MSGBROWSE_BENCH_DIR overrides). RESULTS.md is composed
  * from the latest stored full-run result of every section (each labelled with the command and date that produced
@@ -29,14 +30,15 @@ type Section = (typeof SECTIONS)[number];
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const noWrite = argv.includes('--no-write');
+const reportOnly = argv.includes('--report-only');
 const onlyArg = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
 for (const a of argv) {
-  if (a.startsWith('--') && !['--quick', '--only', '--no-write'].includes(a)) {
+  if (a.startsWith('--') && !['--quick', '--only', '--no-write', '--report-only'].includes(a)) {
     console.error(`unknown option ${a}; use --quick, --only ${SECTIONS.join('|')}, --no-write`);
     process.exit(2);
   }
 }
-const only = onlyArg ? (onlyArg.split(',') as Section[]) : [...SECTIONS];
+const only = reportOnly ? [] : onlyArg ? (onlyArg.split(',') as Section[]) : [...SECTIONS];
 for (const s of only) {
   if (!SECTIONS.includes(s)) {
     console.error(`unknown section ${s}; use one of ${SECTIONS.join(', ')}`);

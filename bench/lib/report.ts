@@ -2,7 +2,7 @@
 import type { ArchiveSectionResult } from '../sections/archive';
 import { archiveTables } from '../sections/archive';
 import type { ColdResult } from '../sections/cold';
-import { coldTables } from '../sections/cold';
+import { coldTables, groupRuns } from '../sections/cold';
 import type { E2eResult } from '../sections/e2e';
 import { e2eTable } from '../sections/e2e';
 import type { ResponsiveResult } from '../sections/responsive';
@@ -122,15 +122,22 @@ function verdicts(r: ReportInput): Verdict[] {
   );
   const cold = r.cold.find((c) => c.result.archive === 'm1m_e768')?.result;
   if (cold) {
-    const worst = Math.max(...cold.lib.map((x) => x.totalMs));
-    const cliWorst = Math.max(...cold.cli.filter((x) => x.mode === 'keyword').map((x) => x.totalMs));
+    const lib = groupRuns(cold.lib, (x) => x.key);
+    const cliRuns = groupRuns(cold.cli.filter((x) => x.mode === 'keyword'), (x) => x.query);
+    const worst = Math.max(...lib.map((g) => g.median.totalMs));
+    const cliWorst = Math.max(...cliRuns.map((g) => g.median.totalMs));
     out.push({
       issue: '5',
       target: 'an archive of 4.6 GB opens and answers its first keyword query in < 1 s',
-      verdict: worst < 1000 ? (cliWorst < 1000 ? 'met (library and CLI)' : `met in the library; the CLI from spawn takes ${ms(cliWorst)} ms`) : `missed: ${ms(worst)} ms`,
+      verdict:
+        worst < 1000
+          ? cliWorst < 1000
+            ? 'met (library and CLI)'
+            : `met in the library (engine init + open + query); the CLI from process spawn takes ${ms(cliWorst)} ms for the worst query`
+          : `missed: ${ms(worst)} ms for the worst query (median of ${lib[0]?.totals.length ?? 0} cold runs)`,
       numbers:
-        cold.lib.map((x) => `${x.label}: ${ms(x.totalMs)} ms (init ${ms(x.initMs)} + open ${ms(x.openMs)} + query ${ms(x.firstMs)})`).join('; ') +
-        `; CLI spawn → first answer: ${cold.cli.filter((x) => x.mode === 'keyword').map((x) => `${ms(x.totalMs)} ms ("${x.query}")`).join(', ')}`,
+        lib.map((g) => `${g.median.label}: median ${ms(g.median.totalMs)} ms (init ${ms(g.median.initMs)} + open ${ms(g.median.openMs)} + query ${ms(g.median.firstMs)}; runs ${g.totals.map(ms).join(', ')})`).join('; ') +
+        `; CLI spawn → first answer: ${cliRuns.map((g) => `"${g.key}" median ${ms(g.median.totalMs)} ms (runs ${g.totals.map(ms).join(', ')})`).join(', ')}`,
     });
   } else out.push({ issue: '5', target: 'a 4.6 GB archive opens and answers its first keyword query in < 1 s', verdict: 'not run', numbers: '' });
   const resp = r.responsive.find((x) => x.result.vectors >= 900_000)?.result ?? r.responsive[0]?.result;
