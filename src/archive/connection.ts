@@ -56,6 +56,15 @@ export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: 
   }
 }
 
+/** Every row of `query`, each read by `read` (typed access by column position). */
+export function mapRows<T>(sql: Sql, query: string, params: readonly Param[], read: (c: Columns) => T): T[] {
+  const out: T[] = [];
+  scanRows(sql, query, params, (c) => {
+    out.push(read(c));
+  });
+  return out;
+}
+
 export type OpenMode = 'wal' | 'immutable';
 
 /** Attempts per run; backoff 1, 2, 4 … 64 ms between them (≈ 0.25 s in the worst case). */

@@ -19,8 +19,9 @@ export interface ArchiveIdentity {
 
 export function stamp(file: string): FileStamp | null {
   try {
-    const s = fs.statSync(file, { bigint: true });
-    return { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
+    // throwIfNoEntry: a missing -wal is the common case, and building the ENOENT error costs more than the stat.
+    const s = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+    return s ? { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs } : null;
   } catch {
     return null;
   }

@@ -1,8 +1,8 @@
 /** Attachment gallery: kinds image/file/video, filters, newest first (ts_unix DESC, id DESC), limit+1 → hasMore. */
-import type { Param, Sql } from '../connection';
+import { mapRows, type Param, type Sql } from '../connection';
 import { exprs, type SchemaInfo } from '../schema';
 import { ATTACHMENT_KINDS, type AttachmentOptions, type AttachmentRow } from '../types';
-import { attachmentColumns, attachmentFrom, hasValue, jsonList, positiveLimit, toAttachment } from './rows';
+import { attachmentColumns, attachmentFrom, hasValue, jsonList, positiveLimit, readAttachment } from './rows';
 
 export function attachments(
   sql: Sql,
@@ -30,13 +30,13 @@ export function attachments(
     where.push(`${e.attTs} <= ?`);
     params.push(opts.endUnix);
   }
-  const rows = sql
-    .all(
-      `SELECT ${attachmentColumns(schema)} FROM ${attachmentFrom(schema)}
-       WHERE ${where.join(' AND ')}
-       ORDER BY ${e.attTs} DESC, a.id DESC LIMIT ?`,
-      [...params, limit + 1],
-    )
-    .map(toAttachment);
+  const rows = mapRows(
+    sql,
+    `SELECT ${attachmentColumns(schema)} FROM ${attachmentFrom(schema)}
+     WHERE ${where.join(' AND ')}
+     ORDER BY ${e.attTs} DESC, a.id DESC LIMIT ?`,
+    [...params, limit + 1],
+    readAttachment,
+  );
   return { items: rows.slice(0, limit), hasMore: rows.length > limit };
 }

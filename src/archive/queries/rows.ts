@@ -1,6 +1,6 @@
 /** Row → contract-object mappers and small SQL helpers shared by the query families. */
 import type { SqlValue } from '@sqlite.org/sqlite-wasm';
-import type { Row } from '../connection';
+import type { Columns } from '../connection';
 import { ArchiveError } from '../errors';
 import { exprs, type SchemaInfo } from '../schema';
 import type { AttachmentRow, MessageRow } from '../types';
@@ -27,31 +27,34 @@ export function positiveLimit(limit: number, what = 'limit'): number {
   return Math.floor(limit);
 }
 
-/** SELECT list for a MessageRow (aliases m messages, c conversations). */
+/**
+ * SELECT list for a MessageRow (aliases m messages, c conversations). {@link readMessage} reads it
+ * by position: the fields of {@link readMessageBase} are columns 0–8, body 9, seq 10.
+ */
 export function messageColumns(schema: SchemaInfo): string {
   const e = exprs(schema);
   return `m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
-    ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.body AS body,
-    m.is_system AS is_system, m.seq AS seq`;
+    ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.is_system AS is_system,
+    m.body AS body, m.seq AS seq`;
 }
 
-/** The message fields every hit carries (columns named as in {@link messageColumns}). */
-export function toMessageBase(r: Row): Omit<MessageRow, 'body' | 'seq'> {
+/** The message fields every hit carries: columns 0–8 in the order of {@link messageColumns}. */
+export function readMessageBase(c: Columns): Omit<MessageRow, 'body' | 'seq'> {
   return {
-    id: num(r.id),
-    hash: str(r.hash),
-    conversationId: num(r.conversation_id),
-    conversation: str(r.conversation),
-    source: str(r.source),
-    sender: str(r.sender),
-    ts: str(r.ts),
-    tsUnix: num(r.ts_unix),
-    isSystem: num(r.is_system) !== 0,
+    id: c.num(0),
+    hash: c.text(1),
+    conversationId: c.num(2),
+    conversation: c.text(3),
+    source: c.text(4),
+    sender: c.text(5),
+    ts: c.text(6),
+    tsUnix: c.num(7),
+    isSystem: c.num(8) !== 0,
   };
 }
 
-export function toMessage(r: Row): MessageRow {
-  return { ...toMessageBase(r), body: str(r.body), seq: num(r.seq) };
+export function readMessage(c: Columns): MessageRow {
+  return { ...readMessageBase(c), body: c.text(9), seq: c.num(10) };
 }
 
 /** FROM clause for attachments with conversation + message joins (alias a, m, c). */
@@ -60,6 +63,7 @@ export function attachmentFrom(schema: SchemaInfo): string {
   return `attachments a JOIN messages m ON m.id = a.message_id JOIN conversations c ON c.id = ${e.attConv}`;
 }
 
+/** SELECT list for an AttachmentRow, read by position by {@link readAttachment}. */
 export function attachmentColumns(schema: SchemaInfo): string {
   const e = exprs(schema);
   return `a.id AS id, a.message_id AS message_id, ${e.attConv} AS conversation_id, c.name AS conversation,
@@ -67,19 +71,34 @@ export function attachmentColumns(schema: SchemaInfo): string {
     m.ts AS ts, ${e.attTs} AS ts_unix`;
 }
 
-export function toAttachment(r: Row): AttachmentRow {
+export function readAttachment(c: Columns): AttachmentRow {
   return {
-    id: num(r.id),
-    messageId: num(r.message_id),
-    conversationId: num(r.conversation_id),
-    conversation: str(r.conversation),
-    source: str(r.source),
-    kind: str(r.kind),
-    relPath: str(r.rel_path),
-    originalName: str(r.original_name),
-    ts: str(r.ts),
-    tsUnix: num(r.ts_unix),
+    id: c.num(0),
+    messageId: c.num(1),
+    conversationId: c.num(2),
+    conversation: c.text(3),
+    source: c.text(4),
+    kind: c.text(5),
+    relPath: c.text(6),
+    originalName: c.text(7),
+    ts: c.text(8),
+    tsUnix: c.num(9),
   };
+}
+
+const statements = new WeakMap<SchemaInfo, Map<string, string>>();
+
+/**
+ * The statement text for `schema` and a query `shape` (which optional clauses it has), built once:
+ * hot calls then reuse one flat string as the statement-cache key instead of re-concatenating and
+ * re-hashing ~1 kB of SQL per call.
+ */
+export function statement(schema: SchemaInfo, shape: string, build: () => string): string {
+  let byShape = statements.get(schema);
+  if (!byShape) statements.set(schema, (byShape = new Map()));
+  let text = byShape.get(shape);
+  if (text === undefined) byShape.set(shape, (text = build()));
+  return text;
 }
 
 /** A JSON array parameter for `IN (SELECT value FROM json_each(?))` (one cached statement for any list size). */

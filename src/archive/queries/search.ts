@@ -2,11 +2,11 @@
  * Keyword search: msgbrowse's SearchMessages (FTS5 MATCH over buildFTSQuery, snippet with U+0002 /
  * U+0003 markers, bm25 rank) with every filter, ties broken by message id.
  */
-import type { Param, Sql } from '../connection';
+import { mapRows, type Param, type Sql } from '../connection';
 import { buildFtsQuery } from '../fts-query';
 import { exprs, type SchemaInfo } from '../schema';
 import type { KeywordHit, KeywordSearchOptions, MessageFilter } from '../types';
-import { hasValue, num, positiveLimit, str, toMessageBase } from './rows';
+import { hasValue, positiveLimit, readMessageBase, statement } from './rows';
 
 /** WHERE fragments (aliases m, c) for the common message filters. */
 export function messageFilterSql(schema: SchemaInfo, f: MessageFilter): { where: string[]; params: Param[] } {
@@ -46,30 +46,35 @@ export function keywordSearchSql(
   const match = buildFtsQuery(opts.query);
   if (match === '') return undefined;
   const limit = positiveLimit(opts.limit);
-  const e = exprs(schema);
   const f = messageFilterSql(schema, opts);
-  const sql = `SELECT m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
-    ${e.msgSource} AS source, m.sender AS sender, m.is_system AS is_system, m.ts AS ts, m.ts_unix AS ts_unix,
+  const sql = statement(schema, `keyword:${f.where.join(' AND ')}`, () => keywordSql(schema, f.where));
+  return { sql, params: [match, ...f.params, limit] };
+}
+
+function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
+  const e = exprs(schema);
+  // Columns 0–8 as in messageColumns (read by readMessageBase), then 9–12 for the hit.
+  return `SELECT m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
+    ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.is_system AS is_system,
     snippet(messages_fts, 0, char(2), char(3), '…', 12) AS snippet, rank AS rank,
     EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id) AS has_att,
     EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id) AS has_link
   FROM messages_fts
   JOIN messages m ON m.id = messages_fts.rowid
   JOIN conversations c ON c.id = m.conversation_id
-  WHERE messages_fts MATCH ?${f.where.map((w) => ` AND ${w}`).join('')}
+  WHERE messages_fts MATCH ?${where.map((w) => ` AND ${w}`).join('')}
   ORDER BY rank, m.id
   LIMIT ?`;
-  return { sql, params: [match, ...f.params, limit] };
 }
 
 export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchOptions): KeywordHit[] {
   const q = keywordSearchSql(schema, opts);
   if (!q) return [];
-  return sql.all(q.sql, q.params).map((r) => ({
-    ...toMessageBase(r),
-    snippet: str(r.snippet),
-    rank: num(r.rank),
-    hasAttachment: num(r.has_att) !== 0,
-    hasLink: num(r.has_link) !== 0,
+  return mapRows(sql, q.sql, q.params, (c) => ({
+    ...readMessageBase(c),
+    snippet: c.text(9),
+    rank: c.num(10),
+    hasAttachment: c.num(11) !== 0,
+    hasLink: c.num(12) !== 0,
   }));
 }

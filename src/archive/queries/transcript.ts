@@ -1,8 +1,8 @@
 /** Chronological transcript pages with keyset pagination over (ts_unix, id). */
-import type { Param, Sql } from '../connection';
+import { mapRows, type Param, type Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
 import type { TranscriptOptions, TranscriptPage } from '../types';
-import { messageColumns, positiveLimit, toMessage } from './rows';
+import { messageColumns, positiveLimit, readMessage, statement } from './rows';
 
 export function transcript(sql: Sql, schema: SchemaInfo, opts: TranscriptOptions): TranscriptPage {
   const limit = positiveLimit(opts.limit);
@@ -27,16 +27,16 @@ export function transcript(sql: Sql, schema: SchemaInfo, opts: TranscriptOptions
   // Paging backwards (only `before`): newest-first from the cursor, then reversed to chronological.
   const backwards = opts.before !== undefined && opts.after === undefined;
   const dir = backwards ? 'DESC' : 'ASC';
-  const rows = sql
-    .all(
-      `SELECT ${messageColumns(schema)}
-       FROM messages m JOIN conversations c ON c.id = m.conversation_id
-       WHERE ${where.join(' AND ')}
-       ORDER BY m.ts_unix ${dir}, m.id ${dir}
-       LIMIT ?`,
-      [...params, limit + 1],
-    )
-    .map(toMessage);
+  const text = statement(
+    schema,
+    `transcript:${dir}:${where.join(' AND ')}`,
+    () => `SELECT ${messageColumns(schema)}
+     FROM messages m JOIN conversations c ON c.id = m.conversation_id
+     WHERE ${where.join(' AND ')}
+     ORDER BY m.ts_unix ${dir}, m.id ${dir}
+     LIMIT ?`,
+  );
+  const rows = mapRows(sql, text, [...params, limit + 1], readMessage);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();
