@@ -60,7 +60,10 @@ function run(suite) {
         passed: n('pass'),
         failed: n('fail'),
         todo: n('todo') || 0,
-        failures: [...out.matchAll(/^\s*✖ (.+)$/gm)].map((m) => m[1]).slice(0, 10),
+        failures: [...new Set([...out.matchAll(/^\s*✖ (.+?)(?: \([\d.]+ms\))?$/gm)].map((m) => m[1]))]
+          .filter((f) => f !== 'failing tests:')
+          .slice(0, 10),
+        assertions: [...new Set([...out.matchAll(/^\s*(AssertionError \[ERR_ASSERTION\]: .+)$/gm)].map((m) => m[1]))].slice(0, 5),
       });
     });
   });
@@ -103,6 +106,7 @@ for (const r of results) {
   if (r.failures.length) {
     lines.push('Failures:');
     for (const f of r.failures) lines.push(`- ${f}`);
+    for (const a of r.assertions) lines.push(`  - ${a}`);
     lines.push('');
   }
   const figs = Object.values(figures).filter((f) => f.suite === r.name || f.suite.startsWith(`${r.name}-`));
