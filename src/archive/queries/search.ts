@@ -2,11 +2,11 @@
  * Keyword search: msgbrowse's SearchMessages (FTS5 MATCH over buildFTSQuery, snippet with U+0002 /
  * U+0003 markers, bm25 rank) with every filter, ties broken by message id.
  */
-import { mapRows, type Param, type Sql } from '../connection';
+import { type Columns, mapRows, type Param, type Sql } from '../connection';
 import { buildFtsQuery } from '../fts-query';
 import { exprs, type SchemaInfo } from '../schema';
 import type { KeywordHit, KeywordSearchOptions, MessageFilter } from '../types';
-import { hasValue, positiveLimit, readMessageBase, statement } from './rows';
+import { hasValue, positiveLimit, statement } from './rows';
 
 /** WHERE fragments (aliases m, c) for the common message filters. */
 export function messageFilterSql(schema: SchemaInfo, f: MessageFilter): { where: string[]; params: Param[] } {
@@ -53,7 +53,7 @@ export function keywordSearchSql(
 
 function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
   const e = exprs(schema);
-  // Columns 0–8 as in messageColumns (read by readMessageBase), then 9–12 for the hit.
+  // Columns 0–8 as in messageColumns, then 9–12 for the hit (read by position by readHit).
   return `SELECT m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
     ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.is_system AS is_system,
     snippet(messages_fts, 0, char(2), char(3), '…', 12) AS snippet, rank AS rank,
@@ -70,11 +70,23 @@ function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
 export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchOptions): KeywordHit[] {
   const q = keywordSearchSql(schema, opts);
   if (!q) return [];
-  return mapRows(sql, q.sql, q.params, (c) => ({
-    ...readMessageBase(c),
+  return mapRows(sql, q.sql, q.params, readHit);
+}
+
+function readHit(c: Columns): KeywordHit {
+  return {
+    id: c.num(0),
+    hash: c.text(1),
+    conversationId: c.num(2),
+    conversation: c.text(3),
+    source: c.text(4),
+    sender: c.text(5),
+    ts: c.text(6),
+    tsUnix: c.num(7),
+    isSystem: c.num(8) !== 0,
     snippet: c.text(9),
     rank: c.num(10),
     hasAttachment: c.num(11) !== 0,
     hasLink: c.num(12) !== 0,
-  }));
+  };
 }
