@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import type { Database, SqlValue } from '@sqlite.org/sqlite-wasm';
 import { ArchiveError } from './errors';
-import { type ArchiveIdentity, mayBeTorn, readIdentity, statsChanged } from './file-identity';
+import { type ArchiveIdentity, mayBeTorn, type ReaderFds, readIdentity, statsChanged } from './file-identity';
 import { StatementCache } from './statements';
 import type { Engine } from './wasm-engine';
 
@@ -114,6 +114,8 @@ export class ArchiveConnection {
   /** Prepared statements of the open database (undefined while closed). */
   private stmts: StatementCache | undefined;
   private opened: ArchiveIdentity | undefined;
+  /** The fds the VFS holds for the open db and -wal (for the cheap post-read check). */
+  private fds: ReaderFds | undefined;
   private openMode: OpenMode | undefined;
   private closed = false;
   /** Times the connection was (re)opened, for diagnostics and tests. */
@@ -183,6 +185,7 @@ export class ArchiveConnection {
     this.db = db;
     this.stmts = new StatementCache(this.engine.sqlite3, db);
     this.opened = identity;
+    this.fds = this.engine.vfs.fdsOf(Number(db.pointer));
     this.opens++;
     return db;
   }
@@ -199,6 +202,7 @@ export class ArchiveConnection {
     }
     this.db = undefined;
     this.opened = undefined;
+    this.fds = undefined;
   }
 
   /** Close and forget the current connection; the next run reopens. */
@@ -267,7 +271,7 @@ export class ArchiveConnection {
             }
           }
         }
-        if (mayBeTorn(base, this.path) && attempt < MAX_ATTEMPTS - 1) {
+        if (mayBeTorn(base, this.path, this.fds) && attempt < MAX_ATTEMPTS - 1) {
           lastErr = undefined;
           continue;
         }

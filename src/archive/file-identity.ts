@@ -27,6 +27,16 @@ export function stamp(file: string): FileStamp | null {
   }
 }
 
+/** The stamp of an open file (null when fstat fails). */
+export function fdStamp(fd: number): FileStamp | null {
+  try {
+    const s = fs.fstatSync(fd, { bigint: true });
+    return { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
+  } catch {
+    return null;
+  }
+}
+
 export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
   if (a === null || b === null) return a === b;
   return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
@@ -36,13 +46,21 @@ export function readWalHeader(walPath: string): string {
   let fd: number | undefined;
   try {
     fd = fs.openSync(walPath, fs.constants.O_RDONLY);
+    return readHeaderFd(fd);
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function readHeaderFd(fd: number): string {
+  try {
     const buf = Buffer.alloc(32);
     const n = fs.readSync(fd, buf, 0, 32, 0);
     return n === 32 ? buf.toString('hex') : '';
   } catch {
     return '';
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
@@ -57,22 +75,34 @@ export function statsChanged(base: ArchiveIdentity, dbPath: string): boolean {
   return !sameStamp(base.db, stamp(dbPath)) || !sameStamp(base.wal, stamp(`${dbPath}-wal`));
 }
 
+/** The fds the reader holds for the db and its `-wal` (see ReadonlyVfs.fdsOf); a number means "check this file". */
+export interface ReaderFds {
+  db: number | null | undefined;
+  wal: number | null | undefined;
+}
+
 /**
  * Could a reader that opened at `base` have read a mixture of states? True when the database file
  * changed (a checkpoint wrote pages), the `-wal` was replaced, shrank or restarted (new header).
  * Frames merely appended to `-wal` are invisible to that reader and harmless.
+ *
+ * With `fds`, the files the reader actually holds are fstat'ed (and the header read through them)
+ * instead of stat'ing the paths: cheaper, and exact — a file replaced at its path after the open
+ * is not what the reader read (the next call's {@link statsChanged} reopens on it).
  */
-export function mayBeTorn(base: ArchiveIdentity, dbPath: string): boolean {
-  if (!sameStamp(base.db, stamp(dbPath))) return true;
+export function mayBeTorn(base: ArchiveIdentity, dbPath: string, fds?: ReaderFds): boolean {
+  const db = typeof fds?.db === 'number' ? fdStamp(fds.db) : stamp(dbPath);
+  if (!sameStamp(base.db, db)) return true;
+  if (base.wal === null) return false; // a -wal created later: its frames are invisible to this reader
+  const walFd = fds?.wal;
   const walPath = `${dbPath}-wal`;
-  const wal = stamp(walPath);
+  const wal = typeof walFd === 'number' ? fdStamp(walFd) : stamp(walPath);
   if (sameStamp(base.wal, wal)) return false;
-  if (base.wal === null) return false; // a new -wal: its frames are invisible to this reader
   if (wal === null) return true;
   // The reader opened on a WAL without a header (empty): it used no frames, only db pages.
   if (base.walHeader === '') return false;
   if (wal.ino !== base.wal.ino || wal.size < base.wal.size) return true;
-  return readWalHeader(walPath) !== base.walHeader;
+  return (typeof walFd === 'number' ? readHeaderFd(walFd) : readWalHeader(walPath)) !== base.walHeader;
 }
 
 export function fingerprint(id: ArchiveIdentity): string {

@@ -41,6 +41,11 @@ export interface ReadonlyVfs {
    * 64-bit `offset` into the WASM heap, xClose. Returns the bytes and the SQLite result code.
    */
   probeRead(file: string, offset: bigint, n: number): { rc: number; bytes: Uint8Array };
+  /**
+   * The fds this VFS holds for a connection's main database and its `-wal` (null: a `-wal` that did
+   * not exist when SQLite opened it; undefined: not opened through this VFS, e.g. no WAL in use).
+   */
+  fdsOf(dbPointer: number): { db: number | null | undefined; wal: number | null | undefined };
 }
 
 /* The sqlite-wasm typings of the struct/wasm helpers are loose; this is the narrow surface we use. */
@@ -65,6 +70,8 @@ interface StructCtor {
 }
 interface Wasm {
   heap8u(): Uint8Array;
+  peek32(p: number): number;
+  exports: { sqlite3_file_control(db: number, zDbName: number, op: number, pArg: number): number };
   poke32(p: number, v: number): unknown;
   poke64(p: number, v: bigint): unknown;
   cstrToJs(p: number): string | null;
@@ -286,8 +293,26 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
     }
   };
 
+  const SQLITE_FCNTL_FILE_POINTER = 7;
+  const SQLITE_FCNTL_JOURNAL_POINTER = 28;
+  const fdsOf = (dbPointer: number): { db: number | null | undefined; wal: number | null | undefined } => {
+    const pOut = wasm.alloc(8);
+    try {
+      // zDbName NULL = "main"; both opcodes are answered by SQLite itself (the pager's file objects).
+      const fileOf = (op: number): number | null | undefined => {
+        wasm.poke32(pOut, 0);
+        if (wasm.exports.sqlite3_file_control(dbPointer, 0, op, pOut) !== SQLITE_OK) return undefined;
+        return files.get(wasm.peek32(pOut))?.fd;
+      };
+      return { db: fileOf(SQLITE_FCNTL_FILE_POINTER), wal: fileOf(SQLITE_FCNTL_JOURNAL_POINTER) };
+    } finally {
+      wasm.dealloc(pOut);
+    }
+  };
+
   installed = {
     probeRead,
+    fdsOf,
     walName: WAL_VFS,
     immutableName: IMMUTABLE_VFS,
     openFiles: () => files.size,
