@@ -18,13 +18,15 @@ import { type ArchiveIdentity, mayBeTorn, type ReaderFds, readIdentity, statsCha
 import { StatementCache } from './statements';
 import type { Engine } from './wasm-engine';
 
+export type { SqlValue };
 export type Row = Record<string, SqlValue>;
 export type Param = string | number | bigint | null | Uint8Array;
 
 /** Column access for {@link Sql.scan} (valid only inside the callback). */
 export interface Columns {
-  /** Integer/real column as a JS number (exact up to 2^53). */
+  /** Integer/real column as a JS number (exact up to 2^53; NULL is 0). */
   num(i: number): number;
+  /** Text of the column, as SQLite converts it (NULL is ''). */
   text(i: number): string;
   /** A view of the blob (null for SQL NULL); copy it before the callback returns. */
   blob(i: number): Uint8Array | null;
@@ -43,6 +45,11 @@ export interface Sql {
   value(sql: string, params?: readonly Param[]): SqlValue | undefined;
 }
 
+function str(v: SqlValue | undefined): string {
+  if (v === null || v === undefined) return '';
+  return v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v);
+}
+
 /** `sql.scan` when the adapter has it, else the same over `sql.all` rows. */
 export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: (c: Columns) => void): void {
   if (sql.scan) return sql.scan(query, params, fn);
@@ -50,7 +57,7 @@ export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: 
     const v = Object.values(r);
     fn({
       num: (i) => Number(v[i] ?? 0),
-      text: (i) => (v[i] == null ? '' : String(v[i])),
+      text: (i) => str(v[i]),
       blob: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : null),
     });
   }
