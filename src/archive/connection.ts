@@ -77,6 +77,8 @@ export type OpenMode = 'wal' | 'immutable';
 /** Attempts per run; backoff 1, 2, 4 … 64 ms between them (≈ 0.25 s in the worst case). */
 const MAX_ATTEMPTS = 10;
 const MAX_BACKOFF_MS = 64;
+/** Consecutive identical failures on unchanged files before the archive is reported damaged. */
+const DAMAGED_AFTER = 3;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function sleepMs(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
@@ -249,8 +251,19 @@ export class ArchiveConnection {
    */
   run<T>(fn: (sql: Sql) => T): T {
     let lastErr: unknown;
+    // Files as they were at the first failure: the same error on unchanged files is damage, not a writer.
+    let failedOn: ArchiveIdentity | undefined;
+    let sameFailures = 0;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) {
+        if (lastErr !== undefined && isDamage(lastErr)) {
+          if (failedOn && !statsChanged(failedOn, this.path)) {
+            if (++sameFailures >= DAMAGED_AFTER) throw damaged(this.path, lastErr);
+          } else {
+            failedOn = readIdentity(this.path);
+            sameFailures = 0;
+          }
+        }
         this.retries++;
         this.drop();
         sleepMs(Math.min(2 ** (attempt - 1), MAX_BACKOFF_MS));
@@ -306,6 +319,24 @@ export function toArchiveError(path: string, e: unknown): ArchiveError {
   const rc = sqliteCode(e);
   if (rc === SQLITE_INTERRUPT) return new ArchiveError('query_failed', `Reading ${path} was interrupted.`, path);
   return new ArchiveError('query_failed', `Reading ${path} failed: ${msg}`, path);
+}
+
+function isDamage(e: unknown): boolean {
+  const primary = (sqliteCode(e) ?? 0) & 0xff;
+  return primary === SQLITE_CORRUPT || primary === SQLITE_NOTADB;
+}
+
+/** The same SQLite error on files that did not change: the archive itself is damaged. */
+function damaged(path: string, e: unknown): ArchiveError {
+  const detail = e instanceof Error ? e.message : String(e);
+  const where = /fts5|messages_fts/i.test(detail)
+    ? "msgbrowse's full-text index (messages_fts) is damaged: keyword search cannot work, other tools still can"
+    : 'part of the file is damaged';
+  return new ArchiveError(
+    'corrupt',
+    `The archive ${path} is damaged (${detail}); ${where}. The file did not change between attempts, so this is not an import in progress. Check it with \`msgbrowse doctor\` or restore a backup (msgbrowse keeps snapshots in <data dir>/backups).`,
+    path,
+  );
 }
 
 function transientFailure(path: string, e: unknown): ArchiveError {

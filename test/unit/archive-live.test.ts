@@ -237,20 +237,28 @@ describe('retries', () => {
     }
   });
 
-  it('persistent corruption ends with a clear ArchiveError instead of looping', async () => {
+  it('persistent corruption on unchanged files ends quickly with a clear "damaged" ArchiveError', async () => {
     const dir = path.join(tmp, 'retry');
     let armed = false;
+    let attempts = 0;
     const a = await openArchive(dir, {
       onAttempt: () => {
-        if (armed) throw Object.assign(new Error('database disk image is malformed'), { resultCode: 11 });
+        if (!armed) return;
+        attempts++;
+        throw Object.assign(new Error('database disk image is malformed'), { resultCode: 11 });
       },
     });
     try {
       armed = true;
       assert.throws(
         () => a.listConversations(),
-        (e: unknown) => e instanceof Error && e.name === 'ArchiveError' && (e as { code?: string }).code === 'corrupt' && /consistent read/.test(e.message),
+        (e: unknown) =>
+          e instanceof Error &&
+          e.name === 'ArchiveError' &&
+          (e as { code?: string }).code === 'corrupt' &&
+          /is damaged \(database disk image is malformed\).*did not change between attempts.*msgbrowse doctor/.test(e.message),
       );
+      assert.ok(attempts >= 3 && attempts <= 5, `gave up after ${attempts} attempts on unchanged files`);
       armed = false;
       assert.equal(a.listConversations().length, 1, 'usable again afterwards');
     } finally {
