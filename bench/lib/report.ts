@@ -44,7 +44,7 @@ function verdicts(r: ReportInput): Verdict[] {
     out.push({
       issue: '2',
       target: 'open a 1M-message archive in < 100 ms',
-      verdict: open < 100 ? (open + init < 100 ? 'met' : 'met for the open; not counting the once-per-process WASM engine init') : `missed by ${ms(open - 100)} ms`,
+      verdict: open < 100 ? (open + init < 100 ? 'met' : `met for the open itself; missed by ${ms(open + init - 100)} ms if the once-per-process WASM engine init is counted`) : `missed by ${ms(open - 100)} ms`,
       numbers: `open ${ms(open)} ms in a fresh process with the file evicted from the page cache (warm reopen ${ms(m1m.ours.warmOpenMs)} ms); WASM engine init (once per process) ${ms(init)} ms`,
     });
     const added = Math.min(...m1m.ours.addedRss);
@@ -132,7 +132,7 @@ function verdicts(r: ReportInput): Verdict[] {
       verdict:
         worst < 1000
           ? cliWorst < 1000
-            ? 'met (library and CLI)'
+            ? `met (library and CLI, median of ${lib[0]?.totals.length ?? 0} cold runs each; ${[...lib, ...cliRuns].flatMap((g) => g.totals).filter((t) => t >= 1000).length} single runs went over 1 s)`
             : `met in the library (engine init + open + query); the CLI from process spawn takes ${ms(cliWorst)} ms for the worst query`
           : `missed: ${ms(worst)} ms for the worst query (median of ${lib[0]?.totals.length ?? 0} cold runs)`,
       numbers:
