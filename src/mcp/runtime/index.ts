@@ -1,7 +1,6 @@
 export { createRuntime, inThreadOpener, workerOpener } from './runtime';
 export { defaultCacheDir, isBesideArchive, CACHE_DIR_NAME } from './cache-dir';
 export { defaultVectorIndexBuilder } from './vector-builder';
-export { ExactCosineIndex } from './exact-index';
 export { SharedTask, isAbortError } from './shared-task';
 export type {
   ArchiveOpener,
