@@ -17,6 +17,7 @@ import {
   writeRandomBytesFile,
   type CuratedArchive,
 } from '../fixtures';
+import { outcome } from './outcome';
 
 let dir: string;
 let curated: CuratedArchive;
@@ -35,17 +36,6 @@ after(async () => {
   await local?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-type Outcome = { ok: true; value: unknown } | { ok: false; name: string; code?: string; message: string };
-
-async function outcome(fn: () => Promise<unknown>): Promise<Outcome> {
-  try {
-    return { ok: true, value: await fn() };
-  } catch (e) {
-    const err = e as Error & { code?: string };
-    return { ok: false, name: err.name, code: err.code, message: err.message };
-  }
-}
 
 /** Argument lists per method, built from the curated archive's description. */
 function cases(): Record<ArchiveMethod, unknown[][]> {

@@ -13,6 +13,7 @@ import type { VectorFilter, VectorIndex } from '../../src/search/types';
 import { buildVectorIndex, VectorIndexError } from '../../src/search/vector';
 import { startEngineWorker, type EngineClient } from '../../src/search/worker';
 import { buildCuratedArchive, CURATED_MODELS, embedText, type CuratedArchive } from '../fixtures';
+import { outcome } from './outcome';
 
 let dir: string;
 let curated: CuratedArchive;
@@ -31,17 +32,6 @@ after(async () => {
   sync?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-type Outcome = { ok: true; value: unknown } | { ok: false; name: string; code?: string; message: string };
-
-async function outcome(fn: () => Promise<unknown>): Promise<Outcome> {
-  try {
-    return { ok: true, value: await fn() };
-  } catch (e) {
-    const err = e as Error & { code?: string };
-    return { ok: false, name: err.name, code: err.code, message: err.message };
-  }
-}
 
 function filters(): (VectorFilter | undefined)[] {
   const m = curated.marks;
