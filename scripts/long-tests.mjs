@@ -12,8 +12,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureNative } from './ensure-native.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+if (!ensureNative()) process.exit(1);
 const SUITES = [
   { name: 'fuzz', file: 'test/unit/robust-fuzz.test.ts', title: 'Fuzzing (all seven tools, fast-check)' },
   { name: 'broken-archives', file: 'test/unit/robust-broken-archives.test.ts', title: 'Broken archives' },

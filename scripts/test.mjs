@@ -3,17 +3,31 @@
 //   1. type-check (tsc --noEmit)      2. production bundles (esbuild)
 //   3. unit + protocol tests (node:test)
 //   4. the official MCP Inspector (CLI mode) as an independent client of the built server
-//   5. integration tests inside a real VS Code extension host (installs the offline host on first run)
+//   5. the CLI's protocol tests again under Node 22 and Node 24 (the README claims Node 20+)
+//   6. integration tests inside a real VS Code extension host (installs the offline host on first run)
 // Ends with one line `N passed, N failed` over all suites. `--unit` runs steps 1–3 only.
+//
+// Under CI=true the offline test host is installed cold on every run — a fresh directory and a fresh npm cache — so a
+// cached host can never hide a broken install step (about 3 minutes). Elsewhere it is cached in
+// ${MSGBROWSE_TEST_HOST_DIR:-~/.cache/msgbrowse-test-host}.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureNative } from './ensure-native.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const unitOnly = process.argv.includes('--unit');
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let failedSteps = [];
+
+/** A step that cannot run because an earlier one failed: one line, counted as a failure. */
+function blocked(title, why) {
+  console.log(`\n━━ ${title} ━━\n${why}\n── ${title}: FAILED (not run)`);
+  failedSteps.push(title);
+  totals.failed += 1;
+}
 
 function step(title, cmd, argv, { parse, env } = {}) {
   return new Promise((resolve) => {
@@ -66,6 +80,8 @@ if (!fs.existsSync(tsc)) {
   console.log('Installing dependencies (npm ci)…');
   if (spawnSync('npm', ['ci', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
 }
+// `npm start` installs with --ignore-scripts; the fixture generator and the parity tests need better-sqlite3 built.
+if (!ensureNative()) process.exit(1);
 
 await step('Type-check', tsc, ['-p', '.', '--noEmit']);
 await step('Type-check the webview script', tsc, ['-p', 'media/viewer', '--noEmit']);
@@ -77,22 +93,63 @@ await step(
   { parse: parseNodeTest, env: { CI: process.env.CI ?? '' } },
 );
 // Offline route to a real VS Code (code-server + Debian Chromium, see scripts/test-host/). Elsewhere, or with
-// VSCODE_TEST_EXECUTABLE set, @vscode/test-electron uses that executable or downloads desktop VS Code as usual.
+// VSCODE_TEST_EXECUTABLE set, @vscode/test-electron uses that executable or downloads desktop VS Code.
 const offlineHost =
   process.platform === 'linux' &&
   !process.env.VSCODE_TEST_EXECUTABLE &&
   spawnSync('sh', ['-c', 'command -v apt-get && command -v dpkg-query'], { stdio: 'ignore' }).status === 0;
 
 if (!unitOnly) {
-  if (offlineHost) {
-    await step('Install the offline VS Code test host (first run only)', 'bash', ['scripts/test-host/setup.sh']);
+  const hostEnv = {};
+  let freshHostDir;
+  if (process.env.CI === 'true' && !process.env.MSGBROWSE_TEST_HOST_DIR && offlineHost) {
+    freshHostDir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgbrowse-test-host-cold-'));
+    Object.assign(hostEnv, { MSGBROWSE_TEST_HOST_DIR: freshHostDir, MSGBROWSE_TEST_HOST_FRESH_NPM_CACHE: '1' });
+    console.log(`\nCI: installing the offline test host cold into ${freshHostDir} (fresh npm cache)`);
   }
+  if (!offlineHost && !process.env.VSCODE_TEST_EXECUTABLE) hostEnv.MSGBROWSE_TEST_VSCODE = 'download';
+  const hostDir = hostEnv.MSGBROWSE_TEST_HOST_DIR || process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
+  const hostReady = offlineHost
+    ? await step('Install the offline VS Code test host (first run only; every run under CI)', 'bash', ['scripts/test-host/setup.sh'], { env: hostEnv })
+    : true;
   await step('Independent client: the official MCP Inspector (CLI mode) against dist/cli.js', 'node', ['scripts/test-inspector.mjs'], {
     parse: parsePlain,
+    env: freshHostDir ? { ...hostEnv, npm_config_cache: path.join(freshHostDir, 'npm-cache') } : hostEnv,
   });
-  await step('Integration tests in a real VS Code extension host', 'node', ['scripts/test-integration.mjs'], {
-    parse: parsePlain,
-  });
+  const cliTests = ['test/unit/cli-stdio.test.ts', 'test/unit/cli-http.test.ts'];
+  const nodes = offlineHost && hostReady ? readHostEnv(hostDir) : {};
+  for (const major of ['22', '24']) {
+    const title = `CLI protocol tests with the CLI under Node ${major}`;
+    const bin = nodes[`NODE${major}`];
+    if (!offlineHost) {
+      console.log(`\n(${title}: skipped off the offline route; run them with MSGBROWSE_CLI_NODE=<node ${major}> node --import tsx --test ${cliTests.join(' ')})`);
+    } else if (!bin || !fs.existsSync(bin)) {
+      blocked(title, `Node ${major} is missing from ${hostDir}/host.env: the test host install failed above (bash scripts/test-host/setup.sh installs it).`);
+    } else {
+      await step(title, 'node', ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...cliTests], {
+        parse: parseNodeTest,
+        env: { MSGBROWSE_CLI_NODE: bin },
+      });
+    }
+  }
+  const integration = 'Integration tests in a real VS Code extension host';
+  if (hostReady) await step(integration, 'node', ['scripts/test-integration.mjs'], { parse: parsePlain, env: hostEnv });
+  else blocked(integration, `The offline VS Code test host is not installed (see the install step above); fix it, then run: bash scripts/test-host/setup.sh`);
+  if (freshHostDir) fs.rmSync(freshHostDir, { recursive: true, force: true });
+}
+
+/** KEY=value lines of the test host's host.env (written by scripts/test-host/setup.sh). */
+function readHostEnv(dir) {
+  try {
+    return Object.fromEntries(
+      fs.readFileSync(path.join(dir, 'host.env'), 'utf8').split('\n').flatMap((l) => {
+        const m = /^([A-Z0-9_]+)=(.*)$/.exec(l.trim());
+        return m ? [[m[1], m[2]]] : [];
+      }),
+    );
+  } catch {
+    return {};
+  }
 }
 
 console.log(`\n${failedSteps.length ? `Failed steps: ${failedSteps.join(', ')}` : 'All steps passed.'}`);

@@ -1,8 +1,10 @@
 /**
  * Runs the integration suite inside a real VS Code extension host with @vscode/test-electron's runTests().
  * Here (offline) the host is code-server driven by Chromium through scripts/test-host/code-server-test-host.mjs
- * (VSCODE_TEST_EXECUTABLE, or found automatically once scripts/test-host/setup.sh has run); elsewhere runTests
- * downloads desktop VS Code as usual. Never skips: no host → the run fails. Ends with the line `N passed, N failed`.
+ * (VSCODE_TEST_EXECUTABLE, or found automatically once scripts/test-host/setup.sh has run). Only with
+ * MSGBROWSE_TEST_VSCODE=download (what `npm test` sets off the offline route, e.g. on macOS) does runTests download
+ * desktop VS Code. Never skips: no host → one line saying what is missing and how to install it, and the run fails.
+ * Ends with the line `N passed, N failed`.
  *
  *   node --import tsx test/integration/runTest.ts      (after `node esbuild.js` and `node scripts/build-integration.js`)
  */
@@ -15,11 +17,21 @@ import { prepare } from './prepare';
 
 const repo = path.resolve(__dirname, '..', '..');
 
-function hostExecutable(): string | undefined {
-  if (process.env.VSCODE_TEST_EXECUTABLE) return path.resolve(process.env.VSCODE_TEST_EXECUTABLE);
+/** The host to run in: an executable, `download` (desktop VS Code through @vscode/test-electron), or why there is none. */
+function hostExecutable(): { exe?: string; missing?: string } {
+  if (process.env.VSCODE_TEST_EXECUTABLE) {
+    const exe = path.resolve(process.env.VSCODE_TEST_EXECUTABLE);
+    return fs.existsSync(exe) ? { exe } : { missing: `VSCODE_TEST_EXECUTABLE=${exe} does not exist` };
+  }
+  if (process.env.MSGBROWSE_TEST_VSCODE === 'download') return {};
   const hostDir = process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
-  if (fs.existsSync(path.join(hostDir, 'host.env'))) return path.join(repo, 'scripts', 'test-host', 'code-server-test-host.mjs');
-  return undefined;
+  if (fs.existsSync(path.join(hostDir, 'host.env'))) return { exe: path.join(repo, 'scripts', 'test-host', 'code-server-test-host.mjs') };
+  return {
+    missing:
+      `the offline VS Code test host is not installed (no ${path.join(hostDir, 'host.env')}); install it with ` +
+      '`bash scripts/test-host/setup.sh` (`npm test` runs it on Linux with apt-get), or set VSCODE_TEST_EXECUTABLE, ' +
+      'or MSGBROWSE_TEST_VSCODE=download to let @vscode/test-electron download desktop VS Code',
+  };
 }
 
 async function main(): Promise<number> {
@@ -31,6 +43,13 @@ async function main(): Promise<number> {
       return 1;
     }
   }
+  const host = hostExecutable();
+  if (host.missing) {
+    console.error(`integration: ${host.missing}`);
+    console.log('0 passed, 1 failed');
+    return 1;
+  }
+  const exe = host.exe;
   const prepared = await prepare();
   // Run the extension from a staged copy holding only what ships (manifest, bundles, media): proves the bundles
   // need no node_modules, and a concurrent rebuild of dist/ cannot pull files from under the running host.
@@ -39,7 +58,6 @@ async function main(): Promise<number> {
     const from = path.join(repo, entry);
     if (fs.existsSync(from)) fs.cpSync(from, path.join(staged, entry), { recursive: true });
   }
-  const exe = hostExecutable();
   console.log(`integration: host ${exe ? path.relative(repo, exe) : 'downloaded by @vscode/test-electron'}; fixtures in ${prepared.root}`);
   let runError: string | undefined;
   const userData = path.join(prepared.root, 'user-data');
@@ -79,7 +97,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    console.error(`integration: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+    console.error(`integration: ${e instanceof Error ? e.message : String(e)}`);
     console.log('0 passed, 1 failed');
     process.exit(1);
   },

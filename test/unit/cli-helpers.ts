@@ -6,6 +6,13 @@ import * as path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
+/**
+ * The Node that runs the CLI under test: MSGBROWSE_CLI_NODE (npm test sets it to the Node 22 and Node 24 binaries of the
+ * test host, so the CLI is proven under every major the README claims), else the Node running the tests.
+ */
+export const CLI_NODE = process.env.MSGBROWSE_CLI_NODE || process.execPath;
+export const CLI_NODE_VERSION = spawnSync(CLI_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim() || `unknown (${CLI_NODE})`;
+
 function newestMtime(dir: string, skip: (p: string) => boolean): number {
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildCuratedArchive, cosine, decodeVector, type CuratedArchive } from '../fixtures/index';
 import { startEmbedServer, type TestEmbedServer } from './embed-test-server';
-import { cleanEnv, isolatedCli } from './cli-helpers';
+import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './cli-helpers';
 
 const TOKEN = 'cli-http-test-token-0123456789';
 const QUERY_VEC = [0.9, -0.3, 0.2, 0.4, -0.8, 0.1, 0.6, -0.5];
@@ -43,7 +43,7 @@ interface Running {
 }
 
 async function start(args: string[], env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, [cli, '--http', '--listen', '127.0.0.1:0', ...args], { cwd: tmp, env: cleanEnv(env) });
+  const child = spawn(CLI_NODE, [cli, '--http', '--listen', '127.0.0.1:0', ...args], { cwd: tmp, env: cleanEnv(env) });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const deadline = Date.now() + 20_000;
@@ -91,7 +91,7 @@ function exactTop(file: string, model: string, q: number[], k: number): number[]
   }
 }
 
-describe('CLI --http (production bundle)', () => {
+describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
   it('serves tools with the bearer token; semantic search equals exact cosine via a local embedding endpoint', async () => {
     const cacheDir = path.join(tmp, 'cache');
     const r = await start(['--archive', curated.path, '--cache-dir', cacheDir], {
@@ -160,7 +160,7 @@ describe('CLI --http (production bundle)', () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
     const port = (blocker.address() as net.AddressInfo).port;
-    const child = spawn(process.execPath, [cli, '--archive', curated.path, '--http', '--listen', `127.0.0.1:${port}`], { cwd: tmp, env: cleanEnv() });
+    const child = spawn(CLI_NODE, [cli, '--archive', curated.path, '--http', '--listen', `127.0.0.1:${port}`], { cwd: tmp, env: cleanEnv() });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { buildCuratedArchive, type CuratedArchive } from '../fixtures/index';
-import { cleanEnv, isolatedCli } from './cli-helpers';
+import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './cli-helpers';
 
 const TOOL_NAMES = [
   'list_conversations',
@@ -37,14 +37,14 @@ after(() => {
 });
 
 function run(args: string[], env: Record<string, string> = {}, input?: string) {
-  return spawnSync(process.execPath, [cli, ...args], { cwd: tmp, env: cleanEnv(env), encoding: 'utf8', input, timeout: 30_000 });
+  return spawnSync(CLI_NODE, [cli, ...args], { cwd: tmp, env: cleanEnv(env), encoding: 'utf8', input, timeout: 30_000 });
 }
 
-describe('CLI over stdio (production bundle, no node_modules reachable)', () => {
+describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${CLI_NODE_VERSION})`, () => {
   it('serves the seven tools to the SDK client and answers a keyword search with citations', async () => {
     const stderr: string[] = [];
     const transport = new StdioClientTransport({
-      command: process.execPath,
+      command: CLI_NODE,
       args: [cli, '--archive', curated.path],
       cwd: tmp,
       env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
@@ -96,7 +96,7 @@ describe('CLI over stdio (production bundle, no node_modules reachable)', () => 
   });
 
   it('ends on SIGTERM with exit code 0', async () => {
-    const child = spawn(process.execPath, [cli, '--archive', curated.path], { cwd: tmp, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(CLI_NODE, [cli, '--archive', curated.path], { cwd: tmp, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const deadline = Date.now() + 15_000;
