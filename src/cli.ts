@@ -8,9 +8,9 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { embedConfigFromEnv } from './embed/config';
 import { createMcpServer } from './mcp/index';
-import { messageLink } from './mcp/citation';
-import type { CitationFormat, LogLevel } from './mcp/context';
-import { createRuntime, defaultCacheDir, workerOpener, type Runtime } from './mcp/runtime/index';
+import { messageLink } from './core/citation';
+import type { CitationFormat, LogLevel } from './core/context';
+import { createRuntime, defaultCacheDir, workerOpener, type Runtime } from './core/index';
 import { isLoopbackHost, serveHttp, serveStdio } from './transport/index';
 import pkg from '../package.json';
 

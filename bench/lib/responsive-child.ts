@@ -10,7 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createMcpServer } from '../../src/mcp/index';
-import { createRuntime, workerOpener } from '../../src/mcp/runtime/index';
+import { createRuntime, workerOpener } from '../../src/core/index';
 import { callTool, startEmbedServer, toolText } from './mcp';
 import { npyRows, readNpy } from './npy';
 

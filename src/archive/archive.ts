@@ -1,45 +1,21 @@
 /**
- * WasmArchive: the synchronous Archive over one robust read connection. Each public method is one
- * read snapshot (ArchiveConnection.run), with the schema features re-detected whenever the
+ * WasmArchive: the synchronous Archive over one robust read connection. Each query method (declared in
+ * `methods.ts`) is one read snapshot (ArchiveConnection.run), with the schema features re-detected whenever the
  * connection had to be reopened (a re-import or migration may have changed them).
  */
 import type { ArchiveConnection, Sql } from './connection';
-import { fingerprint } from './file-identity';
-import { attachments } from './queries/media';
-import { context } from './queries/context';
-import { filterConversations, listConversations, resolveConversation } from './queries/conversations';
+import { ARCHIVE_METHODS, ARCHIVE_QUERIES, type Snapshot } from './methods';
+import { listConversations } from './queries/conversations';
 import { EmbeddingIterator, embeddingModels } from './queries/embeddings';
-import { links } from './queries/links';
-import {
-  attachmentsForMessages,
-  messageByHash,
-  messageById,
-  messagesByIds,
-  reactionsForHashes,
-} from './queries/messages';
-import { searchKeyword } from './queries/search';
 import { summaryCounts } from './queries/summary';
-import { transcript } from './queries/transcript';
 import { detectSchema, type SchemaInfo } from './schema';
-import type {
-  Archive,
-  ArchiveSummary,
-  AttachmentOptions,
-  AttachmentRow,
-  ConversationRow,
-  EmbeddingModelInfo,
-  EmbeddingRecord,
-  KeywordHit,
-  KeywordSearchOptions,
-  LinkOptions,
-  LinkRow,
-  MessageRow,
-  ReactionRow,
-  ResolveResult,
-  TranscriptOptions,
-  TranscriptPage,
-} from './types';
+import type { Archive, ArchiveQueries, EmbeddingRecord } from './types';
 
+// The query methods are installed on the prototype from the table below the class.
+// eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unsafe-declaration-merging
+export interface WasmArchive extends ArchiveQueries {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class WasmArchive implements Archive {
   /**
    * Values derived from the current connection's snapshot (schema features, the conversation
@@ -79,87 +55,20 @@ export class WasmArchive implements Archive {
     return this.conn.run((sql) => fn(sql, this.perOpen('schema', () => detectSchema(sql))));
   }
 
-  summary(): ArchiveSummary {
+  /** Runs a query of the table in one snapshot. */
+  query(run: (s: Snapshot) => unknown): unknown {
     return this.q((sql, schema) => {
-      const counts = this.perOpen('counts', () => summaryCounts(sql, this.conversations(sql, schema)));
-      const models = this.models(sql, schema);
-      return {
+      const conversations = () => this.perOpen('conversations', () => listConversations(sql, schema));
+      return run({
+        sql,
+        schema,
         path: this.path,
-        schemaVersion: schema.version,
-        ...counts,
-        sources: { ...counts.sources },
-        embeddingModels: models.map((m) => ({ ...m })),
-        fingerprint: fingerprint(this.conn.identity()),
-      };
+        conversations,
+        models: () => this.perOpen('models', () => embeddingModels(sql, schema)),
+        counts: () => this.perOpen('counts', () => summaryCounts(sql, conversations())),
+        identity: () => this.conn.identity(),
+      });
     });
-  }
-
-  /** Every conversation (resolveConversation needs them all). */
-  private conversations(sql: Sql, schema: SchemaInfo): ConversationRow[] {
-    return this.perOpen('conversations', () => listConversations(sql, schema));
-  }
-
-  private models(sql: Sql, schema: SchemaInfo): EmbeddingModelInfo[] {
-    return this.perOpen('models', () => embeddingModels(sql, schema));
-  }
-
-  listConversations(filter?: { source?: string; nameContains?: string }): ConversationRow[] {
-    return this.q((sql, s) => filterConversations(this.conversations(sql, s), filter).map((c) => ({ ...c })));
-  }
-
-  conversationById(id: number): ConversationRow | undefined {
-    return this.q((sql, s) => {
-      const c = this.conversations(sql, s).find((x) => x.id === id);
-      return c ? { ...c } : undefined;
-    });
-  }
-
-  resolveConversation(name: string, source?: string): ResolveResult {
-    return this.q((sql, s) => structuredClone(resolveConversation(this.conversations(sql, s), name, source)));
-  }
-
-  transcript(opts: TranscriptOptions): TranscriptPage {
-    return this.q((sql, s) => transcript(sql, s, opts));
-  }
-
-  searchKeyword(opts: KeywordSearchOptions): KeywordHit[] {
-    return this.q((sql, s) => searchKeyword(sql, s, opts));
-  }
-
-  context(messageId: number, window: number): MessageRow[] | undefined {
-    return this.q((sql, s) => context(sql, s, messageId, window));
-  }
-
-  attachments(opts: AttachmentOptions): { items: AttachmentRow[]; hasMore: boolean } {
-    return this.q((sql, s) => attachments(sql, s, opts));
-  }
-
-  links(opts: LinkOptions): { items: LinkRow[]; hasMore: boolean } {
-    return this.q((sql, s) => links(sql, s, opts));
-  }
-
-  messageById(id: number): MessageRow | undefined {
-    return this.q((sql, s) => messageById(sql, s, id));
-  }
-
-  messageByHash(hash: string): MessageRow | undefined {
-    return this.q((sql, s) => messageByHash(sql, s, hash));
-  }
-
-  messagesByIds(ids: number[]): MessageRow[] {
-    return this.q((sql, s) => messagesByIds(sql, s, ids));
-  }
-
-  attachmentsForMessages(ids: number[]): AttachmentRow[] {
-    return this.q((sql, s) => attachmentsForMessages(sql, s, ids));
-  }
-
-  reactionsForHashes(hashes: string[]): ReactionRow[] {
-    return this.q((sql, s) => reactionsForHashes(sql, s, hashes));
-  }
-
-  embeddingModels(): EmbeddingModelInfo[] {
-    return this.q((sql, s) => this.models(sql, s).map((m) => ({ ...m })));
   }
 
   embeddings(model: string): IterableIterator<EmbeddingRecord> {
@@ -169,4 +78,15 @@ export class WasmArchive implements Archive {
   close(): void {
     this.conn.close();
   }
+}
+
+for (const name of ARCHIVE_METHODS) {
+  const run = ARCHIVE_QUERIES[name] as (s: Snapshot, ...args: unknown[]) => unknown;
+  Object.defineProperty(WasmArchive.prototype, name, {
+    value(this: WasmArchive, ...args: unknown[]): unknown {
+      return this.query((s) => run(s, ...args));
+    },
+    writable: true,
+    configurable: true,
+  });
 }

@@ -3,28 +3,8 @@
  * on a later microtask; an already-aborted signal rejects before the query starts (a running
  * query cannot be interrupted in-thread).
  */
-import type { Archive, ArchiveQueries, AsyncArchive } from './types';
-
-type AsyncMethods = Omit<AsyncArchive, 'path' | 'close'>;
-type MethodName = keyof AsyncMethods;
-
-const METHODS: readonly MethodName[] = [
-  'summary',
-  'listConversations',
-  'conversationById',
-  'resolveConversation',
-  'transcript',
-  'searchKeyword',
-  'context',
-  'attachments',
-  'links',
-  'messageById',
-  'messageByHash',
-  'messagesByIds',
-  'attachmentsForMessages',
-  'reactionsForHashes',
-  'embeddingModels',
-];
+import { ARCHIVE_METHODS } from './methods';
+import type { Archive, AsyncArchive } from './types';
 
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
@@ -36,7 +16,7 @@ function abortError(signal: AbortSignal): Error {
 
 export function inThread(archive: Archive): AsyncArchive {
   const out: Record<string, unknown> = {};
-  for (const name of METHODS) {
+  for (const name of ARCHIVE_METHODS) {
     const method = archive[name] as (...a: unknown[]) => unknown;
     out[name] = async (...args: unknown[]): Promise<unknown> => {
       await Promise.resolve();
@@ -52,8 +32,3 @@ export function inThread(archive: Archive): AsyncArchive {
   out.close = async (): Promise<void> => archive.close();
   return out as unknown as AsyncArchive;
 }
-
-/** Compile-time check that METHODS covers every async method. */
-type Missing = Exclude<Exclude<keyof ArchiveQueries, 'embeddings'>, (typeof METHODS)[number]>;
-const _exhaustive: Missing extends never ? true : false = true;
-void _exhaustive;

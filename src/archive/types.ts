@@ -6,8 +6,9 @@
  * ordering is always by (ts_unix, id).
  */
 
+import type { ArchiveMethod, ArchiveQueryMethods } from './methods';
+
 export type Source = 'signal' | 'imessage' | 'whatsapp' | (string & {});
-export const KNOWN_SOURCES = ['signal', 'imessage', 'whatsapp'] as const;
 
 export type AttachmentKind = 'image' | 'file' | 'video';
 export const ATTACHMENT_KINDS: readonly AttachmentKind[] = ['image', 'file', 'video'];
@@ -182,29 +183,13 @@ export interface ArchiveSummary {
 }
 
 /**
- * The synchronous query surface of an open archive. Every method opens no file for writing,
- * never blocks on locks, and retries transparently across a concurrent writer's checkpoints.
+ * The synchronous query surface of an open archive (declared once, in `methods.ts`). Every method opens no file
+ * for writing, never blocks on locks, and retries transparently across a concurrent writer's checkpoints.
  */
-export interface ArchiveQueries {
-  summary(): ArchiveSummary;
-  listConversations(filter?: { source?: string; nameContains?: string }): ConversationRow[];
-  conversationById(id: number): ConversationRow | undefined;
-  resolveConversation(name: string, source?: string): ResolveResult;
-  transcript(opts: TranscriptOptions): TranscriptPage;
-  searchKeyword(opts: KeywordSearchOptions): KeywordHit[];
-  /** Up to window messages before, the target, up to window after; undefined when the id is unknown. */
-  context(messageId: number, window: number): MessageRow[] | undefined;
-  attachments(opts: AttachmentOptions): { items: AttachmentRow[]; hasMore: boolean };
-  links(opts: LinkOptions): { items: LinkRow[]; hasMore: boolean };
-  messageById(id: number): MessageRow | undefined;
-  messageByHash(hash: string): MessageRow | undefined;
-  messagesByIds(ids: number[]): MessageRow[];
-  attachmentsForMessages(ids: number[]): AttachmentRow[];
-  reactionsForHashes(hashes: string[]): ReactionRow[];
-  embeddingModels(): EmbeddingModelInfo[];
+export type ArchiveQueries = ArchiveQueryMethods & {
   /** Streams every embedding of `model` that belongs to an existing message (orphans skipped). */
   embeddings(model: string): IterableIterator<EmbeddingRecord>;
-}
+};
 
 export interface Archive extends ArchiveQueries {
   readonly path: string;
@@ -218,9 +203,9 @@ export interface Archive extends ArchiveQueries {
  * SQLite statement when it fires (the in-thread adapter only checks it before starting).
  */
 export type AsyncArchive = {
-  [K in Exclude<keyof ArchiveQueries, 'embeddings'>]: (
-    ...args: [...Parameters<ArchiveQueries[K]>, signal?: AbortSignal]
-  ) => Promise<ReturnType<ArchiveQueries[K]>>;
+  [K in ArchiveMethod]: (
+    ...args: [...Parameters<ArchiveQueryMethods[K]>, signal?: AbortSignal]
+  ) => Promise<ReturnType<ArchiveQueryMethods[K]>>;
 } & {
   readonly path: string;
   close(): Promise<void>;

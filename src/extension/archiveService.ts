@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AsyncArchive } from '../archive/types';
-import type { LogLevel, SemanticState, ServerContext } from '../mcp/context';
+import type { LogLevel, SemanticState, ServerContext } from '../core/context';
 import { DB_FILE_NAME, EXTENSION_ID } from './constants';
 import { defaultDiscoveryEnv, discoverArchive, type Candidate } from './discovery';
 import { embedConfig, readSettings, type Settings } from './settings';

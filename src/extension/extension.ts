@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { workerOpener } from '../mcp/runtime';
+import { workerOpener } from '../core';
 import { ArchiveService, type ArchiveState } from './archiveService';
 import { CitationLinkProvider } from './citationLinks';
 import { openCitation, registerCommands, type StatusReport } from './commands';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { createMcpServer } from '../mcp';
-import type { ServerContext } from '../mcp/context';
+import type { ServerContext } from '../core/context';
 import { serveHttp, type HttpServerHandle } from '../transport';
 import { SECRET_HEADER } from './constants';
 

@@ -4,8 +4,8 @@
  * to what the extension shows. Pass another `openArchive` (e.g. worker-backed) through `RuntimeOptions`.
  */
 import type { EmbedConfig } from '../embed/types';
-import type { CitationFormat, LogLevel, ServerContext } from '../mcp/context';
-import { createRuntime, type ArchiveOpener, type SemanticStatus } from '../mcp/runtime';
+import type { CitationFormat, LogLevel, ServerContext } from '../core/context';
+import { createRuntime, type ArchiveOpener, type SemanticStatus } from '../core';
 
 export interface RuntimeOptions {
   archivePath: string;

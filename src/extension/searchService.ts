@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMcpServer } from '../mcp';
-import type { ServerContext } from '../mcp/context';
+import type { ServerContext } from '../core/context';
 
 export interface SearchHit {
   messageId: number;

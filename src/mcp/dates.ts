@@ -1,4 +1,4 @@
-import { ToolError } from './errors';
+import { ToolError } from '../core/errors';
 
 const DAY = 86_400;
 

@@ -1,12 +1,12 @@
 export { createMcpServer, SERVER_NAME } from './server';
 export { SERVER_INSTRUCTIONS } from './instructions';
-export type { ServerContext, CitationFormat, SemanticState, SemanticReady, SemanticUnavailable, LogLevel } from './context';
+export type { ServerContext, CitationFormat, SemanticState, SemanticReady, SemanticUnavailable, LogLevel } from '../core/context';
 export { TOOLS, listConversations, getConversation, searchMessages, semanticSearch, getContext, listMedia, listLinks, normalizeDomain } from './tools';
 export type { ToolDefinition, ToolOutput, ToolEnv, ResourceLinkItem } from './tool';
 export type { MessageHit, ConversationInfo, MediaItem, LinkItem } from './schemas';
 export { MessageHitSchema, ConversationInfoSchema, MediaItemSchema, LinkItemSchema } from './schemas';
-export { messageLink, conversationLink, messageResourceUri, conversationResourceUri, MESSAGE_RESOURCE_TEMPLATE, CONVERSATION_RESOURCE_TEMPLATE } from './citation';
-export { ToolError, errorMessage } from './errors';
+export { messageLink, conversationLink, messageResourceUri, conversationResourceUri, MESSAGE_RESOURCE_TEMPLATE, CONVERSATION_RESOURCE_TEMPLATE } from '../core/citation';
+export { ToolError, errorMessage } from '../core/errors';
 export { parseDay, parseDayRange } from './dates';
 export { encodeCursor, decodeCursor } from './cursor';
 

@@ -1,7 +1,7 @@
 /** Markdown renderings of tool results: readable, carrying the same citation links as structuredContent. */
-import { messageResourceUri, conversationResourceUri } from './citation';
+import { messageResourceUri, conversationResourceUri } from '../core/citation';
 import type { MessageHit } from './schemas';
-import { inline, linkLabel, quote } from './text';
+import { inline, linkLabel, quote } from '../core/text';
 import type { ResourceLinkItem } from './tool';
 
 export const UNTRUSTED_NOTE =

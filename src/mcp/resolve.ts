@@ -1,6 +1,6 @@
 import type { AsyncArchive, ConversationRow } from '../archive/types';
-import { ToolError } from './errors';
-import { inline } from './text';
+import { ToolError } from '../core/errors';
+import { inline } from '../core/text';
 
 export interface ScopeArgs {
   conversation?: string;

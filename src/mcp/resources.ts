@@ -7,12 +7,12 @@ import {
   conversationResourceUri,
   MESSAGE_RESOURCE_TEMPLATE,
   parseResourceId,
-} from './citation';
-import type { ServerContext } from './context';
-import { errorMessage } from './errors';
-import { conversationInfo, hitFromMessage } from './hits';
+} from '../core/citation';
+import type { ServerContext } from '../core/context';
+import { errorMessage } from '../core/errors';
+import { conversationInfo, hitFromMessage } from '../core/hits';
 import { renderHits, UNTRUSTED_NOTE } from './render';
-import { inline } from './text';
+import { inline } from '../core/text';
 
 /** MCP "resource not found" (spec-recommended code). */
 const RESOURCE_NOT_FOUND = -32002;

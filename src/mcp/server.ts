@@ -1,8 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { ServerContext } from './context';
-import { errorMessage, ToolError } from './errors';
+import type { ServerContext } from '../core/context';
+import { errorMessage, ToolError } from '../core/errors';
 import { SERVER_INSTRUCTIONS } from './instructions';
 import { registerResources } from './resources';
 import { annotationsFor, type ToolDefinition, type ToolEnv } from './tool';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { AsyncArchive } from '../archive/types';
-import type { ServerContext } from './context';
+import type { ServerContext } from '../core/context';
 
 /** A `resource_link` content item pointing at one of our resource templates. */
 export interface ResourceLinkItem {

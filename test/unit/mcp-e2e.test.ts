@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer } from '../../src/mcp';
-import { createRuntime, type Runtime } from '../../src/mcp/runtime';
+import { createRuntime, type Runtime } from '../../src/core';
 import { buildCuratedArchive, buildMsgbrowseMcpFixture, cosine, embedText, embeddingInput, isEmbeddable, MCP_FIXTURE_MODEL } from '../fixtures/index';
 import { tempDir, CITATION } from './mcp-harness';
 import { startEmbedServer, type TestEmbedServer } from './embed-test-server';

@@ -13,7 +13,7 @@ import type { Archive, AsyncArchive } from '../../src/archive/types';
 import { OpenAIEmbedder, modelAvailabilityProblem, NO_EMBED_MODEL_REASON } from '../../src/embed';
 import type { Embedder } from '../../src/embed/types';
 import { createMcpServer } from '../../src/mcp';
-import type { ServerContext, SemanticState, LogLevel } from '../../src/mcp/context';
+import type { ServerContext, SemanticState, LogLevel } from '../../src/core/context';
 import type { VectorFilter, VectorHit, VectorIndex } from '../../src/search/types';
 
 export const CITATION = { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' };

@@ -8,7 +8,7 @@ import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcon
 import { ArchiveError } from '../../src/archive/errors';
 import type { AsyncArchive } from '../../src/archive/types';
 import { createMcpServer, messageLink, conversationLink, encodeCursor, decodeCursor, parseDayRange, normalizeDomain, ToolError } from '../../src/mcp';
-import type { ServerContext } from '../../src/mcp/context';
+import type { ServerContext } from '../../src/core/context';
 import { NO_EMBED_MODEL_REASON } from '../../src/embed';
 import { buildMsgbrowseMcpFixture, MCP_FIXTURE_MODEL } from '../fixtures/index';
 import { startHarness, tempDir, textOf, type Harness } from './mcp-harness';

@@ -19,7 +19,7 @@ import { checkToolResult, textOf, trapUnhandled, withTimeout } from '../stress/h
 import { corruptTablePages, damageEmbedding } from '../stress/harness/corrupt';
 import { diffSnapshots, snapshotDir } from '../stress/harness/fs-snapshot';
 import { connectInMemory, startRuntime, type Connected } from '../stress/harness/server';
-import type { Runtime } from '../../src/mcp/runtime/index';
+import type { Runtime } from '../../src/core/index';
 
 type Call = [tool: string, args: Record<string, unknown>];
 

@@ -19,10 +19,10 @@ import { diffSnapshots, snapshotDir, type DirSnapshot } from '../stress/harness/
 import { fuzzSeed, LONG, scale } from '../stress/harness/mode';
 import { connectInMemory, startRuntime, type Connected } from '../stress/harness/server';
 import { summarize } from '../stress/harness/stats';
-import { workerOpener, type Runtime } from '../../src/mcp/runtime/index';
+import { workerOpener, type Runtime } from '../../src/core/index';
 
 const BATCH = 8;
-const WORKER_SCRIPT = path.join(__dirname, '../../src/search/worker/host.ts');
+const WORKER_SCRIPT = path.join(__dirname, '../../src/engine/host.ts');
 
 /**
  * The in-thread engine (the CLI's) gets the full count; the engine worker (the extension's) a smaller run

@@ -29,12 +29,12 @@ import { scale } from '../stress/harness/mode';
 import { connectInMemory, startRuntime, type Connected } from '../stress/harness/server';
 import { summarize } from '../stress/harness/stats';
 import { committedStates, matchSubset, matchTranscript, type SubsetObservation, type TranscriptObservation } from '../stress/live/states';
-import { workerOpener, type Runtime } from '../../src/mcp/runtime/index';
-import { isEngineClient } from '../../src/search/worker/index';
+import { workerOpener, type Runtime } from '../../src/core/index';
+import { isEngineClient } from '../../src/engine/index';
 
 /** Both engines face the writer: in-thread (the CLI) and the engine worker thread (the extension). */
 type Engine = 'thread' | 'worker';
-const WORKER_SCRIPT = path.join(__dirname, '../../src/search/worker/host.ts');
+const WORKER_SCRIPT = path.join(__dirname, '../../src/engine/host.ts');
 
 const ITERATIONS = scale(60, 1000);
 const INTERVAL_MS = scale(60, 12);

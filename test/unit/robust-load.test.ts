@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createMcpServer } from '../../src/mcp/index';
-import type { Runtime } from '../../src/mcp/runtime/index';
+import type { Runtime } from '../../src/core/index';
 import { serveHttp, type HttpServerHandle } from '../../src/transport/index';
 import { checkToolResult, textOf, trapUnhandled, withTimeout } from '../stress/harness/checks';
 import { recordFigures } from '../stress/harness/figures';

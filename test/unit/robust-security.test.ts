@@ -20,7 +20,7 @@ import { archivePathIn, buildArchive, type ArchiveDescription } from '../fixture
 import { resolveAttachment } from '../../src/extension/viewer/attachments';
 import { parseCli } from '../../src/cli';
 import type { ToWebview, ViewerMessage } from '../../src/extension/viewer/protocol';
-import type { Runtime } from '../../src/mcp/runtime/index';
+import type { Runtime } from '../../src/core/index';
 import { checkToolResult, textOf } from '../stress/harness/checks';
 import { FakeDocument, FakeElement } from '../stress/harness/fake-dom';
 import { connectInMemory, startRuntime, type Connected } from '../stress/harness/server';

@@ -25,7 +25,7 @@ import {
   type RuntimeEvent,
   type RuntimeOptions,
   type VectorBuildRequest,
-} from '../../src/mcp/runtime/index';
+} from '../../src/core/index';
 
 async function until(cond: () => boolean, ms = 10_000): Promise<void> {
   const t0 = Date.now();
@@ -157,7 +157,7 @@ describe('runtime: archive', () => {
       options(curated.path, {
         openArchive: async (p) => {
           opens++;
-          const { inThreadOpener } = await import('../../src/mcp/runtime/index');
+          const { inThreadOpener } = await import('../../src/core/index');
           return inThreadOpener(p);
         },
       }),
@@ -410,7 +410,7 @@ describe('runtime: worker-backed archive', () => {
   });
 
   it('recognises an engine client from a custom opener and builds its index in the worker', async () => {
-    const { startEngineWorker } = await import('../../src/search/worker/index');
+    const { startEngineWorker } = await import('../../src/engine/index');
     const rt = createRuntime(
       options(curated.path, {
         openArchive: async (p) => {

@@ -51,12 +51,12 @@ describe('engine worker: bundled layout', () => {
       buildKernel(file: string): void;
     };
     kernel.buildKernel(path.join(out, 'vector-kernel.wasm'));
-    await bundle(path.join(ROOT, 'src/search/worker/host.ts'), 'engine-worker');
+    await bundle(path.join(ROOT, 'src/engine/host.ts'), 'engine-worker');
     const caller = path.join(dir, 'caller.ts');
     const { model, dim } = CURATED_MODELS[0];
     fs.writeFileSync(
       caller,
-      `import { startEngineWorker } from ${JSON.stringify(path.join(ROOT, 'src/search/worker'))};
+      `import { startEngineWorker } from ${JSON.stringify(path.join(ROOT, 'src/engine'))};
 (async () => {
   const engine = await startEngineWorker({ archivePath: process.argv[2] });
   const summary = await engine.summary();

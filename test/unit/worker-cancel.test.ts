@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startEngineWorker, type EngineClient } from '../../src/search/worker';
-import { CANCEL_SLOTS } from '../../src/search/worker/protocol';
+import { startEngineWorker, type EngineClient } from '../../src/engine';
+import { CANCEL_SLOTS } from '../../src/engine/protocol';
 import { buildScaleArchive } from '../fixtures';
 
 let dir: string;

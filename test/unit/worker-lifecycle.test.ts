@@ -10,11 +10,11 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { resolveWorkerScript, startEngineWorker, type EngineClient } from '../../src/search/worker';
+import { resolveWorkerScript, startEngineWorker, type EngineClient } from '../../src/engine';
 import { buildCuratedArchive, CURATED_MODELS, embedText, type CuratedArchive } from '../fixtures';
 
 const ROOT = path.resolve(__dirname, '../..');
-const HOST = path.join(ROOT, 'src/search/worker/host.ts');
+const HOST = path.join(ROOT, 'src/engine/host.ts');
 const CRASH_EXIT_ID = -999;
 const CRASH_THROW_ID = -998;
 const CRASH_PRINT_ID = -997;
@@ -153,7 +153,7 @@ describe('engine worker: no dangling handles', () => {
   for (const closes of [true, false]) {
     it(`a process that uses the engine exits by itself ${closes ? 'after close()' : 'even without close()'}`, () => {
       const script = `
-        const { startEngineWorker } = require(${JSON.stringify(path.join(ROOT, 'src/search/worker/index.ts'))});
+        const { startEngineWorker } = require(${JSON.stringify(path.join(ROOT, 'src/engine/index.ts'))});
         (async () => {
           const engine = await startEngineWorker({ archivePath: ${JSON.stringify(curated.path)} });
           const s = await engine.summary();

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ArchiveError, inThread, openArchive, type AsyncArchive } from '../../src/archive';
-import { ARCHIVE_METHODS, type ArchiveMethod } from '../../src/search/worker/protocol';
-import { isEngineClient, startEngineWorker, type EngineClient } from '../../src/search/worker';
+import { ARCHIVE_METHODS, type ArchiveMethod } from '../../src/engine/protocol';
+import { isEngineClient, startEngineWorker, type EngineClient } from '../../src/engine';
 import {
   buildCuratedArchive,
   writeNewerSchemaArchive,

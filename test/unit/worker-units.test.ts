@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ArchiveError } from '../../src/archive';
 import { VectorIndexError } from '../../src/search/vector';
-import { CancelFlags, CancelSlots } from '../../src/search/worker/cancel-slots';
-import { pollingSignal } from '../../src/search/worker/polling-signal';
-import { NO_SLOT } from '../../src/search/worker/protocol';
-import { abortError, fromWireError, toWireError } from '../../src/search/worker/wire-error';
+import { CancelFlags, CancelSlots } from '../../src/engine/cancel-slots';
+import { pollingSignal } from '../../src/engine/polling-signal';
+import { NO_SLOT } from '../../src/engine/protocol';
+import { abortError, fromWireError, toWireError } from '../../src/engine/wire-error';
 
 describe('cancel slots', () => {
   it('hands out cleared slots, shares flags with the reader, and recycles released slots', () => {

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { openArchive, type Archive } from '../../src/archive';
 import type { VectorFilter, VectorIndex } from '../../src/search/types';
 import { buildVectorIndex, VectorIndexError } from '../../src/search/vector';
-import { startEngineWorker, type EngineClient } from '../../src/search/worker';
+import { startEngineWorker, type EngineClient } from '../../src/engine';
 import { buildCuratedArchive, CURATED_MODELS, embedText, type CuratedArchive } from '../fixtures';
 import { outcome } from './outcome';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { ToolError } from '../errors';
-import { hitFromMessage } from '../hits';
+import { ToolError } from '../../core/errors';
+import { hitFromMessage } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../schemas';
-import { inline } from '../text';
+import { inline } from '../../core/text';
 import { defineTool } from '../tool';
 
 export const CONTEXT_DEFAULT_WINDOW = 5;

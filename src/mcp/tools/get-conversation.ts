@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { conversationResourceLink, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { encodeCursor, decodeCursor } from '../cursor';
 import { parseDayRange } from '../dates';
-import { ToolError } from '../errors';
-import { hitFromMessage } from '../hits';
+import { ToolError } from '../../core/errors';
+import { hitFromMessage } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../schemas';
-import { inline } from '../text';
+import { inline } from '../../core/text';
 import { defineTool } from '../tool';
 
 export const GET_CONVERSATION_DEFAULT_LIMIT = 100;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { conversationInfo } from '../hits';
+import { conversationInfo } from '../../core/hits';
 import { resolveSource } from '../resolve';
 import { ConversationInfoSchema, strictInput, text } from '../schemas';
-import { inline, linkLabel } from '../text';
+import { inline, linkLabel } from '../../core/text';
 import { defineTool } from '../tool';
 
 export const listConversationsInput = strictInput('list_conversations', {

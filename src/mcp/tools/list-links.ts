@@ -1,12 +1,12 @@
 import { domainToUnicode } from 'node:url';
 import { z } from 'zod';
-import { messageLink } from '../citation';
-import { ToolError } from '../errors';
+import { messageLink } from '../../core/citation';
+import { ToolError } from '../../core/errors';
 import { clampLimit } from '../limits';
 import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, LinkItemSchema, notesField, positiveInt, strictInput, text } from '../schemas';
-import { inline, linkLabel } from '../text';
+import { inline, linkLabel } from '../../core/text';
 import { defineTool } from '../tool';
 
 export const LINKS_DEFAULT_LIMIT = 200;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ATTACHMENT_KINDS, type AttachmentKind } from '../../archive/types';
-import { messageLink } from '../citation';
+import { messageLink } from '../../core/citation';
 import { clampLimit } from '../limits';
 import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, MediaItemSchema, notesField, positiveInt, strictInput } from '../schemas';
-import { inline, linkLabel } from '../text';
+import { inline, linkLabel } from '../../core/text';
 import { defineTool } from '../tool';
 
 export const MEDIA_DEFAULT_LIMIT = 200;

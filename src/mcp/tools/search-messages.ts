@@ -1,14 +1,12 @@
 import { z } from 'zod';
-import { fuseHybrid } from '../../search/fusion';
 import { parseDayRange } from '../dates';
-import { hitFromKeyword, hitFromMessage } from '../hits';
+import { hybridSearch } from '../../core/hybrid-search';
 import { clampLimit } from '../limits';
-import { cleanQuery, cleanSender } from '../query';
+import { cleanQuery, cleanSender } from '../../core/query';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../schemas';
-import { runSemantic } from '../semantic';
-import { inline } from '../text';
+import { inline } from '../../core/text';
 import { defineTool } from '../tool';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
@@ -53,21 +51,10 @@ export const searchMessages = defineTool({
       startUnix: range.startUnix,
       endUnix: range.endUnix,
     };
-    // The two halves run concurrently (the embedding request is network-bound); runSemantic never rejects
-    // except on cancellation, so a keyword failure cannot leave it dangling.
-    const [keyword, sem] = await Promise.all([
-      archive.searchKeyword({ query, limit, ...filter }, env.signal),
-      runSemantic(env.ctx, archive, query, limit, filter, env.signal),
-    ]);
-    const semanticHits = sem.ok ? sem.hits : [];
-    const fmt = env.ctx.citation;
-    const hits = fuseHybrid(keyword, semanticHits, limit).map((e) =>
-      e.keyword ? hitFromKeyword(fmt, e.keyword, e.score) : hitFromMessage(fmt, e.semantic!.message, e.score),
-    );
-    const semantic = sem.ok ? { used: true, model: sem.model } : { used: false, reason: sem.reason, ...(sem.model ? { model: sem.model } : {}) };
-    if (!sem.ok && sem.kind === 'failed') env.warn(`semantic half of search_messages failed; returned keyword results only: ${sem.reason}`);
+    const { hits, semantic, semanticFailure } = await hybridSearch(env.ctx, archive, { query, limit, filter }, env.signal);
+    if (semanticFailure) env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
     const structured = { hits, semantic, ...(notes.length ? { notes } : {}) };
-    const mode = sem.ok ? `hybrid: keyword + semantic (model "${sem.model}")` : `keyword only — semantic half unavailable: ${sem.reason}`;
+    const mode = semantic.used ? `hybrid: keyword + semantic (model "${semantic.model}")` : `keyword only — semantic half unavailable: ${semantic.reason}`;
     const text =
       `${hits.length} hit${hits.length === 1 ? '' : 's'} for ${inline(query)} (${mode}), ranked by reciprocal-rank fusion; matches are in **bold**.\n` +
       `${UNTRUSTED_NOTE}\n\n${renderHits(hits)}${renderNotes(notes)}`;

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { parseDayRange } from '../dates';
-import { ToolError } from '../errors';
-import { hitFromMessage } from '../hits';
+import { ToolError } from '../../core/errors';
+import { hitFromMessage } from '../../core/hits';
 import { clampLimit } from '../limits';
-import { cleanQuery, cleanSender } from '../query';
+import { cleanQuery, cleanSender } from '../../core/query';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../schemas';
-import { runSemantic } from '../semantic';
-import { inline } from '../text';
+import { runSemantic } from '../../core/semantic-search';
+import { inline } from '../../core/text';
 import { defineTool } from '../tool';
 
 export const SEMANTIC_DEFAULT_K = 20;

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Embedder } from '../../../src/embed/types';
 import { createMcpServer } from '../../../src/mcp/index';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../../../src/mcp/runtime/index';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../../src/core/index';
 import { embedText } from '../../fixtures/index';
 
 export const TEST_CITATION = { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' } as const;

@@ -3,8 +3,8 @@
  * persistent cache when a cache dir is given, built in memory otherwise. A worker-backed archive builds and
  * searches its index inside the worker; an in-thread archive does it here.
  */
-import { buildVectorIndex, loadOrBuildVectorIndex } from '../../search/vector/index';
-import { isEngineClient } from '../../search/worker/index';
+import { buildVectorIndex, loadOrBuildVectorIndex } from '../search/vector/index';
+import { isEngineClient } from '../engine/index';
 import { stateStamp } from './archive-holder';
 import type { VectorIndexBuilder } from './types';
 

@@ -9,9 +9,9 @@
  * - A crashed worker rejects what was pending with a clear message; the next call starts a new one.
  * - The worker is unref'd while idle, so a forgotten client never keeps a process alive; `close()` ends it.
  */
-import type { AsyncArchive } from '../../archive/types';
-import type { VectorIndex } from '../types';
-import type { BuildProgress } from '../vector';
+import type { AsyncArchive } from '../archive/types';
+import type { VectorIndex } from '../search/types';
+import type { BuildProgress } from '../search/vector';
 import { CancelSlots } from './cancel-slots';
 import { Connection } from './connection';
 import { ARCHIVE_METHODS, type ArchiveMethod, type EngineLog, type VectorIndexInfo, type VectorOpenOptions } from './protocol';

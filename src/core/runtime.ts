@@ -3,17 +3,17 @@
  * replaced or settings change), the semantic backend, the citation format, status and change events.
  * One runtime serves any number of servers/sessions.
  */
-import { inThread, openArchive } from '../../archive/index';
-import type { AsyncArchive } from '../../archive/types';
-import { normalizeEmbedConfig } from '../../embed/config';
-import { OpenAIEmbedder } from '../../embed/openai-client';
-import { startEngineWorker } from '../../search/worker/index';
-import type { EmbedConfig } from '../../embed/types';
-import type { CitationFormat, SemanticState, ServerContext } from '../context';
+import { inThread, openArchive } from '../archive/index';
+import type { AsyncArchive } from '../archive/types';
+import { normalizeEmbedConfig } from '../embed/config';
+import { OpenAIEmbedder } from '../embed/openai-client';
+import { startEngineWorker } from '../engine/index';
+import type { EmbedConfig } from '../embed/types';
+import type { CitationFormat, SemanticState, ServerContext } from './context';
 import { ArchiveHolder, stateStamp } from './archive-holder';
 import { isBesideArchive } from './cache-dir';
 import { defaultVectorIndexBuilder } from './vector-builder';
-import { SemanticManager } from './semantic';
+import { SemanticManager } from './semantic-backend';
 import type {
   ArchiveOpener,
   Runtime,

@@ -6,10 +6,10 @@
  * is set (SQLite's progress handler polls it); vector builds and scans poll the flag through their signal.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openArchive } from '../../archive';
-import type { Archive } from '../../archive/types';
-import type { VectorIndex } from '../types';
-import { buildVectorIndex, loadOrBuildVectorIndex } from '../vector';
+import { openArchive } from '../archive';
+import type { Archive } from '../archive/types';
+import type { VectorIndex } from '../search/types';
+import { buildVectorIndex, loadOrBuildVectorIndex } from '../search/vector';
 import { CancelFlags } from './cancel-slots';
 import { interruptibleRecords } from './records';
 import { pollingSignal, type PollingAbort } from './polling-signal';
@@ -25,7 +25,7 @@ import {
 } from './protocol';
 import { isAbortError, toWireError } from './wire-error';
 
-if (!parentPort) throw new Error('src/search/worker/host.ts must run as a worker thread (see startEngineWorker).');
+if (!parentPort) throw new Error('src/engine/host.ts must run as a worker thread (see startEngineWorker).');
 const port = parentPort;
 const init = workerData as WorkerInit;
 const flags = new CancelFlags(init.cancelFlags);

@@ -1,6 +1,6 @@
 /** Errors across the worker boundary: plain objects on the wire, real errors on each side. */
-import { ArchiveError, isArchiveError, type ArchiveErrorCode } from '../../archive/errors';
-import { isVectorIndexError, VectorIndexError, type VectorErrorCode } from '../vector/errors';
+import { ArchiveError, isArchiveError, type ArchiveErrorCode } from '../archive/errors';
+import { isVectorIndexError, VectorIndexError, type VectorErrorCode } from '../search/vector/errors';
 import type { WireError } from './protocol';
 
 export function isAbortError(e: unknown): boolean {

@@ -6,7 +6,7 @@
  * `sqlite3_auto_extension`, so connections the archive layer reopens later get it too) that polls a shared
  * cancel flag every few thousand VM steps and returns non-zero to stop the statement with SQLITE_INTERRUPT.
  */
-import { loadEngine } from '../../archive/wasm-engine';
+import { loadEngine } from '../archive/wasm-engine';
 
 /** VM instructions between polls: ~10 µs of work, so a cancel takes effect well within a millisecond. */
 export const PROGRESS_STEPS = 2000;

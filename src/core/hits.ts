@@ -2,7 +2,7 @@ import type { ConversationRow, KeywordHit, MessageRow } from '../archive/types';
 import { roundScore } from '../search/fusion';
 import { conversationLink, messageLink } from './citation';
 import type { CitationFormat } from './context';
-import type { ConversationInfo, MessageHit } from './schemas';
+import type { ConversationInfo, MessageHit } from './results';
 import { cleanBody, readableSnippet } from './text';
 
 export function hitFromMessage(fmt: CitationFormat, m: MessageRow, score?: number): MessageHit {

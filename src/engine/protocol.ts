@@ -4,38 +4,13 @@
  * Everything here is structured-clone safe. Errors cross the boundary as plain `WireError`
  * objects (never a stack trace); the client turns them back into ArchiveError / AbortError / Error.
  */
-import type { ArchiveErrorCode } from '../../archive/errors';
-import type { ArchiveQueries } from '../../archive/types';
-import type { VectorFilter } from '../types';
-import type { VectorErrorCode } from '../vector/errors';
+import type { ArchiveErrorCode } from '../archive/errors';
+import type { ArchiveMethod } from '../archive/methods';
+import type { VectorFilter } from '../search/types';
+import type { VectorErrorCode } from '../search/vector/errors';
 
-/** The archive methods the worker answers (the sync surface minus the `embeddings` stream). */
-export type ArchiveMethod = Exclude<keyof ArchiveQueries, 'embeddings'>;
-
-const METHOD_TABLE: Record<ArchiveMethod, true> = {
-  summary: true,
-  listConversations: true,
-  conversationById: true,
-  resolveConversation: true,
-  transcript: true,
-  searchKeyword: true,
-  context: true,
-  attachments: true,
-  links: true,
-  messageById: true,
-  messageByHash: true,
-  messagesByIds: true,
-  attachmentsForMessages: true,
-  reactionsForHashes: true,
-  embeddingModels: true,
-};
-
-/** Every forwarded method; the Record above makes the compiler reject a missing or unknown name. */
-export const ARCHIVE_METHODS = Object.freeze(Object.keys(METHOD_TABLE) as ArchiveMethod[]);
-
-export function isArchiveMethod(name: unknown): name is ArchiveMethod {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(METHOD_TABLE, name);
-}
+/** The archive methods the worker answers: the archive's own table (archive/methods.ts). */
+export { ARCHIVE_METHODS, isArchiveMethod, type ArchiveMethod } from '../archive/methods';
 
 export type EngineLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 

@@ -3,11 +3,11 @@
  * vector index once per archive state and model (shared between concurrent callers, cancellable), and
  * serves a slightly stale index while a newer one builds after the archive changed.
  */
-import { modelAvailabilityProblem, NO_EMBED_MODEL_REASON } from '../../embed/config';
-import type { EmbedConfig, Embedder } from '../../embed/types';
-import type { EmbeddingModelInfo } from '../../archive/types';
-import type { VectorIndex } from '../../search/types';
-import type { SemanticState } from '../context';
+import { modelAvailabilityProblem, NO_EMBED_MODEL_REASON } from '../embed/config';
+import type { EmbedConfig, Embedder } from '../embed/types';
+import type { EmbeddingModelInfo } from '../archive/types';
+import type { VectorIndex } from '../search/types';
+import type { SemanticState } from './context';
 import { stateStamp, type ArchiveHolder, type HeldArchive } from './archive-holder';
 import { isAbortError, SharedTask } from './shared-task';
 import type { RuntimeLog, SemanticStatus, VectorIndexBuilder } from './types';

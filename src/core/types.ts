@@ -1,7 +1,7 @@
-import type { Archive, ArchiveSummary, AsyncArchive } from '../../archive/types';
-import type { EmbedConfig, Embedder } from '../../embed/types';
-import type { VectorIndex } from '../../search/types';
-import type { CitationFormat, LogLevel, ServerContext } from '../context';
+import type { Archive, ArchiveSummary, AsyncArchive } from '../archive/types';
+import type { EmbedConfig, Embedder } from '../embed/types';
+import type { VectorIndex } from '../search/types';
+import type { CitationFormat, LogLevel, ServerContext } from './context';
 
 export type RuntimeLog = (level: LogLevel, message: string) => void;
 

@@ -2,7 +2,7 @@
  * Wraps the archive's embeddings stream so each step (which runs SQLite) happens with the build request's cancel
  * slot active: an index build cancelled by the client stops inside the current statement, not only between rows.
  */
-import type { EmbeddingRecord } from '../../archive/types';
+import type { EmbeddingRecord } from '../archive/types';
 
 export type SlotRunner = <T>(fn: () => T) => T;
 

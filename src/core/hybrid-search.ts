@@ -1,0 +1,58 @@
+/**
+ * Hybrid search, the use case behind `search_messages` and the palette: keyword (FTS5) and semantic (stored
+ * embeddings) halves run concurrently, are fused by reciprocal rank, and come back as cited message hits. When the
+ * semantic half is unavailable or fails, the keyword half still answers and the result says why.
+ */
+import type { AsyncArchive } from '../archive/types';
+import { fuseHybrid } from '../search/fusion';
+import type { ServerContext } from './context';
+import { hitFromKeyword, hitFromMessage } from './hits';
+import type { MessageHit, SemanticStatusItem } from './results';
+import { runSemantic } from './semantic-search';
+
+export interface HybridFilter {
+  conversationId?: number;
+  source?: string;
+  sender?: string;
+  startUnix?: number;
+  endUnix?: number;
+}
+
+export interface HybridSearchRequest {
+  /** A cleaned query (see cleanQuery). */
+  query: string;
+  limit: number;
+  filter?: HybridFilter;
+}
+
+export interface HybridSearchResult {
+  hits: MessageHit[];
+  /** Whether the semantic half contributed, and why not. */
+  semantic: SemanticStatusItem;
+  /** Set when the semantic half was configured but failed for this query (worth a warning). */
+  semanticFailure?: string;
+}
+
+export async function hybridSearch(
+  ctx: ServerContext,
+  archive: AsyncArchive,
+  req: HybridSearchRequest,
+  signal: AbortSignal,
+): Promise<HybridSearchResult> {
+  const { query, limit } = req;
+  const filter = req.filter ?? {};
+  // The two halves run concurrently (the embedding request is network-bound); runSemantic never rejects
+  // except on cancellation, so a keyword failure cannot leave it dangling.
+  const [keyword, sem] = await Promise.all([
+    archive.searchKeyword({ query, limit, ...filter }, signal),
+    runSemantic(ctx, archive, query, limit, filter, signal),
+  ]);
+  const fmt = ctx.citation;
+  const hits = fuseHybrid(keyword, sem.ok ? sem.hits : [], limit).map((e) =>
+    e.keyword ? hitFromKeyword(fmt, e.keyword, e.score) : hitFromMessage(fmt, e.semantic!.message, e.score),
+  );
+  const semantic: SemanticStatusItem = sem.ok
+    ? { used: true, model: sem.model }
+    : { used: false, reason: sem.reason, ...(sem.model ? { model: sem.model } : {}) };
+  return { hits, semantic, ...(!sem.ok && sem.kind === 'failed' ? { semanticFailure: sem.reason } : {}) };
+}
