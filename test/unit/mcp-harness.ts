@@ -111,11 +111,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
       return { available: true, embedder, index };
     },
   };
-  const server = createMcpServer(ctx);
-  const [clientT, serverT] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverT);
-  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  await client.connect(clientT);
+  const { client, close } = await connectClient(ctx);
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     (await client.callTool({ name, arguments: args })) as CallToolResult;
   return {
@@ -135,9 +131,24 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
       return textOf(r);
     },
     async close() {
+      await close();
+      archive.close();
+    },
+  };
+}
+
+/** The real server over `ctx`, and an SDK Client connected to it over an in-memory transport. */
+export async function connectClient(ctx: ServerContext): Promise<{ client: Client; close(): Promise<void> }> {
+  const server = createMcpServer(ctx);
+  const [clientT, serverT] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverT);
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  await client.connect(clientT);
+  return {
+    client,
+    async close() {
       await client.close();
       await server.close();
-      archive.close();
     },
   };
 }
