@@ -14,7 +14,7 @@ const dist = path.join(root, 'dist');
 /** Entries: [source, output name, platform, format, extra options]. Only existing sources are built. */
 const entries = [
   { in: 'src/extension/extension.ts', out: 'extension', platform: 'node', external: ['vscode'] },
-  { in: 'src/cli.ts', out: 'cli', platform: 'node', banner: '#!/usr/bin/env node' },
+  { in: 'src/cli/main.ts', out: 'cli', platform: 'node', banner: '#!/usr/bin/env node' },
   { in: 'src/engine/host.ts', out: 'engine-worker', platform: 'node' },
   { in: 'media/viewer/main.ts', out: 'viewer', platform: 'browser', format: 'iife' },
 ].filter((e) => fs.existsSync(path.join(root, e.in)));

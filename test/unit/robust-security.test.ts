@@ -18,7 +18,7 @@ import vm from 'node:vm';
 import * as esbuild from 'esbuild';
 import { archivePathIn, buildArchive, type ArchiveDescription } from '../fixtures/index';
 import { resolveAttachment } from '../../src/extension/viewer/attachments';
-import { parseCli } from '../../src/cli';
+import { parseCli } from '../../src/cli/args';
 import type { ToWebview, ViewerMessage } from '../../src/extension/viewer/protocol';
 import type { Runtime } from '../../src/core/index';
 import { checkToolResult, textOf } from '../stress/harness/checks';

@@ -1,0 +1,134 @@
+/**
+ * The command line: the flags, the help text and every validation error (a `CliError` with exit code 2).
+ * Pure: no I/O; the environment and working directory are parameters.
+ */
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { defaultCacheDir } from '../core/cache-dir';
+import { isLoopbackHost } from '../transport/listen';
+import { CliError } from './errors';
+import { NAME } from './identity';
+
+export const DEFAULT_LISTEN = '127.0.0.1:8788';
+
+export const USAGE = `Usage: ${NAME} [options]
+
+Serves a msgbrowse message archive (read-only) to MCP clients.
+
+Options:
+  --archive PATH       msgbrowse.sqlite or its data dir
+                       (default: $MSGBROWSE_DATA_DIR/msgbrowse.sqlite, else ./data/msgbrowse.sqlite)
+  --http               serve streamable HTTP at /mcp instead of stdio
+  --listen HOST:PORT   HTTP address (default ${DEFAULT_LISTEN}; loopback only unless --allow-remote)
+  --allow-remote       allow a non-loopback --listen address (anyone with the token can read your archive)
+  --link-scheme NAME   scheme of citation links (default vscode; e.g. vscode-insiders, cursor)
+  --cache-dir DIR      vector index cache (default $XDG_CACHE_HOME/msgbrowse-vscode or ~/.cache/msgbrowse-vscode)
+  --summary            print the archive summary and a sample keyword search, then exit
+  --query TEXT         the keyword query --summary runs (default: a word from the archive)
+  --help, -h           show this help
+  --version, -v        print the version
+
+Environment:
+  MSGBROWSE_DATA_DIR          data dir holding msgbrowse.sqlite
+  MSGBROWSE_MCP_TOKEN         bearer token for --http (default: a random one, printed at start)
+  MSGBROWSE_LLM_BASE_URL      embeddings endpoint (default http://127.0.0.1:4000/v1)
+  MSGBROWSE_LLM_EMBED_MODEL   embedding model (default local-embed; empty disables semantic search)
+  MSGBROWSE_LLM_API_KEY       embeddings API key (optional)
+  MSGBROWSE_MCP_LOG           log level on stderr: debug, info (default), warn, error
+`;
+
+export interface CliOptions {
+  archive: string;
+  http: boolean;
+  listen: { host: string; port: number };
+  allowRemote: boolean;
+  linkScheme: string;
+  cacheDir: string;
+  summary: boolean;
+  query?: string;
+}
+
+export function parseListen(value: string): { host: string; port: number } {
+  const v = value.trim();
+  let host: string;
+  let portText: string;
+  const bracket = /^\[([^\]]+)\]:(\d+)$/.exec(v);
+  if (bracket) {
+    host = bracket[1];
+    portText = bracket[2];
+  } else if (/^\d+$/.test(v)) {
+    host = '127.0.0.1';
+    portText = v;
+  } else {
+    const i = v.lastIndexOf(':');
+    if (i < 0 || v.indexOf(':') !== i) throw new CliError(`invalid --listen "${value}": use HOST:PORT, e.g. ${DEFAULT_LISTEN}`, 2);
+    host = v.slice(0, i) || '127.0.0.1';
+    portText = v.slice(i + 1);
+  }
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    throw new CliError(`invalid --listen "${value}": the port must be 0–65535`, 2);
+  }
+  return { host, port };
+}
+
+export function defaultArchivePath(env: NodeJS.ProcessEnv, cwd: string): string {
+  const dataDir = env.MSGBROWSE_DATA_DIR?.trim();
+  if (dataDir) return path.resolve(cwd, dataDir, 'msgbrowse.sqlite');
+  return path.resolve(cwd, 'data', 'msgbrowse.sqlite');
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): CliOptions | 'help' | 'version' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        archive: { type: 'string' },
+        http: { type: 'boolean' },
+        listen: { type: 'string' },
+        'allow-remote': { type: 'boolean' },
+        'link-scheme': { type: 'string' },
+        'cache-dir': { type: 'string' },
+        summary: { type: 'boolean' },
+        query: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (e) {
+    const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
+    throw new CliError(`${msg.replace(/\.$/, '')} (see ${NAME} --help)`, 2);
+  }
+  const o = parsed.values;
+  if (o.help) return 'help';
+  if (o.version) return 'version';
+  const scheme = (o['link-scheme'] ?? 'vscode').trim();
+  if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme)) {
+    throw new CliError(`invalid --link-scheme "${scheme}": use a URI scheme such as vscode or vscode-insiders`, 2);
+  }
+  if (o.listen !== undefined && !o.http) throw new CliError('--listen needs --http', 2);
+  if (o.query !== undefined && !o.summary) throw new CliError('--query needs --summary', 2);
+  const listen = parseListen(o.listen ?? DEFAULT_LISTEN);
+  const allowRemote = o['allow-remote'] ?? false;
+  if (o.http && !isLoopbackHost(listen.host) && !allowRemote) {
+    throw new CliError(
+      `refusing to listen on ${listen.host}: it is not a loopback address; pass --allow-remote to expose your archive to other machines`,
+      2,
+    );
+  }
+  const archiveArg = o.archive?.trim();
+  if (o.archive !== undefined && !archiveArg) throw new CliError('--archive needs a path', 2);
+  return {
+    archive: archiveArg ? path.resolve(cwd, archiveArg) : defaultArchivePath(env, cwd),
+    http: o.http ?? false,
+    listen,
+    allowRemote,
+    linkScheme: scheme,
+    cacheDir: o['cache-dir'] ? path.resolve(cwd, o['cache-dir']) : defaultCacheDir(env),
+    summary: o.summary ?? false,
+    query: o.query,
+  };
+}

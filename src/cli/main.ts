@@ -1,0 +1,142 @@
+/**
+ * `msgbrowse-mcp`: the msgbrowse MCP server over stdio (default) or loopback streamable HTTP.
+ * stdout carries only JSON-RPC in stdio mode; every log line goes to stderr.
+ * The entry (bundled to dist/cli.js): wires the argument parser, the logger, the runtime, the transports,
+ * the --summary printer and the HTTP banner. Like src/extension/ it is a top-level adapter; it never imports `vscode`.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { embedConfigFromEnv } from '../embed/config';
+import { createMcpServer } from '../mcp/index';
+import type { CitationFormat } from '../core/context';
+import { createRuntime, workerOpener, type Runtime } from '../core/index';
+import { serveHttp, serveStdio } from '../transport/index';
+import { parseCli, USAGE } from './args';
+import { servingBanner } from './banner';
+import { CliError, oneLine } from './errors';
+import { AUTHORITY, NAME, VERSION } from './identity';
+import { makeLogger } from './log';
+import { printSummary } from './summary';
+
+/** Opens the archive once so a bad path fails at start with one clear line. */
+async function openOrFail(runtime: Runtime, archive: string): Promise<void> {
+  if (!fs.existsSync(archive)) {
+    throw new CliError(
+      `archive not found: ${archive} — pass --archive PATH (a msgbrowse.sqlite file or its data dir) or set MSGBROWSE_DATA_DIR`,
+    );
+  }
+  try {
+    await runtime.context.archive();
+  } catch (e) {
+    throw new CliError(`cannot open archive: ${oneLine(e)}`);
+  }
+}
+
+export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
+  const log = makeLogger(env);
+  const opts = parseCli(argv, env, process.cwd());
+  if (opts === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (opts === 'version') {
+    process.stdout.write(`${NAME} ${VERSION}\n`);
+    return 0;
+  }
+
+  const citation: CitationFormat = { scheme: opts.linkScheme, authority: AUTHORITY };
+  const runtime = createRuntime({
+    // Over HTTP several clients share the process: queries and vector scans run in the engine worker so one
+    // heavy call does not stall the others. Over stdio (one client) the archive stays in this thread.
+    openArchive: opts.http ? workerOpener({ log }) : undefined,
+    archivePath: opts.archive,
+    embed: embedConfigFromEnv(env),
+    citation,
+    cacheDir: opts.cacheDir,
+    version: VERSION,
+    log,
+    // Serving: have the vector index ready before the first semantic query. --summary builds it on demand.
+    prewarmSemantic: !opts.summary,
+  });
+  let disposed = false;
+  const dispose = async () => {
+    if (disposed) return;
+    disposed = true;
+    await runtime.dispose();
+  };
+
+  try {
+    log.muted = true;
+    await openOrFail(runtime, opts.archive);
+    log.muted = false;
+    if (opts.summary) {
+      await printSummary(runtime, citation, opts.query);
+      return 0;
+    }
+
+    if (!opts.http) {
+      const handle = await serveStdio(createMcpServer(runtime.context));
+      log('info', `serving ${opts.archive} over stdio`);
+      const why = await handle.closed;
+      log('debug', `stdio session ended (${why})`);
+      return 0;
+    }
+
+    const envToken = env.MSGBROWSE_MCP_TOKEN?.trim();
+    const token = envToken || randomBytes(24).toString('base64url');
+    if (envToken && envToken.length < 16) log('warn', 'MSGBROWSE_MCP_TOKEN is short; use at least 16 random characters');
+    let handle;
+    try {
+      handle = await serveHttp({
+        createServer: () => createMcpServer(runtime.context),
+        listen: { host: opts.listen.host, port: opts.listen.port, allowRemote: opts.allowRemote },
+        secret: token,
+        refusal: 'http',
+        log,
+      });
+    } catch (e) {
+      throw new CliError(oneLine(e));
+    }
+    process.stderr.write(servingBanner(opts.archive, handle.url, token, Boolean(envToken)));
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    log('info', 'shutting down');
+    await handle.close();
+    return 0;
+  } finally {
+    await dispose();
+  }
+}
+
+function isMain(): boolean {
+  // Bundled (dist/cli.js, the msgbrowse-mcp bin) or run directly with tsx (src/cli/main.ts); not when imported by tests.
+  const entry = process.argv[1] ? path.resolve(process.argv[1]) : '';
+  return /(?:^|[\\/])(cli\.(?:js|ts|cjs|mjs)|cli[\\/]main\.ts|msgbrowse-mcp)$/.test(entry);
+}
+
+if (isMain()) {
+  process.on('unhandledRejection', (e) => {
+    process.stderr.write(`${NAME}: error: ${oneLine(e)}\n`);
+  });
+  main().then(
+    (code) => {
+      process.exitCode = code;
+      // Give stdout a moment to flush, then leave even if a stray handle lingers.
+      setTimeout(() => process.exit(code), 200).unref();
+    },
+    (e: unknown) => {
+      const code = e instanceof CliError ? e.exitCode : 1;
+      process.stderr.write(`${NAME}: ${e instanceof CliError ? '' : 'error: '}${oneLine(e)}\n`);
+      process.exitCode = code;
+      setTimeout(() => process.exit(code), 200).unref();
+    },
+  );
+}

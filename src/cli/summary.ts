@@ -1,0 +1,56 @@
+/** `--summary`: the archive summary and a sample keyword search with citation links, printed on stdout. */
+import { messageLink } from '../core/citation';
+import type { CitationFormat } from '../core/context';
+import type { Runtime } from '../core/index';
+import { CliError } from './errors';
+
+function plainSnippet(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/\u0002/g, '[').replace(/\u0003/g, ']').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+}
+
+export async function printSummary(runtime: Runtime, citation: CitationFormat, query: string | undefined): Promise<void> {
+  const st = await runtime.describe();
+  const s = st.summary;
+  if (!s) throw new CliError(`cannot read the archive summary${st.archive.state === 'error' ? `: ${st.archive.error}` : ''}`);
+  const out: string[] = [];
+  out.push(`Archive     ${s.path}`);
+  out.push(`Schema      v${s.schemaVersion}`);
+  out.push(`Content     ${s.conversations} conversations, ${s.messages} messages`);
+  const sources = Object.entries(s.sources)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  out.push(`Sources     ${sources || '(none)'}`);
+  out.push(`Span        ${s.firstTs || '-'} … ${s.lastTs || '-'}`);
+  const models = s.embeddingModels.map((m) => `${m.model} (${m.count} vectors, dim ${m.dim})`).join(', ');
+  out.push(`Embeddings  ${models || '(none)'}`);
+  const sem = await runtime.context.semantic();
+  out.push(`Semantic    ${sem.available ? `ready (${sem.index.size} vectors of ${sem.index.model})` : `unavailable: ${sem.reason}`}`);
+
+  const archive = await runtime.context.archive();
+  let q = query?.trim();
+  if (!q) {
+    const convs = await archive.listConversations();
+    const biggest = [...convs].sort((a, b) => b.messageCount - a.messageCount || a.id - b.id)[0];
+    if (biggest) {
+      const page = await archive.transcript({ conversationId: biggest.id, limit: 50 });
+      for (const m of page.messages) {
+        const w = m.body.match(/\p{L}{5,}/u);
+        if (w && !m.isSystem) {
+          q = w[0].toLowerCase();
+          break;
+        }
+      }
+    }
+  }
+  if (q) {
+    const hits = await archive.searchKeyword({ query: q, limit: 5 });
+    out.push('');
+    out.push(`Keyword search "${q}": ${hits.length === 0 ? 'no hits' : `top ${hits.length}`}`);
+    for (const h of hits) {
+      out.push(`  ${h.ts}  ${h.conversation} (${h.source}) — ${h.sender}: ${plainSnippet(h.snippet)}`);
+      out.push(`    ${messageLink(citation, h.conversationId, h.id)}`);
+    }
+  }
+  process.stdout.write(out.join('\n') + '\n');
+}

@@ -1,0 +1,241 @@
+/**
+ * The CLI's argument parser (src/cli/args.ts) in-process: it is pure, so every flag, default and validation error is
+ * checked here without spawning the bundle (cli-stdio / cli-http prove the same text reaches stderr with exit code 2).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { DEFAULT_LISTEN, defaultArchivePath, parseCli, parseListen, USAGE, type CliOptions } from '../../src/cli/args';
+import { CliError } from '../../src/cli/errors';
+import { CACHE_DIR_NAME } from '../../src/core/cache-dir';
+
+const CWD = path.resolve('/work/project');
+const XDG = path.resolve('/xdg-cache');
+const ENV = { XDG_CACHE_HOME: XDG };
+
+function parse(argv: string[], env: NodeJS.ProcessEnv = ENV, cwd = CWD): CliOptions {
+  const r = parseCli(argv, env, cwd);
+  assert.equal(typeof r, 'object', `expected options for ${JSON.stringify(argv)}, got ${String(r)}`);
+  return r as CliOptions;
+}
+
+/** Asserts `fn` throws a CliError with exit code 2 whose message is `message` (exact) or matches it (RegExp). */
+function usageError(fn: () => unknown, message: string | RegExp): void {
+  let thrown: unknown;
+  try {
+    fn();
+  } catch (e) {
+    thrown = e;
+  }
+  assert.ok(thrown instanceof CliError, `expected a CliError, got ${String(thrown)}`);
+  assert.equal(thrown.exitCode, 2, `exit code of "${thrown.message}"`);
+  if (typeof message === 'string') assert.equal(thrown.message, message);
+  else assert.match(thrown.message, message);
+}
+
+describe('parseCli: valid flags', () => {
+  it('defaults: stdio, loopback listen, vscode links, archive under ./data, XDG cache', () => {
+    assert.deepEqual(parse([]), {
+      archive: path.join(CWD, 'data', 'msgbrowse.sqlite'),
+      http: false,
+      listen: { host: '127.0.0.1', port: 8788 },
+      allowRemote: false,
+      linkScheme: 'vscode',
+      cacheDir: path.join(XDG, CACHE_DIR_NAME),
+      summary: false,
+      query: undefined,
+    });
+    assert.equal(DEFAULT_LISTEN, '127.0.0.1:8788');
+  });
+
+  it('every flag at once, relative paths resolved against cwd', () => {
+    assert.deepEqual(
+      parse([
+        '--archive', 'arch/msgbrowse.sqlite',
+        '--cache-dir', 'cache',
+        '--link-scheme', ' vscode-insiders ',
+        '--summary',
+        '--query', 'hello world',
+      ]),
+      {
+        archive: path.join(CWD, 'arch', 'msgbrowse.sqlite'),
+        http: false,
+        listen: { host: '127.0.0.1', port: 8788 },
+        allowRemote: false,
+        linkScheme: 'vscode-insiders',
+        cacheDir: path.join(CWD, 'cache'),
+        summary: true,
+        query: 'hello world',
+      },
+    );
+    const http = parse(['--http', '--listen', '0.0.0.0:9000', '--allow-remote', '--archive=/abs/x.sqlite']);
+    assert.equal(http.http, true);
+    assert.deepEqual(http.listen, { host: '0.0.0.0', port: 9000 });
+    assert.equal(http.allowRemote, true);
+    assert.equal(http.archive, path.resolve('/abs/x.sqlite'));
+  });
+
+  it('--archive is trimmed; a missing archive is not checked here (no I/O)', () => {
+    const missing = path.join(CWD, 'nowhere', 'x.sqlite');
+    assert.ok(!fs.existsSync(missing));
+    assert.equal(parse(['--archive', '  nowhere/x.sqlite  ']).archive, missing);
+  });
+
+  it('MSGBROWSE_DATA_DIR picks the default archive; --archive wins over it', () => {
+    const env = { ...ENV, MSGBROWSE_DATA_DIR: ' mydata ' };
+    assert.equal(parse([], env).archive, path.join(CWD, 'mydata', 'msgbrowse.sqlite'));
+    assert.equal(parse(['--archive', 'other.sqlite'], env).archive, path.join(CWD, 'other.sqlite'));
+    assert.equal(defaultArchivePath({ MSGBROWSE_DATA_DIR: '/d' }, CWD), path.resolve('/d', 'msgbrowse.sqlite'));
+    assert.equal(defaultArchivePath({ MSGBROWSE_DATA_DIR: '   ' }, CWD), path.join(CWD, 'data', 'msgbrowse.sqlite'));
+  });
+
+  it('loopback --listen forms need no --allow-remote', () => {
+    for (const [value, host, port] of [
+      ['127.0.0.1:0', '127.0.0.1', 0],
+      ['localhost:8788', 'localhost', 8788],
+      ['[::1]:65535', '::1', 65535],
+      ['127.1.2.3:80', '127.1.2.3', 80],
+      ['9999', '127.0.0.1', 9999],
+      [':4000', '127.0.0.1', 4000],
+      [' 127.0.0.1:1 ', '127.0.0.1', 1],
+    ] as const) {
+      const o = parse(['--http', '--listen', value]);
+      assert.deepEqual(o.listen, { host, port }, value);
+      assert.equal(o.allowRemote, false);
+    }
+  });
+
+  it('--help/-h and --version/-v win over the other flags and their validation', () => {
+    assert.equal(parseCli(['--help'], ENV, CWD), 'help');
+    assert.equal(parseCli(['-h'], ENV, CWD), 'help');
+    assert.equal(parseCli(['--version'], ENV, CWD), 'version');
+    assert.equal(parseCli(['-v'], ENV, CWD), 'version');
+    assert.equal(parseCli(['--listen', 'nonsense', '--help'], ENV, CWD), 'help');
+    assert.equal(parseCli(['--query', 'x', '-v'], ENV, CWD), 'version');
+    assert.equal(parseCli(['-v', '-h'], ENV, CWD), 'help');
+  });
+});
+
+describe('parseCli: each error message (exit code 2)', () => {
+  it('parser errors name the bad argument and point to --help', () => {
+    usageError(() => parseCli(['--bogus'], ENV, CWD), "Unknown option '--bogus' (see msgbrowse-mcp --help)");
+    usageError(() => parseCli(['-z'], ENV, CWD), "Unknown option '-z' (see msgbrowse-mcp --help)");
+    usageError(
+      () => parseCli(['extra'], ENV, CWD),
+      "Unexpected argument 'extra'. This command does not take positional arguments (see msgbrowse-mcp --help)",
+    );
+    usageError(() => parseCli(['--archive'], ENV, CWD), "Option '--archive <value>' argument missing (see msgbrowse-mcp --help)");
+    usageError(() => parseCli(['--http=yes'], ENV, CWD), "Option '--http' does not take an argument (see msgbrowse-mcp --help)");
+    // A multi-line Node message keeps its first line, without the final period.
+    usageError(() => parseCli(['--archive', '--http'], ENV, CWD), /^Option '--archive' argument is ambiguous \(see msgbrowse-mcp --help\)$/);
+    // Unknown flags fail even beside --help: parsing is strict before anything else.
+    usageError(() => parseCli(['--help', '--bogus'], ENV, CWD), "Unknown option '--bogus' (see msgbrowse-mcp --help)");
+  });
+
+  it('--link-scheme must be a URI scheme', () => {
+    for (const bad of ['1bad', 'has space', 'x:y', '']) {
+      usageError(
+        () => parseCli(['--link-scheme', bad], ENV, CWD),
+        `invalid --link-scheme "${bad.trim()}": use a URI scheme such as vscode or vscode-insiders`,
+      );
+    }
+    assert.equal(parse(['--link-scheme', 'cursor']).linkScheme, 'cursor');
+    assert.equal(parse(['--link-scheme', 'web+x.y-z']).linkScheme, 'web+x.y-z');
+  });
+
+  it('--listen needs --http; --query needs --summary', () => {
+    usageError(() => parseCli(['--listen', '127.0.0.1:1'], ENV, CWD), '--listen needs --http');
+    usageError(() => parseCli(['--query', 'x'], ENV, CWD), '--query needs --summary');
+  });
+
+  it('a malformed --listen: the shape, then the port range', () => {
+    for (const bad of ['foo', 'a:b:c', '::1:80', '']) {
+      usageError(() => parseCli(['--http', '--listen', bad], ENV, CWD), `invalid --listen "${bad}": use HOST:PORT, e.g. 127.0.0.1:8788`);
+    }
+    for (const bad of ['1:99999', 'host:', 'host:-1', 'host:8o', '65536', '[::1]:70000']) {
+      usageError(() => parseCli(['--http', '--listen', bad], ENV, CWD), `invalid --listen "${bad}": the port must be 0–65535`);
+    }
+    // parseListen alone reports the same errors.
+    usageError(() => parseListen('nope'), 'invalid --listen "nope": use HOST:PORT, e.g. 127.0.0.1:8788');
+  });
+
+  it('a non-loopback --http address needs --allow-remote', () => {
+    for (const [value, host] of [
+      ['0.0.0.0:8788', '0.0.0.0'],
+      ['[::]:8788', '::'],
+      ['192.0.2.10:80', '192.0.2.10'],
+      ['example.com:8788', 'example.com'],
+    ]) {
+      usageError(
+        () => parseCli(['--http', '--listen', value], ENV, CWD),
+        `refusing to listen on ${host}: it is not a loopback address; pass --allow-remote to expose your archive to other machines`,
+      );
+    }
+  });
+
+  it('an empty --archive', () => {
+    usageError(() => parseCli(['--archive', ''], ENV, CWD), '--archive needs a path');
+    usageError(() => parseCli(['--archive=   '], ENV, CWD), '--archive needs a path');
+  });
+});
+
+describe('--help text', () => {
+  const optionsSection = USAGE.slice(USAGE.indexOf('Options:'), USAGE.indexOf('Environment:'));
+  const documented = [...optionsSection.matchAll(/^ {2}(--[a-z-]+)(?:, (-[a-z]))?/gm)].flatMap((m) => (m[2] ? [m[1], m[2]] : [m[1]]));
+
+  it('starts with the usage line and ends with one newline', () => {
+    assert.ok(USAGE.startsWith('Usage: msgbrowse-mcp [options]\n\nServes a msgbrowse message archive (read-only) to MCP clients.\n'));
+    assert.ok(USAGE.endsWith('error\n') && !USAGE.endsWith('\n\n'));
+    assert.match(USAGE, /--listen HOST:PORT {3}HTTP address \(default 127\.0\.0\.1:8788;/);
+  });
+
+  it('documents exactly the flags the parser accepts', () => {
+    assert.deepEqual(documented, [
+      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--summary', '--query',
+      '--help', '-h', '--version', '-v',
+    ]);
+    const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--query']);
+    for (const flag of documented) {
+      const argv = withValue.has(flag) ? [flag, '127.0.0.1:1'] : [flag];
+      try {
+        parseCli(argv, ENV, CWD);
+      } catch (e) {
+        assert.ok(!/Unknown option/.test((e as Error).message), `${flag} is documented but unknown to the parser`);
+      }
+    }
+  });
+
+  it('documents every environment variable the CLI reads', () => {
+    for (const name of ['MSGBROWSE_DATA_DIR', 'MSGBROWSE_MCP_TOKEN', 'MSGBROWSE_LLM_BASE_URL', 'MSGBROWSE_LLM_EMBED_MODEL', 'MSGBROWSE_LLM_API_KEY', 'MSGBROWSE_MCP_LOG']) {
+      assert.match(USAGE, new RegExp(`^ {2}${name} `, 'm'), name);
+    }
+  });
+});
+
+describe('src/cli/ stays a top-level adapter', () => {
+  const root = path.resolve(__dirname, '..', '..');
+  const importsOf = (file: string) => [...fs.readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : d.name.endsWith('.ts') ? [path.join(dir, d.name)] : []));
+
+  it('never imports vscode or the extension; args.ts does no I/O', () => {
+    const files = walk(path.join(root, 'src', 'cli'));
+    assert.ok(files.length >= 5, files.join(', '));
+    for (const file of files) {
+      for (const spec of importsOf(file)) {
+        assert.ok(spec !== 'vscode' && !/(^|\/)extension(\/|$)/.test(spec), `${path.relative(root, file)} imports ${spec}`);
+      }
+    }
+    const args = path.join(root, 'src', 'cli', 'args.ts');
+    for (const spec of importsOf(args)) assert.ok(!/^(node:)?(fs|child_process|net|http|https)(\/|$)/.test(spec), `args.ts imports ${spec}`);
+    assert.doesNotMatch(fs.readFileSync(args, 'utf8'), /process\.(stdout|stderr|exit|cwd|env)\b/);
+  });
+
+  it('no lower layer imports the cli', () => {
+    for (const file of walk(path.join(root, 'src'))) {
+      if (file.startsWith(path.join(root, 'src', 'cli') + path.sep)) continue;
+      for (const spec of importsOf(file)) assert.ok(!/(^|\/)cli(\/|$)/.test(spec), `${path.relative(root, file)} imports ${spec}`);
+    }
+  });
+});
