@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { NO_EMBED_MODEL_REASON } from '../../src/embed';
-import type { ServerContext } from '../../src/mcp/context';
+import type { ServerContext } from '../../src/core/context';
 import { TOOLS } from '../../src/mcp/tools';
 import { CITATION, connectClient } from './mcp-harness';
 
