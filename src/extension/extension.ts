@@ -111,7 +111,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   const conversations = new ConversationsView(archive);
   context.subscriptions.push(conversations, vscode.window.registerTreeDataProvider('msgbrowse.conversations', conversations));
 
-  context.subscriptions.push(createStatusBar(archive), ...registerCommands({ ext: context, archive, endpoint, search, viewer, log, mcpApi }));
+  context.subscriptions.push(createStatusBar(archive), registerCommands({ ext: context, archive, endpoint, search, viewer, log, mcpApi }));
 
   context.subscriptions.push(
     archive.onDidChange((s) => void vscode.commands.executeCommand('setContext', 'msgbrowse.state', s.kind)),
