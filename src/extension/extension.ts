@@ -6,48 +6,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { workerOpener } from '../core';
-import { ArchiveService, type ArchiveState } from './archiveService';
+import type { MsgbrowseApi } from './api';
+import { ArchiveService } from './archiveService';
 import { CitationLinkProvider } from './citationLinks';
-import { openCitation, registerCommands, type StatusReport } from './commands';
-import { citationUri } from './citations';
+import { openCitation, registerCommands, statusReport } from './commands';
+import { citationUri, type CitationRef } from './citations';
 import { CONFIG_SECTION, MCP_SERVER_ID, SECRET_HEADER } from './constants';
 import { ConversationsView } from './conversationsView';
-import { McpEndpoint, type EndpointInfo } from './mcpEndpoint';
+import { McpEndpoint } from './mcpEndpoint';
 import { mcpApiAvailable, McpProvider } from './mcpProvider';
 import { defaultRuntimeFactory, type RuntimeFactory } from './runtime';
-import { SearchService, type SearchResult } from './searchService';
+import { SearchService } from './searchService';
 import { affectsRuntime } from './settings';
 import { createStatusBar } from './statusBar';
+import { testHooksWanted, type MsgbrowseTestExports, type MsgbrowseTestHooks } from './test-api';
 import { CitationUriHandler } from './uriHandler';
-import { ViewerManager, type FoundEvent, type PagedEvent, type ShownEvent } from './viewer/panel';
+import { ViewerManager } from './viewer/panel';
 
-/** Returned from activate(): a small API for integration tests and other extensions. */
-export interface MsgbrowseApi {
-  readonly mcpServerId: string;
-  readonly secretHeader: string;
-  /** Resolves once the first archive resolution/open attempt has finished. */
-  ready: Promise<void>;
-  state(): ArchiveState;
-  archivePath(): string | undefined;
-  definitionVersion(): string;
-  endpoint(): EndpointInfo | undefined;
-  ensureEndpoint(): Promise<EndpointInfo>;
-  providerCalls(): { provided: number; resolved: number } | undefined;
-  /** Waits until pending settings changes have been applied. */
-  settled(): Promise<void>;
-  search(query: string): Promise<SearchResult>;
-  waitForViewer(conversationId: number, messageId: number, timeoutMs?: number): Promise<ShownEvent>;
-  openViewers(): number[];
-  /** Scrolls the viewer to an edge and resolves with the page it then loaded (infinite scroll). */
-  scrollViewer(conversationId: number, edge: 'top' | 'bottom'): Promise<PagedEvent>;
-  /** Find-in-conversation in an open viewer (as typed into its find box). */
-  findInViewer(conversationId: number, query: string): Promise<FoundEvent>;
-  receivedUris(): string[];
-  status(): StatusReport;
-  /** Where archive queries run: the engine worker thread, or the extension host thread (dev fallback). */
-  engine(): 'worker' | 'in-thread';
-}
+export type { MsgbrowseApi } from './api';
 
+/** Returns the public MsgbrowseApi; under the integration tests only, with test hooks attached (see test-api.ts). */
 export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   const log = vscode.window.createOutputChannel('msgbrowse', { log: true });
   context.subscriptions.push(log);
@@ -111,7 +89,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   const conversations = new ConversationsView(archive);
   context.subscriptions.push(conversations, vscode.window.registerTreeDataProvider('msgbrowse.conversations', conversations));
 
-  context.subscriptions.push(createStatusBar(archive), ...registerCommands({ ext: context, archive, endpoint, search, viewer, log, mcpApi }));
+  context.subscriptions.push(createStatusBar(archive), registerCommands({ ext: context, archive, endpoint, search, viewer, log, mcpApi }));
 
   context.subscriptions.push(
     archive.onDidChange((s) => void vscode.commands.executeCommand('setContext', 'msgbrowse.state', s.kind)),
@@ -137,33 +115,44 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   void vscode.commands.executeCommand('setContext', 'msgbrowse.state', 'opening');
   const ready = archive.apply().catch((e: unknown) => log.error(`activation: ${e instanceof Error ? e.message : String(e)}`));
 
-  return {
+  const api: MsgbrowseApi = {
+    apiVersion: 1,
     mcpServerId: MCP_SERVER_ID,
-    secretHeader: SECRET_HEADER,
     ready,
     state: () => archive.state,
-    archivePath: () => archive.currentPath,
+    onDidChangeState: archive.onDidChange,
+    search: (q) => search.search(q),
+    openCitation: (ref, options) => openCitation(viewer, checkedRef(ref), options?.side),
+    citationUri: (ref) => citationUri(scheme, checkedRef(ref)),
+  };
+  if (!testHooksWanted(context.extensionMode === vscode.ExtensionMode.Test)) return api;
+
+  log.info('running under the integration tests: test hooks attached to the API');
+  const testHooks: MsgbrowseTestHooks = {
+    secretHeader: SECRET_HEADER,
     definitionVersion: () => archive.version,
     endpoint: () => endpoint.current,
     ensureEndpoint: () => endpoint.ensure(),
     providerCalls: () => provider && { provided: provider.provided, resolved: provider.resolved },
     settled: () => archive.apply(),
-    search: (q) => search.search(q),
     waitForViewer: (c, m, t) => viewer.waitForShown(c, m, t),
     openViewers: () => viewer.openConversations(),
     scrollViewer: (c, edge) => viewer.scrollEdge(c, edge),
     findInViewer: (c, q) => viewer.find(c, q),
     receivedUris: () => [...uriHandler.received],
     engine: () => (openArchive ? 'worker' : 'in-thread'),
-    status: () => ({
-      state: archive.state,
-      archivePath: archive.currentPath,
-      version: archive.version,
-      mcpApi,
-      endpoint: endpoint.current && { kind: endpoint.current.kind, uri: endpoint.current.uri.toString() },
-      sessions: endpoint.sessionCount(),
-    }),
+    status: () => statusReport({ archive, endpoint, mcpApi }),
   };
+  const exports: MsgbrowseTestExports = { ...api, testHooks };
+  return exports;
+}
+
+/** The API's callers are other extensions: refuse what is not a conversation/message id pair up front. */
+function checkedRef(ref: CitationRef): CitationRef {
+  if (!Number.isSafeInteger(ref?.conversationId) || !Number.isSafeInteger(ref?.messageId)) {
+    throw new TypeError('msgbrowse: a citation is { conversationId, messageId } with integer ids');
+  }
+  return { conversationId: ref.conversationId, messageId: ref.messageId };
 }
 
 let shutdown: (() => Promise<void>) | undefined;

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runTests } from '@vscode/test-electron';
+import { TEST_HOOKS_ENV } from '../../src/extension/test-api';
 import { MANIFEST_ENV, type IntegrationResults } from './manifest';
 import { prepare } from './prepare';
 
@@ -68,7 +69,8 @@ async function main(): Promise<number> {
       extensionDevelopmentPath: staged,
       extensionTestsPath: suite,
       launchArgs: [prepared.manifest.workspace, `--user-data-dir=${userData}`, `--extensions-dir=${extensionsDir}`, '--disable-extensions'],
-      extensionTestsEnv: { [MANIFEST_ENV]: prepared.manifestFile },
+      // TEST_HOOKS_ENV: the extension attaches its test hooks (src/extension/test-api.ts) only when asked, under tests.
+      extensionTestsEnv: { [MANIFEST_ENV]: prepared.manifestFile, [TEST_HOOKS_ENV]: '1' },
     });
   } catch (e) {
     runError = e instanceof Error ? e.message : String(e);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import * as vscode from 'vscode';
-import type { MsgbrowseApi } from '../../../src/extension/extension';
+import type { MsgbrowseApi } from '../../../src/extension/api';
+import { TEST_HOOKS_ENV, type MsgbrowseTestExports } from '../../../src/extension/test-api';
 import { MANIFEST_ENV, type IntegrationManifest } from '../manifest';
 
 export const EXTENSION_ID = 'msgbrowse.msgbrowse-vscode';
@@ -14,11 +15,18 @@ export function loadManifest(): IntegrationManifest {
   return manifest;
 }
 
-export async function api(): Promise<MsgbrowseApi> {
-  const ext = vscode.extensions.getExtension<MsgbrowseApi>(EXTENSION_ID);
+/** The activated extension's exports: the public MsgbrowseApi plus `testHooks` (attached only under these tests). */
+export async function api(): Promise<MsgbrowseTestExports> {
+  const ext = vscode.extensions.getExtension<MsgbrowseApi | MsgbrowseTestExports>(EXTENSION_ID);
   if (!ext) throw new Error(`extension ${EXTENSION_ID} is not installed in the host`);
   const a = await ext.activate();
   await a.ready;
+  if (!('testHooks' in a)) {
+    throw new Error(
+      `the extension exposes no test hooks: it attaches them only in ExtensionMode.Test with ${TEST_HOOKS_ENV}=1 ` +
+        `(here ${TEST_HOOKS_ENV}=${process.env[TEST_HOOKS_ENV] ?? 'unset'}; run the suite through test/integration/runTest.ts)`,
+    );
+  }
   return a;
 }
 

@@ -68,7 +68,7 @@ export function defineSuites(): void {
       assert.equal(st.path, m.curated.path);
       assert.equal(st.status.conversations, m.curated.conversations);
       assert.equal(st.status.messages, m.curated.messages);
-      assert.equal(a.engine(), 'worker', 'archive queries run off the extension host thread');
+      assert.equal(a.testHooks.engine(), 'worker', 'archive queries run off the extension host thread');
       await waitFor('semantic search to be reported ready (index warmed after opening)', () => {
         const s = a.state();
         return (s.kind === 'ready' && s.status.semantic.ready) || undefined;
@@ -77,8 +77,8 @@ export function defineSuites(): void {
 
     it('gives VS Code an MCP server definition pointing at the in-process endpoint', async () => {
       const a = await api();
-      await waitFor('provideMcpServerDefinitions', () => (a.providerCalls()?.provided ?? 0) > 0 || undefined);
-      const ep = await a.ensureEndpoint();
+      await waitFor('provideMcpServerDefinitions', () => (a.testHooks.providerCalls()?.provided ?? 0) > 0 || undefined);
+      const ep = await a.testHooks.ensureEndpoint();
       const [major, minor] = vscode.version.split('.').map(Number);
       const socketCapable = process.platform !== 'win32' && (major > 1 || minor >= 105);
       assert.equal(ep.kind, socketCapable ? 'socket' : 'tcp');
@@ -88,7 +88,7 @@ export function defineSuites(): void {
       } else {
         assert.match(ep.uri.toString(), /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       }
-      assert.ok(ep.headers[a.secretHeader] && ep.headers[a.secretHeader].length >= 32, 'per-session secret header');
+      assert.ok(ep.headers[a.testHooks.secretHeader] && ep.headers[a.testHooks.secretHeader].length >= 32, 'per-session secret header');
     });
 
     it("VS Code's MCP client starts the server and lists the seven tools", async () => {
@@ -107,8 +107,8 @@ export function defineSuites(): void {
         1000,
       );
       assert.deepEqual([...ourTools().keys()].sort(), [...TOOLS].sort());
-      assert.ok((a.providerCalls()?.resolved ?? 0) > 0, 'resolveMcpServerDefinition was called before the start');
-      assert.ok(a.status().sessions > 0, 'VS Code holds an MCP session with our server');
+      assert.ok((a.testHooks.providerCalls()?.resolved ?? 0) > 0, 'resolveMcpServerDefinition was called before the start');
+      assert.ok(a.testHooks.status().sessions > 0, 'VS Code holds an MCP session with our server');
     });
 
     it('list_conversations through vscode.lm.invokeTool returns the fixture conversations', async () => {
@@ -142,18 +142,18 @@ export function defineSuites(): void {
       const link = new RegExp(`${vscode.env.uriScheme}://msgbrowse\\.msgbrowse-vscode/c/(\\d+)/at/(\\d+)`).exec(text);
       assert.ok(link, 'a citation link in the tool result');
       const [, cid, mid] = link;
-      const shown = a.waitForViewer(Number(cid), Number(mid), 30_000);
+      const shown = a.testHooks.waitForViewer(Number(cid), Number(mid), 30_000);
       await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(link[0]));
       const ack = await shown;
       assert.equal(ack.highlighted, true);
       assert.ok(ack.rendered > 1, 'the viewer rendered the surrounding messages');
-      assert.ok(a.receivedUris().some((u) => u.includes(`/c/${cid}/at/${mid}`)), 'the URI handler received the link');
-      assert.ok(a.openViewers().includes(Number(cid)));
+      assert.ok(a.testHooks.receivedUris().some((u) => u.includes(`/c/${cid}/at/${mid}`)), 'the URI handler received the link');
+      assert.ok(a.testHooks.openViewers().includes(Number(cid)));
     });
 
     it('the viewer renders a message containing HTML as text (and still acknowledges it)', async () => {
       const a = await api();
-      const shown = a.waitForViewer(m.curated.script.conversationId, m.curated.script.id, 30_000);
+      const shown = a.testHooks.waitForViewer(m.curated.script.conversationId, m.curated.script.id, 30_000);
       await vscode.commands.executeCommand('msgbrowse.openCitation', m.curated.script.conversationId, m.curated.script.id);
       const ack = await shown;
       assert.equal(ack.highlighted, true);
@@ -163,7 +163,7 @@ export function defineSuites(): void {
 
     it('the viewer shows image attachments found under the archive root inline', async () => {
       const a = await api();
-      const shown = a.waitForViewer(m.curated.image.conversationId, m.curated.image.id, 30_000);
+      const shown = a.testHooks.waitForViewer(m.curated.image.conversationId, m.curated.image.id, 30_000);
       await vscode.commands.executeCommand('msgbrowse.openCitation', m.curated.image.conversationId, m.curated.image.id);
       const ack = await shown;
       assert.ok(ack.images >= 1, `inline images: ${ack.images}`);
@@ -177,6 +177,25 @@ export function defineSuites(): void {
       assert.ok(res.hits.some((h) => h.messageId === m.curated.lease.id));
       assert.equal(res.semanticNote, undefined, 'semantic half used');
       assert.ok(res.hits.every((h) => h.link.startsWith(`${vscode.env.uriScheme}://msgbrowse.msgbrowse-vscode/c/`)));
+    });
+
+    it('the public API searches, formats citations and opens them — and carries no test hook', async () => {
+      const a = await api();
+      assert.equal(a.apiVersion, 1);
+      const { testHooks, ...pub } = a;
+      assert.ok(testHooks);
+      assert.deepEqual(
+        Object.keys(pub).sort(),
+        ['apiVersion', 'citationUri', 'mcpServerId', 'onDidChangeState', 'openCitation', 'ready', 'search', 'state'],
+      );
+      const res = await a.search('lease agreement');
+      const hit = res.hits.find((h) => h.messageId === m.curated.lease.id);
+      assert.ok(hit, 'the lease message is among the hits');
+      assert.equal(a.citationUri(hit), hit.link, 'the API formats citations as the tools do');
+      const shown = a.testHooks.waitForViewer(hit.conversationId, hit.messageId, 30_000);
+      a.openCitation({ conversationId: hit.conversationId, messageId: hit.messageId });
+      assert.equal((await shown).highlighted, true);
+      assert.throws(() => a.openCitation({ conversationId: 1.5, messageId: 2 }), TypeError);
     });
 
     it('citation tokens in an editor are document links', async () => {
@@ -217,10 +236,10 @@ export function defineSuites(): void {
 
     it('refuses requests without the secret header — with 404, never 401/403', async () => {
       const a = await api();
-      const ep = await a.ensureEndpoint();
+      const ep = await a.testHooks.ensureEndpoint();
       const none = await rawRequest(ep, {});
       assert.equal(none.status, 404);
-      const wrong = await rawRequest(ep, { [a.secretHeader]: 'not-the-secret' });
+      const wrong = await rawRequest(ep, { [a.testHooks.secretHeader]: 'not-the-secret' });
       assert.equal(wrong.status, 404);
       const good = await rawRequest(ep, { ...ep.headers });
       assert.equal(good.status, 200, good.body.slice(0, 300));
@@ -232,7 +251,7 @@ export function defineSuites(): void {
       await cfg.update('server.transport', 'tcp', vscode.ConfigurationTarget.Workspace);
       try {
         const ep = await waitFor('a TCP endpoint', async () => {
-          const e = await a.ensureEndpoint();
+          const e = await a.testHooks.ensureEndpoint();
           return e.kind === 'tcp' ? e : undefined;
         });
         assert.match(ep.uri.toString(), /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -243,7 +262,7 @@ export function defineSuites(): void {
       } finally {
         await cfg.update('server.transport', undefined, vscode.ConfigurationTarget.Workspace);
         await waitFor('back on the default endpoint', async () => {
-          const e = await a.ensureEndpoint();
+          const e = await a.testHooks.ensureEndpoint();
           const [major, minor] = vscode.version.split('.').map(Number);
           const socketCapable = process.platform !== 'win32' && (major > 1 || minor >= 105);
           return e.kind === (socketCapable ? 'socket' : 'tcp') || undefined;
@@ -253,7 +272,7 @@ export function defineSuites(): void {
 
     it('changing msgbrowse.archivePath restarts the server with the new archive', async () => {
       const a = await api();
-      const before = a.definitionVersion();
+      const before = a.testHooks.definitionVersion();
       await vscode.workspace
         .getConfiguration('msgbrowse')
         .update('archivePath', m.second.path, vscode.ConfigurationTarget.Workspace);
@@ -261,7 +280,7 @@ export function defineSuites(): void {
         const s = a.state();
         return (s.kind === 'ready' && s.path === m.second.path) || undefined;
       });
-      assert.notEqual(a.definitionVersion(), before, 'the MCP definition version changed');
+      assert.notEqual(a.testHooks.definitionVersion(), before, 'the MCP definition version changed');
       const other = m.curated.conversationNames.find((n) => n && n !== m.second.conversationName);
       assert.ok(other);
       const text = await invokeEventually(
@@ -294,7 +313,7 @@ export function defineSuites(): void {
     it('with no archive anywhere, tools answer with an actionable error instead of empty results', async () => {
       const a = await api();
       process.env.MSGBROWSE_DATA_DIR = path.join(m.workspace, 'no-such-dir');
-      await a.settled();
+      await a.testHooks.settled();
       assert.equal(a.state().kind, 'none', JSON.stringify(a.state()));
       const text = await invokeEventually('list_conversations', {}, (t) => /Select Archive/.test(t), 'the no-archive error');
       assert.match(text, /msgbrowse\.archivePath/);
@@ -316,22 +335,22 @@ export function defineSuites(): void {
     it('the viewer scrolls lazily through a whole conversation, both ways', async () => {
       const a = await api();
       const c = m.demo.longest;
-      let shown = a.waitForViewer(c.id, 0, 30_000);
+      let shown = a.testHooks.waitForViewer(c.id, 0, 30_000);
       await vscode.commands.executeCommand('msgbrowse.openConversation', c.id);
       const first = await shown;
       assert.ok(first.rendered < c.messageCount, 'starts with one page, not the whole conversation');
-      let page = await a.scrollViewer(c.id, 'top');
-      for (let i = 0; page.hasMore && i < 50; i++) page = await a.scrollViewer(c.id, 'top');
+      let page = await a.testHooks.scrollViewer(c.id, 'top');
+      for (let i = 0; page.hasMore && i < 50; i++) page = await a.testHooks.scrollViewer(c.id, 'top');
       assert.equal(page.hasMore, false);
       assert.equal(page.firstId, c.firstId, 'reached the first message');
       assert.equal(page.rendered, c.messageCount, 'every message rendered once');
 
-      shown = a.waitForViewer(c.id, c.firstId, 30_000);
+      shown = a.testHooks.waitForViewer(c.id, c.firstId, 30_000);
       await vscode.commands.executeCommand('msgbrowse.openCitation', c.id, c.firstId);
       const atFirst = await shown;
       assert.ok(atFirst.rendered < c.messageCount);
-      page = await a.scrollViewer(c.id, 'bottom');
-      for (let i = 0; page.hasMore && i < 50; i++) page = await a.scrollViewer(c.id, 'bottom');
+      page = await a.testHooks.scrollViewer(c.id, 'bottom');
+      for (let i = 0; page.hasMore && i < 50; i++) page = await a.testHooks.scrollViewer(c.id, 'bottom');
       assert.equal(page.lastId, c.lastId, 'reached the last message');
       assert.equal(page.rendered, c.messageCount);
     });
@@ -340,15 +359,15 @@ export function defineSuites(): void {
       const a = await api();
       const c = m.demo.longest;
       assert.ok(c.firstWord, 'a word to look for');
-      const shown = a.waitForViewer(c.id, 0, 30_000);
+      const shown = a.testHooks.waitForViewer(c.id, 0, 30_000);
       await vscode.commands.executeCommand('msgbrowse.openConversation', c.id);
       const tail = await shown;
       assert.ok(tail.rendered < c.messageCount, 'only the latest page is loaded');
-      const found = await a.findInViewer(c.id, c.firstWord);
+      const found = await a.testHooks.findInViewer(c.id, c.firstWord);
       assert.ok(found.count >= 1);
       assert.equal(found.currentId, c.firstId, 'the earliest match is the first message');
       assert.equal(found.highlighted, true);
-      const none = await a.findInViewer(c.id, 'zzqxjv');
+      const none = await a.testHooks.findInViewer(c.id, 'zzqxjv');
       assert.equal(none.count, 0);
     });
 
@@ -359,7 +378,7 @@ export function defineSuites(): void {
         const s = a.state();
         return (s.kind === 'ready' && s.path === m.live && s.status.conversations === m.curated.conversations) || undefined;
       });
-      const before = a.definitionVersion();
+      const before = a.testHooks.definitionVersion();
       const tmp = `${m.live}.new`;
       fs.copyFileSync(m.second.path, tmp);
       fs.renameSync(tmp, m.live);
@@ -371,7 +390,7 @@ export function defineSuites(): void {
         },
         30_000,
       );
-      assert.notEqual(a.definitionVersion(), before, 'the MCP definition version changed');
+      assert.notEqual(a.testHooks.definitionVersion(), before, 'the MCP definition version changed');
       const text = await invokeEventually(
         'list_conversations',
         {},
@@ -418,7 +437,7 @@ export function defineSuites(): void {
         await vscode.commands.executeCommand('workbench.action.closeSidebar');
         await vscode.commands.executeCommand('workbench.action.closePanel');
         await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
-        const shown = a.waitForViewer(hit.conversationId, hit.messageId, 30_000);
+        const shown = a.testHooks.waitForViewer(hit.conversationId, hit.messageId, 30_000);
         await vscode.commands.executeCommand('msgbrowse.openCitation', hit.conversationId, hit.messageId);
         await shown;
         await new Promise((r) => setTimeout(r, 1500));

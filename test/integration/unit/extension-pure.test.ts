@@ -1,6 +1,6 @@
 /**
  * Unit tests of the extension's vscode-free modules (citations, archive discovery, attachment path safety,
- * webview message validation, endpoint choice, MCP config snippet).
+ * webview message validation, endpoint choice, MCP config snippet, the test-hook gate).
  *   node --import tsx --test test/integration/unit/extension-pure.test.ts
  */
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { citationToken, citationUri, findCitations, parseCitationPath } from '../../../src/extension/citations';
 import { candidates, discoverArchive, userConfigDir, type DiscoveryEnv } from '../../../src/extension/discovery';
 import { mcpConfigSnippet } from '../../../src/extension/mcpConfig';
+import { TEST_HOOKS_ENV, testHooksWanted } from '../../../src/extension/test-api';
 import { resolveAttachment } from '../../../src/extension/viewer/attachments';
 import { parseFromWebview, parseState } from '../../../src/extension/viewer/protocol';
 
@@ -134,5 +135,14 @@ describe('MCP config snippet', () => {
       env: { MSGBROWSE_LLM_BASE_URL: 'http://h/v1', MSGBROWSE_LLM_EMBED_MODEL: 'm' },
     });
     assert.equal(JSON.parse(mcpConfigSnippet('vscode', '/ext', undefined, { embedBaseUrl: 'u', embedModel: '' })).servers.msgbrowse.type, 'stdio');
+  });
+});
+
+describe('test hooks gate', () => {
+  it('attaches the hooks only in ExtensionMode.Test and when the runner asks for them', () => {
+    assert.equal(testHooksWanted(true, { [TEST_HOOKS_ENV]: '1' }), true);
+    assert.equal(testHooksWanted(false, { [TEST_HOOKS_ENV]: '1' }), false, 'an installed extension never exposes them');
+    assert.equal(testHooksWanted(true, {}), false, 'another test run of a development build does not get them');
+    for (const v of ['0', 'true', '', ' 1']) assert.equal(testHooksWanted(true, { [TEST_HOOKS_ENV]: v }), false, v);
   });
 });

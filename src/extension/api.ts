@@ -1,0 +1,35 @@
+/**
+ * The API activate() returns to other extensions — what they may rely on, nothing more:
+ *
+ *   const api = await vscode.extensions.getExtension<MsgbrowseApi>('msgbrowse.msgbrowse-vscode')?.activate();
+ *   await api?.ready;
+ *   if (api?.state().kind === 'ready') for (const hit of (await api.search('lease')).hits) api.openCitation(hit);
+ *
+ * Types only (no vscode import at runtime); test-only hooks are not part of it (see test-api.ts).
+ */
+import type * as vscode from 'vscode';
+import type { ArchiveState } from './archiveService';
+import type { CitationRef } from './citations';
+import type { SearchHit, SearchResult } from './searchService';
+
+export type { ArchiveState, CitationRef, SearchHit, SearchResult };
+
+export interface MsgbrowseApi {
+  /** Bumped on incompatible changes to this interface. */
+  readonly apiVersion: 1;
+  /** The id VS Code knows msgbrowse's MCP server by (e.g. `workbench.mcp.startServer`, tool sources). */
+  readonly mcpServerId: string;
+  /** Resolves (never rejects) once the first archive resolution/open attempt has finished. */
+  readonly ready: Promise<void>;
+  /** Which archive is served and what it holds: none found, opening, ready (with counts, semantic status) or error. */
+  state(): ArchiveState;
+  /** Fires on every state change (archive opened, failed, reloaded, semantic index ready). */
+  readonly onDidChangeState: vscode.Event<ArchiveState>;
+  /** Hybrid keyword + semantic search, ranked exactly as the `search_messages` MCP tool ranks it. Rejects with the
+   * archive's error when no archive can be served. Hits carry citation links (`link`). */
+  search(query: string): Promise<SearchResult>;
+  /** Opens the conversation viewer at a message, highlighted (`side`: beside the active editor). */
+  openCitation(ref: CitationRef, options?: { side?: boolean }): void;
+  /** The citation URI of a message, as the MCP tools emit it and the URI handler opens it. */
+  citationUri(ref: CitationRef): string;
+}

@@ -1,0 +1,50 @@
+/**
+ * Every msgbrowse command, one module each. Commands return useful values so they can be driven programmatically
+ * (and by tests); registerCommands() hands back the CommandManager owning all registrations, for context.subscriptions.
+ */
+import type * as vscode from 'vscode';
+import type { ArchiveService } from '../archiveService';
+import type { McpEndpoint } from '../mcpEndpoint';
+import type { SearchService } from '../searchService';
+import type { ViewerManager } from '../viewer/panel';
+import { CommandManager } from './command-manager';
+import { CopyMcpConfigCommand } from './copy-mcp-config';
+import { OpenCitationCommand } from './open-citation';
+import { OpenConversationCommand } from './open-conversation';
+import { OpenDemoArchiveCommand } from './open-demo-archive';
+import { RevealArchiveCommand } from './reveal-archive';
+import { SearchMessagesCommand } from './search-messages';
+import { SelectArchiveCommand } from './select-archive';
+import { SetApiKeyCommand } from './set-api-key';
+import { ShowLogCommand } from './show-log';
+import { ShowStatusCommand } from './show-status';
+
+export type { Command } from './command-manager';
+export { CommandManager } from './command-manager';
+export { openCitation } from './open-citation';
+export { statusReport, type StatusReport, type StatusSources } from './show-status';
+
+export interface CommandDeps {
+  ext: vscode.ExtensionContext;
+  archive: ArchiveService;
+  endpoint: McpEndpoint;
+  search: SearchService;
+  viewer: ViewerManager;
+  log: vscode.LogOutputChannel;
+  mcpApi: boolean;
+}
+
+export function registerCommands(d: CommandDeps): CommandManager {
+  const commands = new CommandManager();
+  commands.register(new SearchMessagesCommand(d.search, d.viewer));
+  commands.register(new OpenConversationCommand(d.archive, d.viewer));
+  commands.register(new OpenCitationCommand(d.viewer));
+  commands.register(new SelectArchiveCommand());
+  commands.register(new OpenDemoArchiveCommand(d.ext));
+  commands.register(new SetApiKeyCommand(d.ext.secrets, d.archive));
+  commands.register(new ShowStatusCommand({ archive: d.archive, endpoint: d.endpoint, mcpApi: d.mcpApi }, d.log));
+  commands.register(new CopyMcpConfigCommand(d.ext.extensionPath, d.archive));
+  commands.register(new ShowLogCommand(d.log));
+  commands.register(new RevealArchiveCommand(d.archive));
+  return commands;
+}

@@ -1,0 +1,64 @@
+/** `msgbrowse.showStatus([{ quiet }])`: resolves with a StatusReport; unless quiet, also shows it in a QuickPick
+ * whose items lead to the other commands. */
+import * as vscode from 'vscode';
+import type { ArchiveService } from '../archiveService';
+import type { McpEndpoint } from '../mcpEndpoint';
+import { describeState } from '../statusBar';
+import type { Command } from './command-manager';
+
+export interface StatusReport {
+  state: ArchiveService['state'];
+  archivePath?: string;
+  version: string;
+  mcpApi: boolean;
+  endpoint?: { kind: string; uri: string };
+  sessions: number;
+}
+
+export interface StatusSources {
+  archive: ArchiveService;
+  endpoint: McpEndpoint;
+  /** Whether this editor has the MCP server definition provider API. */
+  mcpApi: boolean;
+}
+
+export function statusReport(s: StatusSources): StatusReport {
+  return {
+    state: s.archive.state,
+    archivePath: s.archive.currentPath,
+    version: s.archive.version,
+    mcpApi: s.mcpApi,
+    endpoint: s.endpoint.current && { kind: s.endpoint.current.kind, uri: s.endpoint.current.uri.toString() },
+    sessions: s.endpoint.sessionCount(),
+  };
+}
+
+export class ShowStatusCommand implements Command {
+  readonly id = 'msgbrowse.showStatus';
+
+  constructor(
+    private readonly sources: StatusSources,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  async execute(opts?: { quiet?: boolean }): Promise<StatusReport> {
+    const report = statusReport(this.sources);
+    if (opts?.quiet) return report;
+    const mcpApi = this.sources.mcpApi;
+    const desc = describeState(report.state);
+    const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
+      { label: desc.text.replace(/\$\([^)]*\)\s*/g, ''), detail: desc.tooltip.replace(/\n/g, ' · ') },
+      {
+        label: mcpApi ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}` : '$(warning) This editor has no MCP provider API',
+        detail: mcpApi ? `${report.sessions} session(s) · definition version ${report.version}` : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
+      },
+      { label: '$(output) Show Log', run: () => this.log.show() },
+      { label: '$(folder-opened) Select Archive…', run: () => vscode.commands.executeCommand('msgbrowse.selectArchive') },
+      { label: '$(beaker) Open Demo Archive', run: () => vscode.commands.executeCommand('msgbrowse.openDemoArchive') },
+      { label: '$(key) Set Embeddings API Key', run: () => vscode.commands.executeCommand('msgbrowse.setApiKey') },
+      { label: '$(copy) Copy MCP Config for Other Clients', run: () => vscode.commands.executeCommand('msgbrowse.copyMcpConfig') },
+    ];
+    void vscode.window.showQuickPick(items, { title: 'msgbrowse status' }).then((p) => p?.run?.());
+    return report;
+  }
+}

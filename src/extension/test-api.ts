@@ -1,0 +1,52 @@
+/**
+ * Test-only hooks: attached to activate()'s exports (as `testHooks`, beside the public MsgbrowseApi) only when the
+ * extension runs under its own integration tests — VS Code reports ExtensionMode.Test (the extension was loaded
+ * with --extensionDevelopmentPath and --extensionTestsPath) AND the runner set TEST_HOOKS_ENV=1
+ * (test/integration/runTest.ts, extensionTestsEnv). An installed extension (ExtensionMode.Production) never has
+ * them, whatever the environment. Imported by the suite (test/integration/suite/env.ts) and the runner; types and
+ * plain constants only, so it loads outside the extension host.
+ */
+import type { MsgbrowseApi } from './api';
+import type { StatusReport } from './commands/show-status';
+import type { EndpointInfo } from './mcpEndpoint';
+import type { FoundEvent, PagedEvent, ShownEvent } from './viewer/panel';
+
+export type { EndpointInfo, FoundEvent, PagedEvent, ShownEvent, StatusReport };
+
+/** Set to `1` in the extension host's environment by the integration runner. */
+export const TEST_HOOKS_ENV = 'MSGBROWSE_TEST_HOOKS';
+
+/** Whether to attach the hooks: under tests (ExtensionMode.Test) and asked for by the runner. */
+export function testHooksWanted(isTestMode: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  return isTestMode && env[TEST_HOOKS_ENV] === '1';
+}
+
+export interface MsgbrowseTestHooks {
+  /** Name of the per-session secret header of the in-process MCP endpoint. */
+  readonly secretHeader: string;
+  /** The MCP definition version (changes with the served archive, its content, the settings). */
+  definitionVersion(): string;
+  endpoint(): EndpointInfo | undefined;
+  ensureEndpoint(): Promise<EndpointInfo>;
+  /** How often VS Code called provideMcpServerDefinitions / resolveMcpServerDefinition (undefined: no MCP API). */
+  providerCalls(): { provided: number; resolved: number } | undefined;
+  /** Waits until pending settings changes have been applied. */
+  settled(): Promise<void>;
+  waitForViewer(conversationId: number, messageId: number, timeoutMs?: number): Promise<ShownEvent>;
+  openViewers(): number[];
+  /** Scrolls the viewer to an edge and resolves with the page it then loaded (infinite scroll). */
+  scrollViewer(conversationId: number, edge: 'top' | 'bottom'): Promise<PagedEvent>;
+  /** Find-in-conversation in an open viewer (as typed into its find box). */
+  findInViewer(conversationId: number, query: string): Promise<FoundEvent>;
+  /** Every URI the citation URI handler received. */
+  receivedUris(): string[];
+  /** What `msgbrowse.showStatus` reports. */
+  status(): StatusReport;
+  /** Where archive queries run: the engine worker thread, or the extension host thread (dev fallback). */
+  engine(): 'worker' | 'in-thread';
+}
+
+/** activate()'s exports under the integration tests. */
+export interface MsgbrowseTestExports extends MsgbrowseApi {
+  readonly testHooks: MsgbrowseTestHooks;
+}
