@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 
 export interface FileStamp {
+  dev: bigint;
   ino: bigint;
   size: bigint;
   mtimeNs: bigint;
@@ -21,7 +22,7 @@ export function stamp(file: string): FileStamp | null {
   try {
     // throwIfNoEntry: a missing -wal is the common case, and building the ENOENT error costs more than the stat.
     const s = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
-    return s ? { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs } : null;
+    return s ? { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs } : null;
   } catch {
     return null;
   }
@@ -31,7 +32,7 @@ export function stamp(file: string): FileStamp | null {
 export function fdStamp(fd: number): FileStamp | null {
   try {
     const s = fs.fstatSync(fd, { bigint: true });
-    return { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
+    return { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
   } catch {
     return null;
   }
@@ -105,7 +106,17 @@ export function mayBeTorn(base: ArchiveIdentity, dbPath: string, fds?: ReaderFds
   return (typeof walFd === 'number' ? readHeaderFd(walFd) : readWalHeader(walPath)) !== base.walHeader;
 }
 
-export function fingerprint(id: ArchiveIdentity): string {
+/**
+ * The archive's fingerprint: `ino:size:mtimeNs` of the database file and of its `-wal` (`-` when absent). It changes
+ * on every commit, checkpoint or replacement; the one fingerprint everything uses (summary, change detection,
+ * vector-cache keys).
+ */
+export function fingerprint(id: Pick<ArchiveIdentity, 'db' | 'wal'>): string {
   const f = (s: FileStamp | null): string => (s ? `${s.ino}:${s.size}:${s.mtimeNs}` : '-');
   return `${f(id.db)}|${f(id.wal)}`;
+}
+
+/** The files' stamps now (two stats, no reads): what {@link fingerprint} and replacement checks need. */
+export function currentStamps(dbPath: string): Pick<ArchiveIdentity, 'db' | 'wal'> {
+  return { db: stamp(dbPath), wal: stamp(`${dbPath}-wal`) };
 }

@@ -1,8 +1,9 @@
 /** Public API of the read-only archive layer. */
-export { openArchive, resolveArchivePath, ARCHIVE_FILE_NAME, type OpenOptions } from './open';
+export { openArchive, resolveArchivePath } from './open';
+export { ARCHIVE_FILE_NAME } from './file-name';
+export { currentStamps, fingerprint, type FileStamp } from './file-identity';
 export { inThread } from './async';
 export { ArchiveError, isArchiveError, type ArchiveErrorCode } from './errors';
 export { buildFtsQuery, ftsTokens } from './fts-query';
-export { normalizeDomain } from './queries/links';
 export { MAX_SCHEMA_VERSION } from './schema';
 export * from './types';

@@ -6,16 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WasmArchive } from './archive';
+import { ARCHIVE_FILE_NAME } from './file-name';
 import { ArchiveConnection, type ConnectionOptions, toArchiveError } from './connection';
 import { ArchiveError } from './errors';
 import { MAX_SCHEMA_VERSION, REQUIRED_TABLES, detectSchema, tableNames } from './schema';
 import type { Archive } from './types';
 import { loadEngine } from './wasm-engine';
 
-export const ARCHIVE_FILE_NAME = 'msgbrowse.sqlite';
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
-
-export interface OpenOptions extends ConnectionOptions {}
 
 function errno(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | null)?.code;
@@ -93,7 +91,7 @@ export function resolveArchivePath(pathOrDir: string): string {
 }
 
 /** Open a msgbrowse archive read-only. Accepts the msgbrowse.sqlite file or its data directory. */
-export async function openArchive(pathOrDir: string, options: OpenOptions = {}): Promise<Archive> {
+export async function openArchive(pathOrDir: string, options: ConnectionOptions = {}): Promise<Archive> {
   const file = resolveArchivePath(pathOrDir);
   let engine: Awaited<ReturnType<typeof loadEngine>>;
   try {

@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { ARCHIVE_FILE_NAME } from '../archive/file-name';
 import { defaultCacheDir } from '../core/cache-dir';
 import { isLoopbackHost } from '../transport/listen';
 import { CliError } from './errors';
@@ -74,8 +75,8 @@ export function parseListen(value: string): { host: string; port: number } {
 
 export function defaultArchivePath(env: NodeJS.ProcessEnv, cwd: string): string {
   const dataDir = env.MSGBROWSE_DATA_DIR?.trim();
-  if (dataDir) return path.resolve(cwd, dataDir, 'msgbrowse.sqlite');
-  return path.resolve(cwd, 'data', 'msgbrowse.sqlite');
+  if (dataDir) return path.resolve(cwd, dataDir, ARCHIVE_FILE_NAME);
+  return path.resolve(cwd, 'data', ARCHIVE_FILE_NAME);
 }
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): CliOptions | 'help' | 'version' {

@@ -1,30 +1,37 @@
 /**
- * Holds the open archive: opens it lazily on first use, checks per call (one stat) whether the file was
- * replaced, reopens when it was, and never caches a failure (the next call retries).
+ * Holds the open archive: opens it lazily on first use, reopens when the file was replaced, and never caches a
+ * failure (the next call retries).
+ *
+ * It is also the one change detector: `check()` compares the archive files' fingerprint (archive/file-identity) with
+ * the one seen when the archive opened. Every call runs it to catch a replaced file; the runtime's optional poll runs
+ * it to report content changes to listeners.
  */
-import * as fs from 'node:fs';
+import { ArchiveError, currentStamps, fingerprint, type FileStamp } from '../archive/index';
 import type { OpenedArchive, ArchiveOpener, RuntimeLog } from './types';
 
 export interface HeldArchive {
   readonly opened: OpenedArchive;
   /** Bumps on every (re)open. */
   readonly generation: number;
-  readonly dev: number;
-  readonly ino: number;
+  /** The database file's stamp at open: another dev/ino at the path means the file was replaced. */
+  readonly db: FileStamp | null;
+  /** The fingerprint at open. */
+  readonly openedAt: string;
 }
 
-function identity(file: string): { dev: number; ino: number } | undefined {
-  const st = fs.statSync(file, { throwIfNoEntry: false });
-  return st ? { dev: st.dev, ino: st.ino } : undefined;
+export interface ArchiveCheck {
+  held: HeldArchive;
+  /** The files' fingerprint now. */
+  fingerprint: string;
+  /** The database file at the path is not the one that was opened (or it is gone). */
+  replaced: boolean;
+  /** No database file at the path any more. */
+  gone: boolean;
 }
 
-/** db + -wal stat fingerprint: changes on every commit or checkpoint (cheap: two stats). */
-export function stateStamp(file: string): string {
-  const f = (p: string) => {
-    const st = fs.statSync(p, { throwIfNoEntry: false, bigint: true });
-    return st ? `${st.ino}:${st.size}:${st.mtimeNs}` : '-';
-  };
-  return `${f(file)}|${f(`${file}-wal`)}`;
+/** The fingerprint of the archive files at `file` now (two stats). */
+export function archiveFingerprint(file: string): string {
+  return fingerprint(currentStamps(file));
 }
 
 export class ArchiveHolder {
@@ -37,13 +44,26 @@ export class ArchiveHolder {
   lastError?: { message: string; code?: string };
   isOpening = false;
 
+  /**
+   * `path` '' means no archive is selected: calls reject with `missingMessage()` (what was searched, what to do).
+   */
   constructor(
     private path: string,
     private readonly opener: ArchiveOpener,
     private readonly log: RuntimeLog,
     private readonly graceMs: number,
     private readonly onEvent: (e: { kind: 'opened'; path: string } | { kind: 'error'; error: string } | { kind: 'replaced' }) => void,
+    private readonly missingMessage: () => string = () => 'No msgbrowse archive is selected.',
   ) {}
+
+  /** The change detector: the open archive's files now versus at open; undefined when nothing is open. */
+  check(): ArchiveCheck | undefined {
+    const held = this.current;
+    if (!held) return undefined;
+    const now = currentStamps(held.opened.path);
+    const replaced = !now.db || !held.db || now.db.dev !== held.db.dev || now.db.ino !== held.db.ino;
+    return { held, fingerprint: fingerprint(now), replaced, gone: !now.db };
+  }
 
   get configuredPath(): string {
     return this.path;
@@ -69,14 +89,14 @@ export class ArchiveHolder {
 
   async get(): Promise<HeldArchive> {
     if (this.disposed) throw new Error('the msgbrowse server is shutting down');
-    const cur = this.current;
-    if (cur) {
-      const id = identity(cur.opened.path);
-      if (id && id.dev === cur.dev && id.ino === cur.ino) return cur;
-      this.log('info', id ? `archive file was replaced: reopening ${cur.opened.path}` : `archive file disappeared: ${cur.opened.path}`);
+    const c = this.check();
+    if (c) {
+      if (!c.replaced) return c.held;
+      this.log('info', c.gone ? `archive file disappeared: ${c.held.opened.path}` : `archive file was replaced: reopening ${c.held.opened.path}`);
       this.invalidate();
       this.onEvent({ kind: 'replaced' });
     }
+    if (this.path === '') throw new ArchiveError('no_archive_selected', this.missingMessage());
     if (!this.opening) {
       const token = this.token;
       this.opening = { token, promise: this.open(token) };
@@ -95,8 +115,8 @@ export class ArchiveHolder {
         if (this.disposed) throw new Error('the msgbrowse server is shutting down');
         return this.get();
       }
-      const id = identity(opened.path) ?? { dev: -1, ino: -1 };
-      const held: HeldArchive = { opened, generation: ++this.generation, dev: id.dev, ino: id.ino };
+      const stamps = currentStamps(opened.path);
+      const held: HeldArchive = { opened, generation: ++this.generation, db: stamps.db, openedAt: fingerprint(stamps) };
       this.current = held;
       this.lastError = undefined;
       this.log('info', `opened archive ${opened.path}`);

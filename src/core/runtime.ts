@@ -10,7 +10,7 @@ import { OpenAIEmbedder } from '../embed/openai-client';
 import { startEngineWorker } from '../engine/index';
 import type { EmbedConfig } from '../embed/types';
 import type { CitationFormat, SemanticState, ServerContext } from './context';
-import { ArchiveHolder, stateStamp } from './archive-holder';
+import { ArchiveHolder, archiveFingerprint } from './archive-holder';
 import { isBesideArchive } from './cache-dir';
 import { defaultVectorIndexBuilder } from './vector-builder';
 import { SemanticManager } from './semantic-backend';
@@ -78,8 +78,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (e.kind === 'opened') {
         generation++;
         semantic.reset();
-        const held = holder.peek();
-        if (held && options.watchIntervalMs) watchBaseline(held.opened.path, held.generation);
         emit({ kind: 'archive-opened', path: e.path });
         if (options.prewarmSemantic) {
           setImmediate(() => {
@@ -89,6 +87,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       } else if (e.kind === 'error') emit({ kind: 'archive-error', error: e.error });
       else emit({ kind: 'archive-changed', replaced: true });
     },
+    options.missingArchiveMessage,
   );
 
   let warnedCache = false;
@@ -114,45 +113,27 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     options.indexRefreshMs,
   );
 
-  // Optional polling so listeners hear about changes without a tool call. The baseline is the state seen when
-  // the archive (re)opened, so a write right after opening is not missed.
+  // Optional polling so listeners hear about changes without a tool call: the holder's change detector, run on a
+  // timer. The baseline is the fingerprint seen when the archive (re)opened, so a write right after opening is not
+  // missed; a change is reported once the files have settled for one interval (a live import commits in bursts).
   let watchTimer: NodeJS.Timeout | undefined;
-  let watched: { generation: number; stamp: string; pending?: string } | undefined;
-  const watchBaseline = (path: string, gen: number) => {
-    try {
-      watched = { generation: gen, stamp: stateStamp(path) };
-    } catch {
-      watched = undefined;
-    }
-  };
+  let watched: { generation: number; reported: string; pending?: string } | undefined;
   if (options.watchIntervalMs && options.watchIntervalMs > 0) {
     watchTimer = setInterval(() => {
-      const held = holder.peek();
-      if (!held) return;
-      if (!watched || watched.generation !== held.generation) {
-        watchBaseline(held.opened.path, held.generation);
-        return;
-      }
-      let stamp: string;
-      try {
-        stamp = stateStamp(held.opened.path);
-      } catch {
-        return;
-      }
-      if (stamp === watched.stamp) {
+      const c = holder.check();
+      if (!c) return;
+      if (!watched || watched.generation !== c.held.generation) watched = { generation: c.held.generation, reported: c.held.openedAt };
+      if (c.fingerprint === watched.reported) {
         watched.pending = undefined;
         return;
       }
-      // Report once the files have settled for one interval (a live import commits in bursts).
-      if (watched.pending !== stamp) {
-        watched.pending = stamp;
+      if (watched.pending !== c.fingerprint) {
+        watched.pending = c.fingerprint;
         return;
       }
-      const ino = (st: string) => st.split('|')[0].split(':')[0];
-      const replaced = ino(stamp) !== ino(watched.stamp);
-      watched.stamp = stamp;
+      watched.reported = c.fingerprint;
       watched.pending = undefined;
-      emit({ kind: 'archive-changed', replaced });
+      emit({ kind: 'archive-changed', replaced: c.replaced });
     }, options.watchIntervalMs);
     watchTimer.unref();
   }
@@ -200,7 +181,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async describe(signal?: AbortSignal): Promise<RuntimeStatus> {
       try {
         const held = await holder.get();
-        const stamp = stateStamp(held.opened.path);
+        const stamp = archiveFingerprint(held.opened.path);
         if (!summaryCache || summaryCache.generation !== held.generation || summaryCache.stamp !== stamp) {
           summaryCache = { generation: held.generation, stamp, summary: await held.opened.archive.summary(signal) };
         }

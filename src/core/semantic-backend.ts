@@ -8,7 +8,7 @@ import type { EmbedConfig, Embedder } from '../embed/types';
 import type { EmbeddingModelInfo } from '../archive/types';
 import type { VectorIndex } from '../search/types';
 import type { SemanticState } from './context';
-import { stateStamp, type ArchiveHolder, type HeldArchive } from './archive-holder';
+import { archiveFingerprint, type ArchiveHolder, type HeldArchive } from './archive-holder';
 import { isAbortError, SharedTask } from './shared-task';
 import type { RuntimeLog, SemanticStatus, VectorIndexBuilder } from './types';
 
@@ -102,7 +102,7 @@ export class SemanticManager {
       const reason = `the archive cannot be opened: ${e instanceof Error ? e.message : String(e)}`;
       return { available: false, reason };
     }
-    const stamp = stateStamp(held.opened.path);
+    const stamp = archiveFingerprint(held.opened.path);
     let models: EmbeddingModelInfo[];
     try {
       models = await this.storedModels(held, stamp, signal);

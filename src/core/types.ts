@@ -38,8 +38,10 @@ export interface VectorBuildRequest {
 export type VectorIndexBuilder = (req: VectorBuildRequest) => Promise<VectorIndex>;
 
 export interface RuntimeOptions {
-  /** The archive file or its data dir. */
+  /** The archive file or its data dir; '' = none selected (calls reject with `missingArchiveMessage()`). */
   archivePath: string;
+  /** What calls answer while no archive is selected: where we looked and how to choose one. */
+  missingArchiveMessage?: () => string;
   embed: EmbedConfig;
   citation: CitationFormat;
   /** Directory for the persistent vector-index cache (CLI: XDG cache dir, see `defaultCacheDir`). */

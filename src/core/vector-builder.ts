@@ -3,17 +3,14 @@
  * persistent cache when a cache dir is given, built in memory otherwise. A worker-backed archive builds and
  * searches its index inside the worker; an in-thread archive does it here.
  */
-import { buildVectorIndex, loadOrBuildVectorIndex } from '../search/vector/index';
-import { isEngineClient } from '../engine/index';
-import { stateStamp } from './archive-holder';
+import { buildVectorIndex, loadOrBuildVectorIndex, vectorCacheKey } from '../search/vector/index';
+import { archiveFingerprint } from './archive-holder';
 import type { VectorIndexBuilder } from './types';
 
 export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   // The key changes with the archive's on-disk state, so re-imported conversations (new message ids) rebuild.
-  const key = [req.archive.path, req.model, req.dim, req.count, stateStamp(req.archive.path)].join('|');
-  const remote =
-    req.archive.vectorIndex ??
-    (isEngineClient(req.archive.archive) ? req.archive.archive.vectorIndex.bind(req.archive.archive) : undefined);
+  const key = vectorCacheKey({ path: req.archive.path, model: req.model, dim: req.dim, count: req.count, fingerprint: archiveFingerprint(req.archive.path) });
+  const remote = req.archive.vectorIndex;
   if (remote) {
     return remote(req.model, {
       cacheDir: req.cacheDir,

@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import type { Archive } from '../archive/types';
 import type { VectorIndex } from '../search/types';
-import { buildVectorIndex, loadOrBuildVectorIndex } from '../search/vector';
+import { buildVectorIndex, loadOrBuildVectorIndex, vectorCacheKey } from '../search/vector';
 import { CancelFlags } from './cancel-slots';
 import { interruptibleRecords } from './records';
 import { pollingSignal, type PollingAbort } from './polling-signal';
@@ -122,7 +122,7 @@ async function openVectorIndex(
   const onProgress = (progress: unknown) => send({ type: 'progress', id: req.id, progress });
   if (!req.cacheDir) return buildVectorIndex(records(), { model: req.model, dim, total, onProgress, signal });
   const key =
-    req.key ?? [db.path, req.model, dim, total, withSlot(req.slot, () => db.summary().fingerprint)].join('|');
+    req.key ?? vectorCacheKey({ path: db.path, model: req.model, dim, count: total, fingerprint: withSlot(req.slot, () => db.summary().fingerprint) });
   return loadOrBuildVectorIndex({
     records,
     model: req.model,

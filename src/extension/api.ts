@@ -5,6 +5,8 @@
  *   await api?.ready;
  *   if (api?.state().kind === 'ready') for (const hit of (await api.search('lease')).hits) api.openCitation(hit);
  *
+ * Hits are core/results.ts's MessageHit (the same items the search_messages tool returns, snake_case keys).
+ *
  * Types only (no vscode import at runtime); test-only hooks are not part of it (see test-api.ts).
  */
 import type * as vscode from 'vscode';
@@ -13,6 +15,9 @@ import type { CitationRef } from './citations';
 import type { SearchHit, SearchResult } from './searchService';
 
 export type { ArchiveState, CitationRef, SearchHit, SearchResult };
+
+/** A message to cite: its ids, or a search hit carrying them. */
+export type CitationTarget = CitationRef | SearchHit;
 
 export interface MsgbrowseApi {
   /** Bumped on incompatible changes to this interface. */
@@ -29,7 +34,7 @@ export interface MsgbrowseApi {
    * archive's error when no archive can be served. Hits carry citation links (`link`). */
   search(query: string): Promise<SearchResult>;
   /** Opens the conversation viewer at a message, highlighted (`side`: beside the active editor). */
-  openCitation(ref: CitationRef, options?: { side?: boolean }): void;
+  openCitation(target: CitationTarget, options?: { side?: boolean }): void;
   /** The citation URI of a message, as the MCP tools emit it and the URI handler opens it. */
-  citationUri(ref: CitationRef): string;
+  citationUri(target: CitationTarget): string;
 }

@@ -1,30 +1,56 @@
 /**
- * Owns the current runtime: decides which archive to serve (setting, else discovery), rebuilds the runtime when
- * settings change, reloads it when the archive file (or its -wal) changes on disk, and exposes a stable
- * ServerContext that always forwards to the current runtime — so running MCP sessions pick up changes at once.
+ * Decides which archive to serve (setting, else discovery, else the demo the user opened) and serves it through the
+ * one core runtime: settings changes go to `runtime.reload(patch)`, content changes come back as runtime events (the
+ * core's change detector), and every state change is published for the tree view, status bar and MCP provider.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { ARCHIVE_FILE_NAME } from '../archive/index';
 import type { AsyncArchive } from '../archive/types';
-import type { LogLevel, SemanticState, ServerContext } from '../core/context';
-import { DB_FILE_NAME, EXTENSION_ID } from './constants';
+import { createRuntime, type ArchiveOpener, type Runtime, type SemanticStatus } from '../core/index';
+import type { LogLevel, ServerContext } from '../core/context';
+import { EXTENSION_ID } from './constants';
 import { defaultDiscoveryEnv, discoverArchive, type Candidate } from './discovery';
 import { embedConfig, readSettings, type Settings } from './settings';
-import type { ExtensionRuntime, RuntimeFactory, RuntimeStatus } from './runtime';
+
+/** What the served archive holds, as the extension shows it. */
+export interface ArchiveStatus {
+  conversations: number;
+  messages: number;
+  fingerprint: string;
+  semantic: { ready: boolean; state: SemanticStatus['state']; reason?: string };
+}
 
 export type ArchiveState =
   | { kind: 'none'; searched: Candidate[] }
   | { kind: 'opening'; path: string }
-  | { kind: 'ready'; path: string; status: RuntimeStatus; origin: string }
+  | { kind: 'ready'; path: string; status: ArchiveStatus; origin: string }
   | { kind: 'error'; path: string; message: string };
 
+function describeSemantic(s: SemanticStatus): ArchiveStatus['semantic'] {
+  switch (s.state) {
+    case 'ready':
+      return { ready: true, state: s.state };
+    case 'building':
+      return { ready: false, state: s.state, reason: `building the vector index for ${s.model} (${s.count} vectors)` };
+    case 'unknown':
+      return { ready: false, state: s.state, reason: 'not loaded yet (loads on the first semantic query)' };
+    default:
+      return { ready: false, state: s.state, reason: s.reason };
+  }
+}
+
 export class ArchiveService implements vscode.Disposable {
-  private runtime: ExtensionRuntime | undefined;
+  /** The one runtime: archive lifecycle, change detection, semantic backend; reconfigured through reload(patch). */
+  readonly runtime: Runtime;
   private archivePath: string | undefined;
   private origin = '';
+  private searched: Candidate[] = [];
   private settings: Settings = readSettings();
   private generation = 0;
+  /** Bumps on every apply(): a status read that started under older settings is dropped. */
+  private applied = 0;
   private _state: ArchiveState = { kind: 'none', searched: [] };
   private readonly changed = new vscode.EventEmitter<ArchiveState>();
   /** Fires on every state change (opened, failed, reloaded). */
@@ -32,30 +58,41 @@ export class ArchiveService implements vscode.Disposable {
   private readonly definitionChanged = new vscode.EventEmitter<void>();
   /** Fires when what the MCP server serves changed (archive, settings, archive content). */
   readonly onDidChangeDefinition = this.definitionChanged.event;
-  private watcher: vscode.Disposable | undefined;
-  private reloadTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly unsubscribe: () => void;
   private lastFingerprint = '';
   private lastStatusLine = '';
   private applying: Promise<void> = Promise.resolve();
-  readonly context: ServerContext;
 
   constructor(
     private readonly ext: vscode.ExtensionContext,
-    private readonly factory: RuntimeFactory,
     private readonly log: vscode.LogOutputChannel,
-    readonly citationScheme: string,
+    citationScheme: string,
+    openArchive?: ArchiveOpener,
   ) {
-    const self = this;
-    this.context = {
-      archive: () => self.requireRuntime().then((r) => r.context.archive()),
-      semantic: (signal?: AbortSignal): Promise<SemanticState> =>
-        self.requireRuntime().then((r) => r.context.semantic(signal)),
+    const cacheDir = path.join(ext.globalStorageUri.fsPath, 'cache');
+    fs.mkdirSync(cacheDir, { recursive: true });
+    this.runtime = createRuntime({
+      archivePath: '',
+      missingArchiveMessage: () =>
+        'No msgbrowse archive is selected. Run "msgbrowse: Select Archive…" or set msgbrowse.archivePath to your ' +
+        `msgbrowse.sqlite (or its data directory). Searched: ${this.searched.map((c) => c.file).join(', ') || 'nothing'}`,
+      embed: { baseUrl: this.settings.embedBaseUrl, model: '' },
       citation: { scheme: citationScheme, authority: EXTENSION_ID },
-      get version() {
-        return self.version;
-      },
-      log: (level, message) => self.serverLog(level, message),
-    };
+      cacheDir,
+      version: ext.extension.packageJSON.version as string,
+      log: (level, message) => this.serverLog(level, message),
+      openArchive,
+      // The core's change detector on a timer: new rows, checkpoints and replaced files reach us as events.
+      watchIntervalMs: 2000,
+    });
+    this.unsubscribe = this.runtime.onDidChange((e) => {
+      if (e.kind === 'semantic' || e.kind === 'archive-changed') void this.refreshStatus();
+    });
+  }
+
+  /** What MCP servers serve: the runtime's own context. */
+  get context(): ServerContext {
+    return this.runtime.context;
   }
 
   get state(): ArchiveState {
@@ -78,22 +115,11 @@ export class ArchiveService implements vscode.Disposable {
   }
 
   archive(): Promise<AsyncArchive> {
-    return this.context.archive();
+    return this.runtime.context.archive();
   }
 
   private serverLog(level: LogLevel, message: string): void {
     this.log[level === 'warn' ? 'warn' : level](message);
-  }
-
-  private async requireRuntime(): Promise<ExtensionRuntime> {
-    await this.applying;
-    if (this.runtime) return this.runtime;
-    const s = this._state;
-    if (s.kind === 'error') throw new Error(s.message);
-    throw new Error(
-      'No msgbrowse archive is selected. Run "msgbrowse: Select Archive…" or set msgbrowse.archivePath to your ' +
-        `msgbrowse.sqlite (or its data directory). Searched: ${s.kind === 'none' ? s.searched.map((c) => c.file).join(', ') || 'nothing' : ''}`,
-    );
   }
 
   private setState(s: ArchiveState): void {
@@ -107,7 +133,7 @@ export class ArchiveService implements vscode.Disposable {
     this.definitionChanged.fire();
   }
 
-  /** Re-reads settings and (re)builds the runtime. Serialised: concurrent calls run one after another. */
+  /** Re-reads settings and reconfigures the runtime. Serialised: concurrent calls run one after another. */
   apply(): Promise<void> {
     const run = this.applying.then(() => this.doApply());
     this.applying = run.catch(() => {});
@@ -118,7 +144,7 @@ export class ArchiveService implements vscode.Disposable {
     if (s.archivePath) {
       let file = s.archivePath;
       try {
-        if (fs.statSync(file).isDirectory()) file = path.join(file, DB_FILE_NAME);
+        if (fs.statSync(file).isDirectory()) file = path.join(file, ARCHIVE_FILE_NAME);
       } catch {
         /* the runtime reports the missing path with a clear message */
       }
@@ -134,13 +160,11 @@ export class ArchiveService implements vscode.Disposable {
   private async doApply(): Promise<void> {
     this.settings = readSettings();
     const target = this.resolvePath(this.settings);
-    const old = this.runtime;
-    this.runtime = undefined;
-    this.watcher?.dispose();
-    this.watcher = undefined;
-    if (old) await old.dispose().catch((e) => this.log.warn(`closing previous archive: ${String(e)}`));
+    this.applied++;
     this.archivePath = target.file;
     this.origin = target.origin;
+    this.searched = target.searched;
+    await this.runtime.reload({ archivePath: target.file ?? '', embed: await embedConfig(this.settings, this.ext.secrets) });
     if (!target.file) {
       this.log.info(`no archive found (searched ${target.searched.map((c) => c.file).join(', ') || 'nothing'})`);
       this.setState({ kind: 'none', searched: target.searched });
@@ -149,31 +173,28 @@ export class ArchiveService implements vscode.Disposable {
     }
     this.log.info(`opening archive ${target.file} (${target.origin})`);
     this.setState({ kind: 'opening', path: target.file });
-    const cacheDir = path.join(this.ext.globalStorageUri.fsPath, 'cache');
-    fs.mkdirSync(cacheDir, { recursive: true });
-    this.runtime = this.factory({
-      archivePath: target.file,
-      embed: await embedConfig(this.settings, this.ext.secrets),
-      citation: this.context.citation,
-      cacheDir,
-      version: this.ext.extension.packageJSON.version as string,
-      log: (level, message) => this.serverLog(level, message),
-    });
-    this.watch(target.file, this.runtime);
     await this.refreshStatus(true);
   }
 
   /** Reads the runtime's status and publishes it; bumps the definition version when the content changed. */
   async refreshStatus(forceBump = false): Promise<void> {
-    const rt = this.runtime;
     const file = this.archivePath;
-    if (!rt || !file) return;
+    const applied = this.applied;
+    if (!file) return;
     try {
-      const status = await vscode.window.withProgress(
+      const s = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `msgbrowse: opening ${path.basename(file)}` },
-        () => rt.status(),
+        () => this.runtime.describe(),
       );
-      if (rt !== this.runtime) return;
+      if (applied !== this.applied) return;
+      if (s.archive.state === 'error') throw new Error(s.archive.error);
+      if (!s.summary) throw new Error(`the archive ${s.archivePath} could not be read`);
+      const status: ArchiveStatus = {
+        conversations: s.summary.conversations,
+        messages: s.summary.messages,
+        fingerprint: s.summary.fingerprint,
+        semantic: describeSemantic(s.semantic),
+      };
       const line = `archive ready: ${status.conversations} conversations, ${status.messages} messages; semantic ${
         status.semantic.ready ? 'ready' : `unavailable (${status.semantic.reason ?? 'unknown'})`
       }`;
@@ -184,9 +205,9 @@ export class ArchiveService implements vscode.Disposable {
       this.setState({ kind: 'ready', path: file, status, origin: this.origin });
       this.trackBuild(status.semantic.state === 'building', status.semantic.reason);
       if (forceBump || changed) this.bump();
-      if (status.semantic.state === 'unknown') void this.warmSemantic(rt);
+      if (status.semantic.state === 'unknown') void this.warmSemantic(s.generation);
     } catch (e) {
-      if (rt !== this.runtime) return;
+      if (applied !== this.applied) return;
       const message = e instanceof Error ? e.message : String(e);
       this.log.error(`cannot open ${file}: ${message}`);
       this.lastFingerprint = '';
@@ -195,56 +216,13 @@ export class ArchiveService implements vscode.Disposable {
     }
   }
 
-  private watch(file: string, rt: ExtensionRuntime): void {
-    const dir = path.dirname(file);
-    const base = path.basename(file);
-    const w = vscode.workspace.createFileSystemWatcher(
-      new vscode.RelativePattern(vscode.Uri.file(dir), `${base}{,-wal}`),
-    );
-    const schedule = (replaced: boolean) => (uri: vscode.Uri) => {
-      this.log.debug(`archive file ${replaced ? 'replaced' : 'changed'}: ${uri.fsPath}`);
-      this.pendingReplace ||= replaced;
-      clearTimeout(this.reloadTimer);
-      this.reloadTimer = setTimeout(() => void this.reloadFromDisk(), 400);
-    };
-    const off = rt.onDidChange((kind) => {
-      if (kind === 'semantic') void this.refreshStatus();
-      else if (kind === 'changed' || kind === 'opened') schedule(false)(vscode.Uri.file(file));
-    });
-    this.watcher = vscode.Disposable.from(
-      w,
-      w.onDidChange(schedule(false)),
-      w.onDidCreate(schedule(true)),
-      w.onDidDelete(schedule(true)),
-      { dispose: off },
-    );
-  }
-
-  private pendingReplace = false;
-
-  /** The archive changed on disk (rewritten, replaced, WAL grew): re-read it and bump if its content differs. */
-  async reloadFromDisk(): Promise<void> {
-    await this.applying;
-    const rt = this.runtime;
-    if (!rt) return;
-    if (this.pendingReplace) {
-      this.pendingReplace = false;
-      try {
-        await rt.reload();
-      } catch (e) {
-        this.log.warn(`reload failed: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
-    await this.refreshStatus();
-  }
-
   /**
    * Loads (or builds) the vector index right after opening, in the engine worker, so the first semantic query is
    * fast and the status bar can say whether semantic search is ready. No network call happens here.
    */
-  private async warmSemantic(rt: ExtensionRuntime): Promise<void> {
-    if (this.warming === rt) return;
-    this.warming = rt;
+  private async warmSemantic(generation: number): Promise<void> {
+    if (this.warming === generation) return;
+    this.warming = generation;
     const ac = new AbortController();
     const slow = setTimeout(() => {
       void vscode.window.withProgress(
@@ -255,16 +233,16 @@ export class ArchiveService implements vscode.Disposable {
         },
       );
     }, 1000);
-    const done = rt.context
+    const done = this.runtime.context
       .semantic(ac.signal)
       .then((s) => this.log.info(s.available ? `semantic search ready (${s.index.size} vectors)` : `semantic search unavailable: ${s.reason}`))
       .catch((e: unknown) => this.log.warn(`semantic warm-up stopped: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => clearTimeout(slow));
     await done;
-    if (rt === this.runtime) await this.refreshStatus();
+    if (generation === this.runtime.status().generation) await this.refreshStatus();
   }
 
-  private warming: ExtensionRuntime | undefined;
+  private warming: number | undefined;
   private buildProgress: (() => void) | undefined;
 
   /** Shows a progress notification while the vector index builds. */
@@ -281,11 +259,9 @@ export class ArchiveService implements vscode.Disposable {
   }
 
   dispose(): void {
-    clearTimeout(this.reloadTimer);
     this.trackBuild(false);
-    this.watcher?.dispose();
-    void this.runtime?.dispose();
-    this.runtime = undefined;
+    this.unsubscribe();
+    void this.runtime.dispose();
     this.changed.dispose();
     this.definitionChanged.dispose();
   }

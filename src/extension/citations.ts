@@ -9,6 +9,11 @@ export interface CitationRef {
   messageId: number;
 }
 
+/** The citation of a result item (any of core/results.ts's cited items). */
+export function refOf(item: { conversation_id: number; message_id: number }): CitationRef {
+  return { conversationId: item.conversation_id, messageId: item.message_id };
+}
+
 const PATH_RE = /^\/?c\/(\d{1,15})\/at\/(\d{1,15})\/?$/;
 
 /** Parses the path part (`/c/12/at/345`) of a citation URI; undefined for anything else. */

@@ -12,4 +12,3 @@ export const SECRET_HEADER = 'x-msgbrowse-secret';
 export const VIEWER_VIEW_TYPE = 'msgbrowse.conversation';
 export const CONFIG_SECTION = 'msgbrowse';
 export const SECRET_API_KEY = 'msgbrowse.embeddings.apiKey';
-export const DB_FILE_NAME = 'msgbrowse.sqlite';

@@ -6,12 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import * as vscode from 'vscode';
-import { DB_FILE_NAME } from './constants';
+import { ARCHIVE_FILE_NAME } from '../archive/index';
 
 export async function materializeDemo(ext: vscode.ExtensionContext): Promise<string> {
-  const gz = path.join(ext.extensionPath, 'media', 'demo', `${DB_FILE_NAME}.gz`);
+  const gz = path.join(ext.extensionPath, 'media', 'demo', `${ARCHIVE_FILE_NAME}.gz`);
   const dir = path.join(ext.globalStorageUri.fsPath, 'demo');
-  const file = path.join(dir, DB_FILE_NAME);
+  const file = path.join(dir, ARCHIVE_FILE_NAME);
   const bytes = gunzipSync(await fs.promises.readFile(gz));
   fs.mkdirSync(dir, { recursive: true });
   let same = false;

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DB_FILE_NAME } from './constants';
+import { ARCHIVE_FILE_NAME } from '../archive/index';
 
 export interface DiscoveryEnv {
   env: NodeJS.ProcessEnv;
@@ -33,7 +33,7 @@ export function candidates(e: DiscoveryEnv): Candidate[] {
   const out: Candidate[] = [];
   const add = (dir: string | undefined, why: string) => {
     if (!dir) return;
-    const file = path.join(dir, DB_FILE_NAME);
+    const file = path.join(dir, ARCHIVE_FILE_NAME);
     if (!out.some((c) => c.file === file)) out.push({ file, why });
   };
   add(e.env.MSGBROWSE_DATA_DIR, 'MSGBROWSE_DATA_DIR');

@@ -6,16 +6,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { workerOpener } from '../core';
-import type { MsgbrowseApi } from './api';
+import type { CitationTarget, MsgbrowseApi } from './api';
 import { ArchiveService } from './archiveService';
 import { CitationLinkProvider } from './citationLinks';
 import { openCitation, registerCommands, statusReport } from './commands';
-import { citationUri, type CitationRef } from './citations';
+import { citationUri, refOf, type CitationRef } from './citations';
 import { CONFIG_SECTION, MCP_SERVER_ID, SECRET_HEADER } from './constants';
 import { ConversationsView } from './conversationsView';
 import { McpEndpoint } from './mcpEndpoint';
 import { mcpApiAvailable, McpProvider } from './mcpProvider';
-import { defaultRuntimeFactory, type RuntimeFactory } from './runtime';
 import { SearchService } from './searchService';
 import { affectsRuntime } from './settings';
 import { createStatusBar } from './statusBar';
@@ -38,8 +37,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     ? workerOpener({ workerScript, log: (level, message) => log[level](message) })
     : undefined;
   if (!openArchive) log.warn(`engine worker ${workerScript} missing; queries run on the extension host thread`);
-  const factory: RuntimeFactory = (o) => defaultRuntimeFactory({ ...o, openArchive });
-  const archive = new ArchiveService(context, factory, log, scheme);
+  const archive = new ArchiveService(context, log, scheme, openArchive);
   context.subscriptions.push(archive);
 
   const endpoint = new McpEndpoint(
@@ -75,7 +73,6 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   context.subscriptions.push(viewer);
 
   const search = new SearchService(archive.context);
-  context.subscriptions.push({ dispose: () => void search.dispose() });
 
   const uriHandler = new CitationUriHandler((ref) => openCitation(viewer, ref), (id) => viewer.open(id), log);
   context.subscriptions.push(vscode.window.registerUriHandler(uriHandler));
@@ -148,9 +145,10 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
 }
 
 /** The API's callers are other extensions: refuse what is not a conversation/message id pair up front. */
-function checkedRef(ref: CitationRef): CitationRef {
+function checkedRef(target: CitationTarget): CitationRef {
+  const ref = 'message_id' in target ? refOf(target) : target;
   if (!Number.isSafeInteger(ref?.conversationId) || !Number.isSafeInteger(ref?.messageId)) {
-    throw new TypeError('msgbrowse: a citation is { conversationId, messageId } with integer ids');
+    throw new TypeError('msgbrowse: a citation is { conversationId, messageId } (or a search hit) with integer ids');
   }
   return { conversationId: ref.conversationId, messageId: ref.messageId };
 }

@@ -64,9 +64,9 @@ export function showSearchPick(search: SearchService, open: OpenHit, initial = '
       .then((res) => {
         if (mine !== seq) return;
         const items: HitItem[] = res.hits.map(hitItem);
-        if (res.semanticNote) {
+        if (!res.semantic.used) {
           items.push({ label: '', kind: vscode.QuickPickItemKind.Separator, alwaysShow: true });
-          items.push({ label: `$(info) keyword results only: ${res.semanticNote}`, alwaysShow: true });
+          items.push({ label: `$(info) keyword results only: ${res.semantic.reason ?? 'semantic search unavailable'}`, alwaysShow: true });
         }
         if (!res.hits.length) items.unshift({ label: `No messages match "${q}"`, alwaysShow: true });
         qp.items = items;

@@ -409,7 +409,34 @@ describe('runtime: worker-backed archive', () => {
     }
   });
 
-  it('recognises an engine client from a custom opener and builds its index in the worker', async () => {
+  it("a custom opener's vectorIndex builds the index in the worker", async () => {
+    const { startEngineWorker } = await import('../../src/engine/index');
+    const rt = createRuntime(
+      options(curated.path, {
+        openArchive: async (p) => {
+          const client = await startEngineWorker({ archivePath: p });
+          return { archive: client, path: client.path, vectorIndex: (model, o) => client.vectorIndex(model, o) };
+        },
+      }),
+    );
+    try {
+      const s = await rt.context.semantic();
+      assert.ok(s.available, s.available ? '' : s.reason);
+      const { VectorIndexProxy } = await import('../../src/engine/vector-proxy');
+      assert.ok(s.index instanceof VectorIndexProxy, 'the index lives in the worker');
+      const q = [1, 1, 1, 1, -1, -1, -1, -1];
+      assert.deepEqual(
+        (await s.index.search(Float32Array.from(q), 5)).map((h) => h.messageId),
+        expectedTopK(curated.path, 'test-embed', q, 5).map((h) => h.messageId),
+      );
+    } finally {
+      await rt.dispose();
+    }
+  });
+});
+
+describe('runtime: openers that cannot build an index', () => {
+  it('an opener with neither an in-thread archive nor vectorIndex leaves semantic search unavailable, saying why', async () => {
     const { startEngineWorker } = await import('../../src/engine/index');
     const rt = createRuntime(
       options(curated.path, {
@@ -421,12 +448,9 @@ describe('runtime: worker-backed archive', () => {
     );
     try {
       const s = await rt.context.semantic();
-      assert.ok(s.available, s.available ? '' : s.reason);
-      const q = [1, 1, 1, 1, -1, -1, -1, -1];
-      assert.deepEqual(
-        (await s.index.search(Float32Array.from(q), 5)).map((h) => h.messageId),
-        expectedTopK(curated.path, 'test-embed', q, 5).map((h) => h.messageId),
-      );
+      assert.equal(s.available, false);
+      assert.match(s.available ? '' : s.reason, /not open in this thread; pass a buildVectorIndex/);
+      assert.ok((await (await rt.context.archive()).summary()).messages > 0, 'keyword side still served');
     } finally {
       await rt.dispose();
     }

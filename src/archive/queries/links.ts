@@ -9,7 +9,7 @@ import type { LinkOptions, LinkRow } from '../types';
 import { hasValue, num, positiveLimit, str } from './rows';
 
 /** Lowercase, trimmed, without a leading `www.` or trailing dot (how msgbrowse stores link domains). */
-export function normalizeDomain(d: string): string {
+export function canonicalDomain(d: string): string {
   let s = d.trim().toLowerCase();
   if (s.startsWith('www.')) s = s.slice(4);
   return s.replace(/\.+$/, '');
@@ -21,7 +21,7 @@ export function links(sql: Sql, schema: SchemaInfo, opts: LinkOptions): { items:
   const needMessages = !schema.linkConversationId || !schema.linkTsUnix;
   const where: string[] = [];
   const params: Param[] = [];
-  const d = opts.domain === undefined ? '' : normalizeDomain(opts.domain);
+  const d = opts.domain === undefined ? '' : canonicalDomain(opts.domain);
   if (d !== '') {
     where.push(`(l.domain = ? OR substr(l.domain, -(length(?) + 1)) = '.' || ?)`);
     params.push(d, d, d);

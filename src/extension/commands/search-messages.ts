@@ -6,6 +6,7 @@ import type { SearchResult, SearchService } from '../searchService';
 import type { ViewerManager } from '../viewer/panel';
 import type { Command } from './command-manager';
 import { openCitation } from './open-citation';
+import { refOf } from '../citations';
 
 export class SearchMessagesCommand implements Command {
   readonly id = 'msgbrowse.searchMessages';
@@ -19,7 +20,7 @@ export class SearchMessagesCommand implements Command {
     if (typeof query === 'string' && query.trim()) return this.search.search(query.trim());
     const editor = vscode.window.activeTextEditor;
     const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
-    showSearchPick(this.search, (hit, o) => openCitation(this.viewer, hit, o.side), selected.slice(0, 200));
+    showSearchPick(this.search, (hit, o) => openCitation(this.viewer, refOf(hit), o.side), selected.slice(0, 200));
     return undefined;
   }
 }

@@ -10,4 +10,4 @@ import { semanticSearch } from './semantic-search';
 export const TOOLS = [listConversations, getConversation, searchMessages, semanticSearch, getContext, listMedia, listLinks] as const;
 
 export { listConversations, getConversation, searchMessages, semanticSearch, getContext, listMedia, listLinks };
-export { normalizeDomain } from './list-links';
+export { parseDomainFilter } from './list-links';

@@ -16,7 +16,7 @@ export const LINKS_MAX_LIMIT = 1000;
  * Normalises a domain filter: accepts `Example.COM`, `www.example.com`, `https://www.example.com/path`;
  * returns the lowercase host without `www.` and without a trailing dot.
  */
-export function normalizeDomain(raw: string): string | undefined {
+export function parseDomainFilter(raw: string): string | undefined {
   let d = raw.trim().toLowerCase();
   if (d === '') return undefined;
   if (d.includes('://')) {
@@ -59,7 +59,7 @@ export const listLinks = defineTool({
   async handler(args, env) {
     const notes: string[] = [];
     const limit = clampLimit('limit', args.limit, LINKS_DEFAULT_LIMIT, LINKS_MAX_LIMIT, notes);
-    const domain = args.domain === undefined ? undefined : normalizeDomain(args.domain);
+    const domain = args.domain === undefined ? undefined : parseDomainFilter(args.domain);
     const archive = await env.archive();
     const scope = await resolveScope(archive, args, env.signal);
     const res = await archive.links({ domain, conversationId: scope.conversation?.id, source: scope.source, limit }, env.signal);

@@ -77,6 +77,14 @@ const align = (n: number, a: number) => Math.ceil(n / a) * a;
 class StaleCache extends Error {}
 
 /** The cache file for (name, model) inside cacheDir. */
+/**
+ * The identity of an archive's embeddings for the cache: archive path, model, dimension, vector count and the
+ * archive's fingerprint (so a re-import, whose messages get new ids, rebuilds). Built here and nowhere else.
+ */
+export function vectorCacheKey(k: { path: string; model: string; dim?: number; count?: number; fingerprint: string }): string {
+  return [k.path, k.model, k.dim, k.count, k.fingerprint].join('|');
+}
+
 export function cacheFilePath(cacheDir: string, name: string, model: string): string {
   const id = createHash('sha256').update(name).update('\0').update(model).digest('hex').slice(0, 24);
   return path.join(cacheDir, `vectors-${id}.idx`);

@@ -1,6 +1,6 @@
 /** The exact int8 + WASM SIMD vector index (see int8-index.ts for the exactness argument). */
 export { buildVectorIndex, type BuildOptions, type BuildProgress } from './build';
-export { loadOrBuildVectorIndex, cacheFilePath, type LoadOrBuildOptions } from './cache';
+export { loadOrBuildVectorIndex, cacheFilePath, vectorCacheKey, type LoadOrBuildOptions } from './cache';
 export type { BuildStats } from './builder';
 export { Int8VectorIndex, type VectorIndexStats, type SearchTrace, type IndexOrigin } from './int8-index';
 export { VectorIndexError, isVectorIndexError, type VectorErrorCode } from './errors';

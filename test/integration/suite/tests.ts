@@ -5,6 +5,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { api, loadManifest, resultText, waitFor } from './env';
 import { rawRequest } from './http';
+import type { SearchResult } from '../../../src/extension/api';
 
 const TOOLS = [
   'list_conversations',
@@ -171,11 +172,11 @@ export function defineSuites(): void {
 
     it('the search command returns hybrid results', async () => {
       const res = (await vscode.commands.executeCommand('msgbrowse.searchMessages', 'lease agreement')) as
-        | { hits: { messageId: number; link: string }[]; semanticNote?: string }
+        | SearchResult
         | undefined;
       assert.ok(res && res.hits.length > 0, 'hits');
-      assert.ok(res.hits.some((h) => h.messageId === m.curated.lease.id));
-      assert.equal(res.semanticNote, undefined, 'semantic half used');
+      assert.ok(res.hits.some((h) => h.message_id === m.curated.lease.id));
+      assert.equal(res.semantic.used, true, `semantic half used (${res.semantic.reason ?? ''})`);
       assert.ok(res.hits.every((h) => h.link.startsWith(`${vscode.env.uriScheme}://msgbrowse.msgbrowse-vscode/c/`)));
     });
 
@@ -189,11 +190,12 @@ export function defineSuites(): void {
         ['apiVersion', 'citationUri', 'mcpServerId', 'onDidChangeState', 'openCitation', 'ready', 'search', 'state'],
       );
       const res = await a.search('lease agreement');
-      const hit = res.hits.find((h) => h.messageId === m.curated.lease.id);
+      const hit = res.hits.find((h) => h.message_id === m.curated.lease.id);
       assert.ok(hit, 'the lease message is among the hits');
       assert.equal(a.citationUri(hit), hit.link, 'the API formats citations as the tools do');
-      const shown = a.testHooks.waitForViewer(hit.conversationId, hit.messageId, 30_000);
-      a.openCitation({ conversationId: hit.conversationId, messageId: hit.messageId });
+      assert.equal(a.citationUri({ conversationId: hit.conversation_id, messageId: hit.message_id }), hit.link);
+      const shown = a.testHooks.waitForViewer(hit.conversation_id, hit.message_id, 30_000);
+      a.openCitation(hit);
       assert.equal((await shown).highlighted, true);
       assert.throws(() => a.openCitation({ conversationId: 1.5, messageId: 2 }), TypeError);
     });
@@ -428,17 +430,15 @@ export function defineSuites(): void {
           const s = a.state();
           return (s.kind === 'ready' && s.path === demo) || undefined;
         });
-        const res = (await vscode.commands.executeCommand('msgbrowse.searchMessages', 'Sintra day trip')) as {
-          hits: { conversationId: number; messageId: number }[];
-        };
+        const res = (await vscode.commands.executeCommand('msgbrowse.searchMessages', 'Sintra day trip')) as SearchResult;
         const hit = res.hits[0];
         assert.ok(hit);
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
         await vscode.commands.executeCommand('workbench.action.closeSidebar');
         await vscode.commands.executeCommand('workbench.action.closePanel');
         await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
-        const shown = a.testHooks.waitForViewer(hit.conversationId, hit.messageId, 30_000);
-        await vscode.commands.executeCommand('msgbrowse.openCitation', hit.conversationId, hit.messageId);
+        const shown = a.testHooks.waitForViewer(hit.conversation_id, hit.message_id, 30_000);
+        await vscode.commands.executeCommand('msgbrowse.openCitation', hit.conversation_id, hit.message_id);
         await shown;
         await new Promise((r) => setTimeout(r, 1500));
         console.log('[msgbrowse-it] screenshot-ready');
