@@ -10,6 +10,7 @@ import type { Sql } from './connection';
 import { fingerprint, type ArchiveIdentity } from './file-identity';
 import { attachments } from './queries/media';
 import { context } from './queries/context';
+import { conversationPage } from './queries/conversation-page';
 import { filterConversations, resolveConversation } from './queries/conversations';
 import { links } from './queries/links';
 import { attachmentsForMessages, messageByHash, messageById, messagesByIds, reactionsForHashes } from './queries/messages';
@@ -21,6 +22,8 @@ import type {
   ArchiveSummary,
   AttachmentOptions,
   AttachmentRow,
+  ConversationPage,
+  ConversationPageOptions,
   ConversationRow,
   EmbeddingModelInfo,
   KeywordHit,
@@ -72,6 +75,11 @@ export const ARCHIVE_QUERIES = {
   resolveConversation: (s: Snapshot, name: string, source?: string): ResolveResult =>
     structuredClone(resolveConversation(s.conversations(), name, source)),
   transcript: (s: Snapshot, opts: TranscriptOptions): TranscriptPage => transcript(s.sql, s.schema, opts),
+  /** Everything one viewer page shows: the conversation, a page of its messages, their attachments and reactions. */
+  conversationPage: (s: Snapshot, opts: ConversationPageOptions): ConversationPage => {
+    const c = s.conversations().find((x) => x.id === opts.conversationId);
+    return conversationPage(s.sql, s.schema, c ? { ...c } : undefined, opts);
+  },
   searchKeyword: (s: Snapshot, opts: KeywordSearchOptions): KeywordHit[] => searchKeyword(s.sql, s.schema, opts),
   /** Up to window messages before, the target, up to window after; undefined when the id is unknown. */
   context: (s: Snapshot, messageId: number, window: number): MessageRow[] | undefined =>

@@ -127,6 +127,43 @@ export interface TranscriptPage {
   next?: TranscriptCursor;
 }
 
+/** Where a conversation page is: its end, around a message (the message included), or strictly before/after one. */
+export type ConversationPageAt =
+  | { kind: 'end' }
+  | { kind: 'around'; messageId: number }
+  | { kind: 'before'; messageId: number }
+  | { kind: 'after'; messageId: number };
+
+export interface ConversationPageOptions {
+  conversationId: number;
+  at: ConversationPageAt;
+  /**
+   * Page size. `end`, `before`, `after`: up to `limit` messages. `around`: up to h = max(1, floor(limit/2)) messages
+   * before the anchor, then the anchor and up to limit - h messages after it.
+   */
+  limit: number;
+}
+
+/** One viewer page, read in one snapshot: the conversation, a chronological run of its messages and their extras. */
+export interface ConversationPage {
+  /** Undefined when the conversation is not in the archive (then nothing else was read). */
+  conversation?: ConversationRow;
+  /**
+   * The message `at` names, wherever it is (undefined when unknown or `at` is `end`). When it belongs to another
+   * conversation the page is empty. `around` an unknown message gives the conversation's end instead.
+   */
+  anchor?: MessageRow;
+  /** Chronological, by (ts_unix, id). */
+  messages: MessageRow[];
+  /** Whether the conversation has messages before the first / after the last of `messages` (false on an empty page). */
+  hasBefore: boolean;
+  hasAfter: boolean;
+  /** Attachments of `messages`, by message id then attachment id. */
+  attachments: AttachmentRow[];
+  /** Reactions on `messages` (by their hashes; none before schema v6), by hash then insertion. */
+  reactions: ReactionRow[];
+}
+
 export interface AttachmentOptions {
   kinds: AttachmentKind[];
   conversationId?: number;

@@ -2,6 +2,13 @@ export { createRuntime, inThreadOpener, workerOpener } from './runtime';
 export { defaultCacheDir, isBesideArchive, CACHE_DIR_NAME } from './cache-dir';
 export { defaultVectorIndexBuilder } from './vector-builder';
 export { SharedTask, isAbortError } from './shared-task';
+export {
+  readConversationPage,
+  shapeConversationPage,
+  type ConversationPageView,
+  type PageMessage,
+  type ReactionGroup,
+} from './conversation-page';
 export type {
   ArchiveOpener,
   ArchiveState,

@@ -20,7 +20,8 @@ import { affectsRuntime } from './settings';
 import { createStatusBar } from './statusBar';
 import { testHooksWanted, type MsgbrowseTestExports, type MsgbrowseTestHooks } from './test-api';
 import { CitationUriHandler } from './uriHandler';
-import { ViewerManager } from './viewer/panel';
+import { ViewerManager } from './viewer/viewer-manager';
+import { viewerTestHooks } from './viewer/viewer-test-hooks';
 
 export type { MsgbrowseApi } from './api';
 
@@ -132,10 +133,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     ensureEndpoint: () => endpoint.ensure(),
     providerCalls: () => provider && { provided: provider.provided, resolved: provider.resolved },
     settled: () => archive.apply(),
-    waitForViewer: (c, m, t) => viewer.waitForShown(c, m, t),
-    openViewers: () => viewer.openConversations(),
-    scrollViewer: (c, edge) => viewer.scrollEdge(c, edge),
-    findInViewer: (c, q) => viewer.find(c, q),
+    ...viewerTestHooks(viewer),
     receivedUris: () => [...uriHandler.received],
     engine: () => (openArchive ? 'worker' : 'in-thread'),
     status: () => statusReport({ archive, endpoint, mcpApi }),

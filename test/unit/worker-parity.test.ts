@@ -61,6 +61,17 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
       [{ conversationId: biggest.id, limit: 50, startUnix: biggest.firstUnix, endUnix: biggest.lastUnix - 1 }],
       [{ conversationId: 987654, limit: 5 }],
     ],
+    conversationPage: [
+      [{ conversationId: biggest.id, at: { kind: 'end' }, limit: 60 }],
+      [{ conversationId: m.reactionTarget.conversationId, at: { kind: 'around', messageId: m.imageCabin.id }, limit: 6 }],
+      [{ conversationId: biggest.id, at: { kind: 'before', messageId: m.groupTripLast.id }, limit: 7 }],
+      [{ conversationId: biggest.id, at: { kind: 'after', messageId: m.groupTripFirst.id }, limit: 7 }],
+      [{ conversationId: biggest.id, at: { kind: 'around', messageId: m.cjk.id }, limit: 60 }],
+      [{ conversationId: biggest.id, at: { kind: 'around', messageId: 987654 }, limit: 10 }],
+      [{ conversationId: biggest.id, at: { kind: 'after', messageId: 987654 }, limit: 10 }],
+      [{ conversationId: 987654, at: { kind: 'end' }, limit: 10 }],
+      [{ conversationId: biggest.id, at: { kind: 'end' }, limit: 0 }],
+    ],
     searchKeyword: [
       [{ query: 'lease', limit: 10 }],
       [{ query: 'the', limit: 5, source: 'signal' }],

@@ -6,7 +6,7 @@ import type * as vscode from 'vscode';
 import type { ArchiveService } from '../archiveService';
 import type { McpEndpoint } from '../mcpEndpoint';
 import type { SearchService } from '../searchService';
-import type { ViewerManager } from '../viewer/panel';
+import type { ViewerManager } from '../viewer/viewer-manager';
 import { CommandManager } from './command-manager';
 import { CopyMcpConfigCommand } from './copy-mcp-config';
 import { OpenCitationCommand } from './open-citation';

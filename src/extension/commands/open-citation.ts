@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { CitationRef } from '../citations';
 import { OPEN_CITATION_COMMAND } from '../citationLinks';
-import type { ViewerManager } from '../viewer/panel';
+import type { ViewerManager } from '../viewer/viewer-manager';
 import type { Command } from './command-manager';
 
 export function openCitation(viewer: ViewerManager, ref: CitationRef, side = false): void {

@@ -2,7 +2,7 @@
  * QuickPick when no id is given); resolves with `{ conversationId }`, or undefined when nothing was opened. */
 import * as vscode from 'vscode';
 import type { ArchiveService } from '../archiveService';
-import type { ViewerManager } from '../viewer/panel';
+import type { ViewerManager } from '../viewer/viewer-manager';
 import type { Command } from './command-manager';
 
 export class OpenConversationCommand implements Command {

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { showSearchPick } from '../searchPick';
 import type { SearchResult, SearchService } from '../searchService';
-import type { ViewerManager } from '../viewer/panel';
+import type { ViewerManager } from '../viewer/viewer-manager';
 import type { Command } from './command-manager';
 import { openCitation } from './open-citation';
 import { refOf } from '../citations';

@@ -1,0 +1,81 @@
+/**
+ * One page of a conversation for the viewer, composed from the transcript, point-lookup and per-message queries so
+ * that the conversation row, the anchor, the messages, their attachments and their reactions all come from one
+ * read snapshot (and one worker round trip). No SQL of its own.
+ */
+import type { Sql } from '../connection';
+import type { SchemaInfo } from '../schema';
+import type { ConversationPage, ConversationPageOptions, ConversationRow, MessageRow, TranscriptCursor } from '../types';
+import { attachmentsForMessages, messageById, reactionsForHashes } from './messages';
+import { positiveLimit } from './rows';
+import { transcript } from './transcript';
+
+/** A cursor after every message (the transcript's end, paging backwards). */
+const END = Number.MAX_SAFE_INTEGER;
+
+export function conversationPage(
+  sql: Sql,
+  schema: SchemaInfo,
+  conversation: ConversationRow | undefined,
+  opts: ConversationPageOptions,
+): ConversationPage {
+  const limit = positiveLimit(opts.limit);
+  const empty = { messages: [], hasBefore: false, hasAfter: false, attachments: [], reactions: [] };
+  if (!conversation) return empty;
+  const conversationId = conversation.id;
+  const at = opts.at;
+  const anchor = at.kind === 'end' ? undefined : messageById(sql, schema, at.messageId);
+  if (anchor && anchor.conversationId !== conversationId) return { conversation, anchor, ...empty };
+
+  let messages: MessageRow[];
+  let hasBefore: boolean;
+  let hasAfter: boolean;
+  if (anchor && at.kind === 'around') {
+    const half = Math.max(1, Math.floor(limit / 2));
+    const before = transcript(sql, schema, { conversationId, before: cursor(anchor), limit: half });
+    // From the anchor on: strictly after (ts_unix, id - 1) includes the anchor itself.
+    const after = transcript(sql, schema, {
+      conversationId,
+      after: { tsUnix: anchor.tsUnix, id: anchor.id - 1 },
+      limit: limit - half + 1,
+    });
+    messages = [...before.messages, ...after.messages];
+    hasBefore = before.next !== undefined;
+    hasAfter = after.next !== undefined;
+  } else if (anchor && (at.kind === 'before' || at.kind === 'after')) {
+    const page = transcript(
+      sql,
+      schema,
+      at.kind === 'before'
+        ? { conversationId, before: cursor(anchor), limit }
+        : { conversationId, after: cursor(anchor), limit },
+    );
+    messages = page.messages;
+    // The anchor itself lies on the other side of a non-empty page.
+    hasBefore = at.kind === 'before' ? page.next !== undefined : messages.length > 0;
+    hasAfter = at.kind === 'after' ? page.next !== undefined : messages.length > 0;
+  } else if (at.kind === 'end' || at.kind === 'around') {
+    // The end, also for a message that is not in the archive.
+    const tail = transcript(sql, schema, { conversationId, before: { tsUnix: END, id: END }, limit });
+    messages = tail.messages;
+    hasBefore = tail.next !== undefined;
+    hasAfter = false;
+  } else {
+    // Paging from a message that is not in the archive: nothing to add.
+    return { conversation, ...empty };
+  }
+
+  return {
+    conversation,
+    ...(anchor ? { anchor } : {}),
+    messages,
+    hasBefore,
+    hasAfter,
+    attachments: attachmentsForMessages(sql, schema, messages.map((m) => m.id)),
+    reactions: reactionsForHashes(sql, schema, messages.map((m) => m.hash)),
+  };
+}
+
+function cursor(m: MessageRow): TranscriptCursor {
+  return { tsUnix: m.tsUnix, id: m.id };
+}
