@@ -10,7 +10,7 @@
  * search — it re-runs the FTS query per message of the conversation — which takes minutes at 1M messages.)
  */
 import { ArchiveConnection, type Param, type Row, type Sql } from '../../src/archive/connection';
-import { context } from '../../src/archive/queries/context';
+import { context } from '../../src/archive/queries/message-context';
 import { listConversations } from '../../src/archive/queries/conversations';
 import { links } from '../../src/archive/queries/links';
 import { attachments } from '../../src/archive/queries/media';

@@ -8,7 +8,7 @@ import type {
   ViewerConversation,
   ViewerMessage,
   ViewerState,
-} from '../../src/extension/viewer/protocol';
+} from '../../src/extension/viewer/webview-protocol';
 
 interface VsCodeApi {
   postMessage(msg: FromWebview): void;

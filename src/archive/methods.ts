@@ -9,7 +9,7 @@
 import type { Sql } from './connection';
 import { fingerprint, type ArchiveIdentity } from './file-identity';
 import { attachments } from './queries/media';
-import { context } from './queries/context';
+import { context } from './queries/message-context';
 import { conversationPage } from './queries/conversation-page';
 import { filterConversations, resolveConversation } from './queries/conversations';
 import { links } from './queries/links';

@@ -17,7 +17,7 @@ import { servingBanner } from './banner';
 import { CliError, oneLine } from './errors';
 import { AUTHORITY, NAME, VERSION } from './identity';
 import { makeLogger } from './log';
-import { printSummary } from './summary';
+import { printSummary } from './summary-printer';
 
 /** Opens the archive once so a bad path fails at start with one clear line. */
 async function openOrFail(runtime: Runtime, archive: string): Promise<void> {

@@ -1,6 +1,6 @@
 import type { ConversationRow, KeywordHit, MessageRow } from '../archive/types';
 import { roundScore } from '../search/fusion';
-import { conversationLink, messageLink } from './citation';
+import { conversationLink, messageLink } from './citation-format';
 import type { CitationFormat } from './context';
 import type { ConversationInfo, MessageHit } from './results';
 import { cleanBody, readableSnippet } from './text';

@@ -8,7 +8,7 @@ import { fuseHybrid } from '../search/fusion';
 import type { ServerContext } from './context';
 import { hitFromKeyword, hitFromMessage } from './hits';
 import type { MessageHit, SemanticStatusItem } from './results';
-import { runSemantic } from './semantic-search';
+import { runSemantic } from './semantic-query';
 
 export interface HybridFilter {
   conversationId?: number;

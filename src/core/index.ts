@@ -1,6 +1,6 @@
 export { createRuntime, inThreadOpener, workerOpener } from './runtime';
 export { defaultCacheDir, isBesideArchive, CACHE_DIR_NAME } from './cache-dir';
-export { defaultVectorIndexBuilder } from './vector-builder';
+export { defaultVectorIndexBuilder } from './vector-index-source';
 export { SharedTask, isAbortError } from './shared-task';
 export {
   readConversationPage,
@@ -8,7 +8,7 @@ export {
   type ConversationPageView,
   type PageMessage,
   type ReactionGroup,
-} from './conversation-page';
+} from './read-page';
 export type {
   ArchiveOpener,
   ArchiveState,

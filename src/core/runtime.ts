@@ -12,7 +12,7 @@ import type { EmbedConfig } from '../embed/types';
 import type { CitationFormat, SemanticState, ServerContext } from './context';
 import { ArchiveHolder, archiveFingerprint } from './archive-holder';
 import { isBesideArchive } from './cache-dir';
-import { defaultVectorIndexBuilder } from './vector-builder';
+import { defaultVectorIndexBuilder } from './vector-index-source';
 import { SemanticManager } from './semantic-backend';
 import type {
   ArchiveOpener,

@@ -15,4 +15,4 @@ export { EmbedError, isEmbedError, dimensionMismatchError } from './errors';
 export type { EmbedErrorCode } from './errors';
 export { OpenAIEmbedder, MAX_QUERY_CHARS } from './openai-client';
 export type { OpenAIEmbedderOptions } from './openai-client';
-export { truncateChars } from './text';
+export { truncateChars } from './truncate';

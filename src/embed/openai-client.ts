@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normalizeEmbedConfig, NO_EMBED_MODEL_REASON } from './config';
 import { EmbedError } from './errors';
-import { truncateChars } from './text';
+import { truncateChars } from './truncate';
 import type { EmbedConfig, Embedder } from './types';
 
 /** Queries longer than this many characters (code points) are cut before embedding. */

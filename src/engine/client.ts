@@ -13,7 +13,7 @@ import type { AsyncArchive } from '../archive/types';
 import type { VectorIndex } from '../search/types';
 import type { BuildProgress } from '../search/vector';
 import { CancelSlots } from './cancel-slots';
-import { Connection } from './connection';
+import { Connection } from './worker-connection';
 import { ARCHIVE_METHODS, type ArchiveMethod, type EngineLog, type VectorIndexInfo, type VectorOpenOptions } from './protocol';
 import { VectorIndexProxy, type VectorOpener } from './vector-proxy';
 import { abortError } from './wire-error';

@@ -1,6 +1,6 @@
 /** A VectorIndex whose data lives in the engine worker; it reloads itself after a worker restart. */
 import type { VectorFilter, VectorHit, VectorIndex } from '../search/types';
-import type { Connection } from './connection';
+import type { Connection } from './worker-connection';
 import type { VectorIndexInfo, VectorOpenOptions } from './protocol';
 import { abortError } from './wire-error';
 

@@ -10,9 +10,9 @@
  * Types only (no vscode import at runtime); test-only hooks are not part of it (see test-api.ts).
  */
 import type * as vscode from 'vscode';
-import type { ArchiveState } from './archiveService';
-import type { CitationRef } from './citations';
-import type { SearchHit, SearchResult } from './searchService';
+import type { ArchiveState } from './archive-service';
+import type { CitationRef } from './citation-ref';
+import type { SearchHit, SearchResult } from './search-service';
 
 export type { ArchiveState, CitationRef, SearchHit, SearchResult };
 

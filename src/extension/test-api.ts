@@ -8,7 +8,7 @@
  */
 import type { MsgbrowseApi } from './api';
 import type { StatusReport } from './commands/show-status';
-import type { EndpointInfo } from './mcpEndpoint';
+import type { EndpointInfo } from './mcp-endpoint';
 import type { FoundEvent, PagedEvent, ShownEvent } from './viewer/viewer-panel';
 
 export type { EndpointInfo, FoundEvent, PagedEvent, ShownEvent, StatusReport };

@@ -1,6 +1,6 @@
 /** Markdown renderings of tool results: readable, carrying the same citation links as structuredContent. */
-import { messageResourceUri, conversationResourceUri } from '../core/citation';
-import type { MessageHit } from './schemas';
+import { messageResourceUri, conversationResourceUri } from '../core/citation-format';
+import type { MessageHit } from './tool-schemas';
 import { inline, linkLabel, quote } from '../core/text';
 import type { ResourceLinkItem } from './tool';
 

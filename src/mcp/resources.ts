@@ -7,7 +7,7 @@ import {
   conversationResourceUri,
   MESSAGE_RESOURCE_TEMPLATE,
   parseResourceId,
-} from '../core/citation';
+} from '../core/citation-format';
 import type { ServerContext } from '../core/context';
 import { errorMessage } from '../core/errors';
 import { conversationInfo, hitFromMessage } from '../core/hits';

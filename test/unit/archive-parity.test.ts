@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { openArchive, type Archive, type KeywordSearchOptions } from '../../src/archive';
 import type { Param, Row, Sql } from '../../src/archive/connection';
-import { context } from '../../src/archive/queries/context';
+import { context } from '../../src/archive/queries/message-context';
 import { listConversations } from '../../src/archive/queries/conversations';
 import { readEmbeddingBatch } from '../../src/archive/queries/embeddings';
 import { links } from '../../src/archive/queries/links';

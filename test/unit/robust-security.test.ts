@@ -19,7 +19,7 @@ import * as esbuild from 'esbuild';
 import { archivePathIn, buildArchive, type ArchiveDescription } from '../fixtures/index';
 import { resolveAttachment } from '../../src/extension/viewer/attachments';
 import { parseCli } from '../../src/cli/args';
-import type { ToWebview, ViewerMessage } from '../../src/extension/viewer/protocol';
+import type { ToWebview, ViewerMessage } from '../../src/extension/viewer/webview-protocol';
 import type { Runtime } from '../../src/core/index';
 import { checkToolResult, textOf } from '../stress/harness/checks';
 import { FakeDocument, FakeElement } from '../stress/harness/fake-dom';

@@ -1,8 +1,8 @@
 /** `msgbrowse.copyMcpConfig(['vscode' | 'mcpServers'])`: copies a config running the bundled CLI for other MCP
  * clients (flavor picked when not given) and resolves with the copied text, or undefined when cancelled. */
 import * as vscode from 'vscode';
-import type { ArchiveService } from '../archiveService';
-import { mcpConfigSnippet, type ConfigFlavor } from '../mcpConfig';
+import type { ArchiveService } from '../archive-service';
+import { mcpConfigSnippet, type ConfigFlavor } from '../mcp-config';
 import { readSettings } from '../settings';
 import type { Command } from './command-manager';
 

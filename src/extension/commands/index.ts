@@ -3,9 +3,9 @@
  * (and by tests); registerCommands() hands back the CommandManager owning all registrations, for context.subscriptions.
  */
 import type * as vscode from 'vscode';
-import type { ArchiveService } from '../archiveService';
-import type { McpEndpoint } from '../mcpEndpoint';
-import type { SearchService } from '../searchService';
+import type { ArchiveService } from '../archive-service';
+import type { McpEndpoint } from '../mcp-endpoint';
+import type { SearchService } from '../search-service';
 import type { ViewerManager } from '../viewer/viewer-manager';
 import { CommandManager } from './command-manager';
 import { CopyMcpConfigCommand } from './copy-mcp-config';
@@ -13,7 +13,7 @@ import { OpenCitationCommand } from './open-citation';
 import { OpenConversationCommand } from './open-conversation';
 import { OpenDemoArchiveCommand } from './open-demo-archive';
 import { RevealArchiveCommand } from './reveal-archive';
-import { SearchMessagesCommand } from './search-messages';
+import { SearchMessagesCommand } from './palette-search';
 import { SelectArchiveCommand } from './select-archive';
 import { SetApiKeyCommand } from './set-api-key';
 import { ShowLogCommand } from './show-log';

@@ -1,8 +1,8 @@
 /** `msgbrowse.openCitation(conversationId, messageId)`: the target of citation document links; opens the viewer
  * at the message, highlighted. `openCitation()` is shared with the URI handler, the search pick and the API. */
 import * as vscode from 'vscode';
-import type { CitationRef } from '../citations';
-import { OPEN_CITATION_COMMAND } from '../citationLinks';
+import type { CitationRef } from '../citation-ref';
+import { OPEN_CITATION_COMMAND } from '../citation-link-provider';
 import type { ViewerManager } from '../viewer/viewer-manager';
 import type { Command } from './command-manager';
 

@@ -1,7 +1,7 @@
 /** `msgbrowse.openConversation([conversationId[, messageId]])`: opens the viewer on a conversation (picked from a
  * QuickPick when no id is given); resolves with `{ conversationId }`, or undefined when nothing was opened. */
 import * as vscode from 'vscode';
-import type { ArchiveService } from '../archiveService';
+import type { ArchiveService } from '../archive-service';
 import type { ViewerManager } from '../viewer/viewer-manager';
 import type { Command } from './command-manager';
 

@@ -1,7 +1,7 @@
 /** `msgbrowse.revealArchive`: reveals the served archive's directory in the OS file manager. */
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { ArchiveService } from '../archiveService';
+import type { ArchiveService } from '../archive-service';
 import type { Command } from './command-manager';
 
 export class RevealArchiveCommand implements Command {

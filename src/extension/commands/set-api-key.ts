@@ -1,6 +1,6 @@
 /** `msgbrowse.setApiKey`: prompts for the embeddings API key (secret storage) and reapplies the runtime when set. */
 import type * as vscode from 'vscode';
-import type { ArchiveService } from '../archiveService';
+import type { ArchiveService } from '../archive-service';
 import { promptApiKey } from '../settings';
 import type { Command } from './command-manager';
 

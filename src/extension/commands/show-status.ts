@@ -1,9 +1,9 @@
 /** `msgbrowse.showStatus([{ quiet }])`: resolves with a StatusReport; unless quiet, also shows it in a QuickPick
  * whose items lead to the other commands. */
 import * as vscode from 'vscode';
-import type { ArchiveService } from '../archiveService';
-import type { McpEndpoint } from '../mcpEndpoint';
-import { describeState } from '../statusBar';
+import type { ArchiveService } from '../archive-service';
+import type { McpEndpoint } from '../mcp-endpoint';
+import { describeState } from '../status-bar';
 import type { Command } from './command-manager';
 
 export interface StatusReport {

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { VIEWER_VIEW_TYPE } from '../constants';
-import { parseState, type ViewerState } from './protocol';
+import { parseState, type ViewerState } from './webview-protocol';
 import { type FoundEvent, type PagedEvent, type ShownEvent, type ViewerDeps, ViewerPanel, webviewOptions } from './viewer-panel';
 
 export interface OpenOptions {

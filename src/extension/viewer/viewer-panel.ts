@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { AsyncArchive } from '../../archive/types';
-import { readConversationPage, type PageMessage } from '../../core/conversation-page';
-import type { CitationRef } from '../citations';
+import { readConversationPage, type PageMessage } from '../../core/read-page';
+import type { CitationRef } from '../citation-ref';
 import { isInlineImage, resolveAttachment } from './attachments';
 import { viewerHtml } from './html';
 import {
@@ -17,7 +17,7 @@ import {
   type ToWebview,
   type ViewerMessage,
   type ViewerState,
-} from './protocol';
+} from './webview-protocol';
 
 const PAGE = 60;
 const FIND_LIMIT = 500;

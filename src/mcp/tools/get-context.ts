@@ -3,7 +3,7 @@ import { ToolError } from '../../core/errors';
 import { hitFromMessage } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
-import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../schemas';
+import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
 import { defineTool } from '../tool';
 

@@ -6,7 +6,7 @@ import { ToolError } from '../../core/errors';
 import { hitFromMessage } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { resolveScope } from '../resolve';
-import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../schemas';
+import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
 import { defineTool } from '../tool';
 

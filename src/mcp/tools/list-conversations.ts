@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { conversationInfo } from '../../core/hits';
 import { resolveSource } from '../resolve';
-import { ConversationInfoSchema, strictInput, text } from '../schemas';
+import { ConversationInfoSchema, strictInput, text } from '../tool-schemas';
 import { inline, linkLabel } from '../../core/text';
 import { defineTool } from '../tool';
 

@@ -1,11 +1,11 @@
 import { domainToUnicode } from 'node:url';
 import { z } from 'zod';
-import { messageLink } from '../../core/citation';
+import { messageLink } from '../../core/citation-format';
 import { ToolError } from '../../core/errors';
 import { clampLimit } from '../limits';
 import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
-import { conversationScopeShape, LinkItemSchema, notesField, positiveInt, strictInput, text } from '../schemas';
+import { conversationScopeShape, LinkItemSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline, linkLabel } from '../../core/text';
 import { defineTool } from '../tool';
 

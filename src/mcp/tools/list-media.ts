@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ATTACHMENT_KINDS, type AttachmentKind } from '../../archive/types';
-import { messageLink } from '../../core/citation';
+import { messageLink } from '../../core/citation-format';
 import { clampLimit } from '../limits';
 import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
-import { conversationScopeShape, MediaItemSchema, notesField, positiveInt, strictInput } from '../schemas';
+import { conversationScopeShape, MediaItemSchema, notesField, positiveInt, strictInput } from '../tool-schemas';
 import { inline, linkLabel } from '../../core/text';
 import { defineTool } from '../tool';
 

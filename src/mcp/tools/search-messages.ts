@@ -5,7 +5,7 @@ import { clampLimit } from '../limits';
 import { cleanQuery, cleanSender } from '../../core/query';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { resolveScope } from '../resolve';
-import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../schemas';
+import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
 import { defineTool } from '../tool';
 

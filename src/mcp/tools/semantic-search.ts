@@ -6,8 +6,8 @@ import { clampLimit } from '../limits';
 import { cleanQuery, cleanSender } from '../../core/query';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { resolveScope } from '../resolve';
-import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../schemas';
-import { runSemantic } from '../../core/semantic-search';
+import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { runSemantic } from '../../core/semantic-query';
 import { inline } from '../../core/text';
 import { defineTool } from '../tool';
 

@@ -1,9 +1,9 @@
 /** Building an index from a stream of embedding records: progress, cancellation, the in-memory variant. */
 import type { EmbeddingRecord } from '../../archive/types';
-import { IndexBuilder, type IndexParts } from './builder';
+import { IndexBuilder, type IndexParts } from './accumulator';
 import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { Int8VectorIndex } from './int8-index';
-import { MemoryRows, type RowSink } from './rows';
+import { MemoryRows, type RowSink } from './row-store';
 
 export interface BuildProgress {
   /** Records consumed so far. */

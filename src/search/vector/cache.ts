@@ -17,12 +17,12 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { EmbeddingRecord } from '../../archive/types';
 import { consumeRecords, type BuildOptions } from './build';
-import { metaViews, type BuildStats, type IndexParts } from './builder';
+import { metaViews, type BuildStats, type IndexParts } from './accumulator';
 import { abortError } from './errors';
 import { Int8VectorIndex } from './int8-index';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor } from './layout';
 import { strideFor } from './quantize';
-import { FileRows, FileRowSink } from './rows';
+import { FileRows, FileRowSink } from './row-store';
 import { wasm } from '../kernel/wasm-api';
 
 const MAGIC = 'MSGBVEC1';

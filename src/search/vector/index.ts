@@ -1,7 +1,7 @@
 /** The exact int8 + WASM SIMD vector index (see int8-index.ts for the exactness argument). */
 export { buildVectorIndex, type BuildOptions, type BuildProgress } from './build';
 export { loadOrBuildVectorIndex, cacheFilePath, vectorCacheKey, type LoadOrBuildOptions } from './cache';
-export type { BuildStats } from './builder';
+export type { BuildStats } from './accumulator';
 export { Int8VectorIndex, type VectorIndexStats, type SearchTrace, type IndexOrigin } from './int8-index';
 export { VectorIndexError, isVectorIndexError, type VectorErrorCode } from './errors';
 export type { VectorFilter, VectorHit, VectorIndex } from '../types';

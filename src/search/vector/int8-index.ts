@@ -14,11 +14,11 @@
  * rows are scored. The scan yields to the event loop every few milliseconds and honours the AbortSignal there.
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../types';
-import type { IndexParts, BuildStats } from './builder';
+import type { IndexParts, BuildStats } from './accumulator';
 import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
 import { exactCosine, queryLevels, quantiseRow } from './quantize';
-import type { RowStore } from './rows';
+import type { RowStore } from './row-store';
 import { KLargest, TopHits } from './topk';
 
 /** Absolute slack added to every bound, covering float rounding in the approximate and exact scores. */

@@ -1,6 +1,6 @@
 /** Raw HTTP requests against the in-process endpoint, to check what a client without the secret gets. */
 import http from 'node:http';
-import type { EndpointInfo } from '../../../src/extension/mcpEndpoint';
+import type { EndpointInfo } from '../../../src/extension/mcp-endpoint';
 
 export interface RawResponse {
   status: number;

@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { citationToken, citationUri, findCitations, parseCitationPath } from '../../../src/extension/citations';
+import { citationToken, citationUri, findCitations, parseCitationPath } from '../../../src/extension/citation-ref';
 import { candidates, discoverArchive, userConfigDir, type DiscoveryEnv } from '../../../src/extension/discovery';
-import { mcpConfigSnippet } from '../../../src/extension/mcpConfig';
+import { mcpConfigSnippet } from '../../../src/extension/mcp-config';
 import { TEST_HOOKS_ENV, testHooksWanted } from '../../../src/extension/test-api';
 import { resolveAttachment } from '../../../src/extension/viewer/attachments';
-import { parseFromWebview, parseState } from '../../../src/extension/viewer/protocol';
+import { parseFromWebview, parseState } from '../../../src/extension/viewer/webview-protocol';
 
 describe('citations', () => {
   it('parses the citation path and rejects anything else', () => {

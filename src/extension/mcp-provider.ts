@@ -4,9 +4,9 @@
  * archive service so Copilot re-reads the tools whenever the archive or the settings change.
  */
 import * as vscode from 'vscode';
-import type { ArchiveService } from './archiveService';
+import type { ArchiveService } from './archive-service';
 import { MCP_PROVIDER_ID, MCP_SERVER_LABEL } from './constants';
-import type { McpEndpoint } from './mcpEndpoint';
+import type { McpEndpoint } from './mcp-endpoint';
 
 export function mcpApiAvailable(): boolean {
   const lm = (vscode as { lm?: { registerMcpServerDefinitionProvider?: unknown } }).lm;

@@ -1,7 +1,7 @@
 /** Status bar item: what is being served (conversations, messages) and whether semantic search is ready. */
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { ArchiveService, ArchiveState } from './archiveService';
+import type { ArchiveService, ArchiveState } from './archive-service';
 
 function compact(n: number): string {
   if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;

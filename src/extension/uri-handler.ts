@@ -1,6 +1,6 @@
 /** Handles `${uriScheme}://msgbrowse.msgbrowse-vscode/c/<id>/at/<message_id>` (citation links from Copilot chat). */
 import * as vscode from 'vscode';
-import { parseCitationPath, type CitationRef } from './citations';
+import { parseCitationPath, type CitationRef } from './citation-ref';
 
 export class CitationUriHandler implements vscode.UriHandler {
   /** Every URI received (for diagnostics and tests). */

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { AsyncArchive } from '../archive/types';
-import { findCitations, type CitationRef } from './citations';
+import { findCitations, type CitationRef } from './citation-ref';
 
 export const OPEN_CITATION_COMMAND = 'msgbrowse.openCitation';
 

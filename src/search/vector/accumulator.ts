@@ -7,7 +7,7 @@ import type { EmbeddingRecord } from '../../archive/types';
 import { VectorIndexError } from './errors';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayout, type MetaLayout } from './layout';
 import { quantiseRow, strideFor } from './quantize';
-import type { RowSink } from './rows';
+import type { RowSink } from './row-store';
 import { wasm, type WasmMemory } from '../kernel/wasm-api';
 
 export interface BuildStats {

@@ -1,12 +1,12 @@
 /** `msgbrowse.searchMessages([query])`: with a query, resolves with the hybrid results; without, opens the live
  * search QuickPick (seeded with the editor selection) and resolves with undefined. */
 import * as vscode from 'vscode';
-import { showSearchPick } from '../searchPick';
-import type { SearchResult, SearchService } from '../searchService';
+import { showSearchPick } from '../search-pick';
+import type { SearchResult, SearchService } from '../search-service';
 import type { ViewerManager } from '../viewer/viewer-manager';
 import type { Command } from './command-manager';
 import { openCitation } from './open-citation';
-import { refOf } from '../citations';
+import { refOf } from '../citation-ref';
 
 export class SearchMessagesCommand implements Command {
   readonly id = 'msgbrowse.searchMessages';

@@ -4,7 +4,7 @@
  * message; item buttons copy the citation or open the conversation to the side.
  */
 import * as vscode from 'vscode';
-import type { SearchHit, SearchService } from './searchService';
+import type { SearchHit, SearchService } from './search-service';
 
 const DEBOUNCE_MS = 200;
 

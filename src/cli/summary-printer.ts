@@ -1,5 +1,5 @@
 /** `--summary`: the archive summary and a sample keyword search with citation links, printed on stdout. */
-import { messageLink } from '../core/citation';
+import { messageLink } from '../core/citation-format';
 import type { CitationFormat } from '../core/context';
 import type { Runtime } from '../core/index';
 import { CliError } from './errors';
