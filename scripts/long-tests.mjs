@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Long mode of the robustness suites: the same test files as CI (test/unit/robust-*.test.ts) with
+// Long mode of the robustness suites: the same test files as CI (test/stress/*.test.ts) with
 // MSGBROWSE_LONG=1, which scales them up (≥ 100,000 fuzzed calls, a 1,500-transaction live writer,
 // 10,000+ load calls over HTTP with stop-words, …). Writes what was measured to
 // test/stress/last-long-run.md and refreshes the figures block of SECURITY.md.
@@ -17,11 +17,11 @@ import { ensureNative } from './ensure-native.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 if (!ensureNative()) process.exit(1);
 const SUITES = [
-  { name: 'fuzz', file: 'test/unit/robust-fuzz.test.ts', title: 'Fuzzing (all seven tools, fast-check)' },
-  { name: 'broken-archives', file: 'test/unit/robust-broken-archives.test.ts', title: 'Broken archives' },
-  { name: 'live-archive', file: 'test/unit/robust-live-archive.test.ts', title: 'Live archive (concurrent writer process)' },
-  { name: 'load', file: 'test/unit/robust-load.test.ts', title: 'Load over HTTP (16 sessions, 100k messages)' },
-  { name: 'security', file: 'test/unit/robust-security.test.ts', title: 'Security (threat model T1–T6)' },
+  { name: 'fuzz', file: 'test/stress/fuzz.test.ts', title: 'Fuzzing (all seven tools, fast-check)' },
+  { name: 'broken-archives', file: 'test/stress/broken-archives.test.ts', title: 'Broken archives' },
+  { name: 'live-archive', file: 'test/stress/live-archive.test.ts', title: 'Live archive (concurrent writer process)' },
+  { name: 'load', file: 'test/stress/load.test.ts', title: 'Load over HTTP (16 sessions, 100k messages)' },
+  { name: 'security', file: 'test/stress/security.test.ts', title: 'Security (threat model T1–T6)' },
 ];
 
 const onlyArg = process.argv.indexOf('--only');

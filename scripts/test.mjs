@@ -67,13 +67,13 @@ function parsePlain(out) {
   return m ? { passed: Number(m[1]), failed: Number(m[2]) } : { passed: 0, failed: 1 };
 }
 
-const unitFiles = ['test/unit', 'test/integration/unit'].flatMap((dir) =>
-  fs
-    .readdirSync(path.join(root, dir))
-    .filter((f) => f.endsWith('.test.ts'))
-    .sort()
-    .map((f) => `${dir}/${f}`),
-);
+/** Every `*.test.ts` under test/ (a folder per src/ layer, plus stress/ and fixtures/); test/integration/ runs inside
+ * VS Code (step 6), not here. */
+const unitFiles = fs
+  .readdirSync(path.join(root, 'test'), { recursive: true })
+  .map((f) => `test/${String(f).split(path.sep).join('/')}`)
+  .filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/integration/'))
+  .sort();
 
 const tsc = path.join(root, 'node_modules/.bin/tsc');
 if (!fs.existsSync(tsc)) {
@@ -116,7 +116,7 @@ if (!unitOnly) {
     parse: parsePlain,
     env: freshHostDir ? { ...hostEnv, npm_config_cache: path.join(freshHostDir, 'npm-cache') } : hostEnv,
   });
-  const cliTests = ['test/unit/cli-stdio.test.ts', 'test/unit/cli-http.test.ts'];
+  const cliTests = ['test/cli/stdio.test.ts', 'test/cli/http.test.ts'];
   const nodes = offlineHost && hostReady ? readHostEnv(hostDir) : {};
   for (const major of ['22', '24']) {
     const title = `CLI protocol tests with the CLI under Node ${major}`;

@@ -5,7 +5,8 @@ import type { CitationFormat } from './context';
 import type { ConversationInfo, MessageHit } from './results';
 import { cleanBody, readableSnippet } from './text';
 
-export function hitFromMessage(fmt: CitationFormat, m: MessageRow, score?: number): MessageHit {
+/** The cited hit of a message row (keyword or not), with `text` as shown for it. */
+function citedHit(fmt: CitationFormat, m: Omit<MessageRow, 'body' | 'seq'>, text: string, score?: number): MessageHit {
   const hit: MessageHit = {
     message_id: m.id,
     hash: m.hash,
@@ -14,27 +15,19 @@ export function hitFromMessage(fmt: CitationFormat, m: MessageRow, score?: numbe
     source: m.source,
     sender: m.sender,
     timestamp: m.ts,
-    text: cleanBody(m.body),
+    text,
     link: messageLink(fmt, m.conversationId, m.id),
   };
   if (score !== undefined) hit.score = roundScore(score);
   return hit;
 }
 
+export function hitFromMessage(fmt: CitationFormat, m: MessageRow, score?: number): MessageHit {
+  return citedHit(fmt, m, cleanBody(m.body), score);
+}
+
 export function hitFromKeyword(fmt: CitationFormat, h: KeywordHit, score?: number): MessageHit {
-  const hit: MessageHit = {
-    message_id: h.id,
-    hash: h.hash,
-    conversation: h.conversation,
-    conversation_id: h.conversationId,
-    source: h.source,
-    sender: h.sender,
-    timestamp: h.ts,
-    text: readableSnippet(h.snippet),
-    link: messageLink(fmt, h.conversationId, h.id),
-  };
-  if (score !== undefined) hit.score = roundScore(score);
-  return hit;
+  return citedHit(fmt, h, readableSnippet(h.snippet), score);
 }
 
 export function conversationInfo(fmt: CitationFormat, c: ConversationRow): ConversationInfo {

@@ -11,7 +11,7 @@ export {
 } from './read-page';
 export type {
   ArchiveOpener,
-  ArchiveState,
+  ArchiveOpenState,
   OpenedArchive,
   Runtime,
   RuntimeEvent,

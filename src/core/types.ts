@@ -70,7 +70,7 @@ export interface RuntimeOptions {
   closeGraceMs?: number;
 }
 
-export type ArchiveState =
+export type ArchiveOpenState =
   | { state: 'closed' }
   | { state: 'opening' }
   | { state: 'open'; path: string }
@@ -86,7 +86,7 @@ export type SemanticStatus =
 
 export interface RuntimeStatus {
   archivePath: string;
-  archive: ArchiveState;
+  archive: ArchiveOpenState;
   /** Filled by `describe()` (or after it ran once for the current archive state). */
   summary?: ArchiveSummary;
   semantic: SemanticStatus;

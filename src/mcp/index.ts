@@ -1,11 +1,7 @@
+/** The MCP protocol adapter: a server over the core, its tools (declarative, zod) and resources. */
 export { createMcpServer, SERVER_NAME } from './server';
 export { SERVER_INSTRUCTIONS } from './instructions';
-export type { ServerContext, CitationFormat, SemanticState, SemanticReady, SemanticUnavailable, LogLevel } from '../core/context';
-export { TOOLS, listConversations, getConversation, searchMessages, semanticSearch, getContext, listMedia, listLinks, parseDomainFilter } from './tools';
+export { TOOLS, parseDomainFilter } from './tools';
 export type { ToolDefinition, ToolOutput, ToolEnv, ResourceLinkItem } from './tool';
-export type { MessageHit, ConversationInfo, MediaItem, LinkItem } from './tool-schemas';
-export { MessageHitSchema, ConversationInfoSchema, MediaItemSchema, LinkItemSchema } from './tool-schemas';
-export { messageLink, conversationLink, messageResourceUri, conversationResourceUri, MESSAGE_RESOURCE_TEMPLATE, CONVERSATION_RESOURCE_TEMPLATE } from '../core/citation-format';
-export { ToolError, errorMessage } from '../core/errors';
 export { parseDay, parseDayRange } from './dates';
 export { encodeCursor, decodeCursor } from './cursor';

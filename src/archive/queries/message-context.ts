@@ -10,29 +10,20 @@ export function context(sql: Sql, schema: SchemaInfo, messageId: number, window:
   if (!target) return undefined;
   const conv = num(target.conversation_id);
   const t = num(target.ts_unix);
-  const before = mapRows(
-    sql,
-    statement(
-      schema,
-      'context:before',
-      () => `SELECT ${messageColumns(schema)} FROM messages m JOIN conversations c ON c.id = m.conversation_id
-       WHERE m.conversation_id = ? AND (m.ts_unix < ? OR (m.ts_unix = ? AND m.id <= ?))
-       ORDER BY m.ts_unix DESC, m.id DESC LIMIT ?`,
-    ),
-    [conv, t, t, messageId, w + 1],
-    readMessage,
-  );
-  const after = mapRows(
-    sql,
-    statement(
-      schema,
-      'context:after',
-      () => `SELECT ${messageColumns(schema)} FROM messages m JOIN conversations c ON c.id = m.conversation_id
-       WHERE m.conversation_id = ? AND (m.ts_unix > ? OR (m.ts_unix = ? AND m.id > ?))
-       ORDER BY m.ts_unix ASC, m.id ASC LIMIT ?`,
-    ),
-    [conv, t, t, messageId, w],
-    readMessage,
-  );
+  // The target and up to w messages before it (newest first), then up to w after it: (ts_unix, id) keyset order.
+  const side = (dir: 'before' | 'after', limit: number) =>
+    mapRows(
+      sql,
+      statement(schema, `context:${dir}`, () => {
+        const [cmp, idCmp, order] = dir === 'before' ? ['<', '<=', 'DESC'] : ['>', '>', 'ASC'];
+        return `SELECT ${messageColumns(schema)} FROM messages m JOIN conversations c ON c.id = m.conversation_id
+       WHERE m.conversation_id = ? AND (m.ts_unix ${cmp} ? OR (m.ts_unix = ? AND m.id ${idCmp} ?))
+       ORDER BY m.ts_unix ${order}, m.id ${order} LIMIT ?`;
+      }),
+      [conv, t, t, messageId, limit],
+      readMessage,
+    );
+  const before = side('before', w + 1);
+  const after = side('after', w);
   return [...before.reverse(), ...after];
 }

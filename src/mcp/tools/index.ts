@@ -6,8 +6,7 @@ import { listMedia } from './list-media';
 import { searchMessages } from './search-messages';
 import { semanticSearch } from './semantic-search';
 
-/** The seven tools, in msgbrowse's registration order. */
+/** Every tool, in msgbrowse's registration order: adding a tool is its file plus one entry here. */
 export const TOOLS = [listConversations, getConversation, searchMessages, semanticSearch, getContext, listMedia, listLinks] as const;
 
-export { listConversations, getConversation, searchMessages, semanticSearch, getContext, listMedia, listLinks };
 export { parseDomainFilter } from './list-links';

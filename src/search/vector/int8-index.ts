@@ -149,28 +149,20 @@ export class Int8VectorIndex implements VectorIndex {
     const fStart = f.startUnix ?? 0;
     const useEnd = f.endUnix !== undefined;
     const fEnd = f.endUnix ?? 0;
-    let useSender = false;
-    let fSender = -1;
-    let useSource = false;
-    let fSource = -1;
-    if (f.sender !== undefined) {
-      if (parts.senders.length === 0) {
-        throw new VectorIndexError('missing_metadata', `the vector index of model ${this.model} was built without senders, so it cannot filter by sender`);
+    // An interned id for the sender/source filter: -1 = no filter, undefined = no row can match.
+    const interned = (kind: 'sender' | 'source', value: string | undefined, names: readonly string[], ids: Map<string, number>) => {
+      if (value === undefined) return -1;
+      if (names.length === 0) {
+        throw new VectorIndexError('missing_metadata', `the vector index of model ${this.model} was built without ${kind}s, so it cannot filter by ${kind}`);
       }
-      const id = this.senderIds.get(f.sender);
-      if (id === undefined) return this.empty();
-      useSender = true;
-      fSender = id;
-    }
-    if (f.source !== undefined) {
-      if (parts.sources.length === 0) {
-        throw new VectorIndexError('missing_metadata', `the vector index of model ${this.model} was built without sources, so it cannot filter by source`);
-      }
-      const id = this.sourceIds.get(f.source);
-      if (id === undefined) return this.empty();
-      useSource = true;
-      fSource = id;
-    }
+      return ids.get(value);
+    };
+    const fSender = interned('sender', f.sender, parts.senders, this.senderIds);
+    if (fSender === undefined) return this.empty();
+    const fSource = interned('source', f.source, parts.sources, this.sourceIds);
+    if (fSource === undefined) return this.empty();
+    const useSender = fSender >= 0;
+    const useSource = fSource >= 0;
     const filtered = useConv || useStart || useEnd || useSender || useSource;
 
     const sq = qq.scale;

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { MsgbrowseApi } from '../../../src/extension/api';
 import { TEST_HOOKS_ENV, type MsgbrowseTestExports } from '../../../src/extension/test-api';
 import { MANIFEST_ENV, type IntegrationManifest } from '../manifest';
+export type { IntegrationManifest };
 
 export const EXTENSION_ID = 'msgbrowse.msgbrowse-vscode';
 

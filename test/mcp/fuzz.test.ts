@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fc from 'fast-check';
 import { buildCuratedArchive } from '../fixtures/index';
 import { TOOLS } from '../../src/mcp';
-import { startHarness, tempDir, textOf, type Harness } from './mcp-harness';
+import { startHarness, tempDir, textOf, type Harness } from './harness';
 
 let dir: string;
 let file: string;

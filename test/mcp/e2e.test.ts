@@ -10,8 +10,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer } from '../../src/mcp';
 import { createRuntime, type Runtime } from '../../src/core';
 import { buildCuratedArchive, buildMsgbrowseMcpFixture, cosine, embedText, embeddingInput, isEmbeddable, MCP_FIXTURE_MODEL } from '../fixtures/index';
-import { tempDir, CITATION } from './mcp-harness';
-import { startEmbedServer, type TestEmbedServer } from './embed-test-server';
+import { tempDir, CITATION } from './harness';
+import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
 
 let dir: string;
 let embed: TestEmbedServer;

@@ -12,7 +12,7 @@ import {
   NO_EMBED_MODEL_REASON,
   dimensionMismatchError,
 } from '../../src/embed';
-import { startEmbedServer, type TestEmbedServer } from './embed-test-server';
+import { startEmbedServer, type TestEmbedServer } from './test-server';
 
 let srv: TestEmbedServer;
 before(async () => {

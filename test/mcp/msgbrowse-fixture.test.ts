@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { buildMsgbrowseMcpFixture, MCP_FIXTURE_MODEL } from '../fixtures/index';
-import { startHarness, tempDir, textOf, type Harness } from './mcp-harness';
-import { startEmbedServer, type TestEmbedServer } from './embed-test-server';
+import { startHarness, tempDir, textOf, type Harness } from './harness';
+import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
 
 let dir: string;
 let file: string;

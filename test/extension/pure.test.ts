@@ -1,19 +1,19 @@
 /**
  * Unit tests of the extension's vscode-free modules (citations, archive discovery, attachment path safety,
  * webview message validation, endpoint choice, MCP config snippet, the test-hook gate).
- *   node --import tsx --test test/integration/unit/extension-pure.test.ts
+ *   node --import tsx --test test/extension/pure.test.ts
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { citationToken, citationUri, findCitations, parseCitationPath } from '../../../src/extension/citation-ref';
-import { candidates, discoverArchive, userConfigDir, type DiscoveryEnv } from '../../../src/extension/discovery';
-import { mcpConfigSnippet } from '../../../src/extension/mcp-config';
-import { TEST_HOOKS_ENV, testHooksWanted } from '../../../src/extension/test-api';
-import { resolveAttachment } from '../../../src/extension/viewer/attachments';
-import { parseFromWebview, parseState } from '../../../src/extension/viewer/webview-protocol';
+import { citationToken, citationUri, findCitations, parseCitationPath } from '../../src/extension/citation-ref';
+import { candidates, discoverArchive, userConfigDir, type DiscoveryEnv } from '../../src/extension/discovery';
+import { mcpConfigSnippet } from '../../src/extension/mcp-config';
+import { TEST_HOOKS_ENV, testHooksWanted } from '../../src/extension/test-api';
+import { resolveAttachment } from '../../src/extension/viewer/attachments';
+import { parseFromWebview, parseState } from '../../src/extension/viewer/webview-protocol';
 
 describe('citations', () => {
   it('parses the citation path and rejects anything else', () => {

@@ -13,8 +13,8 @@ import {
   isEmbeddable,
   type CuratedArchive,
 } from '../fixtures/index';
-import { startHarness, tempDir, textOf, type Harness } from './mcp-harness';
-import { startEmbedServer, type TestEmbedServer } from './embed-test-server';
+import { startHarness, tempDir, textOf, type Harness } from './harness';
+import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
 
 type Hit = { message_id: number; hash: string; conversation: string; conversation_id: number; source: string; sender: string; timestamp: string; text: string; link: string; score?: number };
 

@@ -14,7 +14,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { NO_EMBED_MODEL_REASON } from '../../src/embed';
 import type { ServerContext } from '../../src/core/context';
 import { TOOLS } from '../../src/mcp/tools';
-import { CITATION, connectClient } from './mcp-harness';
+import { CITATION, connectClient } from './harness';
 
 const SNAP_DIR = path.resolve(__dirname, '../mcp/__toolsnaps__');
 const SUFFIX = '.snap.json';

@@ -7,12 +7,14 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ArchiveError } from '../../src/archive/errors';
 import type { AsyncArchive } from '../../src/archive/types';
-import { createMcpServer, messageLink, conversationLink, encodeCursor, decodeCursor, parseDayRange, parseDomainFilter, ToolError } from '../../src/mcp';
+import { conversationLink, messageLink } from '../../src/core/citation-format';
+import { ToolError } from '../../src/core/errors';
+import { createMcpServer, encodeCursor, decodeCursor, parseDayRange, parseDomainFilter } from '../../src/mcp';
 import type { ServerContext } from '../../src/core/context';
 import { NO_EMBED_MODEL_REASON } from '../../src/embed';
 import { buildMsgbrowseMcpFixture, MCP_FIXTURE_MODEL } from '../fixtures/index';
-import { startHarness, tempDir, textOf, type Harness } from './mcp-harness';
-import { startEmbedServer, type TestEmbedServer } from './embed-test-server';
+import { startHarness, tempDir, textOf, type Harness } from './harness';
+import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
 
 let dir: string;
 let file: string;

@@ -15,10 +15,10 @@ import {
   writeTruncatedArchive,
   type CuratedArchive,
 } from '../fixtures/index';
-import { checkToolResult, textOf, trapUnhandled, withTimeout } from '../stress/harness/checks';
-import { corruptTablePages, damageEmbedding } from '../stress/harness/corrupt';
-import { diffSnapshots, snapshotDir } from '../stress/harness/fs-snapshot';
-import { connectInMemory, startRuntime, type Connected } from '../stress/harness/server';
+import { checkToolResult, textOf, trapUnhandled, withTimeout } from './harness/checks';
+import { corruptTablePages, damageEmbedding } from './harness/corrupt';
+import { diffSnapshots, snapshotDir } from './harness/fs-snapshot';
+import { connectInMemory, startRuntime, type Connected } from './harness/server';
 import type { Runtime } from '../../src/core/index';
 
 type Call = [tool: string, args: Record<string, unknown>];

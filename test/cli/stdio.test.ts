@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { buildCuratedArchive, type CuratedArchive } from '../fixtures/index';
-import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './cli-helpers';
+import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
 
 const TOOL_NAMES = [
   'list_conversations',

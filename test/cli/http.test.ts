@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildCuratedArchive, cosine, decodeVector, type CuratedArchive } from '../fixtures/index';
-import { startEmbedServer, type TestEmbedServer } from './embed-test-server';
-import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './cli-helpers';
+import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
+import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
 
 const TOKEN = 'cli-http-test-token-0123456789';
 const QUERY_VEC = [0.9, -0.3, 0.2, 0.4, -0.8, 0.1, 0.6, -0.5];

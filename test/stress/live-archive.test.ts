@@ -22,13 +22,13 @@ import {
   type LiveWriter,
   type LiveWriterEvent,
 } from '../fixtures/index';
-import { checkToolResult, textOf, trapUnhandled, withTimeout } from '../stress/harness/checks';
-import { recordFigures } from '../stress/harness/figures';
-import { diffSnapshots, snapshotDir } from '../stress/harness/fs-snapshot';
-import { scale } from '../stress/harness/mode';
-import { connectInMemory, startRuntime, type Connected } from '../stress/harness/server';
-import { summarize } from '../stress/harness/stats';
-import { committedStates, matchSubset, matchTranscript, type SubsetObservation, type TranscriptObservation } from '../stress/live/states';
+import { checkToolResult, textOf, trapUnhandled, withTimeout } from './harness/checks';
+import { recordFigures } from './harness/figures';
+import { diffSnapshots, snapshotDir } from './harness/fs-snapshot';
+import { scale } from './harness/mode';
+import { connectInMemory, startRuntime, type Connected } from './harness/server';
+import { summarize } from './harness/stats';
+import { committedStates, matchSubset, matchTranscript, type SubsetObservation, type TranscriptObservation } from './live/states';
 import { workerOpener, type Runtime } from '../../src/core/index';
 import { isEngineClient } from '../../src/engine/index';
 
