@@ -13,7 +13,7 @@ import { context } from './queries/message-context';
 import { conversationPage } from './queries/conversation-page';
 import { filterConversations, resolveConversation } from './queries/conversations';
 import { links } from './queries/links';
-import { attachmentsForMessages, messageByHash, messageById, messagesByIds, reactionsForHashes } from './queries/messages';
+import { attachmentsForMessages, messageByHash, messageById, messagesByHashPrefix, messagesByIds, reactionsForHashes } from './queries/messages';
 import { searchKeyword } from './queries/search';
 import type { SummaryCounts } from './queries/summary';
 import { transcript } from './queries/transcript';
@@ -89,6 +89,8 @@ export const ARCHIVE_QUERIES = {
   links: (s: Snapshot, opts: LinkOptions): { items: LinkRow[]; hasMore: boolean } => links(s.sql, s.schema, opts),
   messageById: (s: Snapshot, id: number): MessageRow | undefined => messageById(s.sql, s.schema, id),
   messageByHash: (s: Snapshot, hash: string): MessageRow | undefined => messageByHash(s.sql, s.schema, hash),
+  /** Up to `limit` (≤ 10) messages whose hash starts with the hex `prefix`, ordered by hash. */
+  messagesByHashPrefix: (s: Snapshot, prefix: string, limit: number): MessageRow[] => messagesByHashPrefix(s.sql, s.schema, prefix, limit),
   messagesByIds: (s: Snapshot, ids: number[]): MessageRow[] => messagesByIds(s.sql, s.schema, ids),
   attachmentsForMessages: (s: Snapshot, ids: number[]): AttachmentRow[] => attachmentsForMessages(s.sql, s.schema, ids),
   reactionsForHashes: (s: Snapshot, hashes: string[]): ReactionRow[] => reactionsForHashes(s.sql, s.schema, hashes),

@@ -90,6 +90,7 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
     links: [[{ limit: 10 }], [{ limit: 10, domain: 'google.com' }], [{ limit: 1, conversationId: m.linkYelp.conversationId }]],
     messageById: [[m.cjk.id], [m.scriptBody.id], [-1]],
     messageByHash: [[m.emoji.hash], ['0'.repeat(64)]],
+    messagesByHashPrefix: [[m.emoji.hash.slice(0, 16), 2], [m.emoji.hash.slice(0, 1), 10], ['0'.repeat(20), 2], ['XYZ', 2]],
     messagesByIds: [[some.map((x) => x.id)], [[]], [[m.arabic.id, 987654, m.hebrew.id]]],
     attachmentsForMessages: [[[m.imageCabin.id, m.fileLease.id, m.videoDance.id, m.cjk.id]], [[]]],
     reactionsForHashes: [[[m.reactionTarget.hash, m.leaseAgreement.hash, 'nope']], [[]]],

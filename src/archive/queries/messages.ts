@@ -14,6 +14,18 @@ export function messageByHash(sql: Sql, schema: SchemaInfo, hash: string): Messa
   return mapRows(sql, `SELECT ${messageColumns(schema)} ${FROM} WHERE m.hash = ?`, [hash], readMessage)[0];
 }
 
+/**
+ * Up to `limit` messages whose hash starts with `prefix` (lowercase hex), by hash: how a citation's short hash is
+ * resolved (two rows back means the prefix is ambiguous). An index range scan: hashes are lowercase hex, so every
+ * hash with the prefix lies in [prefix, prefix + 'g').
+ */
+export function messagesByHashPrefix(sql: Sql, schema: SchemaInfo, prefix: string, limit: number): MessageRow[] {
+  const p = prefix.toLowerCase();
+  if (!/^[0-9a-f]{1,64}$/.test(p)) return [];
+  const n = Math.max(1, Math.min(Math.floor(limit) || 1, 10));
+  return mapRows(sql, `SELECT ${messageColumns(schema)} ${FROM} WHERE m.hash >= ? AND m.hash < ? ORDER BY m.hash LIMIT ?`, [p, `${p}g`, n], readMessage);
+}
+
 /** Messages for `ids` in the order of the input (unknown ids skipped, duplicates once). */
 export function messagesByIds(sql: Sql, schema: SchemaInfo, ids: readonly number[]): MessageRow[] {
   const wanted = [...new Set(ids.filter((i) => Number.isSafeInteger(i)))];
