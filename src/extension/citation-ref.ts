@@ -2,11 +2,14 @@
  * Citation references: `<scheme>://msgbrowse.msgbrowse-vscode/c/<conversation_id>/at/<message_id>` (what the MCP
  * tools emit) and the short editor token `msgbrowse:c/<conversation_id>/at/<message_id>`. Pure; no vscode import.
  */
+import { parseCitationHash } from '../core/citation-resolve';
 import { EXTENSION_ID } from './constants';
 
 export interface CitationRef {
   conversationId: number;
   messageId: number;
+  /** The cited message's hash or its prefix (`?h=`, lowercase hex); absent in links made before hashes were added. */
+  hash?: string;
 }
 
 /** The citation of a result item (any of core/results.ts's cited items). */
@@ -16,22 +19,28 @@ export function refOf(item: { conversation_id: number; message_id: number }): Ci
 
 const PATH_RE = /^\/?c\/(\d{1,15})\/at\/(\d{1,15})\/?$/;
 
-/** Parses the path part (`/c/12/at/345`) of a citation URI; undefined for anything else. */
-export function parseCitationPath(path: string): CitationRef | undefined {
+/**
+ * Parses the path part (`/c/12/at/345`) of a citation URI and, from its query, the hash (`h=`); undefined for
+ * anything else. A malformed `h` is ignored (the link then resolves by id, as links without a hash do).
+ */
+export function parseCitationPath(path: string, query = ''): CitationRef | undefined {
   const m = PATH_RE.exec(path);
   if (!m) return undefined;
   const conversationId = Number(m[1]);
   const messageId = Number(m[2]);
   if (!Number.isSafeInteger(conversationId) || !Number.isSafeInteger(messageId)) return undefined;
-  return { conversationId, messageId };
+  const hash = parseCitationHash(new URLSearchParams(query.replace(/^\?/, '')).get('h'));
+  return hash ? { conversationId, messageId, hash } : { conversationId, messageId };
 }
 
+const hashQuery = (ref: CitationRef): string => (ref.hash ? `?h=${ref.hash}` : '');
+
 export function citationUri(scheme: string, ref: CitationRef): string {
-  return `${scheme}://${EXTENSION_ID}/c/${ref.conversationId}/at/${ref.messageId}`;
+  return `${scheme}://${EXTENSION_ID}/c/${ref.conversationId}/at/${ref.messageId}${hashQuery(ref)}`;
 }
 
 export function citationToken(ref: CitationRef): string {
-  return `msgbrowse:c/${ref.conversationId}/at/${ref.messageId}`;
+  return `msgbrowse:c/${ref.conversationId}/at/${ref.messageId}${hashQuery(ref)}`;
 }
 
 export interface CitationMatch extends CitationRef {
@@ -51,7 +60,9 @@ function escapeRe(s: string): string {
  */
 export function findCitations(text: string): CitationMatch[] {
   const re = new RegExp(
-    `(?:\\b[a-z][a-z0-9+.-]*://${escapeRe(EXTENSION_ID)}/c/(\\d{1,15})/at/(\\d{1,15}))|(?:\\bmsgbrowse:c/(\\d{1,15})/at/(\\d{1,15}))`,
+    `(?:(?:\\b[a-z][a-z0-9+.-]*://${escapeRe(EXTENSION_ID)}/c/(\\d{1,15})/at/(\\d{1,15}))|(?:\\bmsgbrowse:c/(\\d{1,15})/at/(\\d{1,15})))` +
+      // an optional hash anchor (?h= or, as VS Code's Uri.toString() encodes it, ?h%3D)
+      '(?:\\?h(?:=|%3D)([0-9a-f]{4,64})\\b)?',
     'gi',
   );
   const out: CitationMatch[] = [];
@@ -59,7 +70,8 @@ export function findCitations(text: string): CitationMatch[] {
     const conversationId = Number(m[1] ?? m[3]);
     const messageId = Number(m[2] ?? m[4]);
     if (!Number.isSafeInteger(conversationId) || !Number.isSafeInteger(messageId)) continue;
-    out.push({ conversationId, messageId, start: m.index ?? 0, length: m[0].length, text: m[0] });
+    const hash = parseCitationHash(m[5]);
+    out.push({ conversationId, messageId, ...(hash ? { hash } : {}), start: m.index ?? 0, length: m[0].length, text: m[0] });
   }
   return out;
 }

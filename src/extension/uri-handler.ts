@@ -14,7 +14,7 @@ export class CitationUriHandler implements vscode.UriHandler {
 
   handleUri(uri: vscode.Uri): void {
     this.received.push(uri.toString());
-    const ref = parseCitationPath(uri.path);
+    const ref = parseCitationPath(uri.path, uri.query);
     const conv = /^\/?c\/(\d{1,15})\/?$/.exec(uri.path);
     if (!ref && conv) {
       this.openConversation(Number(conv[1]));

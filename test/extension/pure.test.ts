@@ -37,6 +37,19 @@ describe('citations', () => {
     assert.equal(found[0].text, 'code-oss://msgbrowse.msgbrowse-vscode/c/7/at/42');
     assert.equal(findCitations('VSCODE://MSGBROWSE.MSGBROWSE-VSCODE/c/1/at/2').length, 1, 'authority is case-insensitive');
   });
+
+  it('carries the hash anchor (?h=) through parsing, formatting and scanning; a malformed one is ignored', () => {
+    assert.deepEqual(parseCitationPath('/c/6/at/193', 'h=97d25097abcdef01'), { conversationId: 6, messageId: 193, hash: '97d25097abcdef01' });
+    assert.deepEqual(parseCitationPath('/c/6/at/193', '?h=97D25097'), { conversationId: 6, messageId: 193, hash: '97d25097' });
+    assert.deepEqual(parseCitationPath('/c/6/at/193', 'h=xyz'), { conversationId: 6, messageId: 193 });
+    const ref = { conversationId: 6, messageId: 193, hash: '97d25097abcdef01' };
+    assert.equal(citationUri('vscode', ref), 'vscode://msgbrowse.msgbrowse-vscode/c/6/at/193?h=97d25097abcdef01');
+    const text = `[a](${citationUri('vscode', ref)}) ${citationToken(ref)} vscode://msgbrowse.msgbrowse-vscode/c/6/at/193?h%3D97d25097abcdef01 and an old one vscode://msgbrowse.msgbrowse-vscode/c/6/at/193.`;
+    const found = findCitations(text);
+    assert.deepEqual(found.map((f) => f.hash), ['97d25097abcdef01', '97d25097abcdef01', '97d25097abcdef01', undefined]);
+    for (const f of found) assert.equal(text.slice(f.start, f.start + f.length), f.text);
+    assert.equal(found[0].text, 'vscode://msgbrowse.msgbrowse-vscode/c/6/at/193?h=97d25097abcdef01');
+  });
 });
 
 describe('archive discovery', () => {
