@@ -11,10 +11,12 @@ set -euo pipefail
 # The one that broke the cold install: npm_config_user_agent ("npm/… node/v20.20.2 linux x64 …"), which the OUTER npm
 # computed under Node 20; the inner npm (running under Node 24) passes it on verbatim to lifecycle scripts, and
 # code-server's postinstall takes the Node major from $npm_config_user_agent, so it refused: "requires node v24 …
-# you are on node v20". Under an npm lifecycle, drop what npm added (npm_*, NODE, INIT_CWD, its PATH entries); each
-# npm below re-reads the same npmrc files, so nothing the user configured there is lost.
+# you are on node v20". Under an npm lifecycle, drop what describes the outer npm and its project (its user agent,
+# node-gyp, prefixes, log level, lifecycle and package variables, NODE, INIT_CWD) and the PATH entries it prepends;
+# keep what the user configured (registry, proxies, CA files, npmrc locations) so a mirror or proxy still applies.
 if [ -n "${npm_lifecycle_event:-}" ]; then
-  while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep -E '^(npm_.*|NODE|INIT_CWD)$' || true)
+  outer='^(npm_config_(user_agent|node_gyp|local_prefix|global_prefix|prefix|loglevel|npm_version|yes|nodedir)|npm_(lifecycle_.*|package_.*|command|execpath|node_execpath)|NODE|INIT_CWD)$'
+  while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep -E "$outer" || true)
   clean_path=""
   IFS=: read -r -a path_parts <<<"$PATH"
   for part in "${path_parts[@]}"; do

@@ -41,7 +41,8 @@ export class ArchiveHolder {
   private token = 0;
   private generation = 0;
   private disposed = false;
-  lastError?: { message: string; code?: string };
+  /** The last open's failure, with the configured path's fingerprint at that moment (the poll retries on a change). */
+  lastError?: { message: string; code?: string; fingerprint: string };
   isOpening = false;
 
   /**
@@ -127,7 +128,7 @@ export class ArchiveHolder {
         const message = e instanceof Error ? e.message : String(e);
         const code = (e as { code?: unknown }).code;
         const changed = this.lastError?.message !== message;
-        this.lastError = { message, code: typeof code === 'string' ? code : undefined };
+        this.lastError = { message, code: typeof code === 'string' ? code : undefined, fingerprint: archiveFingerprint(wanted) };
         if (changed) {
           this.log('error', `cannot open archive ${wanted}: ${message}`);
           this.onEvent({ kind: 'error', error: message });

@@ -116,12 +116,30 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // Optional polling so listeners hear about changes without a tool call: the holder's change detector, run on a
   // timer. The baseline is the fingerprint seen when the archive (re)opened, so a write right after opening is not
   // missed; a change is reported once the files have settled for one interval (a live import commits in bursts).
+  // While the last open failed, the configured path itself is watched the same way (a file that appears, or is
+  // repaired, is reported as a replacement so listeners retry).
   let watchTimer: NodeJS.Timeout | undefined;
   let watched: { generation: number; reported: string; pending?: string } | undefined;
+  /** While nothing is open (the last open failed): the configured path's fingerprint, to retry when it changes. */
+  let closed: { path: string; reported: string; pending?: string } | undefined;
   if (options.watchIntervalMs && options.watchIntervalMs > 0) {
     watchTimer = setInterval(() => {
       const c = holder.check();
-      if (!c) return;
+      if (!c) {
+        const p = holder.configuredPath;
+        const failed = holder.lastError;
+        if (!p || !failed) return;
+        const fp = archiveFingerprint(p);
+        if (!closed || closed.path !== p) closed = { path: p, reported: failed.fingerprint };
+        if (fp === closed.reported) closed.pending = undefined;
+        else if (closed.pending !== fp) closed.pending = fp;
+        else {
+          closed = { path: p, reported: fp };
+          emit({ kind: 'archive-changed', replaced: true });
+        }
+        return;
+      }
+      closed = undefined;
       if (!watched || watched.generation !== c.held.generation) watched = { generation: c.held.generation, reported: c.held.openedAt };
       if (c.fingerprint === watched.reported) {
         watched.pending = undefined;
@@ -138,12 +156,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     watchTimer.unref();
   }
 
+  const gate = options.beforeCall ?? (async () => {});
   const context: ServerContext = {
     async archive(): Promise<AsyncArchive> {
+      await gate();
       if (disposed) throw new Error('the msgbrowse server is shutting down');
       return (await holder.get()).opened.archive;
     },
-    semantic(signal?: AbortSignal): Promise<SemanticState> {
+    async semantic(signal?: AbortSignal): Promise<SemanticState> {
+      await gate();
       return semantic.get(signal);
     },
     get citation() {

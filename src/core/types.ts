@@ -42,6 +42,11 @@ export interface RuntimeOptions {
   archivePath: string;
   /** What calls answer while no archive is selected: where we looked and how to choose one. */
   missingArchiveMessage?: () => string;
+  /**
+   * Awaited before every archive or semantic call: lets the embedder hold calls while it is (re)configuring the
+   * runtime (the extension resolves the archive path and reads secrets asynchronously). Must not reject.
+   */
+  beforeCall?: () => Promise<void>;
   embed: EmbedConfig;
   citation: CitationFormat;
   /** Directory for the persistent vector-index cache (CLI: XDG cache dir, see `defaultCacheDir`). */

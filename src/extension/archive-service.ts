@@ -62,6 +62,7 @@ export class ArchiveService implements vscode.Disposable {
   private lastFingerprint = '';
   private lastStatusLine = '';
   private applying: Promise<void> = Promise.resolve();
+  private disposed = false;
 
   constructor(
     private readonly ext: vscode.ExtensionContext,
@@ -82,11 +83,13 @@ export class ArchiveService implements vscode.Disposable {
       version: ext.extension.packageJSON.version as string,
       log: (level, message) => this.serverLog(level, message),
       openArchive,
-      // The core's change detector on a timer: new rows, checkpoints and replaced files reach us as events.
-      watchIntervalMs: 2000,
+      // Calls wait while apply() resolves the archive and reads secrets (e.g. a citation link that activated us).
+      beforeCall: () => this.applying,
+      // The core's change detector on a timer: new rows, checkpoints, replaced or repaired files reach us as events.
+      watchIntervalMs: 500,
     });
     this.unsubscribe = this.runtime.onDidChange((e) => {
-      if (e.kind === 'semantic' || e.kind === 'archive-changed') void this.refreshStatus();
+      if (e.kind !== 'config') void this.refreshStatus();
     });
   }
 
@@ -123,12 +126,14 @@ export class ArchiveService implements vscode.Disposable {
   }
 
   private setState(s: ArchiveState): void {
+    if (this.disposed) return;
     this._state = s;
     this.changed.fire(s);
   }
 
   /** Publishes a new definition version (VS Code re-reads tools). */
   bump(): void {
+    if (this.disposed) return;
     this.generation++;
     this.definitionChanged.fire();
   }
@@ -158,13 +163,18 @@ export class ArchiveService implements vscode.Disposable {
   }
 
   private async doApply(): Promise<void> {
-    this.settings = readSettings();
-    const target = this.resolvePath(this.settings);
+    if (this.disposed) return;
+    const settings = readSettings();
+    const target = this.resolvePath(settings);
+    const embed = await embedConfig(settings, this.ext.secrets);
+    if (this.disposed) return;
+    // From here to reload() nothing awaits: a status read can never pair the old archive with the new path.
+    this.settings = settings;
     this.applied++;
     this.archivePath = target.file;
     this.origin = target.origin;
     this.searched = target.searched;
-    await this.runtime.reload({ archivePath: target.file ?? '', embed: await embedConfig(this.settings, this.ext.secrets) });
+    await this.runtime.reload({ archivePath: target.file ?? '', embed });
     if (!target.file) {
       this.log.info(`no archive found (searched ${target.searched.map((c) => c.file).join(', ') || 'nothing'})`);
       this.setState({ kind: 'none', searched: target.searched });
@@ -180,13 +190,15 @@ export class ArchiveService implements vscode.Disposable {
   async refreshStatus(forceBump = false): Promise<void> {
     const file = this.archivePath;
     const applied = this.applied;
-    if (!file) return;
+    if (!file || this.disposed) return;
+    /** A read that started under other settings (or after dispose) publishes nothing. */
+    const stale = () => this.disposed || applied !== this.applied;
     try {
       const s = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `msgbrowse: opening ${path.basename(file)}` },
         () => this.runtime.describe(),
       );
-      if (applied !== this.applied) return;
+      if (stale() || s.generation !== this.runtime.status().generation) return;
       if (s.archive.state === 'error') throw new Error(s.archive.error);
       if (!s.summary) throw new Error(`the archive ${s.archivePath} could not be read`);
       const status: ArchiveStatus = {
@@ -207,7 +219,7 @@ export class ArchiveService implements vscode.Disposable {
       if (forceBump || changed) this.bump();
       if (status.semantic.state === 'unknown') void this.warmSemantic(s.generation);
     } catch (e) {
-      if (applied !== this.applied) return;
+      if (stale()) return;
       const message = e instanceof Error ? e.message : String(e);
       this.log.error(`cannot open ${file}: ${message}`);
       this.lastFingerprint = '';
@@ -259,6 +271,7 @@ export class ArchiveService implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.trackBuild(false);
     this.unsubscribe();
     void this.runtime.dispose();

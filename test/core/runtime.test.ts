@@ -344,6 +344,46 @@ describe('runtime: semantic', () => {
   });
 });
 
+describe('runtime: recovering and waiting', () => {
+  it('after a failed open, the poll reports when the archive file appears, and the next call opens it', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'appears-'));
+    const file = path.join(dir, 'msgbrowse.sqlite');
+    const events: RuntimeEvent[] = [];
+    const rt = createRuntime(options(file, { watchIntervalMs: 25 }));
+    rt.onDidChange((e) => events.push(e));
+    try {
+      await assert.rejects(rt.context.archive(), /does not exist/);
+      assert.equal(rt.status().archive.state, 'error');
+      fs.copyFileSync(curated.path, `${file}.tmp`);
+      fs.renameSync(`${file}.tmp`, file);
+      await until(() => events.some((e) => e.kind === 'archive-changed' && e.replaced));
+      assert.equal((await (await rt.context.archive()).summary()).conversations, curated.conversations.length);
+      assert.equal(rt.status().archive.state, 'open');
+    } finally {
+      await rt.dispose();
+    }
+  });
+
+  it('holds archive and semantic calls until beforeCall resolves', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const rt = createRuntime(options('', { beforeCall: () => gate, missingArchiveMessage: () => 'none selected yet' }));
+    try {
+      let settled = false;
+      const call = rt.context.archive().finally(() => (settled = true));
+      await new Promise((r) => setTimeout(r, 30));
+      assert.equal(settled, false, 'the call waits for the gate');
+      await rt.reload({ archivePath: curated.path });
+      release();
+      assert.equal((await (await call).summary()).messages > 0, true, 'served the archive configured while it waited');
+      await rt.reload({ archivePath: '' });
+      await assert.rejects(rt.context.archive(), (e: Error) => e.name === 'ArchiveError' && e.message === 'none selected yet');
+    } finally {
+      await rt.dispose();
+    }
+  });
+});
+
 describe('runtime: live archive changes', () => {
   it('sees new embeddings: serves the current index, refreshes it in the background, emits change events', async () => {
     const dir = fs.mkdtempSync(path.join(root, 'live-'));

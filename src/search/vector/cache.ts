@@ -76,7 +76,6 @@ const align = (n: number, a: number) => Math.ceil(n / a) * a;
 /** A cache file that cannot be used (the message says why); it is rebuilt. */
 class StaleCache extends Error {}
 
-/** The cache file for (name, model) inside cacheDir. */
 /**
  * The identity of an archive's embeddings for the cache: archive path, model, dimension, vector count and the
  * archive's fingerprint (so a re-import, whose messages get new ids, rebuilds). Built here and nowhere else.
@@ -85,6 +84,7 @@ export function vectorCacheKey(k: { path: string; model: string; dim?: number; c
   return [k.path, k.model, k.dim, k.count, k.fingerprint].join('|');
 }
 
+/** The cache file for (name, model) inside cacheDir. */
 export function cacheFilePath(cacheDir: string, name: string, model: string): string {
   const id = createHash('sha256').update(name).update('\0').update(model).digest('hex').slice(0, 24);
   return path.join(cacheDir, `vectors-${id}.idx`);
