@@ -106,7 +106,7 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
         // No archive (or an unreadable one): say nothing about the links rather than call them all gone.
         this.results.delete(key);
         this.collection.delete(doc.uri);
-        this.log.info(`citation check of ${doc.uri.fsPath || key} skipped: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.debug(`citation check of ${doc.uri.fsPath || key} skipped: ${e instanceof Error ? e.message : String(e)}`);
       }
       throw e;
     } finally {
