@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { workerOpener } from '../core';
 import type { CitationTarget, MsgbrowseApi } from './api';
 import { ArchiveService } from './archive-service';
+import { CitationDiagnostics } from './citation-diagnostics';
 import { CitationLinkProvider } from './citation-link-provider';
 import { openCitation, registerCommands, statusReport } from './commands';
 import { citationUri, refOf, type CitationRef } from './citation-ref';
@@ -84,10 +85,14 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     vscode.languages.registerHoverProvider({ scheme: '*' }, links),
   );
 
+  // The citation check as diagnostics and quick fixes: Markdown with msgbrowse links, re-checked when the archive changes.
+  const citations = new CitationDiagnostics(() => archive.archive(), log, archive.onDidChangeDefinition);
+  context.subscriptions.push(citations);
+
   const conversations = new ConversationsView(archive);
   context.subscriptions.push(conversations, vscode.window.registerTreeDataProvider('msgbrowse.conversations', conversations));
 
-  context.subscriptions.push(createStatusBar(archive), registerCommands({ ext: context, archive, endpoint, search, viewer, log, mcpApi }));
+  context.subscriptions.push(createStatusBar(archive), registerCommands({ ext: context, archive, endpoint, search, viewer, citations, log, mcpApi }));
 
   context.subscriptions.push(
     archive.onDidChange((s) => void vscode.commands.executeCommand('setContext', 'msgbrowse.state', s.kind)),

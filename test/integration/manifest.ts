@@ -9,8 +9,8 @@ export interface IntegrationManifest {
     conversations: number;
     messages: number;
     conversationNames: string[];
-    lease: { id: number; conversationId: number; body: string };
-    script: { id: number; conversationId: number; body: string };
+    lease: { id: number; conversationId: number; body: string; hash: string };
+    script: { id: number; conversationId: number; body: string; hash: string };
     /** An image attachment whose file exists under the archive root (created by prepare). */
     image: { id: number; conversationId: number };
     embedModel: string;

@@ -4,9 +4,11 @@
  */
 import type * as vscode from 'vscode';
 import type { ArchiveService } from '../archive-service';
+import type { CitationDiagnostics } from '../citation-diagnostics';
 import type { McpEndpoint } from '../mcp-endpoint';
 import type { SearchService } from '../search-service';
 import type { ViewerManager } from '../viewer/viewer-manager';
+import { CheckCitationsCommand } from './check-citations';
 import { CommandManager } from './command-manager';
 import { CopyMcpConfigCommand } from './copy-mcp-config';
 import { OpenCitationCommand } from './open-citation';
@@ -22,6 +24,7 @@ import { ShowStatusCommand } from './show-status';
 export type { Command } from './command-manager';
 export { CommandManager } from './command-manager';
 export { openCitation } from './open-citation';
+export type { CheckCitationsSummary } from './check-citations';
 export { statusReport, type StatusReport, type StatusSources } from './show-status';
 
 export interface CommandDeps {
@@ -30,6 +33,7 @@ export interface CommandDeps {
   endpoint: McpEndpoint;
   search: SearchService;
   viewer: ViewerManager;
+  citations: CitationDiagnostics;
   log: vscode.LogOutputChannel;
   mcpApi: boolean;
 }
@@ -46,5 +50,6 @@ export function registerCommands(d: CommandDeps): CommandManager {
   commands.register(new CopyMcpConfigCommand(d.ext.extensionPath, d.archive));
   commands.register(new ShowLogCommand(d.log));
   commands.register(new RevealArchiveCommand(d.archive));
+  commands.register(new CheckCitationsCommand(d.citations));
   return commands;
 }

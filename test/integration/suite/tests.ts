@@ -8,6 +8,7 @@ import { defineTools } from './tools';
 import { defineViewerCitations } from './viewer-citations';
 import { defineSearchApi } from './search-api';
 import { defineEditorLinks } from './editor-links';
+import { defineCitationCheck } from './citation-check';
 import { defineTransport } from './transport';
 import { defineArchiveSelection } from './archive-selection';
 import { defineViewerPaging } from './viewer-paging';
@@ -24,6 +25,7 @@ export function defineSuites(): void {
     defineViewerCitations(m);
     defineSearchApi(m);
     defineEditorLinks(m);
+    defineCitationCheck(m);
     defineTransport(m);
     defineArchiveSelection(m);
     defineViewerPaging(m);

@@ -1,0 +1,436 @@
+/**
+ * Checking the citations of a document against the archive: does each link still reach the message it cites
+ * (ok / moved / gone / unverified), and does the text quoted next to it really appear in that message?
+ * Pure logic over an AsyncArchive: the extension turns the results into diagnostics, quick fixes and a summary.
+ *
+ * Which quote belongs to a citation (the first rule that finds one wins):
+ *  1. Inline: the last `"…"` or `“…”` span before the citation, scanning back to the previous citation on the same
+ *     line, else to the start of the line — or of the line above when that line is prose (not blank, not a `>` line,
+ *     no citation of its own), so a quote wrapped onto the line above still counts.
+ *  2. Trailing: for the last citation of a line, the first `"…"`/`“…”` span after it on that line
+ *     (`msgbrowse:c/1/at/2: "…"`).
+ *  3. Blockquote: for the first citation of a line, the `>` lines directly above it (no blank line between; stopping
+ *     at a line holding another citation), markers stripped and lines joined — also when the citation's own line is
+ *     the block's attribution line (`> — Harper, [source](…)`). A quote wrapped whole in quote marks or `*`/`_` is
+ *     unwrapped.
+ *  Single quotes are never quote marks (apostrophes are everywhere). A span without a letter or digit is no quote.
+ *
+ * When a quote matches the cited message: both texts are compared after NFC normalisation, with every run of
+ * whitespace collapsed to one space, curly/low/prime double quotes (“ ” „ ‟ ″ « ») read as `"` and curly
+ * apostrophes (‘ ’ ‚ ‛ ′) as `'`. The comparison is case-sensitive except for each fragment's first letter
+ * (capitalising the start of a quote is style, not alteration). `…`, `...` and `[…]` stand for omitted text: the
+ * fragments between them must appear in the message in that order. A `.` or `,` closing the quote that the message
+ * lacks is ignored (punctuation inside the closing quote mark is a typographic convention).
+ * A quote that does not match is "altered" when at least half of its words appear, in order, in the message (word
+ * LCS), else "fabricated".
+ */
+import type { AsyncArchive, MessageRow } from '../archive/types';
+import { citationHash, resolveCitation, type CitedMessage } from './citation-resolve';
+import { cleanBody } from './text';
+
+/** A citation found in the document (what the extension's findCitations returns). */
+export interface CitationSpan extends CitedMessage {
+  /** Offset of the citation's first character in the document text. */
+  start: number;
+  length: number;
+  /** The citation exactly as written (URI or token). */
+  text: string;
+}
+
+/**
+ * - ok: the link names the message by id and hash, and both agree.
+ * - moved: the hash names a message now at another id (or in another conversation); `fix` rewrites the link.
+ * - gone: no message has the cited hash (or, for an old link, the id is unknown or in another conversation).
+ * - unverified: an old link without a hash whose id exists: probably right, but nothing proves it.
+ */
+export type CitationStatus = 'ok' | 'moved' | 'gone' | 'unverified';
+
+export type QuoteVerdict = 'matches' | 'altered' | 'fabricated';
+
+export interface FoundQuote {
+  /** The quoted text as written (markers and wrapping quote marks removed). */
+  text: string;
+  /** Offsets in the document of the quote's first character and its length (the whole `>` block for blockquotes). */
+  start: number;
+  length: number;
+  kind: 'inline' | 'blockquote';
+}
+
+export interface QuoteCheck extends FoundQuote {
+  verdict: QuoteVerdict;
+  /** For an altered quote: the passage of the message it most resembles (normalised, at most ~160 characters). */
+  closest?: string;
+}
+
+export interface CitationCheck {
+  citation: CitationSpan;
+  status: CitationStatus;
+  /** One sentence saying what was found (for diagnostics and logs). */
+  note: string;
+  /** The message the citation reaches (ok, moved, unverified). */
+  message?: MessageRow;
+  /** The replacement link text, in the citation's own form (URI or token, same scheme): moved → the message's current
+   * ids and hash ('update'); unverified → the same ids with the hash of the message now there ('anchor'). */
+  fix?: { kind: 'update' | 'anchor'; text: string };
+  /** The quote next to the citation, checked against `message` (unchecked, and absent, when the citation is gone). */
+  quote?: QuoteCheck;
+}
+
+export interface CheckOptions {
+  /** Skip citations inside Markdown code (fenced blocks and inline code spans): examples, not claims. */
+  markdown?: boolean;
+  signal?: AbortSignal;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The replacement link
+
+/** The citation text with the given ids and hash, everything else (scheme, authority's case, form) kept. */
+export function rewriteCitation(text: string, to: { conversationId: number; messageId: number; hash: string }): string {
+  const ids = text.replace(/\/?c\/\d+\/at\/\d+/, (m) => `${m.startsWith('/') ? '/' : ''}c/${to.conversationId}/at/${to.messageId}`);
+  const hash = citationHash(to.hash);
+  const withHash = ids.replace(/\?h(=|%3D)[0-9a-f]+$/i, (_m, sep: string) => `?h${sep}${hash}`);
+  return withHash === ids && !/\?h(=|%3D)/i.test(ids) ? `${ids}?h=${hash}` : withHash;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lines and Markdown code
+
+interface Line {
+  start: number;
+  /** End offset, excluding the line break (and a CR before it). */
+  end: number;
+  text: string;
+}
+
+function splitLines(text: string): Line[] {
+  const out: Line[] = [];
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    const rawEnd = nl === -1 ? text.length : nl;
+    const end = rawEnd > start && text[rawEnd - 1] === '\r' ? rawEnd - 1 : rawEnd;
+    out.push({ start, end, text: text.slice(start, end) });
+    if (nl === -1) return out;
+    start = nl + 1;
+  }
+}
+
+function lineIndexAt(lines: readonly Line[], offset: number): number {
+  let lo = 0;
+  let hi = lines.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (lines[mid].start <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** [start, end) offsets of Markdown fenced code blocks (``` or ~~~) and inline code spans. */
+export function markdownCodeRanges(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  let fence: { marker: string; start: number } | undefined;
+  for (const line of splitLines(text)) {
+    const m = /^ {0,3}(`{3,}|~{3,})/.exec(line.text);
+    if (fence) {
+      if (m && m[1][0] === fence.marker[0] && m[1].length >= fence.marker.length && line.text.trim() === m[1]) {
+        out.push([fence.start, line.end]);
+        fence = undefined;
+      }
+      continue;
+    }
+    if (m) {
+      fence = { marker: m[1], start: line.start };
+      continue;
+    }
+    for (const s of line.text.matchAll(/(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g)) {
+      out.push([line.start + (s.index ?? 0), line.start + (s.index ?? 0) + s[0].length]);
+    }
+  }
+  if (fence) out.push([fence.start, text.length]);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Finding the quote next to a citation
+
+const BLOCKQUOTE = /^ {0,3}>/;
+const QUOTED_SPAN = /“([^“”]*)”|"([^"]*)"/g;
+const hasWord = (s: string): boolean => /[\p{L}\p{N}]/u.test(s);
+
+function quotedSpans(text: string, base: number): FoundQuote[] {
+  const out: FoundQuote[] = [];
+  for (const m of text.matchAll(QUOTED_SPAN)) {
+    const inner = m[1] ?? m[2] ?? '';
+    if (!hasWord(inner)) continue;
+    const lead = inner.length - inner.trimStart().length;
+    const t = inner.trim();
+    out.push({ text: t, start: base + (m.index ?? 0) + 1 + lead, length: t.length, kind: 'inline' });
+  }
+  return out;
+}
+
+/** Removes quote marks or emphasis wrapping the whole text (`"…"`, `“…”`, `*…*`, `_…_`), repeatedly. */
+function unwrap(text: string): { text: string; cut: number } {
+  let t = text;
+  let cut = 0;
+  for (;;) {
+    const m = /^(“|"|\*{1,3}|_{1,3})([\s\S]*)$/.exec(t);
+    if (!m) return { text: t, cut };
+    const open = m[1];
+    const close = open === '“' ? '”' : open;
+    if (!(m[2].length > close.length && m[2].endsWith(close))) return { text: t, cut };
+    t = m[2].slice(0, -close.length).trim();
+    cut += open.length;
+  }
+}
+
+function blockquoteAbove(lines: readonly Line[], lineNo: number, citedLines: ReadonlySet<number>): FoundQuote | undefined {
+  let top = lineNo - 1;
+  while (top >= 0 && BLOCKQUOTE.test(lines[top].text) && !citedLines.has(top)) top--;
+  top++;
+  if (top >= lineNo) return undefined;
+  const parts: string[] = [];
+  let start = -1;
+  for (let i = top; i < lineNo; i++) {
+    const line = lines[i];
+    const marker = /^ {0,3}(?:> ?)+/.exec(line.text)?.[0] ?? '';
+    const content = line.text.slice(marker.length);
+    if (start < 0 && content.trim() !== '') start = line.start + marker.length + (content.length - content.trimStart().length);
+    parts.push(content.trim());
+  }
+  const joined = parts.filter(Boolean).join(' ');
+  if (start < 0 || !hasWord(joined)) return undefined;
+  const u = unwrap(joined);
+  if (!hasWord(u.text)) return undefined;
+  const end = lines[lineNo - 1].end;
+  return { text: u.text, start, length: end - start, kind: 'blockquote' };
+}
+
+/** The quote next to each citation (same order as `citations`, sorted by start), by the rules in the header. */
+export function findQuotes(text: string, citations: readonly CitationSpan[]): (FoundQuote | undefined)[] {
+  const lines = splitLines(text);
+  const lineOf = citations.map((c) => lineIndexAt(lines, c.start));
+  const citedLines = new Set(lineOf);
+  return citations.map((c, i) => {
+    const L = lineOf[i];
+    const line = lines[L];
+    const prevSameLine = i > 0 && lineOf[i - 1] === L;
+    const nextSameLine = i + 1 < citations.length && lineOf[i + 1] === L;
+    let from = line.start;
+    if (prevSameLine) from = citations[i - 1].start + citations[i - 1].length;
+    else if (L > 0) {
+      const above = lines[L - 1];
+      if (above.text.trim() !== '' && !BLOCKQUOTE.test(above.text) && !citedLines.has(L - 1)) from = above.start;
+    }
+    const before = quotedSpans(text.slice(from, c.start), from);
+    if (before.length) return before[before.length - 1];
+    if (!nextSameLine) {
+      const afterStart = c.start + c.length;
+      const after = quotedSpans(text.slice(afterStart, line.end), afterStart);
+      if (after.length) return after[0];
+    }
+    return prevSameLine ? undefined : blockquoteAbove(lines, L, citedLines);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Comparing a quote with the message
+
+/** The normal form both texts are compared in (see the header). */
+export function normaliseQuoteText(s: string): string {
+  return cleanBody(s)
+    .normalize('NFC')
+    .replace(/[“”„‟″«»]/g, '"')
+    .replace(/[‘’‚‛′]/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const ELLIPSIS = /\s*(?:[[(]\s*(?:…|\.{3,})\s*[\])]|…|\.{3,})\s*/;
+
+function findFrom(haystack: string, fragment: string, from: number): { at: number; length: number } | undefined {
+  const variants = new Set([fragment]);
+  const first = fragment[0];
+  if (first) {
+    variants.add(first.toLowerCase() + fragment.slice(1));
+    variants.add(first.toUpperCase() + fragment.slice(1));
+  }
+  let best: { at: number; length: number } | undefined;
+  for (const v of variants) {
+    const at = haystack.indexOf(v, from);
+    if (at >= 0 && (!best || at < best.at)) best = { at, length: v.length };
+  }
+  return best;
+}
+
+function fragmentsMatch(body: string, fragments: readonly string[]): boolean {
+  let pos = 0;
+  for (let i = 0; i < fragments.length; i++) {
+    let f = fragments[i];
+    let hit = findFrom(body, f, pos);
+    if (!hit && i === fragments.length - 1 && /[.,]$/.test(f)) {
+      f = f.slice(0, -1).trimEnd();
+      hit = f ? findFrom(body, f, pos) : { at: pos, length: 0 };
+    }
+    if (!hit) return false;
+    pos = hit.at + hit.length;
+  }
+  return true;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const MAX_QUOTE_WORDS = 300;
+const MAX_BODY_WORDS = 3000;
+
+/** The longest common subsequence of words, and the body span (word indices) it covers. */
+function wordLcs(q: readonly string[], b: readonly string[]): { length: number; first: number; last: number } {
+  const n = q.length;
+  const m = b.length;
+  const w = m + 1;
+  const dp = new Uint16Array((n + 1) * w);
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      dp[i * w + j] = q[i] === b[j] ? dp[(i + 1) * w + j + 1] + 1 : Math.max(dp[(i + 1) * w + j], dp[i * w + j + 1]);
+    }
+  }
+  let i = 0;
+  let j = 0;
+  let first = -1;
+  let last = -1;
+  while (i < n && j < m) {
+    if (q[i] === b[j]) {
+      if (first < 0) first = j;
+      last = j;
+      i++;
+      j++;
+    } else if (dp[(i + 1) * w + j] >= dp[i * w + j + 1]) i++;
+    else j++;
+  }
+  return { length: dp[0], first, last };
+}
+
+/** Whether `quote` appears in `body` by the rules in the header; for a mismatch, how close it came. */
+export function compareQuote(quote: string, body: string): { verdict: QuoteVerdict; closest?: string } {
+  const nb = normaliseQuoteText(body);
+  const nq = normaliseQuoteText(quote);
+  const fragments = nq
+    .split(ELLIPSIS)
+    .map((f) => f.trim())
+    .filter(hasWord);
+  if (fragments.length && fragmentsMatch(nb, fragments)) return { verdict: 'matches' };
+  const qWords = [...fragments.join(' ').toLowerCase().matchAll(WORD)].map((m) => m[0]).slice(0, MAX_QUOTE_WORDS);
+  const bTokens = [...nb.toLowerCase().matchAll(WORD)].slice(0, MAX_BODY_WORDS);
+  if (!qWords.length || !bTokens.length) return { verdict: 'fabricated' };
+  const lcs = wordLcs(
+    qWords,
+    bTokens.map((t) => t[0]),
+  );
+  if (lcs.length * 2 < qWords.length) return { verdict: 'fabricated' };
+  // The same characters in the un-lowercased normal form (lowercasing can change lengths; fall back to the lower form).
+  const lower = nb.toLowerCase();
+  const src = lower.length === nb.length ? nb : lower;
+  const from = bTokens[lcs.first].index ?? 0;
+  const to = (bTokens[lcs.last].index ?? 0) + bTokens[lcs.last][0].length;
+  const passage = src.slice(from, to);
+  return { verdict: 'altered', closest: passage.length > 160 ? `${passage.slice(0, 159)}…` : passage };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The check
+
+const key = (c: CitedMessage): string => `${c.conversationId}/${c.messageId}/${c.hash ?? ''}`;
+
+interface Classified {
+  status: CitationStatus;
+  note: string;
+  message?: MessageRow;
+  fix?: 'update' | 'anchor';
+}
+
+async function classify(archive: AsyncArchive, c: CitationSpan, signal?: AbortSignal): Promise<Classified> {
+  const r = await resolveCitation(archive, c, signal);
+  if (r.status === 'gone') return { status: 'gone', note: r.note };
+  const m = r.message;
+  if (r.status === 'moved') return { status: 'moved', note: r.note, message: m, fix: 'update' };
+  if (m.conversationId !== c.conversationId) {
+    if (!r.checked) {
+      return {
+        status: 'gone',
+        note: `message ${c.messageId} is not in conversation ${c.conversationId} of this archive (that id now holds a message of another conversation; an old link without a hash cannot be followed)`,
+      };
+    }
+    return {
+      status: 'moved',
+      note: `the link names conversation ${c.conversationId}, but the cited message is message ${m.id} in conversation ${m.conversationId} (${m.conversation})`,
+      message: m,
+      fix: 'update',
+    };
+  }
+  if (r.checked) return { status: 'ok', note: `resolves to message ${m.id} in conversation ${m.conversationId} (${m.conversation})`, message: m };
+  return {
+    status: 'unverified',
+    note: `an old link without a hash: message ${m.id} in conversation ${m.conversationId} exists, but nothing proves it is the message that was cited (ids change when msgbrowse re-imports)`,
+    message: m,
+    fix: 'anchor',
+  };
+}
+
+/**
+ * Checks every citation of `text` (as found by the caller, e.g. the extension's findCitations) against the archive.
+ * Results are in document order; identical citations are resolved once.
+ */
+export async function checkCitations(
+  archive: AsyncArchive,
+  text: string,
+  found: readonly CitationSpan[],
+  options: CheckOptions = {},
+): Promise<CitationCheck[]> {
+  let citations = [...found].sort((a, b) => a.start - b.start);
+  if (options.markdown) {
+    const code = markdownCodeRanges(text);
+    citations = citations.filter((c) => !code.some(([s, e]) => c.start >= s && c.start < e));
+  }
+  const quotes = findQuotes(text, citations);
+  const resolved = new Map<string, Promise<Classified>>();
+  const out: CitationCheck[] = [];
+  for (let i = 0; i < citations.length; i++) {
+    options.signal?.throwIfAborted();
+    const c = citations[i];
+    let r = resolved.get(key(c));
+    if (!r) resolved.set(key(c), (r = classify(archive, c, options.signal)));
+    const { status, note, message, fix } = await r;
+    const check: CitationCheck = { citation: c, status, note };
+    if (message) {
+      check.message = message;
+      // Rewritten from this citation's own text, so each occurrence keeps its form and scheme.
+      if (fix) check.fix = { kind: fix, text: rewriteCitation(c.text, { conversationId: message.conversationId, messageId: message.id, hash: message.hash }) };
+      const q = quotes[i];
+      if (q) check.quote = { ...q, ...compareQuote(q.text, message.body) };
+    }
+    out.push(check);
+  }
+  return out;
+}
+
+export interface CitationCheckSummary {
+  citations: number;
+  ok: number;
+  moved: number;
+  gone: number;
+  unverified: number;
+  quotes: { checked: number; matches: number; altered: number; fabricated: number };
+}
+
+export function summarizeChecks(checks: readonly CitationCheck[]): CitationCheckSummary {
+  const s: CitationCheckSummary = { citations: checks.length, ok: 0, moved: 0, gone: 0, unverified: 0, quotes: { checked: 0, matches: 0, altered: 0, fabricated: 0 } };
+  for (const c of checks) {
+    s[c.status]++;
+    if (c.quote) {
+      s.quotes.checked++;
+      s.quotes[c.quote.verdict]++;
+    }
+  }
+  return s;
+}
