@@ -67,6 +67,7 @@ export class WasmArchive implements Archive {
         models: () => this.perOpen('models', () => embeddingModels(sql, schema)),
         counts: () => this.perOpen('counts', () => summaryCounts(sql, conversations())),
         identity: () => this.conn.identity(),
+        memo: (key, compute) => this.perOpen(`memo:${key}`, compute),
       });
     });
   }

@@ -4,6 +4,6 @@ export { ARCHIVE_FILE_NAME } from './file-name';
 export { currentStamps, fingerprint, type FileStamp } from './file-identity';
 export { inThread } from './async';
 export { ArchiveError, isArchiveError, type ArchiveErrorCode } from './errors';
-export { buildFtsQuery, ftsTokens } from './fts-query';
+export { buildFtsQuery, ftsTokens, planFtsQuery, MAX_QUERY_TOKENS, type FtsQueryPlan } from './fts-query';
 export { MAX_SCHEMA_VERSION } from './schema';
 export * from './types';

@@ -14,7 +14,9 @@ import { conversationPage } from './queries/conversation-page';
 import { filterConversations, resolveConversation } from './queries/conversations';
 import { links } from './queries/links';
 import { attachmentsForMessages, messageByHash, messageById, messagesByHashPrefix, messagesByIds, reactionsForHashes } from './queries/messages';
+import { modelCoverage, scopeCounts } from './queries/scope-counts';
 import { searchKeyword } from './queries/search';
+import { conversationSenders, distinctSenders, resolveSender } from './queries/senders';
 import type { SummaryCounts } from './queries/summary';
 import { transcript } from './queries/transcript';
 import type { SchemaInfo } from './schema';
@@ -33,6 +35,9 @@ import type {
   MessageRow,
   ReactionRow,
   ResolveResult,
+  ScopeCounts,
+  ScopeFilter,
+  SenderResolveResult,
   TranscriptOptions,
   TranscriptPage,
 } from './types';
@@ -51,6 +56,8 @@ export interface Snapshot {
   counts(): SummaryCounts;
   /** The on-disk identity of the files this snapshot reads. */
   identity(): ArchiveIdentity;
+  /** `compute()` once per connection (re)open, under `key` (for aggregates that only change with the files). */
+  memo<T>(key: string, compute: () => T): T;
 }
 
 /** name → query. Results are fresh objects the caller may keep or mutate (memoised rows are copied). */
@@ -74,6 +81,21 @@ export const ARCHIVE_QUERIES = {
   },
   resolveConversation: (s: Snapshot, name: string, source?: string): ResolveResult =>
     structuredClone(resolveConversation(s.conversations(), name, source)),
+  /**
+   * A sender name resolved within a scope (conversation id / source): stored spelling, then case- and
+   * diacritic-insensitive, "me" for the owner; otherwise what is there instead (see SenderResolveResult).
+   */
+  resolveSender: (s: Snapshot, name: string, scope: ScopeFilter = {}): SenderResolveResult =>
+    resolveSender(
+      s.memo('senders', () => distinctSenders(s.sql)),
+      name,
+      { conversationId: scope.conversationId, source: scope.source },
+      (sender, sc) => scopeCounts(s.sql, s.schema, { ...sc, sender }, undefined, () => s.counts().messages, () => 0).messages,
+      (id) => conversationSenders(s.sql, id, 8),
+    ),
+  /** Messages in a search scope and, for `model`, how many of them have a vector for it (index counts only). */
+  scopeCounts: (s: Snapshot, scope: ScopeFilter, model?: string): ScopeCounts =>
+    scopeCounts(s.sql, s.schema, scope, model, () => s.counts().messages, (m) => s.memo(`coverage:${m}`, () => modelCoverage(s.sql, s.schema, m))),
   transcript: (s: Snapshot, opts: TranscriptOptions): TranscriptPage => transcript(s.sql, s.schema, opts),
   /** Everything one viewer page shows: the conversation, a page of its messages, their attachments and reactions. */
   conversationPage: (s: Snapshot, opts: ConversationPageOptions): ConversationPage => {

@@ -206,6 +206,41 @@ export type ResolveResult =
   | { kind: 'ambiguous'; candidates: ConversationRow[] }
   | { kind: 'not_found'; suggestions: ConversationRow[] };
 
+/** A search scope for counting and sender resolution (all optional; absent means "no bound"). */
+export interface ScopeFilter {
+  conversationId?: number;
+  /** A source; counted as the set of its conversations. Ignored when conversationId is given. */
+  source?: string;
+  sender?: string;
+  startUnix?: number;
+  endUnix?: number;
+}
+
+export interface ScopeCounts {
+  /** Messages in the scope. */
+  messages: number;
+  /** Of those, messages with a vector for `model` (present when a model was asked about). */
+  withVectors?: number;
+  model?: string;
+}
+
+/** A sender name and its messages (in the scope asked about, or in the whole archive for `elsewhere`). */
+export interface SenderMatch {
+  name: string;
+  messages: number;
+}
+
+export type SenderResolveResult =
+  /** `via`: the stored spelling, a case/diacritic-folded match, or an owner synonym ("me", "myself", …) for `Me`. */
+  | { kind: 'found'; sender: string; messages: number; via: 'exact' | 'folded' | 'owner' }
+  /** Several stored spellings fold to the name and have messages in scope. */
+  | { kind: 'ambiguous'; candidates: SenderMatch[] }
+  /**
+   * No such sender in scope. `elsewhere`: the same name's messages outside the scope; `suggestions`: close names
+   * with messages in scope; `inScope`: who wrote in the scoped conversation (most messages first, at most 8).
+   */
+  | { kind: 'not_found'; suggestions: SenderMatch[]; elsewhere: SenderMatch[]; inScope?: SenderMatch[] };
+
 export interface ArchiveSummary {
   path: string;
   schemaVersion: number;

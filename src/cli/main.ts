@@ -47,9 +47,10 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
 
   const citation: CitationFormat = { scheme: opts.linkScheme, authority: AUTHORITY };
   const runtime = createRuntime({
-    // Over HTTP several clients share the process: queries and vector scans run in the engine worker so one
-    // heavy call does not stall the others. Over stdio (one client) the archive stays in this thread.
-    openArchive: opts.http ? workerOpener({ log }) : undefined,
+    // Serving (stdio or HTTP): queries and vector scans run in the engine worker, as in the extension, so a heavy
+    // call neither stalls the transport (pings, other sessions) nor outlives its cancellation. The one-shot
+    // --summary stays in this thread.
+    openArchive: opts.summary ? undefined : workerOpener({ log }),
     archivePath: opts.archive,
     embed: embedConfigFromEnv(env),
     citation,

@@ -14,6 +14,8 @@ export interface CitationFormat {
 export interface SemanticUnavailable {
   available: false;
   reason: string;
+  /** The configured model, when there is one. */
+  model?: string;
 }
 
 export interface SemanticReady {

@@ -3,6 +3,7 @@
  * embeddings) halves run concurrently, are fused by reciprocal rank, and come back as cited message hits. When the
  * semantic half is unavailable or fails, the keyword half still answers and the result says why.
  */
+import { planFtsQuery, type FtsQueryPlan } from '../archive/fts-query';
 import type { AsyncArchive } from '../archive/types';
 import { fuseHybrid } from '../search/fusion';
 import type { ServerContext } from './context';
@@ -31,6 +32,8 @@ export interface HybridSearchResult {
   semantic: SemanticStatusItem;
   /** Set when the semantic half was configured but failed for this query (worth a warning). */
   semanticFailure?: string;
+  /** How the keyword half read the query (the tokens searched, what was left out). */
+  plan: FtsQueryPlan;
 }
 
 export async function hybridSearch(
@@ -54,5 +57,5 @@ export async function hybridSearch(
   const semantic: SemanticStatusItem = sem.ok
     ? { used: true, model: sem.model }
     : { used: false, reason: sem.reason, ...(sem.model ? { model: sem.model } : {}) };
-  return { hits, semantic, ...(!sem.ok && sem.kind === 'failed' ? { semanticFailure: sem.reason } : {}) };
+  return { hits, semantic, plan: planFtsQuery(query), ...(!sem.ok && sem.kind === 'failed' ? { semanticFailure: sem.reason } : {}) };
 }

@@ -8,10 +8,3 @@ export function cleanQuery(q: string): string {
   if (c === '') throw new ToolError('query is required: give the words (or, for semantic_search, a description) to search for');
   return c;
 }
-
-/** Sender filter: trimmed; empty means none. */
-export function cleanSender(s: string | undefined): string | undefined {
-  if (s === undefined) return undefined;
-  const t = s.trim();
-  return t === '' ? undefined : t;
-}

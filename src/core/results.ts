@@ -65,3 +65,38 @@ export const SemanticStatusSchema = z.object({
   reason: z.string().optional().describe('why the semantic half was not used'),
 });
 export type SemanticStatusItem = z.infer<typeof SemanticStatusSchema>;
+
+export const SearchScopeSchema = z.object({
+  conversation_id: z.number().int().optional().describe('the conversation searched (absent: every conversation)'),
+  conversation: z.string().optional(),
+  source: z.string().optional().describe('the source searched (absent: every source)'),
+  sender: z.string().optional().describe('the stored sender name searched (after resolving case, accents and "me")'),
+  start: z.string().optional().describe("first day searched, YYYY-MM-DD in the archive's own wall-clock time (absent: no lower bound)"),
+  end: z.string().optional().describe("last day searched, inclusive, YYYY-MM-DD wall-clock (absent: no upper bound)"),
+});
+export type SearchScope = z.infer<typeof SearchScopeSchema>;
+
+export const KeywordReadingSchema = z.object({
+  tokens: z.array(z.string()).describe('the words searched; a keyword hit contains every one of them as a word prefix'),
+  total_tokens: z.number().int().describe('words in the query as given'),
+  duplicates_removed: z.number().int().describe('repeated words searched once (case and accents do not matter)'),
+  ignored: z.array(z.string()).describe('distinct words without a letter or digit, which keyword search cannot match and leaves out'),
+  dropped_over_cap: z.number().int().describe('distinct words beyond max_tokens that were not searched'),
+  max_tokens: z.number().int(),
+});
+export type KeywordReading = z.infer<typeof KeywordReadingSchema>;
+
+export const VectorCoverageSchema = z.object({
+  model: z.string().describe('the configured embedding model'),
+  messages_with_vectors: z.number().int().describe('messages in scope that have a vector for the model (only these can be semantic hits)'),
+});
+
+/** What a search looked at: enough to tell "nobody said it" from "it was not searched". */
+export const SearchReceiptSchema = z.object({
+  scope: SearchScopeSchema,
+  messages_in_scope: z.number().int().describe('messages the scope holds (before matching the query)'),
+  vector_coverage: VectorCoverageSchema.optional().describe('absent when no embedding model is configured'),
+  keyword: KeywordReadingSchema.optional().describe('how the query was read for keyword matching (search_messages)'),
+  semantic: SemanticStatusSchema,
+});
+export type SearchReceipt = z.infer<typeof SearchReceiptSchema>;

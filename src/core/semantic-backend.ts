@@ -100,7 +100,7 @@ export class SemanticManager {
       held = await this.holder.get();
     } catch (e) {
       const reason = `the archive cannot be opened: ${e instanceof Error ? e.message : String(e)}`;
-      return { available: false, reason };
+      return { available: false, reason, model };
     }
     const stamp = archiveFingerprint(held.opened.path);
     let models: EmbeddingModelInfo[];
@@ -110,12 +110,12 @@ export class SemanticManager {
       if (isAbortError(e)) throw e;
       const reason = `cannot read the archive's embeddings: ${e instanceof Error ? e.message : String(e)}`;
       this.setStatus({ state: 'error', reason });
-      return { available: false, reason };
+      return { available: false, reason, model };
     }
     const problem = modelAvailabilityProblem(model, models);
     if (problem) {
       this.setStatus({ state: 'unavailable', reason: problem });
-      return { available: false, reason: problem };
+      return { available: false, reason: problem, model };
     }
     const info = models.find((m) => m.model === model)!;
     let embedder: Embedder;
@@ -124,7 +124,7 @@ export class SemanticManager {
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       this.setStatus({ state: 'unavailable', reason });
-      return { available: false, reason };
+      return { available: false, reason, model };
     }
 
     const b = this.built;
@@ -147,7 +147,7 @@ export class SemanticManager {
       if (isAbortError(e)) throw e;
       const reason = `the vector index could not be built: ${e instanceof Error ? e.message : String(e)}`;
       this.setStatus({ state: 'error', reason });
-      return { available: false, reason };
+      return { available: false, reason, model };
     }
   }
 

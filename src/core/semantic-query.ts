@@ -31,7 +31,7 @@ export async function runSemantic(
   let model: string | undefined;
   try {
     const state = await ctx.semantic(signal);
-    if (!state.available) return { ok: false, kind: 'unavailable', reason: state.reason };
+    if (!state.available) return { ok: false, kind: 'unavailable', reason: state.reason, ...(state.model ? { model: state.model } : {}) };
     const { embedder, index } = state;
     model = index.model || embedder.model;
     const vec = await embedder.embed(query, signal);

@@ -1,17 +1,22 @@
 import type { AsyncArchive, ConversationRow } from '../archive/types';
 import { ToolError } from '../core/errors';
+import { resolveSenderFilter } from '../core/sender-resolve';
 import { inline } from '../core/text';
 
 export interface ScopeArgs {
   conversation?: string;
   conversation_id?: number;
   source?: string;
+  /** Resolved within the conversation/source scope (see core/sender-resolve.ts). */
+  sender?: string;
 }
 
 export interface Scope {
   conversation?: ConversationRow;
   /** Normalised source filter (lowercase, one of the archive's sources). */
   source?: string;
+  /** The stored sender name, when the call filters by sender. */
+  sender?: string;
 }
 
 /** Validates a source against the archive's sources (case-insensitive) and returns the stored spelling. */
@@ -31,6 +36,13 @@ export async function resolveSource(archive: AsyncArchive, source: string | unde
  * exists in several sources). Errors name the closest conversations or the sources to choose from.
  */
 export async function resolveScope(archive: AsyncArchive, args: ScopeArgs, signal?: AbortSignal): Promise<Scope> {
+  const scope = await resolveConversationScope(archive, args, signal);
+  if (args.sender === undefined) return scope;
+  const sender = await resolveSenderFilter(archive, args.sender, scope, signal);
+  return sender === undefined ? scope : { ...scope, sender };
+}
+
+async function resolveConversationScope(archive: AsyncArchive, args: ScopeArgs, signal?: AbortSignal): Promise<Scope> {
   const source = await resolveSource(archive, args.source, signal);
   const name = args.conversation;
   if (args.conversation_id !== undefined) {

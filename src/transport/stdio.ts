@@ -1,6 +1,7 @@
 /** One MCP server over stdio: stdout carries only JSON-RPC, logs go elsewhere (stderr). */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 
 export interface StdioServeOptions {
@@ -8,6 +9,8 @@ export interface StdioServeOptions {
   stdout?: Writable;
   /** Stop on SIGINT / SIGTERM too (default true). */
   handleSignals?: boolean;
+  /** When stdin ends, how long requests still being answered may take before the session closes (default 30 s). */
+  drainMs?: number;
 }
 
 export interface StdioHandle {
@@ -25,10 +28,30 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
   const closed = new Promise<'stdin-end' | 'signal' | 'closed'>((resolve) => (finish = resolve));
   let closing: Promise<void> | undefined;
 
+  // Requests received and not yet answered (or cancelled). Tool calls answer asynchronously (the archive runs in
+  // the engine worker), so a client that writes its requests and closes stdin still gets every answer.
+  const pending = new Set<string | number>();
+  let drained: (() => void) | undefined;
+  const settle = (id: string | number | undefined) => {
+    if (id === undefined || !pending.delete(id)) return;
+    if (pending.size === 0) drained?.();
+  };
+  const drain = (ms: number) =>
+    pending.size === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          drained = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+
   const shutdown = (why: 'stdin-end' | 'signal' | 'closed'): Promise<void> => {
     // Assigned before any close work runs: closing the server re-enters here through transport.onclose.
     closing ??= (async () => {
       await Promise.resolve();
+      if (why === 'stdin-end') await drain(opts.drainMs ?? 30_000);
       stdin.off('end', onEnd);
       stdin.off('close', onEnd);
       process.off('SIGINT', onSignal);
@@ -54,5 +77,21 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
   transport.onclose = () => void shutdown('closed');
 
   await server.connect(transport);
+  const onmessage = transport.onmessage;
+  transport.onmessage = (msg: JSONRPCMessage) => {
+    const m = msg as { id?: string | number; method?: string; params?: { requestId?: string | number } };
+    if (m.method !== undefined && m.id !== undefined) pending.add(m.id);
+    else if (m.method === 'notifications/cancelled') settle(m.params?.requestId);
+    onmessage?.(msg);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (msg: JSONRPCMessage) => {
+    const m = msg as { id?: string | number; method?: string };
+    try {
+      return await send(msg);
+    } finally {
+      if (m.method === undefined) settle(m.id);
+    }
+  };
   return { closed, close: () => shutdown('closed') };
 }

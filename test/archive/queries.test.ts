@@ -12,6 +12,8 @@ import {
   ArchiveError,
   buildFtsQuery,
   inThread,
+  MAX_QUERY_TOKENS,
+  planFtsQuery,
   openArchive,
   type Archive,
   type EmbeddingRecord,
@@ -23,6 +25,7 @@ import {
   buildMsgbrowseMcpFixture,
   dayStartUnix,
   decodeVector,
+  isEmbeddable,
   openWritable,
   type CuratedArchive,
   type WrittenMessage,
@@ -225,6 +228,71 @@ describe('searchKeyword', () => {
     assert.equal(buildFtsQuery('x\ufeffy'), '"x\ufeffy"*', 'U+FEFF is not a space in Go');
     assert.equal(buildFtsQuery('a\0b'), '"a"* "b"*');
     assert.equal(buildFtsQuery('\ud800x'), '"\ufffdx"*');
+  });
+
+  it('the token list is bounded: FTS5-equal repeats once, no-term tokens left out, at most 32 tokens', () => {
+    const rep = planFtsQuery(Array(999).fill('a').join(' '));
+    assert.deepEqual([rep.match, rep.tokens, rep.total, rep.duplicates, rep.overCap], ['"a"*', ['a'], 999, 998, 0]);
+    const folded = planFtsQuery('Café cafe CAFÉ lease ? ? -- 🥶');
+    assert.deepEqual(folded.tokens, ['Café', 'lease']);
+    assert.equal(folded.duplicates, 3);
+    assert.deepEqual(folded.ignored, ['?', '--', '🥶']);
+    const many = planFtsQuery(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '));
+    assert.equal(many.tokens.length, MAX_QUERY_TOKENS);
+    assert.equal(many.overCap, 100 - MAX_QUERY_TOKENS);
+    assert.deepEqual(many.tokens.slice(0, 2), ['w0', 'w1']);
+  });
+
+  it('scope counts and vector coverage agree with the fixture', () => {
+    const model = 'test-embed';
+    const all = desc.messages;
+    // The curated archive embeds every embeddable message with test-embed.
+    const vec = new Set(all.filter(isEmbeddable).map((m) => m.hash));
+    const check = (f: { conversationId?: number; source?: string; sender?: string; startUnix?: number; endUnix?: number }) => {
+      const inScope = all.filter(
+        (m) =>
+          (f.conversationId === undefined || m.conversationId === f.conversationId) &&
+          (f.source === undefined || m.source === f.source) &&
+          (f.sender === undefined || m.sender === f.sender) &&
+          (f.startUnix === undefined || m.tsUnix >= f.startUnix) &&
+          (f.endUnix === undefined || m.tsUnix <= f.endUnix),
+      );
+      const got = a.scopeCounts(f, model);
+      assert.deepEqual(got, { messages: inScope.length, withVectors: inScope.filter((m) => vec.has(m.hash)).length, model }, JSON.stringify(f));
+    };
+    const harper = desc.conversations.find((c) => c.name === 'Harper' && c.source === 'signal')!;
+    check({});
+    check({ conversationId: harper.id });
+    check({ source: 'whatsapp' });
+    check({ sender: 'Me' });
+    check({ sender: 'Me', source: 'signal', startUnix: dayStartUnix('2022-03-01') });
+    check({ sender: 'Harper', conversationId: harper.id });
+    check({ startUnix: dayStartUnix('2024-01-01'), endUnix: dayStartUnix('2024-12-31') + 86399 });
+    check({ sender: 'nobody' });
+    assert.deepEqual(a.scopeCounts({ conversationId: harper.id }), { messages: harper.messageCount });
+  });
+
+  it('senders resolve like conversations: folded, owner synonyms, scoped, suggestions', () => {
+    const harper = desc.conversations.find((c) => c.name === 'Harper' && c.source === 'signal')!;
+    assert.deepEqual(a.resolveSender('Me'), { kind: 'found', sender: 'Me', messages: all('Me'), via: 'exact' });
+    assert.equal((a.resolveSender('  harper ') as { sender?: string }).sender, 'Harper');
+    assert.deepEqual(a.resolveSender('myself', { conversationId: harper.id }), {
+      kind: 'found',
+      sender: 'Me',
+      messages: desc.messages.filter((m) => m.conversationId === harper.id && m.sender === 'Me').length,
+      via: 'owner',
+    });
+    const miss = a.resolveSender('MJ', { conversationId: harper.id });
+    assert.equal(miss.kind, 'not_found');
+    if (miss.kind === 'not_found') {
+      assert.deepEqual(miss.elsewhere, [{ name: 'MJ', messages: all('MJ') }]);
+      assert.ok(miss.inScope?.some((s) => s.name === 'Harper'));
+    }
+    const typo = a.resolveSender('Harpr');
+    assert.ok(typo.kind === 'not_found' && typo.suggestions[0].name === 'Harper');
+    function all(sender: string): number {
+      return desc.messages.filter((m) => m.sender === sender).length;
+    }
   });
 
   it('hits, snippet markers, rank order then id, flags', () => {

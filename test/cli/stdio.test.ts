@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { buildCuratedArchive, type CuratedArchive } from '../fixtures/index';
+import { buildCuratedArchive, buildHeavyFtsArchive, HEAVY_QUERY, type CuratedArchive } from '../fixtures/index';
 import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
 
 const TOOL_NAMES = [
@@ -40,6 +40,19 @@ function run(args: string[], env: Record<string, string> = {}, input?: string) {
   return spawnSync(CLI_NODE, [cli, ...args], { cwd: tmp, env: cleanEnv(env), encoding: 'utf8', input, timeout: 30_000 });
 }
 
+async function connect(archive: string): Promise<{ client: Client }> {
+  const transport = new StdioClientTransport({
+    command: CLI_NODE,
+    args: [cli, '--archive', archive],
+    cwd: tmp,
+    env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'cli-test', version: '0' });
+  await client.connect(transport);
+  return { client };
+}
+
 describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${CLI_NODE_VERSION})`, () => {
   it('serves the seven tools to the SDK client and answers a keyword search with citations', async () => {
     const stderr: string[] = [];
@@ -71,6 +84,54 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.match(JSON.stringify(sem.content), /MSGBROWSE_LLM_EMBED_MODEL/);
     await client.close();
     assert.ok(!stderr.join('').includes('    at '), 'no stack traces on stderr');
+  });
+
+  it('a 999-token query answers fast, searched once with a note in its receipt; sender resolves', async () => {
+    const { client } = await connect(curated.path);
+    try {
+      const t0 = performance.now();
+      const res = await client.callTool({ name: 'search_messages', arguments: { query: Array(999).fill('t').join(' '), sender: 'me' } });
+      const ms = performance.now() - t0;
+      assert.notEqual(res.isError, true, JSON.stringify(res.content));
+      assert.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
+      const sc = res.structuredContent as { receipt: { scope: { sender?: string }; keyword: { tokens: string[]; duplicates_removed: number } }; notes?: string[] };
+      assert.deepEqual(sc.receipt.keyword.tokens, ['t']);
+      assert.equal(sc.receipt.keyword.duplicates_removed, 998);
+      assert.equal(sc.receipt.scope.sender, 'Me');
+      assert.ok(sc.notes?.some((n) => /998 repeated words were searched once/.test(n)));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a long call runs off the main thread (pings answer meanwhile) and cancelling it frees the server at once', async () => {
+    const heavyDir = path.join(tmp, 'heavy');
+    buildHeavyFtsArchive(path.join(heavyDir, 'msgbrowse.sqlite'), 12000);
+    const { client } = await connect(heavyDir);
+    try {
+      const args = { name: 'search_messages', arguments: { query: HEAVY_QUERY } };
+      const t0 = performance.now();
+      await client.callTool(args, undefined, { timeout: 60_000 });
+      const fullMs = performance.now() - t0;
+      assert.ok(fullMs > 500, `the heavy query must be long enough to matter (took ${fullMs.toFixed(0)} ms)`);
+
+      const ac = new AbortController();
+      const pending = client.callTool(args, undefined, { signal: ac.signal, timeout: 60_000 });
+      await new Promise((r) => setTimeout(r, 100));
+      const p0 = performance.now();
+      await client.ping();
+      const pingMs = performance.now() - p0;
+      assert.ok(pingMs < fullMs / 3, `ping took ${pingMs.toFixed(0)} ms while the query ran (full query ${fullMs.toFixed(0)} ms)`);
+      const abortedAt = performance.now();
+      ac.abort();
+      await assert.rejects(pending);
+      const next = await client.callTool({ name: 'list_conversations', arguments: {} });
+      const nextMs = performance.now() - abortedAt;
+      assert.notEqual(next.isError, true);
+      assert.ok(nextMs < fullMs / 2, `the next call answered ${nextMs.toFixed(0)} ms after the cancel; the query takes ${fullMs.toFixed(0)} ms, so it was not stopped`);
+    } finally {
+      await client.close();
+    }
   });
 
   it('stdout carries only JSON-RPC, and the server exits 0 when stdin ends', () => {

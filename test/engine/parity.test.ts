@@ -54,6 +54,22 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
       [biggest.name.slice(0, 3).toLowerCase()],
       ['no such conversation zzz'],
     ],
+    resolveSender: [
+      ['Me', {}],
+      ['me', { conversationId: biggest.id }],
+      ['harper', { source: 'signal' }],
+      ['MJ', { conversationId: m.leaseAgreement.conversationId }],
+      ['Harpr', {}],
+      ['Nobody At All', { conversationId: biggest.id }],
+    ],
+    scopeCounts: [
+      [{}],
+      [{}, 'test-embed'],
+      [{ conversationId: biggest.id }, 'test-embed'],
+      [{ source: 'whatsapp', sender: 'Me' }, 'test-embed'],
+      [{ sender: 'Me', startUnix: biggest.firstUnix, endUnix: biggest.lastUnix }],
+      [{ conversationId: biggest.id, sender: 'nobody' }, 'no-such-model'],
+    ],
     transcript: [
       [{ conversationId: biggest.id, limit: 5 }],
       [{ conversationId: biggest.id, limit: 5, after: { tsUnix: biggest.firstUnix, id: 0 } }],

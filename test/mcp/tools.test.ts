@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import {
   buildCuratedArchive,
+  buildDemoArchive,
   conversationOf,
   messagesOf,
   embedText,
@@ -514,5 +515,131 @@ describe('hostile inputs', () => {
     assert.equal(s.messages.find((m) => m.message_id === desc.marks.scriptBody.id)!.text, '<script>alert(1)</script>');
     const t = textOf(r);
     for (const line of t.split('\n').filter((l) => l.includes('<script>alert'))) assert.match(line, /^\s*> /);
+  });
+});
+
+type Receipt = {
+  scope: { conversation_id?: number; conversation?: string; source?: string; sender?: string; start?: string; end?: string };
+  messages_in_scope: number;
+  vector_coverage?: { model: string; messages_with_vectors: number };
+  keyword?: { tokens: string[]; total_tokens: number; duplicates_removed: number; ignored: string[]; dropped_over_cap: number; max_tokens: number };
+  semantic: { used: boolean; model?: string; reason?: string };
+};
+
+describe('sender resolution (demo archive)', () => {
+  let demo: Harness;
+  let demoDir: string;
+  before(async () => {
+    demoDir = tempDir('mcp-demo');
+    demo = await startHarness({ archivePath: buildDemoArchive(demoDir).path });
+  });
+  after(async () => {
+    await demo?.close();
+    fs.rmSync(demoDir, { recursive: true, force: true });
+  });
+
+  test('"maya" and "me" resolve to the stored senders; the receipt names them', async () => {
+    const maya = await demo.ok<{ hits: Hit[]; receipt: Receipt }>('search_messages', { query: 'the', sender: 'maya' });
+    assert.ok(maya.hits.length > 0 && maya.hits.every((x) => x.sender === 'Maya'));
+    assert.equal(maya.receipt.scope.sender, 'Maya');
+    const me = await demo.ok<{ hits: Hit[]; receipt: Receipt }>('search_messages', { query: 'the', sender: 'me' });
+    assert.ok(me.hits.length > 0 && me.hits.every((x) => x.sender === 'Me'));
+    const myself = await demo.ok<{ receipt: Receipt }>('search_messages', { query: 'the', sender: 'Myself' });
+    assert.equal(myself.receipt.scope.sender, 'Me');
+  });
+
+  test('"Maya Chen" is an error suggesting Maya, never a silent empty result', async () => {
+    const msg = await demo.err('search_messages', { query: 'the', sender: 'Maya Chen' });
+    assert.match(msg, /^no sender "Maya Chen" in this archive\./);
+    assert.match(msg, /Closest senders: "Maya" \(\d+ messages\)/);
+  });
+});
+
+describe('sender resolution (curated archive, every tool that takes sender)', () => {
+  test('case and accents are ignored; a typo is an error with suggestions on both search tools', async () => {
+    for (const tool of ['search_messages', 'semantic_search']) {
+      const r = await h.ok<{ hits: Hit[]; receipt: Receipt }>(tool, { query: 'lease', sender: '  harper ' });
+      assert.ok(r.hits.length > 0 && r.hits.every((x) => x.sender === 'Harper'), tool);
+      assert.equal(r.receipt.scope.sender, 'Harper');
+      const msg = await h.err(tool, { query: 'lease', sender: 'Harpr' });
+      assert.match(msg, /no sender "Harpr" in this archive\. Closest senders: "Harper"/, tool);
+    }
+  });
+
+  test('a sender who never wrote in the scoped conversation is an error naming who did', async () => {
+    const harper = conversationOf(desc, 'signal', 'Harper');
+    const msg = await plain.err('search_messages', { query: 'lease', sender: 'MJ', conversation_id: harper.id });
+    assert.match(msg, new RegExp(`no sender "MJ" in conversation "Harper" \\(signal, conversation_id ${harper.id}\\)`));
+    assert.match(msg, /"MJ" \(\d+ messages\) has messages outside this scope/);
+    assert.match(msg, /Senders there: .*"Harper"/);
+    const wa = await plain.err('search_messages', { query: 'lease', sender: 'Harper', source: 'whatsapp' });
+    assert.match(wa, /no sender "Harper" in source "whatsapp"/);
+  });
+});
+
+describe('search receipts', () => {
+  test('search_messages: resolved scope with wall-clock days, messages in scope, vector coverage, the words used', async () => {
+    const harper = conversationOf(desc, 'signal', 'Harper');
+    const r = await h.ok<{ receipt: Receipt }>('search_messages', {
+      query: 'Lease lease ? the',
+      conversation: 'harper',
+      sender: 'me',
+      start: '2022-01-01',
+      end: '2022-12-31',
+    });
+    const inScope = desc.messages.filter(
+      (m) => m.conversationId === harper.id && m.sender === 'Me' && m.ts >= '2022-01-01' && m.ts < '2023-01-01',
+    );
+    assert.deepEqual(r.receipt, {
+      scope: { conversation_id: harper.id, conversation: 'Harper', source: 'signal', sender: 'Me', start: '2022-01-01', end: '2022-12-31' },
+      messages_in_scope: inScope.length,
+      vector_coverage: { model: 'test-embed', messages_with_vectors: inScope.filter(isEmbeddable).length },
+      keyword: { tokens: ['Lease', 'the'], total_tokens: 4, duplicates_removed: 1, ignored: ['?'], dropped_over_cap: 0, max_tokens: 32 },
+      semantic: { used: true, model: 'test-embed' },
+    });
+  });
+
+  test('unscoped, without a model: every message, no coverage, the semantic status says why', async () => {
+    const r = await plain.call('search_messages', { query: 'zzzqqq' });
+    const s = r.structuredContent as { hits: Hit[]; receipt: Receipt };
+    assert.deepEqual(s.hits, []);
+    assert.equal(s.receipt.messages_in_scope, desc.messages.length);
+    assert.equal(s.receipt.vector_coverage, undefined);
+    assert.deepEqual(s.receipt.scope, {});
+    assert.equal(s.receipt.semantic.used, false);
+    assert.match(textOf(r), new RegExp(`^0 hits .*\\nSearched all conversations: ${desc.messages.length} messages\\.`));
+  });
+
+  test('semantic_search: scope, coverage for the model (system messages have no vectors)', async () => {
+    const r = await h.ok<{ receipt: Receipt }>('semantic_search', { query: 'cabin', source: 'signal', sender: 'No-Sender' });
+    const sys = desc.messages.filter((m) => m.source === 'signal' && m.sender === 'No-Sender');
+    assert.deepEqual(r.receipt, {
+      scope: { source: 'signal', sender: 'No-Sender' },
+      messages_in_scope: sys.length,
+      vector_coverage: { model: 'test-embed', messages_with_vectors: sys.filter(isEmbeddable).length },
+      semantic: { used: true, model: 'test-embed' },
+    });
+  });
+});
+
+describe('query caps', () => {
+  test('999 repeated one-letter tokens answer fast, searched once, with a note', async () => {
+    const t0 = performance.now();
+    const r = await plain.ok<{ hits: Hit[]; receipt: Receipt; notes?: string[] }>('search_messages', { query: Array(999).fill('a').join(' ') });
+    const ms = performance.now() - t0;
+    assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
+    assert.deepEqual(r.receipt.keyword?.tokens, ['a']);
+    assert.equal(r.receipt.keyword?.duplicates_removed, 998);
+    assert.ok(r.notes?.includes('998 repeated words were searched once'), JSON.stringify(r.notes));
+  });
+
+  test('more than 32 distinct words: the first 32 are searched and the rest dropped with a note', async () => {
+    const words = Array.from({ length: 300 }, (_, i) => `w${i}`);
+    const t0 = performance.now();
+    const r = await plain.ok<{ receipt: Receipt; notes?: string[] }>('search_messages', { query: words.join(' ') });
+    assert.ok(performance.now() - t0 < 1000);
+    assert.deepEqual(r.receipt.keyword?.tokens, words.slice(0, 32));
+    assert.equal(r.receipt.keyword?.dropped_over_cap, 268);
+    assert.ok(r.notes?.includes('the query has 300 distinct words; keyword search used the first 32 and dropped 268'), JSON.stringify(r.notes));
   });
 });

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { parseDayRange } from '../dates';
 import { hybridSearch } from '../../core/hybrid-search';
 import { clampLimit } from '../limits';
-import { cleanQuery, cleanSender } from '../../core/query';
+import { cleanQuery } from '../../core/query';
+import { readingNotes, receiptLine, searchReceipt } from '../../core/search-receipt';
+import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../tool-schemas';
@@ -15,7 +17,9 @@ export const SEARCH_MAX_LIMIT = 100;
 export const searchMessagesInput = strictInput('search_messages', {
   query: text('query', MAX_QUERY).describe('search query: every word must occur (as a word prefix) for a keyword match'),
   ...conversationScopeShape,
-  sender: text('sender').optional().describe('only messages from this sender (exact name as shown in results; "Me" is the archive owner)'),
+  sender: text('sender')
+    .optional()
+    .describe('only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders'),
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
   limit: positiveInt('limit').optional().describe('max results (default 20, max 100; larger values are clamped)'),
@@ -24,6 +28,7 @@ export const searchMessagesInput = strictInput('search_messages', {
 export const searchMessagesOutput = z.object({
   hits: z.array(MessageHitSchema),
   semantic: SemanticStatusSchema.describe('whether the semantic (meaning-based) half contributed, and why not'),
+  receipt: SearchReceiptSchema.describe('what exactly was searched: scope, messages in it, vector coverage, how the query was read'),
   notes: notesField,
 });
 
@@ -32,7 +37,8 @@ export const searchMessages = defineTool({
   title: 'Search messages',
   description:
     'Hybrid keyword + semantic search across all messages. Returns ranked snippets with exact provenance (conversation, conversation_id, source, sender, timestamp, message_id, hash) and a citation link. ' +
-    'Filterable by conversation, sender, source and date range. Keyword matching: every word is required, as a prefix. ' +
+    'Filterable by conversation, sender, source and date range. Keyword matching: every word is required, as a prefix (at most 32 distinct words). ' +
+    'The receipt says what was searched (scope, messages in it, how many have vectors, the words used), so an empty result can be told from an unsearched one. ' +
     'Use get_context on a hit to read the surrounding messages.',
   inputSchema: searchMessagesInput,
   outputSchema: searchMessagesOutput,
@@ -43,21 +49,27 @@ export const searchMessages = defineTool({
     const range = parseDayRange(args.start, args.end);
     const archive = await env.archive();
     const scope = await resolveScope(archive, args, env.signal);
-    const sender = cleanSender(args.sender);
     const filter = {
       conversationId: scope.conversation?.id,
       source: scope.source,
-      sender,
+      sender: scope.sender,
       startUnix: range.startUnix,
       endUnix: range.endUnix,
     };
-    const { hits, semantic, semanticFailure } = await hybridSearch(env.ctx, archive, { query, limit, filter }, env.signal);
+    const { hits, semantic, semanticFailure, plan } = await hybridSearch(env.ctx, archive, { query, limit, filter }, env.signal);
     if (semanticFailure) env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
-    const structured = { hits, semantic, ...(notes.length ? { notes } : {}) };
+    notes.push(...readingNotes(plan));
+    const receipt = await searchReceipt(
+      archive,
+      { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, plan, semantic },
+      semantic.model,
+      env.signal,
+    );
+    const structured = { hits, semantic, receipt, ...(notes.length ? { notes } : {}) };
     const mode = semantic.used ? `hybrid: keyword + semantic (model "${semantic.model}")` : `keyword only — semantic half unavailable: ${semantic.reason}`;
     const text =
       `${hits.length} hit${hits.length === 1 ? '' : 's'} for ${inline(query)} (${mode}), ranked by reciprocal-rank fusion; matches are in **bold**.\n` +
-      `${UNTRUSTED_NOTE}\n\n${renderHits(hits)}${renderNotes(notes)}`;
+      `${receiptLine(receipt)}\n${UNTRUSTED_NOTE}\n\n${renderHits(hits)}${renderNotes(notes)}`;
     return { structured, text, resources: messageResourceLinks(hits) };
   },
 });

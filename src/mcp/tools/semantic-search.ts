@@ -3,7 +3,9 @@ import { parseDayRange } from '../dates';
 import { ToolError } from '../../core/errors';
 import { hitFromMessage } from '../../core/hits';
 import { clampLimit } from '../limits';
-import { cleanQuery, cleanSender } from '../../core/query';
+import { cleanQuery } from '../../core/query';
+import { receiptLine, searchReceipt } from '../../core/search-receipt';
+import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
@@ -18,7 +20,9 @@ export const semanticSearchInput = strictInput('semantic_search', {
   query: text('query', MAX_QUERY).describe('natural-language query'),
   k: positiveInt('k').optional().describe('number of results (default 20, max 100; larger values are clamped)'),
   ...conversationScopeShape,
-  sender: text('sender').optional().describe('only messages from this sender (exact name; "Me" is the archive owner)'),
+  sender: text('sender')
+    .optional()
+    .describe('only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders'),
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
 });
@@ -26,6 +30,7 @@ export const semanticSearchInput = strictInput('semantic_search', {
 export const semanticSearchOutput = z.object({
   hits: z.array(MessageHitSchema),
   model: z.string().describe('embedding model used'),
+  receipt: SearchReceiptSchema.describe('what exactly was searched: scope, messages in it, and how many of them have vectors (only those can be hits)'),
   notes: notesField,
 });
 
@@ -35,7 +40,7 @@ export const semanticSearch = defineTool({
   description:
     'Pure vector (meaning-based) search over message embeddings: returns the k messages most similar in meaning to the query, ' +
     'with provenance, a citation link and the cosine similarity as score. Filterable by conversation, source, sender and date range. ' +
-    'Needs an embedding model; search_messages works without one.',
+    'Needs an embedding model; search_messages works without one. The receipt says what was searched (scope, messages in it, how many have vectors).',
   inputSchema: semanticSearchInput,
   outputSchema: semanticSearchOutput,
   async handler(args, env) {
@@ -48,7 +53,7 @@ export const semanticSearch = defineTool({
     const filter = {
       conversationId: scope.conversation?.id,
       source: scope.source,
-      sender: cleanSender(args.sender),
+      sender: scope.sender,
       startUnix: range.startUnix,
       endUnix: range.endUnix,
     };
@@ -59,10 +64,16 @@ export const semanticSearch = defineTool({
     const fmt = env.ctx.citation;
     const hits = sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score));
     if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
-    const structured = { hits, model: sem.model, ...(notes.length ? { notes } : {}) };
+    const receipt = await searchReceipt(
+      archive,
+      { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, semantic: { used: true, model: sem.model } },
+      sem.model,
+      env.signal,
+    );
+    const structured = { hits, model: sem.model, receipt, ...(notes.length ? { notes } : {}) };
     const text =
       `${hits.length} message${hits.length === 1 ? '' : 's'} closest in meaning to ${inline(query)} (model "${sem.model}", score = cosine similarity).\n` +
-      `${UNTRUSTED_NOTE}\n\n${renderHits(hits)}${renderNotes(notes)}`;
+      `${receiptLine(receipt)}\n${UNTRUSTED_NOTE}\n\n${renderHits(hits)}${renderNotes(notes)}`;
     return { structured, text, resources: messageResourceLinks(hits) };
   },
 });

@@ -1,0 +1,85 @@
+/**
+ * The receipt of a search: what exactly was searched — the resolved scope, how many messages it holds, how many of
+ * those have a vector for the configured model, how the query was read, and whether the semantic half ran — so a
+ * reader can tell "nobody said it" from "it was not searched". Counts are archive index counts (scopeCounts).
+ */
+import { MAX_QUERY_TOKENS, type FtsQueryPlan } from '../archive/fts-query';
+import type { AsyncArchive, ConversationRow } from '../archive/types';
+import { inline } from './text';
+import type { KeywordReading, SearchReceipt, SearchScope, SemanticStatusItem } from './results';
+
+export interface ReceiptRequest {
+  conversation?: ConversationRow;
+  source?: string;
+  /** The resolved (stored) sender. */
+  sender?: string;
+  /** The days as given (YYYY-MM-DD) and their wall-clock-as-UTC bounds. */
+  start?: string;
+  end?: string;
+  startUnix?: number;
+  endUnix?: number;
+  /** The keyword reading (search_messages); absent for a purely semantic search. */
+  plan?: FtsQueryPlan;
+  semantic: SemanticStatusItem;
+}
+
+const MAX_IGNORED_SHOWN = 10;
+
+export function keywordReading(plan: FtsQueryPlan): KeywordReading {
+  return {
+    tokens: plan.tokens,
+    total_tokens: plan.total,
+    duplicates_removed: plan.duplicates,
+    ignored: plan.ignored.slice(0, MAX_IGNORED_SHOWN),
+    dropped_over_cap: plan.overCap,
+    max_tokens: MAX_QUERY_TOKENS,
+  };
+}
+
+/** Notes for what the reading left out (empty when the query was searched as written). */
+export function readingNotes(plan: FtsQueryPlan): string[] {
+  const notes: string[] = [];
+  if (plan.overCap > 0) {
+    notes.push(`the query has ${plan.tokens.length + plan.overCap} distinct words; keyword search used the first ${MAX_QUERY_TOKENS} and dropped ${plan.overCap}`);
+  }
+  if (plan.duplicates > 0) notes.push(`${plan.duplicates} repeated word${plan.duplicates === 1 ? ' was' : 's were'} searched once`);
+  if (plan.ignored.length > 0) notes.push(`${plan.ignored.length} word${plan.ignored.length === 1 ? '' : 's'} without a letter or digit cannot match and ${plan.ignored.length === 1 ? 'was' : 'were'} left out`);
+  return notes;
+}
+
+export async function searchReceipt(archive: AsyncArchive, req: ReceiptRequest, model: string | undefined, signal?: AbortSignal): Promise<SearchReceipt> {
+  const c = req.conversation;
+  const source = c ? c.source : req.source;
+  const counts = await archive.scopeCounts(
+    { conversationId: c?.id, source, sender: req.sender, startUnix: req.startUnix, endUnix: req.endUnix },
+    model,
+    signal,
+  );
+  const scope: SearchScope = {
+    ...(c ? { conversation_id: c.id, conversation: c.name } : {}),
+    ...(source !== undefined ? { source } : {}),
+    ...(req.sender !== undefined ? { sender: req.sender } : {}),
+    ...(req.start ? { start: req.start } : {}),
+    ...(req.end ? { end: req.end } : {}),
+  };
+  return {
+    scope,
+    messages_in_scope: counts.messages,
+    ...(model && counts.withVectors !== undefined ? { vector_coverage: { model, messages_with_vectors: counts.withVectors } } : {}),
+    ...(req.plan ? { keyword: keywordReading(req.plan) } : {}),
+    semantic: req.semantic,
+  };
+}
+
+/** One short line for the text block. */
+export function receiptLine(r: SearchReceipt): string {
+  const s = r.scope;
+  const parts: string[] = [];
+  parts.push(s.conversation !== undefined ? `conversation ${inline(s.conversation)} (id ${s.conversation_id})` : 'all conversations');
+  if (s.source && s.conversation === undefined) parts.push(`source ${s.source}`);
+  if (s.sender !== undefined) parts.push(`sender ${inline(s.sender)}`);
+  if (s.start || s.end) parts.push(`${s.start ?? '…'} to ${s.end ?? '…'}`);
+  let line = `Searched ${parts.join(', ')}: ${r.messages_in_scope} message${r.messages_in_scope === 1 ? '' : 's'}`;
+  if (r.vector_coverage) line += `, ${r.vector_coverage.messages_with_vectors} with vectors for "${r.vector_coverage.model}"`;
+  return `${line}.`;
+}
