@@ -627,6 +627,7 @@ describe('T6: the conversation viewer renders HTML/script bodies as inert text',
     const v = await loadViewer();
     const messages: ViewerMessage[] = HOSTILE_BODIES.map((body, i) => ({
       id: 100 + i,
+      hash: (100 + i).toString(16).padStart(64, '0'),
       sender: i % 2 ? '<b onclick=alert(1)>Mallory</b>' : 'Mallory',
       ts: `2023-02-01 12:0${i % 10}:00`,
       tsUnix: 1675252800 + i * 60,
