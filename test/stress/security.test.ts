@@ -490,7 +490,7 @@ describe('T3/T4: read-only tools, untrusted-data instructions, quoted message co
     const res = await conn.client.callTool({ name: 'get_conversation', arguments: { conversation_id: eve.id } });
     const msgs = (res.structuredContent as { messages: { text: string; link: string }[] }).messages;
     assert.equal(msgs.length, INJECTIONS.length);
-    for (const m of msgs) assert.match(m.link, /^vscode:\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+$/);
+    for (const m of msgs) assert.match(m.link, /^vscode:\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+\?h=[0-9a-f]{16}$/);
   });
 
   it('Unicode line separators (U+2028, U+2029, U+0085) cannot start an unquoted line', async () => {
