@@ -77,6 +77,7 @@ function renderMessage(m: ViewerMessage): HTMLElement {
   const row = el('article', m.isSystem ? 'msg system' : 'msg');
   row.id = `m${m.id}`;
   row.dataset.id = String(m.id);
+  row.dataset.hash = m.hash;
   row.dataset.ts = String(m.tsUnix);
 
   const meta = el('header', 'meta');
@@ -85,7 +86,8 @@ function renderMessage(m: ViewerMessage): HTMLElement {
   meta.appendChild(time);
   const copy = el('button', 'copy', 'Copy citation');
   copy.title = 'Copy a citation link to this message';
-  copy.addEventListener('click', () => post({ type: 'copyCitation', messageId: m.id }));
+  // The citation carries the message hash, so it still finds this message after a re-import shifts the ids.
+  copy.addEventListener('click', () => post({ type: 'copyCitation', messageId: m.id, hash: m.hash }));
   meta.appendChild(copy);
   row.appendChild(meta);
 
@@ -148,8 +150,10 @@ function setHeader(c: ViewerConversation): void {
 
 function saveState(): void {
   if (!conversation) return;
-  vscode.setState({ conversationId: conversation.id, anchorId: firstVisibleId(), highlightId });
-  post({ type: 'state', state: { conversationId: conversation.id, anchorId: firstVisibleId(), highlightId } });
+  const highlightHash = highlightId !== undefined ? document.getElementById(`m${highlightId}`)?.dataset.hash : undefined;
+  const state: ViewerState = { conversationId: conversation.id, anchorId: firstVisibleId(), highlightId, ...(highlightHash ? { highlightHash } : {}) };
+  vscode.setState(state);
+  post({ type: 'state', state });
 }
 
 function firstVisibleId(): number | undefined {
@@ -197,11 +201,14 @@ function onMessage(msg: ToWebview): void {
     case 'load': {
       conversation = msg.conversation;
       setHeader(msg.conversation);
-      banner.hidden = true;
+      // A notice (e.g. the cited message moved after a re-import) stays visible above the messages.
+      banner.hidden = !msg.notice;
+      banner.classList.toggle('notice', !!msg.notice);
+      banner.textContent = msg.notice ?? '';
       list.replaceChildren();
       hasBefore = msg.hasBefore;
       hasAfter = msg.hasAfter;
-      if (msg.highlight && msg.focusId !== undefined) highlightId = msg.focusId;
+      highlightId = msg.highlight && msg.focusId !== undefined ? msg.focusId : undefined;
       const frag = document.createDocumentFragment();
       for (const m of msg.messages) frag.appendChild(renderMessage(m));
       list.appendChild(frag);
@@ -209,14 +216,16 @@ function onMessage(msg: ToWebview): void {
       let shown = false;
       if (msg.focusId !== undefined) shown = focusMessage(msg.focusId, msg.highlight);
       else if (!hasAfter) scroller.scrollTop = scroller.scrollHeight;
-      const focusBody =
-        msg.focusId !== undefined ? document.getElementById(`m${msg.focusId}`)?.querySelector('.body') : undefined;
+      const focusRow = msg.focusId !== undefined ? document.getElementById(`m${msg.focusId}`) : undefined;
+      const focusBody = focusRow?.querySelector('.body');
       post({
         type: 'shown',
         focusId: shown && msg.focusId !== undefined ? msg.focusId : 0,
         highlighted: shown && msg.highlight,
         rendered: list.children.length,
         focusText: focusBody?.textContent ?? undefined,
+        focusHash: shown ? focusRow?.dataset.hash : undefined,
+        notice: msg.notice,
         activeElements: activeElements(),
         images: list.querySelectorAll('figure.att.image img[src]').length,
       });
@@ -291,6 +300,7 @@ function onMessage(msg: ToWebview): void {
     }
     case 'error': {
       banner.hidden = false;
+      banner.classList.remove('notice');
       banner.textContent = msg.message;
       loadingBefore = loadingAfter = false;
       break;

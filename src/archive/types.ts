@@ -65,6 +65,8 @@ export interface AttachmentRow {
   originalName: string;
   ts: string;
   tsUnix: number;
+  /** The hash of the message carrying the attachment (stable across re-imports; citations carry it). */
+  messageHash: string;
 }
 
 export interface LinkRow {
@@ -74,6 +76,8 @@ export interface LinkRow {
   count: number;
   /** Earliest occurrence (ties: lowest message id). */
   messageId: number;
+  /** The hash of that earliest message (stable across re-imports; citations carry it). */
+  messageHash: string;
   conversationId: number;
   conversation: string;
   source: string;

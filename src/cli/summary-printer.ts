@@ -49,7 +49,7 @@ export async function printSummary(runtime: Runtime, citation: CitationFormat, q
     out.push(`Keyword search "${q}": ${hits.length === 0 ? 'no hits' : `top ${hits.length}`}`);
     for (const h of hits) {
       out.push(`  ${h.ts}  ${h.conversation} (${h.source}) — ${h.sender}: ${plainSnippet(h.snippet)}`);
-      out.push(`    ${messageLink(citation, h.conversationId, h.id)}`);
+      out.push(`    ${messageLink(citation, h.conversationId, h.id, h.hash)}`);
     }
   }
   process.stdout.write(out.join('\n') + '\n');

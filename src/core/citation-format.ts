@@ -1,8 +1,13 @@
+import { citationHash } from './citation-resolve';
 import type { CitationFormat } from './context';
 
-/** `<scheme>://<authority>/c/<conversation_id>/at/<message_id>`: msgbrowse's jump-to-context route. */
-export function messageLink(fmt: CitationFormat, conversationId: number, messageId: number): string {
-  return `${fmt.scheme}://${fmt.authority}/c/${conversationId}/at/${messageId}`;
+/**
+ * `<scheme>://<authority>/c/<conversation_id>/at/<message_id>?h=<hash prefix>`: msgbrowse's jump-to-context route,
+ * anchored by the message's hash (ids shift when msgbrowse re-imports a conversation; the hash does not), so whatever
+ * resolves the link can tell the message moved or is gone instead of showing another one.
+ */
+export function messageLink(fmt: CitationFormat, conversationId: number, messageId: number, hash: string): string {
+  return `${fmt.scheme}://${fmt.authority}/c/${conversationId}/at/${messageId}?h=${citationHash(hash)}`;
 }
 
 /** `<scheme>://<authority>/c/<conversation_id>`: the conversation's transcript route. */
@@ -10,11 +15,14 @@ export function conversationLink(fmt: CitationFormat, conversationId: number): s
   return `${fmt.scheme}://${fmt.authority}/c/${conversationId}`;
 }
 
-export const MESSAGE_RESOURCE_TEMPLATE = 'msgbrowse://message/{id}';
+/** `{?h}`: the hash anchor message resource URIs carry; URIs without it (and `{id}` = a full 64-hex hash) also resolve. */
+export const MESSAGE_RESOURCE_TEMPLATE = 'msgbrowse://message/{id}{?h}';
+/** The template of message URIs without the anchor (old links; `msgbrowse://message/<64-hex hash>`). */
+export const MESSAGE_RESOURCE_TEMPLATE_BARE = 'msgbrowse://message/{id}';
 export const CONVERSATION_RESOURCE_TEMPLATE = 'msgbrowse://conversation/{id}';
 
-export function messageResourceUri(messageId: number): string {
-  return `msgbrowse://message/${messageId}`;
+export function messageResourceUri(messageId: number, hash: string): string {
+  return `msgbrowse://message/${messageId}?h=${citationHash(hash)}`;
 }
 
 export function conversationResourceUri(conversationId: number): string {

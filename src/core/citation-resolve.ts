@@ -9,7 +9,8 @@ import type { AsyncArchive, MessageRow } from '../archive/types';
 export const CITATION_HASH_LENGTH = 16;
 
 export interface CitedMessage {
-  conversationId: number;
+  /** Absent where the citation does not name one (message resource URIs, get_context). */
+  conversationId?: number;
   messageId: number;
   /** The message hash or a prefix of it (lowercase hex); absent in links made before hashes were added. */
   hash?: string;
@@ -35,7 +36,7 @@ export function parseCitationHash(raw: string | null | undefined): string | unde
 }
 
 function describe(c: CitedMessage): string {
-  return `message ${c.messageId} in conversation ${c.conversationId}${c.hash ? ` (hash ${c.hash}…)` : ''}`;
+  return `message ${c.messageId}${c.conversationId !== undefined ? ` in conversation ${c.conversationId}` : ''}${c.hash ? ` (hash ${c.hash}…)` : ''}`;
 }
 
 export async function resolveCitation(archive: AsyncArchive, cited: CitedMessage, signal?: AbortSignal): Promise<CitationResolution> {

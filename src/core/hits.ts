@@ -16,7 +16,7 @@ function citedHit(fmt: CitationFormat, m: Omit<MessageRow, 'body' | 'seq'>, text
     sender: m.sender,
     timestamp: m.ts,
     text,
-    link: messageLink(fmt, m.conversationId, m.id),
+    link: messageLink(fmt, m.conversationId, m.id, m.hash),
   };
   if (score !== undefined) hit.score = roundScore(score);
   return hit;

@@ -3,14 +3,15 @@
  * viewer through a command URI, no consent prompt) and previews the cited message on hover.
  */
 import * as vscode from 'vscode';
-import type { AsyncArchive } from '../archive/types';
+import type { AsyncArchive, MessageRow } from '../archive/types';
+import { resolveCitation } from '../core/citation-resolve';
 import { findCitations, type CitationRef } from './citation-ref';
 
 export const OPEN_CITATION_COMMAND = 'msgbrowse.openCitation';
 
 function commandUri(ref: CitationRef): vscode.Uri {
   return vscode.Uri.parse(
-    `command:${OPEN_CITATION_COMMAND}?${encodeURIComponent(JSON.stringify([ref.conversationId, ref.messageId]))}`,
+    `command:${OPEN_CITATION_COMMAND}?${encodeURIComponent(JSON.stringify([ref.conversationId, ref.messageId, ...(ref.hash ? [ref.hash] : [])]))}`,
   );
 }
 
@@ -36,10 +37,26 @@ export class CitationLinkProvider implements vscode.DocumentLinkProvider, vscode
     md.isTrusted = { enabledCommands: [OPEN_CITATION_COMMAND] };
     try {
       const a = await this.archive();
-      const msg = await a.messageById(hit.messageId);
-      if (!msg || msg.conversationId !== hit.conversationId) {
-        md.appendText(`msgbrowse: message ${hit.messageId} is not in conversation ${hit.conversationId} of the current archive.`);
-        return new vscode.Hover(md, range);
+      let msg: MessageRow | undefined;
+      if (hit.hash) {
+        // Anchored: checked by hash; a message that moved is previewed where it is now, one that is gone says so.
+        const r = await resolveCitation(a, hit);
+        if (r.status === 'gone') {
+          md.appendText(`msgbrowse: ${r.note}.`);
+          return new vscode.Hover(md, range);
+        }
+        msg = r.message;
+        if (r.status === 'moved') {
+          md.appendMarkdown('*');
+          md.appendText(`${r.note.charAt(0).toUpperCase()}${r.note.slice(1)}.`);
+          md.appendMarkdown('*\n\n');
+        }
+      } else {
+        msg = await a.messageById(hit.messageId);
+        if (!msg || msg.conversationId !== hit.conversationId) {
+          md.appendText(`msgbrowse: message ${hit.messageId} is not in conversation ${hit.conversationId} of the current archive.`);
+          return new vscode.Hover(md, range);
+        }
       }
       md.appendMarkdown('**');
       md.appendText(msg.sender);

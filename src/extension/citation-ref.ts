@@ -2,7 +2,7 @@
  * Citation references: `<scheme>://msgbrowse.msgbrowse-vscode/c/<conversation_id>/at/<message_id>` (what the MCP
  * tools emit) and the short editor token `msgbrowse:c/<conversation_id>/at/<message_id>`. Pure; no vscode import.
  */
-import { parseCitationHash } from '../core/citation-resolve';
+import { citationHash, parseCitationHash } from '../core/citation-resolve';
 import { EXTENSION_ID } from './constants';
 
 export interface CitationRef {
@@ -12,9 +12,10 @@ export interface CitationRef {
   hash?: string;
 }
 
-/** The citation of a result item (any of core/results.ts's cited items). */
-export function refOf(item: { conversation_id: number; message_id: number }): CitationRef {
-  return { conversationId: item.conversation_id, messageId: item.message_id };
+/** The citation of a result item (any of core/results.ts's cited items), anchored by its hash when it has one. */
+export function refOf(item: { conversation_id: number; message_id: number; hash?: string }): CitationRef {
+  const hash = parseCitationHash(item.hash);
+  return { conversationId: item.conversation_id, messageId: item.message_id, ...(hash ? { hash: citationHash(hash) } : {}) };
 }
 
 const PATH_RE = /^\/?c\/(\d{1,15})\/at\/(\d{1,15})\/?$/;

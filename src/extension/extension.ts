@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { workerOpener } from '../core';
+import { parseCitationHash } from '../core/citation-resolve';
 import type { CitationTarget, MsgbrowseApi } from './api';
 import { ArchiveService } from './archive-service';
 import { CitationDiagnostics } from './citation-diagnostics';
@@ -76,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
 
   const search = new SearchService(archive.context);
 
-  const uriHandler = new CitationUriHandler((ref) => openCitation(viewer, ref), (id) => viewer.open(id), log);
+  const uriHandler = new CitationUriHandler((ref) => openCitation(viewer, ref, false, log), (id) => viewer.open(id), log);
   context.subscriptions.push(vscode.window.registerUriHandler(uriHandler));
 
   const links = new CitationLinkProvider(() => archive.archive());
@@ -125,7 +126,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     state: () => archive.state,
     onDidChangeState: archive.onDidChange,
     search: (q) => search.search(q),
-    openCitation: (ref, options) => openCitation(viewer, checkedRef(ref), options?.side),
+    openCitation: (ref, options) => openCitation(viewer, checkedRef(ref), options?.side, log),
     citationUri: (ref) => citationUri(scheme, checkedRef(ref)),
   };
   if (!testHooksWanted(context.extensionMode === vscode.ExtensionMode.Test)) return api;
@@ -153,7 +154,8 @@ function checkedRef(target: CitationTarget): CitationRef {
   if (!Number.isSafeInteger(ref?.conversationId) || !Number.isSafeInteger(ref?.messageId)) {
     throw new TypeError('msgbrowse: a citation is { conversationId, messageId } (or a search hit) with integer ids');
   }
-  return { conversationId: ref.conversationId, messageId: ref.messageId };
+  const hash = parseCitationHash(typeof ref.hash === 'string' ? ref.hash : undefined);
+  return { conversationId: ref.conversationId, messageId: ref.messageId, ...(hash ? { hash } : {}) };
 }
 
 let shutdown: (() => Promise<void>) | undefined;

@@ -9,9 +9,10 @@
 import type { MsgbrowseApi } from './api';
 import type { StatusReport } from './commands/show-status';
 import type { EndpointInfo } from './mcp-endpoint';
+import type { CitationOutcome } from './viewer/viewer-manager';
 import type { FoundEvent, PagedEvent, ShownEvent } from './viewer/viewer-panel';
 
-export type { EndpointInfo, FoundEvent, PagedEvent, ShownEvent, StatusReport };
+export type { CitationOutcome, EndpointInfo, FoundEvent, PagedEvent, ShownEvent, StatusReport };
 
 /** Set to `1` in the extension host's environment by the integration runner. */
 export const TEST_HOOKS_ENV = 'MSGBROWSE_TEST_HOOKS';
@@ -38,6 +39,8 @@ export interface MsgbrowseTestHooks {
   scrollViewer(conversationId: number, edge: 'top' | 'bottom'): Promise<PagedEvent>;
   /** Find-in-conversation in an open viewer (as typed into its find box). */
   findInViewer(conversationId: number, query: string): Promise<FoundEvent>;
+  /** How every citation opened so far resolved (exact / moved / gone / unchecked), oldest first. */
+  citationOutcomes(): CitationOutcome[];
   /** Every URI the citation URI handler received. */
   receivedUris(): string[];
   /** What `msgbrowse.showStatus` reports. */

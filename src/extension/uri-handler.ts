@@ -1,4 +1,7 @@
-/** Handles `${uriScheme}://msgbrowse.msgbrowse-vscode/c/<id>/at/<message_id>` (citation links from Copilot chat). */
+/**
+ * Handles `${uriScheme}://msgbrowse.msgbrowse-vscode/c/<id>/at/<message_id>?h=<hash prefix>` (citation links from
+ * Copilot chat); `open` resolves the hash (ViewerManager.openCitation). Links without `h` open by id, as before.
+ */
 import * as vscode from 'vscode';
 import { parseCitationPath, type CitationRef } from './citation-ref';
 
@@ -27,7 +30,7 @@ export class CitationUriHandler implements vscode.UriHandler {
       );
       return;
     }
-    this.log.info(`opening citation c/${ref.conversationId}/at/${ref.messageId}`);
+    this.log.info(`opening citation c/${ref.conversationId}/at/${ref.messageId}${ref.hash ? `?h=${ref.hash}` : ' (no hash: not checked)'}`);
     this.open(ref);
   }
 }

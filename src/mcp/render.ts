@@ -44,7 +44,7 @@ export function messageResourceLinks(hits: MessageHit[], max = 20): ResourceLink
     seen.add(h.message_id);
     out.push({
       type: 'resource_link',
-      uri: messageResourceUri(h.message_id),
+      uri: messageResourceUri(h.message_id, h.hash),
       name: `message ${h.message_id}`,
       title: `${h.conversation} · ${h.timestamp} · ${h.sender}`.slice(0, 200),
       description: `Message ${h.message_id} in ${h.conversation} (${h.source}) with surrounding context; cite as ${h.link}`,

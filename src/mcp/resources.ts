@@ -1,13 +1,16 @@
 /** Resource templates backing the `resource_link`s in tool results. */
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { UriTemplate, type Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { AsyncArchive } from '../archive/types';
+import type { AsyncArchive, MessageRow } from '../archive/types';
 import {
   CONVERSATION_RESOURCE_TEMPLATE,
   conversationResourceUri,
   MESSAGE_RESOURCE_TEMPLATE,
+  MESSAGE_RESOURCE_TEMPLATE_BARE,
   parseResourceId,
 } from '../core/citation-format';
+import { parseCitationHash, resolveCitation } from '../core/citation-resolve';
 import type { ServerContext } from '../core/context';
 import { errorMessage } from '../core/errors';
 import { conversationInfo, hitFromMessage } from '../core/hits';
@@ -21,6 +24,20 @@ const RESOURCE_CONTEXT_WINDOW = 5;
 
 function varOf(v: string | string[] | undefined): string {
   return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
+}
+
+/**
+ * `msgbrowse://message/{id}{?h}` as listed, also matching the URIs without `?h=` (the SDK's RFC 6570 matcher
+ * requires the query once the template names it): old links and hash-only URIs keep resolving.
+ */
+class MessageUriTemplate extends UriTemplate {
+  private readonly bare = new UriTemplate(MESSAGE_RESOURCE_TEMPLATE_BARE);
+  constructor() {
+    super(MESSAGE_RESOURCE_TEMPLATE);
+  }
+  override match(uri: string): Variables | null {
+    return super.match(uri) ?? (uri.includes('?') ? null : this.bare.match(uri));
+  }
 }
 
 async function openArchive(ctx: ServerContext): Promise<AsyncArchive> {
@@ -78,29 +95,47 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
 
   server.registerResource(
     'message',
-    new ResourceTemplate(MESSAGE_RESOURCE_TEMPLATE, { list: undefined }),
+    new ResourceTemplate(new MessageUriTemplate(), { list: undefined }),
     {
       title: 'Message with context',
-      description: 'One archived message (by message_id or stable hash) with the messages around it.',
+      description:
+        'One archived message with the messages around it: by message_id anchored by h (a prefix of its stable hash, as the resource links carry; ' +
+        'a message that moved after a re-import is followed, one that is gone is an error), or by the full 64-hex hash.',
       mimeType: 'text/markdown',
     },
     async (uri, vars) => {
       const raw = varOf(vars.id);
       const id = parseResourceId(raw);
       if (!id) throw new McpError(ErrorCode.InvalidParams, `message resource id must be a message_id or a 64-hex hash, got ${inline(raw)}`);
+      const rawHash = vars.h === undefined ? undefined : varOf(vars.h);
+      const hash = parseCitationHash(rawHash);
+      if (rawHash !== undefined && !hash) throw new McpError(ErrorCode.InvalidParams, `the h of a message resource URI must be 4–64 hex digits of the message hash, got ${inline(rawHash)}`);
       const archive = await openArchive(ctx);
-      const m = 'id' in id ? await archive.messageById(id.id) : await archive.messageByHash(id.hash);
-      if (!m) throw new McpError(RESOURCE_NOT_FOUND, `message ${raw} not found — ids change on re-import; search again`);
+      let m: MessageRow | undefined;
+      let movedNote: string | undefined;
+      if ('hash' in id) {
+        m = await archive.messageByHash(id.hash);
+        if (m && hash && !m.hash.startsWith(hash)) throw new McpError(ErrorCode.InvalidParams, `the h of ${inline(uri.href)} does not match the hash it names`);
+        if (!m) throw new McpError(RESOURCE_NOT_FOUND, `no message with hash ${id.hash} in this archive — it is no longer in the archive; search again`);
+      } else {
+        // Resolved like every citation: never another message than the one whose hash the URI names.
+        const r = await resolveCitation(archive, { messageId: id.id, hash });
+        if (r.status === 'gone') throw new McpError(RESOURCE_NOT_FOUND, `${r.note} — ids change on re-import; search again`);
+        m = r.message;
+        if (r.status === 'moved') movedNote = r.note;
+      }
       const rows = (await archive.context(m.id, RESOURCE_CONTEXT_WINDOW)) ?? [m];
       const messages = rows.map((r) => hitFromMessage(ctx.citation, r));
       const target = messages.find((h) => h.message_id === m.id) ?? hitFromMessage(ctx.citation, m);
       const md =
+        (movedNote ? `Note: ${movedNote}.\n\n` : '') +
         `Message ${m.id} in ${inline(m.conversation)} (${m.source}, conversation_id ${m.conversationId}); cite as ${target.link}\n` +
         `${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false, targetId: m.id })}`;
+      const json = { message: target, context: messages, ...(movedNote ? { notes: [movedNote] } : {}) };
       return {
         contents: [
           { uri: uri.href, mimeType: 'text/markdown', text: md },
-          { uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ message: target, context: messages }) },
+          { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(json) },
         ],
       };
     },

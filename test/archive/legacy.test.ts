@@ -57,8 +57,8 @@ async function checkArchive(desc: ArchiveDescription<LegacyMark>): Promise<void>
     const allAtts = desc.messages.flatMap((m) => m.attachments.map((x) => ({ ...x, m })));
     const atts = a.attachments({ kinds: ['image', 'file', 'video'], limit: 100 });
     assert.deepEqual(
-      atts.items.map((x) => [x.id, x.kind, x.conversationId, x.tsUnix, x.source]),
-      [...allAtts].sort((p, q) => q.m.tsUnix - p.m.tsUnix || q.id - p.id).map((x) => [x.id, x.kind, x.m.conversationId, x.m.tsUnix, x.m.source]),
+      atts.items.map((x) => [x.id, x.kind, x.conversationId, x.tsUnix, x.source, x.messageHash]),
+      [...allAtts].sort((p, q) => q.m.tsUnix - p.m.tsUnix || q.id - p.id).map((x) => [x.id, x.kind, x.m.conversationId, x.m.tsUnix, x.m.source, x.m.hash]),
     );
     const harper = desc.conversations.find((c) => c.name === 'Harper');
     assert.ok(harper);
@@ -73,7 +73,7 @@ async function checkArchive(desc: ArchiveDescription<LegacyMark>): Promise<void>
 
     const links = a.links({ domain: 'example.com', limit: 10 });
     const linkMark = desc.marks.link;
-    assert.ok(links.items.some((l) => l.messageId === linkMark.id && l.tsUnix === linkMark.tsUnix && l.conversationId === linkMark.conversationId));
+    assert.ok(links.items.some((l) => l.messageId === linkMark.id && l.messageHash === linkMark.hash && l.tsUnix === linkMark.tsUnix && l.conversationId === linkMark.conversationId));
     assert.equal(a.links({ source: 'signal', limit: 10 }).items.length > 0, true);
 
     const reactions = a.reactionsForHashes([linkMark.hash]);

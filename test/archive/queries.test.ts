@@ -407,7 +407,9 @@ describe('attachments', () => {
       originalName: w.att.originalName,
       ts: w.m.ts,
       tsUnix: w.m.tsUnix,
+      messageHash: w.m.hash,
     });
+    for (const x of got.items) assert.equal(x.messageHash, desc.messages.find((m) => m.id === x.messageId)?.hash, 'each attachment carries its message hash');
     const page = a.attachments({ kinds: ['image'], limit: 3 });
     assert.equal(page.hasMore, true);
     assert.deepEqual(ids(page.items), want.slice(0, 3).map((x) => x.att.id));
@@ -456,13 +458,14 @@ describe('links', () => {
     const want = oracle();
     const got = a.links({ limit: 1000 });
     assert.equal(got.hasMore, false);
-    assert.deepEqual(got.items.map((l) => [l.url, l.count, l.messageId]), want.map((w) => [w.url, w.count, w.first.messageId]));
+    assert.deepEqual(got.items.map((l) => [l.url, l.count, l.messageId, l.messageHash]), want.map((w) => [w.url, w.count, w.first.messageId, w.first.m.hash]));
     const maps = got.items.find((l) => l.url === 'https://maps.example.com/a');
     assert.deepEqual(maps, {
       url: 'https://maps.example.com/a',
       domain: 'maps.example.com',
       count: 2,
       messageId: desc.marks.linkMapsFirst.id,
+      messageHash: desc.marks.linkMapsFirst.hash,
       conversationId: convId('signal', 'Harper'),
       conversation: 'Harper',
       source: 'signal',

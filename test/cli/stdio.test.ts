@@ -77,7 +77,7 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.notEqual(res.isError, true, JSON.stringify(res.content));
     const sc = res.structuredContent as { messages: { link: string; conversation_id: number }[] };
     assert.equal(sc.messages.length, 2);
-    assert.match(sc.messages[0].link, new RegExp(`^vscode://msgbrowse\\.msgbrowse-vscode/c/${conv.id}/at/\\d+$`));
+    assert.match(sc.messages[0].link, new RegExp(`^vscode://msgbrowse\\.msgbrowse-vscode/c/${conv.id}/at/\\d+\\?h=[0-9a-f]{16}$`));
     // Semantic is disabled (empty model): the tool says so instead of failing silently.
     const sem = await client.callTool({ name: 'semantic_search', arguments: { query: 'anything' } });
     assert.equal(sem.isError, true);

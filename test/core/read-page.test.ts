@@ -47,8 +47,8 @@ describe('core: conversation page', () => {
       hasBefore: true,
       hasAfter: false,
       attachments: [
-        { id: 10, messageId: 1, conversationId: 1, conversation: 'c', source: 'signal', kind: 'image', relPath: 'a.jpg', originalName: 'a.jpg', ts: '', tsUnix: 0 },
-        { id: 11, messageId: 1, conversationId: 1, conversation: 'c', source: 'signal', kind: 'file', relPath: 'b.pdf', originalName: 'b.pdf', ts: '', tsUnix: 0 },
+        { id: 10, messageId: 1, conversationId: 1, conversation: 'c', source: 'signal', kind: 'image', relPath: 'a.jpg', originalName: 'a.jpg', ts: '', tsUnix: 0, messageHash: 'h1' },
+        { id: 11, messageId: 1, conversationId: 1, conversation: 'c', source: 'signal', kind: 'file', relPath: 'b.pdf', originalName: 'b.pdf', ts: '', tsUnix: 0, messageHash: 'h1' },
       ],
       reactions: [
         { messageHash: 'h1', emoji: '👍', actor: 'A' },

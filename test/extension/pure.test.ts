@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { citationToken, citationUri, findCitations, parseCitationPath } from '../../src/extension/citation-ref';
+import { citationToken, citationUri, findCitations, parseCitationPath, refOf } from '../../src/extension/citation-ref';
 import { candidates, discoverArchive, userConfigDir, type DiscoveryEnv } from '../../src/extension/discovery';
 import { mcpConfigSnippet } from '../../src/extension/mcp-config';
 import { TEST_HOOKS_ENV, testHooksWanted } from '../../src/extension/test-api';
@@ -133,8 +133,29 @@ describe('webview messages', () => {
     ]) {
       assert.equal(parseFromWebview(bad), undefined, JSON.stringify(bad)?.slice(0, 80));
     }
-    assert.deepEqual(parseState({ conversationId: 2, anchorId: 'x', highlightId: 5 }), { conversationId: 2, anchorId: undefined, highlightId: 5 });
+    assert.deepEqual(parseState({ conversationId: 2, anchorId: 'x', highlightId: 5 }), { conversationId: 2, anchorId: undefined, highlightId: 5, highlightHash: undefined });
     assert.equal(parseState({ anchorId: 1 }), undefined);
+  });
+
+  it('the viewer\'s citations and reports carry the message hash (validated as hex)', () => {
+    const h = 'ab'.repeat(32);
+    assert.deepEqual(parseFromWebview({ type: 'copyCitation', messageId: 7, hash: h }), { type: 'copyCitation', messageId: 7, hash: h });
+    assert.deepEqual(parseFromWebview({ type: 'copyCitation', messageId: 7, hash: '<b>' }), { type: 'copyCitation', messageId: 7 }, 'a bad hash is dropped');
+    assert.deepEqual(parseFromWebview({ type: 'copyCitation', messageId: 7 }), { type: 'copyCitation', messageId: 7 }, 'older webviews still copy');
+    const shown = parseFromWebview({ type: 'shown', focusId: 3, highlighted: true, rendered: 9, activeElements: 0, images: 0, focusHash: h, notice: 'moved' });
+    assert.equal(shown?.type === 'shown' && shown.focusHash, h);
+    assert.equal(shown?.type === 'shown' && shown.notice, 'moved');
+    assert.deepEqual(parseState({ conversationId: 2, highlightId: 5, highlightHash: h }), { conversationId: 2, anchorId: undefined, highlightId: 5, highlightHash: h });
+    assert.equal(parseState({ conversationId: 2, highlightHash: 'zz' })?.highlightHash, undefined);
+  });
+});
+
+describe('citation of a result item', () => {
+  it('refOf anchors the ref with the 16-hex prefix of the item hash; items without one stay unanchored', () => {
+    const hash = 'ABCDEF0123456789'.toLowerCase() + '1'.repeat(48);
+    assert.deepEqual(refOf({ conversation_id: 6, message_id: 193, hash }), { conversationId: 6, messageId: 193, hash: 'abcdef0123456789' });
+    assert.deepEqual(refOf({ conversation_id: 6, message_id: 193 }), { conversationId: 6, messageId: 193 });
+    assert.equal(citationUri('vscode', refOf({ conversation_id: 6, message_id: 193, hash })), 'vscode://msgbrowse.msgbrowse-vscode/c/6/at/193?h=abcdef0123456789');
   });
 });
 

@@ -24,6 +24,21 @@ export interface IntegrationManifest {
   };
   /** A copy of the curated archive that the file-replacement test overwrites with the second archive. */
   live: string;
+  /**
+   * An archive whose conversation is re-imported the way msgbrowse does it (test/fixtures/reimport.ts): `path` is
+   * served, `after` is the same archive after the re-import (copied over `path` by the test).
+   */
+  reimport: {
+    path: string;
+    after: string;
+    conversationId: number;
+    /** The conversation's messages before the re-import, oldest first. */
+    before: { id: number; hash: string; body: string }[];
+    /** Where each hash is after the re-import (absent: gone). */
+    afterIds: Record<string, number>;
+    dropped: { id: number; hash: string };
+    inserted: { id: number; hash: string };
+  };
   /** A second archive the settings-change test switches to. */
   second: {
     path: string;

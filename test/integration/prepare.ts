@@ -6,7 +6,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { buildCuratedArchive, buildDemoArchive, buildMsgbrowseMcpFixture, embedText, CURATED_MODELS } from '../fixtures';
+import {
+  buildCuratedArchive,
+  buildDemoArchive,
+  buildMsgbrowseMcpFixture,
+  buildReimportArchive,
+  embedText,
+  reimportConversation,
+  CURATED_MODELS,
+} from '../fixtures';
 import type { IntegrationManifest } from './manifest';
 
 export interface Prepared {
@@ -61,6 +69,12 @@ export async function prepare(): Promise<Prepared> {
   fs.mkdirSync(path.dirname(live), { recursive: true });
   fs.copyFileSync(curated.path, live);
   const demo = buildDemoArchive(path.join(root, 'archives', 'demo'));
+  // The re-import: built, copied, and the copy re-imported here (the extension host cannot load better-sqlite3).
+  const reimport = buildReimportArchive(path.join(root, 'archives', 'reimport'));
+  const reimportAfter = path.join(root, 'archives', 'reimport-after', 'msgbrowse.sqlite');
+  fs.mkdirSync(path.dirname(reimportAfter), { recursive: true });
+  fs.copyFileSync(reimport.path, reimportAfter);
+  const reimported = reimportConversation(reimport, reimportAfter);
   const { model, dim } = CURATED_MODELS[0];
   const embed = await startEmbedServer(model, dim);
 
@@ -103,6 +117,15 @@ export async function prepare(): Promise<Prepared> {
       embedModel: model,
     },
     live,
+    reimport: {
+      path: reimport.path,
+      after: reimportAfter,
+      conversationId: reimport.conversation.id,
+      before: reimport.before.map((x) => ({ id: x.id, hash: x.hash, body: x.body })),
+      afterIds: Object.fromEntries(reimported.after.map((x) => [x.hash, x.id])),
+      dropped: { id: reimported.dropped.id, hash: reimported.dropped.hash },
+      inserted: { id: reimported.inserted.id, hash: reimported.inserted.hash },
+    },
     demo: {
       conversations: demo.conversations.length,
       messages: demo.messages.length,

@@ -10,6 +10,7 @@ import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
 let dir: string;
 let file: string;
 let digest: string;
+let hashes: Map<number, string>;
 let h: Harness;
 let noLlm: Harness;
 let embed: TestEmbedServer;
@@ -18,7 +19,9 @@ const sha = (p: string) => crypto.createHash('sha256').update(fs.readFileSync(p)
 
 before(async () => {
   dir = tempDir('mcp10');
-  file = buildMsgbrowseMcpFixture(dir).path;
+  const built = buildMsgbrowseMcpFixture(dir);
+  file = built.path;
+  hashes = new Map(built.messages.map((m) => [m.id, m.hash]));
   digest = sha(file);
   embed = await startEmbedServer();
   h = await startHarness({ archivePath: file, embed: { baseUrl: embed.baseUrl, model: MCP_FIXTURE_MODEL } });
@@ -33,7 +36,8 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const LINK = (c: number, m: number) => `vscode://msgbrowse.msgbrowse-vscode/c/${c}/at/${m}`;
+/** A message's citation link: its ids anchored by the first 16 hex digits of its hash. */
+const LINK = (c: number, m: number) => `vscode://msgbrowse.msgbrowse-vscode/c/${c}/at/${m}?h=${(hashes.get(m) ?? '').slice(0, 16)}`;
 
 test('list_conversations: Harper with derived counts, id, source and link', async () => {
   const r = await h.ok<{ conversations: Record<string, unknown>[] }>('list_conversations');

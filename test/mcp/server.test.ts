@@ -111,8 +111,9 @@ test('citations use the injected scheme and authority', async () => {
   try {
     const r = await c.call('search_messages', { query: 'lease' });
     const hit = (r.structuredContent as { hits: { link: string }[] }).hits[0];
-    assert.equal(hit.link, 'vscode-insiders://pub.ext/c/1/at/1');
-    assert.ok(textOf(r).includes('](vscode-insiders://pub.ext/c/1/at/1)'));
+    const h1 = (r.structuredContent as { hits: { hash: string }[] }).hits[0].hash.slice(0, 16);
+    assert.equal(hit.link, `vscode-insiders://pub.ext/c/1/at/1?h=${h1}`);
+    assert.ok(textOf(r).includes(`](vscode-insiders://pub.ext/c/1/at/1?h=${h1})`));
     assert.equal(c.client.getServerVersion()?.version, '9.9.9');
     const conv = await c.call('get_conversation', { conversation_id: 1 });
     const rl = conv.content.filter((x) => x.type === 'resource_link');
@@ -176,7 +177,7 @@ test('missing required parameters say "is required"', async () => {
 
 test('pure helpers: links, cursor round-trip, day ranges, domain normalisation', () => {
   const f = { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' };
-  assert.equal(messageLink(f, 3, 42), 'vscode://msgbrowse.msgbrowse-vscode/c/3/at/42');
+  assert.equal(messageLink(f, 3, 42, 'ABCDEF0123456789' + '0'.repeat(48)), 'vscode://msgbrowse.msgbrowse-vscode/c/3/at/42?h=abcdef0123456789');
   assert.equal(conversationLink(f, 3), 'vscode://msgbrowse.msgbrowse-vscode/c/3');
   const cur = { conversationId: 2, tsUnix: 1646125200, id: 17, startUnix: 1646092800, endUnix: undefined };
   const enc = encodeCursor(cur);

@@ -28,7 +28,11 @@ let plain: Harness;
 let wrongDim: Harness;
 
 const sha = (p: string) => crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex');
-const link = (c: number, m: number) => `vscode://msgbrowse.msgbrowse-vscode/c/${c}/at/${m}`;
+/** A message's citation link: its ids anchored by the first 16 hex digits of its hash. */
+const link = (c: number, m: number) => {
+  const hash = desc.messages.find((x) => x.id === m)?.hash ?? '';
+  return `vscode://msgbrowse.msgbrowse-vscode/c/${c}/at/${m}?h=${hash.slice(0, 16)}`;
+};
 
 before(async () => {
   dir = tempDir('mcp-tools');
@@ -300,7 +304,11 @@ describe('search_messages', () => {
     for (const line of lines) assert.match(line, /^\s*> /);
     const links = r.content.filter((c) => c.type === 'resource_link');
     assert.equal(links.length, s.hits.length);
-    assert.ok(links.every((c) => c.type === 'resource_link' && c.uri.startsWith('msgbrowse://message/')));
+    assert.deepEqual(
+      links.map((c) => c.type === 'resource_link' && c.uri),
+      s.hits.map((x) => `msgbrowse://message/${x.message_id}?h=${x.hash.slice(0, 16)}`),
+      'message resource URIs carry the hash anchor',
+    );
   });
 });
 
@@ -383,7 +391,19 @@ describe('get_context', () => {
     assert.match(await h.err('get_context', { hash: 'abc' }), /64-character hex hash/);
     assert.match(await h.err('get_context', { hash: 'f'.repeat(64) }), /no message with hash/);
     assert.match(await h.err('get_context', {}), /message_id or hash is required/);
-    assert.match(await h.err('get_context', { message_id: desc.marks.leaseAgreement.id, hash: desc.marks.cjk.hash }), /different hash/);
+    // message_id + a hash that is not its own: the hash is followed (and said), never the id's message shown.
+    const followed = await h.ok<{ message_id: number; hash: string; notes?: string[] }>('get_context', {
+      message_id: desc.marks.leaseAgreement.id,
+      hash: desc.marks.cjk.hash.slice(0, 16),
+    });
+    assert.equal(followed.message_id, desc.marks.cjk.id);
+    assert.equal(followed.hash, desc.marks.cjk.hash);
+    assert.match(followed.notes?.join('\n') ?? '', /this message moved after a re-import/);
+    const exact = await h.ok<{ message_id: number; notes?: string[] }>('get_context', { message_id: desc.marks.cjk.id, hash: desc.marks.cjk.hash.slice(0, 16), window: 1 });
+    assert.equal(exact.message_id, desc.marks.cjk.id);
+    assert.equal(exact.notes, undefined);
+    assert.match(await h.err('get_context', { message_id: desc.marks.cjk.id, hash: 'f'.repeat(16) }), /this message is no longer in the archive; it was message \d+/);
+    assert.match(await h.err('get_context', { message_id: desc.marks.cjk.id, hash: 'xyz' }), /h= prefix of its link/);
     assert.match(await h.err('get_context', { message_id: 0 }), /message_id must be at least 1/);
   });
 });
@@ -431,7 +451,7 @@ describe('list_links', () => {
 describe('resources', () => {
   test('templates registered; message and conversation resources read as markdown + JSON', async () => {
     const { resourceTemplates } = await h.client.listResourceTemplates();
-    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), ['msgbrowse://conversation/{id}', 'msgbrowse://message/{id}']);
+    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), ['msgbrowse://conversation/{id}', 'msgbrowse://message/{id}{?h}']);
     const t = desc.marks.leaseAgreement;
     const m = await h.client.readResource({ uri: `msgbrowse://message/${t.id}` });
     assert.equal(m.contents.length, 2);
@@ -446,7 +466,18 @@ describe('resources', () => {
     assert.equal(JSON.parse(String((c.contents[1] as { text: string }).text)).id, t.conversationId);
     const listed = await h.client.listResources();
     assert.equal(listed.resources.length, desc.conversations.length);
-    await assert.rejects(h.client.readResource({ uri: 'msgbrowse://message/999999' }), /not found/);
+    await assert.rejects(h.client.readResource({ uri: 'msgbrowse://message/999999' }), /message 999999 is not in this archive/);
+    // the hash anchor: checked, followed when the id holds another message, never another message returned
+    const anchored = await h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=${t.hash.slice(0, 16)}` });
+    assert.equal(JSON.parse(String((anchored.contents[1] as { text: string }).text)).message.hash, t.hash);
+    const other = desc.marks.cjk;
+    const moved = await h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=${other.hash.slice(0, 16)}` });
+    const movedJson = JSON.parse(String((moved.contents[1] as { text: string }).text)) as { message: Hit; notes: string[] };
+    assert.equal(movedJson.message.hash, other.hash);
+    assert.match(movedJson.notes[0], /this message moved after a re-import/);
+    assert.match(String((moved.contents[0] as { text: string }).text), /^Note: this message moved after a re-import/);
+    await assert.rejects(h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=${'f'.repeat(16)}` }), /this message is no longer in the archive/);
+    await assert.rejects(h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=zz` }), /4–64 hex digits/);
     await assert.rejects(h.client.readResource({ uri: 'msgbrowse://message/abc' }), /message_id or a 64-hex hash/);
     await assert.rejects(h.client.readResource({ uri: 'msgbrowse://conversation/0' }), /positive integer/);
   });

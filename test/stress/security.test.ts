@@ -490,7 +490,7 @@ describe('T3/T4: read-only tools, untrusted-data instructions, quoted message co
     const res = await conn.client.callTool({ name: 'get_conversation', arguments: { conversation_id: eve.id } });
     const msgs = (res.structuredContent as { messages: { text: string; link: string }[] }).messages;
     assert.equal(msgs.length, INJECTIONS.length);
-    for (const m of msgs) assert.match(m.link, /^vscode:\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+$/);
+    for (const m of msgs) assert.match(m.link, /^vscode:\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+\?h=[0-9a-f]{16}$/);
   });
 
   it('Unicode line separators (U+2028, U+2029, U+0085) cannot start an unquoted line', async () => {
@@ -627,6 +627,7 @@ describe('T6: the conversation viewer renders HTML/script bodies as inert text',
     const v = await loadViewer();
     const messages: ViewerMessage[] = HOSTILE_BODIES.map((body, i) => ({
       id: 100 + i,
+      hash: (100 + i).toString(16).padStart(64, '0'),
       sender: i % 2 ? '<b onclick=alert(1)>Mallory</b>' : 'Mallory',
       ts: `2023-02-01 12:0${i % 10}:00`,
       tsUnix: 1675252800 + i * 60,

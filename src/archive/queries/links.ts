@@ -59,7 +59,7 @@ export function links(sql: Sql, schema: SchemaInfo, opts: LinkOptions): { items:
      )
      SELECT r.url AS url, r.domain AS domain, r.cnt AS cnt, r.message_id AS message_id,
             r.conversation_id AS conversation_id, c.name AS conversation,
-            ${e.convSource} AS source, m.ts AS ts, r.ts_unix AS ts_unix
+            ${e.convSource} AS source, m.ts AS ts, r.ts_unix AS ts_unix, m.hash AS message_hash
      FROM ranked r
      JOIN conversations c ON c.id = r.conversation_id
      JOIN messages m ON m.id = r.message_id
@@ -73,6 +73,7 @@ export function links(sql: Sql, schema: SchemaInfo, opts: LinkOptions): { items:
     domain: str(r.domain),
     count: num(r.cnt),
     messageId: num(r.message_id),
+    messageHash: str(r.message_hash),
     conversationId: num(r.conversation_id),
     conversation: str(r.conversation),
     source: str(r.source),

@@ -66,7 +66,7 @@ export function attachmentColumns(schema: SchemaInfo): string {
   const e = exprs(schema);
   return `a.id AS id, a.message_id AS message_id, ${e.attConv} AS conversation_id, c.name AS conversation,
     ${e.convSource} AS source, a.kind AS kind, a.rel_path AS rel_path, a.original_name AS original_name,
-    m.ts AS ts, ${e.attTs} AS ts_unix`;
+    m.ts AS ts, ${e.attTs} AS ts_unix, m.hash AS message_hash`;
 }
 
 export function readAttachment(c: Columns): AttachmentRow {
@@ -81,6 +81,7 @@ export function readAttachment(c: Columns): AttachmentRow {
     originalName: c.text(7),
     ts: c.text(8),
     tsUnix: c.num(9),
+    messageHash: c.text(10),
   };
 }
 

@@ -4,6 +4,8 @@
  * integration tests' waiters, viewer-test-hooks.ts, listen to).
  */
 import * as vscode from 'vscode';
+import { resolveCitation } from '../../core/citation-resolve';
+import type { CitationRef } from '../citation-ref';
 import { VIEWER_VIEW_TYPE } from '../constants';
 import { parseState, type ViewerState } from './webview-protocol';
 import { type FoundEvent, type PagedEvent, type ShownEvent, type ViewerDeps, ViewerPanel, webviewOptions } from './viewer-panel';
@@ -13,6 +15,19 @@ export interface OpenOptions {
   highlight?: boolean;
   viewColumn?: vscode.ViewColumn;
   preserveFocus?: boolean;
+  /** The focused message's hash (checked by the panel, and followed on refresh). */
+  hash?: string;
+  /** Shown above the messages. */
+  notice?: string;
+}
+
+/** How a citation was opened (what the user was told), for the log and the integration tests. */
+export interface CitationOutcome {
+  ref: CitationRef;
+  status: 'exact' | 'moved' | 'gone' | 'unchecked';
+  /** Where the viewer opened, unless gone. */
+  opened?: { conversationId: number; messageId: number };
+  note?: string;
 }
 
 export class ViewerManager implements vscode.Disposable {
@@ -23,7 +38,9 @@ export class ViewerManager implements vscode.Disposable {
   readonly onDidPage = this.pagedEmitter.event;
   private readonly foundEmitter = new vscode.EventEmitter<FoundEvent>();
   readonly onDidFind = this.foundEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.shownEmitter, this.pagedEmitter, this.foundEmitter];
+  private readonly citedEmitter = new vscode.EventEmitter<CitationOutcome>();
+  readonly onDidOpenCitation = this.citedEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.shownEmitter, this.pagedEmitter, this.foundEmitter, this.citedEmitter];
 
   constructor(private readonly deps: ViewerDeps) {
     this.disposables.push(
@@ -70,7 +87,40 @@ export class ViewerManager implements vscode.Disposable {
       );
       vp = this.adopt(panel, { conversationId });
     }
-    vp.show(opts.messageId, opts.highlight ?? opts.messageId !== undefined);
+    vp.show(opts.messageId, opts.highlight ?? opts.messageId !== undefined, { hash: opts.hash, notice: opts.notice });
+  }
+
+  /**
+   * Opens a citation, highlighted. One with a hash is resolved first: the message moved after a re-import → the
+   * viewer opens at its current conversation and id and says so; it is gone → a warning, and no viewer at whatever
+   * message holds the old id now. One without a hash (older links) opens by id, as before.
+   */
+  async openCitation(ref: CitationRef, opts: Pick<OpenOptions, 'viewColumn'> = {}): Promise<CitationOutcome> {
+    const at = (conversationId: number, messageId: number, extra: Partial<OpenOptions> = {}) =>
+      this.open(conversationId, { messageId, highlight: true, viewColumn: opts.viewColumn, ...extra });
+    let outcome: CitationOutcome;
+    if (!ref.hash) {
+      at(ref.conversationId, ref.messageId);
+      outcome = { ref, status: 'unchecked', opened: { conversationId: ref.conversationId, messageId: ref.messageId } };
+    } else {
+      const r = await resolveCitation(await this.deps.archive(), ref);
+      if (r.status === 'gone') {
+        outcome = { ref, status: 'gone', note: r.note };
+        this.deps.log.warn(`citation c/${ref.conversationId}/at/${ref.messageId}?h=${ref.hash}: ${r.note}`);
+        void vscode.window.showWarningMessage(`msgbrowse: ${r.note}.`);
+      } else {
+        const m = r.message;
+        const note = r.status === 'moved' ? r.note : undefined;
+        at(m.conversationId, m.id, { hash: m.hash, ...(note ? { notice: `${note.charAt(0).toUpperCase()}${note.slice(1)}.` } : {}) });
+        outcome = { ref, status: r.status, opened: { conversationId: m.conversationId, messageId: m.id }, ...(note ? { note } : {}) };
+        if (note) {
+          this.deps.log.info(`citation c/${ref.conversationId}/at/${ref.messageId}?h=${ref.hash}: ${note}`);
+          void vscode.window.showInformationMessage(`msgbrowse: ${note}.`);
+        }
+      }
+    }
+    this.citedEmitter.fire(outcome);
+    return outcome;
   }
 
   /** The open panel of a conversation, if any. */

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { AsyncArchive } from '../../archive/types';
+import { citationHash, resolveCitation } from '../../core/citation-resolve';
 import { readConversationPage, type PageMessage } from '../../core/read-page';
 import type { CitationRef } from '../citation-ref';
 import { isInlineImage, resolveAttachment } from './attachments';
@@ -43,11 +44,22 @@ export interface FoundEvent extends FoundReport {
   conversationId: number;
 }
 
+/** A view to show: around `focusId` (else the end); `hash` anchors the focused message, `notice` is shown above. */
+export interface ShowOptions {
+  hash?: string;
+  notice?: string;
+}
+
+interface Pending extends ShowOptions {
+  focusId?: number;
+  highlight: boolean;
+}
+
 export class ViewerPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   state: ViewerState;
   private ready = false;
-  private pending: { focusId?: number; highlight: boolean } | undefined;
+  private pending: Pending | undefined;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -81,8 +93,8 @@ export class ViewerPanel implements vscode.Disposable {
   }
 
   /** Shows the conversation around `focusId` (or its end) once the webview is ready. */
-  show(focusId: number | undefined, highlight: boolean): void {
-    this.pending = { focusId, highlight };
+  show(focusId: number | undefined, highlight: boolean, opts: ShowOptions = {}): void {
+    this.pending = { focusId, highlight, ...opts };
     if (this.ready) void this.flush();
   }
 
@@ -96,7 +108,7 @@ export class ViewerPanel implements vscode.Disposable {
     const p = this.pending;
     if (!p) return;
     try {
-      await this.load(p.focusId, p.highlight);
+      await this.load(p);
     } catch (e) {
       this.pending = undefined;
       this.post({ type: 'error', message: errorText(e) });
@@ -114,7 +126,11 @@ export class ViewerPanel implements vscode.Disposable {
           this.ready = true;
           if (!this.pending) {
             const s = msg.state && msg.state.conversationId === this.conversationId ? msg.state : this.state;
-            this.pending = { focusId: s.highlightId ?? s.anchorId, highlight: s.highlightId !== undefined };
+            this.pending = {
+              focusId: s.highlightId ?? s.anchorId,
+              highlight: s.highlightId !== undefined,
+              ...(s.highlightId !== undefined && s.highlightHash ? { hash: s.highlightHash } : {}),
+            };
           }
           await this.flush();
           break;
@@ -123,13 +139,17 @@ export class ViewerPanel implements vscode.Disposable {
           await this.loadMore(msg.direction, msg.edgeId);
           break;
         case 'jump':
-          await this.load(msg.messageId, true);
+          await this.load({ focusId: msg.messageId, highlight: true });
           break;
         case 'find':
           await this.find(msg.query);
           break;
         case 'copyCitation': {
-          const uri = this.deps.citationUri({ conversationId: this.conversationId, messageId: msg.messageId });
+          const uri = this.deps.citationUri({
+            conversationId: this.conversationId,
+            messageId: msg.messageId,
+            ...(msg.hash ? { hash: citationHash(msg.hash) } : {}),
+          });
           await vscode.env.clipboard.writeText(uri);
           vscode.window.setStatusBarMessage(`Copied citation ${uri}`, 3000);
           break;
@@ -162,8 +182,34 @@ export class ViewerPanel implements vscode.Disposable {
     }
   }
 
-  private async load(focusId: number | undefined, highlight: boolean): Promise<void> {
+  /**
+   * Loads the view around `p.focusId`. With a hash the focus is resolved as a citation first: a message that moved
+   * (a re-import shifted the ids) is followed to its current id, and one that is gone is never replaced by whatever
+   * holds its old id now — the view then shows the latest messages, nothing highlighted, and says why.
+   */
+  private async load(p: Pending): Promise<void> {
     const archive = await this.deps.archive();
+    let focusId = p.focusId;
+    let highlight = p.highlight;
+    let notice = p.notice;
+    if (p.hash && focusId !== undefined) {
+      const r = await resolveCitation(archive, { conversationId: this.conversationId, messageId: focusId, hash: p.hash });
+      if (r.status === 'moved' && r.message.conversationId === this.conversationId) {
+        focusId = r.message.id;
+        notice ??= sentence(r.note);
+      } else if (r.status !== 'exact') {
+        notice = sentence(r.status === 'moved' ? `${r.note}; open it from there` : r.note);
+        focusId = undefined;
+        highlight = false;
+      }
+    }
+    if (this.pending === p) {
+      // What is pending is now the resolved view (so the webview's 'shown' for it clears it).
+      p.focusId = focusId;
+      p.highlight = highlight;
+      p.notice = notice;
+      if (focusId === undefined) p.hash = undefined;
+    }
     const page = await readConversationPage(archive, {
       conversationId: this.conversationId,
       at: focusId === undefined ? { kind: 'end' } : { kind: 'around', messageId: focusId },
@@ -172,14 +218,25 @@ export class ViewerPanel implements vscode.Disposable {
     const conv = page.conversation;
     if (!conv) throw new Error(`Conversation ${this.conversationId} is not in the current archive.`);
     this.panel.title = conv.name;
-    const focus = page.anchor;
+    let focus = page.anchor;
     if (focus && focus.conversationId !== conv.id) {
       throw new Error(`Message ${focusId} belongs to conversation ${focus.conversationId}, not ${conv.id}.`);
     }
-    if (focusId !== undefined && !focus && highlight) {
-      this.post({ type: 'error', message: `Message ${focusId} is not in the current archive; showing the latest messages.` });
+    if (focus && p.hash && !focus.hash.startsWith(p.hash)) {
+      // The archive changed between resolving and reading: never mark another message as the cited one.
+      notice = `Message ${focusId} changed while it was being opened; open the citation again.`;
+      focus = undefined;
+      highlight = false;
     }
-    this.state = { conversationId: conv.id, anchorId: focus?.id, highlightId: highlight && focus ? focus.id : undefined };
+    if (focusId !== undefined && !focus && highlight) {
+      notice ??= `Message ${focusId} is not in the current archive; showing the latest messages.`;
+    }
+    this.state = {
+      conversationId: conv.id,
+      anchorId: focus?.id,
+      highlightId: highlight && focus ? focus.id : undefined,
+      ...(highlight && focus ? { highlightHash: focus.hash } : {}),
+    };
     this.post({
       type: 'load',
       conversation: { id: conv.id, name: conv.name, source: conv.source, messageCount: conv.messageCount },
@@ -188,6 +245,7 @@ export class ViewerPanel implements vscode.Disposable {
       hasAfter: page.hasAfter,
       focusId: focus?.id,
       highlight: highlight && !!focus,
+      ...(notice ? { notice } : {}),
     });
   }
 
@@ -224,6 +282,7 @@ export class ViewerPanel implements vscode.Disposable {
     const webview = this.panel.webview;
     return rows.map((r) => ({
       id: r.id,
+      hash: r.hash,
       sender: r.sender,
       ts: r.ts,
       tsUnix: r.tsUnix,
@@ -259,8 +318,12 @@ export class ViewerPanel implements vscode.Disposable {
     const roots = (o: vscode.WebviewOptions) => (o.localResourceRoots ?? []).map((u) => u.toString()).join('|');
     if (roots(next) !== roots(this.panel.webview.options)) this.panel.webview.options = next;
     // A view that was requested but not yet shown wins over the reader's last position.
-    if (this.pending) this.show(this.pending.focusId, this.pending.highlight);
-    else this.show(this.state.highlightId ?? this.state.anchorId, this.state.highlightId !== undefined);
+    // The highlighted message is followed by its hash: a re-import may have given its id to another message.
+    if (this.pending) this.show(this.pending.focusId, this.pending.highlight, { hash: this.pending.hash });
+    else {
+      const { highlightId, highlightHash, anchorId } = this.state;
+      this.show(highlightId ?? anchorId, highlightId !== undefined, highlightId !== undefined && highlightHash ? { hash: highlightHash } : {});
+    }
   }
 
   dispose(): void {
@@ -273,6 +336,12 @@ export function webviewOptions(deps: ViewerDeps): vscode.WebviewOptions {
   const att = deps.attachmentRoot();
   if (att) roots.push(vscode.Uri.file(att));
   return { enableScripts: true, enableCommandUris: false, localResourceRoots: roots };
+}
+
+/** A resolution note as a sentence for the viewer's notice line. */
+function sentence(note: string): string {
+  const s = note.charAt(0).toUpperCase() + note.slice(1);
+  return /[.!?]$/.test(s) ? s : `${s}.`;
 }
 
 function errorText(e: unknown): string {

@@ -5,14 +5,18 @@
  */
 import type * as vscode from 'vscode';
 import type { MsgbrowseTestHooks } from '../test-api';
-import type { ViewerManager } from './viewer-manager';
+import type { CitationOutcome, ViewerManager } from './viewer-manager';
 
-type ViewerTestHooks = Pick<MsgbrowseTestHooks, 'waitForViewer' | 'openViewers' | 'scrollViewer' | 'findInViewer'>;
+type ViewerTestHooks = Pick<MsgbrowseTestHooks, 'waitForViewer' | 'openViewers' | 'scrollViewer' | 'findInViewer' | 'citationOutcomes'>;
 
 const TIMEOUT_MS = 15000;
 
 export function viewerTestHooks(viewer: ViewerManager): ViewerTestHooks {
+  const outcomes: CitationOutcome[] = [];
+  // Lives as long as the viewer manager (disposed with its emitter).
+  viewer.onDidOpenCitation((o) => outcomes.push(o));
   return {
+    citationOutcomes: () => [...outcomes],
     // Resolves with the webview's acknowledgement that `messageId` is rendered (and highlighted).
     waitForViewer: (conversationId, messageId, timeoutMs = TIMEOUT_MS) =>
       nextEvent(

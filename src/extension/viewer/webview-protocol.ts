@@ -18,6 +18,8 @@ export interface ViewerReaction {
 
 export interface ViewerMessage {
   id: number;
+  /** The message hash (stable across re-imports): the viewer's citations carry it. */
+  hash: string;
   sender: string;
   ts: string;
   tsUnix: number;
@@ -41,6 +43,8 @@ export interface ViewerState {
   /** Message to centre on when the view is rebuilt. */
   anchorId?: number;
   highlightId?: number;
+  /** The highlighted message's hash: a refresh after a re-import follows it, never highlighting another message. */
+  highlightHash?: string;
 }
 
 export type ToWebview =
@@ -53,6 +57,8 @@ export type ToWebview =
       /** Scroll to this message (centre) and, if highlight, mark it. */
       focusId?: number;
       highlight: boolean;
+      /** Shown above the messages, e.g. that the cited message moved after a re-import (plain text). */
+      notice?: string;
     }
   | { type: 'page'; direction: 'before' | 'after'; messages: ViewerMessage[]; hasMore: boolean }
   | { type: 'findResults'; query: string; ids: number[]; truncated: boolean; error?: string }
@@ -69,6 +75,10 @@ export interface ShownReport {
   rendered: number;
   /** textContent of the focused message's body. */
   focusText?: string;
+  /** Hash of the focused message (as the viewer's citations carry it). */
+  focusHash?: string;
+  /** The notice shown above the messages, if any. */
+  notice?: string;
   /** Elements inside the message list that message data must never create (script, iframe, on* handlers). */
   activeElements: number;
   /** Inline images (attachments resolved inside the archive root) in the rendered messages. */
@@ -98,7 +108,7 @@ export type FromWebview =
   | { type: 'loadMore'; direction: 'before' | 'after'; edgeId: number }
   | { type: 'jump'; messageId: number }
   | { type: 'find'; query: string }
-  | { type: 'copyCitation'; messageId: number }
+  | { type: 'copyCitation'; messageId: number; hash?: string }
   | { type: 'openLink'; url: string }
   | ({ type: 'shown' } & ShownReport)
   | ({ type: 'paged' } & PagedReport)
@@ -106,6 +116,7 @@ export type FromWebview =
   | { type: 'state'; state: ViewerState };
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isHash = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{4,64}$/.test(v);
 
 /** Validates a message posted by the webview; returns undefined for anything malformed. */
 export function parseFromWebview(raw: unknown): FromWebview | undefined {
@@ -123,7 +134,9 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
     case 'find':
       return typeof m.query === 'string' && m.query.length <= 1000 ? { type: 'find', query: m.query } : undefined;
     case 'copyCitation':
-      return isInt(m.messageId) ? { type: 'copyCitation', messageId: m.messageId } : undefined;
+      return isInt(m.messageId)
+        ? { type: 'copyCitation', messageId: m.messageId, ...(isHash(m.hash) ? { hash: m.hash } : {}) }
+        : undefined;
     case 'openLink':
       return typeof m.url === 'string' && /^https?:\/\//i.test(m.url) && m.url.length < 8192
         ? { type: 'openLink', url: m.url }
@@ -136,6 +149,8 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
             highlighted: m.highlighted,
             rendered: m.rendered,
             focusText: typeof m.focusText === 'string' ? m.focusText : undefined,
+            focusHash: isHash(m.focusHash) ? m.focusHash : undefined,
+            notice: typeof m.notice === 'string' ? m.notice.slice(0, 2000) : undefined,
             activeElements: m.activeElements,
             images: m.images,
           }
@@ -178,5 +193,6 @@ export function parseState(raw: unknown): ViewerState | undefined {
     conversationId: s.conversationId,
     anchorId: isInt(s.anchorId) ? s.anchorId : undefined,
     highlightId: isInt(s.highlightId) ? s.highlightId : undefined,
+    highlightHash: isHash(s.highlightHash) ? s.highlightHash : undefined,
   };
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { MessageRow } from '../../archive/types';
+import { resolveCitation } from '../../core/citation-resolve';
 import { ToolError } from '../../core/errors';
 import { hitFromMessage } from '../../core/hits';
 import { clampLimit } from '../limits';
@@ -12,7 +14,12 @@ export const CONTEXT_MAX_WINDOW = 50;
 
 export const getContextInput = strictInput('get_context', {
   message_id: positiveInt('message_id').optional().describe('the message id to center on (from a search hit)'),
-  hash: text('hash', 128).optional().describe('the stable message hash to center on (survives re-imports; alternative to message_id)'),
+  hash: text('hash', 128)
+    .optional()
+    .describe(
+      'the stable message hash to center on (survives re-imports): the full 64-hex hash alone, or with message_id the hash or the h= prefix of its citation link, ' +
+        'which is checked: if message_id now holds another message, the hash is followed to the cited message (see notes); if the hash is gone, an error',
+    ),
   window: z
     .number({ error: 'window must be an integer' })
     .int({ error: 'window must be an integer' })
@@ -36,7 +43,7 @@ export const getContext = defineTool({
   title: 'Read around a message',
   description:
     'Return the messages surrounding a given message (window on each side, chronological, same conversation) for assembling context around a search hit. ' +
-    'Identify the message by message_id or by its stable hash.',
+    'Identify the message by message_id or by its stable hash; pass both (or message_id and the h= of a citation link) to follow a message that moved after a re-import.',
   inputSchema: getContextInput,
   outputSchema: getContextOutput,
   async handler(args, env) {
@@ -44,24 +51,30 @@ export const getContext = defineTool({
     const window = clampLimit('window', args.window, CONTEXT_DEFAULT_WINDOW, CONTEXT_MAX_WINDOW, notes);
     const hash = args.hash?.trim().toLowerCase();
     if (args.message_id === undefined && !hash) throw new ToolError('message_id or hash is required (take them from a search hit)');
-    if (hash !== undefined && !/^[0-9a-f]{64}$/.test(hash)) {
+    if (hash !== undefined && args.message_id === undefined && !/^[0-9a-f]{64}$/.test(hash)) {
       throw new ToolError(`hash must be the 64-character hex hash of a message as returned in results, got ${inline(args.hash ?? '', 80)}`);
     }
+    if (hash !== undefined && args.message_id !== undefined && !/^[0-9a-f]{4,64}$/.test(hash)) {
+      throw new ToolError(`hash must be the message's hex hash or the h= prefix of its link (4–64 hex digits), got ${inline(args.hash ?? '', 80)}`);
+    }
     const archive = await env.archive();
-    let target;
+    let target: MessageRow;
     if (args.message_id !== undefined) {
-      target = await archive.messageById(args.message_id, env.signal);
-      if (!target) {
+      // message_id + hash is a citation: resolved as links are, never to another message than the hash names.
+      const r = await resolveCitation(archive, { messageId: args.message_id, hash }, env.signal);
+      if (r.status === 'gone') {
         throw new ToolError(
-          `message ${args.message_id} not found — message ids change when a conversation is re-imported; pass the hash from the hit instead, or search again`,
+          hash
+            ? `${r.note} — search again to find it`
+            : `message ${args.message_id} not found — message ids change when a conversation is re-imported; pass the hash from the hit instead, or search again`,
         );
       }
-      if (hash && target.hash !== hash) {
-        throw new ToolError(`message ${args.message_id} has a different hash than the one given; pass only one of message_id and hash`);
-      }
+      target = r.message;
+      if (r.status === 'moved') notes.push(r.note);
     } else {
-      target = await archive.messageByHash(hash!, env.signal);
-      if (!target) throw new ToolError(`no message with hash ${hash} in this archive — search again to find it`);
+      const m = await archive.messageByHash(hash!, env.signal);
+      if (!m) throw new ToolError(`no message with hash ${hash} in this archive — search again to find it`);
+      target = m;
     }
     const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
     const fmt = env.ctx.citation;

@@ -73,7 +73,7 @@ export const listLinks = defineTool({
       source: l.source,
       timestamp: l.ts,
       message_id: l.messageId,
-      link: messageLink(fmt, l.conversationId, l.messageId),
+      link: messageLink(fmt, l.conversationId, l.messageId, l.messageHash),
     }));
     const structured = { links, has_more: res.hasMore, ...(notes.length ? { notes } : {}) };
     // URLs are shown as inline code, not live links: they come from untrusted messages.

@@ -51,7 +51,7 @@ export const listMedia = defineTool({
       path: a.relPath,
       timestamp: a.ts,
       message_id: a.messageId,
-      link: messageLink(fmt, a.conversationId, a.messageId),
+      link: messageLink(fmt, a.conversationId, a.messageId, a.messageHash),
     }));
     const structured = { media, has_more: res.hasMore, ...(notes.length ? { notes } : {}) };
     const what = args.kind ? `${args.kind} attachments` : 'attachments';

@@ -29,7 +29,8 @@ export function defineSearchApi(m: Manifest): void {
       const hit = res.hits.find((h) => h.message_id === m.curated.lease.id);
       assert.ok(hit, 'the lease message is among the hits');
       assert.equal(a.citationUri(hit), hit.link, 'the API formats citations as the tools do');
-      assert.equal(a.citationUri({ conversationId: hit.conversation_id, messageId: hit.message_id }), hit.link);
+      assert.equal(a.citationUri({ conversationId: hit.conversation_id, messageId: hit.message_id, hash: hit.hash.slice(0, 16) }), hit.link);
+      assert.match(hit.link, /\?h=[0-9a-f]{16}$/, 'the link carries the hash anchor');
       const shown = a.testHooks.waitForViewer(hit.conversation_id, hit.message_id, 30_000);
       a.openCitation(hit);
       assert.equal((await shown).highlighted, true);

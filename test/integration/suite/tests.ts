@@ -12,6 +12,7 @@ import { defineCitationCheck } from './citation-check';
 import { defineTransport } from './transport';
 import { defineArchiveSelection } from './archive-selection';
 import { defineViewerPaging } from './viewer-paging';
+import { defineCitationReimport } from './citation-reimport';
 import { defineLiveArchive } from './live-archive';
 import { defineSelectArchive } from './select-archive';
 import { defineShowcase } from './showcase';
@@ -29,6 +30,7 @@ export function defineSuites(): void {
     defineTransport(m);
     defineArchiveSelection(m);
     defineViewerPaging(m);
+    defineCitationReimport(m);
     defineLiveArchive(m);
     defineSelectArchive(m);
     defineShowcase(m);
