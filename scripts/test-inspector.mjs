@@ -37,7 +37,7 @@ const EXPECTED_TOOLS = [
   'list_links',
 ];
 const AUTHORITY = 'msgbrowse.msgbrowse-vscode';
-const MESSAGE_LINK = new RegExp(`^vscode://${AUTHORITY.replace(/\./g, '\\.')}/c/(\\d+)/at/(\\d+)$`);
+const MESSAGE_LINK = new RegExp(`^vscode://${AUTHORITY.replace(/\./g, '\\.')}/c/(\\d+)/at/(\\d+)\\?h=([0-9a-f]{16})$`);
 const CONVERSATION_LINK = new RegExp(`^vscode://${AUTHORITY.replace(/\./g, '\\.')}/c/(\\d+)$`);
 const TOKEN = 'inspector-test-token-0123456789abcdef';
 
@@ -83,8 +83,9 @@ function assertHit(h, where) {
   assert(Number.isInteger(h.message_id) && h.message_id > 0, `${where}: message_id ${h.message_id}`);
   assert(/^[0-9a-f]{64}$/.test(h.hash ?? ''), `${where}: hash ${JSON.stringify(h.hash)} is not a sha256 hex`);
   const m = MESSAGE_LINK.exec(h.link ?? '');
-  assert(m, `${where}: link ${JSON.stringify(h.link)} is not vscode://${AUTHORITY}/c/<id>/at/<id>`);
+  assert(m, `${where}: link ${JSON.stringify(h.link)} is not vscode://${AUTHORITY}/c/<id>/at/<id>?h=<16 hex>`);
   assert(Number(m[1]) === h.conversation_id && Number(m[2]) === h.message_id, `${where}: link ${h.link} disagrees with ids`);
+  assert(h.hash.startsWith(m[3]), `${where}: link ${h.link} carries another hash than ${h.hash}`);
   for (const k of ['conversation', 'source', 'sender', 'timestamp', 'text']) {
     assert(typeof h[k] === 'string', `${where}: ${k} missing`);
   }
@@ -187,7 +188,8 @@ async function main() {
     assert(data.semantic?.used === false && /no embedding model/.test(data.semantic.reason ?? ''), `semantic status ${JSON.stringify(data.semantic)}`);
     for (const h of data.hits) assert(text.includes(h.link), `text content does not cite ${h.link}`);
     const links = res.content.filter((c) => c.type === 'resource_link').map((c) => c.uri);
-    assert(links.includes(`msgbrowse://message/${data.hits[0].message_id}`), `no resource_link for the first hit (${links.join(', ')})`);
+    const first = data.hits[0];
+    assert(links.includes(`msgbrowse://message/${first.message_id}?h=${first.hash.slice(0, 16)}`), `no hash-anchored resource_link for the first hit (${links.join(', ')})`);
     leaseHits = data.hits;
   });
 
@@ -244,7 +246,7 @@ async function main() {
     const { resourceTemplates } = jsonOf(await runInspector(inspector, env, stdio, ['--method', 'resources/templates/list']));
     const uris = (resourceTemplates ?? []).map((t) => t.uriTemplate).sort();
     assert(
-      JSON.stringify(uris) === JSON.stringify(['msgbrowse://conversation/{id}', 'msgbrowse://message/{id}']),
+      JSON.stringify(uris) === JSON.stringify(['msgbrowse://conversation/{id}', 'msgbrowse://message/{id}{?h}']),
       `templates ${uris.join(', ')}`,
     );
     assert(resourceTemplates.every((t) => t.mimeType === 'text/markdown' && t.title), 'a template lacks title or mimeType');
@@ -253,7 +255,7 @@ async function main() {
   await check('stdio resources/read msgbrowse://message/<hit>: markdown with the citation link, JSON with the same ids', async () => {
     assert(leaseHits, 'needs the search hits');
     const h = leaseHits[0];
-    const uri = `msgbrowse://message/${h.message_id}`;
+    const uri = `msgbrowse://message/${h.message_id}?h=${h.hash.slice(0, 16)}`;
     const { contents } = jsonOf(await runInspector(inspector, env, stdio, ['--method', 'resources/read', '--uri', uri]));
     assert(Array.isArray(contents) && contents.length > 0 && contents.every((c) => c.uri === uri), `contents ${oneLine(JSON.stringify(contents))}`);
     const md = contents.find((c) => c.mimeType === 'text/markdown');

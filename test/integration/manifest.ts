@@ -26,11 +26,13 @@ export interface IntegrationManifest {
   live: string;
   /**
    * An archive whose conversation is re-imported the way msgbrowse does it (test/fixtures/reimport.ts): `path` is
-   * served, `after` is the same archive after the re-import (copied over `path` by the test).
+   * served; `writer` re-imports it in place as a separate process (`node …args`, in `cwd`), as msgbrowse would while
+   * the extension reads; `after` is a copy of the same archive already re-imported (what the ids become).
    */
   reimport: {
     path: string;
     after: string;
+    writer: { node: string; cwd: string; args: string[] };
     conversationId: number;
     /** The conversation's messages before the re-import, oldest first. */
     before: { id: number; hash: string; body: string }[];

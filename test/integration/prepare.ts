@@ -69,8 +69,11 @@ export async function prepare(): Promise<Prepared> {
   fs.mkdirSync(path.dirname(live), { recursive: true });
   fs.copyFileSync(curated.path, live);
   const demo = buildDemoArchive(path.join(root, 'archives', 'demo'));
-  // The re-import: built, copied, and the copy re-imported here (the extension host cannot load better-sqlite3).
+  // The re-import: the suite runs it IN PLACE on the served file, as a separate writer process (the extension host
+  // cannot load better-sqlite3). A copy re-imported here gives the expected ids and a file-swap variant.
   const reimport = buildReimportArchive(path.join(root, 'archives', 'reimport'));
+  const reimportFixture = path.join(root, 'archives', 'reimport-fixture.json');
+  fs.writeFileSync(reimportFixture, JSON.stringify(reimport));
   const reimportAfter = path.join(root, 'archives', 'reimport-after', 'msgbrowse.sqlite');
   fs.mkdirSync(path.dirname(reimportAfter), { recursive: true });
   fs.copyFileSync(reimport.path, reimportAfter);
@@ -120,6 +123,11 @@ export async function prepare(): Promise<Prepared> {
     reimport: {
       path: reimport.path,
       after: reimportAfter,
+      writer: {
+        node: process.execPath,
+        cwd: path.resolve(__dirname, '..', '..'),
+        args: ['--import', 'tsx', path.resolve(__dirname, '..', 'fixtures', 'reimport-child.ts'), reimportFixture],
+      },
       conversationId: reimport.conversation.id,
       before: reimport.before.map((x) => ({ id: x.id, hash: x.hash, body: x.body })),
       afterIds: Object.fromEntries(reimported.after.map((x) => [x.hash, x.id])),

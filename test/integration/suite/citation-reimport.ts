@@ -5,7 +5,7 @@
  * order by tests.ts.
  */
 import * as assert from 'node:assert/strict';
-import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import * as vscode from 'vscode';
 import { type IntegrationManifest as Manifest, api, waitFor } from './env';
 import { invoke } from './tools-helpers';
@@ -52,9 +52,16 @@ export function defineCitationReimport(m: Manifest): void {
         assert.equal(newA, msgB.id, "A's new id is B's old one (ids reused)");
         assert.equal(newB, r.dropped.id, "B's new id is the dropped message's old one");
         const refreshed = a.testHooks.waitForViewer(c, newB, 45_000);
-        const tmp = `${r.path}.new`;
-        fs.copyFileSync(r.after, tmp);
-        fs.renameSync(tmp, r.path);
+        // In place, by a separate writer process (the same file, its -wal growing), as msgbrowse does it.
+        const w = spawnSync(r.writer.node, r.writer.args, {
+          cwd: r.writer.cwd,
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        });
+        assert.equal(w.status, 0, `the re-import writer failed: ${w.stderr || w.error?.message}`);
+        const written = JSON.parse(w.stdout.trim().split('\n').pop() ?? '{}') as { after: { id: number; hash: string }[] };
+        assert.deepEqual(Object.fromEntries(written.after.map((x) => [x.hash, x.id])), r.afterIds, 'the in-place re-import gave the expected ids');
 
         // The open viewer follows B's hash to its new id instead of highlighting what now holds B's old id (A).
         const ref = await refreshed;
