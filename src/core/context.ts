@@ -1,6 +1,7 @@
 import type { AsyncArchive } from '../archive/types';
 import type { Embedder } from '../embed/types';
 import type { VectorIndex } from '../search/types';
+import type { Disclosure } from './ledger';
 
 /** How citation links are written: `<scheme>://<authority>/c/<conversation_id>/at/<message_id>`. */
 export interface CitationFormat {
@@ -40,4 +41,9 @@ export interface ServerContext {
   citation: CitationFormat;
   version: string;
   log?(level: LogLevel, message: string): void;
+  /**
+   * Called by the MCP boundary after every tool call and resources/read (successful or failed) with what went to the
+   * model: client, tool/resource, arguments and the messages returned (the disclosure ledger, `core/ledger.ts`).
+   */
+  disclose?(entry: Disclosure): void;
 }

@@ -23,3 +23,14 @@ export type {
   VectorBuildRequest,
   VectorIndexBuilder,
 } from './types';
+export {
+  collectDisclosedMessages,
+  ledgerBesideArchive,
+  LedgerWriter,
+  LEDGER_FILE_NAME,
+  readLedger,
+  type DisclosedMessage,
+  type Disclosure,
+  type DisclosureEntry,
+  type LedgerContents,
+} from './ledger';

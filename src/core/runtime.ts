@@ -174,6 +174,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     log(level, message) {
       log(level, message);
     },
+    ...(options.disclose ? { disclose: options.disclose } : {}),
   };
 
   function status(): RuntimeStatus {

@@ -2,6 +2,7 @@ import type { Archive, ArchiveSummary, AsyncArchive } from '../archive/types';
 import type { EmbedConfig, Embedder } from '../embed/types';
 import type { VectorIndex } from '../search/types';
 import type { CitationFormat, LogLevel, ServerContext } from './context';
+import type { Disclosure } from './ledger';
 
 export type RuntimeLog = (level: LogLevel, message: string) => void;
 
@@ -73,6 +74,8 @@ export interface RuntimeOptions {
   indexRefreshMs?: number;
   /** Grace period before a replaced archive handle is closed, so in-flight calls finish (default 10 s). */
   closeGraceMs?: number;
+  /** Receives what every tool call and resource read disclosed (becomes `ServerContext.disclose`). */
+  disclose?: (entry: Disclosure) => void;
 }
 
 export type ArchiveOpenState =

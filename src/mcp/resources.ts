@@ -14,6 +14,7 @@ import { parseCitationHash, resolveCitation } from '../core/citation-resolve';
 import type { ServerContext } from '../core/context';
 import { errorMessage } from '../core/errors';
 import { conversationInfo, hitFromMessage } from '../core/hits';
+import { disclosedRead } from './disclosure';
 import { renderHits, UNTRUSTED_NOTE } from './render';
 import { inline } from '../core/text';
 
@@ -48,6 +49,7 @@ async function openArchive(ctx: ServerContext): Promise<AsyncArchive> {
   }
 }
 
+/** Every read callback is wrapped by `disclosedRead`: what a model reads is disclosed like a tool result. */
 export function registerResources(server: McpServer, ctx: ServerContext): void {
   server.registerResource(
     'conversation',
@@ -71,7 +73,7 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
       description: 'Summary of one conversation of the msgbrowse archive (id from list_conversations).',
       mimeType: 'text/markdown',
     },
-    async (uri, vars) => {
+    disclosedRead(server, ctx, 'conversation', async (uri, vars) => {
       const id = parseResourceId(varOf(vars.id));
       if (!id || !('id' in id)) throw new McpError(ErrorCode.InvalidParams, `conversation resource id must be a positive integer, got ${inline(varOf(vars.id))}`);
       const archive = await openArchive(ctx);
@@ -90,7 +92,7 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
           { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(info) },
         ],
       };
-    },
+    }),
   );
 
   server.registerResource(
@@ -103,7 +105,7 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
         'a message that moved after a re-import is followed, one that is gone is an error), or by the full 64-hex hash.',
       mimeType: 'text/markdown',
     },
-    async (uri, vars) => {
+    disclosedRead(server, ctx, 'message', async (uri, vars) => {
       const raw = varOf(vars.id);
       const id = parseResourceId(raw);
       if (!id) throw new McpError(ErrorCode.InvalidParams, `message resource id must be a message_id or a 64-hex hash, got ${inline(raw)}`);
@@ -138,6 +140,6 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
           { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(json) },
         ],
       };
-    },
+    }),
   );
 }

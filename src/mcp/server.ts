@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ServerContext } from '../core/context';
 import { errorMessage, ToolError } from '../core/errors';
+import { discloseToolCall } from './disclosure';
 import { SERVER_INSTRUCTIONS } from './instructions';
 import { registerResources } from './resources';
 import { annotationsFor, type ToolDefinition, type ToolEnv } from './tool';
@@ -49,17 +50,21 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
             .catch(() => undefined);
         },
       };
+      let result: CallToolResult;
       try {
         const out = await def.handler(args, env);
-        return {
+        result = {
           content: [{ type: 'text', text: out.text }, ...(out.resources ?? [])],
           structuredContent: out.structured as Record<string, unknown>,
         };
       } catch (e) {
         const message = errorMessage(e);
         if (!(e instanceof ToolError)) ctx.log?.(extra.signal.aborted ? 'debug' : 'warn', `${def.name} failed: ${message}`);
-        return { content: [{ type: 'text', text: message }], isError: true };
+        result = { content: [{ type: 'text', text: message }], isError: true };
       }
+      // The one place every tool result leaves for the model: the disclosure ledger hears about it here.
+      discloseToolCall(server, ctx, def.name, args, result);
+      return result;
     },
   );
 }

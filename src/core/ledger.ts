@@ -1,0 +1,250 @@
+/**
+ * The disclosure ledger: one JSON line per tool call or resource read served to a model — when, which client, what
+ * it asked and which messages went out (by hash). Written by the extension (its global storage) and the CLI
+ * (`--ledger FILE`), never beside the archive. vscode-free; node fs only.
+ *
+ * Format (JSON Lines, UTF-8, one `DisclosureEntry` per line, `v: 1`):
+ *   {"v":1,"time":"2025-01-02T03:04:05.678Z","client":{"name":"Visual Studio Code","version":"1.101.0"},
+ *    "kind":"tool","name":"search_messages","arguments":{"query":"lease"},"ok":true,
+ *    "messages":[{"hash":"3fa2…","message_id":12,"conversation_id":3}]}
+ * `hash` is the full hash when the result carried one, else the citation link's `?h=` prefix (16 hex digits).
+ * A failed call has `"ok":false,"error":"…"` and usually no messages.
+ *
+ * Append-only: a line is written with one `write` on an O_APPEND descriptor, so concurrent writers (threads,
+ * processes) never interleave inside a line. Size cap: once the file reaches `maxBytes` it is renamed to
+ * `<file>.1` (replacing the previous one) and a new file begins, so the ledger holds at most about 2 × maxBytes;
+ * readers read `<file>.1` then `<file>`. Readers skip lines that do not parse (a torn write, a hand edit) and count them.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isBesideArchive } from './cache-dir';
+
+export const LEDGER_VERSION = 1;
+export const LEDGER_FILE_NAME = 'disclosures.jsonl';
+/** Default size cap of the current file (the rotated one holds as much again). */
+export const LEDGER_MAX_BYTES = 4 * 1024 * 1024;
+
+/** One message a call returned. */
+export interface DisclosedMessage {
+  /** Full hash, or the 16-hex prefix a citation link carries. */
+  hash: string;
+  message_id?: number;
+  conversation_id?: number;
+}
+
+/** What the MCP boundary reports after every tool call and resources/read (see ServerContext.disclose). */
+export interface Disclosure {
+  /** ISO 8601, UTC. */
+  time: string;
+  /** The MCP client's clientInfo, as it introduced itself at initialize. */
+  client?: { name: string; version?: string };
+  kind: 'tool' | 'resource';
+  /** Tool name, or resource template name (`message`, `conversation`). */
+  name: string;
+  /** The tool's arguments as sent; `{ uri }` for a resource read. */
+  arguments: unknown;
+  ok: boolean;
+  error?: string;
+  messages: DisclosedMessage[];
+}
+
+export interface DisclosureEntry extends Disclosure {
+  v: typeof LEDGER_VERSION;
+}
+
+/** A ledger path is refused when it is the archive's directory or inside it (we never write there). */
+export function ledgerBesideArchive(ledgerFile: string, archiveFile: string): boolean {
+  return isBesideArchive(path.dirname(path.resolve(ledgerFile)), archiveFile);
+}
+
+/** The rotated file's name. */
+export function rotatedLedgerFile(file: string): string {
+  return `${file}.1`;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses one line; undefined for anything that is not a ledger entry. */
+export function parseLedgerLine(line: string): DisclosureEntry | undefined {
+  const text = line.trim();
+  if (!text) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(v) || v.v !== LEDGER_VERSION) return undefined;
+  if (typeof v.time !== 'string' || typeof v.name !== 'string' || (v.kind !== 'tool' && v.kind !== 'resource')) return undefined;
+  if (typeof v.ok !== 'boolean' || !Array.isArray(v.messages)) return undefined;
+  const messages = v.messages.filter((m): m is DisclosedMessage => isRecord(m) && typeof m.hash === 'string');
+  return { ...(v as unknown as DisclosureEntry), messages };
+}
+
+export interface LedgerContents {
+  /** Newest first. */
+  entries: DisclosureEntry[];
+  /** Lines that could not be read (skipped). */
+  skipped: number;
+}
+
+function readLines(file: string): string[] {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+}
+
+/** Reads the ledger (rotated file, then current), newest first; at most `limit` entries (default all). */
+export function readLedger(file: string, limit = Infinity): LedgerContents {
+  const lines = [...readLines(rotatedLedgerFile(file)), ...readLines(file)];
+  const entries: DisclosureEntry[] = [];
+  let skipped = 0;
+  for (let i = lines.length - 1; i >= 0 && entries.length < limit; i--) {
+    if (!lines[i].trim()) continue;
+    const e = parseLedgerLine(lines[i]);
+    if (e) entries.push(e);
+    else skipped++;
+  }
+  return { entries, skipped };
+}
+
+export interface LedgerWriterOptions {
+  /** Size cap of the current file before it rotates (default LEDGER_MAX_BYTES). */
+  maxBytes?: number;
+  /** The archive being served: the writer refuses to write into its directory. */
+  archivePath?: () => string | undefined;
+  /** Called after each line is written. */
+  onAppend?: (entry: DisclosureEntry) => void;
+  /** Where write failures go (the ledger never fails a call). */
+  log?: (message: string) => void;
+}
+
+/** Appends entries to `file` (created 0600 in a 0700 directory when missing). */
+export class LedgerWriter {
+  private readonly maxBytes: number;
+  private checkedTail = false;
+
+  constructor(
+    readonly file: string,
+    private readonly options: LedgerWriterOptions = {},
+  ) {
+    this.maxBytes = options.maxBytes ?? LEDGER_MAX_BYTES;
+  }
+
+  /** Appends one entry; returns whether it was written. Never throws. */
+  append(d: Disclosure): boolean {
+    const entry: DisclosureEntry = { v: LEDGER_VERSION, ...d };
+    try {
+      const archive = this.options.archivePath?.();
+      if (archive && ledgerBesideArchive(this.file, archive)) {
+        throw new Error(`refusing to write the ledger ${this.file} beside the archive ${archive}`);
+      }
+      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      this.rotateIfFull();
+      // A torn last line (a crash mid-write) must not swallow the next entry: start on a fresh line.
+      const prefix = this.checkedTail ? '' : this.tailNeedsNewline() ? '\n' : '';
+      this.checkedTail = true;
+      const fd = fs.openSync(this.file, 'a', 0o600);
+      try {
+        fs.writeSync(fd, `${prefix}${JSON.stringify(entry)}\n`);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (e) {
+      this.options.log?.(`disclosure ledger: ${e instanceof Error ? e.message : String(e)}`);
+      return false;
+    }
+    try {
+      this.options.onAppend?.(entry);
+    } catch {
+      /* a listener's failure is not the ledger's */
+    }
+    return true;
+  }
+
+  /** Removes every entry (the current and the rotated file). */
+  clear(): void {
+    for (const f of [this.file, rotatedLedgerFile(this.file)]) fs.rmSync(f, { force: true });
+    this.checkedTail = true;
+  }
+
+  read(limit?: number): LedgerContents {
+    return readLedger(this.file, limit);
+  }
+
+  private rotateIfFull(): void {
+    let size: number;
+    try {
+      size = fs.statSync(this.file).size;
+    } catch {
+      return;
+    }
+    if (size < this.maxBytes) return;
+    try {
+      fs.renameSync(this.file, rotatedLedgerFile(this.file));
+    } catch (e) {
+      // Another writer rotated it first: fine.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    this.checkedTail = true;
+  }
+
+  private tailNeedsNewline(): boolean {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.file, 'r');
+      const size = fs.fstatSync(fd).size;
+      if (size === 0) return false;
+      const b = Buffer.alloc(1);
+      fs.readSync(fd, b, 0, 1, size - 1);
+      return b[0] !== 0x0a;
+    } catch {
+      return false;
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }
+}
+
+/**
+ * Every message a result names, found generically so new tools are covered without edits: any object with a
+ * `message_id` and a `hash` (result items), else a citation `link` / resource `uri` carrying `?h=` (media, links).
+ * De-duplicated by hash, in the order found.
+ */
+export function collectDisclosedMessages(value: unknown): DisclosedMessage[] {
+  const out = new Map<string, DisclosedMessage>();
+  const seen = new Set<unknown>();
+  const visit = (v: unknown, depth: number): void => {
+    if (depth > 32 || typeof v !== 'object' || v === null || seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x, depth + 1);
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    const id = typeof o.message_id === 'number' ? o.message_id : undefined;
+    let hash = typeof o.hash === 'string' && /^[0-9a-f]{4,64}$/i.test(o.hash) ? o.hash.toLowerCase() : undefined;
+    if (!hash && id !== undefined) hash = anchorOf(o.link) ?? anchorOf(o.uri);
+    if (hash && id !== undefined && !out.has(hash)) {
+      out.set(hash, {
+        hash,
+        message_id: id,
+        ...(typeof o.conversation_id === 'number' ? { conversation_id: o.conversation_id } : {}),
+      });
+    }
+    for (const x of Object.values(o)) visit(x, depth + 1);
+  };
+  visit(value, 0);
+  return [...out.values()];
+}
+
+function anchorOf(link: unknown): string | undefined {
+  if (typeof link !== 'string') return undefined;
+  const m = /[?&]h(?:=|%3D)([0-9a-f]{4,64})\b/i.exec(link);
+  return m ? m[1].toLowerCase() : undefined;
+}
