@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ARCHIVE_FILE_NAME } from '../archive/file-name';
 import { defaultCacheDir } from '../core/cache-dir';
+import { ledgerBesideArchive } from '../core/ledger';
 import { isLoopbackHost } from '../transport/listen';
 import { CliError } from './errors';
 import { NAME } from './identity';
@@ -24,6 +25,8 @@ Options:
   --allow-remote       allow a non-loopback --listen address (anyone with the token can read your archive)
   --link-scheme NAME   scheme of citation links (default vscode; e.g. vscode-insiders, cursor)
   --cache-dir DIR      vector index cache (default $XDG_CACHE_HOME/msgbrowse-vscode or ~/.cache/msgbrowse-vscode)
+  --ledger FILE        append a JSON line per tool call and resource read served to a client (time, client,
+                       tool and arguments, the hashes of the messages returned); never inside the archive's folder
   --summary            print the archive summary and a sample keyword search, then exit
   --query TEXT         the keyword query --summary runs (default: a word from the archive)
   --help, -h           show this help
@@ -45,6 +48,8 @@ export interface CliOptions {
   allowRemote: boolean;
   linkScheme: string;
   cacheDir: string;
+  /** The disclosure ledger (JSON Lines), absolute; absent = none. */
+  ledger?: string;
   summary: boolean;
   query?: string;
 }
@@ -93,6 +98,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
         'allow-remote': { type: 'boolean' },
         'link-scheme': { type: 'string' },
         'cache-dir': { type: 'string' },
+        ledger: { type: 'string' },
         summary: { type: 'boolean' },
         query: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -122,14 +128,38 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
   }
   const archiveArg = o.archive?.trim();
   if (o.archive !== undefined && !archiveArg) throw new CliError('--archive needs a path', 2);
+  const ledgerArg = o.ledger?.trim();
+  if (o.ledger !== undefined && !ledgerArg) throw new CliError('--ledger needs a file path', 2);
+  const archive = archiveArg ? path.resolve(cwd, archiveArg) : defaultArchivePath(env, cwd);
+  const ledger = ledgerArg ? path.resolve(cwd, ledgerArg) : undefined;
+  // --archive may name the data dir or the file; main.ts checks again against the file it resolves to.
+  if (ledger) {
+    const problem =
+      ledgerProblem(ledger, path.join(archive, ARCHIVE_FILE_NAME)) ??
+      (path.basename(archive) === ARCHIVE_FILE_NAME ? ledgerProblem(ledger, archive) : undefined);
+    if (problem) throw new CliError(problem, 2);
+  }
   return {
-    archive: archiveArg ? path.resolve(cwd, archiveArg) : defaultArchivePath(env, cwd),
+    archive,
     http: o.http ?? false,
     listen,
     allowRemote,
     linkScheme: scheme,
     cacheDir: o['cache-dir'] ? path.resolve(cwd, o['cache-dir']) : defaultCacheDir(env),
+    ...(ledger ? { ledger } : {}),
     summary: o.summary ?? false,
     query: o.query,
   };
+}
+
+/**
+ * Why `--ledger FILE` is refused next to the archive file `archiveFile`, or undefined when it is fine: the ledger is
+ * never written in or under the archive's folder (msgbrowse owns it, and the ledger records what left it).
+ */
+export function ledgerProblem(ledger: string, archiveFile: string): string | undefined {
+  if (!ledgerBesideArchive(ledger, archiveFile)) return undefined;
+  return (
+    `refusing --ledger ${ledger}: it is inside the archive's folder ${path.dirname(path.resolve(archiveFile))}; ` +
+    'write the ledger elsewhere (e.g. ~/.local/state/msgbrowse-mcp/disclosures.jsonl)'
+  );
 }

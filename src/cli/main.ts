@@ -10,9 +10,10 @@ import * as path from 'node:path';
 import { embedConfigFromEnv } from '../embed/config';
 import { createMcpServer } from '../mcp/index';
 import type { CitationFormat } from '../core/context';
-import { createRuntime, workerOpener, type Runtime } from '../core/index';
+import { createRuntime, LedgerWriter, workerOpener, type Runtime } from '../core/index';
+import { ARCHIVE_FILE_NAME } from '../archive/file-name';
 import { serveHttp, serveStdio } from '../transport/index';
-import { parseCli, USAGE } from './args';
+import { ledgerProblem, parseCli, USAGE } from './args';
 import { servingBanner } from './banner';
 import { CliError, oneLine } from './errors';
 import { AUTHORITY, NAME, VERSION } from './identity';
@@ -33,6 +34,19 @@ async function openOrFail(runtime: Runtime, archive: string): Promise<void> {
   }
 }
 
+/** The --ledger writer, refused when the ledger would be inside the archive's folder (the file or its data dir). */
+function openLedger(file: string, archive: string, log: ReturnType<typeof makeLogger>): LedgerWriter {
+  let archiveFile = archive;
+  try {
+    if (fs.statSync(archive).isDirectory()) archiveFile = path.join(archive, ARCHIVE_FILE_NAME);
+  } catch {
+    /* openOrFail reports a missing archive */
+  }
+  const problem = ledgerProblem(file, archiveFile);
+  if (problem) throw new CliError(problem, 2);
+  return new LedgerWriter(file, { archivePath: () => archiveFile, log: (m) => log('warn', m) });
+}
+
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
   const log = makeLogger(env);
   const opts = parseCli(argv, env, process.cwd());
@@ -46,6 +60,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   }
 
   const citation: CitationFormat = { scheme: opts.linkScheme, authority: AUTHORITY };
+  const ledger = opts.ledger ? openLedger(opts.ledger, opts.archive, log) : undefined;
   const runtime = createRuntime({
     // Serving (stdio or HTTP): queries and vector scans run in the engine worker, as in the extension, so a heavy
     // call neither stalls the transport (pings, other sessions) nor outlives its cancellation. The one-shot
@@ -59,6 +74,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     log,
     // Serving: have the vector index ready before the first semantic query. --summary builds it on demand.
     prewarmSemantic: !opts.summary,
+    // --ledger: every tool call and resource read served, as the extension records them (core/ledger.ts).
+    ...(ledger ? { disclose: (d) => void ledger.append(d) } : {}),
   });
   let disposed = false;
   const dispose = async () => {
@@ -71,6 +88,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     log.muted = true;
     await openOrFail(runtime, opts.archive);
     log.muted = false;
+    if (ledger) log('info', `disclosure ledger: ${ledger.file}`);
     if (opts.summary) {
       await printSummary(runtime, citation, opts.query);
       return 0;

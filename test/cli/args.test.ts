@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULT_LISTEN, defaultArchivePath, parseCli, parseListen, USAGE, type CliOptions } from '../../src/cli/args';
+import { DEFAULT_LISTEN, defaultArchivePath, ledgerProblem, parseCli, parseListen, USAGE, type CliOptions } from '../../src/cli/args';
 import { CliError } from '../../src/cli/errors';
 import { CACHE_DIR_NAME } from '../../src/core/cache-dir';
 
@@ -54,6 +54,7 @@ describe('parseCli: valid flags', () => {
       parse([
         '--archive', 'arch/msgbrowse.sqlite',
         '--cache-dir', 'cache',
+        '--ledger', ' state/disclosures.jsonl ',
         '--link-scheme', ' vscode-insiders ',
         '--summary',
         '--query', 'hello world',
@@ -65,6 +66,7 @@ describe('parseCli: valid flags', () => {
         allowRemote: false,
         linkScheme: 'vscode-insiders',
         cacheDir: path.join(CWD, 'cache'),
+        ledger: path.join(CWD, 'state', 'disclosures.jsonl'),
         summary: true,
         query: 'hello world',
       },
@@ -178,6 +180,20 @@ describe('parseCli: each error message (exit code 2)', () => {
     usageError(() => parseCli(['--archive', ''], ENV, CWD), '--archive needs a path');
     usageError(() => parseCli(['--archive=   '], ENV, CWD), '--archive needs a path');
   });
+
+  it('an empty --ledger; a --ledger inside the archive\'s folder (the file\'s folder or the data dir given)', () => {
+    usageError(() => parseCli(['--ledger', ' '], ENV, CWD), '--ledger needs a file path');
+    const refused = /^refusing --ledger .*: it is inside the archive's folder .*; write the ledger elsewhere/;
+    // The default archive is ./data/msgbrowse.sqlite: ./data/… is its folder.
+    usageError(() => parseCli(['--ledger', 'data/l.jsonl'], ENV, CWD), refused);
+    usageError(() => parseCli(['--archive', 'arch/msgbrowse.sqlite', '--ledger', 'arch/sub/l.jsonl'], ENV, CWD), refused);
+    // --archive names the data dir: inside it is refused, beside it is fine.
+    usageError(() => parseCli(['--archive', 'arch', '--ledger', 'arch/l.jsonl'], ENV, CWD), refused);
+    assert.equal(parse(['--archive', 'arch', '--ledger', 'l.jsonl']).ledger, path.join(CWD, 'l.jsonl'));
+    // A file archive with another name: main.ts checks the resolved file with ledgerProblem.
+    assert.match(ledgerProblem(path.join(CWD, 'x', 'l.jsonl'), path.join(CWD, 'x', 'archive.db')) ?? '', refused);
+    assert.equal(ledgerProblem(path.join(CWD, 'y', 'l.jsonl'), path.join(CWD, 'x', 'archive.db')), undefined);
+  });
 });
 
 describe('--help text', () => {
@@ -192,10 +208,10 @@ describe('--help text', () => {
 
   it('documents exactly the flags the parser accepts', () => {
     assert.deepEqual(documented, [
-      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--summary', '--query',
+      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--summary', '--query',
       '--help', '-h', '--version', '-v',
     ]);
-    const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--query']);
+    const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--ledger', '--query']);
     for (const flag of documented) {
       const argv = withValue.has(flag) ? [flag, '127.0.0.1:1'] : [flag];
       try {

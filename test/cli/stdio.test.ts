@@ -211,6 +211,39 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.match(r.stdout, /vscode-insiders:\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+/);
   });
 
+  it('--ledger FILE: a JSON line per tool call and resource read (client, arguments, hashes); refused inside the archive folder', async () => {
+    const ledger = path.join(tmp, 'state', 'disclosures.jsonl');
+    const transport = new StdioClientTransport({
+      command: CLI_NODE,
+      args: [cli, '--archive', curated.path, '--ledger', ledger],
+      cwd: tmp,
+      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'cli-test', version: '0' });
+    await client.connect(transport);
+    const res = await client.callTool({ name: 'search_messages', arguments: { query: 'lease' } });
+    const hits = (res.structuredContent as { hits: { hash: string }[] }).hits;
+    assert.ok(hits.length > 0);
+    const lease = curated.marks.leaseAgreement;
+    await client.readResource({ uri: `msgbrowse://message/${lease.hash}` });
+    await client.close();
+    const lines = fs.readFileSync(ledger, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 2);
+    assert.deepEqual(
+      { v: lines[0].v, client: lines[0].client, kind: lines[0].kind, name: lines[0].name, arguments: lines[0].arguments, ok: lines[0].ok },
+      { v: 1, client: { name: 'cli-test', version: '0' }, kind: 'tool', name: 'search_messages', arguments: { query: 'lease' }, ok: true },
+    );
+    assert.deepEqual(lines[0].messages.map((m: { hash: string }) => m.hash), hits.map((x) => x.hash));
+    assert.equal(lines[1].kind, 'resource');
+    assert.equal(lines[1].messages[0].hash, lease.hash);
+
+    const refused = run(['--archive', path.dirname(curated.path), '--ledger', path.join(path.dirname(curated.path), 'l.jsonl')]);
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /refusing --ledger .*inside the archive's folder/);
+    assert.ok(!fs.existsSync(path.join(path.dirname(curated.path), 'l.jsonl')));
+  });
+
   it('usage errors exit 2; --help and --version exit 0', () => {
     const help = run(['--help']);
     assert.equal(help.status, 0);
