@@ -10,6 +10,7 @@ import { ARCHIVE_FILE_NAME } from '../archive/index';
 import type { AsyncArchive } from '../archive/types';
 import { createRuntime, type ArchiveOpener, type Runtime, type SemanticStatus } from '../core/index';
 import type { LogLevel, ServerContext } from '../core/context';
+import type { Disclosure } from '../core/ledger';
 import { EXTENSION_ID } from './constants';
 import { defaultDiscoveryEnv, discoverArchive, type Candidate } from './discovery';
 import { embedConfig, readSettings, type Settings } from './settings';
@@ -69,6 +70,8 @@ export class ArchiveService implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     citationScheme: string,
     openArchive?: ArchiveOpener,
+    /** Where what every tool call / resource read served goes (the disclosure ledger in global storage). */
+    disclose?: (entry: Disclosure) => void,
   ) {
     const cacheDir = path.join(ext.globalStorageUri.fsPath, 'cache');
     fs.mkdirSync(cacheDir, { recursive: true });
@@ -87,6 +90,7 @@ export class ArchiveService implements vscode.Disposable {
       beforeCall: () => this.applying,
       // The core's change detector on a timer: new rows, checkpoints, replaced or repaired files reach us as events.
       watchIntervalMs: 500,
+      disclose,
     });
     this.unsubscribe = this.runtime.onDidChange((e) => {
       if (e.kind !== 'config') void this.refreshStatus();

@@ -15,6 +15,8 @@ import { openCitation, registerCommands, statusReport } from './commands';
 import { citationUri, refOf, type CitationRef } from './citation-ref';
 import { CONFIG_SECTION, MCP_SERVER_ID, SECRET_HEADER } from './constants';
 import { ConversationsView } from './conversations-view';
+import { currentPrivacy, DisclosureLedger } from './disclosure-ledger';
+import { LedgerView } from './ledger-view';
 import { McpEndpoint } from './mcp-endpoint';
 import { mcpApiAvailable, McpProvider } from './mcp-provider';
 import { SearchService } from './search-service';
@@ -40,8 +42,12 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     ? workerOpener({ workerScript, log: (level, message) => log[level](message) })
     : undefined;
   if (!openArchive) log.warn(`engine worker ${workerScript} missing; queries run on the extension host thread`);
-  const archive = new ArchiveService(context, log, scheme, openArchive);
-  context.subscriptions.push(archive);
+  // What every tool call and resource read served to a model: a JSON line in global storage (never beside the archive).
+  // The writer refuses to write beside the served archive (asked per line; `archive` exists by the first call).
+  const ledger: DisclosureLedger = new DisclosureLedger(context.globalStorageUri, (): string | undefined => archive.currentPath, log);
+  const archive = new ArchiveService(context, log, scheme, openArchive, ledger.disclose);
+  const privacy = () => currentPrivacy(ledger);
+  context.subscriptions.push(archive, ledger);
 
   const endpoint = new McpEndpoint(
     archive.context,
@@ -93,7 +99,14 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   const conversations = new ConversationsView(archive);
   context.subscriptions.push(conversations, vscode.window.registerTreeDataProvider('msgbrowse.conversations', conversations));
 
-  context.subscriptions.push(createStatusBar(archive), registerCommands({ ext: context, archive, endpoint, search, viewer, citations, log, mcpApi }));
+  // "What Copilot Has Seen": messages are looked up in the archive itself (not what is served now), by hash.
+  const disclosures = new LedgerView(ledger, () => archive.archive());
+  context.subscriptions.push(disclosures, vscode.window.registerTreeDataProvider('msgbrowse.disclosures', disclosures));
+
+  context.subscriptions.push(
+    createStatusBar(archive, privacy),
+    registerCommands({ ext: context, archive, endpoint, search, viewer, citations, log, mcpApi, ledger, privacy }),
+  );
 
   context.subscriptions.push(
     archive.onDidChange((s) => void vscode.commands.executeCommand('setContext', 'msgbrowse.state', s.kind)),
@@ -142,7 +155,9 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     ...viewerTestHooks(viewer),
     receivedUris: () => [...uriHandler.received],
     engine: () => (openArchive ? 'worker' : 'in-thread'),
-    status: () => statusReport({ archive, endpoint, mcpApi }),
+    status: () => statusReport({ archive, endpoint, mcpApi, privacy }),
+    ledgerFile: () => ledger.file,
+    disclosures: () => disclosures.snapshot(),
   };
   const exports: MsgbrowseTestExports = { ...api, testHooks };
   return exports;

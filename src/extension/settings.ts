@@ -13,6 +13,10 @@ export interface Settings {
   attachmentsRoot: string;
   embedBaseUrl: string;
   embedModel: string;
+  /** `msgbrowse.privacy.excludeConversations`: conversations never served to a model. */
+  excludeConversations: string[];
+  /** `msgbrowse.privacy.redact`: secrets in served messages are redacted (default true). */
+  redact: boolean;
 }
 
 function expand(p: string): string {
@@ -32,6 +36,8 @@ export function readSettings(): Settings {
     attachmentsRoot: expand(c.get<string>('attachmentsRoot', '')),
     embedBaseUrl: c.get<string>('embeddings.baseUrl', DEFAULT_EMBED_BASE_URL) || DEFAULT_EMBED_BASE_URL,
     embedModel: c.get<string>('embeddings.model', DEFAULT_EMBED_MODEL) ?? DEFAULT_EMBED_MODEL,
+    excludeConversations: (c.get<unknown[]>('privacy.excludeConversations', []) ?? []).filter((x): x is string => typeof x === 'string' && x.trim() !== ''),
+    redact: c.get<boolean>('privacy.redact', true) !== false,
   };
 }
 

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { ArchiveService, ArchiveState } from './archive-service';
+import { privacyLines, type PrivacyInfo } from './privacy-summary';
 
 function compact(n: number): string {
   if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
@@ -10,7 +11,13 @@ function compact(n: number): string {
   return String(n);
 }
 
-export function describeState(s: ArchiveState): { text: string; tooltip: string } {
+/** The item's text and tooltip; the tooltip ends with the privacy lines (exclusions, redaction, ledger) when given. */
+export function describeState(s: ArchiveState, privacy?: PrivacyInfo): { text: string; tooltip: string } {
+  const d = describeArchive(s);
+  return privacy ? { text: d.text, tooltip: `${d.tooltip}\n\n${privacyLines(privacy).join('\n')}` } : d;
+}
+
+function describeArchive(s: ArchiveState): { text: string; tooltip: string } {
   switch (s.kind) {
     case 'none':
       return { text: '$(archive) msgbrowse: no archive', tooltip: 'No msgbrowse archive found. Click for options.' };
@@ -29,17 +36,23 @@ export function describeState(s: ArchiveState): { text: string; tooltip: string 
   }
 }
 
-export function createStatusBar(archive: ArchiveService): vscode.Disposable {
+export function createStatusBar(archive: ArchiveService, privacy: () => PrivacyInfo): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('msgbrowse.status', vscode.StatusBarAlignment.Right, 100);
   item.name = 'msgbrowse';
   item.command = 'msgbrowse.showStatus';
   const update = (s: ArchiveState) => {
-    const d = describeState(s);
+    const d = describeState(s, privacy());
     item.text = d.text;
     item.tooltip = d.tooltip;
     item.backgroundColor = s.kind === 'error' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     item.show();
   };
   update(archive.state);
-  return vscode.Disposable.from(item, archive.onDidChange(update));
+  return vscode.Disposable.from(
+    item,
+    archive.onDidChange(update),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('msgbrowse.privacy')) update(archive.state);
+    }),
+  );
 }

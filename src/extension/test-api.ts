@@ -8,11 +8,12 @@
  */
 import type { MsgbrowseApi } from './api';
 import type { StatusReport } from './commands/show-status';
+import type { LedgerRow } from './ledger-view';
 import type { EndpointInfo } from './mcp-endpoint';
 import type { CitationOutcome } from './viewer/viewer-manager';
 import type { FoundEvent, PagedEvent, ShownEvent } from './viewer/viewer-panel';
 
-export type { CitationOutcome, EndpointInfo, FoundEvent, PagedEvent, ShownEvent, StatusReport };
+export type { CitationOutcome, EndpointInfo, FoundEvent, LedgerRow, PagedEvent, ShownEvent, StatusReport };
 
 /** Set to `1` in the extension host's environment by the integration runner. */
 export const TEST_HOOKS_ENV = 'MSGBROWSE_TEST_HOOKS';
@@ -45,6 +46,10 @@ export interface MsgbrowseTestHooks {
   receivedUris(): string[];
   /** What `msgbrowse.showStatus` reports. */
   status(): StatusReport;
+  /** The disclosure ledger file (in the extension's global storage). */
+  ledgerFile(): string;
+  /** "What Copilot Has Seen" as its tree provider gives it: calls newest first, each with its message rows. */
+  disclosures(): Promise<LedgerRow[]>;
   /** Where archive queries run: the engine worker thread, or the extension host thread (dev fallback). */
   engine(): 'worker' | 'in-thread';
 }

@@ -5,10 +5,12 @@
 import type * as vscode from 'vscode';
 import type { ArchiveService } from '../archive-service';
 import type { CitationDiagnostics } from '../citation-diagnostics';
+import type { DisclosureLedger } from '../disclosure-ledger';
 import type { McpEndpoint } from '../mcp-endpoint';
 import type { SearchService } from '../search-service';
 import type { ViewerManager } from '../viewer/viewer-manager';
 import { CheckCitationsCommand } from './check-citations';
+import { ClearLedgerCommand } from './clear-ledger';
 import { CommandManager } from './command-manager';
 import { CopyMcpConfigCommand } from './copy-mcp-config';
 import { OpenCitationCommand } from './open-citation';
@@ -19,7 +21,7 @@ import { SearchMessagesCommand } from './palette-search';
 import { SelectArchiveCommand } from './select-archive';
 import { SetApiKeyCommand } from './set-api-key';
 import { ShowLogCommand } from './show-log';
-import { ShowStatusCommand } from './show-status';
+import { ShowStatusCommand, type StatusSources } from './show-status';
 
 export type { Command } from './command-manager';
 export { CommandManager } from './command-manager';
@@ -36,6 +38,8 @@ export interface CommandDeps {
   citations: CitationDiagnostics;
   log: vscode.LogOutputChannel;
   mcpApi: boolean;
+  ledger: DisclosureLedger;
+  privacy: StatusSources['privacy'];
 }
 
 export function registerCommands(d: CommandDeps): CommandManager {
@@ -46,10 +50,11 @@ export function registerCommands(d: CommandDeps): CommandManager {
   commands.register(new SelectArchiveCommand());
   commands.register(new OpenDemoArchiveCommand(d.ext));
   commands.register(new SetApiKeyCommand(d.ext.secrets, d.archive));
-  commands.register(new ShowStatusCommand({ archive: d.archive, endpoint: d.endpoint, mcpApi: d.mcpApi }, d.log));
+  commands.register(new ShowStatusCommand({ archive: d.archive, endpoint: d.endpoint, mcpApi: d.mcpApi, privacy: d.privacy }, d.log));
   commands.register(new CopyMcpConfigCommand(d.ext.extensionPath, d.archive));
   commands.register(new ShowLogCommand(d.log));
   commands.register(new RevealArchiveCommand(d.archive));
   commands.register(new CheckCitationsCommand(d.citations));
+  commands.register(new ClearLedgerCommand(d.ledger, d.log));
   return commands;
 }

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { ArchiveService } from '../archive-service';
 import type { McpEndpoint } from '../mcp-endpoint';
+import { exclusionsLine, ledgerLine, redactionLine, type PrivacyInfo } from '../privacy-summary';
 import { describeState } from '../status-bar';
 import type { Command } from './command-manager';
 
@@ -13,6 +14,8 @@ export interface StatusReport {
   mcpApi: boolean;
   endpoint?: { kind: string; uri: string };
   sessions: number;
+  /** Active conversation exclusions, redaction mode, and where the disclosure ledger is. */
+  privacy: PrivacyInfo;
 }
 
 export interface StatusSources {
@@ -20,6 +23,8 @@ export interface StatusSources {
   endpoint: McpEndpoint;
   /** Whether this editor has the MCP server definition provider API. */
   mcpApi: boolean;
+  /** The privacy settings in effect and the ledger file. */
+  privacy: () => PrivacyInfo;
 }
 
 export function statusReport(s: StatusSources): StatusReport {
@@ -30,6 +35,7 @@ export function statusReport(s: StatusSources): StatusReport {
     mcpApi: s.mcpApi,
     endpoint: s.endpoint.current && { kind: s.endpoint.current.kind, uri: s.endpoint.current.uri.toString() },
     sessions: s.endpoint.sessionCount(),
+    privacy: s.privacy(),
   };
 }
 
@@ -46,11 +52,22 @@ export class ShowStatusCommand implements Command {
     if (opts?.quiet) return report;
     const mcpApi = this.sources.mcpApi;
     const desc = describeState(report.state);
+    const p = report.privacy;
     const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
       { label: desc.text.replace(/\$\([^)]*\)\s*/g, ''), detail: desc.tooltip.replace(/\n/g, ' · ') },
       {
         label: mcpApi ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}` : '$(warning) This editor has no MCP provider API',
         detail: mcpApi ? `${report.sessions} session(s) · definition version ${report.version}` : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
+      },
+      {
+        label: `$(shield) ${exclusionsLine(p.exclusions)}`,
+        detail: `${redactionLine(p.redact)} · settings msgbrowse.privacy.*`,
+        run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy'),
+      },
+      {
+        label: '$(eye) What Copilot Has Seen',
+        detail: ledgerLine(p.ledgerFile),
+        run: () => vscode.commands.executeCommand('msgbrowse.disclosures.focus'),
       },
       { label: '$(output) Show Log', run: () => this.log.show() },
       { label: '$(folder-opened) Select Archive…', run: () => vscode.commands.executeCommand('msgbrowse.selectArchive') },

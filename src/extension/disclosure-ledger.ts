@@ -1,0 +1,51 @@
+/**
+ * The extension's disclosure ledger: the core's LedgerWriter on a file in the extension's global storage (never
+ * beside the archive), fed by the MCP boundary (`ServerContext.disclose`), with an event for the "What Copilot Has
+ * Seen" view. The format is core/ledger.ts's, shared with the CLI's `--ledger FILE`.
+ */
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { LEDGER_FILE_NAME, LedgerWriter, type Disclosure, type LedgerContents } from '../core/index';
+import type { PrivacyInfo } from './privacy-summary';
+import { readSettings } from './settings';
+
+export class DisclosureLedger implements vscode.Disposable {
+  readonly file: string;
+  private readonly writer: LedgerWriter;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires after an entry was appended or the ledger was cleared. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(globalStorage: vscode.Uri, archivePath: () => string | undefined, log: vscode.LogOutputChannel) {
+    this.file = path.join(globalStorage.fsPath, 'ledger', LEDGER_FILE_NAME);
+    this.writer = new LedgerWriter(this.file, {
+      archivePath,
+      log: (m) => log.warn(m),
+      onAppend: () => this.changed.fire(),
+    });
+  }
+
+  /** ServerContext.disclose: one line per tool call / resource read served. */
+  readonly disclose = (d: Disclosure): void => {
+    this.writer.append(d);
+  };
+
+  read(limit?: number): LedgerContents {
+    return this.writer.read(limit);
+  }
+
+  clear(): void {
+    this.writer.clear();
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+/** The privacy settings in effect (`msgbrowse.privacy.excludeConversations`, `msgbrowse.privacy.redact`) and the ledger. */
+export function currentPrivacy(ledger: DisclosureLedger): PrivacyInfo {
+  const s = readSettings();
+  return { exclusions: s.excludeConversations, redact: s.redact, ledgerFile: ledger.file };
+}

@@ -1,0 +1,130 @@
+/**
+ * "What Copilot Has Seen": the disclosure ledger as a tree in the msgbrowse view container — every tool call and
+ * resource read served to a model, newest first; each expands to the messages it returned (looked up by hash in
+ * the archive as msgbrowse wrote it, whatever is excluded from serving now), and a message opens the viewer there.
+ * Refreshes on every append and on clear.
+ */
+import * as vscode from 'vscode';
+import type { AsyncArchive, MessageRow } from '../archive/types';
+import { citationHash, resolveCitation } from '../core/citation-resolve';
+import type { DisclosedMessage, DisclosureEntry } from '../core/ledger';
+import { OPEN_CITATION_COMMAND } from './citation-link-provider';
+import type { DisclosureLedger } from './disclosure-ledger';
+import { callDescription, callLabel, callTooltip, messageLabel } from './ledger-items';
+
+/** How many calls the view lists (the file keeps more, up to its size cap). */
+export const LEDGER_VIEW_MAX_CALLS = 500;
+
+export type LedgerNode =
+  | { kind: 'call'; entry: DisclosureEntry; index: number }
+  | { kind: 'message'; entry: DisclosureEntry; message: DisclosedMessage };
+
+/** A tree row as plain data (what the integration tests read through the test hooks). */
+export interface LedgerRow {
+  label: string;
+  description?: string;
+  command?: { command: string; arguments?: unknown[] };
+  children?: LedgerRow[];
+}
+
+export class LedgerView implements vscode.TreeDataProvider<LedgerNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly sub: vscode.Disposable;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  /** Message rows looked up once per hash (the archive's content may change; cleared on refresh). */
+  private readonly lookups = new Map<string, Promise<MessageRow | undefined>>();
+
+  constructor(
+    private readonly ledger: DisclosureLedger,
+    private readonly archive: () => Promise<AsyncArchive>,
+  ) {
+    // Bursts of calls (an agent turn) refresh the tree once.
+    this.sub = ledger.onDidChange(() => {
+      clearTimeout(this.refreshTimer);
+      this.refreshTimer = setTimeout(() => this.refresh(), 150);
+    });
+  }
+
+  refresh(): void {
+    this.lookups.clear();
+    this.emitter.fire();
+  }
+
+  getChildren(n?: LedgerNode): LedgerNode[] {
+    if (n?.kind === 'call') return n.entry.messages.map((message) => ({ kind: 'message', entry: n.entry, message }));
+    if (n) return [];
+    return this.ledger.read(LEDGER_VIEW_MAX_CALLS).entries.map((entry, index) => ({ kind: 'call', entry, index }));
+  }
+
+  async getTreeItem(n: LedgerNode): Promise<vscode.TreeItem> {
+    if (n.kind === 'call') {
+      const e = n.entry;
+      const item = new vscode.TreeItem(
+        callLabel(e),
+        e.messages.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+      );
+      item.id = `call:${e.time}:${n.index}:${e.name}`;
+      item.description = callDescription(e);
+      item.tooltip = callTooltip(e);
+      item.iconPath = new vscode.ThemeIcon(e.ok ? (e.kind === 'resource' ? 'file-text' : 'tools') : 'warning');
+      item.contextValue = 'msgbrowse.disclosure';
+      return item;
+    }
+    const m = n.message;
+    const row = await this.lookup(m);
+    const item = new vscode.TreeItem(
+      messageLabel(m, row && { sender: row.sender, conversation: row.conversation, body: row.body }),
+      vscode.TreeItemCollapsibleState.None,
+    );
+    item.tooltip = row ? `${row.sender} in ${row.conversation} (${row.source}), ${row.ts}\nhash ${row.hash}` : `hash ${m.hash}`;
+    item.iconPath = new vscode.ThemeIcon(row ? 'comment' : 'circle-slash');
+    if (row) {
+      item.command = {
+        command: OPEN_CITATION_COMMAND,
+        title: 'Open in the conversation viewer',
+        arguments: [row.conversationId, row.id, citationHash(row.hash)],
+      };
+    }
+    return item;
+  }
+
+  /** The message a ledger entry names, by its hash (followed if it moved); undefined when gone. */
+  private lookup(m: DisclosedMessage): Promise<MessageRow | undefined> {
+    let p = this.lookups.get(m.hash);
+    if (!p) {
+      p = (async () => {
+        try {
+          const archive = await this.archive();
+          if (m.hash.length === 64) return (await archive.messageByHash(m.hash)) ?? undefined;
+          if (m.message_id === undefined) return undefined;
+          const r = await resolveCitation(archive, { messageId: m.message_id, hash: m.hash });
+          return r.status === 'gone' ? undefined : r.message;
+        } catch {
+          return undefined;
+        }
+      })();
+      this.lookups.set(m.hash, p);
+    }
+    return p;
+  }
+
+  /** The tree as plain rows, each call with its messages (test hooks). */
+  async snapshot(): Promise<LedgerRow[]> {
+    const plain = async (n: LedgerNode): Promise<LedgerRow> => {
+      const item = await this.getTreeItem(n);
+      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+      const row: LedgerRow = { label, ...(typeof item.description === 'string' ? { description: item.description } : {}) };
+      if (item.command) row.command = { command: item.command.command, arguments: item.command.arguments };
+      if (n.kind === 'call') row.children = await Promise.all(this.getChildren(n).map(plain));
+      return row;
+    };
+    return Promise.all(this.getChildren().map(plain));
+  }
+
+  dispose(): void {
+    clearTimeout(this.refreshTimer);
+    this.sub.dispose();
+    this.emitter.dispose();
+  }
+}

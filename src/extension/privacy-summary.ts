@@ -1,0 +1,36 @@
+/**
+ * What the status bar tooltip and Show Server Status say about privacy: the active conversation exclusions, the
+ * redaction mode and where the disclosure ledger is. Pure (no vscode import): the extension fills `PrivacyInfo`
+ * from its settings (`msgbrowse.privacy.*`) and the ledger.
+ */
+
+export interface PrivacyInfo {
+  /** Conversations excluded from everything served to a model (as configured). */
+  exclusions: string[];
+  /** Whether secrets in served messages are redacted. */
+  redact: boolean;
+  /** The disclosure ledger file ("What Copilot Has Seen"). */
+  ledgerFile: string;
+}
+
+const NAMES_SHOWN = 5;
+
+export function exclusionsLine(exclusions: readonly string[]): string {
+  if (exclusions.length === 0) return 'Excluded conversations: none';
+  const shown = exclusions.slice(0, NAMES_SHOWN).map((n) => `"${n}"`).join(', ');
+  const more = exclusions.length > NAMES_SHOWN ? `, and ${exclusions.length - NAMES_SHOWN} more` : '';
+  return `Excluded conversations: ${exclusions.length} (${shown}${more})`;
+}
+
+export function redactionLine(redact: boolean): string {
+  return redact ? 'Redaction: on (secrets in messages are masked before a model sees them)' : 'Redaction: off (messages are served as archived)';
+}
+
+export function ledgerLine(ledgerFile: string): string {
+  return `What Copilot has seen is recorded in ${ledgerFile}`;
+}
+
+/** The privacy lines, in the order both surfaces show them. */
+export function privacyLines(p: PrivacyInfo): string[] {
+  return [exclusionsLine(p.exclusions), redactionLine(p.redact), ledgerLine(p.ledgerFile)];
+}
