@@ -24,6 +24,8 @@ Options:
   --allow-remote       allow a non-loopback --listen address (anyone with the token can read your archive)
   --link-scheme NAME   scheme of citation links (default vscode; e.g. vscode-insiders, cursor)
   --cache-dir DIR      vector index cache (default $XDG_CACHE_HOME/msgbrowse-vscode or ~/.cache/msgbrowse-vscode)
+  --no-redact          send secrets to MCP clients as written (default: one-time codes, card numbers,
+                       IBANs and passwords in messages become [redacted: …]; search still finds them)
   --summary            print the archive summary and a sample keyword search, then exit
   --query TEXT         the keyword query --summary runs (default: a word from the archive)
   --help, -h           show this help
@@ -47,6 +49,8 @@ export interface CliOptions {
   cacheDir: string;
   summary: boolean;
   query?: string;
+  /** Redact secrets in what MCP clients receive (off with --no-redact). */
+  redact: boolean;
 }
 
 export function parseListen(value: string): { host: string; port: number } {
@@ -93,6 +97,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
         'allow-remote': { type: 'boolean' },
         'link-scheme': { type: 'string' },
         'cache-dir': { type: 'string' },
+        'no-redact': { type: 'boolean' },
         summary: { type: 'boolean' },
         query: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -131,5 +136,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
     cacheDir: o['cache-dir'] ? path.resolve(cwd, o['cache-dir']) : defaultCacheDir(env),
     summary: o.summary ?? false,
     query: o.query,
+    redact: !(o['no-redact'] ?? false),
   };
 }

@@ -13,6 +13,8 @@ export interface Settings {
   attachmentsRoot: string;
   embedBaseUrl: string;
   embedModel: string;
+  /** `msgbrowse.privacy.redact`: secrets redacted in what Copilot's tools receive (default true). */
+  redact: boolean;
 }
 
 function expand(p: string): string {
@@ -32,6 +34,7 @@ export function readSettings(): Settings {
     attachmentsRoot: expand(c.get<string>('attachmentsRoot', '')),
     embedBaseUrl: c.get<string>('embeddings.baseUrl', DEFAULT_EMBED_BASE_URL) || DEFAULT_EMBED_BASE_URL,
     embedModel: c.get<string>('embeddings.model', DEFAULT_EMBED_MODEL) ?? DEFAULT_EMBED_MODEL,
+    redact: c.get<boolean>('privacy.redact', true) !== false,
   };
 }
 
@@ -39,7 +42,8 @@ export function affectsRuntime(e: vscode.ConfigurationChangeEvent): boolean {
   return (
     e.affectsConfiguration(`${CONFIG_SECTION}.archivePath`) ||
     e.affectsConfiguration(`${CONFIG_SECTION}.attachmentsRoot`) ||
-    e.affectsConfiguration(`${CONFIG_SECTION}.embeddings`)
+    e.affectsConfiguration(`${CONFIG_SECTION}.embeddings`) ||
+    e.affectsConfiguration(`${CONFIG_SECTION}.privacy.redact`)
   );
 }
 

@@ -45,6 +45,7 @@ describe('parseCli: valid flags', () => {
       cacheDir: path.join(XDG, CACHE_DIR_NAME),
       summary: false,
       query: undefined,
+      redact: true,
     });
     assert.equal(DEFAULT_LISTEN, '127.0.0.1:8788');
   });
@@ -67,8 +68,10 @@ describe('parseCli: valid flags', () => {
         cacheDir: path.join(CWD, 'cache'),
         summary: true,
         query: 'hello world',
+        redact: true,
       },
     );
+    assert.equal(parse(['--no-redact']).redact, false, '--no-redact turns redaction off');
     const http = parse(['--http', '--listen', '0.0.0.0:9000', '--allow-remote', '--archive=/abs/x.sqlite']);
     assert.equal(http.http, true);
     assert.deepEqual(http.listen, { host: '0.0.0.0', port: 9000 });
@@ -192,7 +195,7 @@ describe('--help text', () => {
 
   it('documents exactly the flags the parser accepts', () => {
     assert.deepEqual(documented, [
-      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--summary', '--query',
+      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--no-redact', '--summary', '--query',
       '--help', '-h', '--version', '-v',
     ]);
     const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--query']);
