@@ -52,6 +52,8 @@ export interface KeywordHit extends Omit<MessageRow, 'body' | 'seq'> {
   rank: number;
   hasAttachment: boolean;
   hasLink: boolean;
+  /** The whole body: redaction finds secrets in it that the snippet's cut shows only in part (core/redact.ts). */
+  body: string;
 }
 
 export interface AttachmentRow {

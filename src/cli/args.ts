@@ -27,6 +27,8 @@ Options:
   --cache-dir DIR      vector index cache (default $XDG_CACHE_HOME/msgbrowse-vscode or ~/.cache/msgbrowse-vscode)
   --ledger FILE        append a JSON line per tool call and resource read served to a client (time, client,
                        tool and arguments, the hashes of the messages returned); never inside the archive's folder
+  --no-redact          send secrets to MCP clients as written (default: one-time codes, card numbers,
+                       IBANs and passwords in messages become [redacted: …]; search still finds them)
   --summary            print the archive summary and a sample keyword search, then exit
   --query TEXT         the keyword query --summary runs (default: a word from the archive)
   --help, -h           show this help
@@ -52,6 +54,8 @@ export interface CliOptions {
   ledger?: string;
   summary: boolean;
   query?: string;
+  /** Redact secrets in what MCP clients receive (off with --no-redact). */
+  redact: boolean;
 }
 
 export function parseListen(value: string): { host: string; port: number } {
@@ -99,6 +103,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
         'link-scheme': { type: 'string' },
         'cache-dir': { type: 'string' },
         ledger: { type: 'string' },
+        'no-redact': { type: 'boolean' },
         summary: { type: 'boolean' },
         query: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -149,6 +154,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
     ...(ledger ? { ledger } : {}),
     summary: o.summary ?? false,
     query: o.query,
+    redact: !(o['no-redact'] ?? false),
   };
 }
 

@@ -69,6 +69,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     archivePath: opts.archive,
     embed: embedConfigFromEnv(env),
     citation,
+    redact: opts.redact,
     cacheDir: opts.cacheDir,
     version: VERSION,
     log,
@@ -93,6 +94,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       await printSummary(runtime, citation, opts.query);
       return 0;
     }
+    if (!opts.redact) log('warn', 'secret redaction is off (--no-redact): MCP clients receive one-time codes, card numbers, IBANs and passwords as written');
 
     if (!opts.http) {
       const handle = await serveStdio(createMcpServer(runtime.context));

@@ -39,6 +39,12 @@ export interface ServerContext {
   /** The semantic backend for the configured model, built lazily; `signal` cancels index builds. */
   semantic(signal?: AbortSignal): Promise<SemanticState>;
   citation: CitationFormat;
+  /**
+   * Whether secrets (one-time codes, card numbers, IBANs, passwords) are redacted in what is sent to the model —
+   * tool results and resources (`msgbrowse.privacy.redact`, CLI `--no-redact`). Absent = on. The person's own
+   * surfaces (palette, viewer, hovers) never redact. See core/redact.ts.
+   */
+  readonly redact?: boolean;
   version: string;
   log?(level: LogLevel, message: string): void;
   /**

@@ -1,9 +1,23 @@
 import type { ConversationRow, KeywordHit, MessageRow } from '../archive/types';
 import { roundScore } from '../search/fusion';
 import { conversationLink, messageLink } from './citation-format';
-import type { CitationFormat } from './context';
+import type { CitationFormat, ServerContext } from './context';
+import { redactSnippet, redactText } from './redact';
 import type { ConversationInfo, MessageHit } from './results';
 import { cleanBody, readableSnippet } from './text';
+
+/**
+ * Whether results for `ctx` go to a model with secrets redacted: the MCP tools and resources ask this; the person's
+ * own surfaces (palette, viewer, hovers) shape without it. Absent = on.
+ */
+export function redactsFor(ctx: Pick<ServerContext, 'redact'>): boolean {
+  return ctx.redact !== false;
+}
+
+/** Message content as sent out: redacted when `redact` (core/redact.ts). Never used on ids, hashes or links. */
+export function content(text: string, redact: boolean | undefined): string {
+  return redact ? redactText(text) : text;
+}
 
 /** The cited hit of a message row (keyword or not), with `text` as shown for it. */
 function citedHit(fmt: CitationFormat, m: Omit<MessageRow, 'body' | 'seq'>, text: string, score?: number): MessageHit {
@@ -22,12 +36,17 @@ function citedHit(fmt: CitationFormat, m: Omit<MessageRow, 'body' | 'seq'>, text
   return hit;
 }
 
-export function hitFromMessage(fmt: CitationFormat, m: MessageRow, score?: number): MessageHit {
-  return citedHit(fmt, m, cleanBody(m.body), score);
+/** `redact`: secrets in the body become `[redacted: …]` (model-facing results; see redactsFor). */
+export function hitFromMessage(fmt: CitationFormat, m: MessageRow, score?: number, redact = false): MessageHit {
+  return citedHit(fmt, m, content(cleanBody(m.body), redact), score);
 }
 
-export function hitFromKeyword(fmt: CitationFormat, h: KeywordHit, score?: number): MessageHit {
-  return citedHit(fmt, h, readableSnippet(h.snippet), score);
+/**
+ * `redact`: secrets are found in the whole body and every part of them the snippet shows is redacted — before the
+ * match markers become `**`, so a match inside a secret neither hides it nor keeps its digits.
+ */
+export function hitFromKeyword(fmt: CitationFormat, h: KeywordHit, score?: number, redact = false): MessageHit {
+  return citedHit(fmt, h, readableSnippet(redact ? redactSnippet(h.snippet, h.body) : h.snippet), score);
 }
 
 export function conversationInfo(fmt: CitationFormat, c: ConversationRow): ConversationInfo {

@@ -24,6 +24,8 @@ export interface HybridSearchRequest {
   query: string;
   limit: number;
   filter?: HybridFilter;
+  /** Redact secrets in the hits' text: model-facing callers pass `redactsFor(ctx)`; the palette leaves it off. */
+  redact?: boolean;
 }
 
 export interface HybridSearchResult {
@@ -52,7 +54,7 @@ export async function hybridSearch(
   ]);
   const fmt = ctx.citation;
   const hits = fuseHybrid(keyword, sem.ok ? sem.hits : [], limit).map((e) =>
-    e.keyword ? hitFromKeyword(fmt, e.keyword, e.score) : hitFromMessage(fmt, e.semantic!.message, e.score),
+    e.keyword ? hitFromKeyword(fmt, e.keyword, e.score, req.redact) : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),
   );
   const semantic: SemanticStatusItem = sem.ok
     ? { used: true, model: sem.model }

@@ -12,7 +12,7 @@ export const MessageHitSchema = z.object({
   source: z.string(),
   sender: z.string(),
   timestamp: z.string().describe("the archive's own timestamp string"),
-  text: z.string().describe('message body, or a keyword snippet with matches in **…**'),
+  text: z.string().describe('message body, or a keyword snippet with matches in **…**; secrets in it read [redacted: one-time code], [redacted: card number], [redacted: IBAN] or [redacted: password]'),
   link: z.string().describe('citation link: cite the message as a markdown link to exactly this URI'),
   score: z.number().optional(),
 });

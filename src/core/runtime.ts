@@ -64,6 +64,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   let embed: EmbedConfig = normalizeEmbedConfig(options.embed);
   let citation: CitationFormat = { ...options.citation };
+  let redact = options.redact ?? true;
   /** Bumps when the archive is (re)opened or settings change. */
   let generation = 0;
   let disposed = false;
@@ -170,6 +171,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     get citation() {
       return citation;
     },
+    get redact() {
+      return redact;
+    },
     version: options.version,
     log(level, message) {
       log(level, message);
@@ -214,6 +218,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async reload(patch?: Partial<RuntimeSettings>): Promise<void> {
       if (disposed) return;
+      if (patch?.redact !== undefined) redact = patch.redact;
+      // Redaction alone changes how the next result is shaped: nothing to reopen.
+      if (patch && Object.keys(patch).every((k) => k === 'redact')) {
+        emit({ kind: 'config' });
+        return;
+      }
       generation++;
       if (patch?.embed) embed = normalizeEmbedConfig(patch.embed);
       if (patch?.citation) citation = { ...patch.citation };

@@ -50,6 +50,8 @@ export interface RuntimeOptions {
   beforeCall?: () => Promise<void>;
   embed: EmbedConfig;
   citation: CitationFormat;
+  /** Redact secrets in what the MCP tools and resources send to the model (default true; see core/redact.ts). */
+  redact?: boolean;
   /** Directory for the persistent vector-index cache (CLI: XDG cache dir, see `defaultCacheDir`). */
   cacheDir?: string;
   version: string;
@@ -116,6 +118,8 @@ export interface RuntimeSettings {
   archivePath: string;
   embed: EmbedConfig;
   citation: CitationFormat;
+  /** Redact secrets in model-facing results (`msgbrowse.privacy.redact`, CLI `--no-redact`). */
+  redact: boolean;
 }
 
 export interface Runtime {

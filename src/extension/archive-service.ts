@@ -82,6 +82,7 @@ export class ArchiveService implements vscode.Disposable {
         `msgbrowse.sqlite (or its data directory). Searched: ${this.searched.map((c) => c.file).join(', ') || 'nothing'}`,
       embed: { baseUrl: this.settings.embedBaseUrl, model: '' },
       citation: { scheme: citationScheme, authority: EXTENSION_ID },
+      redact: this.settings.redact,
       cacheDir,
       version: ext.extension.packageJSON.version as string,
       log: (level, message) => this.serverLog(level, message),
@@ -178,7 +179,7 @@ export class ArchiveService implements vscode.Disposable {
     this.archivePath = target.file;
     this.origin = target.origin;
     this.searched = target.searched;
-    await this.runtime.reload({ archivePath: target.file ?? '', embed });
+    await this.runtime.reload({ archivePath: target.file ?? '', embed, redact: settings.redact });
     if (!target.file) {
       this.log.info(`no archive found (searched ${target.searched.map((c) => c.file).join(', ') || 'nothing'})`);
       this.setState({ kind: 'none', searched: target.searched });

@@ -13,7 +13,7 @@ import {
 import { parseCitationHash, resolveCitation } from '../core/citation-resolve';
 import type { ServerContext } from '../core/context';
 import { errorMessage } from '../core/errors';
-import { conversationInfo, hitFromMessage } from '../core/hits';
+import { conversationInfo, hitFromMessage, redactsFor } from '../core/hits';
 import { disclosedRead } from './disclosure';
 import { renderHits, UNTRUSTED_NOTE } from './render';
 import { inline } from '../core/text';
@@ -127,8 +127,9 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
         if (r.status === 'moved') movedNote = r.note;
       }
       const rows = (await archive.context(m.id, RESOURCE_CONTEXT_WINDOW)) ?? [m];
-      const messages = rows.map((r) => hitFromMessage(ctx.citation, r));
-      const target = messages.find((h) => h.message_id === m.id) ?? hitFromMessage(ctx.citation, m);
+      const redact = redactsFor(ctx);
+      const messages = rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact));
+      const target = messages.find((h) => h.message_id === m.id) ?? hitFromMessage(ctx.citation, m, undefined, redact);
       const md =
         (movedNote ? `Note: ${movedNote}.\n\n` : '') +
         `Message ${m.id} in ${inline(m.conversation)} (${m.source}, conversation_id ${m.conversationId}); cite as ${target.link}\n` +

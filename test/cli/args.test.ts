@@ -45,6 +45,7 @@ describe('parseCli: valid flags', () => {
       cacheDir: path.join(XDG, CACHE_DIR_NAME),
       summary: false,
       query: undefined,
+      redact: true,
     });
     assert.equal(DEFAULT_LISTEN, '127.0.0.1:8788');
   });
@@ -69,8 +70,10 @@ describe('parseCli: valid flags', () => {
         ledger: path.join(CWD, 'state', 'disclosures.jsonl'),
         summary: true,
         query: 'hello world',
+        redact: true,
       },
     );
+    assert.equal(parse(['--no-redact']).redact, false, '--no-redact turns redaction off');
     const http = parse(['--http', '--listen', '0.0.0.0:9000', '--allow-remote', '--archive=/abs/x.sqlite']);
     assert.equal(http.http, true);
     assert.deepEqual(http.listen, { host: '0.0.0.0', port: 9000 });
@@ -208,7 +211,7 @@ describe('--help text', () => {
 
   it('documents exactly the flags the parser accepts', () => {
     assert.deepEqual(documented, [
-      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--summary', '--query',
+      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--summary', '--query',
       '--help', '-h', '--version', '-v',
     ]);
     const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--ledger', '--query']);

@@ -56,12 +56,12 @@ function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
   // CROSS JOIN pins the join order: the full-text index drives and each hit is looked up by rowid. Left to the
   // planner, a conversation/date filter makes SQLite walk messages by index and re-run the MATCH for every row
   // (seconds for a frequent word on 100k messages, minutes at 1M).
-  // Columns 0–8 as in messageColumns, then 9–12 for the hit (read by position by readHit).
+  // Columns 0–8 as in messageColumns, then 9–13 for the hit (read by position by readHit).
   return `SELECT m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
     ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.is_system AS is_system,
     snippet(messages_fts, 0, char(2), char(3), '…', 12) AS snippet, rank AS rank,
     EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id) AS has_att,
-    EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id) AS has_link
+    EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id) AS has_link, m.body AS body
   FROM messages_fts
   CROSS JOIN messages m ON m.id = messages_fts.rowid
   JOIN conversations c ON c.id = m.conversation_id
@@ -91,5 +91,6 @@ function readHit(c: Columns): KeywordHit {
     rank: c.num(10),
     hasAttachment: c.num(11) !== 0,
     hasLink: c.num(12) !== 0,
+    body: c.text(13),
   };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { MessageRow } from '../../archive/types';
 import { resolveCitation } from '../../core/citation-resolve';
 import { ToolError } from '../../core/errors';
-import { hitFromMessage } from '../../core/hits';
+import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
@@ -78,7 +78,8 @@ export const getContext = defineTool({
     }
     const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
     const fmt = env.ctx.citation;
-    const messages = rows.map((m) => hitFromMessage(fmt, m));
+    const redact = redactsFor(env.ctx);
+    const messages = rows.map((m) => hitFromMessage(fmt, m, undefined, redact));
     const structured = {
       message_id: target.id,
       hash: target.hash,

@@ -3,7 +3,7 @@ import { conversationResourceLink, renderHits, renderNotes, UNTRUSTED_NOTE } fro
 import { encodeCursor, decodeCursor } from '../cursor';
 import { parseDayRange } from '../dates';
 import { ToolError } from '../../core/errors';
-import { hitFromMessage } from '../../core/hits';
+import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
@@ -75,7 +75,8 @@ export const getConversation = defineTool({
     }
     const page = await archive.transcript({ conversationId: conv.id, startUnix, endUnix, limit, after }, env.signal);
     const fmt = env.ctx.citation;
-    const messages = page.messages.map((m) => hitFromMessage(fmt, m));
+    const redact = redactsFor(env.ctx);
+    const messages = page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact));
     const last = page.messages[page.messages.length - 1];
     // Keyset paging: the next page starts strictly after the last message returned.
     const nextCursor =

@@ -1,6 +1,7 @@
 import { domainToUnicode } from 'node:url';
 import { z } from 'zod';
 import { messageLink } from '../../core/citation-format';
+import { content, redactsFor } from '../../core/hits';
 import { ToolError } from '../../core/errors';
 import { clampLimit } from '../limits';
 import { renderNotes } from '../render';
@@ -64,8 +65,11 @@ export const listLinks = defineTool({
     const scope = await resolveScope(archive, args, env.signal);
     const res = await archive.links({ domain, conversationId: scope.conversation?.id, source: scope.source, limit }, env.signal);
     const fmt = env.ctx.citation;
+    // A URL can carry a secret (`?code=123456`, `&password=…`): redacted like bodies. Domains are not (they are the
+    // filter the model passes back, and hold no such values).
+    const redact = redactsFor(env.ctx);
     const links = res.items.map((l) => ({
-      url: l.url,
+      url: content(l.url, redact),
       domain: l.domain,
       count: l.count,
       conversation: l.conversation,

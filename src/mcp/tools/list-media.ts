@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ATTACHMENT_KINDS, type AttachmentKind } from '../../archive/types';
 import { messageLink } from '../../core/citation-format';
+import { content, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
@@ -42,13 +43,15 @@ export const listMedia = defineTool({
     const kinds: AttachmentKind[] = args.kind ? [args.kind] : [...ATTACHMENT_KINDS];
     const res = await archive.attachments({ kinds, conversationId: scope.conversation?.id, source: scope.source, limit }, env.signal);
     const fmt = env.ctx.citation;
+    // File names (and the paths that carry them) are message content: redacted like bodies.
+    const redact = redactsFor(env.ctx);
     const media = res.items.map((a) => ({
       conversation: a.conversation,
       conversation_id: a.conversationId,
       source: a.source,
       kind: a.kind,
-      name: a.originalName,
-      path: a.relPath,
+      name: content(a.originalName, redact),
+      path: content(a.relPath, redact),
       timestamp: a.ts,
       message_id: a.messageId,
       link: messageLink(fmt, a.conversationId, a.messageId, a.messageHash),

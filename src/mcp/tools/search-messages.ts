@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDayRange } from '../dates';
+import { redactsFor } from '../../core/hits';
 import { hybridSearch } from '../../core/hybrid-search';
 import { clampLimit } from '../limits';
 import { cleanQuery } from '../../core/query';
@@ -56,7 +57,7 @@ export const searchMessages = defineTool({
       startUnix: range.startUnix,
       endUnix: range.endUnix,
     };
-    const { hits, semantic, semanticFailure, plan } = await hybridSearch(env.ctx, archive, { query, limit, filter }, env.signal);
+    const { hits, semantic, semanticFailure, plan } = await hybridSearch(env.ctx, archive, { query, limit, filter, redact: redactsFor(env.ctx) }, env.signal);
     if (semanticFailure) env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
     notes.push(...readingNotes(plan));
     const receipt = await searchReceipt(

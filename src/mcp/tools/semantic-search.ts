@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseDayRange } from '../dates';
 import { ToolError } from '../../core/errors';
-import { hitFromMessage } from '../../core/hits';
+import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { cleanQuery } from '../../core/query';
 import { receiptLine, searchReceipt } from '../../core/search-receipt';
@@ -62,7 +62,8 @@ export const semanticSearch = defineTool({
       throw new ToolError(sem.kind === 'unavailable' ? `semantic search is unavailable: ${sem.reason}` : `semantic search failed: ${sem.reason}`);
     }
     const fmt = env.ctx.citation;
-    const hits = sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score));
+    const redact = redactsFor(env.ctx);
+    const hits = sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact));
     if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
     const receipt = await searchReceipt(
       archive,

@@ -1,0 +1,430 @@
+/**
+ * Secret redaction for everything sent to a model (issue #16): one-time codes, payment card numbers, IBANs and
+ * `password: …`-style secrets in message content become `[redacted: <kind>]`. Pure and vscode-free; the MCP tools and
+ * resources apply it (when `msgbrowse.privacy.redact` / the CLI's default is on) through the shaping of `hits.ts`;
+ * the person's own surfaces (palette, viewer, hovers) show the original text. Search still matches the original.
+ *
+ * The rules (precise on purpose: ordinary text — order numbers, phone numbers, dates, times, amounts — is left alone):
+ *
+ * - **Card number**: 13–19 digits, written contiguously or in groups separated by single spaces or single dashes
+ *   (one separator kind; groups of 4 with a shorter last group, or the 4-6-4/4-6-5 Amex/Diners layout), starting with
+ *   2–6 (the payment-card industries), passing the Luhn check, and not part of a longer number: not touching a letter,
+ *   digit, `+` (phone numbers) or `_`, nor a `.`/`,`/`-`/`/`/`:` that continues the number (amounts, dates, times).
+ * - **IBAN**: a country code with its registered IBAN length (`IBAN_LENGTHS`), two check digits, then the BBAN,
+ *   contiguous or in groups of four separated by single spaces; the mod-97 checksum must be 1. Case-insensitive.
+ * - **One-time code**: a run of 4–8 digits (or 3+3 / 4+4 with one space or dash: `123 456`, `123-456`) next to a code
+ *   keyword (`CODE_KEYWORDS`: code, OTP, PIN, TAN, verification, código, verificação, Bestätigungscode, codice,
+ *   vérification, verificatiecode…; en/es/pt/de/fr/it/nl): after it with at most three short words and a `:`/`=`/`#`
+ *   between (`your code is 123456`, `código de verificación: 123456`, `Ihr Bestätigungscode lautet 123456`), or before
+ *   it with at most four words between (`123456 is your verification code`). Not when the keyword is a postal, area,
+ *   error, country… code (`NOT_SECRET_CODES`: zip code 90210, código postal 28013, code postal 75001, error code 4040),
+ *   and not when the digits continue as an amount, a date or a time (`€1234`, `1234.50`, `2024-05-01`, `12:30`).
+ * - **Password**: a password keyword (`PASSWORD_KEYWORDS`: password, passcode, passwd, pwd, pw, contraseña, senha,
+ *   Passwort, Kennwort, mot de passe, mdp, wachtwoord, parola d'ordine…) followed by `:` or `=` (then any value), or by
+ *   a copula (`is`, `es`, `é`, `ist`, `lautet`, `est`, `è`, `is:`) and a value that looks like a secret (it has a digit
+ *   or a symbol, or is quoted) — so "the password is wrong" stays. The value is one token, or a quoted string.
+ *
+ * Only content is redacted (bodies, keyword snippets, attachment names, link URLs); ids, hashes, timestamps, names
+ * and citation links are never touched (a link's `?h=` hash prefix can be all digits). Labels carry no digits, so
+ * redacting twice changes nothing.
+ */
+
+export type SecretKind = 'one-time code' | 'card number' | 'IBAN' | 'password';
+
+export interface SecretSpan {
+  start: number;
+  end: number;
+  kind: SecretKind;
+}
+
+export function redactionLabel(kind: SecretKind): string {
+  return `[redacted: ${kind}]`;
+}
+
+// ---------- cards ----------
+
+/** Digit groups joined by single spaces or single dashes (the candidates for a card number). */
+const DIGIT_RUN = /(?<![\p{L}\p{N}_])\d+(?:[ -]\d+)*/gu;
+
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Whether the characters around `[start, end)` let it stand alone as a number (not part of a longer one). */
+function standsAlone(text: string, start: number, end: number): boolean {
+  const before = text[start - 1] ?? '';
+  const before2 = text[start - 2] ?? '';
+  const after = text[end] ?? '';
+  const after2 = text[end + 1] ?? '';
+  if (/[\p{L}\p{N}_+]/u.test(before) || /[\p{L}\p{N}_]/u.test(after)) return false;
+  // 1.234, 12,50, 2024-05, 12/05, 12:30 — the number continues across the punctuation.
+  if (/[.,\-/:]/.test(before) && /\d/.test(before2)) return false;
+  if (/[.,\-/:]/.test(after) && /\d/.test(after2)) return false;
+  // Amounts: €1234, $ 1234, 1234 €, 1234%, EUR 1234, 1234 euros.
+  if (/[$€£¥₹%]/.test(before) || (before === ' ' && /[$€£¥₹]/.test(before2))) return false;
+  if (/[€$£¥%]/.test(after) || (after === ' ' && /[€$£¥%]/.test(after2))) return false;
+  if (/(?:^|[^\p{L}])(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP)\s?$/iu.test(text.slice(Math.max(0, start - 5), start))) return false;
+  if (/^\s?(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP|euros?|dollars?|dólares|reais|pesos)(?![\p{L}])/iu.test(text.slice(end, end + 9))) return false;
+  return true;
+}
+
+function cardGroupsOk(groups: string[]): boolean {
+  if (groups.length === 1) return true;
+  const lens = groups.map((g) => g.length);
+  const layout = lens.join('-');
+  if (layout === '4-6-5' || layout === '4-6-4') return true;
+  return lens.slice(0, -1).every((l) => l === 4) && lens[lens.length - 1] >= 1 && lens[lens.length - 1] <= 4;
+}
+
+function validCard(groups: string[]): boolean {
+  const digits = groups.join('');
+  return digits.length >= 13 && digits.length <= 19 && /^[2-6]/.test(digits) && cardGroupsOk(groups) && luhnValid(digits);
+}
+
+/**
+ * Card numbers among the digit runs. A run of groups that goes on after the number (`4111 1111 1111 1111 123`: a
+ * number and its CVV) is searched for its longest leading window of groups joined by one separator kind that is a
+ * valid card; a window that a further group of four would continue (a longer grouped number) is not one, nor a run
+ * that continues a token with digits before it (`DE89 3704 …`: an IBAN's tail, `+49 151 …`: a phone number).
+ */
+function findCards(text: string, out: SecretSpan[]): void {
+  for (const m of text.matchAll(DIGIT_RUN)) {
+    const raw = m[0];
+    if (/[\p{L}\p{N}_]*\p{N}[\p{L}\p{N}_]*[ -]$/u.test(text.slice(Math.max(0, m.index - 12), m.index))) continue;
+    const groups = raw.split(/[ -]/);
+    const seps = raw.replace(/\d+/g, '').split('');
+    const sep = seps[0];
+    for (let j = groups.length - 1; j >= 0; j--) {
+      if (j > 0 && seps.slice(0, j).some((x) => x !== sep)) continue;
+      if (j > 0 && j < groups.length - 1 && seps[j] === sep && groups[j + 1].length === 4) continue;
+      const window = groups.slice(0, j + 1);
+      if (!validCard(window)) continue;
+      const end = m.index + window.join(' ').length;
+      if (!standsAlone(text, m.index, end)) continue;
+      out.push({ start: m.index, end, kind: 'card number' });
+      break;
+    }
+  }
+}
+
+// ---------- IBANs ----------
+
+/** Registered IBAN lengths by country (SWIFT IBAN registry). */
+export const IBAN_LENGTHS: Readonly<Record<string, number>> = {
+  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BI: 27, BR: 29, BY: 28, CH: 21, CR: 22,
+  CY: 28, CZ: 24, DE: 22, DJ: 27, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FK: 18, FO: 18, FR: 27, GB: 22,
+  GE: 22, GI: 23, GL: 18, GR: 27, GT: 28, HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30,
+  KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20, LV: 21, LY: 25, MC: 27, MD: 24, ME: 22, MK: 19, MN: 20, MR: 27,
+  MT: 31, MU: 30, NI: 28, NL: 18, NO: 15, OM: 23, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29, RO: 24, RS: 22, RU: 33,
+  SA: 24, SC: 31, SD: 18, SE: 24, SI: 19, SK: 24, SM: 27, SO: 23, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29,
+  VA: 22, VG: 24, XK: 20, YE: 30,
+};
+
+export function ibanChecksumValid(compact: string): boolean {
+  const s = compact.toUpperCase();
+  const rearranged = s.slice(4) + s.slice(0, 4);
+  let rem = 0;
+  for (const ch of rearranged) {
+    const v = ch >= 'A' && ch <= 'Z' ? String(ch.charCodeAt(0) - 55) : ch;
+    for (const d of v) rem = (rem * 10 + (d.charCodeAt(0) - 48)) % 97;
+  }
+  return rem === 1;
+}
+
+const IBAN_START = /(?<![\p{L}\p{N}_])([A-Za-z]{2})(\d{2})/gu;
+
+function findIbans(text: string, out: SecretSpan[]): void {
+  for (const m of text.matchAll(IBAN_START)) {
+    const len = IBAN_LENGTHS[m[1].toUpperCase()];
+    if (!len) continue;
+    const start = m.index;
+    // Contiguous, or groups of four separated by single spaces (the printed form).
+    let i = start;
+    let compact = '';
+    let grouped: boolean | undefined;
+    while (compact.length < len && i < text.length) {
+      const ch = text[i];
+      if (/[A-Za-z0-9]/.test(ch)) {
+        compact += ch;
+        i++;
+      } else if (ch === ' ' && compact.length % 4 === 0 && grouped !== false && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) {
+        grouped = true;
+        i++;
+      } else break;
+      if (grouped === undefined && compact.length === 5) grouped = false;
+    }
+    if (compact.length !== len || /[\p{L}\p{N}_]/u.test(text[i] ?? '')) continue;
+    if ((compact.slice(4).match(/\d/g)?.length ?? 0) < 6) continue;
+    if (!ibanChecksumValid(compact)) continue;
+    out.push({ start, end: i, kind: 'IBAN' });
+  }
+}
+
+// ---------- one-time codes ----------
+
+/**
+ * Words that announce a one-time code, PIN or TAN (lowercase; matched as whole words, case- and accent-exact
+ * otherwise). en, es, pt, de, fr, it, nl.
+ */
+export const CODE_KEYWORDS: readonly string[] = [
+  // en
+  'code', 'codes', 'otp', 'pin', 'passcode', 'verification', 'one-time', '2fa', 'mfa', 'token',
+  // es
+  'código', 'codigo', 'códigos', 'verificación', 'verificacion', 'clave',
+  // pt
+  'códigos', 'verificação', 'verificacao',
+  // de
+  'tan', 'mtan', 'smstan', 'sms-tan', 'pushtan', 'bestätigungscode', 'bestaetigungscode', 'sicherheitscode',
+  'verifizierungscode', 'anmeldecode', 'einmalcode', 'einmalpasswort', 'freischaltcode', 'aktivierungscode',
+  'zugangscode', 'bestätigungs-code', 'sms-code', 'login-code',
+  // fr
+  'vérification', 'verification', 'code de vérification',
+  // it
+  'codice', 'verifica',
+  // nl
+  'verificatiecode', 'inlogcode', 'beveiligingscode', 'toegangscode', 'sms-code',
+];
+
+/** Qualifiers that make a "code" something public: postal, area, error… (before or after the keyword). */
+export const NOT_SECRET_CODES: readonly string[] = [
+  'zip', 'postal', 'post', 'area', 'country', 'dialing', 'dialling', 'error', 'status', 'exit', 'return', 'http',
+  'bar', 'qr', 'source', 'swift', 'bic', 'sort', 'tax', 'product', 'item', 'article', 'promo', 'discount', 'coupon',
+  'voucher', 'referral', 'invite', 'invitation', 'dress', 'morse', 'zip-code', 'iso', 'hs', 'airport', 'iata',
+  'postale', 'área', 'area', 'erro', 'error', 'fehler', 'erreur', 'errore', 'fout', 'fiscale', 'fiscal', 'postcode',
+  'postleitzahl', 'país', 'pays', 'paese', 'landes', 'länder', 'fehlercode', 'ländercode', 'vorwahl', 'de área',
+];
+
+const WORD = '[\\p{L}\\p{M}][\\p{L}\\p{M}\'’-]*';
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const byLength = (xs: readonly string[]) => [...new Set(xs)].sort((a, b) => b.length - a.length).map(escapeRe).join('|');
+const KEYWORD_RE = `(?:${byLength(CODE_KEYWORDS)})`;
+/** The code digits: 4–8 digits, or 3+3 / 4+4 split by one space or dash. */
+const CODE_DIGITS = '(?:\\d{3}[ -]\\d{3}|\\d{4}[ -]\\d{4}|\\d{4,8})';
+const AFTER_KEYWORD = new RegExp(
+  `(?<![\\p{L}\\p{N}_])(${KEYWORD_RE})(?![\\p{L}\\p{N}_])((?:[ \\t]*[:=#\\-–]?[ \\t]*(?:${WORD}))?(?:[ \\t]+${WORD}){0,2}[ \\t]*[:=#\\-–]?[ \\t]*\\n?[ \\t]*)(${CODE_DIGITS})`,
+  'giu',
+);
+const BEFORE_KEYWORD = new RegExp(
+  `(?<![\\p{L}\\p{N}_])(${CODE_DIGITS})((?:[ \\t]+${WORD}){0,4}[ \\t]+)(${KEYWORD_RE})(?![\\p{L}\\p{N}_])`,
+  'giu',
+);
+const NOT_SECRET = new Set(NOT_SECRET_CODES);
+
+function qualifierBefore(text: string, at: number): boolean {
+  const m = /([\p{L}\p{M}-]+)[ \t]*$/u.exec(text.slice(Math.max(0, at - 30), at));
+  return !!m && NOT_SECRET.has(m[1].toLowerCase());
+}
+
+function qualifierIn(gap: string): boolean {
+  return gap
+    .toLowerCase()
+    .split(/[^\p{L}\p{M}-]+/u)
+    .some((w) => NOT_SECRET.has(w));
+}
+
+function codeStandsAlone(text: string, start: number, end: number): boolean {
+  if (!standsAlone(text, start, end)) return false;
+  // Not the head of a longer number or of a phone number written in groups (0151 2345 6789).
+  if (/^[ -]\d/.test(text.slice(end, end + 2)) || /\d[ -]$/.test(text.slice(Math.max(0, start - 2), start))) return false;
+  return true;
+}
+
+/**
+ * Little words that may stand between a code and its keyword (`123456 is your verification code`, `code for Acme
+ * is 123456`); at most one other word (a brand name) may be among them.
+ */
+const CONNECTORS = new Set([
+  'is', 'was', 'your', 'my', 'the', 'a', 'an', 'as', 'to', 'for', 'use', 'new', 'login', 'sign-in', 'security', 'one-time',
+  'es', 'tu', 'su', 'el', 'la', 'de', 'del', 'para', 'nuevo', 'nueva', 'seguridad', 'acceso',
+  'é', 'o', 'seu', 'sua', 'novo', 'nova', 'segurança', 'acesso', 'da', 'do',
+  'ist', 'lautet', 'ihr', 'ihre', 'dein', 'deine', 'der', 'die', 'das', 'neuer', 'neue', 'für', 'zur', 'sms',
+  'est', 'votre', 'ton', 'le', 'du', 'pour', 'nouveau', 'sécurité', 'connexion',
+  'è', 'il', 'tuo', 'tua', 'di', 'per', 'nuovo', 'sicurezza', 'accesso',
+  'uw', 'je', 'het', 'een', 'voor', 'nieuwe', 'van',
+  ...CODE_KEYWORDS,
+]);
+
+function gapOk(gap: string): boolean {
+  const words = gap.toLowerCase().split(/[^\p{L}\p{M}'’-]+/u).filter(Boolean);
+  return words.filter((w) => !CONNECTORS.has(w)).length <= 1;
+}
+
+function findCodes(text: string, out: SecretSpan[]): void {
+  for (const m of text.matchAll(AFTER_KEYWORD)) {
+    const kwStart = m.index;
+    const digitsStart = kwStart + m[1].length + m[2].length;
+    const digitsEnd = digitsStart + m[3].length;
+    if (qualifierBefore(text, kwStart) || qualifierIn(m[2]) || !gapOk(m[2])) continue;
+    if (!codeStandsAlone(text, digitsStart, digitsEnd)) continue;
+    out.push({ start: digitsStart, end: digitsEnd, kind: 'one-time code' });
+  }
+  for (const m of text.matchAll(BEFORE_KEYWORD)) {
+    const start = m.index;
+    const end = start + m[1].length;
+    const kwStart = end + m[2].length;
+    const kwEnd = kwStart + m[3].length;
+    const following = text.slice(kwEnd, kwEnd + 16).split(/[^\p{L}\p{M}]+/u).slice(0, 2).join(' ');
+    if (qualifierIn(m[2]) || qualifierBefore(text, kwStart) || qualifierIn(following) || !gapOk(m[2])) continue;
+    if (!codeStandsAlone(text, start, end)) continue;
+    out.push({ start, end, kind: 'one-time code' });
+  }
+}
+
+// ---------- passwords ----------
+
+/** Words that announce a password (lowercase). en, es, pt, de, fr, it, nl. */
+export const PASSWORD_KEYWORDS: readonly string[] = [
+  'password', 'passwords', 'passwd', 'pwd', 'pw', 'passcode', 'passphrase', 'wifi password', 'wi-fi password',
+  'contraseña', 'contrasena', 'senha', 'palavra-passe', 'palavra passe', 'passwort', 'kennwort', 'mot de passe', 'mdp',
+  'parola d\'ordine', 'parola chiave', 'wachtwoord',
+];
+const COPULAS = ['is', 'es', 'é', 'ist', 'lautet', 'est', 'è', 'era', 'is now', 'ist jetzt', 'es ahora'];
+const PASSWORD_RE = new RegExp(
+  `(?<![\\p{L}\\p{N}_])(${byLength(PASSWORD_KEYWORDS)})(?![\\p{L}\\p{N}_])` +
+    `(?:([ \\t]*[:=][ \\t]*\\n?[ \\t]*)|([ \\t]+(?:${byLength(COPULAS)})[ \\t]*:?[ \\t]+))` +
+    `("[^"\\n]{1,80}"|'[^'\\n]{1,80}'|\`[^\`\\n]{1,80}\`|“[^”\\n]{1,80}”|«[^»\\n]{1,80}»|[^\\s]+)`,
+  'giu',
+);
+
+function findPasswords(text: string, out: SecretSpan[]): void {
+  for (const m of text.matchAll(PASSWORD_RE)) {
+    let value = m[4];
+    const quoted = /^["'`“«]/.test(value);
+    const inUrl = /[?&;]$/.test(text.slice(Math.max(0, m.index - 1), m.index));
+    if (!quoted) {
+      if (inUrl) value = value.replace(/[&#].*$/, '');
+      value = value.replace(/[.,;:!?)\]}>"'”»]+$/, '');
+    }
+    if (value === '' || value.startsWith('[redacted')) continue;
+    if (m[3] !== undefined && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value)) continue;
+    const start = m.index + m[0].length - m[4].length;
+    out.push({ start, end: start + value.length, kind: 'password' });
+  }
+}
+
+// ---------- the public API ----------
+
+/** Every secret in `text`, sorted, overlaps merged (the earliest detector's kind wins). */
+export function findSecrets(text: string): SecretSpan[] {
+  if (!/\d|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola/i.test(text)) return [];
+  const found: SecretSpan[] = [];
+  findCards(text, found);
+  findIbans(text, found);
+  findPasswords(text, found);
+  findCodes(text, found);
+  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: SecretSpan[] = [];
+  for (const s of found) {
+    const last = merged[merged.length - 1];
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else merged.push({ ...s });
+  }
+  return merged;
+}
+
+function applySpans(text: string, spans: SecretSpan[]): string {
+  let out = '';
+  let at = 0;
+  for (const s of spans) {
+    out += text.slice(at, s.start) + redactionLabel(s.kind);
+    at = s.end;
+  }
+  return out + text.slice(at);
+}
+
+/** `text` with every secret replaced by its label. */
+export function redactText(text: string): string {
+  const spans = findSecrets(text);
+  return spans.length ? applySpans(text, spans) : text;
+}
+
+const OPEN = '\u0002';
+const CLOSE = '\u0003';
+const ELLIPSIS = '…';
+
+/**
+ * A raw FTS snippet (matches between U+0002 and U+0003, cut points marked `…`) with its secrets redacted. The
+ * markers are transparent to the detectors (a match inside a card number does not hide it), and a match marker that
+ * overlaps a secret is dropped with it (no `**` around a label, no digits left inside markers). With `body` (the full
+ * message), secrets are found in the body and every part of them the snippet shows is redacted — also the half of a
+ * card number or the code without its keyword that the snippet's cut left behind.
+ */
+export function redactSnippet(snippet: string, body?: string): string {
+  // Plain text and where each marker pair sits in it.
+  let plain = '';
+  const pairs: { open: number; close: number }[] = [];
+  let openAt: number | undefined;
+  for (const ch of snippet) {
+    if (ch === OPEN) openAt = plain.length;
+    else if (ch === CLOSE) {
+      if (openAt !== undefined) pairs.push({ open: openAt, close: plain.length });
+      openAt = undefined;
+    } else plain += ch;
+  }
+  const spans = snippetSpans(plain, body);
+  if (spans.length === 0) return snippet;
+  const kept = pairs.filter((p) => !spans.some((s) => p.open < s.end && s.start < p.close));
+  const opens = new Set(kept.map((p) => p.open));
+  const closes = new Set(kept.map((p) => p.close));
+  let out = '';
+  let si = 0;
+  let i = 0;
+  while (i <= plain.length) {
+    if (closes.has(i)) out += CLOSE;
+    if (opens.has(i)) out += OPEN;
+    const s = spans[si];
+    if (s && s.start === i) {
+      // Markers inside the secret go with it (kept pairs never overlap a span).
+      out += redactionLabel(s.kind);
+      si++;
+      i = s.end;
+      continue;
+    }
+    if (i < plain.length) out += plain[i];
+    i++;
+  }
+  return out;
+}
+
+/** The spans of `plain` (a snippet without markers) to redact. */
+function snippetSpans(plain: string, body: string | undefined): SecretSpan[] {
+  const own = findSecrets(plain);
+  if (body === undefined) return own;
+  const inBody = findSecrets(body);
+  if (inBody.length === 0) return own;
+  // The snippet is a fragment of the body, maybe cut (`…`) at either end: locate it and map the body's secrets.
+  let lead = 0;
+  let core = plain;
+  if (core.startsWith(ELLIPSIS) && !body.startsWith(ELLIPSIS)) {
+    lead = ELLIPSIS.length;
+    core = core.slice(lead);
+  }
+  if (core.endsWith(ELLIPSIS) && !body.endsWith(ELLIPSIS)) core = core.slice(0, -ELLIPSIS.length);
+  const mapped: SecretSpan[] = [...own];
+  if (core.length > 0) {
+    for (let at = body.indexOf(core); at >= 0; at = body.indexOf(core, at + 1)) {
+      for (const s of inBody) {
+        const a = Math.max(s.start, at);
+        const b = Math.min(s.end, at + core.length);
+        if (a < b) mapped.push({ start: a - at + lead, end: b - at + lead, kind: s.kind });
+      }
+    }
+  }
+  mapped.sort((x, y) => x.start - y.start || y.end - x.end);
+  const merged: SecretSpan[] = [];
+  for (const s of mapped) {
+    const last = merged[merged.length - 1];
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else merged.push({ ...s });
+  }
+  return merged;
+}

@@ -1,0 +1,154 @@
+/**
+ * The secret detectors of core/redact.ts against real formats (test card numbers, registry example IBANs, the
+ * one-time-code messages banks and apps send in en/es/pt/de/fr/it/nl) and against the near misses ordinary
+ * messages are full of (order numbers, phone numbers, dates, times, amounts, postal and error codes).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { findSecrets, ibanChecksumValid, luhnValid, redactSnippet, redactText } from '../../src/core/redact';
+
+const R = (s: string) => redactText(s);
+
+describe('one-time codes', () => {
+  const cases: [string, string][] = [
+    ['Your verification code is 483920.', 'Your verification code is [redacted: one-time code].'],
+    ['483920 is your Google verification code', '[redacted: one-time code] is your Google verification code'],
+    ['Your WhatsApp code: 123-456', 'Your WhatsApp code: [redacted: one-time code]'],
+    ['OTP 88213 valid for 5 minutes', 'OTP [redacted: one-time code] valid for 5 minutes'],
+    ['Tu código de verificación es 583 201', 'Tu código de verificación es [redacted: one-time code]'],
+    ['O seu código de verificação é 4821', 'O seu código de verificação é [redacted: one-time code]'],
+    ['Ihr Bestätigungscode lautet: 739104', 'Ihr Bestätigungscode lautet: [redacted: one-time code]'],
+    ['mTAN 394857 für Ihre Überweisung', 'mTAN [redacted: one-time code] für Ihre Überweisung'],
+    ['Votre code de vérification : 204918', 'Votre code de vérification : [redacted: one-time code]'],
+    ['Il tuo codice di verifica è 55123', 'Il tuo codice di verifica è [redacted: one-time code]'],
+    ['Je verificatiecode is 918273', 'Je verificatiecode is [redacted: one-time code]'],
+    ['PIN: 1234', 'PIN: [redacted: one-time code]'],
+    ['the code is\n482910', 'the code is\n[redacted: one-time code]'],
+  ];
+  for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
+});
+
+describe('card numbers', () => {
+  const cases: [string, string][] = [
+    ['card 4111 1111 1111 1111 exp 12/26', 'card [redacted: card number] exp 12/26'],
+    ['tarjeta 5555-5555-5555-4444', 'tarjeta [redacted: card number]'],
+    ['amex 378282246310005', 'amex [redacted: card number]'],
+    ['amex 3782 822463 10005', 'amex [redacted: card number]'],
+    ['discover 6011111111111117.', 'discover [redacted: card number].'],
+    ['visa 13: 4222222222222', 'visa 13: [redacted: card number]'],
+    ['unionpay 19 digits 6214 8392 0174 5583 700', 'unionpay 19 digits [redacted: card number]'],
+    ['pay with 4111 1111 1111 1111 123', 'pay with [redacted: card number] 123'],
+  ];
+  for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
+  it('Luhn', () => {
+    assert.ok(luhnValid('4111111111111111'));
+    assert.ok(!luhnValid('4111111111111112'));
+  });
+});
+
+describe('IBANs', () => {
+  const cases: [string, string][] = [
+    ['IBAN DE89 3704 0044 0532 0130 00 please', 'IBAN [redacted: IBAN] please'],
+    ['ES9121000418450200051332', '[redacted: IBAN]'],
+    ['NL91ABNA0417164300', '[redacted: IBAN]'],
+    ['GB82 WEST 1234 5698 7654 32.', '[redacted: IBAN].'],
+    ['pt: PT50 0002 0123 1234 5678 9015 4', 'pt: [redacted: IBAN]'],
+    ['FR14 2004 1010 0505 0001 3M02 606', '[redacted: IBAN]'],
+    ['IT60X0542811101000000123456', '[redacted: IBAN]'],
+    ['lowercase de89370400440532013000', 'lowercase [redacted: IBAN]'],
+  ];
+  for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
+  it('mod-97', () => {
+    assert.ok(ibanChecksumValid('DE89370400440532013000'));
+    assert.ok(!ibanChecksumValid('DE89370400440532013001'));
+  });
+});
+
+describe('passwords', () => {
+  const cases: [string, string][] = [
+    ['password: hunter2', 'password: [redacted: password]'],
+    ['wifi password is Sunny-Day-42!', 'wifi password is [redacted: password]!'],
+    ['Passwort: Sommer2024', 'Passwort: [redacted: password]'],
+    ['Kennwort=geheim', 'Kennwort=[redacted: password]'],
+    ['contraseña = "mi clave secreta"', 'contraseña = [redacted: password]'],
+    ['a senha é abc123', 'a senha é [redacted: password]'],
+    ['mot de passe: azerty123', 'mot de passe: [redacted: password]'],
+    ['wachtwoord: tulp88', 'wachtwoord: [redacted: password]'],
+    ['pwd=s3cr3t', 'pwd=[redacted: password]'],
+    ['https://x.example/login?user=bob&password=s3cret&next=1', 'https://x.example/login?user=bob&password=[redacted: password]&next=1'],
+  ];
+  for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
+});
+
+describe('near misses are left alone', () => {
+  const same = [
+    'the password is wrong',
+    'I forgot my password again',
+    'zip code 90210',
+    'código postal 28013',
+    'code postal 75001',
+    'Postleitzahl 10115, Vorwahl 030',
+    'error code 4040',
+    'order 4111111111111112 (fails Luhn)',
+    'Order #100234567 shipped',
+    'Bestellnummer 302-4417758-2219',
+    'tracking 1Z999AA10123456784',
+    'call +49 151 2345 6789 or 0151 2345 6789',
+    'my number is (555) 123-4567',
+    'PIN 0151 2345 6789',
+    'on 2024-05-01 at 12:30, or 01/05/2024',
+    'it costs €1234 or 1234.50 EUR or 1.234,50 €',
+    'transfer 4111 EUR by 2024',
+    'I have 1234 apples and a code',
+    'the code on line 1234',
+    'DE89 3704 0044 0532 0130 01 (bad checksum)',
+    'Meeting code: 123 456 789',
+    'unix time 1714557600123',
+    'message_id 48213, conversation_id 7',
+    'the code is ready, see you at 1930',
+    'password: [redacted: password]',
+  ];
+  for (const s of same) it(JSON.stringify(s), () => assert.equal(R(s), s));
+});
+
+describe('snippets', () => {
+  it('match markers do not hide a secret and do not survive inside it', () => {
+    assert.equal(redactSnippet('your \u0002code\u0003 is 483920 ok'), 'your \u0002code\u0003 is [redacted: one-time code] ok');
+    assert.equal(redactSnippet('\u00024111\u0003 1111 1111 1111 is my \u0002card\u0003'), '[redacted: card number] is my \u0002card\u0003');
+    assert.equal(redactSnippet('IBAN DE89 3704 \u00020044\u0003 0532 0130 00'), 'IBAN [redacted: IBAN]');
+  });
+  it('with the body, the part of a secret a cut snippet shows is redacted', () => {
+    const body = 'my old card: 4111 1111 1111 1111 is my card now';
+    assert.equal(redactSnippet('…1111 1111 1111 is my \u0002card\u0003…', body), '…[redacted: card number] is my \u0002card\u0003…');
+    const otp = 'Your code is 483920 and it expires soon';
+    assert.equal(redactSnippet('…483920 and it \u0002expires\u0003 soon', otp), '…[redacted: one-time code] and it \u0002expires\u0003 soon');
+  });
+});
+
+describe('properties', () => {
+  it('redaction is idempotent and leaves digit-free text unchanged', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (s) => {
+        const once = redactText(s);
+        assert.equal(redactText(once), once);
+        if (!/\d/.test(s) && findSecrets(s).length === 0) assert.equal(once, s);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  it('every Luhn-valid 16-digit number starting 4 or 5, written in groups of four, is redacted', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 15, maxLength: 15 }), fc.constantFrom(' ', '-', ''), (ds, sep) => {
+        const body = ds.join('');
+        for (let check = 0; check < 10; check++) {
+          const n = body + check;
+          if (!/^[45]/.test(n) || !luhnValid(n)) continue;
+          const written = n.match(/.{4}/g)!.join(sep);
+          assert.equal(redactText(`pay ${written} now`), 'pay [redacted: card number] now');
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
