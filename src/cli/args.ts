@@ -24,6 +24,8 @@ Options:
   --allow-remote       allow a non-loopback --listen address (anyone with the token can read your archive)
   --link-scheme NAME   scheme of citation links (default vscode; e.g. vscode-insiders, cursor)
   --cache-dir DIR      vector index cache (default $XDG_CACHE_HOME/msgbrowse-vscode or ~/.cache/msgbrowse-vscode)
+  --exclude NAME       hide a conversation from MCP clients (repeatable): its exact name in any source, or
+                       source:name for one source; it then answers exactly like one that does not exist
   --summary            print the archive summary and a sample keyword search, then exit
   --query TEXT         the keyword query --summary runs (default: a word from the archive)
   --help, -h           show this help
@@ -35,6 +37,7 @@ Environment:
   MSGBROWSE_LLM_BASE_URL      embeddings endpoint (default http://127.0.0.1:4000/v1)
   MSGBROWSE_LLM_EMBED_MODEL   embedding model (default local-embed; empty disables semantic search)
   MSGBROWSE_LLM_API_KEY       embeddings API key (optional)
+  MSGBROWSE_EXCLUDE_CONVERSATIONS  conversations to hide, one name (or source:name) per line; added to --exclude
   MSGBROWSE_MCP_LOG           log level on stderr: debug, info (default), warn, error
 `;
 
@@ -47,6 +50,17 @@ export interface CliOptions {
   cacheDir: string;
   summary: boolean;
   query?: string;
+  /** Conversations hidden from MCP clients: --exclude values, then MSGBROWSE_EXCLUDE_CONVERSATIONS lines. */
+  exclude: string[];
+}
+
+/** MSGBROWSE_EXCLUDE_CONVERSATIONS: one name per line (CRLF tolerated, blank lines ignored, names kept exact). */
+export function excludeFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const v = env.MSGBROWSE_EXCLUDE_CONVERSATIONS;
+  if (!v) return [];
+  return v
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
 }
 
 export function parseListen(value: string): { host: string; port: number } {
@@ -95,6 +109,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
         'cache-dir': { type: 'string' },
         summary: { type: 'boolean' },
         query: { type: 'string' },
+        exclude: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -120,6 +135,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
       2,
     );
   }
+  const excludeArgs = o.exclude ?? [];
+  if (excludeArgs.some((x) => x.trim() === '')) throw new CliError('--exclude needs a conversation name', 2);
+  const exclude = [...new Set([...excludeArgs, ...excludeFromEnv(env)])];
   const archiveArg = o.archive?.trim();
   if (o.archive !== undefined && !archiveArg) throw new CliError('--archive needs a path', 2);
   return {
@@ -131,5 +149,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
     cacheDir: o['cache-dir'] ? path.resolve(cwd, o['cache-dir']) : defaultCacheDir(env),
     summary: o.summary ?? false,
     query: o.query,
+    exclude,
   };
 }

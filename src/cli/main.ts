@@ -54,6 +54,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     archivePath: opts.archive,
     embed: embedConfigFromEnv(env),
     citation,
+    privacy: { excludeConversations: opts.exclude },
     cacheDir: opts.cacheDir,
     version: VERSION,
     log,

@@ -23,3 +23,5 @@ export type {
   VectorBuildRequest,
   VectorIndexBuilder,
 } from './types';
+export { parseExclusions, isHiddenConversation, modelFacing } from './privacy';
+export type { PrivacySettings } from './types';

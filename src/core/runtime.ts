@@ -13,6 +13,8 @@ import type { CitationFormat, SemanticState, ServerContext } from './context';
 import { ArchiveHolder, archiveFingerprint } from './archive-holder';
 import { isBesideArchive } from './cache-dir';
 import { defaultVectorIndexBuilder } from './vector-index-source';
+import { modelFacing, parseExclusions } from './privacy';
+import type { Exclusion } from '../archive/types';
 import { SemanticManager } from './semantic-backend';
 import type {
   ArchiveOpener,
@@ -157,7 +159,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   const gate = options.beforeCall ?? (async () => {});
-  const context: ServerContext = {
+  let exclusion: Exclusion = parseExclusions(options.privacy?.excludeConversations);
+  const personal: ServerContext = {
     async archive(): Promise<AsyncArchive> {
       await gate();
       if (disposed) throw new Error('the msgbrowse server is shutting down');
@@ -196,8 +199,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     };
   }
 
+  const context = modelFacing(personal, () => exclusion);
+
   return {
     context,
+    personal,
+    exclusion: () => exclusion,
     status,
     async describe(signal?: AbortSignal): Promise<RuntimeStatus> {
       try {
@@ -214,6 +221,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async reload(patch?: Partial<RuntimeSettings>): Promise<void> {
       if (disposed) return;
       generation++;
+      if (patch?.privacy) exclusion = parseExclusions(patch.privacy.excludeConversations);
+      // Only the exclusion changed: it applies from the next call on, the archive and the index stay open.
+      if (patch && Object.keys(patch).every((k) => k === 'privacy')) {
+        emit({ kind: 'config' });
+        return;
+      }
       if (patch?.embed) embed = normalizeEmbedConfig(patch.embed);
       if (patch?.citation) citation = { ...patch.citation };
       if (patch?.archivePath !== undefined) holder.setPath(patch.archivePath);

@@ -1,4 +1,4 @@
-import type { Archive, ArchiveSummary, AsyncArchive } from '../archive/types';
+import type { Archive, ArchiveSummary, AsyncArchive, Exclusion } from '../archive/types';
 import type { EmbedConfig, Embedder } from '../embed/types';
 import type { VectorIndex } from '../search/types';
 import type { CitationFormat, LogLevel, ServerContext } from './context';
@@ -49,6 +49,8 @@ export interface RuntimeOptions {
   beforeCall?: () => Promise<void>;
   embed: EmbedConfig;
   citation: CitationFormat;
+  /** Conversations hidden from the model (default: none). */
+  privacy?: PrivacySettings;
   /** Directory for the persistent vector-index cache (CLI: XDG cache dir, see `defaultCacheDir`). */
   cacheDir?: string;
   version: string;
@@ -109,15 +111,29 @@ export type RuntimeEvent =
   | { kind: 'semantic'; status: SemanticStatus }
   | { kind: 'config' };
 
+/** What the model may not see (applied to every model-facing surface, see core/privacy.ts). */
+export interface PrivacySettings {
+  /** Exact conversation names (any source) or `source:name` entries (see parseExclusions). */
+  excludeConversations: string[];
+}
+
 export interface RuntimeSettings {
   archivePath: string;
   embed: EmbedConfig;
   citation: CitationFormat;
+  privacy: PrivacySettings;
 }
 
 export interface Runtime {
-  /** What `createMcpServer` needs; getters read the current settings on every call. */
+  /**
+   * What `createMcpServer` needs — the model-facing context: the archive and vector index without the conversations
+   * excluded by the privacy settings. Getters read the current settings on every call.
+   */
   readonly context: ServerContext;
+  /** The person's own surfaces (palette, viewer, tree view, hovers): everything, excluded conversations included. */
+  readonly personal: ServerContext;
+  /** The current exclusion (parsed privacy settings), for the person's surfaces to mark hidden conversations. */
+  exclusion(): Exclusion;
   /** Snapshot without I/O. */
   status(): RuntimeStatus;
   /** Opens the archive if needed and returns the status with a fresh summary (throws nothing). */

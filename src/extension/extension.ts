@@ -18,7 +18,7 @@ import { ConversationsView } from './conversations-view';
 import { McpEndpoint } from './mcp-endpoint';
 import { mcpApiAvailable, McpProvider } from './mcp-provider';
 import { SearchService } from './search-service';
-import { affectsRuntime } from './settings';
+import { affectsPrivacy, affectsRuntime } from './settings';
 import { createStatusBar } from './status-bar';
 import { testHooksWanted, type MsgbrowseTestExports, type MsgbrowseTestHooks } from './test-api';
 import { CitationUriHandler } from './uri-handler';
@@ -75,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   });
   context.subscriptions.push(viewer);
 
-  const search = new SearchService(archive.context);
+  const search = new SearchService(archive.personalContext);
 
   const uriHandler = new CitationUriHandler((ref) => openCitation(viewer, ref, false, log), (id) => viewer.open(id), log);
   context.subscriptions.push(vscode.window.registerUriHandler(uriHandler));
@@ -103,6 +103,9 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
       if (affectsRuntime(e)) {
         log.info('settings changed; reloading the archive');
         void archive.apply();
+      } else if (affectsPrivacy(e)) {
+        log.info('privacy settings changed; applying them to Copilot without a reload');
+        void archive.applyPrivacy();
       }
       if (e.affectsConfiguration(`${CONFIG_SECTION}.server.transport`)) {
         void endpoint.ensure().then(() => archive.bump());
