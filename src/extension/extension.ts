@@ -19,6 +19,7 @@ import { McpEndpoint } from './mcp-endpoint';
 import { mcpApiAvailable, McpProvider } from './mcp-provider';
 import { SearchService } from './search-service';
 import { affectsPrivacy, affectsRuntime } from './settings';
+import { offerJournalExcludes } from './journal-import';
 import { createStatusBar } from './status-bar';
 import { testHooksWanted, type MsgbrowseTestExports, type MsgbrowseTestHooks } from './test-api';
 import { CitationUriHandler } from './uri-handler';
@@ -121,6 +122,9 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
 
   void vscode.commands.executeCommand('setContext', 'msgbrowse.state', 'opening');
   const ready = archive.apply().catch((e: unknown) => log.error(`activation: ${e instanceof Error ? e.message : String(e)}`));
+  if (context.extensionMode !== vscode.ExtensionMode.Test) {
+    void ready.then(() => offerJournalExcludes(context, log)).catch((e: unknown) => log.warn(`journal exclusions: ${e instanceof Error ? e.message : String(e)}`));
+  }
 
   const api: MsgbrowseApi = {
     apiVersion: 1,
