@@ -70,13 +70,14 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   const viewer = new ViewerManager({
     extensionUri: context.extensionUri,
     archive: () => archive.archive(),
+    hiddenFromModel: (c) => archive.isHiddenFromModel(c),
     attachmentRoot: () => archive.attachmentRoot(),
     citationUri: (ref) => citationUri(scheme, ref),
     log,
   });
   context.subscriptions.push(viewer);
 
-  const search = new SearchService(archive.personalContext);
+  const search = new SearchService(archive.personalContext, (c) => archive.isHiddenFromModel(c));
 
   const uriHandler = new CitationUriHandler((ref) => openCitation(viewer, ref, false, log), (id) => viewer.open(id), log);
   context.subscriptions.push(vscode.window.registerUriHandler(uriHandler));

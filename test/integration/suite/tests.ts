@@ -5,6 +5,7 @@
 import { loadManifest } from './env';
 import { defineActivation } from './activation';
 import { defineTools } from './tools';
+import { definePrivacy } from './privacy';
 import { defineViewerCitations } from './viewer-citations';
 import { defineSearchApi } from './search-api';
 import { defineEditorLinks } from './editor-links';
@@ -23,6 +24,7 @@ export function defineSuites(): void {
     this.timeout(90_000);
     defineActivation(m);
     defineTools(m);
+    definePrivacy(m);
     defineViewerCitations(m);
     defineSearchApi(m);
     defineEditorLinks(m);
