@@ -9,7 +9,7 @@ import { listConversations } from './queries/conversations';
 import { EmbeddingIterator, embeddingModels } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
 import { detectSchema, type SchemaInfo } from './schema';
-import type { Archive, ArchiveQueries, EmbeddingRecord } from './types';
+import type { Archive, ArchiveQueries, EmbeddingRecord, ExcludingQueries, Exclusion } from './types';
 
 // The query methods are installed on the prototype from the table below the class.
 // eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unsafe-declaration-merging
@@ -55,8 +55,19 @@ export class WasmArchive implements Archive {
     return this.conn.run((sql) => fn(sql, this.perOpen('schema', () => detectSchema(sql))));
   }
 
-  /** Runs a query of the table in one snapshot. */
-  query(run: (s: Snapshot) => unknown): unknown {
+  /** The query methods answering as if `exclude`'s conversations were not in the archive. */
+  excluding(exclude: Exclusion): ExcludingQueries {
+    const frozen = Object.freeze(exclude.map((x) => Object.freeze(x.source === undefined ? { name: x.name } : { name: x.name, source: x.source })));
+    const out: Record<string, unknown> = {};
+    for (const name of ARCHIVE_METHODS) {
+      const run = ARCHIVE_QUERIES[name] as (s: Snapshot, ...args: unknown[]) => unknown;
+      out[name] = (...args: unknown[]): unknown => this.query((s) => run(s, ...args), frozen);
+    }
+    return out as unknown as ExcludingQueries;
+  }
+
+  /** Runs a query of the table in one snapshot (`exclude`: conversations the query must not see). */
+  query(run: (s: Snapshot) => unknown, exclude: Exclusion = []): unknown {
     return this.q((sql, schema) => {
       const conversations = () => this.perOpen('conversations', () => listConversations(sql, schema));
       return run({
@@ -68,6 +79,7 @@ export class WasmArchive implements Archive {
         counts: () => this.perOpen('counts', () => summaryCounts(sql, conversations())),
         identity: () => this.conn.identity(),
         memo: (key, compute) => this.perOpen(`memo:${key}`, compute),
+        exclude,
       });
     });
   }

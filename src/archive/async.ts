@@ -4,7 +4,7 @@
  * query cannot be interrupted in-thread).
  */
 import { ARCHIVE_METHODS } from './methods';
-import type { Archive, AsyncArchive } from './types';
+import type { Archive, AsyncArchive, ExcludingQueries, Exclusion } from './types';
 
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
@@ -15,9 +15,13 @@ function abortError(signal: AbortSignal): Error {
 }
 
 export function inThread(archive: Archive): AsyncArchive {
+  return adapt(archive, archive, archive, []);
+}
+
+function adapt(archive: Archive, queries: ExcludingQueries, target: object, excluded: Exclusion): AsyncArchive {
   const out: Record<string, unknown> = {};
   for (const name of ARCHIVE_METHODS) {
-    const method = archive[name] as (...a: unknown[]) => unknown;
+    const method = queries[name] as (...a: unknown[]) => unknown;
     out[name] = async (...args: unknown[]): Promise<unknown> => {
       await Promise.resolve();
       const maybeSignal = args[args.length - 1];
@@ -25,10 +29,16 @@ export function inThread(archive: Archive): AsyncArchive {
         if (maybeSignal.aborted) throw abortError(maybeSignal);
         args = args.slice(0, -1);
       }
-      return method.apply(archive, args);
+      return method.apply(target, args);
     };
   }
   Object.defineProperty(out, 'path', { value: archive.path, enumerable: true });
-  out.close = async (): Promise<void> => archive.close();
+  out.excluding = (exclude: Exclusion): AsyncArchive => {
+    if (!exclude.length) return out as unknown as AsyncArchive;
+    const all = [...excluded, ...exclude];
+    return adapt(archive, archive.excluding(all), {}, all);
+  };
+  // A view (excluding some conversations) never closes the archive it looks through.
+  out.close = excluded.length ? async (): Promise<void> => {} : async (): Promise<void> => archive.close();
   return out as unknown as AsyncArchive;
 }

@@ -14,9 +14,10 @@ import { conversationPage } from './queries/conversation-page';
 import { filterConversations, resolveConversation } from './queries/conversations';
 import { links } from './queries/links';
 import { attachmentsForMessages, messageByHash, messageById, messagesByHashPrefix, messagesByIds, reactionsForHashes } from './queries/messages';
-import { modelCoverage, scopeCounts } from './queries/scope-counts';
+import { hiddenCoverage, modelCoverage, scopeCounts } from './queries/scope-counts';
 import { searchKeyword } from './queries/search';
 import { conversationSenders, distinctSenders, resolveSender } from './queries/senders';
+import { jsonList, str } from './queries/rows';
 import type { SummaryCounts } from './queries/summary';
 import { transcript } from './queries/transcript';
 import type { SchemaInfo } from './schema';
@@ -28,6 +29,7 @@ import type {
   ConversationPageOptions,
   ConversationRow,
   EmbeddingModelInfo,
+  Exclusion,
   KeywordHit,
   KeywordSearchOptions,
   LinkOptions,
@@ -58,66 +60,148 @@ export interface Snapshot {
   identity(): ArchiveIdentity;
   /** `compute()` once per connection (re)open, under `key` (for aggregates that only change with the files). */
   memo<T>(key: string, compute: () => T): T;
+  /**
+   * The conversations this call must not see (the caller's `excluding(…)`; empty for the person's own surfaces).
+   * Every query answers as if they were not in the archive — see ARCHIVE_PRIVACY.
+   */
+  readonly exclude: Exclusion;
+}
+
+/** Whether a conversation is one `exclude` names (exact name, in any source or in the given one). */
+export function isExcludedConversation(c: { name: string; source: string }, exclude: Exclusion | undefined): boolean {
+  return !!exclude && exclude.some((x) => x.name === c.name && (x.source === undefined || x.source === c.source));
+}
+
+/**
+ * The conversations of this snapshot that `exclude` hides (memoised per open and exclusion). Every query below
+ * that takes an exclusion answers as if these conversations were not in the archive: listings and lookups skip
+ * them, searches, galleries and counts leave them out in SQL (so limits and counts cover only what may be shown).
+ */
+function hiddenOf(s: Snapshot): ConversationRow[] {
+  const exclude = s.exclude;
+  if (!exclude || exclude.length === 0) return [];
+  return s.memo(`hidden:${JSON.stringify(exclude.map((x) => [x.name, x.source ?? null]))}`, () =>
+    s.conversations().filter((c) => isExcludedConversation(c, exclude)),
+  );
+}
+const hiddenIdsOf = (s: Snapshot): number[] => hiddenOf(s).map((c) => c.id);
+const keptConversations = (s: Snapshot): ConversationRow[] => {
+  const hidden = new Set(hiddenIdsOf(s));
+  return hidden.size ? s.conversations().filter((c) => !hidden.has(c.id)) : s.conversations();
+};
+
+/** Embedding models and their counts without the vectors of hidden conversations (models left with none are gone). */
+function modelsOf(s: Snapshot): EmbeddingModelInfo[] {
+  const ids = hiddenIdsOf(s);
+  const models = s.models().map((m) => ({ ...m }));
+  if (!ids.length) return models;
+  return models.map((m) => ({ ...m, count: m.count - hiddenCoverage(s.sql, s.schema, m.model, ids) })).filter((m) => m.count > 0);
 }
 
 /** name → query. Results are fresh objects the caller may keep or mutate (memoised rows are copied). */
 export const ARCHIVE_QUERIES = {
   summary: (s: Snapshot): ArchiveSummary => {
-    const counts = s.counts();
+    const hidden = hiddenIdsOf(s);
+    const counts = hidden.length ? keptCounts(s, hidden) : s.counts();
     return {
       path: s.path,
       schemaVersion: s.schema.version,
       ...counts,
       sources: { ...counts.sources },
-      embeddingModels: s.models().map((m) => ({ ...m })),
+      embeddingModels: modelsOf(s),
       fingerprint: fingerprint(s.identity()),
     };
   },
   listConversations: (s: Snapshot, filter?: { source?: string; nameContains?: string }): ConversationRow[] =>
-    filterConversations(s.conversations(), filter).map((c) => ({ ...c })),
+    filterConversations(keptConversations(s), filter).map((c) => ({ ...c })),
   conversationById: (s: Snapshot, id: number): ConversationRow | undefined => {
-    const c = s.conversations().find((x) => x.id === id);
+    const c = keptConversations(s).find((x) => x.id === id);
     return c ? { ...c } : undefined;
   },
   resolveConversation: (s: Snapshot, name: string, source?: string): ResolveResult =>
-    structuredClone(resolveConversation(s.conversations(), name, source)),
+    structuredClone(resolveConversation(keptConversations(s), name, source)),
   /**
    * A sender name resolved within a scope (conversation id / source): stored spelling, then case- and
    * diacritic-insensitive, "me" for the owner; otherwise what is there instead (see SenderResolveResult).
    */
-  resolveSender: (s: Snapshot, name: string, scope: ScopeFilter = {}): SenderResolveResult =>
-    resolveSender(
+  resolveSender: (s: Snapshot, name: string, scope: ScopeFilter = {}): SenderResolveResult => {
+    // Every count (in scope, elsewhere, suggestions, who is there) leaves the hidden conversations out, so a sender
+    // who wrote only there is no sender at all.
+    const hidden = hiddenOf(s);
+    const hiddenIds = new Set(hidden.map((c) => c.id));
+    return resolveSender(
       s.memo('senders', () => distinctSenders(s.sql)),
       name,
       { conversationId: scope.conversationId, source: scope.source },
-      (sender, sc) => scopeCounts(s.sql, s.schema, { ...sc, sender }, undefined, () => s.counts().messages, () => 0).messages,
-      (id) => conversationSenders(s.sql, id, 8),
-    ),
+      (sender, sc) => scopeCounts(s.sql, s.schema, { ...sc, sender }, undefined, () => s.counts().messages, () => 0, hidden).messages,
+      (id) => (hiddenIds.has(id) ? [] : conversationSenders(s.sql, id, 8)),
+    );
+  },
   /** Messages in a search scope and, for `model`, how many of them have a vector for it (index counts only). */
   scopeCounts: (s: Snapshot, scope: ScopeFilter, model?: string): ScopeCounts =>
-    scopeCounts(s.sql, s.schema, scope, model, () => s.counts().messages, (m) => s.memo(`coverage:${m}`, () => modelCoverage(s.sql, s.schema, m))),
-  transcript: (s: Snapshot, opts: TranscriptOptions): TranscriptPage => transcript(s.sql, s.schema, opts),
+    scopeCounts(
+      s.sql,
+      s.schema,
+      scope,
+      model,
+      () => s.counts().messages,
+      (m) => s.memo(`coverage:${m}`, () => modelCoverage(s.sql, s.schema, m)),
+      hiddenOf(s),
+    ),
+  /** A hidden conversation has no messages (as an unknown id). */
+  transcript: (s: Snapshot, opts: TranscriptOptions): TranscriptPage =>
+    hiddenIdsOf(s).includes(opts.conversationId) ? { messages: [] } : transcript(s.sql, s.schema, opts),
   /** Everything one viewer page shows: the conversation, a page of its messages, their attachments and reactions. */
   conversationPage: (s: Snapshot, opts: ConversationPageOptions): ConversationPage => {
-    const c = s.conversations().find((x) => x.id === opts.conversationId);
-    return conversationPage(s.sql, s.schema, c ? { ...c } : undefined, opts);
+    const c = keptConversations(s).find((x) => x.id === opts.conversationId);
+    return conversationPage(s.sql, s.schema, c ? { ...c } : undefined, opts, hiddenIdsOf(s));
   },
-  searchKeyword: (s: Snapshot, opts: KeywordSearchOptions): KeywordHit[] => searchKeyword(s.sql, s.schema, opts),
+  searchKeyword: (s: Snapshot, opts: KeywordSearchOptions): KeywordHit[] => searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s)),
   /** Up to window messages before, the target, up to window after; undefined when the id is unknown. */
   context: (s: Snapshot, messageId: number, window: number): MessageRow[] | undefined =>
-    context(s.sql, s.schema, messageId, window),
+    context(s.sql, s.schema, messageId, window, hiddenIdsOf(s)),
   attachments: (s: Snapshot, opts: AttachmentOptions): { items: AttachmentRow[]; hasMore: boolean } =>
-    attachments(s.sql, s.schema, opts),
-  links: (s: Snapshot, opts: LinkOptions): { items: LinkRow[]; hasMore: boolean } => links(s.sql, s.schema, opts),
-  messageById: (s: Snapshot, id: number): MessageRow | undefined => messageById(s.sql, s.schema, id),
-  messageByHash: (s: Snapshot, hash: string): MessageRow | undefined => messageByHash(s.sql, s.schema, hash),
+    attachments(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  links: (s: Snapshot, opts: LinkOptions): { items: LinkRow[]; hasMore: boolean } => links(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  messageById: (s: Snapshot, id: number): MessageRow | undefined =>
+    keepRows(s, [messageById(s.sql, s.schema, id)])[0],
+  messageByHash: (s: Snapshot, hash: string): MessageRow | undefined =>
+    keepRows(s, [messageByHash(s.sql, s.schema, hash)])[0],
   /** Up to `limit` (≤ 10) messages whose hash starts with the hex `prefix`, ordered by hash. */
-  messagesByHashPrefix: (s: Snapshot, prefix: string, limit: number): MessageRow[] => messagesByHashPrefix(s.sql, s.schema, prefix, limit),
-  messagesByIds: (s: Snapshot, ids: number[]): MessageRow[] => messagesByIds(s.sql, s.schema, ids),
-  attachmentsForMessages: (s: Snapshot, ids: number[]): AttachmentRow[] => attachmentsForMessages(s.sql, s.schema, ids),
-  reactionsForHashes: (s: Snapshot, hashes: string[]): ReactionRow[] => reactionsForHashes(s.sql, s.schema, hashes),
-  embeddingModels: (s: Snapshot): EmbeddingModelInfo[] => s.models().map((m) => ({ ...m })),
+  messagesByHashPrefix: (s: Snapshot, prefix: string, limit: number): MessageRow[] =>
+    messagesByHashPrefix(s.sql, s.schema, prefix, limit, hiddenIdsOf(s)),
+  messagesByIds: (s: Snapshot, ids: number[]): MessageRow[] => keepRows(s, messagesByIds(s.sql, s.schema, ids)),
+  attachmentsForMessages: (s: Snapshot, ids: number[]): AttachmentRow[] =>
+    keepRows(s, attachmentsForMessages(s.sql, s.schema, ids)),
+  reactionsForHashes: (s: Snapshot, hashes: string[]): ReactionRow[] =>
+    reactionsForHashes(s.sql, s.schema, hashes, hiddenIdsOf(s)),
+  embeddingModels: (s: Snapshot): EmbeddingModelInfo[] => modelsOf(s),
 } satisfies Record<string, (s: Snapshot, ...args: never[]) => unknown>;
+
+/** Rows of point lookups (no limit involved) without those of hidden conversations. */
+function keepRows<T extends { conversationId: number }>(s: Snapshot, rows: readonly (T | undefined)[]): T[] {
+  const hidden = new Set(hiddenIdsOf(s));
+  return rows.filter((r): r is T => r !== undefined && !hidden.has(r.conversationId));
+}
+
+/** Summary counts of the conversations `exclude` leaves (first/last message found outside the hidden ones). */
+function keptCounts(s: Snapshot, hidden: readonly number[]): SummaryCounts {
+  const kept = keptConversations(s);
+  const sources: Record<string, number> = {};
+  let messages = 0;
+  for (const c of [...kept].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0))) {
+    sources[c.source] = (sources[c.source] ?? 0) + c.messageCount;
+    messages += c.messageCount;
+  }
+  const edge = (dir: 'ASC' | 'DESC') =>
+    str(
+      s.sql.value(
+        `SELECT ts FROM messages WHERE conversation_id NOT IN (SELECT value FROM json_each(?)) ORDER BY ts_unix ${dir}, id ${dir} LIMIT 1`,
+        [jsonList(hidden)],
+      ),
+    );
+  return { conversations: kept.length, messages, sources, firstTs: edge('ASC'), lastTs: edge('DESC') };
+}
 
 type QueryTable = typeof ARCHIVE_QUERIES;
 type Tail<T extends unknown[]> = T extends [unknown, ...infer R] ? R : never;
@@ -136,3 +220,35 @@ export const ARCHIVE_METHODS: readonly ArchiveMethod[] = Object.freeze(Object.ke
 export function isArchiveMethod(name: unknown): name is ArchiveMethod {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(ARCHIVE_QUERIES, name);
 }
+
+/**
+ * How each query hides the conversations of `Snapshot.exclude` — a decision every query must make (a new entry in
+ * ARCHIVE_QUERIES does not compile without one here). In every case the answer is exactly the one the archive would
+ * give if those conversations (their messages, attachments, links, reactions and vectors) did not exist.
+ *
+ * - `listing`: computed from the conversation listing without the hidden conversations.
+ * - `sql`: the hidden conversation ids are left out in the statement itself, so limits, `hasMore` and counts cover only
+ *   what may be shown.
+ * - `lookup`: a point lookup (no limit); a row of a hidden conversation is dropped, so it answers as an unknown id/hash.
+ */
+export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'> = {
+  summary: 'listing',
+  listConversations: 'listing',
+  conversationById: 'listing',
+  resolveConversation: 'listing',
+  resolveSender: 'sql',
+  scopeCounts: 'sql',
+  transcript: 'listing',
+  conversationPage: 'listing',
+  searchKeyword: 'sql',
+  context: 'lookup',
+  attachments: 'sql',
+  links: 'sql',
+  messageById: 'lookup',
+  messageByHash: 'lookup',
+  messagesByHashPrefix: 'sql',
+  messagesByIds: 'lookup',
+  attachmentsForMessages: 'lookup',
+  reactionsForHashes: 'sql',
+  embeddingModels: 'sql',
+};

@@ -93,6 +93,18 @@ export interface ReactionRow {
   actor: string;
 }
 
+/**
+ * A conversation a caller must not see: `name` is an exact conversation name (msgbrowse's journal exclusion), in
+ * any source, or only in `source` when given.
+ */
+export interface ConversationExclusion {
+  name: string;
+  source?: string;
+}
+
+/** The conversations a query leaves out; it then answers exactly as if they were not in the archive. */
+export type Exclusion = readonly ConversationExclusion[];
+
 /** Common message filters (all optional; absent means "no filter"). */
 export interface MessageFilter {
   conversationId?: number;
@@ -269,8 +281,13 @@ export type ArchiveQueries = ArchiveQueryMethods & {
   embeddings(model: string): IterableIterator<EmbeddingRecord>;
 };
 
+/** The query methods, answering as if the excluded conversations were not in the archive. */
+export type ExcludingQueries = ArchiveQueryMethods;
+
 export interface Archive extends ArchiveQueries {
   readonly path: string;
+  /** The same queries, each answering as if `exclude`'s conversations were not in the archive (one snapshot per call). */
+  excluding(exclude: Exclusion): ExcludingQueries;
   readonly schemaVersion: number;
   close(): void;
 }
@@ -286,5 +303,10 @@ export type AsyncArchive = {
   ) => Promise<ReturnType<ArchiveQueryMethods[K]>>;
 } & {
   readonly path: string;
+  /**
+   * The same surface answering as if `exclude`'s conversations were not in the archive: every method, in the one
+   * snapshot of its call (see ARCHIVE_PRIVACY in methods.ts). An empty exclusion is this archive itself.
+   */
+  excluding(exclude: Exclusion): AsyncArchive;
   close(): Promise<void>;
 };

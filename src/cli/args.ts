@@ -29,6 +29,8 @@ Options:
                        tool and arguments, the hashes of the messages returned); never inside the archive's folder
   --no-redact          send secrets to MCP clients as written (default: one-time codes, card numbers,
                        IBANs and passwords in messages become [redacted: …]; search still finds them)
+  --exclude NAME       hide a conversation from MCP clients (repeatable): its exact name in any source, or
+                       source:name for one source; it then answers exactly like one that does not exist
   --summary            print the archive summary and a sample keyword search, then exit
   --query TEXT         the keyword query --summary runs (default: a word from the archive)
   --help, -h           show this help
@@ -40,6 +42,7 @@ Environment:
   MSGBROWSE_LLM_BASE_URL      embeddings endpoint (default http://127.0.0.1:4000/v1)
   MSGBROWSE_LLM_EMBED_MODEL   embedding model (default local-embed; empty disables semantic search)
   MSGBROWSE_LLM_API_KEY       embeddings API key (optional)
+  MSGBROWSE_EXCLUDE_CONVERSATIONS  conversations to hide, one name (or source:name) per line; added to --exclude
   MSGBROWSE_MCP_LOG           log level on stderr: debug, info (default), warn, error
 `;
 
@@ -56,6 +59,17 @@ export interface CliOptions {
   query?: string;
   /** Redact secrets in what MCP clients receive (off with --no-redact). */
   redact: boolean;
+  /** Conversations hidden from MCP clients: --exclude values, then MSGBROWSE_EXCLUDE_CONVERSATIONS lines. */
+  exclude: string[];
+}
+
+/** MSGBROWSE_EXCLUDE_CONVERSATIONS: one name per line (CRLF tolerated, blank lines ignored, names kept exact). */
+export function excludeFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const v = env.MSGBROWSE_EXCLUDE_CONVERSATIONS;
+  if (!v) return [];
+  return v
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
 }
 
 export function parseListen(value: string): { host: string; port: number } {
@@ -106,6 +120,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
         'no-redact': { type: 'boolean' },
         summary: { type: 'boolean' },
         query: { type: 'string' },
+        exclude: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -131,6 +146,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
       2,
     );
   }
+  const excludeArgs = o.exclude ?? [];
+  if (excludeArgs.some((x) => x.trim() === '')) throw new CliError('--exclude needs a conversation name', 2);
+  const exclude = [...new Set([...excludeArgs, ...excludeFromEnv(env)])];
   const archiveArg = o.archive?.trim();
   if (o.archive !== undefined && !archiveArg) throw new CliError('--archive needs a path', 2);
   const ledgerArg = o.ledger?.trim();
@@ -155,6 +173,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
     summary: o.summary ?? false,
     query: o.query,
     redact: !(o['no-redact'] ?? false),
+    exclude,
   };
 }
 

@@ -70,6 +70,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     embed: embedConfigFromEnv(env),
     citation,
     redact: opts.redact,
+    privacy: { excludeConversations: opts.exclude },
     cacheDir: opts.cacheDir,
     version: VERSION,
     log,

@@ -34,3 +34,5 @@ export {
   type DisclosureEntry,
   type LedgerContents,
 } from './ledger';
+export { parseExclusions, isHiddenConversation, modelFacing } from './privacy';
+export type { PrivacySettings } from './types';

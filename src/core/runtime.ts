@@ -13,6 +13,8 @@ import type { CitationFormat, SemanticState, ServerContext } from './context';
 import { ArchiveHolder, archiveFingerprint } from './archive-holder';
 import { isBesideArchive } from './cache-dir';
 import { defaultVectorIndexBuilder } from './vector-index-source';
+import { modelFacing, parseExclusions } from './privacy';
+import type { Exclusion } from '../archive/types';
 import { SemanticManager } from './semantic-backend';
 import type {
   ArchiveOpener,
@@ -158,7 +160,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   const gate = options.beforeCall ?? (async () => {});
-  const context: ServerContext = {
+  let exclusion: Exclusion = parseExclusions(options.privacy?.excludeConversations);
+  const personal: ServerContext = {
     async archive(): Promise<AsyncArchive> {
       await gate();
       if (disposed) throw new Error('the msgbrowse server is shutting down');
@@ -201,8 +204,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     };
   }
 
+  const context = modelFacing(personal, () => exclusion);
+
   return {
     context,
+    personal,
+    exclusion: () => exclusion,
     status,
     async describe(signal?: AbortSignal): Promise<RuntimeStatus> {
       try {
@@ -225,6 +232,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return;
       }
       generation++;
+      if (patch?.privacy) exclusion = parseExclusions(patch.privacy.excludeConversations);
+      // Only the exclusion changed: it applies from the next call on, the archive and the index stay open.
+      if (patch && Object.keys(patch).every((k) => k === 'privacy')) {
+        emit({ kind: 'config' });
+        return;
+      }
       if (patch?.embed) embed = normalizeEmbedConfig(patch.embed);
       if (patch?.citation) citation = { ...patch.citation };
       if (patch?.archivePath !== undefined) holder.setPath(patch.archivePath);

@@ -1,4 +1,4 @@
-import type { Archive, ArchiveSummary, AsyncArchive } from '../archive/types';
+import type { Archive, ArchiveSummary, AsyncArchive, Exclusion } from '../archive/types';
 import type { EmbedConfig, Embedder } from '../embed/types';
 import type { VectorIndex } from '../search/types';
 import type { CitationFormat, LogLevel, ServerContext } from './context';
@@ -52,6 +52,8 @@ export interface RuntimeOptions {
   citation: CitationFormat;
   /** Redact secrets in what the MCP tools and resources send to the model (default true; see core/redact.ts). */
   redact?: boolean;
+  /** Conversations hidden from the model (default: none). */
+  privacy?: PrivacySettings;
   /** Directory for the persistent vector-index cache (CLI: XDG cache dir, see `defaultCacheDir`). */
   cacheDir?: string;
   version: string;
@@ -114,17 +116,31 @@ export type RuntimeEvent =
   | { kind: 'semantic'; status: SemanticStatus }
   | { kind: 'config' };
 
+/** What the model may not see (applied to every model-facing surface, see core/privacy.ts). */
+export interface PrivacySettings {
+  /** Exact conversation names (any source) or `source:name` entries (see parseExclusions). */
+  excludeConversations: string[];
+}
+
 export interface RuntimeSettings {
   archivePath: string;
   embed: EmbedConfig;
   citation: CitationFormat;
   /** Redact secrets in model-facing results (`msgbrowse.privacy.redact`, CLI `--no-redact`). */
   redact: boolean;
+  privacy: PrivacySettings;
 }
 
 export interface Runtime {
-  /** What `createMcpServer` needs; getters read the current settings on every call. */
+  /**
+   * What `createMcpServer` needs — the model-facing context: the archive and vector index without the conversations
+   * excluded by the privacy settings. Getters read the current settings on every call.
+   */
   readonly context: ServerContext;
+  /** The person's own surfaces (palette, viewer, tree view, hovers): everything, excluded conversations included. */
+  readonly personal: ServerContext;
+  /** The current exclusion (parsed privacy settings), for the person's surfaces to mark hidden conversations. */
+  exclusion(): Exclusion;
   /** Snapshot without I/O. */
   status(): RuntimeStatus;
   /** Opens the archive if needed and returns the status with a fresh summary (throws nothing). */

@@ -9,7 +9,7 @@
  * - A crashed worker rejects what was pending with a clear message; the next call starts a new one.
  * - The worker is unref'd while idle, so a forgotten client never keeps a process alive; `close()` ends it.
  */
-import type { AsyncArchive } from '../archive/types';
+import type { AsyncArchive, Exclusion } from '../archive/types';
 import type { VectorIndex } from '../search/types';
 import type { BuildProgress } from '../search/vector';
 import { CancelSlots } from './cancel-slots';
@@ -95,11 +95,11 @@ class WorkerEngineClient implements VectorOpener {
     return this.conn && !this.conn.dead ? this.conn.generation : -1;
   }
 
-  async call(method: ArchiveMethod, args: unknown[], signal?: AbortSignal): Promise<unknown> {
+  async call(method: ArchiveMethod, args: unknown[], signal?: AbortSignal, exclude?: Exclusion): Promise<unknown> {
     if (signal?.aborted) throw abortError(signal);
     const conn = await this.connection();
     const id = this.nextId++;
-    return conn.request((rid, slot) => ({ type: 'call', id: rid, slot, method, args }), id, signal);
+    return conn.request((rid, slot) => ({ type: 'call', id: rid, slot, method, args, ...(exclude?.length ? { exclude } : {}) }), id, signal);
   }
 
   async openVector(
@@ -162,17 +162,34 @@ export async function startEngineWorker(opts: EngineWorkerOptions): Promise<Engi
     await impl.close();
     throw e;
   }
-  const methods = {} as Record<ArchiveMethod, (...args: unknown[]) => Promise<unknown>>;
-  for (const method of ARCHIVE_METHODS) {
-    methods[method] = (...args: unknown[]) => {
-      const { callArgs, signal } = splitSignal(args);
-      return impl.call(method, callArgs, signal);
-    };
-  }
-  const client = Object.assign(Object.create(null) as object, methods, {
+  const methodsFor = (exclude?: Exclusion) => {
+    const methods = {} as Record<ArchiveMethod, (...args: unknown[]) => Promise<unknown>>;
+    for (const method of ARCHIVE_METHODS) {
+      methods[method] = (...args: unknown[]) => {
+        const { callArgs, signal } = splitSignal(args);
+        return impl.call(method, callArgs, signal, exclude);
+      };
+    }
+    return methods;
+  };
+  // A view whose every call carries the exclusion to the worker (answered there in the call's one snapshot).
+  const excluding = (exclude: Exclusion): AsyncArchive => {
+    if (!exclude.length) return client as unknown as AsyncArchive;
+    const copy = exclude.map((x) => (x.source === undefined ? { name: x.name } : { name: x.name, source: x.source }));
+    return Object.assign(Object.create(null) as object, methodsFor(copy), {
+      get path(): string {
+        return impl.path;
+      },
+      excluding: (more: Exclusion) => excluding([...copy, ...more]),
+      // A view never closes the archive it looks through.
+      close: async () => {},
+    }) as unknown as AsyncArchive;
+  };
+  const client = Object.assign(Object.create(null) as object, methodsFor(), {
     get path(): string {
       return impl.path;
     },
+    excluding,
     vectorIndex: (model: string, o?: VectorIndexOptions) => impl.vectorIndex(model, o),
     close: () => impl.close(),
     [ENGINE]: true,

@@ -102,8 +102,9 @@ function handleCall(req: Extract<WorkerRequest, { type: 'call' }>, db: Archive):
     return;
   }
   try {
-    const method = db[req.method] as (...args: unknown[]) => unknown;
-    const value = withSlot(req.slot, () => method.apply(db, req.args));
+    const target = req.exclude && req.exclude.length ? db.excluding(req.exclude) : db;
+    const method = target[req.method] as (...args: unknown[]) => unknown;
+    const value = withSlot(req.slot, () => method.apply(target, req.args));
     send({ type: 'result', id: req.id, value });
   } catch (e) {
     fail(req.id, req.slot, e);

@@ -6,6 +6,7 @@
  */
 import type { ArchiveErrorCode } from '../archive/errors';
 import type { ArchiveMethod } from '../archive/methods';
+import type { Exclusion } from '../archive/types';
 import type { VectorFilter } from '../search/types';
 import type { VectorErrorCode } from '../search/vector/errors';
 
@@ -28,7 +29,8 @@ export const CANCEL_SLOTS = 1024;
 export const NO_SLOT = -1;
 
 export type WorkerRequest =
-  | { type: 'call'; id: number; slot: number; method: ArchiveMethod; args: unknown[] }
+  /** `exclude`: conversations the call must not see (the archive's `excluding`); absent: none. */
+  | { type: 'call'; id: number; slot: number; method: ArchiveMethod; args: unknown[]; exclude?: Exclusion }
   | ({ type: 'vector.open'; id: number; slot: number; model: string } & VectorOpenOptions)
   | {
       type: 'vector.search';

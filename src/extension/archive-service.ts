@@ -11,6 +11,7 @@ import type { AsyncArchive } from '../archive/types';
 import { createRuntime, type ArchiveOpener, type Runtime, type SemanticStatus } from '../core/index';
 import type { LogLevel, ServerContext } from '../core/context';
 import type { Disclosure } from '../core/ledger';
+import { isHiddenConversation } from '../core/privacy';
 import { EXTENSION_ID } from './constants';
 import { defaultDiscoveryEnv, discoverArchive, type Candidate } from './discovery';
 import { embedConfig, readSettings, type Settings } from './settings';
@@ -98,9 +99,29 @@ export class ArchiveService implements vscode.Disposable {
     });
   }
 
-  /** What MCP servers serve: the runtime's own context. */
+  /** What MCP servers serve: the runtime's model-facing context (excluded conversations do not exist there). */
   get context(): ServerContext {
     return this.runtime.context;
+  }
+
+  /** The person's own surfaces (palette, viewer, tree, hovers): everything, excluded conversations included. */
+  get personalContext(): ServerContext {
+    return this.runtime.personal;
+  }
+
+  /** Whether a conversation is hidden from Copilot by `msgbrowse.privacy.excludeConversations`. */
+  isHiddenFromModel(c: { name: string; source: string }): boolean {
+    return isHiddenConversation(c, this.runtime.exclusion());
+  }
+
+  /** Applies `msgbrowse.privacy.*` to the running runtime: the next model call sees it, nothing reopens. */
+  async applyPrivacy(): Promise<void> {
+    await this.applying;
+    const settings = readSettings();
+    this.settings = settings;
+    await this.runtime.reload({ privacy: { excludeConversations: settings.excludeConversations } });
+    this.log.info(`hidden from Copilot: ${settings.excludeConversations.length} conversation entr${settings.excludeConversations.length === 1 ? 'y' : 'ies'}`);
+    this.bump();
   }
 
   get state(): ArchiveState {
@@ -122,8 +143,9 @@ export class ArchiveService implements vscode.Disposable {
     return this.archivePath ? path.dirname(this.archivePath) : undefined;
   }
 
+  /** The archive for the person's own surfaces (unfiltered; model-facing code uses `context`). */
   archive(): Promise<AsyncArchive> {
-    return this.runtime.context.archive();
+    return this.runtime.personal.archive();
   }
 
   private serverLog(level: LogLevel, message: string): void {
@@ -179,7 +201,12 @@ export class ArchiveService implements vscode.Disposable {
     this.archivePath = target.file;
     this.origin = target.origin;
     this.searched = target.searched;
-    await this.runtime.reload({ archivePath: target.file ?? '', embed, redact: settings.redact });
+    await this.runtime.reload({
+      archivePath: target.file ?? '',
+      embed,
+      redact: settings.redact,
+      privacy: { excludeConversations: settings.excludeConversations },
+    });
     if (!target.file) {
       this.log.info(`no archive found (searched ${target.searched.map((c) => c.file).join(', ') || 'nothing'})`);
       this.setState({ kind: 'none', searched: target.searched });
@@ -250,7 +277,7 @@ export class ArchiveService implements vscode.Disposable {
         },
       );
     }, 1000);
-    const done = this.runtime.context
+    const done = this.runtime.personal
       .semantic(ac.signal)
       .then((s) => this.log.info(s.available ? `semantic search ready (${s.index.size} vectors)` : `semantic search unavailable: ${s.reason}`))
       .catch((e: unknown) => this.log.warn(`semantic warm-up stopped: ${e instanceof Error ? e.message : String(e)}`))

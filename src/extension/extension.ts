@@ -20,7 +20,8 @@ import { LedgerView } from './ledger-view';
 import { McpEndpoint } from './mcp-endpoint';
 import { mcpApiAvailable, McpProvider } from './mcp-provider';
 import { SearchService } from './search-service';
-import { affectsRuntime } from './settings';
+import { affectsPrivacy, affectsRuntime } from './settings';
+import { offerJournalExcludes } from './journal-import';
 import { createStatusBar } from './status-bar';
 import { testHooksWanted, type MsgbrowseTestExports, type MsgbrowseTestHooks } from './test-api';
 import { CitationUriHandler } from './uri-handler';
@@ -75,13 +76,14 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   const viewer = new ViewerManager({
     extensionUri: context.extensionUri,
     archive: () => archive.archive(),
+    hiddenFromModel: (c) => archive.isHiddenFromModel(c),
     attachmentRoot: () => archive.attachmentRoot(),
     citationUri: (ref) => citationUri(scheme, ref),
     log,
   });
   context.subscriptions.push(viewer);
 
-  const search = new SearchService(archive.context);
+  const search = new SearchService(archive.personalContext, (c) => archive.isHiddenFromModel(c));
 
   const uriHandler = new CitationUriHandler((ref) => openCitation(viewer, ref, false, log), (id) => viewer.open(id), log);
   context.subscriptions.push(vscode.window.registerUriHandler(uriHandler));
@@ -116,6 +118,9 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
       if (affectsRuntime(e)) {
         log.info('settings changed; reloading the archive');
         void archive.apply();
+      } else if (affectsPrivacy(e)) {
+        log.info('privacy settings changed; applying them to Copilot without a reload');
+        void archive.applyPrivacy();
       }
       if (e.affectsConfiguration(`${CONFIG_SECTION}.server.transport`)) {
         void endpoint.ensure().then(() => archive.bump());
@@ -131,6 +136,9 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
 
   void vscode.commands.executeCommand('setContext', 'msgbrowse.state', 'opening');
   const ready = archive.apply().catch((e: unknown) => log.error(`activation: ${e instanceof Error ? e.message : String(e)}`));
+  if (context.extensionMode !== vscode.ExtensionMode.Test) {
+    void ready.then(() => offerJournalExcludes(context, log)).catch((e: unknown) => log.warn(`journal exclusions: ${e instanceof Error ? e.message : String(e)}`));
+  }
 
   const api: MsgbrowseApi = {
     apiVersion: 1,

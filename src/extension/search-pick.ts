@@ -25,11 +25,11 @@ function oneLine(s: string): string {
   return s.replace(/\*\*/g, '').replace(/\s+/g, ' ').trim();
 }
 
-export function hitItem(hit: SearchHit): HitItem {
+export function hitItem(hit: SearchHit, hiddenFromModel = false): HitItem {
   return {
     label: oneLine(hit.text) || '(empty message)',
     description: `${hit.sender} · ${hit.conversation}`,
-    detail: `${hit.timestamp} · ${hit.source}`,
+    detail: `${hit.timestamp} · ${hit.source}${hiddenFromModel ? ' · hidden from Copilot' : ''}`,
     alwaysShow: true,
     buttons: [COPY_BUTTON, SIDE_BUTTON],
     hit,
@@ -63,7 +63,7 @@ export function showSearchPick(search: SearchService, open: OpenHit, initial = '
       .search(q, 30, ac.signal)
       .then((res) => {
         if (mine !== seq) return;
-        const items: HitItem[] = res.hits.map(hitItem);
+        const items: HitItem[] = res.hits.map((h) => hitItem(h, search.hiddenFromModel({ name: h.conversation, source: h.source })));
         if (!res.semantic.used) {
           items.push({ label: '', kind: vscode.QuickPickItemKind.Separator, alwaysShow: true });
           items.push({ label: `$(info) keyword results only: ${res.semantic.reason ?? 'semantic search unavailable'}`, alwaysShow: true });

@@ -19,7 +19,14 @@ export type SearchResult = Pick<HybridSearchResult, 'hits' | 'semantic'>;
 const MAX_LIMIT = SEARCH_MAX_LIMIT;
 
 export class SearchService {
-  constructor(private readonly context: ServerContext) {}
+  /**
+   * `context`: the person's own (unfiltered) context; `hiddenFromModel` tells which conversations Copilot cannot see,
+   * so the palette can say so.
+   */
+  constructor(
+    private readonly context: ServerContext,
+    readonly hiddenFromModel: (c: { name: string; source: string }) => boolean = () => false,
+  ) {}
 
   /** Rejects with a one-line message (what was wrong, what to do) when the query or the archive is unusable. */
   async search(query: string, limit = 30, signal: AbortSignal = new AbortController().signal): Promise<SearchResult> {

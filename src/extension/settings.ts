@@ -13,7 +13,7 @@ export interface Settings {
   attachmentsRoot: string;
   embedBaseUrl: string;
   embedModel: string;
-  /** `msgbrowse.privacy.excludeConversations`: conversations never served to a model. */
+  /** `msgbrowse.privacy.excludeConversations`: conversation names (or `source:name`) hidden from Copilot. */
   excludeConversations: string[];
   /** `msgbrowse.privacy.redact`: secrets in served messages are redacted (default true). */
   redact: boolean;
@@ -36,9 +36,18 @@ export function readSettings(): Settings {
     attachmentsRoot: expand(c.get<string>('attachmentsRoot', '')),
     embedBaseUrl: c.get<string>('embeddings.baseUrl', DEFAULT_EMBED_BASE_URL) || DEFAULT_EMBED_BASE_URL,
     embedModel: c.get<string>('embeddings.model', DEFAULT_EMBED_MODEL) ?? DEFAULT_EMBED_MODEL,
-    excludeConversations: (c.get<unknown[]>('privacy.excludeConversations', []) ?? []).filter((x): x is string => typeof x === 'string' && x.trim() !== ''),
+    excludeConversations: stringList(c.get<unknown>('privacy.excludeConversations', [])),
     redact: c.get<boolean>('privacy.redact', true) !== false,
   };
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
+}
+
+/** Only the exclusion changed: applied to the running runtime without reopening anything. */
+export function affectsPrivacy(e: vscode.ConfigurationChangeEvent): boolean {
+  return e.affectsConfiguration(`${CONFIG_SECTION}.privacy`);
 }
 
 export function affectsRuntime(e: vscode.ConfigurationChangeEvent): boolean {

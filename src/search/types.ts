@@ -7,7 +7,10 @@ export interface VectorHit {
 }
 
 /** Filters the vector index can apply while scanning (a subset of MessageFilter). */
-export type VectorFilter = Pick<MessageFilter, 'conversationId' | 'source' | 'sender' | 'startUnix' | 'endUnix'>;
+export type VectorFilter = Pick<MessageFilter, 'conversationId' | 'source' | 'sender' | 'startUnix' | 'endUnix'> & {
+  /** Rows of these conversations are skipped during the scan (hidden conversations: top-k counts only the rest). */
+  excludeConversationIds?: readonly number[];
+};
 
 /** Exact top-k cosine search over the stored vectors of one embedding model. */
 export interface VectorIndex {

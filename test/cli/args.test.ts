@@ -46,6 +46,7 @@ describe('parseCli: valid flags', () => {
       summary: false,
       query: undefined,
       redact: true,
+      exclude: [],
     });
     assert.equal(DEFAULT_LISTEN, '127.0.0.1:8788');
   });
@@ -59,6 +60,8 @@ describe('parseCli: valid flags', () => {
         '--link-scheme', ' vscode-insiders ',
         '--summary',
         '--query', 'hello world',
+        '--exclude', 'Family',
+        '--exclude', 'signal:Work: Team',
       ]),
       {
         archive: path.join(CWD, 'arch', 'msgbrowse.sqlite'),
@@ -71,6 +74,7 @@ describe('parseCli: valid flags', () => {
         summary: true,
         query: 'hello world',
         redact: true,
+        exclude: ['Family', 'signal:Work: Team'],
       },
     );
     assert.equal(parse(['--no-redact']).redact, false, '--no-redact turns redaction off');
@@ -199,6 +203,22 @@ describe('parseCli: each error message (exit code 2)', () => {
   });
 });
 
+describe('--exclude and MSGBROWSE_EXCLUDE_CONVERSATIONS', () => {
+  it('collects repeated --exclude values, keeps names exact, and adds the environment lines (CRLF, blanks ignored)', () => {
+    const env = { ...ENV, MSGBROWSE_EXCLUDE_CONVERSATIONS: 'Family\r\n\n  \nimessage:Ex\n Spaced \n' };
+    assert.deepEqual(parseCli(['--exclude', 'Work', '--exclude=Family'], env, CWD), {
+      ...(parseCli([], ENV, CWD) as object),
+      exclude: ['Work', 'Family', 'imessage:Ex', ' Spaced '],
+    });
+    assert.deepEqual((parseCli([], { ...ENV, MSGBROWSE_EXCLUDE_CONVERSATIONS: '' }, CWD) as { exclude: string[] }).exclude, []);
+  });
+
+  it('an empty --exclude is an error, not a silent no-op', () => {
+    assert.throws(() => parseCli(['--exclude', ' '], ENV, CWD), /--exclude needs a conversation name/);
+    assert.throws(() => parseCli(['--exclude'], ENV, CWD), /exclude/);
+  });
+});
+
 describe('--help text', () => {
   const optionsSection = USAGE.slice(USAGE.indexOf('Options:'), USAGE.indexOf('Environment:'));
   const documented = [...optionsSection.matchAll(/^ {2}(--[a-z-]+)(?:, (-[a-z]))?/gm)].flatMap((m) => (m[2] ? [m[1], m[2]] : [m[1]]));
@@ -211,10 +231,10 @@ describe('--help text', () => {
 
   it('documents exactly the flags the parser accepts', () => {
     assert.deepEqual(documented, [
-      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--summary', '--query',
+      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--exclude', '--summary', '--query',
       '--help', '-h', '--version', '-v',
     ]);
-    const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--ledger', '--query']);
+    const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--ledger', '--exclude', '--query']);
     for (const flag of documented) {
       const argv = withValue.has(flag) ? [flag, '127.0.0.1:1'] : [flag];
       try {
@@ -226,7 +246,7 @@ describe('--help text', () => {
   });
 
   it('documents every environment variable the CLI reads', () => {
-    for (const name of ['MSGBROWSE_DATA_DIR', 'MSGBROWSE_MCP_TOKEN', 'MSGBROWSE_LLM_BASE_URL', 'MSGBROWSE_LLM_EMBED_MODEL', 'MSGBROWSE_LLM_API_KEY', 'MSGBROWSE_MCP_LOG']) {
+    for (const name of ['MSGBROWSE_DATA_DIR', 'MSGBROWSE_MCP_TOKEN', 'MSGBROWSE_LLM_BASE_URL', 'MSGBROWSE_LLM_EMBED_MODEL', 'MSGBROWSE_LLM_API_KEY', 'MSGBROWSE_MCP_LOG', 'MSGBROWSE_EXCLUDE_CONVERSATIONS']) {
       assert.match(USAGE, new RegExp(`^ {2}${name} `, 'm'), name);
     }
   });

@@ -524,3 +524,23 @@ describe('runtime helpers', () => {
     assert.equal(seen?.aborted, false);
   });
 });
+
+describe('runtime: the model-facing context keeps every setting of the base', () => {
+  it('with exclusions active, redaction mode and the disclosure hook still reach the MCP server', async () => {
+    const seen: unknown[] = [];
+    for (const redact of [true, false]) {
+      const rt = createRuntime(
+        options(curated.path, { redact, disclose: (e) => seen.push(e), privacy: { excludeConversations: [curated.conversations[0].name] } }),
+      );
+      try {
+        assert.equal(rt.context.redact, redact, 'redaction mode');
+        assert.equal(typeof rt.context.disclose, 'function', 'disclosure hook');
+        await rt.reload({ redact: !redact });
+        assert.equal(rt.context.redact, !redact, 'a reload reaches the model-facing view');
+        assert.notEqual(rt.context.archive, rt.personal.archive, 'the archive is the filtered view');
+      } finally {
+        await rt.dispose();
+      }
+    }
+  });
+});

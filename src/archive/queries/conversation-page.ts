@@ -18,13 +18,16 @@ export function conversationPage(
   schema: SchemaInfo,
   conversation: ConversationRow | undefined,
   opts: ConversationPageOptions,
+  hiddenIds?: readonly number[],
 ): ConversationPage {
   const limit = positiveLimit(opts.limit);
   const empty = { messages: [], hasBefore: false, hasAfter: false, attachments: [], reactions: [] };
   if (!conversation) return empty;
   const conversationId = conversation.id;
   const at = opts.at;
-  const anchor = at.kind === 'end' ? undefined : messageById(sql, schema, at.messageId);
+  const found = at.kind === 'end' ? undefined : messageById(sql, schema, at.messageId);
+  // An anchor in a hidden conversation is an unknown message.
+  const anchor = found && hiddenIds?.includes(found.conversationId) ? undefined : found;
   if (anchor && anchor.conversationId !== conversationId) return { conversation, anchor, ...empty };
 
   let messages: MessageRow[];

@@ -6,7 +6,7 @@
 import type { Param, Sql } from '../connection';
 import { exprs, type SchemaInfo } from '../schema';
 import type { LinkOptions, LinkRow } from '../types';
-import { hasValue, num, positiveLimit, str } from './rows';
+import { hasValue, notHidden, num, positiveLimit, str } from './rows';
 
 /** Lowercase, trimmed, without a leading `www.` or trailing dot (how msgbrowse stores link domains). */
 export function canonicalDomain(d: string): string {
@@ -15,7 +15,7 @@ export function canonicalDomain(d: string): string {
   return s.replace(/\.+$/, '');
 }
 
-export function links(sql: Sql, schema: SchemaInfo, opts: LinkOptions): { items: LinkRow[]; hasMore: boolean } {
+export function links(sql: Sql, schema: SchemaInfo, opts: LinkOptions, hiddenIds?: readonly number[]): { items: LinkRow[]; hasMore: boolean } {
   const limit = positiveLimit(opts.limit);
   const e = exprs(schema);
   const needMessages = !schema.linkConversationId || !schema.linkTsUnix;
@@ -45,6 +45,11 @@ export function links(sql: Sql, schema: SchemaInfo, opts: LinkOptions): { items:
   if (opts.endUnix !== undefined) {
     where.push(`${e.linkTs} <= ?`);
     params.push(opts.endUnix);
+  }
+  const hidden = notHidden(e.linkConv, hiddenIds);
+  if (hidden) {
+    where.push(hidden.where);
+    params.push(hidden.param);
   }
   const rows = sql.all(
     `WITH scoped AS (

@@ -2,12 +2,13 @@
 import { mapRows, type Param, type Sql } from '../connection';
 import { exprs, type SchemaInfo } from '../schema';
 import { ATTACHMENT_KINDS, type AttachmentOptions, type AttachmentRow } from '../types';
-import { attachmentColumns, attachmentFrom, hasValue, jsonList, positiveLimit, readAttachment } from './rows';
+import { attachmentColumns, attachmentFrom, hasValue, jsonList, notHidden, positiveLimit, readAttachment } from './rows';
 
 export function attachments(
   sql: Sql,
   schema: SchemaInfo,
   opts: AttachmentOptions,
+  hiddenIds?: readonly number[],
 ): { items: AttachmentRow[]; hasMore: boolean } {
   const limit = positiveLimit(opts.limit);
   const e = exprs(schema);
@@ -29,6 +30,11 @@ export function attachments(
   if (opts.endUnix !== undefined) {
     where.push(`${e.attTs} <= ?`);
     params.push(opts.endUnix);
+  }
+  const hidden = notHidden(e.attConv, hiddenIds);
+  if (hidden) {
+    where.push(hidden.where);
+    params.push(hidden.param);
   }
   const rows = mapRows(
     sql,

@@ -4,11 +4,13 @@ import type { SchemaInfo } from '../schema';
 import type { MessageRow } from '../types';
 import { messageColumns, num, readMessage, statement } from './rows';
 
-export function context(sql: Sql, schema: SchemaInfo, messageId: number, window: number): MessageRow[] | undefined {
+/** `hiddenIds`: a target in one of these conversations answers as an unknown id. */
+export function context(sql: Sql, schema: SchemaInfo, messageId: number, window: number, hiddenIds?: readonly number[]): MessageRow[] | undefined {
   const w = Number.isFinite(window) ? Math.max(0, Math.floor(window)) : 0;
   const target = sql.get('SELECT conversation_id, ts_unix FROM messages WHERE id = ?', [messageId]);
   if (!target) return undefined;
   const conv = num(target.conversation_id);
+  if (hiddenIds?.includes(conv)) return undefined;
   const t = num(target.ts_unix);
   // The target and up to w messages before it (newest first), then up to w after it: (ts_unix, id) keyset order.
   const side = (dir: 'before' | 'after', limit: number) =>

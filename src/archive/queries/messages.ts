@@ -2,7 +2,7 @@
 import { mapRows, type Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
 import type { AttachmentRow, MessageRow, ReactionRow } from '../types';
-import { attachmentColumns, attachmentFrom, jsonList, messageColumns, readAttachment, readMessage, str } from './rows';
+import { attachmentColumns, attachmentFrom, jsonList, messageColumns, notHidden, readAttachment, readMessage, str } from './rows';
 
 const FROM = 'FROM messages m JOIN conversations c ON c.id = m.conversation_id';
 
@@ -19,11 +19,17 @@ export function messageByHash(sql: Sql, schema: SchemaInfo, hash: string): Messa
  * resolved (two rows back means the prefix is ambiguous). An index range scan: hashes are lowercase hex, so every
  * hash with the prefix lies in [prefix, prefix + 'g').
  */
-export function messagesByHashPrefix(sql: Sql, schema: SchemaInfo, prefix: string, limit: number): MessageRow[] {
+export function messagesByHashPrefix(sql: Sql, schema: SchemaInfo, prefix: string, limit: number, hiddenIds?: readonly number[]): MessageRow[] {
   const p = prefix.toLowerCase();
   if (!/^[0-9a-f]{1,64}$/.test(p)) return [];
   const n = Math.max(1, Math.min(Math.floor(limit) || 1, 10));
-  return mapRows(sql, `SELECT ${messageColumns(schema)} ${FROM} WHERE m.hash >= ? AND m.hash < ? ORDER BY m.hash LIMIT ?`, [p, `${p}g`, n], readMessage);
+  const hidden = notHidden('m.conversation_id', hiddenIds);
+  return mapRows(
+    sql,
+    `SELECT ${messageColumns(schema)} ${FROM} WHERE m.hash >= ? AND m.hash < ?${hidden ? ` AND ${hidden.where}` : ''} ORDER BY m.hash LIMIT ?`,
+    hidden ? [p, `${p}g`, hidden.param, n] : [p, `${p}g`, n],
+    readMessage,
+  );
 }
 
 /** Messages for `ids` in the order of the input (unknown ids skipped, duplicates once). */
@@ -57,15 +63,18 @@ export function attachmentsForMessages(sql: Sql, schema: SchemaInfo, ids: readon
 }
 
 /** Reactions on the given message hashes (none before schema v6), ordered by hash then insertion. */
-export function reactionsForHashes(sql: Sql, schema: SchemaInfo, hashes: readonly string[]): ReactionRow[] {
+export function reactionsForHashes(sql: Sql, schema: SchemaInfo, hashes: readonly string[], hiddenIds?: readonly number[]): ReactionRow[] {
   if (!schema.reactions) return [];
   const wanted = [...new Set(hashes.filter((h) => typeof h === 'string'))];
   if (!wanted.length) return [];
+  const hidden = hiddenIds && hiddenIds.length ? jsonList(hiddenIds) : undefined;
   return sql
     .all(
       `SELECT message_hash, emoji, actor FROM reactions
-       WHERE message_hash IN (SELECT value FROM json_each(?)) ORDER BY message_hash ASC, id ASC`,
-      [jsonList(wanted)],
+       WHERE message_hash IN (SELECT value FROM json_each(?))${
+         hidden ? ' AND message_hash NOT IN (SELECT hash FROM messages WHERE conversation_id IN (SELECT value FROM json_each(?)))' : ''
+       } ORDER BY message_hash ASC, id ASC`,
+      hidden ? [jsonList(wanted), hidden] : [jsonList(wanted)],
     )
     .map((r) => ({ messageHash: str(r.message_hash), emoji: str(r.emoji), actor: str(r.actor) }));
 }

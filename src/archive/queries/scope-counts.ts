@@ -15,7 +15,7 @@
 import type { Param, Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
 import type { ScopeCounts, ScopeFilter } from '../types';
-import { hasValue, num } from './rows';
+import { hasValue, jsonList, notHidden, num } from './rows';
 
 interface Part {
   where: string[];
@@ -23,7 +23,7 @@ interface Part {
 }
 
 /** Conversation / source / date predicates on `m`; `plain` disables their indexes (unary +). */
-function otherPart(schema: SchemaInfo, f: ScopeFilter, plain: boolean): Part {
+function otherPart(schema: SchemaInfo, f: ScopeFilter, plain: boolean, hiddenIds?: readonly number[]): Part {
   const p = plain ? '+' : '';
   const where: string[] = [];
   const params: Param[] = [];
@@ -48,6 +48,11 @@ function otherPart(schema: SchemaInfo, f: ScopeFilter, plain: boolean): Part {
     where.push(`${p}m.ts_unix <= ?`);
     params.push(f.endUnix);
   }
+  const hidden = notHidden(`${p}m.conversation_id`, hiddenIds);
+  if (hidden) {
+    where.push(hidden.where);
+    params.push(hidden.param);
+  }
   return { where, params };
 }
 
@@ -71,9 +76,23 @@ export function modelCoverage(sql: Sql, schema: SchemaInfo, model: string): numb
   );
 }
 
+/** Vectors of `model` on messages of the given conversations (an index walk over those conversations only). */
+export function hiddenCoverage(sql: Sql, schema: SchemaInfo, model: string, conversationIds: readonly number[]): number {
+  if (!schema.embeddings || !conversationIds.length) return 0;
+  return num(
+    sql.value(
+      `SELECT COUNT(*) FROM messages m WHERE m.conversation_id IN (SELECT value FROM json_each(?))
+         AND EXISTS (SELECT 1 FROM embeddings e WHERE e.message_hash = m.hash AND e.model = ?)`,
+      [jsonList(conversationIds), model],
+    ),
+  );
+}
+
 /**
  * Messages in the scope `f`, and (when `model` is given) how many of them have a vector for it.
- * `totalMessages` and `unscopedCoverage` answer the unscoped case without a query.
+ * `totalMessages` and `unscopedCoverage` answer the unscoped case without a query. `hidden` (conversation ids with
+ * their message counts) are left out of every count: the unscoped case subtracts them (index counts over the hidden
+ * conversations only), every other case excludes them in the statement.
  */
 export function scopeCounts(
   sql: Sql,
@@ -82,26 +101,34 @@ export function scopeCounts(
   model: string | undefined,
   totalMessages: () => number,
   unscopedCoverage: (model: string) => number,
+  hidden: readonly { id: number; messageCount: number }[] = [],
 ): ScopeCounts {
+  const hiddenIds = hidden.map((h) => h.id);
   const wantVectors = hasValue(model) && schema.embeddings;
   const vectors = (parts: Part[]): number | undefined => (hasValue(model) ? (wantVectors ? count(sql, parts, hasVector(model)) : 0) : undefined);
-  const other = otherPart(schema, f, false);
-  const scoped = other.where.length > 0;
+  const other = otherPart(schema, f, false, hiddenIds);
+  const scoped = otherPart(schema, f, false).where.length > 0;
   const out = (messages: number, withVectors: number | undefined): ScopeCounts =>
     withVectors === undefined ? { messages } : { messages, withVectors, model };
 
   if (!hasValue(f.sender)) {
-    if (!scoped) return out(totalMessages(), hasValue(model) ? (wantVectors ? unscopedCoverage(model) : 0) : undefined);
+    if (!scoped) {
+      const messages = totalMessages() - hidden.reduce((n, h) => n + h.messageCount, 0);
+      const coverage = () => unscopedCoverage(model!) - hiddenCoverage(sql, schema, model!, hiddenIds);
+      return out(messages, hasValue(model) ? (wantVectors && messages > 0 ? coverage() : 0) : undefined);
+    }
     const messages = count(sql, [other]);
     return out(messages, messages === 0 ? (hasValue(model) ? 0 : undefined) : vectors([other]));
   }
   const senderPart = (plain: boolean): Part => ({ where: [`${plain ? '+' : ''}m.sender = ?`], params: [f.sender!] });
-  const bySender = count(sql, [senderPart(false)]);
-  if (!scoped || bySender === 0) return out(bySender, bySender === 0 ? (hasValue(model) ? 0 : undefined) : vectors([senderPart(false)]));
+  // A sender alone (hidden conversations aside, checked per row of the sender's index walk).
+  const senderParts = hiddenIds.length ? [senderPart(false), otherPart(schema, {}, true, hiddenIds)] : [senderPart(false)];
+  const bySender = count(sql, senderParts);
+  if (!scoped || bySender === 0) return out(bySender, bySender === 0 ? (hasValue(model) ? 0 : undefined) : vectors(senderParts));
   const byOther = count(sql, [other]);
   if (byOther === 0) return out(0, hasValue(model) ? 0 : undefined);
   // The smaller side drives; the other side's index is switched off.
-  const parts = bySender <= byOther ? [senderPart(false), otherPart(schema, f, true)] : [senderPart(true), other];
+  const parts = bySender <= byOther ? [senderPart(false), otherPart(schema, f, true, hiddenIds)] : [senderPart(true), other];
   const messages = count(sql, parts);
   return out(messages, messages === 0 ? (hasValue(model) ? 0 : undefined) : vectors(parts));
 }

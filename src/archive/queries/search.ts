@@ -6,10 +6,10 @@ import { type Columns, mapRows, type Param, type Sql } from '../connection';
 import { buildFtsQuery } from '../fts-query';
 import { exprs, type SchemaInfo } from '../schema';
 import type { KeywordHit, KeywordSearchOptions, MessageFilter } from '../types';
-import { hasValue, positiveLimit, statement } from './rows';
+import { hasValue, notHidden, positiveLimit, statement } from './rows';
 
 /** WHERE fragments (aliases m, c) for the common message filters. */
-export function messageFilterSql(schema: SchemaInfo, f: MessageFilter): { where: string[]; params: Param[] } {
+export function messageFilterSql(schema: SchemaInfo, f: MessageFilter, hiddenIds?: readonly number[]): { where: string[]; params: Param[] } {
   const e = exprs(schema);
   const where: string[] = [];
   const params: Param[] = [];
@@ -35,6 +35,11 @@ export function messageFilterSql(schema: SchemaInfo, f: MessageFilter): { where:
   }
   if (f.hasAttachment) where.push('EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)');
   if (f.hasLink) where.push('EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)');
+  const hidden = notHidden('m.conversation_id', hiddenIds);
+  if (hidden) {
+    where.push(hidden.where);
+    params.push(hidden.param);
+  }
   return { where, params };
 }
 
@@ -42,11 +47,12 @@ export function messageFilterSql(schema: SchemaInfo, f: MessageFilter): { where:
 export function keywordSearchSql(
   schema: SchemaInfo,
   opts: KeywordSearchOptions,
+  hiddenIds?: readonly number[],
 ): { sql: string; params: Param[] } | undefined {
   const match = buildFtsQuery(opts.query);
   if (match === '') return undefined;
   const limit = positiveLimit(opts.limit);
-  const f = messageFilterSql(schema, opts);
+  const f = messageFilterSql(schema, opts, hiddenIds);
   const sql = statement(schema, `keyword:${f.where.join(' AND ')}`, () => keywordSql(schema, f.where));
   return { sql, params: [match, ...f.params, limit] };
 }
@@ -70,8 +76,9 @@ function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
   LIMIT ?`;
 }
 
-export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchOptions): KeywordHit[] {
-  const q = keywordSearchSql(schema, opts);
+/** `hiddenIds`: conversations left out in the statement itself (so the limit counts only what may be shown). */
+export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchOptions, hiddenIds?: readonly number[]): KeywordHit[] {
+  const q = keywordSearchSql(schema, opts, hiddenIds);
   if (!q) return [];
   return mapRows(sql, q.sql, q.params, readHit);
 }

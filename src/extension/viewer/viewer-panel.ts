@@ -26,6 +26,8 @@ const FIND_LIMIT = 500;
 export interface ViewerDeps {
   extensionUri: vscode.Uri;
   archive(): Promise<AsyncArchive>;
+  /** Whether Copilot cannot see a conversation (msgbrowse.privacy.excludeConversations): the title says so. */
+  hiddenFromModel?(c: { name: string; source: string }): boolean;
   /** Directory the archive's attachment paths are relative to, when known. */
   attachmentRoot(): string | undefined;
   citationUri(ref: CitationRef): string;
@@ -217,7 +219,7 @@ export class ViewerPanel implements vscode.Disposable {
     });
     const conv = page.conversation;
     if (!conv) throw new Error(`Conversation ${this.conversationId} is not in the current archive.`);
-    this.panel.title = conv.name;
+    this.panel.title = this.deps.hiddenFromModel?.(conv) ? `${conv.name} (hidden from Copilot)` : conv.name;
     let focus = page.anchor;
     if (focus && focus.conversationId !== conv.id) {
       throw new Error(`Message ${focusId} belongs to conversation ${focus.conversationId}, not ${conv.id}.`);

@@ -163,7 +163,9 @@ export class Int8VectorIndex implements VectorIndex {
     if (fSource === undefined) return this.empty();
     const useSender = fSender >= 0;
     const useSource = fSource >= 0;
-    const filtered = useConv || useStart || useEnd || useSender || useSource;
+    const hidden = f.excludeConversationIds && f.excludeConversationIds.length ? new Set(f.excludeConversationIds) : undefined;
+    const useHidden = hidden !== undefined;
+    const filtered = useConv || useStart || useEnd || useSender || useSource || useHidden;
 
     const sq = qq.scale;
     const fq = qq.err;
@@ -236,6 +238,7 @@ export class Int8VectorIndex implements VectorIndex {
           if (useEnd && !(ts[r] <= fEnd)) continue;
           if (useSender && sender[r] !== fSender) continue;
           if (useSource && source[r] !== fSource) continue;
+          if (useHidden && hidden.has(conv[r])) continue;
           idx[m++] = r;
         }
         if (m === 0) continue;

@@ -6,6 +6,7 @@ import { loadManifest } from './env';
 import { defineActivation } from './activation';
 import { defineTools } from './tools';
 import { defineDisclosures } from './disclosures';
+import { definePrivacy } from './privacy';
 import { defineViewerCitations } from './viewer-citations';
 import { defineSearchApi } from './search-api';
 import { defineEditorLinks } from './editor-links';
@@ -25,6 +26,7 @@ export function defineSuites(): void {
     defineActivation(m);
     defineTools(m);
     defineDisclosures(m);
+    definePrivacy(m);
     defineViewerCitations(m);
     defineSearchApi(m);
     defineEditorLinks(m);

@@ -1,0 +1,91 @@
+/**
+ * Conversations hidden from the model: the one enforcement point. Every model-facing surface (tools, resources,
+ * prompts, completions — anything built on the runtime's `context`) reaches the archive through `modelFacing()`,
+ * which answers as if the excluded conversations did not exist: the archive's `excluding()` view (each query decides
+ * how, see ARCHIVE_PRIVACY in archive/methods.ts: in SQL where limits or counts are involved) and a vector index whose
+ * scan skips their rows. The person's own surfaces (palette search, viewer, tree view, hovers) use the runtime's
+ * `personal` context, which sees everything and marks these conversations as hidden from Copilot.
+ */
+import { isExcludedConversation } from '../archive/methods';
+import type { AsyncArchive, ConversationExclusion, Exclusion } from '../archive/types';
+import type { VectorFilter, VectorIndex } from '../search/types';
+import type { SemanticState, ServerContext } from './context';
+
+/** A source prefix in `source:name` (msgbrowse's sources are lowercase words: signal, imessage, whatsapp, …). */
+const SOURCE_PREFIX = /^([a-z][a-z0-9_-]*):(.+)$/;
+
+/**
+ * The setting's entries as exclusions. An entry is an exact conversation name in any source (as msgbrowse's
+ * `journal.exclude_conversations`), or `source:name` for one source. Because a conversation may itself be named
+ * `signal:Bob`, such an entry also hides a conversation of exactly that name (over-hiding is the safe side).
+ * Blank entries are ignored; duplicates are dropped.
+ */
+export function parseExclusions(entries: readonly unknown[] | undefined): Exclusion {
+  const out: ConversationExclusion[] = [];
+  const seen = new Set<string>();
+  const add = (x: ConversationExclusion) => {
+    const key = JSON.stringify([x.name, x.source ?? null]);
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(x);
+  };
+  for (const raw of entries ?? []) {
+    if (typeof raw !== 'string' || raw.trim() === '') continue;
+    add({ name: raw });
+    const m = SOURCE_PREFIX.exec(raw);
+    if (m) add({ name: m[2], source: m[1] });
+  }
+  return out;
+}
+
+/** Whether a conversation is hidden by the given setting entries (for the person's surfaces to mark it). */
+export function isHiddenConversation(c: { name: string; source: string }, exclusion: Exclusion): boolean {
+  return isExcludedConversation(c, exclusion);
+}
+
+/** The vector index seen through an exclusion: the scan itself skips hidden conversations' rows (top-k stays k). */
+function excludingIndex(index: VectorIndex, hiddenIds: (signal?: AbortSignal) => Promise<number[]>): VectorIndex {
+  return {
+    get model() {
+      return index.model;
+    },
+    get dim() {
+      return index.dim;
+    },
+    get size() {
+      return index.size;
+    },
+    async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal) {
+      const ids = await hiddenIds(signal);
+      const merged: VectorFilter = ids.length ? { ...filter, excludeConversationIds: [...(filter?.excludeConversationIds ?? []), ...ids] } : { ...filter };
+      return index.search(query, k, merged, signal);
+    },
+    dispose() {
+      // The runtime owns the index.
+    },
+  };
+}
+
+/** `base` (which sees everything) as the model must see it: without the conversations `exclusion()` names. */
+export function modelFacing(base: ServerContext, exclusion: () => Exclusion): ServerContext {
+  const archive = async (): Promise<AsyncArchive> => {
+    const a = await base.archive();
+    const x = exclusion();
+    return x.length ? a.excluding(x) : a;
+  };
+  // Everything else (citation format, version, log, redaction, the disclosure hook, and whatever the context gains
+  // later) is the base's own, getters included: only the archive and the semantic index are narrowed here.
+  const view = Object.defineProperties({}, Object.getOwnPropertyDescriptors(base)) as ServerContext;
+  view.archive = archive;
+  view.semantic = async (signal?: AbortSignal): Promise<SemanticState> => {
+    const state = await base.semantic(signal);
+    const x = exclusion();
+    if (!state.available || x.length === 0) return state;
+    const hiddenIds = async (s?: AbortSignal) => {
+      const all = await (await base.archive()).listConversations(undefined, s);
+      return all.filter((c) => isExcludedConversation(c, x)).map((c) => c.id);
+    };
+    return { ...state, index: excludingIndex(state.index, hiddenIds) };
+  };
+  return view;
+}

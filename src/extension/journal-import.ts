@@ -1,0 +1,52 @@
+/**
+ * Offers msgbrowse's `journal.exclude_conversations` as `msgbrowse.privacy.excludeConversations` when a msgbrowse
+ * config file names conversations the setting does not hide yet — a notification with buttons, never applied
+ * silently. "Don't ask again" is remembered for that exact list (a changed list is offered again).
+ */
+import { createHash } from 'node:crypto';
+import * as vscode from 'vscode';
+import { CONFIG_SECTION } from './constants';
+import { defaultDiscoveryEnv } from './discovery';
+import { findJournalExcludes, msgbrowseConfigCandidates } from './msgbrowse-config';
+import { readSettings } from './settings';
+
+const DISMISSED_KEY = 'msgbrowse.journalExcludesDismissed';
+
+export async function offerJournalExcludes(ext: vscode.ExtensionContext, log: vscode.LogOutputChannel): Promise<void> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const found = findJournalExcludes(msgbrowseConfigCandidates(defaultDiscoveryEnv(folders)));
+  if (!found || found.names.length === 0) return;
+  const current = new Set(readSettings().excludeConversations);
+  const missing = found.names.filter((n) => !current.has(n));
+  if (missing.length === 0) return;
+  const stamp = createHash('sha256').update(JSON.stringify([found.file, ...missing])).digest('hex');
+  if (ext.globalState.get<string>(DISMISSED_KEY) === stamp) return;
+  log.info(`msgbrowse config ${found.file} excludes ${found.names.length} conversation(s) from its journal; offering to hide them from Copilot`);
+  const hide = 'Hide from Copilot';
+  const show = 'Show Names';
+  const never = "Don't Ask Again";
+  const ask = (): Thenable<string | undefined> =>
+    vscode.window.showInformationMessage(
+      `msgbrowse: your msgbrowse config (${found.file}) leaves ${missing.length} conversation${missing.length === 1 ? '' : 's'} out of its journal. Hide ${missing.length === 1 ? 'it' : 'them'} from Copilot too (msgbrowse.privacy.excludeConversations)?`,
+      hide,
+      show,
+      never,
+    );
+  const choice = await ask();
+  if (choice === show) {
+    const picked = await vscode.window.showQuickPick(
+      missing.map((n) => ({ label: n, picked: true })),
+      { canPickMany: true, title: 'msgbrowse: conversations to hide from Copilot', placeHolder: 'From journal.exclude_conversations; unpick any to keep visible' },
+    );
+    if (!picked || picked.length === 0) return;
+    return apply(picked.map((p) => p.label), current);
+  }
+  if (choice === hide) return apply(missing, current);
+  if (choice === never) await ext.globalState.update(DISMISSED_KEY, stamp);
+}
+
+async function apply(names: string[], current: Set<string>): Promise<void> {
+  const next = [...current, ...names.filter((n) => !current.has(n))];
+  await vscode.workspace.getConfiguration(CONFIG_SECTION).update('privacy.excludeConversations', next, vscode.ConfigurationTarget.Global);
+  void vscode.window.showInformationMessage(`msgbrowse: ${names.length} conversation${names.length === 1 ? ' is' : 's are'} now hidden from Copilot.`);
+}

@@ -1,0 +1,47 @@
+/**
+ * Integration suite: `msgbrowse.privacy.excludeConversations` in the real extension host — set in the settings, it
+ * hides a conversation from Copilot's tools on the next call (no reload, no restart), while the person's own palette
+ * search still finds it; cleared, the conversation is back.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { type IntegrationManifest as Manifest } from './env';
+import { citation, invoke, invokeEventually } from './tools-helpers';
+
+interface PaletteResult {
+  hits: { message_id: number; conversation: string; source: string }[];
+}
+
+export function definePrivacy(m: Manifest): void {
+  describe('conversations hidden from Copilot (msgbrowse.privacy.excludeConversations)', () => {
+    const config = () => vscode.workspace.getConfiguration('msgbrowse');
+    after(async () => {
+      await config().update('privacy.excludeConversations', undefined, vscode.ConfigurationTarget.Global);
+    });
+
+    it('takes effect without a reload: the tools no longer see it, the palette still does; clearing it brings it back', async () => {
+      const lease = m.curated.lease;
+      const link = citation(lease.conversationId, lease.id);
+      const before = (await vscode.commands.executeCommand<PaletteResult>('msgbrowse.searchMessages', 'lease agreement'))!;
+      const hit = before.hits.find((h) => h.message_id === lease.id);
+      assert.ok(hit, 'the palette finds the lease message');
+      assert.ok((await invoke('search_messages', { query: 'lease agreement' })).includes(link));
+
+      await config().update('privacy.excludeConversations', [`${hit.source}:${hit.conversation}`], vscode.ConfigurationTarget.Global);
+      // The conversation's name may also be a sender's (a 1:1 chat): look for the conversation itself, by id and link.
+      const shows = (t: string) => t.includes(`/c/${lease.conversationId}/at/`) || t.includes(`"conversation_id":${lease.conversationId},`) || t.includes(`conversation_id ${lease.conversationId})`);
+      const hidden = await invokeEventually('search_messages', { query: 'lease agreement' }, (t) => !t.includes(link), 'search_messages without the hidden conversation');
+      assert.ok(!shows(hidden) && !hidden.includes(lease.hash.slice(0, 12)), hidden.slice(0, 600));
+      const ctx = await invoke('get_context', { message_id: lease.id, window: 2 });
+      assert.ok(!ctx.includes(lease.body) && !shows(ctx), ctx.slice(0, 600));
+      const list = await invoke('list_conversations', {});
+      assert.ok(!shows(list), list.slice(0, 800));
+
+      const palette = (await vscode.commands.executeCommand<PaletteResult>('msgbrowse.searchMessages', 'lease agreement'))!;
+      assert.ok(palette.hits.some((h) => h.message_id === lease.id), 'the person’s palette search still finds it');
+
+      await config().update('privacy.excludeConversations', undefined, vscode.ConfigurationTarget.Global);
+      await invokeEventually('search_messages', { query: 'lease agreement' }, (t) => t.includes(link), 'search_messages with the conversation back');
+    });
+  });
+}
