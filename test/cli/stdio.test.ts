@@ -7,17 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { buildCuratedArchive, buildHeavyFtsArchive, HEAVY_QUERY, type CuratedArchive } from '../fixtures/index';
+import { EXPECTED_TOOLS } from '../mcp/expected-tools';
 import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
 
-const TOOL_NAMES = [
-  'list_conversations',
-  'get_conversation',
-  'search_messages',
-  'semantic_search',
-  'get_context',
-  'list_media',
-  'list_links',
-];
+const TOOL_NAMES = [...EXPECTED_TOOLS];
 
 let tmp: string;
 let cli: string;

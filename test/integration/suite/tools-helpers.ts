@@ -2,18 +2,10 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { resultText, waitFor } from './env';
+import { EXPECTED_TOOLS, type ExpectedTool } from '../../mcp/expected-tools';
 
-
-export const TOOLS = [
-  'list_conversations',
-  'get_conversation',
-  'search_messages',
-  'semantic_search',
-  'get_context',
-  'list_media',
-  'list_links',
-] as const;
-export type ToolName = (typeof TOOLS)[number];
+export const TOOLS = EXPECTED_TOOLS;
+export type ToolName = ExpectedTool;
 
 export function ourTools(): Map<ToolName, string> {
   const found = new Map<ToolName, string>();

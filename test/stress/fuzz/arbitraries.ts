@@ -5,6 +5,7 @@
  * unknown and missing fields.
  */
 import fc from 'fast-check';
+import { EXPECTED_TOOLS as TOOL_NAMES, type ExpectedTool as ToolName } from '../../mcp/expected-tools';
 
 /** What the generators know about the archive under test. */
 export interface FuzzVocabulary {
@@ -19,16 +20,8 @@ export interface FuzzVocabulary {
   domains: string[];
 }
 
-export const TOOL_NAMES = [
-  'list_conversations',
-  'get_conversation',
-  'search_messages',
-  'semantic_search',
-  'get_context',
-  'list_media',
-  'list_links',
-] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
+
+export { TOOL_NAMES, type ToolName };
 
 export interface ToolCall {
   name: ToolName;
