@@ -11,6 +11,7 @@
  * - SQLITE_CORRUPT*, SQLITE_NOTADB, SQLITE_BUSY*, SQLITE_IOERR_SHORT_READ and SQLITE_SCHEMA close,
  *   reopen (< 1 ms) and retry with a tiny backoff.
  */
+import { SQLITE } from './sqlite-codes';
 import fs from 'node:fs';
 import type { Database, SqlValue } from '@sqlite.org/sqlite-wasm';
 import { ArchiveError } from './errors';
@@ -90,12 +91,6 @@ export function sqliteCode(e: unknown): number | undefined {
   return typeof rc === 'number' ? rc : undefined;
 }
 
-const SQLITE_BUSY = 5;
-const SQLITE_IOERR_SHORT_READ = 522;
-const SQLITE_CORRUPT = 11;
-const SQLITE_NOTADB = 26;
-const SQLITE_SCHEMA = 17;
-const SQLITE_INTERRUPT = 9;
 
 /** Errors a concurrent writer's checkpoint can cause on our lock-free reader (retry after reopen). */
 export function isTransient(e: unknown): boolean {
@@ -103,11 +98,11 @@ export function isTransient(e: unknown): boolean {
   if (rc === undefined) return false;
   const primary = rc & 0xff;
   return (
-    primary === SQLITE_CORRUPT ||
-    primary === SQLITE_NOTADB ||
-    primary === SQLITE_BUSY ||
-    primary === SQLITE_SCHEMA ||
-    rc === SQLITE_IOERR_SHORT_READ
+    primary === SQLITE.CORRUPT ||
+    primary === SQLITE.NOTADB ||
+    primary === SQLITE.BUSY ||
+    primary === SQLITE.SCHEMA ||
+    rc === SQLITE.IOERR_SHORT_READ
   );
 }
 
@@ -182,7 +177,7 @@ export class ArchiveConnection {
         this.openMode = 'wal';
       } catch (walErr) {
         // Interrupts and a writer's transient states are retried by run(), not papered over.
-        if (isTransient(walErr) || sqliteCode(walErr) === SQLITE_INTERRUPT) throw walErr;
+        if (isTransient(walErr) || sqliteCode(walErr) === SQLITE.INTERRUPT) throw walErr;
         try {
           db = this.openDb('immutable');
           this.openMode = 'immutable';
@@ -317,13 +312,13 @@ export function toArchiveError(path: string, e: unknown): ArchiveError {
     );
   }
   const rc = sqliteCode(e);
-  if (rc === SQLITE_INTERRUPT) return new ArchiveError('query_failed', `Reading ${path} was interrupted.`, path);
+  if (rc === SQLITE.INTERRUPT) return new ArchiveError('query_failed', `Reading ${path} was interrupted.`, path);
   return new ArchiveError('query_failed', `Reading ${path} failed: ${msg}`, path);
 }
 
 function isDamage(e: unknown): boolean {
   const primary = (sqliteCode(e) ?? 0) & 0xff;
-  return primary === SQLITE_CORRUPT || primary === SQLITE_NOTADB;
+  return primary === SQLITE.CORRUPT || primary === SQLITE.NOTADB;
 }
 
 /** The same SQLite error on files that did not change: the archive itself is damaged. */
@@ -342,7 +337,7 @@ function damaged(path: string, e: unknown): ArchiveError {
 function transientFailure(path: string, e: unknown): ArchiveError {
   const rc = sqliteCode(e);
   const detail = e instanceof Error ? e.message : 'the archive kept changing while it was read';
-  if (rc !== undefined && (rc & 0xff) === SQLITE_BUSY) {
+  if (rc !== undefined && (rc & 0xff) === SQLITE.BUSY) {
     return new ArchiveError(
       'busy',
       `The archive ${path} is busy (${detail}) — msgbrowse is probably importing or checkpointing right now. Try again in a moment.`,

@@ -7,6 +7,7 @@
  * exports directly, text is decoded with one `Buffer#toString` over the WASM heap, and row objects
  * (for {@link Sql.all}) reuse column names read once per statement.
  */
+import { SQLITE } from './sqlite-codes';
 import type { Database, PreparedStatement, SqlValue, Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import type { Columns, Param, Row } from './connection';
 
@@ -29,12 +30,6 @@ interface Exports {
   sqlite3_column_bytes(p: number, i: number): number;
 }
 
-const SQLITE_INTEGER = 1;
-const SQLITE_FLOAT = 2;
-const SQLITE_TEXT = 3;
-const SQLITE_BLOB = 4;
-const SQLITE_ROW = 100;
-const SQLITE_DONE = 101;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -88,8 +83,8 @@ export class Statement implements Columns {
   /** True when a row is available; throws the SQLite error otherwise. */
   step(): boolean {
     const rc = this.x.sqlite3_step(this.p);
-    if (rc === SQLITE_ROW) return true;
-    if (rc === SQLITE_DONE) return false;
+    if (rc === SQLITE.ROW) return true;
+    if (rc === SQLITE.DONE) return false;
     return this.checkRc(rc);
   }
 
@@ -120,17 +115,17 @@ export class Statement implements Columns {
   /** Column `i` as oo1's `get()` returns it (integers beyond 2^53 stay BigInt; blobs are copies). */
   value(i: number): SqlValue {
     switch (this.x.sqlite3_column_type(this.p, i)) {
-      case SQLITE_INTEGER: {
+      case SQLITE.INTEGER: {
         const d = this.x.sqlite3_column_double(this.p, i);
         if (Number.isSafeInteger(d)) return d;
         const v = this.x.sqlite3_column_int64(this.p, i);
         return v >= Number.MIN_SAFE_INTEGER && v <= Number.MAX_SAFE_INTEGER ? Number(v) : v;
       }
-      case SQLITE_FLOAT:
+      case SQLITE.FLOAT:
         return this.x.sqlite3_column_double(this.p, i);
-      case SQLITE_TEXT:
+      case SQLITE.TEXT:
         return this.text(i);
-      case SQLITE_BLOB:
+      case SQLITE.BLOB:
         return (this.blob(i) ?? new Uint8Array(0)).slice();
       default:
         return null;

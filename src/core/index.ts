@@ -9,20 +9,7 @@ export {
   type PageMessage,
   type ReactionGroup,
 } from './read-page';
-export type {
-  ArchiveOpener,
-  ArchiveOpenState,
-  OpenedArchive,
-  Runtime,
-  RuntimeEvent,
-  RuntimeLog,
-  RuntimeOptions,
-  RuntimeSettings,
-  RuntimeStatus,
-  SemanticStatus,
-  VectorBuildRequest,
-  VectorIndexBuilder,
-} from './types';
+export type * from './types';
 export {
   collectDisclosedMessages,
   ledgerBesideArchive,
@@ -35,4 +22,3 @@ export {
   type LedgerContents,
 } from './ledger';
 export { parseExclusions, isHiddenConversation, modelFacing } from './privacy';
-export type { PrivacySettings } from './types';

@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { parseDayRange } from '../dates';
 import { redactsFor } from '../../core/hits';
 import { hybridSearch } from '../../core/hybrid-search';
 import { clampLimit } from '../limits';
-import { cleanQuery } from '../../core/query';
 import { readingNotes, receiptLine, searchReceipt } from '../../core/search-receipt';
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
-import { resolveScope } from '../resolve';
+import { searchRequest } from '../search-request';
 import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
 import { defineTool } from '../tool';
@@ -45,18 +43,8 @@ export const searchMessages = defineTool({
   outputSchema: searchMessagesOutput,
   async handler(args, env) {
     const notes: string[] = [];
-    const query = cleanQuery(args.query);
     const limit = clampLimit('limit', args.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, notes);
-    const range = parseDayRange(args.start, args.end);
-    const archive = await env.archive();
-    const scope = await resolveScope(archive, args, env.signal);
-    const filter = {
-      conversationId: scope.conversation?.id,
-      source: scope.source,
-      sender: scope.sender,
-      startUnix: range.startUnix,
-      endUnix: range.endUnix,
-    };
+    const { query, range, archive, scope, filter } = await searchRequest(args, env);
     const { hits, semantic, semanticFailure, plan } = await hybridSearch(env.ctx, archive, { query, limit, filter, redact: redactsFor(env.ctx) }, env.signal);
     if (semanticFailure) env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
     notes.push(...readingNotes(plan));

@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { parseDayRange } from '../dates';
 import { ToolError } from '../../core/errors';
 import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
-import { cleanQuery } from '../../core/query';
 import { receiptLine, searchReceipt } from '../../core/search-receipt';
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
-import { resolveScope } from '../resolve';
+import { searchRequest } from '../search-request';
 import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { runSemantic } from '../../core/semantic-query';
 import { inline } from '../../core/text';
@@ -45,18 +43,8 @@ export const semanticSearch = defineTool({
   outputSchema: semanticSearchOutput,
   async handler(args, env) {
     const notes: string[] = [];
-    const query = cleanQuery(args.query);
     const k = clampLimit('k', args.k, SEMANTIC_DEFAULT_K, SEMANTIC_MAX_K, notes);
-    const range = parseDayRange(args.start, args.end);
-    const archive = await env.archive();
-    const scope = await resolveScope(archive, args, env.signal);
-    const filter = {
-      conversationId: scope.conversation?.id,
-      source: scope.source,
-      sender: scope.sender,
-      startUnix: range.startUnix,
-      endUnix: range.endUnix,
-    };
+    const { query, range, archive, scope, filter } = await searchRequest(args, env);
     const sem = await runSemantic(env.ctx, archive, query, k, filter, env.signal);
     if (!sem.ok) {
       throw new ToolError(sem.kind === 'unavailable' ? `semantic search is unavailable: ${sem.reason}` : `semantic search failed: ${sem.reason}`);

@@ -1,0 +1,36 @@
+/** What both search tools do first: clean the query, read the day window, resolve the scope into a filter. */
+import type { AsyncArchive } from '../archive/types';
+import type { HybridFilter } from '../core/hybrid-search';
+import { cleanQuery } from '../core/query';
+import { parseDayRange } from './dates';
+import { resolveScope, type Scope, type ScopeArgs } from './resolve';
+import type { ToolEnv } from './tool';
+
+export interface SearchArgs extends ScopeArgs {
+  query: string;
+  start?: string;
+  end?: string;
+}
+
+export interface SearchRequest {
+  query: string;
+  range: ReturnType<typeof parseDayRange>;
+  archive: AsyncArchive;
+  scope: Scope;
+  filter: HybridFilter;
+}
+
+export async function searchRequest(args: SearchArgs, env: ToolEnv): Promise<SearchRequest> {
+  const query = cleanQuery(args.query);
+  const range = parseDayRange(args.start, args.end);
+  const archive = await env.archive();
+  const scope = await resolveScope(archive, args, env.signal);
+  const filter: HybridFilter = {
+    conversationId: scope.conversation?.id,
+    source: scope.source,
+    sender: scope.sender,
+    startUnix: range.startUnix,
+    endUnix: range.endUnix,
+  };
+  return { query, range, archive, scope, filter };
+}
