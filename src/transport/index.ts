@@ -10,3 +10,5 @@ export {
 } from './guard';
 export { isLoopbackHost, ListenError, type ListenTarget, type BoundEndpoint } from './listen';
 export { DEFAULT_MAX_BODY_BYTES } from './body';
+export { runBridge, endpointFetch, type BridgeOptions } from './bridge';
+export { writeBridgeEndpoint, readBridgeEndpoint, processAlive, ENDPOINT_FILE_VERSION, type BridgeEndpoint } from './bridge-endpoint';
