@@ -31,6 +31,8 @@ Options:
                        IBANs and passwords in messages become [redacted: …]; search still finds them)
   --exclude NAME       hide a conversation from MCP clients (repeatable): its exact name in any source, or
                        source:name for one source; it then answers exactly like one that does not exist
+  --bridge FILE        relay stdio to the msgbrowse VS Code extension's in-process server, whose endpoint
+                       file FILE (in the extension's global storage) it reads; no archive is opened here
   --summary            print the archive summary and a sample keyword search, then exit
   --query TEXT         the keyword query --summary runs (default: a word from the archive)
   --help, -h           show this help
@@ -61,6 +63,11 @@ export interface CliOptions {
   redact: boolean;
   /** Conversations hidden from MCP clients: --exclude values, then MSGBROWSE_EXCLUDE_CONVERSATIONS lines. */
   exclude: string[];
+}
+
+/** `--bridge FILE`: relay stdio to the extension host's endpoint described by FILE (absolute). */
+export interface BridgeCliOptions {
+  bridge: string;
 }
 
 /** MSGBROWSE_EXCLUDE_CONVERSATIONS: one name per line (CRLF tolerated, blank lines ignored, names kept exact). */
@@ -100,6 +107,20 @@ export function defaultArchivePath(env: NodeJS.ProcessEnv, cwd: string): string 
   const dataDir = env.MSGBROWSE_DATA_DIR?.trim();
   if (dataDir) return path.resolve(cwd, dataDir, ARCHIVE_FILE_NAME);
   return path.resolve(cwd, 'data', ARCHIVE_FILE_NAME);
+}
+
+/**
+ * `--bridge FILE` (alone, or `--bridge=FILE`): the bridge's options, or undefined when argv is no bridge call.
+ * Parsed apart from parseCli because a bridge serves nothing itself: no archive, no other flag applies.
+ */
+export function parseBridge(argv: string[], cwd: string): BridgeCliOptions | undefined {
+  const i = argv.findIndex((a) => a === '--bridge' || a.startsWith('--bridge='));
+  if (i < 0) return undefined;
+  const rest = argv.filter((_, j) => j !== i && !(argv[i] === '--bridge' && j === i + 1));
+  const file = (argv[i] === '--bridge' ? (argv[i + 1] ?? '') : argv[i].slice('--bridge='.length)).trim();
+  if (!file || file.startsWith('--')) throw new CliError('--bridge needs the endpoint file path', 2);
+  if (rest.length > 0) throw new CliError(`--bridge takes no other options (got ${rest[0]})`, 2);
+  return { bridge: path.resolve(cwd, file) };
 }
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): CliOptions | 'help' | 'version' {

@@ -12,8 +12,8 @@ import { createMcpServer } from '../mcp/index';
 import type { CitationFormat } from '../core/context';
 import { createRuntime, LedgerWriter, workerOpener, type Runtime } from '../core/index';
 import { ARCHIVE_FILE_NAME } from '../archive/file-name';
-import { serveHttp, serveStdio } from '../transport/index';
-import { ledgerProblem, parseCli, USAGE } from './args';
+import { runBridge, serveHttp, serveStdio } from '../transport/index';
+import { ledgerProblem, parseBridge, parseCli, USAGE } from './args';
 import { servingBanner } from './banner';
 import { CliError, oneLine } from './errors';
 import { AUTHORITY, NAME, VERSION } from './identity';
@@ -49,6 +49,11 @@ function openLedger(file: string, archive: string, log: ReturnType<typeof makeLo
 
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
   const log = makeLogger(env);
+  const bridge = parseBridge(argv, process.cwd());
+  if (bridge) {
+    // A thin relay for VS Code: the server, the archive and the secret stay in the extension host.
+    return runBridge({ endpointFile: bridge.bridge, log: (level, message) => log(level, message) });
+  }
   const opts = parseCli(argv, env, process.cwd());
   if (opts === 'help') {
     process.stdout.write(USAGE);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULT_LISTEN, defaultArchivePath, ledgerProblem, parseCli, parseListen, USAGE, type CliOptions } from '../../src/cli/args';
+import { DEFAULT_LISTEN, defaultArchivePath, ledgerProblem, parseBridge, parseCli, parseListen, USAGE, type CliOptions } from '../../src/cli/args';
 import { CliError } from '../../src/cli/errors';
 import { CACHE_DIR_NAME } from '../../src/core/cache-dir';
 
@@ -231,12 +231,16 @@ describe('--help text', () => {
 
   it('documents exactly the flags the parser accepts', () => {
     assert.deepEqual(documented, [
-      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--exclude', '--summary', '--query',
+      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--exclude', '--bridge', '--summary', '--query',
       '--help', '-h', '--version', '-v',
     ]);
     const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--ledger', '--exclude', '--query']);
     for (const flag of documented) {
       const argv = withValue.has(flag) ? [flag, '127.0.0.1:1'] : [flag];
+      if (flag === '--bridge') {
+        assert.deepEqual(parseBridge([flag, 'ep.json'], CWD), { bridge: path.resolve(CWD, 'ep.json') });
+        continue;
+      }
       try {
         parseCli(argv, ENV, CWD);
       } catch (e) {
@@ -249,6 +253,16 @@ describe('--help text', () => {
     for (const name of ['MSGBROWSE_DATA_DIR', 'MSGBROWSE_MCP_TOKEN', 'MSGBROWSE_LLM_BASE_URL', 'MSGBROWSE_LLM_EMBED_MODEL', 'MSGBROWSE_LLM_API_KEY', 'MSGBROWSE_MCP_LOG', 'MSGBROWSE_EXCLUDE_CONVERSATIONS']) {
       assert.match(USAGE, new RegExp(`^ {2}${name} `, 'm'), name);
     }
+  });
+});
+
+describe('--bridge', () => {
+  it('takes the endpoint file and nothing else', () => {
+    assert.equal(parseBridge(['--archive', 'x'], CWD), undefined);
+    assert.deepEqual(parseBridge(['--bridge=/a/ep.json'], CWD), { bridge: '/a/ep.json' });
+    assert.throws(() => parseBridge(['--bridge'], CWD), /--bridge needs the endpoint file path/);
+    assert.throws(() => parseBridge(['--bridge', '--http'], CWD), /--bridge needs the endpoint file path/);
+    assert.throws(() => parseBridge(['--bridge', 'ep.json', '--http'], CWD), /--bridge takes no other options \(got --http\)/);
   });
 });
 
