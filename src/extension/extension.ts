@@ -54,6 +54,8 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     archive.context,
     () => (vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('server.transport', 'auto') === 'tcp' ? 'tcp' : 'auto'),
     log,
+    // The stdio bridge's endpoint file (0600, global storage: per machine, never synced).
+    path.join(context.globalStorageUri.fsPath, 'mcp-endpoint.json'),
   );
   context.subscriptions.push(endpoint);
   shutdown = () => endpoint.stop();
@@ -61,7 +63,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   const mcpApi = mcpApiAvailable();
   let provider: McpProvider | undefined;
   if (mcpApi) {
-    provider = new McpProvider(archive, endpoint, log);
+    provider = new McpProvider(archive, endpoint, log, context.asAbsolutePath(path.join('dist', 'cli.js')));
     context.subscriptions.push(provider.register());
   } else {
     log.warn('this editor has no vscode.lm.registerMcpServerDefinitionProvider; offering the CLI instead');
@@ -159,6 +161,19 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     endpoint: () => endpoint.current,
     ensureEndpoint: () => endpoint.ensure(),
     providerCalls: () => provider && { provided: provider.provided, resolved: provider.resolved },
+    mcpDefinitions: async () => {
+      if (!provider) return undefined;
+      // Exactly what VS Code receives from provideMcpServerDefinitions, read back from the returned objects.
+      const defs = await provider.provideMcpServerDefinitions();
+      return defs.map((d) => ({
+        label: d.label,
+        command: d.command,
+        args: [...d.args],
+        env: Object.fromEntries(Object.entries(d.env).map(([k, v]) => [k, v === null ? null : String(v)])),
+        ...(d.cwd ? { cwd: d.cwd.fsPath } : {}),
+        version: d.version,
+      }));
+    },
     settled: () => archive.apply(),
     ...viewerTestHooks(viewer),
     receivedUris: () => [...uriHandler.received],

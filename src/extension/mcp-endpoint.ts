@@ -3,11 +3,12 @@
  * socket when the running VS Code can reach one (≥ 1.105), else on 127.0.0.1 with a free port. Every request must
  * carry the per-session secret header; refusals are 404, never 401/403 (those would start VS Code's OAuth flow).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { createMcpServer } from '../mcp';
 import type { ServerContext } from '../core/context';
-import { serveHttp, type HttpServerHandle } from '../transport';
+import { serveHttp, writeBridgeEndpoint, type HttpServerHandle } from '../transport';
 import { SECRET_HEADER } from './constants';
 
 export type EndpointKind = 'socket' | 'tcp';
@@ -21,6 +22,11 @@ export interface EndpointInfo {
   host?: string;
   port?: number;
   headers: Record<string, string>;
+  /**
+   * Short hash of where the endpoint listens and its secret (never the secret itself): part of the definition's
+   * version, so VS Code and the agent host re-read the definition whenever either changes.
+   */
+  fingerprint: string;
 }
 
 /** Unix sockets for HTTP MCP servers arrived in VS Code 1.105 (not used on Windows, where TCP is simpler). */
@@ -37,12 +43,19 @@ export class McpEndpoint implements vscode.Disposable {
   private handle: HttpServerHandle | undefined;
   private starting: Promise<EndpointInfo> | undefined;
   private info: EndpointInfo | undefined;
-  private readonly secret = randomBytes(32).toString('base64url');
+  private started = 0;
+  /** Per listener: a fresh one each time it starts, so a copy of an older endpoint file is useless. */
+  private secret = randomBytes(32).toString('base64url');
 
   constructor(
     private readonly context: ServerContext,
     private readonly preferred: () => EndpointKind | 'auto',
     private readonly log: vscode.LogOutputChannel,
+    /**
+     * The endpoint file the stdio bridge reads (transport/bridge-endpoint.ts): 0600, in the extension's global
+     * storage, rewritten with this session's secret whenever the listener starts, removed when it stops.
+     */
+    readonly endpointFile?: string,
   ) {}
 
   get current(): EndpointInfo | undefined {
@@ -68,6 +81,7 @@ export class McpEndpoint implements vscode.Disposable {
 
   private async start(): Promise<EndpointInfo> {
     await this.stop();
+    if (this.started++ > 0) this.secret = randomBytes(32).toString('base64url');
     const kind = this.wantedKind();
     const handle = await serveHttp({
       createServer: () => createMcpServer(this.context),
@@ -80,10 +94,23 @@ export class McpEndpoint implements vscode.Disposable {
     this.handle = handle;
     const headers = { [SECRET_HEADER]: this.secret };
     const ep = handle.endpoint;
+    const where = ep.kind === 'socket' ? ep.path : `${ep.host}:${ep.port}`;
+    const fingerprint = createHash('sha256').update(`${where}\n${this.secret}`).digest('hex').slice(0, 12);
     this.info =
       ep.kind === 'socket'
-        ? { kind: 'socket', uri: vscode.Uri.from({ scheme: 'unix', path: ep.path, fragment: '/mcp' }), socketPath: ep.path, headers }
-        : { kind: 'tcp', uri: vscode.Uri.parse(handle.url), host: ep.host, port: ep.port, headers };
+        ? { kind: 'socket', uri: vscode.Uri.from({ scheme: 'unix', path: ep.path, fragment: '/mcp' }), socketPath: ep.path, headers, fingerprint }
+        : { kind: 'tcp', uri: vscode.Uri.parse(handle.url), host: ep.host, port: ep.port, headers, fingerprint };
+    if (this.endpointFile) {
+      writeBridgeEndpoint(this.endpointFile, {
+        v: 1,
+        pid: process.pid,
+        kind: ep.kind,
+        ...(ep.kind === 'socket' ? { socketPath: ep.path } : { host: ep.host, port: ep.port }),
+        path: '/mcp',
+        header: SECRET_HEADER,
+        secret: this.secret,
+      });
+    }
     this.log.info(`MCP server listening on ${ep.kind === 'socket' ? `unix socket ${ep.path}` : handle.url}`);
     return this.info;
   }
@@ -92,6 +119,7 @@ export class McpEndpoint implements vscode.Disposable {
     const h = this.handle;
     this.handle = undefined;
     this.info = undefined;
+    if (h && this.endpointFile) fs.rmSync(this.endpointFile, { force: true });
     if (h) await h.close().catch(() => {});
   }
 

@@ -32,6 +32,11 @@ export interface MsgbrowseTestHooks {
   ensureEndpoint(): Promise<EndpointInfo>;
   /** How often VS Code called provideMcpServerDefinitions / resolveMcpServerDefinition (undefined: no MCP API). */
   providerCalls(): { provided: number; resolved: number } | undefined;
+  /**
+   * What provideMcpServerDefinitions returns right now, as plain data (the stdio bridge definition), for projecting
+   * it the way VS Code does for the Copilot harness.
+   */
+  mcpDefinitions(): Promise<ProvidedStdioDefinition[] | undefined>;
   /** Waits until pending settings changes have been applied. */
   settled(): Promise<void>;
   waitForViewer(conversationId: number, messageId: number, timeoutMs?: number): Promise<ShownEvent>;
@@ -52,6 +57,16 @@ export interface MsgbrowseTestHooks {
   disclosures(): Promise<LedgerRow[]>;
   /** Where archive queries run: the engine worker thread, or the extension host thread (dev fallback). */
   engine(): 'worker' | 'in-thread';
+}
+
+/** A McpStdioServerDefinition's fields as returned by the provider. */
+export interface ProvidedStdioDefinition {
+  label: string;
+  command: string;
+  args: string[];
+  env: Record<string, string | null>;
+  cwd?: string;
+  version?: string;
 }
 
 /** activate()'s exports under the integration tests. */
