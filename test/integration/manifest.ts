@@ -49,6 +49,22 @@ export interface IntegrationManifest {
     messageCount: number;
     bodies: string[];
   };
+  copilotHarness: CopilotHarnessManifest;
+}
+
+/**
+ * The Copilot harness check (suite/copilot-harness.ts): a Node ≥ 22 binary and the Copilot SDK bundled with the
+ * test host (code-server's lib/vscode/node_modules/@github/copilot-sdk), or why they are missing.
+ */
+export interface CopilotHarnessManifest {
+  node?: string;
+  sdk?: string;
+  /** The SDK's package.json version and the runtime (copilot-cli) version it pins. */
+  sdkVersion?: string;
+  runtimeVersion?: string;
+  missing?: string;
+  /** The check script (plain ESM, run with `node`). */
+  script: string;
 }
 
 export interface IntegrationResults {

@@ -15,7 +15,7 @@ import {
   reimportConversation,
   CURATED_MODELS,
 } from '../fixtures';
-import type { IntegrationManifest } from './manifest';
+import type { CopilotHarnessManifest, IntegrationManifest } from './manifest';
 
 export interface Prepared {
   manifest: IntegrationManifest;
@@ -147,6 +147,7 @@ export async function prepare(): Promise<Prepared> {
         return { id: c.id, messageCount: c.messageCount, firstId: msgs[0].id, lastId: msgs[msgs.length - 1].id, firstWord };
       })(),
     },
+    copilotHarness: { script: '' },
     second: {
       path: second.path,
       conversations: second.conversations.length,
@@ -155,6 +156,7 @@ export async function prepare(): Promise<Prepared> {
       bodies: second.messages.map((m) => m.body),
     },
   };
+  manifest.copilotHarness = copilotHarness();
   const manifestFile = path.join(root, 'manifest.json');
   fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
   return {
@@ -167,4 +169,26 @@ export async function prepare(): Promise<Prepared> {
         embed.server.close(() => resolve());
       }),
   };
+}
+
+/** Node ≥ 22 and the Copilot SDK of the offline test host (its host.env: NODE24, CS_ENTRY), for suite/copilot-harness.ts. */
+function copilotHarness(): CopilotHarnessManifest {
+  const script = path.join(__dirname, 'copilot-harness-check.mjs');
+  const hostDir = process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
+  const envFile = path.join(hostDir, 'host.env');
+  if (!fs.existsSync(envFile)) return { script, missing: `no ${envFile}: the Copilot runtime comes with the offline test host` };
+  const env = Object.fromEntries(
+    fs.readFileSync(envFile, 'utf8').split('\n').flatMap((l) => {
+      const i = l.indexOf('=');
+      return i > 0 ? [[l.slice(0, i).trim(), l.slice(i + 1).trim()]] : [];
+    }),
+  );
+  const node = env.NODE24 || env.CS_NODE;
+  if (!node || !fs.existsSync(node)) return { script, missing: `no Node 24 in ${envFile}` };
+  // CS_ENTRY = …/code-server/out/node/entry.js → …/code-server/lib/vscode/node_modules/@github/copilot-sdk
+  const sdk = env.CS_ENTRY && path.join(path.dirname(env.CS_ENTRY), '..', '..', 'lib', 'vscode', 'node_modules', '@github', 'copilot-sdk');
+  const pkg = sdk && path.join(sdk, 'package.json');
+  if (!pkg || !fs.existsSync(pkg)) return { script, node, missing: `the test host bundles no @github/copilot-sdk (looked in ${sdk})` };
+  const meta = JSON.parse(fs.readFileSync(pkg, 'utf8')) as { version: string; copilotCliVersion?: string };
+  return { script, node, sdk, sdkVersion: meta.version, runtimeVersion: meta.copilotCliVersion };
 }

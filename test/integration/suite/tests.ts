@@ -18,12 +18,14 @@ import { defineCitationReimport } from './citation-reimport';
 import { defineLiveArchive } from './live-archive';
 import { defineSelectArchive } from './select-archive';
 import { defineShowcase } from './showcase';
+import { defineCopilotHarness } from './copilot-harness';
 
 export function defineSuites(): void {
   const m = loadManifest();
   describe('msgbrowse in a real VS Code extension host', function () {
     this.timeout(90_000);
     defineActivation(m);
+    defineCopilotHarness(m);
     defineTools(m);
     defineDisclosures(m);
     definePrivacy(m);
