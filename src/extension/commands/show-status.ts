@@ -57,7 +57,7 @@ export class ShowStatusCommand implements Command {
       { label: desc.text.replace(/\$\([^)]*\)\s*/g, ''), detail: desc.tooltip.replace(/\n/g, ' · ') },
       {
         label: mcpApi ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}` : '$(warning) This editor has no MCP provider API',
-        detail: mcpApi ? `${report.sessions} session(s) · definition version ${report.version}` : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
+        detail: mcpApi ? `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · definition version ${report.version}` : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
       },
       {
         label: `$(shield) ${exclusionsLine(p.exclusions)}`,
