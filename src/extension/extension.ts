@@ -7,6 +7,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { workerOpener } from '../core';
 import { parseCitationHash } from '../core/citation-resolve';
+import { bridgeEndpointFile } from '../transport';
 import type { CitationTarget, MsgbrowseApi } from './api';
 import { ArchiveService } from './archive-service';
 import { CitationDiagnostics } from './citation-diagnostics';
@@ -54,8 +55,9 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     archive.context,
     () => (vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('server.transport', 'auto') === 'tcp' ? 'tcp' : 'auto'),
     log,
-    // The stdio bridge's endpoint file (0600, global storage: per machine, never synced).
-    path.join(context.globalStorageUri.fsPath, 'mcp-endpoint.json'),
+    // The stdio bridge's endpoint file (0600, global storage: per machine, never synced), one per extension host
+    // (every window has its own endpoint and secret).
+    bridgeEndpointFile(path.join(context.globalStorageUri.fsPath, 'mcp-endpoints')),
   );
   context.subscriptions.push(endpoint);
   shutdown = () => endpoint.stop();

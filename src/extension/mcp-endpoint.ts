@@ -5,10 +5,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { createMcpServer } from '../mcp';
 import type { ServerContext } from '../core/context';
-import { serveHttp, writeBridgeEndpoint, type HttpServerHandle } from '../transport';
+import { serveHttp, sweepStaleBridgeEndpoints, writeBridgeEndpoint, type HttpServerHandle } from '../transport';
 import { SECRET_HEADER } from './constants';
 
 export type EndpointKind = 'socket' | 'tcp';
@@ -101,6 +102,7 @@ export class McpEndpoint implements vscode.Disposable {
         ? { kind: 'socket', uri: vscode.Uri.from({ scheme: 'unix', path: ep.path, fragment: '/mcp' }), socketPath: ep.path, headers, fingerprint }
         : { kind: 'tcp', uri: vscode.Uri.parse(handle.url), host: ep.host, port: ep.port, headers, fingerprint };
     if (this.endpointFile) {
+      sweepStaleBridgeEndpoints(path.dirname(this.endpointFile));
       writeBridgeEndpoint(this.endpointFile, {
         v: 1,
         pid: process.pid,

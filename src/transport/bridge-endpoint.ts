@@ -73,3 +73,25 @@ export function processAlive(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/**
+ * The endpoint file of this process in `dir`: one per extension host (`<pid>.json`), since every VS Code window has
+ * its own extension host and endpoint but all share the extension's global storage.
+ */
+export function bridgeEndpointFile(dir: string, pid = process.pid): string {
+  return path.join(dir, `${pid}.json`);
+}
+
+/** Removes endpoint files in `dir` left by extension hosts that are gone (a crash skips the removal on stop). */
+export function sweepStaleBridgeEndpoints(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^(\d+)\.json$/.exec(name);
+    if (m && Number(m[1]) !== process.pid && !processAlive(Number(m[1]))) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}

@@ -11,4 +11,4 @@ export {
 export { isLoopbackHost, ListenError, type ListenTarget, type BoundEndpoint } from './listen';
 export { DEFAULT_MAX_BODY_BYTES } from './body';
 export { runBridge, endpointFetch, type BridgeOptions } from './bridge';
-export { writeBridgeEndpoint, readBridgeEndpoint, processAlive, ENDPOINT_FILE_VERSION, type BridgeEndpoint } from './bridge-endpoint';
+export { writeBridgeEndpoint, readBridgeEndpoint, processAlive, bridgeEndpointFile, sweepStaleBridgeEndpoints, ENDPOINT_FILE_VERSION, type BridgeEndpoint } from './bridge-endpoint';

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { serveHttp, writeBridgeEndpoint, type BridgeEndpoint, type HttpServerHandle } from '../../src/transport/index';
+import { bridgeEndpointFile, serveHttp, sweepStaleBridgeEndpoints, writeBridgeEndpoint, type BridgeEndpoint, type HttpServerHandle } from '../../src/transport/index';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SECRET = 'bridge-secret-0123456789abcdef';
@@ -149,6 +149,16 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
       await closed;
       assert.ok(Date.now() - t0 < 5000, 'exited promptly');
       assert.match(stderr, /new secret/);
+    });
+
+    it('one endpoint file per extension host; files of gone hosts are swept', () => {
+      const many = path.join(dir, 'hosts');
+      const dead = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString());
+      writeBridgeEndpoint(bridgeEndpointFile(many), ep);
+      writeBridgeEndpoint(bridgeEndpointFile(many, dead), { ...ep, pid: dead });
+      writeBridgeEndpoint(bridgeEndpointFile(many, process.ppid), { ...ep, pid: process.ppid });
+      sweepStaleBridgeEndpoints(many);
+      assert.deepEqual(fs.readdirSync(many).sort(), [`${process.pid}.json`, `${process.ppid}.json`].sort());
     });
 
     it('no endpoint file: one clear line', async () => {
