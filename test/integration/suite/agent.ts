@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { SERVER_INSTRUCTIONS } from '../../../src/mcp/instructions';
+import { RESULT_GUIDANCE } from '../../../src/mcp/tool';
 import { type IntegrationManifest as Manifest, api, loadManifest, waitFor } from './env';
 import { citation } from './tools-helpers';
 
@@ -226,10 +227,14 @@ export function defineAgent(m: Manifest): void {
       for (const line of SERVER_INSTRUCTIONS.split('\n').filter(Boolean)) {
         assert.ok(prompt.includes(line), `server instruction line missing from what the model receives: ${line}`);
       }
-      const search = req.tools.find((t) => t.name === 'mcp_msgbrowse_search_messages');
-      assert.ok(search, 'search_messages offered');
-      assert.match(search.description, /untrusted/i);
-      assert.match(search.description, /cite/i);
+      // Our text block (with its untrusted-data note) never reaches the model: the descriptions must say it.
+      for (const tool of ['search_messages', 'semantic_search', 'get_context', 'get_conversation', 'list_media', 'list_links']) {
+        const offered = req.tools.find((t) => t.name === `mcp_msgbrowse_${tool}`);
+        assert.ok(offered, `${tool} offered to the model`);
+        assert.ok(offered.description.includes(RESULT_GUIDANCE.trim()), `${tool}'s description as the model gets it lacks the citation/untrusted guidance: ${offered.description}`);
+      }
+      assert.match(prompt, /untrusted data written by other people/);
+      assert.match(prompt, /Cite each message you rely on as a markdown link/);
     });
 
     it('payload budget: what the model receives is at most 2× the structuredContent JSON', async () => {
