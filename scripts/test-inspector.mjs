@@ -190,13 +190,18 @@ async function main() {
     const links = res.content.filter((c) => c.type === 'resource_link').map((c) => c.uri);
     const first = data.hits[0];
     assert(links.includes(`msgbrowse://message/${first.message_id}?h=${first.hash.slice(0, 16)}`), `no hash-anchored resource_link for the first hit (${links.join(', ')})`);
+    // The payload policy: message links of a search are for the user (shown, read on demand), never inlined for the model.
+    const audiences = res.content.filter((c) => c.type === 'resource_link').map((c) => JSON.stringify(c.annotations?.audience));
+    assert(audiences.every((a) => a === '["user"]'), `search message links must carry audience ["user"], got ${audiences.join(', ')}`);
     leaseHits = data.hits;
   });
 
   await check('stdio get_context by hash: centers on the hit, same ids, neighbours in order', async () => {
     assert(leaseHits, 'needs the search hits');
     const target = leaseHits.find((h) => h.text.includes('agreement')) ?? leaseHits[0];
-    const { data } = toolResult(await call('get_context', { hash: target.hash, window: 2 }));
+    const { res, data } = toolResult(await call('get_context', { hash: target.hash, window: 2 }));
+    const links = res.content.filter((c) => c.type === 'resource_link').map((c) => c.uri);
+    assert(links.length === 1 && links[0] === `msgbrowse://conversation/${target.conversation_id}`, `get_context links only its conversation, got ${links.join(', ')}`);
     assert(data.message_id === target.message_id, `message_id ${data.message_id}, expected ${target.message_id}`);
     assert(data.hash === target.hash && data.conversation_id === target.conversation_id, 'hash or conversation_id differ from the hit');
     assert(Array.isArray(data.messages) && data.messages.some((m) => m.message_id === target.message_id), 'target not among messages');

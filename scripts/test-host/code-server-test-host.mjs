@@ -7,6 +7,18 @@
  * Host location: CS_NODE / CS_ENTRY / CHROMIUM env vars, else `${MSGBROWSE_TEST_HOST_DIR:-~/.cache/msgbrowse-test-host}/host.env`
  * (written by scripts/test-host/setup.sh). Options: TEST_TIMEOUT_S (default 300), VERBOSE=1 (all workbench logs),
  * SHOT=file.png (screenshot at the end, or when a log line contains SHOT_ON), KEEP_TMP=1, TEST_LOG_PREFIX (default msgbrowse-it).
+ * Several --extensionDevelopmentPath arguments are all loaded: the web workbench reads its `payload` into a Map (a
+ * repeated key keeps only the last), so they are copied side by side into one folder, which VS Code scans as a
+ * folder of development extensions.
+ *
+ * MSGBROWSE_TEST_AGENT_CHAT=1 (off by default) prepares VS Code's own chat agent for offline tests:
+ * - before the first workbench load it writes `builtinChatExtensionEnablementMigration` = "true" into the web
+ *   workbench's global storage (IndexedDB `vscode-web-state-db-global`, store `ItemTable`, opened same-origin from
+ *   /healthz), so the bundled Copilot Chat agent runs with an extension's model and no sign-in (an internal key of
+ *   VS Code 1.139: re-check it when the host version changes);
+ * - it serves DOM requests from the tests: a workbench log line `[msgbrowse-dom] {"op":…,"reply":"<file>",…}` is
+ *   answered by writing JSON to `<file>` (ops: `links` = data-href of every `.interactive-list a[data-href]`;
+ *   `click` = click the first such link whose data-href starts with `href`).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -55,9 +67,10 @@ function hostConfig() {
 }
 
 function parseArgs(argv) {
-  const out = { folder: undefined };
+  const out = { folder: undefined, devPaths: [] };
   for (const a of argv) {
     const m = /^--([^=]+)=(.*)$/.exec(a);
+    if (m && m[1] === 'extensionDevelopmentPath') out.devPaths.push(m[2]);
     if (m) out[m[1]] = m[2];
     else if (!a.startsWith('--')) out.folder = a;
   }
@@ -99,7 +112,8 @@ const extensionsDir = path.resolve(args['extensions-dir'] || path.join(tmp, 'ext
 fs.mkdirSync(userData, { recursive: true });
 fs.mkdirSync(extensionsDir, { recursive: true });
 const folder = path.resolve(args.folder || tmp);
-const devPath = path.resolve(args.extensionDevelopmentPath);
+const devPaths = args.devPaths.map((p) => path.resolve(p));
+const agentChat = process.env.MSGBROWSE_TEST_AGENT_CHAT === '1';
 const testsPath = path.resolve(args.extensionTestsPath);
 const port = await freePort();
 const logFile = path.join(tmp, 'code-server.log');
@@ -131,6 +145,73 @@ const child = spawn(
     },
   },
 );
+
+/** The one development location: the extension itself, or a folder holding copies of several. */
+function devLocation() {
+  if (devPaths.length === 1) return devPaths[0];
+  const dir = path.join(tmp, 'dev-extensions');
+  devPaths.forEach((p, i) => fs.cpSync(p, path.join(dir, `${i}-${path.basename(p)}`), { recursive: true, dereference: true }));
+  return dir;
+}
+
+/** Before the first workbench load: mark the built-in chat extension's enablement migration done (see the header). */
+async function seedAgentChat(page, port) {
+  await page.goto(`http://127.0.0.1:${port}/healthz`);
+  await page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('vscode-web-state-db-global');
+        open.onupgradeneeded = () => {
+          if (!open.result.objectStoreNames.contains('ItemTable')) open.result.createObjectStore('ItemTable');
+        };
+        open.onerror = () => reject(new Error(String(open.error)));
+        open.onsuccess = () => {
+          const db = open.result;
+          const tx = db.transaction('ItemTable', 'readwrite');
+          tx.objectStore('ItemTable').put('true', 'builtinChatExtensionEnablementMigration');
+          tx.oncomplete = () => {
+            db.close();
+            resolve(undefined);
+          };
+          tx.onerror = () => reject(new Error(String(tx.error)));
+        };
+      }),
+  );
+}
+
+/** One DOM request of the tests (see the header): answered by writing JSON to its reply file. */
+async function domRequest(page, json) {
+  let req;
+  try {
+    req = JSON.parse(json);
+  } catch {
+    return;
+  }
+  const reply = (body) => fs.writeFileSync(req.reply, JSON.stringify(body));
+  try {
+    const links = page.locator('.interactive-list a[data-href]');
+    if (req.op === 'links') {
+      reply({ ok: true, links: await links.evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('data-href'), text: a.textContent }))) });
+    } else if (req.op === 'click') {
+      // The last matching link: the answer's, after any the tool's output may show.
+      const all = await links.evaluateAll((as) => as.map((a) => a.getAttribute('data-href') ?? ''));
+      let i = -1;
+      all.forEach((h, j) => {
+        if (h.startsWith(req.href)) i = j;
+      });
+      if (i < 0) return reply({ ok: false, error: `no rendered link starting with ${req.href}; links: ${all.join(', ')}` });
+      const link = links.nth(i);
+      await link.scrollIntoViewIfNeeded({ timeout: 5_000 }).catch(() => {});
+      // force: the chat list repaints while the response settles, so actionability checks may never settle.
+      await link.click({ timeout: 10_000, force: true });
+      reply({ ok: true, clicked: all[i] });
+    } else {
+      reply({ ok: false, error: `unknown op ${req.op}` });
+    }
+  } catch (e) {
+    reply({ ok: false, error: e instanceof Error ? e.message : String(e) });
+  }
+}
 
 let browser;
 let exitCode = 1;
@@ -191,6 +272,10 @@ try {
   });
   await page.exposeFunction('codeAutomationLog', async (level, args) => {
     const text = formatLog(args);
+    if (agentChat && text.includes('[msgbrowse-dom] ')) {
+      void domRequest(page, text.slice(text.indexOf('[msgbrowse-dom] ') + 16));
+      return;
+    }
     if (shotOn && process.env.SHOT && text.includes(shotOn)) {
       await page.screenshot({ path: process.env.SHOT }).catch((e) => console.error(`screenshot failed: ${e}`));
       console.error(`code-server-test-host: screenshot written to ${process.env.SHOT}`);
@@ -198,8 +283,9 @@ try {
     if (verbose) console.log(`[${level}] ${text}`);
     else if (logPrefix && text.includes(`[${logPrefix}]`)) console.log(text.slice(text.indexOf(`[${logPrefix}]`) + logPrefix.length + 3));
   });
+  if (agentChat) await seedAgentChat(page, port);
   const payload = JSON.stringify([
-    ['extensionDevelopmentPath', `vscode-remote://${authority}${devPath}`],
+    ['extensionDevelopmentPath', `vscode-remote://${authority}${devLocation()}`],
     ['extensionTestsPath', `vscode-remote://${authority}${testsPath}`],
     ['skipWelcome', 'true'],
   ]);

@@ -35,6 +35,17 @@ export function renderNotes(notes: string[] | undefined): string {
   return notes && notes.length ? `\n\nNote: ${notes.join('; ')}.` : '';
 }
 
+/**
+ * The payload policy: what a tool result sends besides its structuredContent. VS Code gives the model only the
+ * structuredContent JSON plus each `resource_link` without `audience: ['user']` — read and inlined when there are
+ * few — so a link must earn its place in the model's context:
+ * - a message link in a search duplicates its hit (the hit already has the text, ids, hash and citation link) and
+ *   would drag the resource's context window into every small search: it is for the person and for clients that
+ *   read resources on demand, so it carries `audience: ['user']` (VS Code shows it as a pill, the model never gets it);
+ * - get_context links no message (its result is that message and its context) but the conversation, which says
+ *   what the result does not (size, dates, how to read it whole); get_conversation likewise.
+ * Every citation link stays in structuredContent.
+ */
 export function messageResourceLinks(hits: MessageHit[], max = 20): ResourceLinkItem[] {
   const seen = new Set<number>();
   const out: ResourceLinkItem[] = [];
@@ -49,6 +60,7 @@ export function messageResourceLinks(hits: MessageHit[], max = 20): ResourceLink
       title: `${h.conversation} · ${h.timestamp} · ${h.sender}`.slice(0, 200),
       description: `Message ${h.message_id} in ${h.conversation} (${h.source}) with surrounding context; cite as ${h.link}`,
       mimeType: 'text/markdown',
+      annotations: { audience: ['user'] },
     });
   }
   return out;

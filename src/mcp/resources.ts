@@ -21,7 +21,11 @@ import { inline } from '../core/text';
 /** MCP "resource not found" (spec-recommended code). */
 const RESOURCE_NOT_FOUND = -32002;
 const RESOURCE_LIST_MAX = 1000;
-const RESOURCE_CONTEXT_WINDOW = 5;
+/**
+ * A message resource is the message with a little context (two on each side) to show where it sits — what opening a
+ * citation needs; reading further around it is get_context's job (the resource says so).
+ */
+const RESOURCE_CONTEXT_WINDOW = 2;
 
 function varOf(v: string | string[] | undefined): string {
   return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
@@ -101,7 +105,7 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Message with context',
       description:
-        'One archived message with the messages around it: by message_id anchored by h (a prefix of its stable hash, as the resource links carry; ' +
+        'One archived message with two messages on each side (get_context reads further): by message_id anchored by h (a prefix of its stable hash, as the resource links carry; ' +
         'a message that moved after a re-import is followed, one that is gone is an error), or by the full 64-hex hash.',
       mimeType: 'text/markdown',
     },
@@ -133,7 +137,8 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
       const md =
         (movedNote ? `Note: ${movedNote}.\n\n` : '') +
         `Message ${m.id} in ${inline(m.conversation)} (${m.source}, conversation_id ${m.conversationId}); cite as ${target.link}\n` +
-        `${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false, targetId: m.id })}`;
+        `${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false, targetId: m.id })}\n\n` +
+        `Read further around it with get_context {"message_id": ${m.id}, "hash": "${m.hash.slice(0, 16)}"}.`;
       const json = { message: target, context: messages, ...(movedNote ? { notes: [movedNote] } : {}) };
       return {
         contents: [

@@ -37,7 +37,11 @@ describe('VSIX contents', () => {
     }
     const stray = files.filter((f) => /\.(ts|map)$|^(src|test|scripts|bench|node_modules)\/|tsconfig/.test(f));
     assert.deepEqual(stray, [], `files that do not run were packaged: ${stray.join(', ')}`);
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { main: string; icon: string };
+    // The agent suite's scripted-model extension (test/integration/agent-extension) is a test fixture, never shipped.
+    assert.ok(fs.existsSync(path.join(root, 'test/integration/agent-extension/package.json')), 'the test extension exists where this test looks');
+    assert.deepEqual(files.filter((f) => f.includes('agent-extension') || (f.endsWith('extension.js') && f !== 'dist/extension.js')), [], 'the test model extension was packaged');
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { main: string; icon: string; contributes?: Record<string, unknown> };
+    assert.ok(!manifest.contributes?.languageModelChatProviders, 'the shipped manifest contributes no language model (only the test extension does)');
     assert.ok(files.includes(manifest.main.replace(/^\.\//, '')), 'package.json main is packaged');
     assert.ok(files.includes(manifest.icon), 'package.json icon is packaged');
   });

@@ -59,6 +59,10 @@ async function main(): Promise<number> {
     const from = path.join(repo, entry);
     if (fs.existsSync(from)) fs.cpSync(from, path.join(staged, entry), { recursive: true });
   }
+  // The scripted-model test extension of the agent suite (test/integration/agent-extension): a second
+  // development extension beside ours, staged from test/ (never part of the VSIX).
+  const agentExtension = path.join(prepared.root, 'agent-extension');
+  fs.cpSync(path.join(repo, 'test', 'integration', 'agent-extension'), agentExtension, { recursive: true });
   console.log(`integration: host ${exe ? path.relative(repo, exe) : 'downloaded by @vscode/test-electron'}; fixtures in ${prepared.root}`);
   let runError: string | undefined;
   const userData = path.join(prepared.root, 'user-data');
@@ -66,11 +70,13 @@ async function main(): Promise<number> {
   try {
     await runTests({
       vscodeExecutablePath: exe,
-      extensionDevelopmentPath: staged,
+      extensionDevelopmentPath: [staged, agentExtension],
       extensionTestsPath: suite,
       launchArgs: [prepared.manifest.workspace, `--user-data-dir=${userData}`, `--extensions-dir=${extensionsDir}`, '--disable-extensions'],
       // TEST_HOOKS_ENV: the extension attaches its test hooks (src/extension/test-api.ts) only when asked, under tests.
-      extensionTestsEnv: { [MANIFEST_ENV]: prepared.manifestFile, [TEST_HOOKS_ENV]: '1' },
+      // MSGBROWSE_TEST_AGENT_CHAT: the host wrapper seeds the workbench so VS Code's own chat agent runs offline with
+      // the test model, and serves the suite's DOM requests (scripts/test-host/code-server-test-host.mjs).
+      extensionTestsEnv: { [MANIFEST_ENV]: prepared.manifestFile, [TEST_HOOKS_ENV]: '1', MSGBROWSE_TEST_AGENT_CHAT: '1' },
     });
   } catch (e) {
     runError = e instanceof Error ? e.message : String(e);

@@ -309,6 +309,9 @@ describe('search_messages', () => {
       s.hits.map((x) => `msgbrowse://message/${x.message_id}?h=${x.hash.slice(0, 16)}`),
       'message resource URIs carry the hash anchor',
     );
+    // The payload policy (src/mcp/render.ts): a search's message links are for the person and for clients that read
+    // on demand, never inlined into the model's context (the hit already says everything the resource would).
+    for (const c of links) assert.deepEqual(c.type === 'resource_link' && c.annotations?.audience, ['user'], 'a search message link is for the user');
   });
 });
 
@@ -381,6 +384,10 @@ describe('get_context', () => {
     assert.deepEqual(b.messages, a.messages);
     const zero = await h.ok<{ messages: Hit[] }>('get_context', { message_id: t.id, window: 0 });
     assert.deepEqual(zero.messages.map((m) => m.message_id), [t.id]);
+    // Links only the conversation (for the model: size, dates, how to read it whole), never the message: that resource is this result again.
+    const r = await h.call('get_context', { message_id: t.id, window: 2 });
+    const links = r.content.filter((c) => c.type === 'resource_link');
+    assert.deepEqual(links.map((c) => c.type === 'resource_link' && [c.uri, c.annotations]), [[`msgbrowse://conversation/${t.conversationId}`, undefined]]);
   });
 
   test('window clamped to 50; errors for unknown id, bad hash, missing target', async () => {

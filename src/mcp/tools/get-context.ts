@@ -4,10 +4,10 @@ import { resolveCitation } from '../../core/citation-resolve';
 import { ToolError } from '../../core/errors';
 import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
-import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { conversationResourceLink, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
-import { defineTool } from '../tool';
+import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const CONTEXT_DEFAULT_WINDOW = 5;
 export const CONTEXT_MAX_WINDOW = 50;
@@ -43,7 +43,7 @@ export const getContext = defineTool({
   title: 'Read around a message',
   description:
     'Return the messages surrounding a given message (window on each side, chronological, same conversation) for assembling context around a search hit. ' +
-    'Identify the message by message_id or by its stable hash; pass both (or message_id and the h= of a citation link) to follow a message that moved after a re-import.',
+    'Identify the message by message_id or by its stable hash; pass both (or message_id and the h= of a citation link) to follow a message that moved after a re-import.' + RESULT_GUIDANCE,
   inputSchema: getContextInput,
   outputSchema: getContextOutput,
   async handler(args, env) {
@@ -94,14 +94,7 @@ export const getContext = defineTool({
       `(${target.source}, conversation_id ${target.conversationId}), oldest first; the target is marked →.\n${UNTRUSTED_NOTE}\n\n` +
       renderHits(messages, { numbered: false, targetId: target.id }) +
       renderNotes(notes);
-    const targetHit = messages.find((m) => m.message_id === target.id);
-    return {
-      structured,
-      text,
-      resources: [
-        ...messageResourceLinks(targetHit ? [targetHit] : []),
-        conversationResourceLink({ id: target.conversationId, name: target.conversation, source: target.source }),
-      ],
-    };
+    // No message resource link: it would be this very result again (see the payload policy in render.ts).
+    return { structured, text, resources: [conversationResourceLink({ id: target.conversationId, name: target.conversation, source: target.source })] };
   },
 });

@@ -8,7 +8,7 @@ import { clampLimit } from '../limits';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
-import { defineTool } from '../tool';
+import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const GET_CONVERSATION_DEFAULT_LIMIT = 100;
 export const GET_CONVERSATION_MAX_LIMIT = 500;
@@ -39,7 +39,7 @@ export const getConversation = defineTool({
   description:
     "Retrieve a conversation's transcript in chronological order (oldest first), optionally bounded by a date range. " +
     'Identify it by name (plus source if the name exists in several sources) or conversation_id; use list_conversations to discover them. ' +
-    'Long transcripts are paged: pass next_cursor back as cursor to continue.',
+    'Long transcripts are paged: pass next_cursor back as cursor to continue.' + RESULT_GUIDANCE,
   inputSchema: getConversationInput,
   outputSchema: getConversationOutput,
   async handler(args, env) {

@@ -8,7 +8,7 @@ import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, LinkItemSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline, linkLabel } from '../../core/text';
-import { defineTool } from '../tool';
+import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const LINKS_DEFAULT_LIMIT = 200;
 export const LINKS_MAX_LIMIT = 1000;
@@ -54,7 +54,7 @@ export const listLinks = defineTool({
   title: 'List shared links',
   description:
     'List deduplicated links (one entry per URL with its occurrence count and first occurrence), optionally filtered by domain ' +
-    '(subdomains included, case-insensitive, www. ignored), conversation and source. Ordered by domain, then most shared.',
+    '(subdomains included, case-insensitive, www. ignored), conversation and source. Ordered by domain, then most shared.' + RESULT_GUIDANCE,
   inputSchema: listLinksInput,
   outputSchema: listLinksOutput,
   async handler(args, env) {

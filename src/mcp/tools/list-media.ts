@@ -7,7 +7,7 @@ import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, MediaItemSchema, notesField, positiveInt, strictInput } from '../tool-schemas';
 import { inline, linkLabel } from '../../core/text';
-import { defineTool } from '../tool';
+import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const MEDIA_DEFAULT_LIMIT = 200;
 export const MEDIA_MAX_LIMIT = 1000;
@@ -32,7 +32,7 @@ export const listMedia = defineTool({
   title: 'List attachments',
   description:
     'List image, video or file attachments, newest first, optionally filtered by conversation, source and kind. ' +
-    'Each item names the message that carries it (message_id, citation link).',
+    'Each item names the message that carries it (message_id, citation link).' + RESULT_GUIDANCE,
   inputSchema: listMediaInput,
   outputSchema: listMediaOutput,
   async handler(args, env) {

@@ -8,7 +8,7 @@ import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '.
 import { searchRequest } from '../search-request';
 import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
-import { defineTool } from '../tool';
+import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
@@ -38,7 +38,7 @@ export const searchMessages = defineTool({
     'Hybrid keyword + semantic search across all messages. Returns ranked snippets with exact provenance (conversation, conversation_id, source, sender, timestamp, message_id, hash) and a citation link. ' +
     'Filterable by conversation, sender, source and date range. Keyword matching: every word is required, as a prefix (at most 32 distinct words). ' +
     'The receipt says what was searched (scope, messages in it, how many have vectors, the words used), so an empty result can be told from an unsearched one. ' +
-    'Use get_context on a hit to read the surrounding messages.',
+    'Use get_context on a hit to read the surrounding messages.' + RESULT_GUIDANCE,
   inputSchema: searchMessagesInput,
   outputSchema: searchMessagesOutput,
   async handler(args, env) {

@@ -9,7 +9,7 @@ import { searchRequest } from '../search-request';
 import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { runSemantic } from '../../core/semantic-query';
 import { inline } from '../../core/text';
-import { defineTool } from '../tool';
+import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const SEMANTIC_DEFAULT_K = 20;
 export const SEMANTIC_MAX_K = 100;
@@ -38,7 +38,7 @@ export const semanticSearch = defineTool({
   description:
     'Pure vector (meaning-based) search over message embeddings: returns the k messages most similar in meaning to the query, ' +
     'with provenance, a citation link and the cosine similarity as score. Filterable by conversation, source, sender and date range. ' +
-    'Needs an embedding model; search_messages works without one. The receipt says what was searched (scope, messages in it, how many have vectors).',
+    'Needs an embedding model; search_messages works without one. The receipt says what was searched (scope, messages in it, how many have vectors).' + RESULT_GUIDANCE,
   inputSchema: semanticSearchInput,
   outputSchema: semanticSearchOutput,
   async handler(args, env) {

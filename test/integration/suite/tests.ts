@@ -1,8 +1,9 @@
 /**
  * The end-to-end checks, registered after mocha's pre-require (see index.ts), one file per feature. Order matters:
- * later suites change the served archive (settings, discovery, the demo, a replaced file), so they run in this order.
+ * the agent suite runs first (nothing has started our server yet); later suites change the served archive (settings, discovery, the demo, a replaced file), so they run in this order.
  */
 import { loadManifest } from './env';
+import { defineAgent } from './agent';
 import { defineActivation } from './activation';
 import { defineTools } from './tools';
 import { defineDisclosures } from './disclosures';
@@ -24,6 +25,7 @@ export function defineSuites(): void {
   const m = loadManifest();
   describe('msgbrowse in a real VS Code extension host', function () {
     this.timeout(90_000);
+    defineAgent(m); // first: it also checks that VS Code starts our server on demand
     defineActivation(m);
     defineCopilotHarness(m);
     defineTools(m);
