@@ -17,6 +17,26 @@ export interface SemanticUnavailable {
   reason: string;
   /** The configured model, when there is one. */
   model?: string;
+  /** Set while the vector index is building (only when the caller asked not to wait for it). */
+  building?: BuildProgressInfo;
+}
+
+/** How far a vector index build is, and how long the rest should take (estimated from its pace so far). */
+export interface BuildProgressInfo {
+  /** 0–100, of the stored vectors read. */
+  percent: number;
+  /** Expected remaining time; undefined until the build has reported progress. */
+  etaMs?: number;
+  /** Settles when this build ends (either way). */
+  done: Promise<void>;
+}
+
+export interface SemanticOptions {
+  /**
+   * Wait for a vector index that is still building (default true). With false, a build in progress answers at
+   * once as unavailable, with `building` set and the reason "index building: N%".
+   */
+  wait?: boolean;
 }
 
 export interface SemanticReady {
@@ -37,7 +57,7 @@ export interface ServerContext {
   /** The current archive; rejects with an ArchiveError (clear message) when it cannot be opened. */
   archive(): Promise<AsyncArchive>;
   /** The semantic backend for the configured model, built lazily; `signal` cancels index builds. */
-  semantic(signal?: AbortSignal): Promise<SemanticState>;
+  semantic(signal?: AbortSignal, opts?: SemanticOptions): Promise<SemanticState>;
   citation: CitationFormat;
   /**
    * Whether secrets (one-time codes, card numbers, IBANs, passwords) are redacted in what is sent to the model —

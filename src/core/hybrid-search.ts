@@ -11,6 +11,12 @@ import { hitFromKeyword, hitFromMessage } from './hits';
 import type { MessageHit, SemanticStatusItem } from './results';
 import { runSemantic } from './semantic-query';
 
+/**
+ * How long the keyword half waits for the query embedding (README: "Semantic budget"). Past it the keyword hits
+ * are returned with `semantic: {used: false, reason: "the embeddings endpoint did not answer within 1.5 s …"}`.
+ */
+export const SEMANTIC_BUDGET_MS = 1500;
+
 export interface HybridFilter {
   conversationId?: number;
   source?: string;
@@ -26,6 +32,8 @@ export interface HybridSearchRequest {
   filter?: HybridFilter;
   /** Redact secrets in the hits' text: model-facing callers pass `redactsFor(ctx)`; the palette leaves it off. */
   redact?: boolean;
+  /** Overrides SEMANTIC_BUDGET_MS (tests). */
+  semanticBudgetMs?: number;
 }
 
 export interface HybridSearchResult {
@@ -50,7 +58,8 @@ export async function hybridSearch(
   // except on cancellation, so a keyword failure cannot leave it dangling.
   const [keyword, sem] = await Promise.all([
     archive.searchKeyword({ query, limit, ...filter }, signal),
-    runSemantic(ctx, archive, query, limit, filter, signal),
+    // Never wait for an index build or a slow endpoint: the keyword half answers now, the hybrid one next time.
+    runSemantic(ctx, archive, query, limit, filter, signal, { wait: false, embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS }),
   ]);
   const fmt = ctx.citation;
   const hits = fuseHybrid(keyword, sem.ok ? sem.hits : [], limit).map((e) =>
@@ -59,5 +68,5 @@ export async function hybridSearch(
   const semantic: SemanticStatusItem = sem.ok
     ? { used: true, model: sem.model }
     : { used: false, reason: sem.reason, ...(sem.model ? { model: sem.model } : {}) };
-  return { hits, semantic, plan: planFtsQuery(query), ...(!sem.ok && sem.kind === 'failed' ? { semanticFailure: sem.reason } : {}) };
+  return { hits, semantic, plan: planFtsQuery(query), ...(!sem.ok && sem.kind !== 'unavailable' ? { semanticFailure: sem.reason } : {}) };
 }

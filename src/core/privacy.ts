@@ -9,7 +9,7 @@
 import { isExcludedConversation } from '../archive/methods';
 import type { AsyncArchive, ConversationExclusion, Exclusion } from '../archive/types';
 import type { VectorFilter, VectorIndex } from '../search/types';
-import type { SemanticState, ServerContext } from './context';
+import type { SemanticOptions, SemanticState, ServerContext } from './context';
 
 /** A source prefix in `source:name` (msgbrowse's sources are lowercase words: signal, imessage, whatsapp, …). */
 const SOURCE_PREFIX = /^([a-z][a-z0-9_-]*):(.+)$/;
@@ -77,8 +77,8 @@ export function modelFacing(base: ServerContext, exclusion: () => Exclusion): Se
   // later) is the base's own, getters included: only the archive and the semantic index are narrowed here.
   const view = Object.defineProperties({}, Object.getOwnPropertyDescriptors(base)) as ServerContext;
   view.archive = archive;
-  view.semantic = async (signal?: AbortSignal): Promise<SemanticState> => {
-    const state = await base.semantic(signal);
+  view.semantic = async (signal?: AbortSignal, opts?: SemanticOptions): Promise<SemanticState> => {
+    const state = await base.semantic(signal, opts);
     const x = exclusion();
     if (!state.available || x.length === 0) return state;
     const hiddenIds = async (s?: AbortSignal) => {

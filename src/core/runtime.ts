@@ -9,7 +9,7 @@ import { normalizeEmbedConfig } from '../embed/config';
 import { OpenAIEmbedder } from '../embed/openai-client';
 import { startEngineWorker } from '../engine/index';
 import type { EmbedConfig } from '../embed/types';
-import type { CitationFormat, SemanticState, ServerContext } from './context';
+import type { CitationFormat, SemanticOptions, SemanticState, ServerContext } from './context';
 import { ArchiveHolder, archiveFingerprint } from './archive-holder';
 import { isBesideArchive } from './cache-dir';
 import { defaultVectorIndexBuilder } from './vector-index-source';
@@ -167,9 +167,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (disposed) throw new Error('the msgbrowse server is shutting down');
       return (await holder.get()).opened.archive;
     },
-    async semantic(signal?: AbortSignal): Promise<SemanticState> {
+    async semantic(signal?: AbortSignal, opts?: SemanticOptions): Promise<SemanticState> {
       await gate();
-      return semantic.get(signal);
+      return semantic.get(signal, opts);
     },
     get citation() {
       return citation;

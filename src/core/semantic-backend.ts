@@ -7,8 +7,9 @@ import { modelAvailabilityProblem, NO_EMBED_MODEL_REASON } from '../embed/config
 import type { EmbedConfig, Embedder } from '../embed/types';
 import type { EmbeddingModelInfo } from '../archive/types';
 import type { VectorIndex } from '../search/types';
-import type { SemanticState } from './context';
+import type { BuildProgressInfo, SemanticOptions, SemanticState } from './context';
 import { archiveFingerprint, type ArchiveHolder, type HeldArchive } from './archive-holder';
+import { SharedQueryEmbedder } from './query-embeddings';
 import { isAbortError, SharedTask } from './shared-task';
 import type { RuntimeLog, SemanticStatus, VectorIndexBuilder } from './types';
 
@@ -29,6 +30,11 @@ interface Build {
   count: number;
   stamp: string;
   task: SharedTask<VectorIndex>;
+  /** Records consumed so far (from the builder's progress reports). */
+  done: number;
+  started: number;
+  /** Settles when the build ends, either way. */
+  ended: Promise<void>;
 }
 
 /** Default minimum time between background rebuilds while the archive keeps changing (live imports). */
@@ -75,7 +81,7 @@ export class SemanticManager {
 
   private embedder(cfg: EmbedConfig): Embedder {
     const key = JSON.stringify([cfg.baseUrl, cfg.model, cfg.apiKey ?? '', cfg.timeoutMs ?? 0]);
-    if (this.embedderCache?.key !== key) this.embedderCache = { key, embedder: this.createEmbedder(cfg) };
+    if (this.embedderCache?.key !== key) this.embedderCache = { key, embedder: new SharedQueryEmbedder(this.createEmbedder(cfg)) };
     return this.embedderCache.embedder;
   }
 
@@ -87,7 +93,15 @@ export class SemanticManager {
     return models;
   }
 
-  async get(signal?: AbortSignal): Promise<SemanticState> {
+  /** How far `build` is and how long the rest should take, at its pace so far. */
+  private progressOf(build: Build): BuildProgressInfo {
+    const percent = buildPercent(build.done, build.count);
+    const elapsed = Date.now() - build.started;
+    const etaMs = build.done > 0 ? Math.max(0, Math.round((elapsed * (build.count - build.done)) / build.done)) : undefined;
+    return { percent, ...(etaMs !== undefined ? { etaMs } : {}), done: build.ended };
+  }
+
+  async get(signal?: AbortSignal, opts: SemanticOptions = {}): Promise<SemanticState> {
     if (this.disposed) return { available: false, reason: 'the msgbrowse server is shutting down' };
     const cfg = this.getConfig();
     const model = cfg.model.trim();
@@ -140,8 +154,15 @@ export class SemanticManager {
       }
       return { available: true, embedder, index: b.index };
     }
+    const build = this.startBuild(held, model, info, stamp);
+    if (opts.wait === false && !build.task.done) {
+      // The caller answers without the index (keyword results now); the build goes on without it.
+      build.task.detach().catch(() => {});
+      const building = this.progressOf(build);
+      return { available: false, reason: `index building: ${building.percent}%`, model, building };
+    }
     try {
-      const index = await this.startBuild(held, model, info, stamp).task.wait(signal);
+      const index = await build.task.wait(signal);
       return { available: true, embedder, index };
     } catch (e) {
       if (isAbortError(e)) throw e;
@@ -157,6 +178,14 @@ export class SemanticManager {
       return cur; // a build for this archive and model is running: share it
     }
     cur?.task.abort();
+    let build!: Build;
+    const onProgress = (p: { done: number }) => {
+      // (build is unset while the builder's first synchronous steps run)
+      if (!build || this.building !== build || this.disposed) return;
+      build.done = Math.min(p.done, build.count);
+      // setStatus drops repeats, so listeners (the status bar) hear about each whole percent once.
+      if (!this.built) this.setStatus({ state: 'building', model, dim: info.dim, count: info.count, percent: buildPercent(build.done, build.count) });
+    };
     const task = new SharedTask<VectorIndex>((signal) =>
       this.builder({
         archive: held.opened,
@@ -166,12 +195,17 @@ export class SemanticManager {
         cacheDir: this.getCacheDir(held.opened.path),
         signal,
         log: this.log,
+        onProgress,
       }),
     );
-    const build: Build = { generation: held.generation, model, dim: info.dim, count: info.count, stamp, task };
-    this.building = build;
-    if (!this.built) this.setStatus({ state: 'building', model, dim: info.dim, count: info.count });
     const started = Date.now();
+    const ended = task.observe().then(
+      () => undefined,
+      () => undefined,
+    );
+    build = { generation: held.generation, model, dim: info.dim, count: info.count, stamp, task, done: 0, started, ended };
+    this.building = build;
+    if (!this.built) this.setStatus({ state: 'building', model, dim: info.dim, count: info.count, percent: 0 });
     task.observe().then(
       (index) => {
         if (this.building !== build || this.disposed) {
@@ -202,4 +236,10 @@ export class SemanticManager {
     this.built?.index.dispose();
     this.built = undefined;
   }
+}
+
+/** Whole percent of `count` records read; 99 at most while a build runs (the last step writes the index). */
+function buildPercent(done: number, count: number): number {
+  if (count <= 0) return 0;
+  return Math.min(99, Math.floor((done / count) * 100));
 }

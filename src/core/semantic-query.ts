@@ -2,8 +2,9 @@ import type { AsyncArchive, MessageRow } from '../archive/types';
 import { isArchiveError } from '../archive/errors';
 import { dimensionMismatchError, isEmbedError } from '../embed/errors';
 import type { VectorFilter } from '../search/types';
-import type { ServerContext } from './context';
+import type { BuildProgressInfo, ServerContext } from './context';
 import { errorMessage } from './errors';
+import { SharedQueryEmbedder } from './query-embeddings';
 
 export interface SemanticHitRow {
   messageId: number;
@@ -13,8 +14,36 @@ export interface SemanticHitRow {
 
 export type SemanticOutcome =
   | { ok: true; model: string; hits: SemanticHitRow[]; dropped: number }
-  /** `unavailable`: not configured / no vectors; `failed`: configured but this query failed. */
-  | { ok: false; kind: 'unavailable' | 'failed'; reason: string; model?: string };
+  /**
+   * `unavailable`: not configured / no vectors / the index is still building (`building` set, only with
+   * `wait: false`); `failed`: configured but this query failed; `timeout`: the embeddings endpoint did not answer
+   * within `embedBudgetMs` (the request goes on in the background).
+   */
+  | { ok: false; kind: 'unavailable' | 'failed' | 'timeout'; reason: string; model?: string; building?: BuildProgressInfo };
+
+export interface SemanticRunOptions {
+  /** Wait for a vector index that is still building (default true); false answers `index building: N%` at once. */
+  wait?: boolean;
+  /** Stop waiting for the query embedding after this many ms (default: the embedder's own timeout). */
+  embedBudgetMs?: number;
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** `p`, or TIMED_OUT once `ms` have passed (p's own outcome is then left to run on, handled). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  p.catch(() => {});
+  try {
+    return await Promise.race([p, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
 
 /**
  * The semantic half: embed the query with the configured model, exact-cosine top-k over the stored vectors,
@@ -27,14 +56,34 @@ export async function runSemantic(
   k: number,
   filter: VectorFilter,
   signal: AbortSignal,
+  opts: SemanticRunOptions = {},
 ): Promise<SemanticOutcome> {
   let model: string | undefined;
   try {
-    const state = await ctx.semantic(signal);
-    if (!state.available) return { ok: false, kind: 'unavailable', reason: state.reason, ...(state.model ? { model: state.model } : {}) };
+    const state = await ctx.semantic(signal, { wait: opts.wait ?? true });
+    if (!state.available) {
+      return {
+        ok: false,
+        kind: 'unavailable',
+        reason: state.reason,
+        ...(state.model ? { model: state.model } : {}),
+        ...(state.building ? { building: state.building } : {}),
+      };
+    }
     const { embedder, index } = state;
     model = index.model || embedder.model;
-    const vec = await embedder.embed(query, signal);
+    const pending = embedder.embed(query, signal);
+    const budget = opts.embedBudgetMs;
+    const vec = budget === undefined ? await pending : await within(pending, budget);
+    if (vec === TIMED_OUT) {
+      if (embedder instanceof SharedQueryEmbedder) embedder.release(query);
+      return {
+        ok: false,
+        kind: 'timeout',
+        model,
+        reason: `the embeddings endpoint did not answer within ${seconds(budget!)} (timed out; the request goes on in the background and a later search retries)`,
+      };
+    }
     if (vec.length !== index.dim) throw dimensionMismatchError(embedder.model, vec.length, index.dim);
     if (!vec.some((x) => x !== 0)) {
       return { ok: false, kind: 'failed', model, reason: `the embeddings endpoint returned an all-zero vector for this query (model "${embedder.model}")` };

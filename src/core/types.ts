@@ -18,7 +18,15 @@ export interface OpenedArchive {
    */
   vectorIndex?: (
     model: string,
-    opts: { cacheDir?: string; key?: string; name?: string; dim?: number; total?: number; signal?: AbortSignal },
+    opts: {
+      cacheDir?: string;
+      key?: string;
+      name?: string;
+      dim?: number;
+      total?: number;
+      signal?: AbortSignal;
+      onProgress?: (p: { done: number; total?: number }) => void;
+    },
   ) => Promise<VectorIndex>;
 }
 
@@ -34,6 +42,8 @@ export interface VectorBuildRequest {
   cacheDir?: string;
   signal: AbortSignal;
   log: RuntimeLog;
+  /** Build progress (records consumed so far); lets callers say "index building: 43%" and estimate the rest. */
+  onProgress?: (p: { done: number; total?: number }) => void;
 }
 
 export type VectorIndexBuilder = (req: VectorBuildRequest) => Promise<VectorIndex>;
@@ -92,7 +102,8 @@ export type SemanticStatus =
   | { state: 'disabled'; reason: string }
   | { state: 'unknown' }
   | { state: 'unavailable'; reason: string }
-  | { state: 'building'; model: string; dim: number; count: number }
+  /** `percent`: of the stored vectors read so far (0 until the builder reports progress). */
+  | { state: 'building'; model: string; dim: number; count: number; percent?: number }
   | { state: 'ready'; model: string; dim: number; size: number }
   | { state: 'error'; reason: string };
 

@@ -19,6 +19,7 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
       dim: req.dim,
       total: req.count,
       signal: req.signal,
+      onProgress: req.onProgress,
     });
   }
   const sync = req.archive.sync;
@@ -27,7 +28,7 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   }
   const records = () => sync.embeddings(req.model);
   if (!req.cacheDir) {
-    return buildVectorIndex(records(), { model: req.model, dim: req.dim, total: req.count, signal: req.signal });
+    return buildVectorIndex(records(), { model: req.model, dim: req.dim, total: req.count, signal: req.signal, onProgress: req.onProgress });
   }
   return loadOrBuildVectorIndex({
     records,
@@ -38,6 +39,7 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
     key,
     name: req.archive.path,
     signal: req.signal,
+    onProgress: req.onProgress,
     log: (m) => req.log('debug', m),
   });
 };

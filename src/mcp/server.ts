@@ -49,6 +49,13 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
             .sendLoggingMessage({ level: 'warning', logger: SERVER_NAME, data: `${def.name}: ${message}` }, extra.sessionId)
             .catch(() => undefined);
         },
+        progress: (progress, total, message) => {
+          const progressToken = extra._meta?.progressToken;
+          if (progressToken === undefined) return;
+          extra
+            .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } })
+            .catch(() => undefined);
+        },
       };
       let result: CallToolResult;
       try {

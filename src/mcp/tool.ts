@@ -29,6 +29,8 @@ export interface ToolEnv {
   signal: AbortSignal;
   /** Sends a warning to the client's log (and ctx.log). */
   warn(message: string): void;
+  /** Sends a progress notification when the client asked for them (gave a progressToken); otherwise nothing. */
+  progress?(progress: number, total: number, message: string): void;
 }
 
 /**

@@ -61,6 +61,10 @@ test('§10 through the real runtime: hybrid ids 1,3,2 (0.0328, 0.0161, 0.0159); 
   const before = sha(file);
   const s = await serve(file, MCP_FIXTURE_MODEL);
   try {
+    // The first use builds the index; search_messages does not wait for it (keyword hits now, hybrid next).
+    const early = await s.call('search_messages', { query: 'lease' });
+    assert.match((early.structuredContent as { semantic: { reason?: string } }).semantic.reason ?? '', /^index building: \d+%$/);
+    await s.runtime.context.semantic();
     const hy = await s.call('search_messages', { query: 'lease' });
     assert.ok(!hy.isError, JSON.stringify(hy.content));
     const hits = (hy.structuredContent as { hits: { message_id: number; score: number }[] }).hits;

@@ -7,12 +7,33 @@ import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
 import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
-import { runSemantic } from '../../core/semantic-query';
+import { runSemantic, type SemanticOutcome } from '../../core/semantic-query';
+import { abortError } from '../../core/shared-task';
 import { inline } from '../../core/text';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const SEMANTIC_DEFAULT_K = 20;
 export const SEMANTIC_MAX_K = 100;
+/**
+ * While the vector index builds, semantic_search waits for it when the build should end within this many ms
+ * (sending progress notifications); a longer build is an error saying how long it should take.
+ */
+export const SEMANTIC_BUILD_WAIT_MS = 3000;
+/** How often a waiting call re-checks the build (and sends progress). */
+const POLL_MS = 250;
+
+function duration(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  return s < 90 ? `about ${s} s` : `about ${Math.round(s / 60)} min`;
+}
+
+function buildingError(b: NonNullable<Extract<SemanticOutcome, { ok: false }>['building']>): ToolError {
+  const eta = b.etaMs !== undefined ? `${duration(b.etaMs)} left` : 'time left not known yet';
+  return new ToolError(
+    `the vector index is still building (${b.percent}%, ${eta}); semantic_search answers once it is ready — ` +
+      'search_messages answers now with keyword results',
+  );
+}
 
 export const semanticSearchInput = strictInput('semantic_search', {
   query: text('query', MAX_QUERY).describe('natural-language query'),
@@ -45,7 +66,23 @@ export const semanticSearch = defineTool({
     const notes: string[] = [];
     const k = clampLimit('k', args.k, SEMANTIC_DEFAULT_K, SEMANTIC_MAX_K, notes);
     const { query, range, archive, scope, filter } = await searchRequest(args, env);
-    const sem = await runSemantic(env.ctx, archive, query, k, filter, env.signal);
+    const run = () => runSemantic(env.ctx, archive, query, k, filter, env.signal, { wait: false });
+    let sem = await run();
+    if (!sem.ok && sem.building) {
+      // A short build is waited for (with progress); a long one is said, with its estimate.
+      if (sem.building.etaMs !== undefined && sem.building.etaMs > SEMANTIC_BUILD_WAIT_MS) throw buildingError(sem.building);
+      const deadline = Date.now() + SEMANTIC_BUILD_WAIT_MS;
+      while (!sem.ok && sem.building) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw buildingError(sem.building);
+        env.progress?.(sem.building.percent, 100, `index building: ${sem.building.percent}%`);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([sem.building.done, new Promise((r) => (timer = setTimeout(r, Math.min(POLL_MS, left))))]);
+        clearTimeout(timer);
+        if (env.signal.aborted) throw abortError();
+        sem = await run();
+      }
+    }
     if (!sem.ok) {
       throw new ToolError(sem.kind === 'unavailable' ? `semantic search is unavailable: ${sem.reason}` : `semantic search failed: ${sem.reason}`);
     }

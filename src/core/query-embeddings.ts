@@ -1,0 +1,53 @@
+/**
+ * Query embeddings shared per embedder: one request per query text at a time (a later caller joins the one in
+ * flight) and the last few answers kept. So a request that outlives `search_messages`' semantic budget keeps
+ * going in the background and its answer serves the next call with the same query; a failure is not kept, so
+ * the next call asks again (a hung or failing endpoint recovers by itself).
+ */
+import type { Embedder } from '../embed/types';
+import { SharedTask } from './shared-task';
+
+/** Answers kept per embedder (a vector is a few KB). */
+const KEPT = 64;
+
+export class SharedQueryEmbedder implements Embedder {
+  private readonly inFlight = new Map<string, SharedTask<Float32Array>>();
+  private readonly kept = new Map<string, Float32Array>();
+
+  constructor(private readonly inner: Embedder) {}
+
+  get model(): string {
+    return this.inner.model;
+  }
+
+  embed(text: string, signal?: AbortSignal): Promise<Float32Array> {
+    const hit = this.kept.get(text);
+    if (hit) {
+      this.kept.delete(text);
+      this.kept.set(text, hit); // most recently used last
+      return Promise.resolve(hit);
+    }
+    let task = this.inFlight.get(text);
+    if (!task || task.aborted) {
+      const t = new SharedTask<Float32Array>((s) => this.inner.embed(text, s));
+      task = t;
+      this.inFlight.set(text, t);
+      t.observe().then(
+        (vec) => {
+          if (this.inFlight.get(text) === t) this.inFlight.delete(text);
+          this.kept.set(text, vec);
+          while (this.kept.size > KEPT) this.kept.delete(this.kept.keys().next().value as string);
+        },
+        () => {
+          if (this.inFlight.get(text) === t) this.inFlight.delete(text);
+        },
+      );
+    }
+    return task.wait(signal);
+  }
+
+  /** Lets the request for `text` finish without a waiter (a caller whose budget ran out stops waiting for it). */
+  release(text: string): void {
+    this.inFlight.get(text)?.detach().catch(() => {});
+  }
+}
