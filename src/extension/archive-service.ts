@@ -21,7 +21,8 @@ export interface ArchiveStatus {
   conversations: number;
   messages: number;
   fingerprint: string;
-  semantic: { ready: boolean; state: SemanticStatus['state']; reason?: string };
+  /** `percent`: how far the vector index build is, while it builds. */
+  semantic: { ready: boolean; state: SemanticStatus['state']; reason?: string; percent?: number };
 }
 
 export type ArchiveState =
@@ -35,7 +36,12 @@ function describeSemantic(s: SemanticStatus): ArchiveStatus['semantic'] {
     case 'ready':
       return { ready: true, state: s.state };
     case 'building':
-      return { ready: false, state: s.state, reason: `building the vector index for ${s.model} (${s.count} vectors)` };
+      return {
+        ready: false,
+        state: s.state,
+        reason: `building the vector index for ${s.model} (${s.count} vectors): ${s.percent ?? 0}%`,
+        percent: s.percent ?? 0,
+      };
     case 'unknown':
       return { ready: false, state: s.state, reason: 'not loaded yet (loads on the first semantic query)' };
     default:
@@ -247,7 +253,7 @@ export class ArchiveService implements vscode.Disposable {
       const changed = status.fingerprint !== this.lastFingerprint;
       this.lastFingerprint = status.fingerprint;
       this.setState({ kind: 'ready', path: file, status, origin: this.origin });
-      this.trackBuild(status.semantic.state === 'building', status.semantic.reason);
+      this.trackBuild(status.semantic.state === 'building', status.semantic.percent);
       if (forceBump || changed) this.bump();
       if (status.semantic.state === 'unknown') void this.warmSemantic(s.generation);
     } catch (e) {
@@ -288,15 +294,27 @@ export class ArchiveService implements vscode.Disposable {
 
   private warming: number | undefined;
   private buildProgress: (() => void) | undefined;
+  private buildReport: ((percent: number) => void) | undefined;
 
-  /** Shows a progress notification while the vector index builds. */
-  private trackBuild(building: boolean, reason?: string): void {
+  /** Shows a progress notification while the vector index builds (the status bar shows the percentage too). */
+  private trackBuild(building: boolean, percent = 0): void {
     if (building && !this.buildProgress) {
+      let shown = 0;
       void vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `msgbrowse: ${reason ?? 'building the vector index'}` },
-        () => new Promise<void>((resolve) => (this.buildProgress = resolve)),
+        { location: vscode.ProgressLocation.Notification, title: 'msgbrowse: building the vector index (search_messages answers with keyword results meanwhile)' },
+        (progress) => {
+          this.buildReport = (p) => {
+            if (p > shown) progress.report({ increment: p - shown, message: `${p}%` });
+            shown = Math.max(shown, p);
+          };
+          this.buildReport(percent);
+          return new Promise<void>((resolve) => (this.buildProgress = resolve));
+        },
       );
+    } else if (building) {
+      this.buildReport?.(percent);
     } else if (!building && this.buildProgress) {
+      this.buildReport = undefined;
       this.buildProgress();
       this.buildProgress = undefined;
     }

@@ -28,8 +28,9 @@ function describeArchive(s: ArchiveState): { text: string; tooltip: string } {
     case 'ready': {
       const st = s.status;
       const sem = st.semantic.ready ? 'semantic search ready' : `keyword only: ${st.semantic.reason ?? 'semantic search unavailable'}`;
+      const building = st.semantic.state === 'building' ? ` $(sync~spin) ${st.semantic.percent ?? 0}%` : '';
       return {
-        text: `$(comment-discussion) ${compact(st.conversations)} · ${compact(st.messages)}${st.semantic.ready ? ' $(sparkle)' : ''}`,
+        text: `$(comment-discussion) ${compact(st.conversations)} · ${compact(st.messages)}${st.semantic.ready ? ' $(sparkle)' : building}`,
         tooltip: `msgbrowse — ${path.basename(path.dirname(s.path))}/${path.basename(s.path)} (${s.origin})\n${st.conversations} conversations, ${st.messages} messages\n${sem}`,
       };
     }
