@@ -18,13 +18,25 @@ export interface Engine {
   readonly vfs: ReadonlyVfs;
 }
 
+/** The slice of the WebAssembly JS API used here, typed locally (neither our lib nor @types/node declares it). */
+type WasmModule = object;
+type WasmInstance = object;
+type WasmImports = Record<string, Record<string, unknown>>;
+const wasmApi = (globalThis as unknown as {
+  WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule>; instantiate(m: WasmModule, imports: WasmImports): Promise<WasmInstance> };
+}).WebAssembly;
+
 type InitModule = (opts: {
   print: (...a: unknown[]) => void;
   printErr: (...a: unknown[]) => void;
   wasmBinary?: Uint8Array;
+  instantiateWasm?: (imports: WasmImports, done: (instance: WasmInstance, module: WasmModule) => void) => object;
 }) => Promise<Sqlite3Static>;
 
 let engine: Promise<Engine> | undefined;
+/** The compiled sqlite3.wasm, shared by this thread's engine and handed to every engine worker it starts. */
+let compiling: Promise<WasmModule> | undefined;
+let compiled: WasmModule | undefined;
 
 /** Where the sqlite3.wasm lives: beside the bundle in dist/, else in node_modules. */
 export function wasmPath(): string {
@@ -39,11 +51,66 @@ export function wasmPath(): string {
   }
 }
 
+/** The compiled sqlite3.wasm (compiled once per thread; a failed compile is retried on the next call). */
+export function compiledEngineModule(): Promise<WasmModule> {
+  if (compiled) return Promise.resolve(compiled);
+  if (!compiling) {
+    compiling = fs.promises
+      .readFile(wasmPath())
+      .then((bytes) => wasmApi.compile(bytes))
+      .then(
+        (m) => (compiled = m),
+        (e: unknown) => {
+          compiling = undefined;
+          throw e;
+        },
+      );
+  }
+  return compiling;
+}
+
+/** The compiled module if it is ready now (passed to a starting engine worker so it need not compile it again). */
+export function compiledEngineModuleNow(): WasmModule | undefined {
+  return compiled;
+}
+
+/** Adopts a module compiled by another thread (the engine worker gets its host's). */
+export function useCompiledEngineModule(m: WasmModule): void {
+  compiled ??= m;
+}
+
+/**
+ * Start warm: begins compiling the engine in the background (CLI start, extension activation), so the first
+ * query pays only for its own pages. A failure is not reported here; the first real load retries and says why.
+ */
+export function prewarmEngine(): void {
+  compiledEngineModule().catch(() => undefined);
+}
+
+/** Test hook: whether this thread's engine compile has started / finished, and whether the engine is loaded. */
+export function engineWarmth(): { compileStarted: boolean; compiled: boolean; loadStarted: boolean } {
+  return { compileStarted: compiling !== undefined || compiled !== undefined, compiled: compiled !== undefined, loadStarted: engine !== undefined };
+}
+
 async function load(): Promise<Engine> {
-  const wasmBinary = fs.readFileSync(wasmPath());
+  const wasm = await compiledEngineModule();
   const mod = (await import('@sqlite.org/sqlite-wasm')) as unknown as { default: InitModule };
   const silent = (): void => undefined;
-  const sqlite3 = await mod.default({ print: silent, printErr: silent, wasmBinary });
+  let fail!: (e: unknown) => void;
+  const failed = new Promise<never>((_resolve, reject) => (fail = reject));
+  const sqlite3 = await Promise.race([
+    mod.default({
+      print: silent,
+      printErr: silent,
+      // Instantiate the module compiled once (here or by the host thread) instead of compiling the bytes again.
+      // Emscripten's hook has no error callback: a failed instantiation rejects through `failed`.
+      instantiateWasm: (imports, done) => {
+        wasmApi.instantiate(wasm, imports).then((instance) => done(instance, wasm), fail);
+        return {};
+      },
+    }),
+    failed,
+  ]);
   // The library logs through sqlite3.config too (e.g. warnings about OPFS); keep it quiet.
   const config = sqlite3.config as unknown as Record<string, unknown>;
   for (const k of ['log', 'warn', 'error', 'debug']) if (k in config) config[k] = silent;

@@ -12,6 +12,7 @@ import { createMcpServer } from '../mcp/index';
 import type { CitationFormat } from '../core/context';
 import { createRuntime, LedgerWriter, workerOpener, type Runtime } from '../core/index';
 import { ARCHIVE_FILE_NAME } from '../archive/file-name';
+import { prewarmEngine } from '../archive/wasm-engine';
 import { runBridge, serveHttp, serveStdio } from '../transport/index';
 import { ledgerProblem, parseBridge, parseCli, USAGE } from './args';
 import { servingBanner } from './banner';
@@ -64,6 +65,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     return 0;
   }
 
+  // Start warm: compile the WASM engine while the rest starts up (the engine worker gets the compiled module).
+  prewarmEngine();
   const citation: CitationFormat = { scheme: opts.linkScheme, authority: AUTHORITY };
   const ledger = opts.ledger ? openLedger(opts.ledger, opts.archive, log) : undefined;
   const runtime = createRuntime({

@@ -10,6 +10,7 @@
  * - The worker is unref'd while idle, so a forgotten client never keeps a process alive; `close()` ends it.
  */
 import type { AsyncArchive, Exclusion } from '../archive/types';
+import { prewarmEngine } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
 import type { BuildProgress } from '../search/vector';
 import { CancelSlots } from './cancel-slots';
@@ -155,6 +156,8 @@ export function isEngineClient(archive: unknown): archive is EngineClient {
  * code and message) when the archive cannot be opened.
  */
 export async function startEngineWorker(opts: EngineWorkerOptions): Promise<EngineClient> {
+  // Compile the engine in this thread too (once): a worker started later (a restart, another archive) instantiates it.
+  prewarmEngine();
   const impl = new WorkerEngineClient(opts);
   try {
     await impl.connection();

@@ -8,6 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import type { Archive } from '../archive/types';
+import { useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
 import { buildVectorIndex, loadOrBuildVectorIndex, vectorCacheKey } from '../search/vector';
 import { CancelFlags } from './cancel-slots';
@@ -238,6 +239,7 @@ function onMessage(req: WorkerRequest): void {
 
 async function main(): Promise<void> {
   try {
+    if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
     await installInterruptHandler(() => flags.isSet(currentSlot));
     const opened = await openArchive(init.archivePath);
     archive = opened;

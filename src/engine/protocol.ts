@@ -20,6 +20,8 @@ export interface WorkerInit {
   archivePath: string;
   /** Int32 cancel flags, one per slot; the client sets `flags[slot] = 1` to cancel the request using it. */
   cancelFlags: SharedArrayBuffer;
+  /** The host's compiled sqlite3.wasm when it had one ready: the worker instantiates it instead of compiling. */
+  wasmModule?: object;
 }
 
 /** Number of cancel slots (requests in flight beyond this still work, but are cancelled only between steps). */

@@ -3,6 +3,7 @@
  * shared cancel flag when a caller aborts, and fails everything pending with a clear message when the worker dies.
  */
 import { Worker } from 'node:worker_threads';
+import { compiledEngineModuleNow } from '../archive/wasm-engine';
 import type { CancelSlots } from './cancel-slots';
 import type { EngineLog, WorkerInit, WorkerRequest, WorkerResponse } from './protocol';
 import { abortError, fromWireError } from './wire-error';
@@ -39,7 +40,8 @@ export class Connection {
     private readonly onDeath: (conn: Connection, message: string, crashed: boolean) => void,
     private readonly log?: EngineLog,
   ) {
-    const init: WorkerInit = { archivePath, cancelFlags: slots.buffer };
+    const wasmModule = compiledEngineModuleNow();
+    const init: WorkerInit = { archivePath, cancelFlags: slots.buffer, ...(wasmModule ? { wasmModule } : {}) };
     this.worker = new Worker(script.file, {
       eval: script.eval,
       workerData: init,

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { prewarmEngine } from '../archive/wasm-engine';
 import { workerOpener } from '../core';
 import { parseCitationHash } from '../core/citation-resolve';
 import { bridgeEndpointFile } from '../transport';
@@ -37,6 +38,8 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   context.subscriptions.push(log);
   log.info(`activating msgbrowse ${context.extension.packageJSON.version} in ${vscode.env.appName} ${vscode.version}`);
 
+  // Start warm: compile the WASM engine now, while activation goes on; the engine worker instantiates it.
+  prewarmEngine();
   const scheme = vscode.env.uriScheme;
   // Archive queries and vector scans run in the engine worker so the extension host's event loop stays free.
   const workerScript = path.join(context.extensionPath, 'dist', 'engine-worker.js');
