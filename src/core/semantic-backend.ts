@@ -40,9 +40,17 @@ interface Build {
 /** Default minimum time between background rebuilds while the archive keeps changing (live imports). */
 export const DEFAULT_INDEX_REFRESH_MS = 2000;
 
+/**
+ * How long a failed build of an unchanged archive is reported as is to callers that do not wait (search_messages,
+ * semantic_search's poll) instead of being started again; a changed archive, new settings or a waiting caller retry.
+ */
+export const FAILED_BUILD_RETRY_MS = 30_000;
+
 export class SemanticManager {
   private built?: BuiltIndex;
   private building?: Build;
+  /** The last build that failed, for the same archive state and model (see FAILED_BUILD_RETRY_MS). */
+  private failed?: { generation: number; model: string; dim: number; stamp: string; reason: string; at: number };
   private models?: { generation: number; stamp: string; models: EmbeddingModelInfo[] };
   private embedderCache?: { key: string; embedder: Embedder };
   private disposed = false;
@@ -71,6 +79,7 @@ export class SemanticManager {
   reset(): void {
     this.building?.task.abort();
     this.building = undefined;
+    this.failed = undefined;
     this.built?.index.dispose();
     this.built = undefined;
     this.models = undefined;
@@ -154,6 +163,18 @@ export class SemanticManager {
       }
       return { available: true, embedder, index: b.index };
     }
+    const f = this.failed;
+    if (
+      opts.wait === false &&
+      f &&
+      f.generation === held.generation &&
+      f.model === model &&
+      f.dim === info.dim &&
+      f.stamp === stamp &&
+      Date.now() - f.at < FAILED_BUILD_RETRY_MS
+    ) {
+      return { available: false, reason: f.reason, model };
+    }
     const build = this.startBuild(held, model, info, stamp);
     if (opts.wait === false && !build.task.done) {
       // The caller answers without the index (keyword results now); the build goes on without it.
@@ -213,6 +234,7 @@ export class SemanticManager {
           return;
         }
         this.building = undefined;
+        this.failed = undefined;
         const old = this.built;
         this.built = { generation: build.generation, model, dim: info.dim, count: info.count, stamp, index, builtAt: Date.now() };
         if (old && old.index !== index) old.index.dispose();
@@ -222,7 +244,13 @@ export class SemanticManager {
       (e: unknown) => {
         if (this.building === build) this.building = undefined;
         if (!isAbortError(e)) {
-          this.log('error', `vector index build failed: ${e instanceof Error ? e.message : String(e)}`);
+          const message = e instanceof Error ? e.message : String(e);
+          this.log('error', `vector index build failed: ${message}`);
+          if (!this.disposed) {
+            const reason = `the vector index could not be built: ${message}`;
+            this.failed = { generation: build.generation, model, dim: info.dim, stamp, reason, at: Date.now() };
+            if (!this.built) this.setStatus({ state: 'error', reason });
+          }
         }
       },
     );

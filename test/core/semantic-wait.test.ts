@@ -222,3 +222,34 @@ describe('semantic_search during a build', () => {
     }
   });
 });
+
+describe('a build that fails', () => {
+  it('is reported to callers that do not wait (never restarted in a loop), and a waiting caller retries it', async () => {
+    let builds = 0;
+    const rt = createRuntime(
+      options({
+        buildVectorIndex: async () => {
+          builds++;
+          throw new Error('stored vector 7 has 30 bytes, expected 32');
+        },
+      }),
+    );
+    const { client, close } = await connectClient(rt.context);
+    try {
+      const first = await search(client);
+      assert.equal(first.semantic.used, false);
+      await until(() => rt.status().semantic.state === 'error');
+      const again = await search(client);
+      assert.match(again.semantic.reason ?? '', /could not be built: stored vector 7 has 30 bytes/);
+      const sem = (await client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } })) as CallToolResult;
+      assert.equal(sem.isError, true);
+      assert.match(textOf(sem), /30 bytes/, 'semantic_search names the failure instead of "still building"');
+      assert.equal(builds, 1, 'non-waiting callers did not start the failed build again');
+      await rt.context.semantic();
+      assert.equal(builds, 2, 'a caller that waits retries');
+    } finally {
+      await close();
+      await rt.dispose();
+    }
+  });
+});
