@@ -30,8 +30,9 @@ export interface MsgbrowseApi {
   state(): ArchiveState;
   /** Fires on every state change (archive opened, failed, reloaded, semantic index ready). */
   readonly onDidChangeState: vscode.Event<ArchiveState>;
-  /** Hybrid keyword + semantic search, ranked exactly as the `search_messages` MCP tool ranks it. Rejects with the
-   * archive's error when no archive can be served. Hits carry citation links (`link`). */
+  /** Hybrid keyword + semantic search, ranked exactly as the `search_messages` MCP tool ranks it, over what a model
+   * may see: conversations excluded from Copilot are left out and secrets are redacted, as in the tools. Rejects
+   * with the archive's error when no archive can be served. Hits carry citation links (`link`). */
   search(query: string): Promise<SearchResult>;
   /** Opens the conversation viewer at a message, highlighted (`side`: beside the active editor). */
   openCitation(target: CitationTarget, options?: { side?: boolean }): void;

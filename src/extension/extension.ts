@@ -91,6 +91,8 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   context.subscriptions.push(viewer);
 
   const search = new SearchService(archive.personalContext, (c) => archive.isHiddenFromModel(c));
+  // The API's callers are other extensions, which may hand results to a model: they get what a model may see.
+  const apiSearch = new SearchService(archive.context, () => false, true);
 
   const uriHandler = new CitationUriHandler((ref) => openCitation(viewer, ref, false, log), (id) => viewer.open(id), log);
   context.subscriptions.push(vscode.window.registerUriHandler(uriHandler));
@@ -153,7 +155,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     ready,
     state: () => archive.state,
     onDidChangeState: archive.onDidChange,
-    search: (q) => search.search(q),
+    search: (q) => apiSearch.search(q),
     openCitation: (ref, options) => openCitation(viewer, checkedRef(ref), options?.side, log),
     citationUri: (ref) => citationUri(scheme, checkedRef(ref)),
   };

@@ -1,11 +1,14 @@
 /**
  * Palette and API search: the core's hybrid search (the use case `search_messages` runs, with the same query
- * hygiene and ranking), called directly. Hits are the shared `MessageHit` of core/results.ts.
+ * hygiene and ranking), called directly. Hits are the shared `MessageHit` of core/results.ts. The palette searches
+ * the person's own context (everything, originals); the extension API searches the model-facing one (exclusions
+ * and redaction apply), since another extension may hand the results to a model.
  */
 import { errorMessage, ToolError } from '../core/errors';
 import type { ServerContext } from '../core/context';
 import { hybridSearch, type HybridSearchResult } from '../core/hybrid-search';
 import { cleanQuery } from '../core/query';
+import { redactsFor } from '../core/hits';
 import type { MessageHit } from '../core/results';
 import { MAX_QUERY } from '../mcp/tool-schemas';
 import { SEARCH_MAX_LIMIT } from '../mcp/tools/search-messages';
@@ -20,12 +23,14 @@ const MAX_LIMIT = SEARCH_MAX_LIMIT;
 
 export class SearchService {
   /**
-   * `context`: the person's own (unfiltered) context; `hiddenFromModel` tells which conversations Copilot cannot see,
-   * so the palette can say so.
+   * `context`: the person's own (unfiltered) context for the palette, or the model-facing one (`modelFacing`: hits are
+   * then redacted as the tools redact them); `hiddenFromModel` tells which conversations Copilot cannot see, so the
+   * palette can say so.
    */
   constructor(
     private readonly context: ServerContext,
     readonly hiddenFromModel: (c: { name: string; source: string }) => boolean = () => false,
+    private readonly modelFacing = false,
   ) {}
 
   /** Rejects with a one-line message (what was wrong, what to do) when the query or the archive is unusable. */
@@ -34,7 +39,7 @@ export class SearchService {
       if (typeof query !== 'string') throw new ToolError('query must be a string');
       if (query.length > MAX_QUERY) throw new ToolError(`query is too long (at most ${MAX_QUERY} characters)`);
       if (!Number.isSafeInteger(limit) || limit < 1) throw new ToolError('limit must be an integer of at least 1');
-      const req = { query: cleanQuery(query), limit: Math.min(limit, MAX_LIMIT) };
+      const req = { query: cleanQuery(query), limit: Math.min(limit, MAX_LIMIT), redact: this.modelFacing && redactsFor(this.context) };
       const archive = await this.context.archive();
       const { hits, semantic, semanticFailure } = await hybridSearch(this.context, archive, req, signal);
       if (semanticFailure) this.context.log?.('warn', `semantic half of the palette search failed; keyword results only: ${semanticFailure}`);

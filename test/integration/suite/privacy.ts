@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { type IntegrationManifest as Manifest } from './env';
+import { type IntegrationManifest as Manifest, api } from './env';
 import { citation, invoke, invokeEventually } from './tools-helpers';
 
 interface PaletteResult {
@@ -39,6 +39,9 @@ export function definePrivacy(m: Manifest): void {
 
       const palette = (await vscode.commands.executeCommand<PaletteResult>('msgbrowse.searchMessages', 'lease agreement'))!;
       assert.ok(palette.hits.some((h) => h.message_id === lease.id), 'the person’s palette search still finds it');
+      // Other extensions may hand what the API returns to a model: the API searches what a model may see.
+      const fromApi = await (await api()).search('lease agreement');
+      assert.ok(!fromApi.hits.some((h) => h.message_id === lease.id || h.conversation_id === lease.conversationId), 'the extension API leaves the hidden conversation out');
 
       await config().update('privacy.excludeConversations', undefined, vscode.ConfigurationTarget.Global);
       await invokeEventually('search_messages', { query: 'lease agreement' }, (t) => t.includes(link), 'search_messages with the conversation back');
