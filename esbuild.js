@@ -16,6 +16,7 @@ const entries = [
   { in: 'src/extension/extension.ts', out: 'extension', platform: 'node', external: ['vscode'] },
   { in: 'src/cli/main.ts', out: 'cli', platform: 'node', banner: '#!/usr/bin/env node' },
   { in: 'src/engine/host.ts', out: 'engine-worker', platform: 'node' },
+  { in: 'src/engine/build-host.ts', out: 'index-build-worker', platform: 'node' },
   { in: 'media/viewer/main.ts', out: 'viewer', platform: 'browser', format: 'iife' },
 ].filter((e) => fs.existsSync(path.join(root, e.in)));
 

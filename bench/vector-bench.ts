@@ -37,7 +37,7 @@ import * as path from 'node:path';
 import type { EmbeddingRecord } from '../src/archive/types';
 import type { VectorHit } from '../src/search/types';
 import { kernelModule } from '../src/search/kernel/kernel';
-import { loadOrBuildVectorIndex } from '../src/search/vector';
+import { KeyedRows, loadOrBuildVectorIndex } from '../src/search/vector';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -113,7 +113,7 @@ function generate(n: number, dim: number, seed: number): Data {
   return { n, dim, blocks, conv, ts };
 }
 
-function row(d: Data, i: number): Float32Array {
+function dataRow(d: Data, i: number): Float32Array {
   const b = d.blocks[Math.floor(i / BLOCK)];
   const o = (i % BLOCK) * d.dim;
   return b.subarray(o, o + d.dim);
@@ -121,7 +121,7 @@ function row(d: Data, i: number): Float32Array {
 
 function* records(d: Data): Generator<EmbeddingRecord> {
   for (let i = 0; i < d.n; i++) {
-    yield { messageId: i + 1, hash: '', conversationId: d.conv[i], tsUnix: d.ts[i], sender: 'Me', source: 'signal', vec: row(d, i) };
+    yield { rowid: i + 1, messageId: i + 1, hash: '', conversationId: d.conv[i], tsUnix: d.ts[i], sender: 'Me', source: 'signal', vec: dataRow(d, i) };
   }
 }
 
@@ -129,7 +129,7 @@ function makeQueries(d: Data, count: number, seed: number): Float32Array[] {
   const r = rng(seed);
   return Array.from({ length: count }, (_, qi) => {
     const q = new Float32Array(d.dim);
-    const src = row(d, Math.floor(r() * d.n));
+    const src = dataRow(d, Math.floor(r() * d.n));
     // Half are paraphrase-like (near a stored row), half fresh draws around a random stored row's cluster.
     const spread = qi % 2 === 0 ? 0.5 : 1.5;
     for (let j = 0; j < d.dim; j++) q[j] = src[j] + (r() - 0.5) * spread;
@@ -264,6 +264,12 @@ async function runConfig(n: number, dim: number): Promise<Row> {
       cacheDir: tmp,
       key: `${n}x${dim}`,
       total: n,
+      // Rowid i + 1 is row i of the generated data.
+      rows: (p: { rowids: Float64Array }) =>
+        new KeyedRows(p.rowids, (keys, out) => {
+          for (let i = 0; i < keys.length; i++) out.set(dataRow(data, keys[i] - 1), i * dim);
+          return keys.length;
+        }),
     };
     t = performance.now();
     const stall = watchEventLoop();

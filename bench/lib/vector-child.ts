@@ -11,7 +11,7 @@
 import Database from 'better-sqlite3';
 import * as fs from 'node:fs';
 import { openArchive } from '../../src/archive/index';
-import { loadOrBuildVectorIndex } from '../../src/search/vector/index';
+import { archiveRows, loadOrBuildVectorIndex } from '../../src/search/vector/index';
 import { npyRows, readNpy } from './npy';
 
 const K = 20;
@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     name: file,
     dim: info.dim,
     total: info.count,
+    rows: archiveRows(archive, model),
   };
   const rssOpen = rssMB();
   let t = performance.now();

@@ -6,7 +6,7 @@
 import type { ArchiveConnection, Sql } from './connection';
 import { ARCHIVE_METHODS, ARCHIVE_QUERIES, type Snapshot } from './methods';
 import { listConversations } from './queries/conversations';
-import { EmbeddingIterator, embeddingModels } from './queries/embeddings';
+import { EmbeddingIterator, embeddingModels, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
 import { detectSchema, type SchemaInfo } from './schema';
 import type { Archive, ArchiveQueries, EmbeddingRecord, ExcludingQueries, Exclusion } from './types';
@@ -84,8 +84,12 @@ export class WasmArchive implements Archive {
     });
   }
 
-  embeddings(model: string): IterableIterator<EmbeddingRecord> {
-    return new EmbeddingIterator((fn) => this.q(fn), model);
+  embeddings(model: string, opts?: EmbeddingStreamOptions): IterableIterator<EmbeddingRecord> {
+    return new EmbeddingIterator((fn) => this.q(fn), model, opts);
+  }
+
+  embeddingVectors(model: string, dim: number, rowids: ArrayLike<number>, out: Float32Array): number {
+    return this.q((sql, schema) => readEmbeddingVectors(sql, schema, model, dim, rowids, out));
   }
 
   close(): void {

@@ -208,6 +208,8 @@ export interface EmbeddingModelInfo {
 }
 
 export interface EmbeddingRecord {
+  /** `embeddings.rowid`: where the vector is read back from for exact rescoring (see Archive.embeddingVectors). */
+  rowid: number;
   messageId: number;
   hash: string;
   conversationId: number;
@@ -277,8 +279,17 @@ export interface ArchiveSummary {
  * for writing, never blocks on locks, and retries transparently across a concurrent writer's checkpoints.
  */
 export type ArchiveQueries = ArchiveQueryMethods & {
-  /** Streams every embedding of `model` that belongs to an existing message (orphans skipped). */
-  embeddings(model: string): IterableIterator<EmbeddingRecord>;
+  /**
+   * Streams every embedding of `model` that belongs to an existing message (orphans skipped). With `shareVectors`,
+   * a record's `vec` is valid only until the iterator reads its next batch (2048 rows): for index builds.
+   */
+  embeddings(model: string, opts?: { shareVectors?: boolean }): IterableIterator<EmbeddingRecord>;
+  /**
+   * Reads the vectors of `model` stored at embedding `rowids` into `out` (row i at `i * dim`), in one snapshot.
+   * Returns how many were found with that model and dimension; a lower count means the archive changed under
+   * whoever kept the rowids (their rows of `out` are left as they were).
+   */
+  embeddingVectors(model: string, dim: number, rowids: ArrayLike<number>, out: Float32Array): number;
 };
 
 /** The query methods, answering as if the excluded conversations were not in the archive. */

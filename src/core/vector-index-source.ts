@@ -3,7 +3,7 @@
  * persistent cache when a cache dir is given, built in memory otherwise. A worker-backed archive builds and
  * searches its index inside the worker; an in-thread archive does it here.
  */
-import { buildVectorIndex, loadOrBuildVectorIndex, vectorCacheKey } from '../search/vector/index';
+import { archiveRows, consumeRecords, Int8VectorIndex, loadOrBuildVectorIndex, vectorCacheKey } from '../search/vector/index';
 import { archiveFingerprint } from './archive-holder';
 import type { VectorIndexBuilder } from './types';
 
@@ -26,9 +26,11 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   if (!sync) {
     throw new Error('this archive is not open in this thread; pass a buildVectorIndex that can read its embeddings');
   }
-  const records = () => sync.embeddings(req.model);
+  const records = () => sync.embeddings(req.model, { shareVectors: true });
+  const rows = archiveRows(sync, req.model);
   if (!req.cacheDir) {
-    return buildVectorIndex(records(), { model: req.model, dim: req.dim, total: req.count, signal: req.signal, onProgress: req.onProgress });
+    const parts = await consumeRecords(records(), { model: req.model, dim: req.dim, total: req.count, signal: req.signal, onProgress: req.onProgress });
+    return Int8VectorIndex.create(parts, rows(parts), 'memory');
   }
   return loadOrBuildVectorIndex({
     records,
@@ -40,6 +42,7 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
     name: req.archive.path,
     signal: req.signal,
     onProgress: req.onProgress,
+    rows,
     log: (m) => req.log('debug', m),
   });
 };

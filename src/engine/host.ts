@@ -10,9 +10,9 @@ import { openArchive } from '../archive';
 import type { Archive } from '../archive/types';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
-import { buildVectorIndex, loadOrBuildVectorIndex, vectorCacheKey } from '../search/vector';
+import { archiveRows, cacheFilePath, Int8VectorIndex, loadCachedParts, unpackParts, vectorCacheKey, writeCacheFile } from '../search/vector';
+import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
-import { interruptibleRecords } from './records';
 import { pollingSignal, type PollingAbort } from './polling-signal';
 import { installInterruptHandler } from './interrupt';
 import {
@@ -41,6 +41,8 @@ const indexes = new Map<number, VectorIndex>();
 const running = new Map<number, PollingAbort>();
 /** Their completions, so close() lets a cancelled build clean up (remove its temporary cache file) first. */
 const settling = new Set<Promise<void>>();
+/** Cache files being written after their build, by path (a later open of the same file waits for it). */
+const writing = new Map<string, Promise<void>>();
 /** How long close() waits for cancelled work to unwind before the thread exits anyway. */
 const CLOSE_GRACE_MS = 2000;
 
@@ -112,6 +114,11 @@ function handleCall(req: Extract<WorkerRequest, { type: 'call' }>, db: Archive):
   }
 }
 
+/**
+ * Loads the index from its cache file, or builds it in an index-build worker of its own: this thread keeps
+ * answering tool calls meanwhile (a build never queues them). Exact rescoring reads candidates' vectors back
+ * from this worker's archive connection by rowid, so only int8 rows stay resident.
+ */
 async function openVectorIndex(
   req: Extract<WorkerRequest, { type: 'vector.open' }>,
   db: Archive,
@@ -120,23 +127,42 @@ async function openVectorIndex(
   const info = withSlot(req.slot, () => db.embeddingModels().find((m) => m.model === req.model));
   const dim = req.dim ?? info?.dim;
   const total = req.total ?? info?.count;
-  const records = () => interruptibleRecords(db.embeddings(req.model), (fn) => withSlot(req.slot, fn));
-  const onProgress = (progress: unknown) => send({ type: 'progress', id: req.id, progress });
-  if (!req.cacheDir) return buildVectorIndex(records(), { model: req.model, dim, total, onProgress, signal });
-  const key =
-    req.key ?? vectorCacheKey({ path: db.path, model: req.model, dim, count: total, fingerprint: withSlot(req.slot, () => db.summary().fingerprint) });
-  return loadOrBuildVectorIndex({
-    records,
+  const rows = archiveRows(db, req.model);
+  const log = (message: string) => send({ type: 'log', level: 'info', message });
+  let cache: { cacheDir: string; key: string; name: string } | undefined;
+  if (req.cacheDir) {
+    const key =
+      req.key ?? vectorCacheKey({ path: db.path, model: req.model, dim, count: total, fingerprint: withSlot(req.slot, () => db.summary().fingerprint) });
+    cache = { cacheDir: req.cacheDir, key, name: req.name ?? db.path };
+    // A build that just finished may still be writing this file: read it once it is complete.
+    await writing.get(cacheFilePath(cache.cacheDir, cache.name, req.model));
+    const cached = await loadCachedParts({ ...cache, model: req.model, dim, log });
+    signal.throwIfAborted();
+    if (cached) return Int8VectorIndex.create(cached, rows(cached), 'cache', cacheFilePath(cache.cacheDir, cache.name, req.model));
+  }
+  const packed = await buildInWorker({
+    archivePath: db.path,
     model: req.model,
     dim,
     total,
-    cacheDir: req.cacheDir,
-    key,
-    name: req.name ?? db.path,
-    onProgress,
+    ...(init.wasmModule ? { wasmModule: init.wasmModule } : {}),
+    onProgress: (progress) => send({ type: 'progress', id: req.id, progress }),
+    log,
     signal,
-    log: (message) => send({ type: 'log', level: 'info', message }),
   });
+  const parts = await unpackParts(packed, signal);
+  if (!cache) return Int8VectorIndex.create(parts, rows(parts), 'memory');
+  // The index answers now; the cache file is written meanwhile with async I/O (off this thread's event loop).
+  const file = cacheFilePath(cache.cacheDir, cache.name, req.model);
+  const written = writeCacheFile({ ...cache, model: req.model }, parts)
+    .then(
+      () => log(`vector cache ${file}: written (${parts.n} vectors of model ${req.model})`),
+      (e: unknown) => send({ type: 'log', level: 'warn', message: `vector index for model ${req.model}: ${e instanceof Error ? e.message : String(e)}` }),
+    )
+    .finally(() => writing.delete(file));
+  writing.set(file, written);
+  track(written);
+  return Int8VectorIndex.create(parts, rows(parts), 'built', file);
 }
 
 async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open' }>, db: Archive): Promise<void> {

@@ -9,6 +9,7 @@ import type { ArchiveMethod } from '../archive/methods';
 import type { Exclusion } from '../archive/types';
 import type { VectorFilter } from '../search/types';
 import type { VectorErrorCode } from '../search/vector/errors';
+import type { BuildProgress, PackedParts } from '../search/vector';
 
 /** The archive methods the worker answers: the archive's own table (archive/methods.ts). */
 export { ARCHIVE_METHODS, isArchiveMethod, type ArchiveMethod } from '../archive/methods';
@@ -85,3 +86,21 @@ export type WorkerResponse =
   | { type: 'progress'; id: number; progress: unknown }
   /** Diagnostics from inside the worker (e.g. why a vector cache file was not used). */
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+
+/** Data an index-build worker is started with. */
+export interface BuildWorkerInit {
+  archivePath: string;
+  model: string;
+  dim?: number;
+  total?: number;
+  /** One Int32 flag; the engine worker sets it to 1 to cancel the build. */
+  cancelFlag: SharedArrayBuffer;
+  wasmModule?: object;
+}
+
+/** What an index-build worker sends its engine worker. */
+export type BuildWorkerMessage =
+  | { type: 'progress'; progress: BuildProgress }
+  | { type: 'log'; message: string }
+  | { type: 'built'; parts: PackedParts }
+  | { type: 'failed'; error: WireError };

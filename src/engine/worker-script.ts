@@ -8,9 +8,15 @@ export interface WorkerScript {
   eval: boolean;
 }
 
-/** Production: `engine-worker.js` beside the bundle; dev/tests: the TypeScript entry run through tsx. */
-export function resolveWorkerScript(override?: string): WorkerScript {
-  const file = override ?? defaultWorkerScript();
+/** The worker entries: the engine worker, and the index-build worker it starts per build. */
+const ENTRIES = {
+  engine: { built: 'engine-worker.js', source: 'host.ts' },
+  build: { built: 'index-build-worker.js', source: 'build-host.ts' },
+} as const;
+
+/** Production: the bundle beside this one (`engine-worker.js`…); dev/tests: the TypeScript entry run through tsx. */
+export function resolveWorkerScript(override?: string, entry: keyof typeof ENTRIES = 'engine'): WorkerScript {
+  const file = override ?? defaultWorkerScript(entry);
   if (!/\.[cm]?ts$/.test(file)) return { file, eval: false };
   // Workers on Node 20 do not apply `--import tsx` hooks to their entry module, so bootstrap through tsx's
   // CommonJS register API (resolved here, from the project's node_modules) and require the TS entry.
@@ -20,12 +26,12 @@ export function resolveWorkerScript(override?: string): WorkerScript {
   return { file: code, eval: true };
 }
 
-function defaultWorkerScript(): string {
-  const built = path.join(__dirname, 'engine-worker.js');
+function defaultWorkerScript(entry: keyof typeof ENTRIES): string {
+  const built = path.join(__dirname, ENTRIES[entry].built);
   if (fs.existsSync(built)) return built;
-  const source = path.join(__dirname, 'host.ts');
+  const source = path.join(__dirname, ENTRIES[entry].source);
   if (fs.existsSync(source)) return source;
   throw new Error(
-    `The search engine worker script is missing: expected ${built} (built by esbuild.js) or ${source} (sources).`,
+    `The ${entry === 'engine' ? 'search engine' : 'index-build'} worker script is missing: expected ${built} (built by esbuild.js) or ${source} (sources).`,
   );
 }

@@ -13,7 +13,7 @@ import { openArchive, type Archive, type KeywordSearchOptions } from '../../src/
 import type { Param, Row, Sql } from '../../src/archive/connection';
 import { context } from '../../src/archive/queries/message-context';
 import { listConversations } from '../../src/archive/queries/conversations';
-import { readEmbeddingBatch } from '../../src/archive/queries/embeddings';
+import { MessageMeta, readEmbeddingBatch } from '../../src/archive/queries/embeddings';
 import { links } from '../../src/archive/queries/links';
 import { attachments } from '../../src/archive/queries/media';
 import { keywordSearchSql, searchKeyword } from '../../src/archive/queries/search';
@@ -162,7 +162,7 @@ describe('native SQLite parity', () => {
         // Native through the generic row path (no scan): same records, same order, same floats.
         const { scan: _scan, ...rowsOnly } = p.sql;
         void _scan;
-        const native = readEmbeddingBatch(rowsOnly, p.schema, m.model, -1).map((x) => ('rec' in x ? x.rec : x.bad));
+        const native = readEmbeddingBatch(rowsOnly, p.schema, m.model, -1, new MessageMeta(rowsOnly, p.schema)).items.map((x) => ('rec' in x ? x.rec : x.bad));
         const wasm = [...p.wasm.embeddings(m.model)].slice(0, native.length);
         assert.deepEqual(wasm.map((r) => ({ ...r, vec: [...r.vec] })), native.map((r) => ('vec' in r ? { ...r, vec: [...r.vec] } : r)));
       }

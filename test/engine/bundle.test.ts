@@ -1,5 +1,6 @@
 /**
- * The shipped layout works: the worker entry bundled as `engine-worker.js` beside a bundled caller (and the
+ * The shipped layout works: the worker entries bundled as `engine-worker.js` and `index-build-worker.js` (which the
+ * engine worker starts for each index build) beside a bundled caller (and the
  * `.wasm` files beside both, as esbuild.js lays out dist/) answers queries and builds a vector index, from a
  * directory with no node_modules and no tsx — the caller finds the worker through its own `__dirname`.
  */
@@ -52,6 +53,7 @@ describe('engine worker: bundled layout', () => {
     };
     kernel.buildKernel(path.join(out, 'vector-kernel.wasm'));
     await bundle(path.join(ROOT, 'src/engine/host.ts'), 'engine-worker');
+    await bundle(path.join(ROOT, 'src/engine/build-host.ts'), 'index-build-worker');
     const caller = path.join(dir, 'caller.ts');
     const { model, dim } = CURATED_MODELS[0];
     fs.writeFileSync(

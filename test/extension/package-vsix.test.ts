@@ -25,6 +25,7 @@ describe('VSIX contents', () => {
       'dist/extension.js',
       'dist/cli.js',
       'dist/engine-worker.js',
+      'dist/index-build-worker.js',
       'dist/viewer.js',
       'dist/sqlite3.wasm',
       'dist/vector-kernel.wasm',

@@ -38,6 +38,7 @@ function makeRecords(n: number, dim: number, seed: number): EmbeddingRecord[] {
       for (let j = 0; j < dim; j++) vec[j] = mag * (c[j] + 0.6 * gauss(r));
     }
     out.push({
+      rowid: i + 1,
       messageId: ids[i],
       hash: `h${ids[i]}`,
       conversationId: 1 + Math.floor(r() * 5),
@@ -172,6 +173,7 @@ describe('vector index exactness', () => {
     const other = Float32Array.from({ length: dim }, (_, i) => Math.cos(3 * i));
     const ids = [50, 3, 41, 9, 27, 12, 8, 33];
     const records: EmbeddingRecord[] = ids.map((id, i) => ({
+      rowid: i + 1,
       messageId: id,
       hash: `h${id}`,
       conversationId: 1,
@@ -195,6 +197,7 @@ describe('vector index exactness', () => {
     const r = rng(5);
     const base = Float32Array.from({ length: dim }, () => gauss(r));
     const records: EmbeddingRecord[] = Array.from({ length: 3000 }, (_, i) => ({
+      rowid: i + 1,
       messageId: i + 1,
       hash: `h${i}`,
       conversationId: 1,
@@ -210,9 +213,9 @@ describe('vector index exactness', () => {
   it('skips and counts rows with wrong-length or non-finite vectors', async () => {
     const records = makeRecords(200, 16, 4);
     const bad: EmbeddingRecord[] = [
-      { messageId: 10_001, hash: 'x', conversationId: 1, tsUnix: 0, vec: new Float32Array(15) },
-      { messageId: 10_002, hash: 'y', conversationId: 1, tsUnix: 0, vec: new Float32Array(0) },
-      { messageId: 10_003, hash: 'z', conversationId: 1, tsUnix: 0, vec: new Float32Array(16).fill(Number.NaN) },
+      { rowid: 10_001, messageId: 10_001, hash: 'x', conversationId: 1, tsUnix: 0, vec: new Float32Array(15) },
+      { rowid: 10_002, messageId: 10_002, hash: 'y', conversationId: 1, tsUnix: 0, vec: new Float32Array(0) },
+      { rowid: 10_003, messageId: 10_003, hash: 'z', conversationId: 1, tsUnix: 0, vec: new Float32Array(16).fill(Number.NaN) },
     ];
     const logs: string[] = [];
     const index = await buildVectorIndex([...records.slice(0, 100), ...bad, ...records.slice(100)], {

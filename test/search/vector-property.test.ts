@@ -67,6 +67,7 @@ const scenario = fc
         () => (Math.floor(rnd() * (2 * s.levels + 1)) - s.levels + s.jitter * (rnd() - 0.5)) * s.magnitude,
       );
     const records: EmbeddingRecord[] = Array.from({ length: s.n }, (_, i) => ({
+      rowid: i + 1,
       messageId: Math.floor(rnd() * 1e6) * 1000 + i,
       hash: `h${i}`,
       conversationId: 1 + Math.floor(rnd() * 3),

@@ -28,6 +28,8 @@ export interface IndexParts {
   memory: WasmMemory;
   /** Where the scale/err/qnorm planes sit in `memory` (the arrays below are views of them). */
   meta: MetaLayout;
+  /** Where each row's float vector is read back from for exact rescoring (the archive's embedding rowid). */
+  rowids: Float64Array;
   ids: Float64Array;
   conv: Int32Array;
   ts: Float64Array;
@@ -82,8 +84,28 @@ export interface BuilderOptions {
   dim?: number;
   /** Expected number of rows (pre-sizes buffers). */
   expected?: number;
-  /** Creates the sink for the original float rows once the dimension is known. */
-  sink: (dim: number) => RowSink;
+  /** Creates the sink for the original float rows once the dimension is known; absent: they are not kept. */
+  sink?: (dim: number) => RowSink;
+  /**
+   * Creates the memory the int8 rows are written into (default: a WebAssembly memory the kernel can score). A
+   * build in another thread passes plain memory whose buffer can be transferred (see transfer.ts).
+   */
+  memory?: (pages: number) => WasmMemory;
+}
+
+/** Growable plain memory with the WebAssembly memory's shape: its buffer can be transferred to another thread. */
+export class PlainMemory implements WasmMemory {
+  buffer: ArrayBuffer;
+  constructor(pages: number) {
+    this.buffer = new ArrayBuffer(pages * WASM_PAGE);
+  }
+  grow(deltaPages: number): number {
+    const before = this.buffer.byteLength / WASM_PAGE;
+    const next = new ArrayBuffer((before + deltaPages) * WASM_PAGE);
+    new Uint8Array(next).set(new Uint8Array(this.buffer));
+    this.buffer = next;
+    return before;
+  }
 }
 
 export class IndexBuilder {
@@ -95,6 +117,7 @@ export class IndexBuilder {
   private n = 0;
   private cap: number;
   private ids = new Float64Array(0);
+  private rowids = new Float64Array(0);
   private conv = new Int32Array(0);
   private ts = new Float64Array(0);
   private sender = new Int32Array(0);
@@ -123,9 +146,10 @@ export class IndexBuilder {
     this.dim = dim;
     this.layout = layoutFor(strideFor(dim));
     const bytes = metaLayout(this.layout, this.cap).end;
-    this.memory = new wasm.Memory({ initial: Math.min(MAX_PAGES, pagesFor(bytes)) });
+    const pages = Math.min(MAX_PAGES, pagesFor(bytes));
+    this.memory = this.opts.memory ? this.opts.memory(pages) : new wasm.Memory({ initial: pages });
     this.codes = new Int8Array(this.memory.buffer);
-    this.sink = this.opts.sink(dim);
+    this.sink = this.opts.sink?.(dim);
   }
 
   private ensureRow(): void {
@@ -139,6 +163,7 @@ export class IndexBuilder {
     if (this.n >= this.ids.length) {
       const need2 = Math.max(this.n + 1, this.cap);
       this.ids = grow(this.ids, need2);
+      this.rowids = grow(this.rowids, need2);
       this.conv = grow(this.conv, need2);
       this.ts = grow(this.ts, need2);
       this.sender = grow(this.sender, need2);
@@ -183,6 +208,7 @@ export class IndexBuilder {
     }
     const i = this.n;
     this.ids[i] = rec.messageId;
+    this.rowids[i] = rec.rowid;
     this.conv[i] = rec.conversationId;
     this.ts[i] = rec.tsUnix;
     this.sender[i] = this.intern(this.senderIds, rec.sender);
@@ -190,7 +216,7 @@ export class IndexBuilder {
     this.scale[i] = q.scale;
     this.err[i] = q.err;
     this.qnorm[i] = q.qnorm;
-    this.sink!.append(vec);
+    this.sink?.append(vec);
     this.n++;
   }
 
@@ -214,6 +240,7 @@ export class IndexBuilder {
       layout,
       memory,
       meta,
+      rowids: this.rowids.slice(0, n),
       ids: this.ids.slice(0, n),
       conv: this.conv.slice(0, n),
       ts: this.ts.slice(0, n),

@@ -4,6 +4,7 @@ import { IndexBuilder, type IndexParts } from './accumulator';
 import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { Int8VectorIndex } from './int8-index';
 import { MemoryRows, type RowSink } from './row-store';
+import type { WasmMemory } from '../kernel/wasm-api';
 
 export interface BuildProgress {
   /** Records consumed so far. */
@@ -33,10 +34,11 @@ const PROGRESS_MS = 200;
 export async function consumeRecords(
   records: Iterable<EmbeddingRecord>,
   opts: BuildOptions,
-  sink: (dim: number) => RowSink,
+  sink?: (dim: number) => RowSink,
+  memory?: (pages: number) => WasmMemory,
 ): Promise<IndexParts> {
   throwIfAborted(opts.signal);
-  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink });
+  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, memory });
   let done = 0;
   let sliceStart = Date.now();
   let lastProgress = 0;

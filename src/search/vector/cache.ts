@@ -4,10 +4,11 @@
  *
  * File layout (little-endian):
  *   [0, 64)            preamble: magic "MSGBVEC1", u32 format version, u32 0, f64 header offset, f64 header length,
- *                      f64 float rows offset, f64 file size
- *   [64, …)            original float32 rows, n × dim × 4 bytes (read back row by row for exact rescoring)
- *   matrix             int8 rows, n × stride bytes (copied straight into the kernel's WebAssembly memory)
- *   metadata sections  ids f64, ts f64, conv i32, sender i32, source i32, scale f32, err f32, qnorm f32
+ *                      f64 0, f64 file size
+ *   [64, …)            int8 rows, n × stride bytes (copied straight into the kernel's WebAssembly memory)
+ *   metadata sections  rowids f64, ids f64, ts f64, conv i32, sender i32, source i32, scale f32, err f32, qnorm f32
+ * No float rows: exact rescoring reads the few candidates' vectors back from the archive by their embedding rowid
+ * (format 1 kept a float32 copy of every vector, four times the int8 rows, which made builds write-bound).
  *   header             JSON: key, model, dim, n, sections, interned senders/sources, build stats, sha1 of metadata
  * A file whose preamble, header, key, model, dimension, size or metadata checksum does not match is rebuilt.
  */
@@ -22,11 +23,11 @@ import { abortError } from './errors';
 import { Int8VectorIndex } from './int8-index';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor } from './layout';
 import { strideFor } from './quantize';
-import { FileRows, FileRowSink } from './row-store';
+import type { RowStore } from './row-store';
 import { wasm } from '../kernel/wasm-api';
 
 const MAGIC = 'MSGBVEC1';
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 const PREAMBLE = 64;
 
 export interface LoadOrBuildOptions extends Omit<BuildOptions, 'model'> {
@@ -42,10 +43,13 @@ export interface LoadOrBuildOptions extends Omit<BuildOptions, 'model'> {
    * replaces the old file instead of piling up new ones. Default: `key`.
    */
   name?: string;
+  /** Where a row's float vector is read back from for exact rescoring (`parts.rowids` are the archive's rowids). */
+  rows: (parts: IndexParts) => RowStore;
 }
 
-type SectionName = 'ids' | 'ts' | 'conv' | 'sender' | 'source' | 'scale' | 'err' | 'qnorm';
+type SectionName = 'rowids' | 'ids' | 'ts' | 'conv' | 'sender' | 'source' | 'scale' | 'err' | 'qnorm';
 const SECTIONS: { name: SectionName; bytes: number }[] = [
+  { name: 'rowids', bytes: 8 },
   { name: 'ids', bytes: 8 },
   { name: 'ts', bytes: 8 },
   { name: 'conv', bytes: 4 },
@@ -120,11 +124,11 @@ async function readFully(fd: number, into: Uint8Array, position: number): Promis
   }
 }
 
-/** Writes everything after the float rows, then the preamble. */
-async function writeTail(fd: number, parts: IndexParts, key: string): Promise<void> {
+/** Writes the int8 rows, the metadata sections and the header, then the preamble. */
+async function writeParts(fd: number, parts: IndexParts, key: string): Promise<void> {
   const { n, dim, layout } = parts;
   const stride = layout.stride;
-  const matrixOff = align(PREAMBLE + n * dim * 4, 64);
+  const matrixOff = PREAMBLE;
   await writeFully(fd, new Uint8Array(parts.memory.buffer, layout.matrixOff, n * stride), matrixOff);
   let at = align(matrixOff + n * stride, 64);
   const sections = {} as Record<SectionName, number>;
@@ -157,7 +161,7 @@ async function writeTail(fd: number, parts: IndexParts, key: string): Promise<vo
   pre.writeUInt32LE(FORMAT_VERSION, 8);
   pre.writeDoubleLE(at, 16);
   pre.writeDoubleLE(json.length, 24);
-  pre.writeDoubleLE(PREAMBLE, 32);
+  pre.writeDoubleLE(0, 32);
   pre.writeDoubleLE(at + json.length, 40);
   await writeFully(fd, pre, 0);
 }
@@ -189,7 +193,7 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
   if (dim !== undefined && h.dim !== dim) throw new StaleCache(`dimension ${h.dim}, expected ${dim}`);
   const n = h.n;
   const stride = strideFor(h.dim);
-  if (h.stride !== stride || !Number.isInteger(n) || n < 1 || h.matrixOff !== align(PREAMBLE + n * h.dim * 4, 64)) {
+  if (h.stride !== stride || !Number.isInteger(n) || n < 1 || h.matrixOff !== PREAMBLE) {
     throw new StaleCache('inconsistent header');
   }
   let expectAt = align(h.matrixOff + n * stride, 64);
@@ -207,6 +211,7 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
     sha.update(bytes);
     return arr;
   };
+  const rowids = await read('rowids', (k) => new Float64Array(k));
   const ids = await read('ids', (k) => new Float64Array(k));
   const ts = await read('ts', (k) => new Float64Array(k));
   const conv = await read('conv', (k) => new Int32Array(k));
@@ -230,6 +235,7 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
     layout,
     memory,
     meta,
+    rowids,
     ids,
     conv,
     ts,
@@ -245,28 +251,43 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
 }
 
 /**
- * Loads the index of `model` from the cache, or builds it (streaming the float rows into a new cache file) when
- * the file is missing, stale or corrupt. Rejects with an AbortError when cancelled (no cache file is left behind).
+ * The index parts of `model` from its cache file, or undefined (with the reason logged) when the file is missing,
+ * stale or corrupt. I/O runs off the thread in 16 MB slices, so a big file never stalls the event loop.
  */
-export async function loadOrBuildVectorIndex(opts: LoadOrBuildOptions): Promise<Int8VectorIndex> {
+export async function loadCachedParts(
+  opts: Pick<LoadOrBuildOptions, 'cacheDir' | 'name' | 'key' | 'model' | 'dim' | 'log'>,
+): Promise<IndexParts | undefined> {
   const file = cacheFilePath(opts.cacheDir, opts.name ?? opts.key, opts.model);
-  let fd: number | undefined;
+  let fd: number;
   try {
     fd = fs.openSync(file, 'r');
   } catch {
     opts.log?.(`vector cache ${file}: not found, building`);
+    return undefined;
   }
-  if (fd !== undefined) {
-    try {
-      const parts = await readCache(fd, opts.key, opts.model, opts.dim);
-      return await Int8VectorIndex.create(parts, new FileRows(fd, parts.dim, PREAMBLE), 'cache', file);
-    } catch (e) {
-      fs.closeSync(fd);
-      if (!(e instanceof StaleCache)) throw e;
-      opts.log?.(`vector cache ${file}: ${e.message}; rebuilding`);
-    }
+  try {
+    return await readCache(fd, opts.key, opts.model, opts.dim);
+  } catch (e) {
+    if (!(e instanceof StaleCache)) throw e;
+    opts.log?.(`vector cache ${file}: ${e.message}; rebuilding`);
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
   }
-  return buildIntoCache(opts, file);
+}
+
+/**
+ * Loads the index of `model` from the cache, or builds it and writes a new cache file when the file is missing,
+ * stale or corrupt. Rejects with an AbortError when cancelled (no cache file is left behind).
+ */
+export async function loadOrBuildVectorIndex(opts: LoadOrBuildOptions): Promise<Int8VectorIndex> {
+  const file = cacheFilePath(opts.cacheDir, opts.name ?? opts.key, opts.model);
+  const cached = await loadCachedParts(opts);
+  if (cached) return Int8VectorIndex.create(cached, opts.rows(cached), 'cache', file);
+  const parts = await consumeRecords(opts.records(), opts);
+  if (opts.signal?.aborted) throw abortError(opts.signal);
+  await writeCacheFile(opts, parts, opts.signal);
+  return Int8VectorIndex.create(parts, opts.rows(parts), 'built', file);
 }
 
 /** Removes temporary files of this cache file left by builds that crashed (untouched for over an hour). */
@@ -290,7 +311,16 @@ function removeStaleTemporaries(file: string): void {
   }
 }
 
-async function buildIntoCache(opts: LoadOrBuildOptions, file: string): Promise<Int8VectorIndex> {
+/**
+ * Writes `parts` as the cache file of (name, model) atomically: a temporary file, synced, renamed over the old one.
+ * Returns the file's path. On failure or cancellation no temporary file is left.
+ */
+export async function writeCacheFile(
+  opts: Pick<LoadOrBuildOptions, 'cacheDir' | 'name' | 'key' | 'model'>,
+  parts: IndexParts,
+  signal?: AbortSignal,
+): Promise<string> {
+  const file = cacheFilePath(opts.cacheDir, opts.name ?? opts.key, opts.model);
   removeStaleTemporaries(file);
   const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   let wfd: number;
@@ -304,18 +334,14 @@ async function buildIntoCache(opts: LoadOrBuildOptions, file: string): Promise<I
     );
   }
   let closed = false;
-  let sink: FileRowSink | undefined;
   try {
-    const parts = await consumeRecords(opts.records(), opts, (dim) => (sink = new FileRowSink(wfd, dim, PREAMBLE)));
-    sink!.flush();
-    if (opts.signal?.aborted) throw abortError(opts.signal);
-    await writeTail(wfd, parts, opts.key);
+    await writeParts(wfd, parts, opts.key);
+    if (signal?.aborted) throw abortError(signal);
     await fsyncAsync(wfd);
     fs.closeSync(wfd);
     closed = true;
     fs.renameSync(tmp, file);
-    const rfd = fs.openSync(file, 'r');
-    return await Int8VectorIndex.create(parts, new FileRows(rfd, parts.dim, PREAMBLE), 'built', file);
+    return file;
   } catch (e) {
     if (!closed) fs.closeSync(wfd);
     fs.rmSync(tmp, { force: true });

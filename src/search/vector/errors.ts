@@ -9,7 +9,8 @@ export type VectorErrorCode =
   | 'no_vectors'
   | 'invalid_dimension'
   | 'too_large'
-  | 'disposed';
+  | 'disposed'
+  | 'stale';
 
 export class VectorIndexError extends Error {
   constructor(

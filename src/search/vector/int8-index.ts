@@ -39,7 +39,7 @@ export interface VectorIndexStats extends BuildStats {
   residentBytes: number;
   /** Size the plain float32 matrix would take (n × dim × 4). */
   float32Bytes: number;
-  /** Path of the cache file holding the float32 rows, when there is one. */
+  /** Path of the index's cache file, when there is one. */
   cacheFile?: string;
 }
 
@@ -90,7 +90,7 @@ export class Int8VectorIndex implements VectorIndex {
   get stats(): VectorIndexStats {
     const p = this.parts;
     // scale/err/qnorm live in WASM memory (counted in meta.end); the rest are JS typed arrays.
-    const jsMeta = p ? p.ids.byteLength + p.conv.byteLength + p.ts.byteLength + p.sender.byteLength + p.source.byteLength : 0;
+    const jsMeta = p ? p.rowids.byteLength + p.ids.byteLength + p.conv.byteLength + p.ts.byteLength + p.sender.byteLength + p.source.byteLength : 0;
     return {
       ...(p?.stats ?? { indexed: 0, skippedWrongLength: 0, skippedNonFinite: 0 }),
       origin: this.origin,

@@ -1,8 +1,8 @@
 /**
- * Where the original float32 rows live for exact rescoring: in memory (small indexes, tests) or in the cache
- * file, read back row by row with positioned reads so big indexes keep only int8 rows resident.
+ * Where the original float32 rows come from for exact rescoring: kept in memory (an index built from records that
+ * exist nowhere else, e.g. in tests), or read back from the archive by the rowid each row was built from.
  */
-import * as fs from 'node:fs';
+import { VectorIndexError } from './errors';
 
 export interface RowStore {
   /** Bytes this store keeps resident in the JS heap. */
@@ -58,84 +58,50 @@ export class MemoryRows implements RowStore, RowSink {
   }
 }
 
-/** Streams rows into an open file at `offset`, through a write buffer. */
-export class FileRowSink implements RowSink {
-  private readonly buf: Buffer;
-  private used = 0;
-  private position: number;
-
-  constructor(
-    private readonly fd: number,
-    private readonly dim: number,
-    offset: number,
-    bufferBytes = 4 << 20,
-  ) {
-    this.position = offset;
-    this.buf = Buffer.alloc(Math.max(bufferBytes, dim * 4));
-  }
-
-  append(vec: Float32Array): void {
-    const bytes = this.dim * 4;
-    if (this.used + bytes > this.buf.length) this.flush();
-    const src = new Uint8Array(vec.buffer, vec.byteOffset, bytes);
-    this.buf.set(src, this.used);
-    this.used += bytes;
-  }
-
-  flush(): void {
-    let done = 0;
-    while (done < this.used) {
-      done += fs.writeSync(this.fd, this.buf, done, this.used - done, this.position + done);
-    }
-    this.position += this.used;
-    this.used = 0;
-  }
-}
-
-/** Reads rows from the cache file with positioned reads (coalescing adjacent rows). */
-export class FileRows implements RowStore {
+/**
+ * Reads a row's float vector back from where it came from (the archive) by the key the build recorded for it
+ * (`IndexParts.rowids`): the index keeps only int8 rows resident, and the few candidates of a search are rescored
+ * from the originals. `read` fills `out` (row i at `i * dim`) for `keys` and returns how many it found; a missing
+ * one means the source changed since the index was built.
+ */
+export class KeyedRows implements RowStore {
   readonly residentBytes = 0;
-  private fd: number | undefined;
-  private scratch: Uint32Array = new Uint32Array(0);
+  private keys: Float64Array | undefined;
+  private scratch = new Float64Array(0);
 
   constructor(
-    fd: number,
-    private readonly dim: number,
-    private readonly offset: number,
+    keys: Float64Array,
+    private readonly read: (keys: Float64Array, out: Float32Array) => number,
   ) {
-    this.fd = fd;
+    this.keys = keys;
   }
 
   readRows(rows: ArrayLike<number>, count: number, out: Float32Array): void {
-    if (this.fd === undefined) throw new Error('the vector index was disposed');
-    const bytes = this.dim * 4;
-    const dst = new Uint8Array(out.buffer, out.byteOffset, count * bytes);
-    // Visit rows in file order so adjacent ones can be read with one call.
-    if (this.scratch.length < count) this.scratch = new Uint32Array(Math.max(count, 64));
-    const order = this.scratch.subarray(0, count);
-    for (let i = 0; i < count; i++) order[i] = i;
-    order.sort((a, b) => rows[a] - rows[b]);
-    let i = 0;
-    while (i < count) {
-      let j = i + 1;
-      while (j < count && rows[order[j]] === rows[order[j - 1]] + 1 && order[j] === order[j - 1] + 1) j++;
-      const first = order[i];
-      this.readFully(dst, first * bytes, (j - i) * bytes, this.offset + rows[first] * bytes);
-      i = j;
-    }
-  }
-
-  private readFully(dst: Uint8Array, at: number, length: number, position: number): void {
-    let done = 0;
-    while (done < length) {
-      const n = fs.readSync(this.fd!, dst, at + done, length - done, position + done);
-      if (n === 0) throw new Error('the vector cache file is shorter than its header says (it was modified while open)');
-      done += n;
+    const keys = this.keys;
+    if (!keys) throw new VectorIndexError('disposed', 'the vector index was disposed');
+    if (this.scratch.length < count) this.scratch = new Float64Array(Math.max(count, 64));
+    const want = this.scratch.subarray(0, count);
+    for (let i = 0; i < count; i++) want[i] = keys[rows[i]];
+    const found = this.read(want, out);
+    if (found !== count) {
+      throw new VectorIndexError(
+        'stale',
+        `the archive changed since its vector index was built (${count - found} of ${count} vectors are gone); the index is rebuilt on the next search`,
+      );
     }
   }
 
   close(): void {
-    if (this.fd !== undefined) fs.closeSync(this.fd);
-    this.fd = undefined;
+    this.keys = undefined;
   }
+}
+
+/** What {@link archiveRows} needs from an archive (the archive layer's `embeddingVectors`). */
+export interface VectorSource {
+  embeddingVectors(model: string, dim: number, rowids: ArrayLike<number>, out: Float32Array): number;
+}
+
+/** Rows of an index built from `source`'s embeddings of `model`, read back by rowid for exact rescoring. */
+export function archiveRows(source: VectorSource, model: string): (parts: { rowids: Float64Array; dim: number }) => RowStore {
+  return (parts) => new KeyedRows(parts.rowids, (keys, out) => source.embeddingVectors(model, parts.dim, keys, out));
 }

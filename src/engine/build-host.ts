@@ -1,0 +1,66 @@
+/**
+ * The index-build worker: one short-lived thread per vector index build, started by the engine worker. It opens
+ * the archive on its own connection, streams the model's embeddings into int8 rows (in transferable memory) and
+ * hands the parts back without a copy (the engine worker writes the cache file afterwards, with async I/O). The engine
+ * worker keeps answering tool calls meanwhile: a build never shares the thread, the connection or the SQLite page
+ * cache that answers them. Bundled by esbuild.js to dist/index-build-worker.js.
+ *
+ * Cancellation: the engine worker sets the shared flag; SQLite's progress handler and the build's signal poll it.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openArchive } from '../archive';
+import { useCompiledEngineModule } from '../archive/wasm-engine';
+import { consumeRecords, packParts, PlainMemory } from '../search/vector';
+import { installInterruptHandler } from './interrupt';
+import { pollingSignal } from './polling-signal';
+import type { BuildWorkerInit, BuildWorkerMessage } from './protocol';
+import { toWireError } from './wire-error';
+
+if (!parentPort) throw new Error('src/engine/build-host.ts must run as a worker thread (see buildInWorker).');
+const port = parentPort;
+const init = workerData as BuildWorkerInit;
+const flag = new Int32Array(init.cancelFlag);
+const cancelled = () => Atomics.load(flag, 0) !== 0;
+
+function send(msg: BuildWorkerMessage, transfer: ArrayBuffer[] = []): void {
+  port.postMessage(msg, transfer);
+}
+
+/**
+ * Tests prove that a build never holds the thread answering tool calls by blocking this thread outright for
+ * MSGBROWSE_TEST_BUILD_STALL_MS before the build finishes (never set outside the test suite).
+ */
+function stallForTests(): void {
+  const ms = Number(process.env.MSGBROWSE_TEST_BUILD_STALL_MS ?? 0);
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+async function main(): Promise<void> {
+  const abort = pollingSignal(cancelled);
+  try {
+    if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
+    await installInterruptHandler(cancelled);
+    const archive = await openArchive(init.archivePath);
+    try {
+      const { model, dim, total } = init;
+      const parts = await consumeRecords(
+        archive.embeddings(model, { shareVectors: true }),
+        { model, dim, total, signal: abort.signal, onProgress: (progress) => send({ type: 'progress', progress }), log: (message) => send({ type: 'log', message }) },
+        undefined,
+        (pages) => new PlainMemory(pages),
+      );
+      stallForTests();
+      abort.signal.throwIfAborted();
+      const { packed, transfer } = packParts(parts);
+      send({ type: 'built', parts: packed }, transfer);
+    } finally {
+      archive.close();
+    }
+  } catch (e) {
+    send({ type: 'failed', error: cancelled() ? { kind: 'abort', message: 'The request was cancelled.' } : toWireError(e) });
+  } finally {
+    port.close();
+  }
+}
+
+void main();

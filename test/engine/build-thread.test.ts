@@ -1,0 +1,58 @@
+/**
+ * A vector index build never holds the thread that answers archive calls: it runs in an index-build worker of its
+ * own. The build thread is frozen outright (MSGBROWSE_TEST_BUILD_STALL_MS blocks it synchronously before the build
+ * finishes); archive calls sent meanwhile must all be answered while the build is still pending. If the build ran
+ * on the engine worker's thread, every one of them would wait for the frozen build.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startEngineWorker, type EngineClient } from '../../src/engine';
+import { buildCuratedArchive, CURATED_MODELS, type CuratedArchive } from '../fixtures';
+
+let dir: string;
+let curated: CuratedArchive;
+let engine: EngineClient;
+const STALL_MS = 4000;
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'build-thread-'));
+  curated = buildCuratedArchive(path.join(dir, 'archive'));
+  // Workers copy the environment when they start: the engine worker, and the build worker it starts, see it.
+  process.env.MSGBROWSE_TEST_BUILD_STALL_MS = String(STALL_MS);
+  engine = await startEngineWorker({ archivePath: curated.path });
+  delete process.env.MSGBROWSE_TEST_BUILD_STALL_MS;
+});
+
+after(async () => {
+  await engine?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('index builds run beside the engine worker, not on it', () => {
+  it('archive calls are answered while a build is frozen', async () => {
+    const { model, dim } = CURATED_MODELS[0];
+    let started!: () => void;
+    const progressed = new Promise<void>((resolve) => (started = resolve));
+    let buildSettled = false;
+    const building = engine.vectorIndex(model, { cacheDir: path.join(dir, 'cache'), onProgress: () => started() });
+    void building.finally(() => (buildSettled = true)).catch(() => undefined);
+    await progressed;
+    const answered: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const summary = await engine.summary();
+      assert.equal(summary.messages, curated.messages.length);
+      const hits = await engine.searchKeyword({ query: 'lease', limit: 3 });
+      assert.ok(hits.length > 0);
+      answered.push(`round ${i}: settled=${buildSettled}`);
+    }
+    assert.equal(buildSettled, false, `the build finished before the calls were answered: ${answered.join('; ')}`);
+    const index = await building;
+    assert.equal(index.dim, dim);
+    const hits = await index.search(new Float32Array(dim).fill(1), 3);
+    assert.equal(hits.length, 3);
+    index.dispose();
+  });
+});
