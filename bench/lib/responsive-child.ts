@@ -60,11 +60,20 @@ async function main(): Promise<void> {
   let done = false;
   let buildError: string | undefined;
   let semanticHits = 0;
-  const build = callTool(client, 'semantic_search', { query: 'coffee tonight' }).then((r) => {
-    done = true;
-    if (r.isError) buildError = toolText(r);
-    semanticHits = ((r.structuredContent?.hits as unknown[]) ?? []).length;
-  });
+  // semantic_search waits up to 3 s for a build, then says how far it is: ask again until the index answers.
+  const build = (async () => {
+    for (;;) {
+      const r = await callTool(client, 'semantic_search', { query: 'coffee tonight' });
+      if (r.isError && /still building/.test(toolText(r))) {
+        await new Promise((r2) => setTimeout(r2, 250));
+        continue;
+      }
+      done = true;
+      if (r.isError) buildError = toolText(r);
+      semanticHits = ((r.structuredContent?.hits as unknown[]) ?? []).length;
+      return;
+    }
+  })();
   const tools: [string, Record<string, unknown>][] = [
     ['list_conversations', {}],
     ['get_conversation', { conversation_id: conv, limit: 100 }],

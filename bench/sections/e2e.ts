@@ -62,9 +62,15 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
     let semanticOnly: Dist;
     try {
       let t = performance.now();
-      const first = await callTool(s.client, 'search_messages', { query: 'coffee tonight' });
+      // The first semantic_search starts the index (load or build); it says "still building" while a longer build
+      // runs: ask again until it answers, so the timed calls below all run hybrid.
+      let first = await callTool(s.client, 'semantic_search', { query: 'coffee tonight' });
+      while (first.isError && /still building/.test(toolText(first))) {
+        await new Promise((r) => setTimeout(r, 100));
+        first = await callTool(s.client, 'semantic_search', { query: 'coffee tonight' });
+      }
       firstCallMs = performance.now() - t;
-      check(first, true);
+      check(first, false);
       let i = 0;
       hybrid = dist(await timeAsync(async () => check(await callTool(s.client, 'search_messages', { query: queries[i++ % queries.length] }), true), plan));
       semanticOnly = dist(await timeAsync(async () => check(await callTool(s.client, 'semantic_search', { query: queries[i++ % queries.length] }), false), plan));
@@ -103,7 +109,7 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
 
 export function e2eTable(rs: E2eResult[]): string {
   return table(
-    ['archive', '**search_messages hybrid** median / p95 ms', 'keyword-only search_messages median / p95', 'semantic_search median / p95', 'spawn → initialized', 'first search_messages (index from cache / built)', 'hybrid calls with semantic half used', 'tool errors'],
+    ['archive', '**search_messages hybrid** median / p95 ms', 'keyword-only search_messages median / p95', 'semantic_search median / p95', 'spawn → initialized', 'first semantic_search answer (index from cache / built)', 'hybrid calls with semantic half used', 'tool errors'],
     rs.map((r) => [
       `${r.archive} (${r.messages.toLocaleString('en-US')} messages, ${r.vectors.toLocaleString('en-US')} vectors)`,
       `**${ms(r.hybrid.median)}** / ${ms(r.hybrid.p95)}`,

@@ -443,7 +443,8 @@ describe('runtime: worker-backed archive', () => {
         got.map((h) => h.messageId),
         want.map((h) => h.messageId),
       );
-      assert.ok(fs.readdirSync(cache).some((f) => f.endsWith('.idx')));
+      // The cache file is written after the index answers (async I/O in the engine worker).
+      await until(() => fs.readdirSync(cache).some((f) => f.endsWith('.idx')));
     } finally {
       await rt.dispose();
     }

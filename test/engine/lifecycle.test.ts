@@ -116,6 +116,10 @@ describe('engine worker: crashes and restarts', () => {
     const index = await engine.vectorIndex(model, { cacheDir });
     const q = new Float32Array(embedText('lease agreement', dim, model));
     const hits = await index.search(q, 5);
+    // The cache file is written after the index answers: crash once it is complete.
+    for (let i = 0; i < 200 && !(fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => f.endsWith('.idx'))); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
     await assert.rejects(engine.messageById(CRASH_EXIT_ID), /stopped unexpectedly/);
     assert.deepStrictEqual(await index.search(q, 5), hits);
     assert.equal(fs.readdirSync(cacheDir).length, 1);

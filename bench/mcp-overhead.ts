@@ -1,0 +1,151 @@
+/**
+ * Where the time of one MCP tool call goes (issue 15, item 4):
+ *   npx tsx bench/mcp-overhead.ts [archive name, default m100k_e768]
+ * `search_messages` keyword-only (no embedding model), laid out like the CLI and the extension: runtime and MCP
+ * server on this thread, the archive in the engine worker, an SDK client over an in-memory transport. For the
+ * same queries it times: the keyword SQL natively (better-sqlite3) and in our WASM engine in-thread; every archive
+ * call the tool makes (through the worker, grouped by method); the handler alone; the SDK's input and output
+ * validation; JSON serialisation of the result; and the whole call from the client. Then the same call over
+ * stdio to the built CLI (what a real client pays).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import Database from 'better-sqlite3';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Row, Sql } from '../src/archive/connection';
+import { openArchive } from '../src/archive/index';
+import { detectSchema } from '../src/archive/schema';
+import { searchKeyword } from '../src/archive/queries/search';
+import type { AsyncArchive } from '../src/archive/types';
+import { createRuntime, workerOpener } from '../src/core/index';
+import { createMcpServer } from '../src/mcp/index';
+import { searchMessages } from '../src/mcp/tools/search-messages';
+import type { ToolEnv } from '../src/mcp/tool';
+import { ensureArchive } from './lib/data';
+import { callTool, ensureCliBundle, startCliSession } from './lib/mcp';
+import { dist, ms, table } from './lib/stats';
+import { widePrefix } from './lib/trace';
+
+const ROUNDS = 25;
+
+async function timeEach(fn: (q: string) => Promise<unknown> | unknown, queries: string[]): Promise<number> {
+  for (const q of queries) await fn(q); // warm-up
+  const samples: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const q of queries) {
+      const t = performance.now();
+      await fn(q);
+      samples.push(performance.now() - t);
+    }
+  }
+  return dist(samples).median;
+}
+
+/** better-sqlite3 behind the archive layer's Sql interface (statements cached, as ours are). */
+function nativeSql(db: Database.Database): Sql {
+  const cache = new Map<string, Database.Statement>();
+  const st = (q: string) => {
+    let s = cache.get(q);
+    if (!s) cache.set(q, (s = db.prepare(q)));
+    return s;
+  };
+  return {
+    all: (q, p = []) => st(q).all(...p) as Row[],
+    get: (q, p = []) => st(q).get(...p) as Row | undefined,
+    value: (q, p = []) => {
+      const r = db.prepare(q).raw().get(...p) as unknown[] | undefined;
+      return r?.[0] as Row[string] | undefined;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const a = ensureArchive(process.argv[2] ?? 'm100k_e768');
+  // The e2e section's keyword queries (bench/sections/e2e.ts), so the figures line up with its keyword-only row.
+  const queries = ['with', a.desc.sampleWords.rare[0], 'coffee tonight', widePrefix(a.desc.seed).prefix, 'cafe', 'dinner weekend', 'flight hotel', a.desc.sampleWords.medium[3]];
+  const rows: [string, number][] = [];
+
+  // The keyword SQL itself: natively and in our engine, in-thread (what search_messages asks the archive first).
+  const db = new Database(a.file, { readonly: true, fileMustExist: true });
+  const nsql = nativeSql(db);
+  const schema = detectSchema(nsql);
+  const limit = 20;
+  rows.push(['keyword SQL natively (better-sqlite3, in-thread)', await timeEach((q) => searchKeyword(nsql, schema, { query: q, limit }, []), queries)]);
+  const sync = await openArchive(a.file);
+  rows.push(['keyword SQL in our WASM engine, in-thread (public Archive API)', await timeEach((q) => sync.searchKeyword({ query: q, limit }), queries)]);
+
+  // The tool as served: runtime + server here, archive in the engine worker.
+  const calls = new Map<string, number[]>();
+  const opener = workerOpener();
+  const runtime = createRuntime({
+    archivePath: a.file,
+    embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '' },
+    citation: { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' },
+    version: 'bench',
+    openArchive: async (p) => {
+      const opened = await opener(p);
+      const timed = new Proxy(opened.archive, {
+        get(target, prop, receiver) {
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          if (typeof v !== 'function' || typeof prop !== 'string' || prop === 'close' || prop === 'excluding') return v;
+          return async (...args: unknown[]) => {
+            const t = performance.now();
+            try {
+              return await (v as (...x: unknown[]) => Promise<unknown>).apply(target, args);
+            } finally {
+              const list = calls.get(prop) ?? [];
+              list.push(performance.now() - t);
+              calls.set(prop, list);
+            }
+          };
+        },
+      }) as AsyncArchive;
+      return { ...opened, archive: timed };
+    },
+  });
+  const ctx = runtime.context;
+  const def = searchMessages;
+  const env = (): ToolEnv => ({ ctx, archive: () => ctx.archive(), signal: new AbortController().signal, warn: () => {} });
+  const args = (q: string) => def.inputSchema.parse({ query: q });
+  await def.handler(args(queries[0]), env());
+  calls.clear();
+  const handlerMs = await timeEach((q) => def.handler(args(q), env()), queries);
+  const perCall = queries.length * (ROUNDS + 1);
+  for (const [method, list] of [...calls].sort((x, y) => x[0].localeCompare(y[0]))) {
+    rows.push([`… archive call through the engine worker: ${method} (${(list.length / perCall).toFixed(1)} per tool call)`, dist(list).median]);
+  }
+  rows.push(['tool handler alone (archive calls + hit shaping + receipt + markdown)', handlerMs]);
+  const sample = await def.handler(args(queries[0]), env());
+  const result = { content: [{ type: 'text', text: sample.text }, ...(sample.resources ?? [])], structuredContent: sample.structured };
+  rows.push(['SDK input validation (zod, inputSchema)', await timeEach((q) => def.inputSchema.safeParseAsync({ query: q }), queries)]);
+  rows.push(['SDK output validation (zod, outputSchema on structuredContent)', await timeEach(() => def.outputSchema.safeParseAsync(sample.structured), queries)]);
+  rows.push([`JSON serialisation of the result (${(JSON.stringify(result).length / 1024).toFixed(1)} KB)`, await timeEach(() => JSON.stringify(result), queries)]);
+
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  const server = createMcpServer(ctx);
+  await server.connect(st);
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(ct);
+  await client.listTools();
+  rows.push(['whole call from an SDK client, in-memory transport (client validates too)', await timeEach((q) => callTool(client, 'search_messages', { query: q }), queries)]);
+  await client.close();
+
+  const cli = ensureCliBundle((m) => process.stderr.write(`${m}\n`));
+  const s = await startCliSession(cli, a.file, { cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-overhead-')), embedModel: '' });
+  try {
+    rows.push(['whole call over stdio to the built CLI (dist/cli.js)', await timeEach((q) => callTool(s.client, 'search_messages', { query: q }), queries)]);
+  } finally {
+    await s.close();
+  }
+  await runtime.dispose();
+  sync.close();
+  db.close();
+  console.log(table([`search_messages keyword-only, ${a.spec.name}, ${queries.length} queries × ${ROUNDS}`, 'median ms'], rows.map(([k, v]) => [k, ms(v)])));
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
+  process.exit(1);
+});
