@@ -81,6 +81,8 @@ export interface CliSession {
   connectMs: number;
   /** Peak resident memory of the server process so far (VmHWM), bytes. */
   peakRss(): number | undefined;
+  /** Resident memory of the server process now (VmRSS), bytes. */
+  rss(): number | undefined;
   stderr: () => string;
   close(): Promise<void>;
 }
@@ -111,18 +113,22 @@ export async function startCliSession(
     client,
     connectMs,
     stderr: () => err,
-    peakRss: () => {
-      try {
-        const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${transport.pid}/status`, 'utf8'));
-        return m ? Number(m[1]) * 1024 : undefined;
-      } catch {
-        return undefined;
-      }
-    },
+    peakRss: () => procStatus(transport.pid, 'VmHWM'),
+    rss: () => procStatus(transport.pid, 'VmRSS'),
     close: async () => {
       await client.close();
     },
   };
+}
+
+/** A byte figure of /proc/<pid>/status (VmRSS, VmHWM…), or undefined off Linux. */
+function procStatus(pid: number | null, field: string): number | undefined {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ToolResult {

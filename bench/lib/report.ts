@@ -146,7 +146,7 @@ function verdicts(r: ReportInput): Verdict[] {
       issue: '5',
       target: `stays responsive while a ${resp.vectors >= 900_000 ? '1M' : resp.vectors.toLocaleString('en-US')}-vector index builds`,
       verdict: resp.calls > 0 && !resp.errors.length ? 'met' : 'missed',
-      numbers: `${resp.calls} tool calls answered during the ${(resp.buildMs / 1000).toFixed(1)} s build (median ${ms(resp.latency.median)} ms); main-thread event-loop delay max ${ms(resp.lag.max)} ms (idle baseline max ${ms(resp.idleLag.max)} ms)`,
+      numbers: `${resp.calls} tool calls answered during the ${(resp.buildMs / 1000).toFixed(1)} s build (median ${ms(resp.latency.median)} ms${resp.wait ? `; waited median ${ms(resp.wait.median)} / max ${ms(resp.wait.max)} ms beyond their idle cost, ${resp.wait.over50} over 50 ms` : ''}); main-thread event-loop delay max ${ms(resp.lag.max)} ms (idle baseline max ${ms(resp.idleLag.max)} ms)`,
     });
   }
   return out;

@@ -9,7 +9,7 @@ import type { BenchArchive } from '../lib/data';
 import { BENCH_DIR } from '../lib/data';
 import { callTool, ensureCliBundle, startCliSession, startEmbedServer, toolText, type ToolResult } from '../lib/mcp';
 import { npyRows, readNpy } from '../lib/npy';
-import { dist, ms, table, timeAsync, type Dist, type LoopPlan } from '../lib/stats';
+import { dist, mb, ms, table, timeAsync, type Dist, type LoopPlan } from '../lib/stats';
 import { widePrefix } from '../lib/trace';
 
 export interface E2eResult {
@@ -27,6 +27,9 @@ export interface E2eResult {
   calls: number;
   errors: string[];
   queries: string[];
+  /** The server process's resident memory after the hybrid and semantic calls (index loaded), and its peak. */
+  serverRss?: number;
+  serverPeakRss?: number;
 }
 
 export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log: (m: string) => void }): Promise<E2eResult> {
@@ -60,6 +63,8 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
     let firstCallMs: number;
     let hybrid: Dist;
     let semanticOnly: Dist;
+    let serverRss: number | undefined;
+    let serverPeakRss: number | undefined;
     try {
       let t = performance.now();
       // The first semantic_search starts the index (load or build); it says "still building" while a longer build
@@ -74,6 +79,8 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
       let i = 0;
       hybrid = dist(await timeAsync(async () => check(await callTool(s.client, 'search_messages', { query: queries[i++ % queries.length] }), true), plan));
       semanticOnly = dist(await timeAsync(async () => check(await callTool(s.client, 'semantic_search', { query: queries[i++ % queries.length] }), false), plan));
+      serverRss = s.rss();
+      serverPeakRss = s.peakRss();
     } finally {
       await s.close();
     }
@@ -101,6 +108,8 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
       calls,
       errors: [...new Set(errors)].slice(0, 5),
       queries,
+      serverRss,
+      serverPeakRss,
     };
   } finally {
     await embed.close();
@@ -109,7 +118,7 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
 
 export function e2eTable(rs: E2eResult[]): string {
   return table(
-    ['archive', '**search_messages hybrid** median / p95 ms', 'keyword-only search_messages median / p95', 'semantic_search median / p95', 'spawn → initialized', 'first semantic_search answer (index from cache / built)', 'hybrid calls with semantic half used', 'tool errors'],
+    ['archive', '**search_messages hybrid** median / p95 ms', 'keyword-only search_messages median / p95', 'semantic_search median / p95', 'spawn → initialized', 'first semantic_search answer (index from cache / built)', 'hybrid calls with semantic half used', 'server RSS, index loaded (peak)', 'tool errors'],
     rs.map((r) => [
       `${r.archive} (${r.messages.toLocaleString('en-US')} messages, ${r.vectors.toLocaleString('en-US')} vectors)`,
       `**${ms(r.hybrid.median)}** / ${ms(r.hybrid.p95)}`,
@@ -118,6 +127,7 @@ export function e2eTable(rs: E2eResult[]): string {
       `${ms(r.connectMs)} ms`,
       `${ms(r.firstCallMs)} ms (${r.cacheExisted ? 'cache present' : 'no cache: built'})`,
       `${r.semanticUsed} of ${r.hybridCalls}`,
+      r.serverRss ? `${mb(r.serverRss)} (${mb(r.serverPeakRss)})` : 'not measured',
       r.errors.length ? r.errors.join('; ') : 'none',
     ]),
   );

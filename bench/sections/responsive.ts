@@ -17,6 +17,10 @@ export interface ResponsiveResult {
   calls: number;
   byTool: Record<string, number>;
   latency: { median: number; p95: number; max: number };
+  /** Latency minus the same tool's idle median: how long a call waited because of the build (absent in old runs). */
+  wait?: { median: number; p95: number; max: number; over50: number };
+  /** Each tool's median latency with no build running. */
+  idleMs?: Record<string, number>;
   errors: string[];
 }
 
@@ -38,12 +42,14 @@ export async function runResponsiveSection(a: BenchArchive, opts: { log: (m: str
 
 export function responsiveTable(rs: ResponsiveResult[]): string {
   return table(
-    ['index build in the engine worker', 'build (semantic_search waiting)', 'tool calls answered during the build', 'their latency median / p95 / max', '**main-thread event-loop delay max** (p99, mean)', 'same, idle machine baseline (2 s before)', 'errors'],
+    ['index build in the engine worker', 'build (semantic_search waiting)', 'tool calls answered during the build', 'their latency median / p95 / max', '**time they waited** (latency − the tool\'s idle median) median / p95 / max, calls over 50 ms', 'idle latency per tool', '**main-thread event-loop delay max** (p99, mean)', 'same, idle machine baseline (2 s before)', 'errors'],
     rs.map((r) => [
       `${r.vectors.toLocaleString('en-US')} × ${r.dim} (${r.archive})`,
       `${(r.buildMs / 1000).toFixed(1)} s${r.buildError ? ` — error: ${r.buildError}` : `, then ${r.semanticHits} hits`}`,
       `${r.calls} (${Object.entries(r.byTool).map(([k, v]) => `${k} ${v}`).join(', ')})`,
       `${ms(r.latency.median)} / ${ms(r.latency.p95)} / ${ms(r.latency.max)} ms`,
+      r.wait ? `**${ms(r.wait.median)} / ${ms(r.wait.p95)} / ${ms(r.wait.max)} ms**, ${r.wait.over50} over 50 ms` : 'not measured',
+      r.idleMs ? Object.entries(r.idleMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ') : 'not measured',
       `**${ms(r.lag.max)} ms** (${ms(r.lag.p99)}, ${ms(r.lag.mean)})`,
       `${ms(r.idleLag.max)} ms (${ms(r.idleLag.p99)}, ${ms(r.idleLag.mean)})`,
       r.errors.length ? r.errors.join('; ') : 'none',

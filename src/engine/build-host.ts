@@ -7,6 +7,8 @@
  *
  * Cancellation: the engine worker sets the shared flag; SQLite's progress handler and the build's signal poll it.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
@@ -35,7 +37,24 @@ function stallForTests(): void {
   if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/**
+ * Runs this thread at the lowest scheduling priority, so on a busy machine the threads answering tool calls (the
+ * engine worker, the host's main thread) always get the CPU first and the build takes what is left. Linux only:
+ * there `setpriority` applies to one thread, found through /proc/thread-self; elsewhere it would renice the
+ * whole process, so it is left alone.
+ */
+function lowerThreadPriority(): void {
+  if (process.platform !== 'linux') return;
+  try {
+    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) os.setPriority(tid, os.constants.priority.PRIORITY_LOW);
+  } catch {
+    // No procfs or not permitted: build at normal priority.
+  }
+}
+
 async function main(): Promise<void> {
+  lowerThreadPriority();
   const abort = pollingSignal(cancelled);
   try {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
