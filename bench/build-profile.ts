@@ -3,8 +3,9 @@
  *   npx tsx bench/build-profile.ts [archive name, default m100k_e768]
  * Each row adds one stage to the one above, so the differences are the stages' costs: the file read alone, the
  * SQLite scan of the embedding SQL (rows stepped, nothing read), reading the columns into records, quantising into
- * the int8 matrix, and the whole build (cache file written and synced). Better-sqlite3 steps
- * the same SQL natively for reference.
+ * the int8 matrix (with the kernel's quantiser builds use; the row after it uses the JS reference quantiser, for
+ * comparison), and the whole build (cache file written and synced). Better-sqlite3 steps the same SQL natively for
+ * reference.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -16,6 +17,7 @@ import { detectSchema } from '../src/archive/schema';
 import { loadEngine } from '../src/archive/wasm-engine';
 import { IndexBuilder } from '../src/search/vector/accumulator';
 import { loadOrBuildVectorIndex } from '../src/search/vector/cache';
+import { JsRowQuantiser, KernelRowQuantiser, type RowQuantiser } from '../src/search/vector/row-quantiser';
 import { archiveRows } from '../src/search/vector/row-store';
 import { ensureArchive } from './lib/data';
 import { ms, table } from './lib/stats';
@@ -77,12 +79,15 @@ async function main(): Promise<void> {
     return k;
   });
   rows.push(['archive.embeddings() iterator (records built)', iterMs]);
-  const [quantMs] = time(() => {
-    const b = new IndexBuilder({ model, dim: info.dim, expected: n, sink: () => ({ append: () => {} }) });
-    for (const r of archive.embeddings(model, { shareVectors: true })) b.add(r);
-    return b.finish();
-  });
-  rows.push(['… + quantise into the int8 matrix (no float rows kept)', quantMs]);
+  // The kernel quantiser builds use, then the JS reference quantiser (what builds used before) for comparison.
+  const quantise = (quantiser: RowQuantiser) =>
+    time(() => {
+      const b = new IndexBuilder({ model, dim: info.dim, expected: n, sink: () => ({ append: () => {} }), quantiser });
+      for (const r of archive.embeddings(model, { shareVectors: true })) b.add(r);
+      return b.finish();
+    })[0];
+  rows.push(['… + quantise into the int8 matrix (no float rows kept)', quantise(await KernelRowQuantiser.create())]);
+  rows.push(['… + quantise, with the JS reference quantiser instead of the kernel', quantise(new JsRowQuantiser())]);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgb-build-'));
   const t = performance.now();

@@ -6,7 +6,8 @@
 import type { EmbeddingRecord } from '../../archive/types';
 import { VectorIndexError } from './errors';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayout, type MetaLayout } from './layout';
-import { quantiseRow, strideFor } from './quantize';
+import { strideFor } from './quantize';
+import { JsRowQuantiser, type RowQuantiser } from './row-quantiser';
 import type { RowSink } from './row-store';
 import { wasm, type WasmMemory } from '../kernel/wasm-api';
 
@@ -91,6 +92,11 @@ export interface BuilderOptions {
    * build in another thread passes plain memory whose buffer can be transferred (see transfer.ts).
    */
   memory?: (pages: number) => WasmMemory;
+  /**
+   * Quantises each row (default: the JS reference quantiser). consumeRecords passes the kernel's, which is several
+   * times faster but needs an async instantiation (see row-quantiser.ts).
+   */
+  quantiser?: RowQuantiser;
 }
 
 /** Growable plain memory with the WebAssembly memory's shape: its buffer can be transferred to another thread. */
@@ -129,8 +135,10 @@ export class IndexBuilder {
   private readonly sourceIds = new Map<string, number>();
   private skippedWrongLength = 0;
   private skippedNonFinite = 0;
+  private readonly quantiser: RowQuantiser;
 
   constructor(private readonly opts: BuilderOptions) {
+    this.quantiser = opts.quantiser ?? new JsRowQuantiser();
     this.cap = Math.max(1024, opts.expected ?? 0);
     if (opts.dim !== undefined) this.start(opts.dim);
   }
@@ -199,8 +207,8 @@ export class IndexBuilder {
     }
     this.ensureRow();
     const layout = this.layout!;
-    const q = quantiseRow(vec, this.dim!, this.codes!, layout.matrixOff + this.n * layout.stride);
-    if (!q) {
+    const q = this.quantiser;
+    if (!q.quantise(vec, this.dim!, this.codes!, layout.matrixOff + this.n * layout.stride)) {
       // Codes written so far are overwritten by the next row; zero them so padding invariants hold regardless.
       this.codes!.fill(0, layout.matrixOff + this.n * layout.stride, layout.matrixOff + (this.n + 1) * layout.stride);
       this.skippedNonFinite++;

@@ -3,6 +3,7 @@ import type { EmbeddingRecord } from '../../archive/types';
 import { IndexBuilder, type IndexParts } from './accumulator';
 import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { Int8VectorIndex } from './int8-index';
+import { KernelRowQuantiser } from './row-quantiser';
 import { MemoryRows, type RowSink } from './row-store';
 import type { WasmMemory } from '../kernel/wasm-api';
 
@@ -38,7 +39,8 @@ export async function consumeRecords(
   memory?: (pages: number) => WasmMemory,
 ): Promise<IndexParts> {
   throwIfAborted(opts.signal);
-  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, memory });
+  const quantiser = await KernelRowQuantiser.create();
+  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, memory, quantiser });
   let done = 0;
   let sliceStart = Date.now();
   let lastProgress = 0;

@@ -6,6 +6,9 @@
  *   q̂·v̂ = s·t·(d·c) + f·(s·c) + q̂·e,
  * so |q̂·v̂ − s·t·(d·c)| ≤ ‖f‖·‖s·c‖ + ‖e‖ (Cauchy–Schwarz, ‖q̂‖ = 1). The row keeps ‖e‖ (`err`) and ‖s·c‖
  * (`qnorm`), both rounded up; the query contributes ‖f‖. d·c is computed exactly in i32 by the kernel.
+ *
+ * Index builds quantise their rows with the kernel's SIMD port of quantiseRow (row-quantiser.ts), several times
+ * faster; quantiseRow stays the reference, the fallback, and the query side (int16 levels).
  */
 
 /** Relative safety margin applied to stored norms so float32 rounding can only loosen the bound. */
