@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   fs.rmSync(cacheDir, { recursive: true, force: true });
   fs.mkdirSync(cacheDir, { recursive: true });
   const opts = {
-    records: () => archive.embeddings(model),
+    records: () => archive.embeddings(model, { shareVectors: true }),
     model,
     cacheDir,
     key: `${file}|${model}|${info.count}`,
