@@ -1,6 +1,6 @@
 /**
  * The index-build worker: one short-lived thread per vector index build, started by the engine worker. It opens
- * the archive on its own connection, streams the model's embeddings into int8 rows (in transferable memory) and
+ * the archive on its own connection, streams the model's embeddings into int8 rows in a shared kernel memory and
  * hands the parts back without a copy (the engine worker writes the cache file afterwards, with async I/O). The engine
  * worker keeps answering tool calls meanwhile: a build never shares the thread, the connection or the SQLite page
  * cache that answers them. Bundled by esbuild.js to dist/index-build-worker.js.
@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
-import { consumeRecords, packParts, PlainMemory } from '../search/vector';
+import { consumeRecords, packParts } from '../search/vector';
 import { installInterruptHandler } from './interrupt';
 import { pollingSignal } from './polling-signal';
 import type { BuildWorkerInit, BuildWorkerMessage } from './protocol';
@@ -65,8 +65,6 @@ async function main(): Promise<void> {
       const parts = await consumeRecords(
         archive.embeddings(model, { shareVectors: true }),
         { model, dim, total, signal: abort.signal, onProgress: (progress) => send({ type: 'progress', progress }), log: (message) => send({ type: 'log', message }) },
-        undefined,
-        (pages) => new PlainMemory(pages),
       );
       stallForTests();
       abort.signal.throwIfAborted();

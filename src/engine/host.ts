@@ -150,7 +150,7 @@ async function openVectorIndex(
     log,
     signal,
   });
-  const parts = await unpackParts(packed, signal);
+  const parts = unpackParts(packed);
   if (!cache) return Int8VectorIndex.create(parts, rows(parts), 'memory');
   // The index answers now; the cache file is written meanwhile with async I/O (off this thread's event loop).
   const file = cacheFilePath(cache.cacheDir, cache.name, req.model);

@@ -39,7 +39,8 @@ describe('index builds run beside the engine worker, not on it', () => {
     let buildSettled = false;
     const building = engine.vectorIndex(model, { cacheDir: path.join(dir, 'cache'), onProgress: () => started() });
     void building.finally(() => (buildSettled = true)).catch(() => undefined);
-    await progressed;
+    // A build that fails before its first progress event must fail the test, not hang it.
+    await Promise.race([progressed, building.then(() => undefined)]);
     const answered: string[] = [];
     for (let i = 0; i < 5; i++) {
       const summary = await engine.summary();

@@ -4,8 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { instantiateKernel } from '../../src/search/kernel/kernel';
-import { wasm } from '../../src/search/kernel/wasm-api';
+import { instantiateKernel, kernelMemory } from '../../src/search/kernel/kernel';
 import { queryLevels } from '../../src/search/vector/quantize';
 import { mulberry32 as rng } from '../fixtures/random';
 
@@ -51,7 +50,7 @@ describe('vector kernel (WAT, SIMD)', () => {
       assert.ok(stride * queryLevels(stride) * 127 < 2 ** 31);
       const r = rng(stride);
       const n = 37;
-      const memory = new wasm.Memory({ initial: 8 });
+      const memory = kernelMemory(8);
       const k = await instantiateKernel(memory);
       const buf = memory.buffer;
       const qOff = 0;
@@ -89,7 +88,7 @@ describe('vector kernel (WAT, SIMD)', () => {
     const r = rng(3);
     const stride = 48;
     const n = 29;
-    const memory = new wasm.Memory({ initial: 2 });
+    const memory = kernelMemory(2);
     const k = await instantiateKernel(memory);
     const buf = memory.buffer;
     const qOff = 0;
@@ -137,7 +136,7 @@ describe('vector kernel (WAT, SIMD)', () => {
   });
 
   it('scores nothing for n = 0', async () => {
-    const memory = new wasm.Memory({ initial: 1 });
+    const memory = kernelMemory(1);
     const k = await instantiateKernel(memory);
     new Int32Array(memory.buffer, 1024, 4).fill(7);
     k.dot_rows(0, 2048, 0, 16, 1024);

@@ -13,9 +13,11 @@ const WAT_FILE = path.join(__dirname, 'vector-kernel.wat');
 async function assembleKernel() {
   const wabt = await require('wabt')();
   const source = fs.readFileSync(WAT_FILE, 'utf8');
-  const mod = wabt.parseWat('vector-kernel.wat', source, { simd: true });
+  // `threads`: the kernel imports a shared memory (see kernel.ts kernelMemory).
+  const features = { simd: true, threads: true };
+  const mod = wabt.parseWat('vector-kernel.wat', source, features);
   try {
-    mod.validate();
+    mod.validate(features);
     const { buffer } = mod.toBinary({});
     return new Uint8Array(buffer);
   } finally {

@@ -28,6 +28,15 @@ export interface KernelExports {
   quantise_row(src: number, stride: number, dst: number, out: number): number;
 }
 
+/**
+ * A memory the kernel can run on. The kernel imports a SHARED memory, so one index's rows can be written by the
+ * thread that builds them and searched by another without a copy (a shared WebAssembly.Memory is posted between
+ * workers, its pages stay where they are). `maximum` reserves address space only.
+ */
+export function kernelMemory(pages: number, maximum = 65536): WasmMemory {
+  return new wasm.Memory({ initial: pages, maximum, shared: true });
+}
+
 let compiled: Promise<WasmModule> | undefined;
 
 /** Where a prebuilt kernel may sit: beside the running bundle (dist/), or the repo's dist/ when run from src/. */

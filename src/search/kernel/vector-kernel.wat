@@ -13,7 +13,7 @@
 ;; per 100k×768 rows, against 19 ms for a 4-row variant sharing the query loads, and 20+ ms for 2 rows).
 ;; The caller bounds the query codes so that stride·max|q|·127 < 2^31: no partial sum can overflow i32.
 (module
-  (import "env" "memory" (memory 1))
+  (import "env" "memory" (memory 1 65536 shared))
 
   ;; Dot products of the query with one row; returns the i32 sum.
   (func $dot (param $q i32) (param $row i32) (param $stride i32) (result i32)

@@ -4,6 +4,7 @@
  */
 
 export interface WasmMemory {
+  /** A SharedArrayBuffer for the kernel's (shared) memories. */
   readonly buffer: ArrayBuffer;
   /** Grows by `deltaPages` 64 KiB pages; detaches the previous `buffer`. */
   grow(deltaPages: number): number;
@@ -12,7 +13,7 @@ export interface WasmMemory {
 export type WasmModule = object;
 
 interface WasmApi {
-  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
   compile(bytes: Uint8Array): Promise<WasmModule>;
   instantiate(module: WasmModule, imports: Record<string, Record<string, unknown>>): Promise<{ exports: Record<string, unknown> }>;
 }

@@ -9,7 +9,8 @@ import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayou
 import { strideFor } from './quantize';
 import { JsRowQuantiser, type RowQuantiser } from './row-quantiser';
 import type { RowSink } from './row-store';
-import { wasm, type WasmMemory } from '../kernel/wasm-api';
+import type { WasmMemory } from '../kernel/wasm-api';
+import { kernelMemory } from '../kernel/kernel';
 
 export interface BuildStats {
   /** Rows in the index. */
@@ -87,31 +88,13 @@ export interface BuilderOptions {
   expected?: number;
   /** Creates the sink for the original float rows once the dimension is known; absent: they are not kept. */
   sink?: (dim: number) => RowSink;
-  /**
-   * Creates the memory the int8 rows are written into (default: a WebAssembly memory the kernel can score). A
-   * build in another thread passes plain memory whose buffer can be transferred (see transfer.ts).
-   */
+  /** Creates the memory the int8 rows are written into (default: a shared kernel memory, see kernelMemory). */
   memory?: (pages: number) => WasmMemory;
   /**
    * Quantises each row (default: the JS reference quantiser). consumeRecords passes the kernel's, which is several
    * times faster but needs an async instantiation (see row-quantiser.ts).
    */
   quantiser?: RowQuantiser;
-}
-
-/** Growable plain memory with the WebAssembly memory's shape: its buffer can be transferred to another thread. */
-export class PlainMemory implements WasmMemory {
-  buffer: ArrayBuffer;
-  constructor(pages: number) {
-    this.buffer = new ArrayBuffer(pages * WASM_PAGE);
-  }
-  grow(deltaPages: number): number {
-    const before = this.buffer.byteLength / WASM_PAGE;
-    const next = new ArrayBuffer((before + deltaPages) * WASM_PAGE);
-    new Uint8Array(next).set(new Uint8Array(this.buffer));
-    this.buffer = next;
-    return before;
-  }
 }
 
 export class IndexBuilder {
@@ -155,7 +138,7 @@ export class IndexBuilder {
     this.layout = layoutFor(strideFor(dim));
     const bytes = metaLayout(this.layout, this.cap).end;
     const pages = Math.min(MAX_PAGES, pagesFor(bytes));
-    this.memory = this.opts.memory ? this.opts.memory(pages) : new wasm.Memory({ initial: pages });
+    this.memory = this.opts.memory ? this.opts.memory(pages) : kernelMemory(pages);
     this.codes = new Int8Array(this.memory.buffer);
     this.sink = this.opts.sink?.(dim);
   }

@@ -24,7 +24,7 @@ import { Int8VectorIndex } from './int8-index';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor } from './layout';
 import { strideFor } from './quantize';
 import type { RowStore } from './row-store';
-import { wasm } from '../kernel/wasm-api';
+import { kernelMemory } from '../kernel/kernel';
 
 const MAGIC = 'MSGBVEC1';
 const FORMAT_VERSION = 2;
@@ -230,7 +230,7 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
   const meta = metaLayout(layout, n);
   const pages = pagesFor(meta.end);
   if (pages > MAX_PAGES) throw new StaleCache('too large for WebAssembly memory');
-  const memory = new wasm.Memory({ initial: pages });
+  const memory = kernelMemory(pages);
   const views = metaViews(memory, meta, n);
   const scale = await read('scale', () => views.scale);
   const err = await read('err', () => views.err);

@@ -2,7 +2,7 @@
 export { buildVectorIndex, type BuildOptions, type BuildProgress } from './build';
 export { loadOrBuildVectorIndex, loadCachedParts, writeCacheFile, cacheFilePath, vectorCacheKey, type LoadOrBuildOptions } from './cache';
 export { consumeRecords } from './build';
-export { PlainMemory, type IndexParts } from './accumulator';
+export type { IndexParts } from './accumulator';
 export { archiveRows, KeyedRows, type RowStore, type VectorSource } from './row-store';
 export { packParts, unpackParts, type PackedParts } from './transfer';
 export type { BuildStats } from './accumulator';

@@ -19,8 +19,7 @@
  * ulps of a half-integer (exact ties included). s is computed as in quantiseRow, and every |cᵢ| ≤ 127 (proof in
  * the .wat).
  */
-import { instantiateKernel, type KernelExports } from '../kernel/kernel';
-import { wasm } from '../kernel/wasm-api';
+import { instantiateKernel, kernelMemory, type KernelExports } from '../kernel/kernel';
 import { quantiseRow, strideFor } from './quantize';
 
 /** Quantises one stored row (int8, levels 127) into `codes[at..at+dim)`; the caller zeroes the row's padding. */
@@ -77,7 +76,7 @@ export class KernelRowQuantiser implements RowQuantiser {
   }
 
   static async create(): Promise<KernelRowQuantiser> {
-    const memory = new wasm.Memory({ initial: PAGES, maximum: PAGES });
+    const memory = kernelMemory(PAGES, PAGES);
     return new KernelRowQuantiser(await instantiateKernel(memory), memory.buffer);
   }
 
