@@ -266,7 +266,7 @@ async function runConfig(n: number, dim: number): Promise<Row> {
       total: n,
       // Rowid i + 1 is row i of the generated data.
       rows: (p: { rowids: Float64Array }) =>
-        new KeyedRows(p.rowids, (keys, out) => {
+        new KeyedRows(p.rowids, dim, (keys, out) => {
           for (let i = 0; i < keys.length; i++) out.set(dataRow(data, keys[i] - 1), i * dim);
           return keys.length;
         }),

@@ -157,9 +157,16 @@ async function openVectorIndex(
   const written = writeCacheFile({ ...cache, model: req.model }, parts)
     .then(
       () => log(`vector cache ${file}: written (${parts.n} vectors of model ${req.model})`),
-      (e: unknown) => send({ type: 'log', level: 'warn', message: `vector index for model ${req.model}: ${e instanceof Error ? e.message : String(e)}` }),
+      (e: unknown) =>
+        send({
+          type: 'log',
+          level: 'warn',
+          message: `vector index for model ${req.model}: it works for this session but was not saved, so the next start builds it again: ${e instanceof Error ? e.message : String(e)}`,
+        }),
     )
-    .finally(() => writing.delete(file));
+    .finally(() => {
+      if (writing.get(file) === written) writing.delete(file);
+    });
   writing.set(file, written);
   track(written);
   return Int8VectorIndex.create(parts, rows(parts), 'built', file);

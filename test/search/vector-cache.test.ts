@@ -37,7 +37,7 @@ const QUERIES = makeRecords(6, DIM, 2).map((r) => r.vec);
 function rowsFrom(records: EmbeddingRecord[]): LoadOrBuildOptions['rows'] {
   const byRowid = new Map(records.map((r) => [r.rowid, r.vec]));
   return (parts) =>
-    new KeyedRows(parts.rowids, (keys, out) => {
+    new KeyedRows(parts.rowids, parts.dim, (keys, out) => {
       let found = 0;
       for (let i = 0; i < keys.length; i++) {
         const v = byRowid.get(keys[i]);
@@ -235,14 +235,39 @@ describe('vector index cache', () => {
     loaded.dispose();
   });
 
-  it('a search whose candidates are gone from the archive fails clearly (the archive changed under the index)', async () => {
+  it('rows whose vectors changed or are gone in the archive are left out, never scored against the old int8 row', async () => {
     const dir = newDir();
-    const index = await loadOrBuildVectorIndex({ ...opts(dir), rows: (parts) => new KeyedRows(parts.rowids, () => 0) });
-    await assert.rejects(index.search(QUERIES[0], 5), (e: Error & { code?: string }) => {
-      assert.equal(e.code, 'stale');
-      assert.match(e.message, /the archive changed since its vector index was built .*rebuilt on the next search/);
-      return true;
+    const reference = await buildVectorIndex(RECORDS, { model: 'embed-a' });
+    const q = QUERIES[0];
+    const before = await reference.search(q, 10);
+    // The archive changed under a built index: the best two rows were re-embedded in place (same rowid, another
+    // vector) and the third was deleted.
+    const changed = new Set([before[0].messageId, before[1].messageId]);
+    const gone = before[2].messageId;
+    const current = new Map(
+      RECORDS.filter((r) => r.messageId !== gone).map((r) => [r.rowid, changed.has(r.messageId) ? QUERIES[1].map((x) => -x) : r.vec]),
+    );
+    const index = await loadOrBuildVectorIndex({
+      ...opts(dir),
+      rows: (parts) =>
+        new KeyedRows(parts.rowids, parts.dim, (keys, out) => {
+          let found = 0;
+          for (let i = 0; i < keys.length; i++) {
+            const v = current.get(keys[i]);
+            if (v) (out.set(v, i * parts.dim), found++);
+          }
+          return found;
+        }),
     });
+    const hits = await index.search(q, 10);
+    const left = new Set([...changed, gone]);
+    assert.ok(!hits.some((h) => left.has(h.messageId)), `changed or deleted rows were returned: ${JSON.stringify(hits)}`);
+    assert.ok((index.lastTrace.stale ?? 0) >= 3, `stale candidates counted: ${JSON.stringify(index.lastTrace)}`);
+    // The rest is the exact answer over the unchanged rows.
+    const expected = (await reference.search(q, 13)).filter((h) => !left.has(h.messageId)).slice(0, 10);
+    assert.deepEqual(hits.map((h) => h.messageId), expected.map((h) => h.messageId));
+    for (const h of hits) assert.equal(h.score, expected.find((e) => e.messageId === h.messageId)!.score);
     index.dispose();
+    reference.dispose();
   });
 });

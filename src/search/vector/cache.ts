@@ -293,10 +293,27 @@ export async function loadOrBuildVectorIndex(opts: LoadOrBuildOptions): Promise<
   const file = cacheFilePath(opts.cacheDir, opts.name ?? opts.key, opts.model);
   const cached = await loadCachedParts(opts);
   if (cached) return Int8VectorIndex.create(cached, opts.rows(cached), 'cache', file);
+  // Fail before a build whose result could not be kept, not after it.
+  ensureWritableDir(opts.cacheDir);
   const parts = await consumeRecords(opts.records(), opts);
   if (opts.signal?.aborted) throw abortError(opts.signal);
   await writeCacheFile(opts, parts, opts.signal);
   return Int8VectorIndex.create(parts, opts.rows(parts), 'built', file);
+}
+
+function unwritable(dir: string, e: unknown): Error {
+  const code = (e as NodeJS.ErrnoException).code ?? String(e);
+  return new Error(`cannot write the vector index cache in ${dir} (${code}); the semantic index needs a writable cache directory`);
+}
+
+/** Creates `dir` when missing and checks that files can be written in it. */
+function ensureWritableDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (e) {
+    throw unwritable(dir, e);
+  }
 }
 
 /** Removes temporary files of this cache file left by builds that crashed (untouched for over an hour). */
@@ -337,10 +354,7 @@ export async function writeCacheFile(
     fs.mkdirSync(opts.cacheDir, { recursive: true });
     wfd = fs.openSync(tmp, 'w');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? String(e);
-    throw new Error(
-      `cannot write the vector index cache in ${opts.cacheDir} (${code}); the semantic index needs a writable cache directory`,
-    );
+    throw unwritable(opts.cacheDir, e);
   }
   let closed = false;
   try {

@@ -9,8 +9,7 @@ export type VectorErrorCode =
   | 'no_vectors'
   | 'invalid_dimension'
   | 'too_large'
-  | 'disposed'
-  | 'stale';
+  | 'disposed';
 
 export class VectorIndexError extends Error {
   constructor(

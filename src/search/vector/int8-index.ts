@@ -50,6 +50,8 @@ export interface SearchTrace {
   candidates: number;
   /** Rows rescored exactly. */
   rescored: number;
+  /** Candidates left out because the vector read back no longer matches its int8 row (the archive changed). */
+  stale?: number;
 }
 
 export class Int8VectorIndex implements VectorIndex {
@@ -288,6 +290,7 @@ export class Int8VectorIndex implements VectorIndex {
     let pos = 0;
     let batch = Math.max(32, k);
     let rescored = 0;
+    let stale = 0;
     let rowBuf = new Float32Array(0);
     let batchRows = new Int32Array(0);
     while (pos < nc) {
@@ -301,7 +304,15 @@ export class Int8VectorIndex implements VectorIndex {
       if (rowBuf.length < cnt * dim) rowBuf = new Float32Array(cnt * dim);
       rows.readRows(sorted, cnt, rowBuf);
       for (let i = 0; i < cnt; i++) {
-        const score = exactCosine(query, qNorm, rowBuf.subarray(i * dim, i * dim + dim), dim);
+        const vec = rowBuf.subarray(i * dim, i * dim + dim);
+        // A vector read back from the archive must still be the one this row was quantised from: otherwise its
+        // bound does not hold and its score would be ranked on the old row's terms. Such a row (re-embedded,
+        // deleted, rowid reused) is left out until the index is rebuilt.
+        if (!this.rowMatches(p, sorted[i], vec)) {
+          stale++;
+          continue;
+        }
+        const score = exactCosine(query, qNorm, vec, dim);
         top.offer({ messageId: p.ids[sorted[i]], score });
       }
       rescored += cnt;
@@ -314,12 +325,33 @@ export class Int8VectorIndex implements VectorIndex {
     }
     // A search cancelled while it ran never resolves with results, even when it finished without yielding.
     throwIfAborted(signal);
-    this.lastTrace = { scanned, candidates: nc, rescored };
+    this.lastTrace = { scanned, candidates: nc, rescored, stale };
     return top.items.map((h) => ({ messageId: h.messageId, score: h.score }));
   }
 
+  /**
+   * Whether `vec` is (still) the vector row `r` was quantised from, in the sense the exactness bound needs:
+   * ‖v̂ − s·c‖ ≤ err for the stored codes c, scale s and err (a zero vector: scale 0). A missing row reads as NaN.
+   */
+  private rowMatches(p: IndexParts, r: number, vec: Float32Array): boolean {
+    const dim = this.dim;
+    let n2 = 0;
+    for (let j = 0; j < dim; j++) n2 += vec[j] * vec[j];
+    if (!Number.isFinite(n2)) return false;
+    const s = p.scale[r];
+    if (n2 === 0) return s === 0;
+    const codes = new Int8Array(p.memory.buffer, p.layout.matrixOff + r * p.layout.stride, dim);
+    const inv = 1 / Math.sqrt(n2);
+    let e2 = 0;
+    for (let j = 0; j < dim; j++) {
+      const e = vec[j] * inv - s * codes[j];
+      e2 += e * e;
+    }
+    return Math.sqrt(e2) <= p.err[r];
+  }
+
   private empty(): VectorHit[] {
-    this.lastTrace = { scanned: 0, candidates: 0, rescored: 0 };
+    this.lastTrace = { scanned: 0, candidates: 0, rescored: 0, stale: 0 };
     return [];
   }
 }

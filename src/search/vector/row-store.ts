@@ -61,8 +61,8 @@ export class MemoryRows implements RowStore, RowSink {
 /**
  * Reads a row's float vector back from where it came from (the archive) by the key the build recorded for it
  * (`IndexParts.rowids`): the index keeps only int8 rows resident, and the few candidates of a search are rescored
- * from the originals. `read` fills `out` (row i at `i * dim`) for `keys` and returns how many it found; a missing
- * one means the source changed since the index was built.
+ * from the originals. `read` fills `out` (row i at `i * dim`) for the `keys` it still has and returns how many; a
+ * missing row is left NaN, and the index checks every row read back against its int8 row before scoring it.
  */
 export class KeyedRows implements RowStore {
   readonly residentBytes = 0;
@@ -71,6 +71,7 @@ export class KeyedRows implements RowStore {
 
   constructor(
     keys: Float64Array,
+    private readonly dim: number,
     private readonly read: (keys: Float64Array, out: Float32Array) => number,
   ) {
     this.keys = keys;
@@ -82,13 +83,9 @@ export class KeyedRows implements RowStore {
     if (this.scratch.length < count) this.scratch = new Float64Array(Math.max(count, 64));
     const want = this.scratch.subarray(0, count);
     for (let i = 0; i < count; i++) want[i] = keys[rows[i]];
-    const found = this.read(want, out);
-    if (found !== count) {
-      throw new VectorIndexError(
-        'stale',
-        `the archive changed since its vector index was built (${count - found} of ${count} vectors are gone); the index is rebuilt on the next search`,
-      );
-    }
+    // Rows the source no longer has stay NaN: the index leaves them out (see Int8VectorIndex.rowMatches).
+    out.fill(Number.NaN, 0, count * this.dim);
+    this.read(want, out);
   }
 
   close(): void {
@@ -103,5 +100,5 @@ export interface VectorSource {
 
 /** Rows of an index built from `source`'s embeddings of `model`, read back by rowid for exact rescoring. */
 export function archiveRows(source: VectorSource, model: string): (parts: { rowids: Float64Array; dim: number }) => RowStore {
-  return (parts) => new KeyedRows(parts.rowids, (keys, out) => source.embeddingVectors(model, parts.dim, keys, out));
+  return (parts) => new KeyedRows(parts.rowids, parts.dim, (keys, out) => source.embeddingVectors(model, parts.dim, keys, out));
 }
