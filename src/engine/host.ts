@@ -129,16 +129,17 @@ async function openVectorIndex(
   const total = req.total ?? info?.count;
   const rows = archiveRows(db, req.model);
   const log = (message: string) => send({ type: 'log', level: 'info', message });
-  let cache: { cacheDir: string; key: string; name: string } | undefined;
+  let cache: { cacheDir: string; key: string; name: string; file: string } | undefined;
   if (req.cacheDir) {
     const key =
       req.key ?? vectorCacheKey({ path: db.path, model: req.model, dim, count: total, fingerprint: withSlot(req.slot, () => db.summary().fingerprint) });
-    cache = { cacheDir: req.cacheDir, key, name: req.name ?? db.path };
+    const name = req.name ?? db.path;
+    cache = { cacheDir: req.cacheDir, key, name, file: cacheFilePath(req.cacheDir, name, req.model) };
     // A build that just finished may still be writing this file: read it once it is complete.
-    await writing.get(cacheFilePath(cache.cacheDir, cache.name, req.model));
+    await writing.get(cache.file);
     const cached = await loadCachedParts({ ...cache, model: req.model, dim, log });
     signal.throwIfAborted();
-    if (cached) return Int8VectorIndex.create(cached, rows(cached), 'cache', cacheFilePath(cache.cacheDir, cache.name, req.model));
+    if (cached) return Int8VectorIndex.create(cached, rows(cached), 'cache', cache.file);
   }
   const packed = await buildInWorker({
     archivePath: db.path,
@@ -153,7 +154,7 @@ async function openVectorIndex(
   const parts = unpackParts(packed);
   if (!cache) return Int8VectorIndex.create(parts, rows(parts), 'memory');
   // The index answers now; the cache file is written meanwhile with async I/O (off this thread's event loop).
-  const file = cacheFilePath(cache.cacheDir, cache.name, req.model);
+  const file = cache.file;
   const written = writeCacheFile({ ...cache, model: req.model }, parts)
     .then(
       () => log(`vector cache ${file}: written (${parts.n} vectors of model ${req.model})`),

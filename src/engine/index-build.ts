@@ -1,6 +1,6 @@
 /**
  * Runs one vector index build in its own worker thread (build-host.ts) and brings the parts back: the engine
- * worker's thread only relays progress and, at the end, copies the rows into its memory in short slices.
+ * worker's thread only relays progress; the rows arrive in the shared memory the build wrote them into.
  */
 import { Worker } from 'node:worker_threads';
 import type { BuildProgress, PackedParts } from '../search/vector';

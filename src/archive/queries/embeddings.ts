@@ -101,6 +101,11 @@ export class MessageMeta {
     this.source = g(this.source);
   }
 
+  /** Whether a message with `hash` exists (an embedding without one is an orphan). */
+  has(hash: string): boolean {
+    return this.index.has(hash);
+  }
+
   /** The record fields of the message with `hash` (undefined: no such message, i.e. an orphan embedding). */
   record(rowid: number, hash: string, vec: Float32Array): EmbeddingRecord | undefined {
     const i = this.index.get(hash);
@@ -156,7 +161,7 @@ export function readEmbeddingBatch(
     const bytes = blob ? blob.byteLength : -1;
     if (!blob || !Number.isInteger(dim) || dim <= 0 || bytes !== dim * 4) {
       // A damaged row of an orphan is skipped like the orphan; of a message, reported when reached.
-      if (meta.record(rowid, hash, new Float32Array(0))) items.push({ rowid, bad: { hash, dim, bytes } });
+      if (meta.has(hash)) items.push({ rowid, bad: { hash, dim, bytes } });
       return;
     }
     let vec: Float32Array;

@@ -88,8 +88,6 @@ export interface BuilderOptions {
   expected?: number;
   /** Creates the sink for the original float rows once the dimension is known; absent: they are not kept. */
   sink?: (dim: number) => RowSink;
-  /** Creates the memory the int8 rows are written into (default: a shared kernel memory, see kernelMemory). */
-  memory?: (pages: number) => WasmMemory;
   /**
    * Quantises each row (default: the JS reference quantiser). consumeRecords passes the kernel's, which is several
    * times faster but needs an async instantiation (see row-quantiser.ts).
@@ -137,8 +135,8 @@ export class IndexBuilder {
     this.dim = dim;
     this.layout = layoutFor(strideFor(dim));
     const bytes = metaLayout(this.layout, this.cap).end;
-    const pages = Math.min(MAX_PAGES, pagesFor(bytes));
-    this.memory = this.opts.memory ? this.opts.memory(pages) : kernelMemory(pages);
+    // Shared (kernelMemory): a build in another thread posts it to the searching thread as is.
+    this.memory = kernelMemory(Math.min(MAX_PAGES, pagesFor(bytes)));
     this.codes = new Int8Array(this.memory.buffer);
     this.sink = this.opts.sink?.(dim);
   }

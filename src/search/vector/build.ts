@@ -5,7 +5,6 @@ import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { Int8VectorIndex } from './int8-index';
 import { KernelRowQuantiser } from './row-quantiser';
 import { MemoryRows, type RowSink } from './row-store';
-import type { WasmMemory } from '../kernel/wasm-api';
 
 export interface BuildProgress {
   /** Records consumed so far. */
@@ -36,11 +35,10 @@ export async function consumeRecords(
   records: Iterable<EmbeddingRecord>,
   opts: BuildOptions,
   sink?: (dim: number) => RowSink,
-  memory?: (pages: number) => WasmMemory,
 ): Promise<IndexParts> {
   throwIfAborted(opts.signal);
   const quantiser = await KernelRowQuantiser.create();
-  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, memory, quantiser });
+  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, quantiser });
   let done = 0;
   let sliceStart = Date.now();
   let lastProgress = 0;

@@ -1,10 +1,10 @@
 /**
  * Quantising stored rows during an index build: the kernel's `quantise_row` (WebAssembly SIMD, f32x4), with the
- * JS `quantiseRow` as the reference and fallback.
+ * JS `quantiseRow` as the reference (and the default of IndexBuilder when no quantiser is given).
  *
- * The kernel runs in a small instance of its own over a dedicated 2-page memory, not over the index's memory: a
- * build may write its rows into plain, transferable memory (PlainMemory in the build worker), which a kernel cannot
- * import. Each row is copied into the scratch area, quantised there, and its codes copied out (memcpy both ways,
+ * The kernel runs in a small instance of its own over a dedicated 2-page memory, not over the index's memory: the
+ * float row must be staged zero-padded in kernel memory, and the index's layout keeps no scratch for it. Each row is
+ * copied into the scratch area, quantised there, and its codes copied out (memcpy both ways,
  * ~0.1 µs for 768 dims; the kernel takes ~0.25 µs, the JS quantiser ~2.5–3 µs). One call per row: the call costs
  * tens of nanoseconds, and the builder learns at once whether the row is usable.
  *
