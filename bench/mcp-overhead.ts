@@ -136,6 +136,7 @@ async function main(): Promise<void> {
   const s = await startCliSession(cli, a.file, { cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-overhead-')), embedModel: '' });
   try {
     rows.push(['whole call over stdio to the built CLI (dist/cli.js)', await timeEach((q) => callTool(s.client, 'search_messages', { query: q }), queries)]);
+    rows.push(['ping over stdio to the built CLI (transport floor)', await timeEach(() => s.client.ping(), queries)]);
   } finally {
     await s.close();
   }

@@ -2,7 +2,7 @@
 import type { ArchiveSectionResult } from '../sections/archive';
 import { archiveTables } from '../sections/archive';
 import type { ColdResult } from '../sections/cold';
-import { coldTables, groupRuns } from '../sections/cold';
+import { coldTables, groupRuns, median } from '../sections/cold';
 import type { E2eResult } from '../sections/e2e';
 import { e2eTable } from '../sections/e2e';
 import type { ResponsiveResult } from '../sections/responsive';
@@ -139,6 +139,22 @@ function verdicts(r: ReportInput): Verdict[] {
         lib.map((g) => `${g.median.label}: median ${ms(g.median.totalMs)} ms (init ${ms(g.median.initMs)} + open ${ms(g.median.openMs)} + query ${ms(g.median.firstMs)}; runs ${g.totals.map(ms).join(', ')})`).join('; ') +
         `; CLI spawn → first answer: ${cliRuns.map((g) => `"${g.key}" median ${ms(g.median.totalMs)} ms (runs ${g.totals.map(ms).join(', ')})`).join(', ')}`,
     });
+    // Issue 15: the engine is loaded while the CLI starts and when the extension activates (prewarmEngine), so the
+    // first answer a person waits for is the open and the query's own cold pages.
+    const common = cold.lib.filter((x) => x.key === 'kw_common');
+    if (common.length) {
+      const warm = common.map((x) => x.openMs + x.firstMs);
+      const m = median(warm);
+      const cliCommon = cliRuns.find((g) => g.key === 'with');
+      out.push({
+        issue: '15',
+        target: 'cold 4.6 GB archive, first common-word answer ≤ 0.4 s median (engine loaded at start)',
+        verdict: m <= 400 ? `met (median of ${warm.length} cold runs; ${warm.filter((t) => t > 400).length} single runs over 0.4 s)` : `missed by ${ms(m - 400)} ms`,
+        numbers:
+          `open + first query ${ms(m)} ms median (runs ${warm.map(ms).join(', ')}); engine init, off this path now, ${ms(median(common.map((x) => x.initMs)))} ms` +
+          (cliCommon ? `; through the CLI, its first search_messages after initialize: ${ms(cliCommon.median.firstCallMs)} ms (it also counts the archive for the receipt)` : ''),
+      });
+    }
   } else out.push({ issue: '5', target: 'a 4.6 GB archive opens and answers its first keyword query in < 1 s', verdict: 'not run', numbers: '' });
   const resp = r.responsive.find((x) => x.result.vectors >= 900_000)?.result ?? r.responsive[0]?.result;
   if (resp) {
