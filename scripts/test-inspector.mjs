@@ -35,6 +35,10 @@ const EXPECTED_TOOLS = [
   'get_context',
   'list_media',
   'list_links',
+  'get_journal_day',
+  'on_this_day',
+  'search_contacts',
+  'get_contact',
 ];
 const AUTHORITY = 'msgbrowse.msgbrowse-vscode';
 const MESSAGE_LINK = new RegExp(`^vscode://${AUTHORITY.replace(/\./g, '\\.')}/c/(\\d+)/at/(\\d+)\\?h=([0-9a-f]{16})$`);

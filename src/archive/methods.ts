@@ -17,7 +17,9 @@ import { attachmentsForMessages, messageByHash, messageById, messagesByHashPrefi
 import { hiddenCoverage, modelCoverage, scopeCounts } from './queries/scope-counts';
 import { searchKeyword } from './queries/search';
 import { conversationSenders, distinctSenders, resolveSender } from './queries/senders';
-import { jsonList, str } from './queries/rows';
+import { dayMessages, firstMessageYear, journalDay, onThisDay } from './queries/journal';
+import { contactFacts, contactsNamed, loadPeople, searchContacts } from './queries/people';
+import { jsonList, num, str } from './queries/rows';
 import type { SummaryCounts } from './queries/summary';
 import { transcript } from './queries/transcript';
 import type { SchemaInfo } from './schema';
@@ -26,8 +28,13 @@ import type {
   AttachmentOptions,
   AttachmentRow,
   ConversationPage,
+  ContactFactRow,
+  ContactRow,
   ConversationPageOptions,
   ConversationRow,
+  DayMessagesOptions,
+  JournalDay,
+  OnThisDayOptions,
   EmbeddingModelInfo,
   Exclusion,
   KeywordHit,
@@ -176,7 +183,42 @@ export const ARCHIVE_QUERIES = {
   reactionsForHashes: (s: Snapshot, hashes: string[]): ReactionRow[] =>
     reactionsForHashes(s.sql, s.schema, hashes, hiddenIdsOf(s)),
   embeddingModels: (s: Snapshot): EmbeddingModelInfo[] => modelsOf(s),
+  /** A day's counts (from `messages`), its digest, and the nearest days with messages when it has none. */
+  journalDay: (s: Snapshot, day: string, dayStartUnix: number): JournalDay => journalDay(s.sql, s.schema, day, dayStartUnix, hiddenIdsOf(s)),
+  /** A page of a day's counted messages in DayTranscript order. */
+  dayMessages: (s: Snapshot, opts: DayMessagesOptions): { messages: MessageRow[]; hasMore: boolean } =>
+    dayMessages(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  /** The year of the earliest message, undefined when there is none. */
+  firstMessageYear: (s: Snapshot): number | undefined => firstMessageYear(s.sql, hiddenIdsOf(s)),
+  onThisDay: (s: Snapshot, opts: OnThisDayOptions): { day: string; messages: MessageRow[] }[] => onThisDay(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  /** Contacts matching a name or identifier (case and accents ignored), ranked; `total` counts every match. */
+  searchContacts: (s: Snapshot, query: string, limit: number): { items: ContactRow[]; total: number } => searchContacts(peopleOf(s), query, limit),
+  contactById: (s: Snapshot, id: number): ContactRow | undefined => {
+    const c = peopleOf(s).contacts.find((x) => x.id === id);
+    return c ? structuredClone(c) : undefined;
+  },
+  /** Contacts whose display name equals `name`, case and accents ignored. */
+  contactsNamed: (s: Snapshot, name: string): ContactRow[] => contactsNamed(peopleOf(s), name),
+  contactFacts: (s: Snapshot, contactId: number): ContactFactRow[] => contactFacts(s.sql, s.schema, contactId, hiddenIdsOf(s)),
+  /** Ids of the messages that have an attachment / a link (for the semantic half's has_attachment / has_link). */
+  messageIdsWith: (s: Snapshot, kind: 'attachment' | 'link'): number[] =>
+    s.memo(`ids-with:${kind}:${hiddenIdsOf(s).join(',')}`, () => {
+      const hidden = hiddenIdsOf(s);
+      return s.sql
+        .all(
+          `SELECT DISTINCT x.message_id AS id FROM ${kind === 'attachment' ? 'attachments' : 'links'} x${
+            hidden.length ? ' WHERE x.message_id NOT IN (SELECT m.id FROM messages m WHERE m.conversation_id IN (SELECT value FROM json_each(?)))' : ''
+          } ORDER BY x.message_id`,
+          hidden.length ? [jsonList(hidden)] : [],
+        )
+        .map((r) => num(r.id));
+    }).slice(),
 } satisfies Record<string, (s: Snapshot, ...args: never[]) => unknown>;
+
+/** The people the caller may see (memoised per open and exclusion). */
+function peopleOf(s: Snapshot): ReturnType<typeof loadPeople> {
+  return s.memo(`people:${hiddenIdsOf(s).join(',')}`, () => loadPeople(s.sql, s.schema, keptConversations(s), hiddenOf(s)));
+}
 
 /** Rows of point lookups (no limit involved) without those of hidden conversations. */
 function keepRows<T extends { conversationId: number }>(s: Snapshot, rows: readonly (T | undefined)[]): T[] {
@@ -251,4 +293,13 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   attachmentsForMessages: 'lookup',
   reactionsForHashes: 'sql',
   embeddingModels: 'sql',
+  journalDay: 'sql',
+  dayMessages: 'sql',
+  firstMessageYear: 'sql',
+  onThisDay: 'sql',
+  searchContacts: 'listing',
+  contactById: 'listing',
+  contactsNamed: 'listing',
+  contactFacts: 'sql',
+  messageIdsWith: 'sql',
 };

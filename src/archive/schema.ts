@@ -2,7 +2,8 @@
  * Which msgbrowse schema features an archive has. Detected from the file itself (user_version and
  * the real columns/tables), so v1..v16 archives all work:
  * - pre-v2: no `source` columns (everything is 'signal');
- * - pre-v3: no `embeddings`; pre-v6: no `reactions`;
+ * - pre-v3: no `embeddings`; pre-v6: no `reactions`; pre-v2: no `contacts`; pre-v4: no `contact_facts`;
+ * - pre-v11: no `journal_digests`; pre-v15: digests without `message_count`;
  * - pre-v7/v8: attachments/links lack `conversation_id`/`ts_unix` (joined through `messages`).
  */
 import type { Sql } from './connection';
@@ -19,6 +20,14 @@ export interface SchemaInfo {
   linkTsUnix: boolean;
   embeddings: boolean;
   reactions: boolean;
+  /** v2+: `contacts` and `contact_identifiers`. */
+  contacts: boolean;
+  /** v4+: `contact_facts`. */
+  facts: boolean;
+  /** v11+: `journal_digests`. */
+  journalDigests: boolean;
+  /** v15+: `journal_digests.message_count` (the day's count when the digest was written). */
+  digestMessageCount: boolean;
 }
 
 export const REQUIRED_TABLES = ['conversations', 'messages', 'messages_fts', 'attachments', 'links'] as const;
@@ -51,6 +60,10 @@ export function detectSchema(sql: Sql): SchemaInfo {
     linkTsUnix: link.has('ts_unix'),
     embeddings: tables.has('embeddings'),
     reactions: tables.has('reactions'),
+    contacts: tables.has('contacts') && tables.has('contact_identifiers'),
+    facts: tables.has('contact_facts'),
+    journalDigests: tables.has('journal_digests'),
+    digestMessageCount: tables.has('journal_digests') && columns(sql, 'journal_digests').has('message_count'),
   };
 }
 

@@ -114,7 +114,9 @@ export interface MessageFilter {
   startUnix?: number;
   /** Inclusive upper bound on ts_unix. */
   endUnix?: number;
+  /** true: only messages with an attachment; false: only messages without one. */
   hasAttachment?: boolean;
+  /** true: only messages with a link; false: only messages without one. */
   hasLink?: boolean;
 }
 
@@ -137,6 +139,75 @@ export interface TranscriptOptions {
   after?: TranscriptCursor;
   /** Keyset: return messages strictly before this (ts_unix, id); result still chronological. */
   before?: TranscriptCursor;
+  /** Newest first: the page starts at the newest message (or just before `before`) and `next` continues older. */
+  newestFirst?: boolean;
+}
+
+/** A day's counted messages: UTC day of ts_unix, non-system, non-blank (msgbrowse's journal rules). */
+export interface JournalDayStats {
+  messageCount: number;
+  conversationCount: number;
+  /** source → messages, keys in ascending order. */
+  sourceCounts: Record<string, number>;
+  /** Up to 5, the owner "Me" excluded, count descending then name ascending. */
+  topSenders: { name: string; count: number }[];
+}
+
+/** One journal_digests row as stored. */
+export interface JournalDigestRow {
+  body: string;
+  structured: string;
+  mood: string;
+  model: string;
+  /** The day's count when the digest was written; 0 = unknown (and always 0 before schema v15). */
+  messageCount: number;
+}
+
+export interface JournalDay extends JournalDayStats {
+  day: string;
+  /** undefined: no digest for the day, or the archive has no journal tables (see `digestsSupported`). */
+  digest?: JournalDigestRow;
+  digestsSupported: boolean;
+  /** Whether a conversation the caller must not see has counted messages that day (its digest may speak of them). */
+  touchesHidden: boolean;
+  /** The nearest earlier / later days with counted messages (set when the day itself has none). */
+  earlier?: string;
+  later?: string;
+}
+
+export interface DayMessagesOptions {
+  /** Unix seconds of the day's 00:00 UTC. */
+  dayStartUnix: number;
+  limit: number;
+  /** Keyset in DayTranscript order: messages strictly after (conversation_id, ts_unix, id). */
+  after?: { conversationId: number; tsUnix: number; id: number };
+}
+
+export interface OnThisDayOptions {
+  /** The days searched, newest first: `YYYY-MM-DD` and its 00:00 UTC in Unix seconds. */
+  days: { day: string; startUnix: number }[];
+  perDay: number;
+  limit: number;
+}
+
+export interface ContactRow {
+  id: number;
+  name: string;
+  identifiers: { source: string; identifier: string }[];
+  /** Ids of the contact's conversations (those the caller may see). */
+  conversationIds: number[];
+  factCount: number;
+}
+
+export interface ContactFactRow {
+  id: number;
+  fact: string;
+  category: string;
+  sourceTs: string;
+  sourceTsUnix: number;
+  sourceMessageHash: string;
+  /** The cited message, found by its hash; undefined when it no longer exists. */
+  message?: MessageRow;
 }
 
 export interface TranscriptPage {
@@ -234,6 +305,10 @@ export interface ScopeFilter {
   sender?: string;
   startUnix?: number;
   endUnix?: number;
+  /** Only messages with (true) / without (false) an attachment. */
+  hasAttachment?: boolean;
+  /** Only messages with (true) / without (false) a link. */
+  hasLink?: boolean;
 }
 
 export interface ScopeCounts {

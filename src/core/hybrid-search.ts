@@ -8,6 +8,7 @@ import type { AsyncArchive } from '../archive/types';
 import { fuseHybrid } from '../search/fusion';
 import type { ServerContext } from './context';
 import { hitFromKeyword, hitFromMessage } from './hits';
+import { withReactions } from './reactions';
 import type { MessageHit, SemanticStatusItem } from './results';
 import { runSemantic } from './semantic-query';
 
@@ -23,6 +24,10 @@ export interface HybridFilter {
   sender?: string;
   startUnix?: number;
   endUnix?: number;
+  /** Only messages with (true) / without (false) an attachment — both halves. */
+  hasAttachment?: boolean;
+  /** Only messages with (true) / without (false) a link — both halves. */
+  hasLink?: boolean;
 }
 
 export interface HybridSearchRequest {
@@ -62,8 +67,12 @@ export async function hybridSearch(
     runSemantic(ctx, archive, query, limit, filter, signal, { wait: false, embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS }),
   ]);
   const fmt = ctx.citation;
-  const hits = fuseHybrid(keyword, sem.ok ? sem.hits : [], limit).map((e) =>
-    e.keyword ? hitFromKeyword(fmt, e.keyword, e.score, req.redact) : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),
+  const hits = await withReactions(
+    archive,
+    fuseHybrid(keyword, sem.ok ? sem.hits : [], limit).map((e) =>
+      e.keyword ? hitFromKeyword(fmt, e.keyword, e.score, req.redact) : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),
+    ),
+    signal,
   );
   const semantic: SemanticStatusItem = sem.ok
     ? { used: true, model: sem.model }

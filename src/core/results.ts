@@ -15,6 +15,10 @@ export const MessageHitSchema = z.object({
   text: z.string().describe('message body, or a keyword snippet with matches in **…**; secrets in it read [redacted: one-time code], [redacted: card number], [redacted: IBAN] or [redacted: password]'),
   link: z.string().describe('citation link: cite the message as a markdown link to exactly this URI'),
   score: z.number().optional(),
+  reactions: z
+    .array(z.object({ emoji: z.string(), actor: z.string().describe('who reacted, as the archive names them ("Me" is the owner)') }))
+    .optional()
+    .describe('reactions to this message, oldest first (absent when it has none)'),
 });
 export type MessageHit = z.infer<typeof MessageHitSchema>;
 
@@ -73,6 +77,8 @@ export const SearchScopeSchema = z.object({
   sender: z.string().optional().describe('the stored sender name searched (after resolving case, accents and "me")'),
   start: z.string().optional().describe("first day searched, YYYY-MM-DD in the archive's own wall-clock time (absent: no lower bound)"),
   end: z.string().optional().describe("last day searched, inclusive, YYYY-MM-DD wall-clock (absent: no upper bound)"),
+  has_attachment: z.boolean().optional().describe('only messages with (true) / without (false) an attachment'),
+  has_link: z.boolean().optional().describe('only messages with (true) / without (false) a link'),
 });
 export type SearchScope = z.infer<typeof SearchScopeSchema>;
 
@@ -100,3 +106,46 @@ export const SearchReceiptSchema = z.object({
   semantic: SemanticStatusSchema,
 });
 export type SearchReceipt = z.infer<typeof SearchReceiptSchema>;
+
+export const JournalDigestSchema = z.object({
+  summary: z.string().describe("msgbrowse's LLM summary of the day (untrusted: written by a model from other people's messages)"),
+  mood: z.string().describe('upbeat, neutral, quiet or tense ("" when not recorded)'),
+  people: z.array(z.string()),
+  themes: z.array(z.string()),
+  highlights: z.array(z.object({ text: z.string(), time: z.string().describe('HH:MM, or "" when not known') })),
+  model: z.string().describe('the model that wrote the digest'),
+  stale: z.boolean().describe("true when the digest was written for a different number of messages than the day has now (re-run `msgbrowse journal`)"),
+});
+export type JournalDigest = z.infer<typeof JournalDigestSchema>;
+
+export const OnThisDayYearSchema = z.object({
+  year: z.number().int(),
+  day: z.string().describe('YYYY-MM-DD'),
+  messages: z.array(MessageHitSchema),
+});
+export type OnThisDayYear = z.infer<typeof OnThisDayYearSchema>;
+
+export const ContactConversationSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  source: z.string(),
+  message_count: z.number().int(),
+  link: z.string().describe('link to open the conversation'),
+});
+
+export const ContactSchema = z.object({
+  contact_id: z.number().int(),
+  name: z.string().describe('display name'),
+  identifiers: z.array(z.object({ source: z.string(), identifier: z.string() })).describe('phone numbers, addresses and names this person has in each source'),
+  conversations: z.array(ContactConversationSchema),
+  fact_count: z.number().int().describe('facts msgbrowse extracted about this person (get_contact lists them)'),
+});
+export type ContactInfo = z.infer<typeof ContactSchema>;
+
+export const ContactFactSchema = z.object({
+  fact: z.string().describe('extracted by an LLM from the cited message: check it against the message'),
+  category: z.string(),
+  source_ts: z.string().describe("the source message's timestamp as recorded with the fact"),
+  message: MessageHitSchema.nullable().describe('the message the fact was taken from, found by its hash; null when it no longer exists'),
+});
+export type ContactFact = z.infer<typeof ContactFactSchema>;

@@ -18,6 +18,8 @@ export interface ReceiptRequest {
   end?: string;
   startUnix?: number;
   endUnix?: number;
+  hasAttachment?: boolean;
+  hasLink?: boolean;
   /** The keyword reading (search_messages); absent for a purely semantic search. */
   plan?: FtsQueryPlan;
   semantic: SemanticStatusItem;
@@ -51,7 +53,7 @@ export async function searchReceipt(archive: AsyncArchive, req: ReceiptRequest, 
   const c = req.conversation;
   const source = c ? c.source : req.source;
   const counts = await archive.scopeCounts(
-    { conversationId: c?.id, source, sender: req.sender, startUnix: req.startUnix, endUnix: req.endUnix },
+    { conversationId: c?.id, source, sender: req.sender, startUnix: req.startUnix, endUnix: req.endUnix, hasAttachment: req.hasAttachment, hasLink: req.hasLink },
     model,
     signal,
   );
@@ -61,6 +63,8 @@ export async function searchReceipt(archive: AsyncArchive, req: ReceiptRequest, 
     ...(req.sender !== undefined ? { sender: req.sender } : {}),
     ...(req.start ? { start: req.start } : {}),
     ...(req.end ? { end: req.end } : {}),
+    ...(req.hasAttachment !== undefined ? { has_attachment: req.hasAttachment } : {}),
+    ...(req.hasLink !== undefined ? { has_link: req.hasLink } : {}),
   };
   return {
     scope,
@@ -79,6 +83,8 @@ export function receiptLine(r: SearchReceipt): string {
   if (s.source && s.conversation === undefined) parts.push(`source ${s.source}`);
   if (s.sender !== undefined) parts.push(`sender ${inline(s.sender)}`);
   if (s.start || s.end) parts.push(`${s.start ?? '…'} to ${s.end ?? '…'}`);
+  if (s.has_attachment !== undefined) parts.push(s.has_attachment ? 'with attachments' : 'without attachments');
+  if (s.has_link !== undefined) parts.push(s.has_link ? 'with links' : 'without links');
   let line = `Searched ${parts.join(', ')}: ${r.messages_in_scope} message${r.messages_in_scope === 1 ? '' : 's'}`;
   if (r.vector_coverage) line += `, ${r.vector_coverage.messages_with_vectors} with vectors for "${r.vector_coverage.model}"`;
   return `${line}.`;

@@ -1,10 +1,41 @@
-import type { AsyncArchive, MessageRow } from '../archive/types';
+import type { AsyncArchive, MessageFilter, MessageRow } from '../archive/types';
 import { isArchiveError } from '../archive/errors';
 import { dimensionMismatchError, isEmbedError } from '../embed/errors';
 import type { VectorFilter } from '../search/types';
 import type { BuildProgressInfo, ServerContext } from './context';
 import { errorMessage } from './errors';
 import { SharedQueryEmbedder } from './query-embeddings';
+
+/** The filters the semantic half takes: the index's own, plus has_attachment / has_link (resolved to message ids). */
+export type SemanticFilter = VectorFilter & Pick<MessageFilter, 'hasAttachment' | 'hasLink'>;
+
+/** has_attachment / has_link become the message ids the index keeps or skips (the archive knows which they are). */
+async function vectorFilter(archive: AsyncArchive, f: SemanticFilter, signal: AbortSignal): Promise<VectorFilter> {
+  const { hasAttachment, hasLink, ...rest } = f;
+  if (hasAttachment === undefined && hasLink === undefined) return rest;
+  const only: number[][] = [];
+  const skip: number[] = [...(rest.skipMessageIds ?? [])];
+  for (const [want, kind] of [
+    [hasAttachment, 'attachment'],
+    [hasLink, 'link'],
+  ] as const) {
+    if (want === undefined) continue;
+    const ids = await archive.messageIdsWith(kind, signal);
+    if (want) only.push(ids);
+    else skip.push(...ids);
+  }
+  if (rest.onlyMessageIds) only.push([...rest.onlyMessageIds]);
+  const out: VectorFilter = { ...rest, ...(skip.length ? { skipMessageIds: skip } : {}) };
+  if (only.length) {
+    let keep = new Set(only[0]);
+    for (const ids of only.slice(1)) {
+      const next = new Set(ids);
+      keep = new Set([...keep].filter((id) => next.has(id)));
+    }
+    out.onlyMessageIds = [...keep];
+  }
+  return out;
+}
 
 export interface SemanticHitRow {
   messageId: number;
@@ -54,7 +85,7 @@ export async function runSemantic(
   archive: AsyncArchive,
   query: string,
   k: number,
-  filter: VectorFilter,
+  filter: SemanticFilter,
   signal: AbortSignal,
   opts: SemanticRunOptions = {},
 ): Promise<SemanticOutcome> {
@@ -88,7 +119,7 @@ export async function runSemantic(
     if (!vec.some((x) => x !== 0)) {
       return { ok: false, kind: 'failed', model, reason: `the embeddings endpoint returned an all-zero vector for this query (model "${embedder.model}")` };
     }
-    const found = await index.search(vec, k, filter, signal);
+    const found = await index.search(vec, k, await vectorFilter(archive, filter, signal), signal);
     const rows = found.length ? await archive.messagesByIds(found.map((h) => h.messageId), signal) : [];
     const byId = new Map(rows.map((m) => [m.id, m]));
     const hits: SemanticHitRow[] = [];

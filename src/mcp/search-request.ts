@@ -10,6 +10,8 @@ export interface SearchArgs extends ScopeArgs {
   query: string;
   start?: string;
   end?: string;
+  has_attachment?: boolean;
+  has_link?: boolean;
 }
 
 export interface SearchRequest {
@@ -31,6 +33,8 @@ export async function searchRequest(args: SearchArgs, env: ToolEnv): Promise<Sea
     sender: scope.sender,
     startUnix: range.startUnix,
     endUnix: range.endUnix,
+    ...(args.has_attachment !== undefined ? { hasAttachment: args.has_attachment } : {}),
+    ...(args.has_link !== undefined ? { hasLink: args.has_link } : {}),
   };
   return { query, range, archive, scope, filter };
 }

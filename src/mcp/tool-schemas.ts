@@ -57,3 +57,12 @@ export {
 } from '../core/results';
 
 export const notesField = z.array(z.string()).optional().describe('adjustments made to the request (e.g. clamped limits)');
+
+/** has_attachment / has_link: msgbrowse's search page filters, on both halves of a search. */
+export const contentFilterShape = {
+  has_attachment: z
+    .boolean()
+    .optional()
+    .describe('true: only messages with an attachment (image, video, file); false: only messages without one'),
+  has_link: z.boolean().optional().describe('true: only messages containing a link; false: only messages without one'),
+};

@@ -10,6 +10,10 @@ export interface VectorHit {
 export type VectorFilter = Pick<MessageFilter, 'conversationId' | 'source' | 'sender' | 'startUnix' | 'endUnix'> & {
   /** Rows of these conversations are skipped during the scan (hidden conversations: top-k counts only the rest). */
   excludeConversationIds?: readonly number[];
+  /** Only rows of these messages (has_attachment / has_link: true). */
+  onlyMessageIds?: readonly number[];
+  /** Rows of these messages are skipped (has_attachment / has_link: false). */
+  skipMessageIds?: readonly number[];
 };
 
 /** Exact top-k cosine search over the stored vectors of one embedding model. */

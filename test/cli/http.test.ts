@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { buildCuratedArchive, cosine, decodeVector, type CuratedArchive } from '../fixtures/index';
 import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
 import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
+import { EXPECTED_TOOLS } from '../mcp/expected-tools';
 
 const TOKEN = 'cli-http-test-token-0123456789';
 const QUERY_VEC = [0.9, -0.3, 0.2, 0.4, -0.8, 0.1, 0.6, -0.5];
@@ -104,7 +105,7 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
       const client = new Client({ name: 'cli-http', version: '0' });
       const transport = new StreamableHTTPClientTransport(new URL(r.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
       await client.connect(transport);
-      assert.equal((await client.listTools()).tools.length, 7);
+      assert.equal((await client.listTools()).tools.length, EXPECTED_TOOLS.length);
       const res = await client.callTool({ name: 'semantic_search', arguments: { query: 'anything at all', k: 5 } });
       assert.notEqual(res.isError, true, JSON.stringify(res.content));
       const hits = (res.structuredContent as { hits: { message_id: number; link: string }[] }).hits;

@@ -111,6 +111,22 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
     attachmentsForMessages: [[[m.imageCabin.id, m.fileLease.id, m.videoDance.id, m.cjk.id]], [[]]],
     reactionsForHashes: [[[m.reactionTarget.hash, m.leaseAgreement.hash, 'nope']], [[]]],
     embeddingModels: [[]],
+    journalDay: [['2022-03-01', Date.UTC(2022, 2, 1) / 1000], ['2022-03-05', Date.UTC(2022, 2, 5) / 1000], ['1999-01-01', Date.UTC(1999, 0, 1) / 1000]],
+    dayMessages: [
+      [{ dayStartUnix: Date.UTC(2022, 2, 1) / 1000, limit: 3 }],
+      [{ dayStartUnix: Date.UTC(2022, 2, 1) / 1000, limit: 3, after: { conversationId: biggest.id, tsUnix: 0, id: 0 } }],
+      [{ dayStartUnix: Date.UTC(1999, 0, 1) / 1000, limit: 3 }],
+    ],
+    firstMessageYear: [[]],
+    onThisDay: [
+      [{ days: [{ day: '2022-03-01', startUnix: Date.UTC(2022, 2, 1) / 1000 }, { day: '2021-03-01', startUnix: Date.UTC(2021, 2, 1) / 1000 }], perDay: 2, limit: 3 }],
+      [{ days: [], perDay: 3, limit: 12 }],
+    ],
+    searchContacts: [['harper', 10], ['MJ', 1], ['zoe', 10], ['no such person', 10]],
+    contactById: [[1], [987654]],
+    contactsNamed: [['mj'], ['Harper'], ['nobody']],
+    contactFacts: [[1], [987654]],
+    messageIdsWith: [['attachment'], ['link']],
   };
 }
 

@@ -11,5 +11,9 @@ export const EXPECTED_TOOLS = [
   'get_context',
   'list_media',
   'list_links',
+  'get_journal_day',
+  'on_this_day',
+  'search_contacts',
+  'get_contact',
 ] as const;
 export type ExpectedTool = (typeof EXPECTED_TOOLS)[number];

@@ -52,6 +52,9 @@ export class ExactCosineIndex implements VectorIndex {
       if (f.endUnix !== undefined && r.ts > f.endUnix) continue;
       if (f.sender !== undefined && r.sender !== f.sender) continue;
       if (f.source !== undefined && r.source !== f.source) continue;
+      if (f.excludeConversationIds?.includes(r.conv)) continue;
+      if (f.onlyMessageIds && !f.onlyMessageIds.includes(r.id)) continue;
+      if (f.skipMessageIds?.includes(r.id)) continue;
       let dot = 0;
       let vn = 0;
       for (let i = 0; i < r.vec.length; i++) {

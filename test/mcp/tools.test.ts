@@ -58,11 +58,11 @@ after(async () => {
 });
 
 describe('protocol surface', () => {
-  test('tools/list: 7 tools in msgbrowse order with titles, read-only annotations, closed inputs and output schemas', async () => {
+  test("tools/list: msgbrowse's 7 tools in its order, then ours, with titles, read-only annotations, closed inputs and output schemas", async () => {
     const { tools } = await h.client.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['list_conversations', 'get_conversation', 'search_messages', 'semantic_search', 'get_context', 'list_media', 'list_links'],
+      ['list_conversations', 'get_conversation', 'search_messages', 'semantic_search', 'get_context', 'list_media', 'list_links', 'get_journal_day', 'on_this_day', 'search_contacts', 'get_contact'],
     );
     for (const t of tools) {
       assert.ok(t.title && t.title.length > 3, t.name);
@@ -76,9 +76,13 @@ describe('protocol surface', () => {
       assert.equal(t.outputSchema?.type, 'object', t.name);
     }
     const props = (name: string) => Object.keys(tools.find((t) => t.name === name)!.inputSchema.properties ?? {});
-    assert.deepEqual(props('get_conversation'), ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'cursor']);
-    assert.deepEqual(props('search_messages'), ['query', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'limit']);
-    assert.deepEqual(props('semantic_search'), ['query', 'k', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end']);
+    assert.deepEqual(props('get_conversation'), ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'order', 'cursor']);
+    assert.deepEqual(props('search_messages'), ['query', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link', 'limit']);
+    assert.deepEqual(props('semantic_search'), ['query', 'k', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link']);
+    assert.deepEqual(props('get_journal_day'), ['day', 'limit', 'cursor']);
+    assert.deepEqual(props('on_this_day'), ['date', 'per_year', 'limit']);
+    assert.deepEqual(props('search_contacts'), ['query']);
+    assert.deepEqual(props('get_contact'), ['contact_id', 'name']);
     assert.deepEqual(props('get_context'), ['message_id', 'hash', 'window']);
     assert.deepEqual(props('list_media'), ['conversation', 'conversation_id', 'source', 'kind', 'limit']);
     assert.deepEqual(props('list_links'), ['domain', 'conversation', 'conversation_id', 'source', 'limit']);

@@ -24,6 +24,7 @@ import type { Runtime } from '../../src/core/index';
 import { checkToolResult, textOf } from './harness/checks';
 import { FakeDocument, FakeElement } from './harness/fake-dom';
 import { connectInMemory, startRuntime, type Connected } from './harness/server';
+import { EXPECTED_TOOLS } from '../mcp/expected-tools';
 
 const SECRET = crypto.randomBytes(32).toString('base64url');
 const HEADER = 'X-Msgbrowse-Secret';
@@ -443,12 +444,13 @@ describe('T3/T4: read-only tools, untrusted-data instructions, quoted message co
 
   it('every tool is read-only and closed-world; there is no tool that writes or sends', async () => {
     const { tools } = await conn.client.listTools();
-    assert.equal(tools.length, 7);
+    assert.equal(tools.length, EXPECTED_TOOLS.length);
     for (const t of tools) {
       assert.equal(t.annotations?.readOnlyHint, true, `${t.name} readOnlyHint`);
       assert.equal(t.annotations?.openWorldHint, false, `${t.name} openWorldHint`);
       assert.notEqual(t.annotations?.destructiveHint, true, `${t.name} destructiveHint`);
-      assert.match(t.name, /^(list|get|search|semantic)_/, `${t.name}: not a read verb`);
+      // A read verb, or on_this_day (a read named by when, as msgbrowse's Home card).
+      assert.match(t.name, /^((list|get|search|semantic)_|on_this_day$)/, `${t.name}: not a read verb`);
       assert.ok(t.outputSchema, `${t.name} has no outputSchema`);
     }
   });

@@ -48,6 +48,8 @@ function otherPart(schema: SchemaInfo, f: ScopeFilter, plain: boolean, hiddenIds
     where.push(`${p}m.ts_unix <= ?`);
     params.push(f.endUnix);
   }
+  if (f.hasAttachment !== undefined) where.push(`${f.hasAttachment ? '' : 'NOT '}EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)`);
+  if (f.hasLink !== undefined) where.push(`${f.hasLink ? '' : 'NOT '}EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)`);
   const hidden = notHidden(`${p}m.conversation_id`, hiddenIds);
   if (hidden) {
     where.push(hidden.where);

@@ -33,8 +33,8 @@ export function messageFilterSql(schema: SchemaInfo, f: MessageFilter, hiddenIds
     where.push('m.ts_unix <= ?');
     params.push(f.endUnix);
   }
-  if (f.hasAttachment) where.push('EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)');
-  if (f.hasLink) where.push('EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)');
+  if (f.hasAttachment !== undefined) where.push(`${f.hasAttachment ? '' : 'NOT '}EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)`);
+  if (f.hasLink !== undefined) where.push(`${f.hasLink ? '' : 'NOT '}EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)`);
   const hidden = notHidden('m.conversation_id', hiddenIds);
   if (hidden) {
     where.push(hidden.where);

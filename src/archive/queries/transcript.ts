@@ -24,8 +24,10 @@ export function transcript(sql: Sql, schema: SchemaInfo, opts: TranscriptOptions
     where.push('(m.ts_unix < ? OR (m.ts_unix = ? AND m.id < ?))');
     params.push(opts.before.tsUnix, opts.before.tsUnix, opts.before.id);
   }
-  // Paging backwards (only `before`): newest-first from the cursor, then reversed to chronological.
-  const backwards = opts.before !== undefined && opts.after === undefined;
+  // Paging backwards (only `before`): newest-first from the cursor, then reversed to chronological — unless the
+  // caller asked for newest first, which reads the same way and keeps that order.
+  const newest = opts.newestFirst === true && opts.after === undefined;
+  const backwards = newest || (opts.before !== undefined && opts.after === undefined);
   const dir = backwards ? 'DESC' : 'ASC';
   const text = statement(
     schema,
@@ -39,7 +41,7 @@ export function transcript(sql: Sql, schema: SchemaInfo, opts: TranscriptOptions
   const rows = mapRows(sql, text, [...params, limit + 1], readMessage);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
-  if (backwards) page.reverse();
-  const edge = backwards ? page[0] : page[page.length - 1];
+  if (backwards && !newest) page.reverse();
+  const edge = backwards && !newest ? page[0] : page[page.length - 1];
   return more && edge ? { messages: page, next: { tsUnix: edge.tsUnix, id: edge.id } } : { messages: page };
 }

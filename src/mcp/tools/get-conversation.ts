@@ -4,6 +4,7 @@ import { encodeCursor, decodeCursor } from '../cursor';
 import { parseDayRange } from '../dates';
 import { ToolError } from '../../core/errors';
 import { hitFromMessage, redactsFor } from '../../core/hits';
+import { withReactions } from '../../core/reactions';
 import { clampLimit } from '../limits';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
@@ -20,7 +21,11 @@ export const getConversationInput = strictInput('get_conversation', {
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
   limit: positiveInt('limit').optional().describe('max messages to return (default 100, max 500; larger values are clamped)'),
-  cursor: text('cursor').optional().describe('next_cursor from a previous get_conversation result, to read the following page'),
+  order: z
+    .enum(['oldest', 'newest'])
+    .optional()
+    .describe('"oldest" (default): chronological from the first message; "newest": the latest message first, each next page older — e.g. what someone said last'),
+  cursor: text('cursor').optional().describe('next_cursor from a previous get_conversation result, to read the following page (in the same order)'),
 });
 
 export const getConversationOutput = z.object({
@@ -37,7 +42,7 @@ export const getConversation = defineTool({
   name: 'get_conversation',
   title: 'Read a conversation',
   description:
-    "Retrieve a conversation's transcript in chronological order (oldest first), optionally bounded by a date range. " +
+    "Retrieve a conversation's transcript, oldest first (or newest first with order \"newest\"), optionally bounded by a date range. " +
     'Identify it by name (plus source if the name exists in several sources) or conversation_id; use list_conversations to discover them. ' +
     'Long transcripts are paged: pass next_cursor back as cursor to continue.' + RESULT_GUIDANCE,
   inputSchema: getConversationInput,
@@ -49,6 +54,7 @@ export const getConversation = defineTool({
     const range = parseDayRange(args.start, args.end);
     const named = (args.name !== undefined && args.name.trim() !== '') || args.conversation_id !== undefined;
     let after: { tsUnix: number; id: number } | undefined;
+    let newest = args.order === 'newest';
     let startUnix = range.startUnix;
     let endUnix = range.endUnix;
     let conv;
@@ -65,6 +71,11 @@ export const getConversation = defineTool({
       if ((args.start !== undefined && range.startUnix !== cur.startUnix) || (args.end !== undefined && range.endUnix !== cur.endUnix)) {
         throw new ToolError('start/end differ from the ones this cursor was issued for; repeat the same start and end (or omit them) when passing cursor');
       }
+      const cursorOrder = cur.newest ? 'newest' : 'oldest';
+      if (args.order !== undefined && args.order !== cursorOrder) {
+        throw new ToolError(`this cursor continues order "${cursorOrder}", not "${args.order}"; repeat the same order (or omit it) when passing cursor, or omit cursor to start over`);
+      }
+      newest = cur.newest === true;
       startUnix = cur.startUnix;
       endUnix = cur.endUnix;
       after = { tsUnix: cur.tsUnix, id: cur.id };
@@ -73,14 +84,17 @@ export const getConversation = defineTool({
       conv = (await resolveScope(archive, { conversation: args.name, conversation_id: args.conversation_id, source: args.source }, env.signal)).conversation;
       if (!conv) throw new ToolError('name or conversation_id is required — use list_conversations to find them');
     }
-    const page = await archive.transcript({ conversationId: conv.id, startUnix, endUnix, limit, after }, env.signal);
+    const page = await archive.transcript(
+      newest ? { conversationId: conv.id, startUnix, endUnix, limit, before: after, newestFirst: true } : { conversationId: conv.id, startUnix, endUnix, limit, after },
+      env.signal,
+    );
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const messages = page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact));
+    const messages = await withReactions(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
     const last = page.messages[page.messages.length - 1];
-    // Keyset paging: the next page starts strictly after the last message returned.
+    // Keyset paging: the next page starts strictly after (oldest) / before (newest) the last message returned.
     const nextCursor =
-      page.next && last ? encodeCursor({ conversationId: conv.id, tsUnix: last.tsUnix, id: last.id, startUnix, endUnix }) : undefined;
+      page.next && last ? encodeCursor({ conversationId: conv.id, tsUnix: last.tsUnix, id: last.id, startUnix, endUnix, newest }) : undefined;
     const structured = {
       conversation: conv.name,
       conversation_id: conv.id,
@@ -94,7 +108,7 @@ export const getConversation = defineTool({
     const text =
       `Transcript of ${inline(conv.name)} (${conv.source}, conversation_id ${conv.id})${bounds}: ${messages.length} message${messages.length === 1 ? '' : 's'}` +
       (after ? ' continuing from the cursor' : '') +
-      `, oldest first.\n${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false })}` +
+      `, ${newest ? 'newest' : 'oldest'} first.\n${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false })}` +
       (nextCursor ? `\n\nMore messages follow: call get_conversation with cursor "${nextCursor}".` : '') +
       renderNotes(notes);
     return { structured, text, resources: [conversationResourceLink(conv)] };

@@ -6,7 +6,7 @@ import { readingNotes, receiptLine, searchReceipt } from '../../core/search-rece
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
-import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../tool-schemas';
+import { contentFilterShape, conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 
@@ -21,6 +21,7 @@ export const searchMessagesInput = strictInput('search_messages', {
     .describe('only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders'),
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
+  ...contentFilterShape,
   limit: positiveInt('limit').optional().describe('max results (default 20, max 100; larger values are clamped)'),
 });
 
@@ -36,7 +37,7 @@ export const searchMessages = defineTool({
   title: 'Search messages',
   description:
     'Hybrid keyword + semantic search across all messages. Returns ranked snippets with exact provenance (conversation, conversation_id, source, sender, timestamp, message_id, hash) and a citation link. ' +
-    'Filterable by conversation, sender, source and date range. Keyword matching: every word is required, as a prefix (at most 32 distinct words). ' +
+    'Filterable by conversation, sender, source, date range and whether a message has an attachment or a link. Keyword matching: every word is required, as a prefix (at most 32 distinct words). ' +
     'The receipt says what was searched (scope, messages in it, how many have vectors, the words used), so an empty result can be told from an unsearched one. ' +
     'Use get_context on a hit to read the surrounding messages.' + RESULT_GUIDANCE,
   inputSchema: searchMessagesInput,
@@ -50,7 +51,7 @@ export const searchMessages = defineTool({
     notes.push(...readingNotes(plan));
     const receipt = await searchReceipt(
       archive,
-      { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, plan, semantic },
+      { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link, plan, semantic },
       semantic.model,
       env.signal,
     );

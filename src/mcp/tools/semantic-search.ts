@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { ToolError } from '../../core/errors';
 import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
+import { withReactions } from '../../core/reactions';
 import { receiptLine, searchReceipt } from '../../core/search-receipt';
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
-import { conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { contentFilterShape, conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { runSemantic, type SemanticOutcome } from '../../core/semantic-query';
 import { abortError } from '../../core/shared-task';
 import { inline } from '../../core/text';
@@ -44,6 +45,7 @@ export const semanticSearchInput = strictInput('semantic_search', {
     .describe('only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders'),
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
+  ...contentFilterShape,
 });
 
 export const semanticSearchOutput = z.object({
@@ -88,11 +90,11 @@ export const semanticSearch = defineTool({
     }
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const hits = sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact));
+    const hits = await withReactions(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), env.signal);
     if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
     const receipt = await searchReceipt(
       archive,
-      { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, semantic: { used: true, model: sem.model } },
+      { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link, semantic: { used: true, model: sem.model } },
       sem.model,
       env.signal,
     );

@@ -167,7 +167,11 @@ export class Int8VectorIndex implements VectorIndex {
     const useSource = fSource >= 0;
     const hidden = f.excludeConversationIds && f.excludeConversationIds.length ? new Set(f.excludeConversationIds) : undefined;
     const useHidden = hidden !== undefined;
-    const filtered = useConv || useStart || useEnd || useSender || useSource || useHidden;
+    const only = f.onlyMessageIds ? new Set(f.onlyMessageIds) : undefined;
+    const skip = f.skipMessageIds && f.skipMessageIds.length ? new Set(f.skipMessageIds) : undefined;
+    if (only && only.size === 0) return this.empty();
+    const useIds = only !== undefined || skip !== undefined;
+    const filtered = useConv || useStart || useEnd || useSender || useSource || useHidden || useIds;
 
     const sq = qq.scale;
     const fq = qq.err;
@@ -230,7 +234,7 @@ export class Int8VectorIndex implements VectorIndex {
         );
         m = count;
       } else {
-        const { conv, ts, sender, source } = parts;
+        const { conv, ts, sender, source, ids } = parts;
         idx = new Int32Array(buf, layout.idxOff, count);
         m = 0;
         const end = start + count;
@@ -241,6 +245,7 @@ export class Int8VectorIndex implements VectorIndex {
           if (useSender && sender[r] !== fSender) continue;
           if (useSource && source[r] !== fSource) continue;
           if (useHidden && hidden.has(conv[r])) continue;
+          if (useIds && ((only && !only.has(ids[r])) || skip?.has(ids[r]))) continue;
           idx[m++] = r;
         }
         if (m === 0) continue;

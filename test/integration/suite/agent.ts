@@ -228,7 +228,7 @@ export function defineAgent(m: Manifest): void {
         assert.ok(prompt.includes(line), `server instruction line missing from what the model receives: ${line}`);
       }
       // Our text block (with its untrusted-data note) never reaches the model: the descriptions must say it.
-      for (const tool of ['search_messages', 'semantic_search', 'get_context', 'get_conversation', 'list_media', 'list_links']) {
+      for (const tool of ['search_messages', 'semantic_search', 'get_context', 'get_conversation', 'list_media', 'list_links', 'get_journal_day', 'on_this_day', 'search_contacts', 'get_contact']) {
         const offered = req.tools.find((t) => t.name === `mcp_msgbrowse_${tool}`);
         assert.ok(offered, `${tool} offered to the model`);
         assert.ok(offered.description.includes(RESULT_GUIDANCE.trim()), `${tool}'s description as the model gets it lacks the citation/untrusted guidance: ${offered.description}`);

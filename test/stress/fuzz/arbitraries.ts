@@ -217,12 +217,19 @@ const VALID: Record<string, ParamArb> = {
   kind: () => fc.constantFrom('image', 'file', 'video'),
   domain: (v) => fc.oneof(fc.constantFrom(...v.domains), fc.constantFrom(...v.domains.map((d) => `WWW.${d.toUpperCase()}`))),
   cursor: () => fc.constant(undefined),
+  day: (v) => fc.constantFrom(...v.days),
+  date: (v) => fc.oneof(fc.constantFrom(...v.days), fc.constant(undefined)),
+  per_year: () => fc.oneof(fc.integer({ min: 1, max: 10 }), fc.constantFrom(1, 10, 11, 500)),
+  order: () => fc.constantFrom('oldest', 'newest', undefined),
+  has_attachment: () => fc.constantFrom(true, false, undefined, undefined),
+  has_link: () => fc.constantFrom(true, false, undefined, undefined),
+  contact_id: () => fc.integer({ min: 1, max: 12 }),
 };
 
 /** Hostile values per parameter kind. */
 function hostileFor(param: string, v: FuzzVocabulary): fc.Arbitrary<unknown> {
-  const numeric = ['limit', 'k', 'window', 'message_id', 'conversation_id'].includes(param);
-  const date = param === 'start' || param === 'end';
+  const numeric = ['limit', 'k', 'window', 'message_id', 'conversation_id', 'per_year', 'contact_id'].includes(param);
+  const date = param === 'start' || param === 'end' || param === 'day' || param === 'date';
   return fc.oneof(
     { weight: numeric ? 6 : 1, arbitrary: hostileNumber },
     { weight: date ? 6 : 1, arbitrary: hostileDate },
@@ -235,12 +242,16 @@ function hostileFor(param: string, v: FuzzVocabulary): fc.Arbitrary<unknown> {
 /** Parameters of each tool (required ones first). */
 export const TOOL_PARAMS: Record<ToolName, { required: string[]; optional: string[] }> = {
   list_conversations: { required: [], optional: ['source', 'name_contains'] },
-  get_conversation: { required: [], optional: ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'cursor'] },
-  search_messages: { required: ['query'], optional: ['conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'limit'] },
-  semantic_search: { required: ['query'], optional: ['k', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end'] },
+  get_conversation: { required: [], optional: ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'order', 'cursor'] },
+  search_messages: { required: ['query'], optional: ['conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link', 'limit'] },
+  semantic_search: { required: ['query'], optional: ['k', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link'] },
   get_context: { required: [], optional: ['message_id', 'hash', 'window'] },
   list_media: { required: [], optional: ['conversation', 'conversation_id', 'source', 'kind', 'limit'] },
   list_links: { required: [], optional: ['domain', 'conversation', 'conversation_id', 'source', 'limit'] },
+  get_journal_day: { required: ['day'], optional: ['limit', 'cursor'] },
+  on_this_day: { required: [], optional: ['date', 'per_year', 'limit'] },
+  search_contacts: { required: ['query'], optional: [] },
+  get_contact: { required: [], optional: ['contact_id', 'name'] },
 };
 
 const UNKNOWN_KEYS = ['__proto__', 'constructor', 'prototype', 'q', 'Query', 'conversationId', 'messageId', 'limit ', '', 'sql', 'toString'];
@@ -254,7 +265,7 @@ function validCall(tool: ToolName, v: FuzzVocabulary): fc.Arbitrary<ToolCall> {
   const { required, optional } = TOOL_PARAMS[tool];
   const record: Record<string, fc.Arbitrary<unknown>> = {};
   for (const p of [...required, ...optional]) record[p] = (VALID[p] ?? (() => fc.constant(undefined)))(v);
-  const nameKey = optional.includes('name') ? 'name' : optional.includes('conversation') ? 'conversation' : undefined;
+  const nameKey = tool === 'get_contact' ? undefined : optional.includes('name') ? 'name' : optional.includes('conversation') ? 'conversation' : undefined;
   return fc
     .tuple(fc.record(record, { requiredKeys: required }), fc.constantFrom(...v.conversations), fc.nat(5))
     .map(([args, conv, how]) => {
@@ -271,6 +282,12 @@ function validCall(tool: ToolName, v: FuzzVocabulary): fc.Arbitrary<ToolCall> {
       }
       if (typeof args.start === 'string' && typeof args.end === 'string' && args.start > args.end) {
         [args.start, args.end] = [args.end, args.start];
+      }
+      if (tool === 'get_contact') {
+        // Exactly one of contact_id / name (a conversation's name is its auto-created contact's display name).
+        if (how % 2 === 0) delete args.contact_id;
+        else delete args.name;
+        if (args.contact_id === undefined) args.name = conv.name;
       }
       if (tool === 'get_context') {
         if (how % 2 === 0 || args.message_id === undefined) delete args.hash;

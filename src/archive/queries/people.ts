@@ -1,0 +1,127 @@
+/**
+ * People: msgbrowse's contacts (v2+) with their identifiers across sources, their conversations, and the facts its
+ * LLM extracted (contact_facts, v4+), each citing the message it came from by hash.
+ *
+ * Hidden conversations (the caller's exclusion): they are not listed, the identifier naming one is not shown (nor
+ * matched), facts whose source message lies in one are left out, and a contact whose every conversation is hidden
+ * is not there at all — the answer is the one the archive would give without those conversations.
+ */
+import { mapRows, type Sql } from '../connection';
+import type { SchemaInfo } from '../schema';
+import type { ContactFactRow, ContactRow, ConversationRow, MessageRow } from '../types';
+import { nameKey } from './conversations';
+import { jsonList, messageColumns, num, readMessage, str } from './rows';
+
+interface PeopleData {
+  contacts: ContactRow[];
+  /** nameKey of the name and of every identifier, per contact (same order as contacts). */
+  keys: { name: string; identifiers: string[] }[];
+}
+
+/** Every contact the caller may see, with identifiers, conversations and fact counts (one pass over the tables). */
+export function loadPeople(sql: Sql, schema: SchemaInfo, conversations: readonly ConversationRow[], hidden: readonly ConversationRow[]): PeopleData {
+  if (!schema.contacts) return { contacts: [], keys: [] };
+  const hiddenIds = new Set(hidden.map((c) => c.id));
+  const hiddenIdents = new Set(hidden.map((c) => `${c.source}\u0000${c.name}`));
+  const visibleIds = new Set(conversations.map((c) => c.id));
+  const convsOf = new Map<number, number[]>();
+  const hiddenConvsOf = new Map<number, number>();
+  for (const r of sql.all('SELECT id, contact_id FROM conversations WHERE contact_id IS NOT NULL ORDER BY id')) {
+    const cid = num(r.contact_id);
+    const id = num(r.id);
+    if (hiddenIds.has(id)) hiddenConvsOf.set(cid, (hiddenConvsOf.get(cid) ?? 0) + 1);
+    else if (visibleIds.has(id)) convsOf.set(cid, [...(convsOf.get(cid) ?? []), id]);
+  }
+  const idents = new Map<number, { source: string; identifier: string }[]>();
+  for (const r of sql.all('SELECT contact_id, source, identifier FROM contact_identifiers ORDER BY contact_id, source, identifier')) {
+    const item = { source: str(r.source), identifier: str(r.identifier) };
+    if (hiddenIdents.has(`${item.source}\u0000${item.identifier}`)) continue;
+    const cid = num(r.contact_id);
+    idents.set(cid, [...(idents.get(cid) ?? []), item]);
+  }
+  const facts = new Map<number, number>();
+  if (schema.facts) {
+    const h = hidden.length ? jsonList(hidden.map((c) => c.id)) : undefined;
+    const rows = sql.all(
+      `SELECT f.contact_id AS cid, COUNT(*) AS n FROM contact_facts f${
+        h ? ' WHERE f.source_message_hash NOT IN (SELECT m.hash FROM messages m WHERE m.conversation_id IN (SELECT value FROM json_each(?)))' : ''
+      } GROUP BY f.contact_id`,
+      h ? [h] : [],
+    );
+    for (const r of rows) facts.set(num(r.cid), num(r.n));
+  }
+  const contacts: ContactRow[] = [];
+  const keys: PeopleData['keys'] = [];
+  for (const r of sql.all('SELECT id, display_name FROM contacts ORDER BY id')) {
+    const id = num(r.id);
+    const conversationIds = convsOf.get(id) ?? [];
+    // Every conversation of this person is hidden: the person is not there.
+    if (conversationIds.length === 0 && (hiddenConvsOf.get(id) ?? 0) > 0) continue;
+    const identifiers = idents.get(id) ?? [];
+    contacts.push({ id, name: str(r.display_name), identifiers, conversationIds, factCount: facts.get(id) ?? 0 });
+    keys.push({ name: nameKey(str(r.display_name)), identifiers: identifiers.map((i) => nameKey(i.identifier)) });
+  }
+  return { contacts, keys };
+}
+
+/**
+ * Contacts whose name or an identifier contains `query` (trimmed, case and accents ignored): exact name matches
+ * first, then name prefixes, then the rest; ties by folded name, then id.
+ */
+export function searchContacts(people: PeopleData, query: string, limit: number): { items: ContactRow[]; total: number } {
+  const q = nameKey(query);
+  const ranked: { c: ContactRow; rank: number; key: string }[] = [];
+  people.contacts.forEach((c, i) => {
+    const k = people.keys[i];
+    const rank = k.name === q ? 0 : k.name.startsWith(q) ? 1 : k.name.includes(q) || k.identifiers.some((x) => x.includes(q)) ? 2 : -1;
+    if (rank >= 0) ranked.push({ c, rank, key: k.name });
+  });
+  ranked.sort((a, b) => a.rank - b.rank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || a.c.id - b.c.id);
+  return { items: ranked.slice(0, limit).map((x) => structuredClone(x.c)), total: ranked.length };
+}
+
+/** Contacts whose display name equals `name` (case and accents ignored), by id. */
+export function contactsNamed(people: PeopleData, name: string): ContactRow[] {
+  const q = nameKey(name);
+  return people.contacts.filter((_, i) => people.keys[i].name === q).map((c) => structuredClone(c));
+}
+
+/**
+ * A contact's facts, oldest source first (source_ts_unix, id), each with its cited message found by hash (absent
+ * when that message no longer exists). Facts citing a message of a hidden conversation are left out.
+ */
+export function contactFacts(sql: Sql, schema: SchemaInfo, contactId: number, hiddenIds: readonly number[]): ContactFactRow[] {
+  if (!schema.facts) return [];
+  const facts = sql.all(
+    'SELECT id, fact, category, source_ts, source_ts_unix, source_message_hash FROM contact_facts WHERE contact_id = ? ORDER BY source_ts_unix ASC, id ASC',
+    [contactId],
+  );
+  if (!facts.length) return [];
+  const hashes = [...new Set(facts.map((f) => str(f.source_message_hash)))];
+  const byHash = new Map<string, MessageRow>();
+  for (const m of mapRows(
+    sql,
+    `SELECT ${messageColumns(schema)} FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.hash IN (SELECT value FROM json_each(?))`,
+    [jsonList(hashes)],
+    readMessage,
+  )) {
+    byHash.set(m.hash, m);
+  }
+  const hidden = new Set(hiddenIds);
+  const out: ContactFactRow[] = [];
+  for (const f of facts) {
+    const hash = str(f.source_message_hash);
+    const message = byHash.get(hash);
+    if (message && hidden.has(message.conversationId)) continue;
+    out.push({
+      id: num(f.id),
+      fact: str(f.fact),
+      category: str(f.category),
+      sourceTs: str(f.source_ts),
+      sourceTsUnix: num(f.source_ts_unix),
+      sourceMessageHash: hash,
+      ...(message ? { message } : {}),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,120 @@
+/**
+ * The journal use cases shared by the MCP tools, the On This Day command and the viewer: a day's digest read from
+ * msgbrowse's `journal_digests` (structured JSON parsed leniently, staleness from its message_count), and "on this
+ * day" with msgbrowse's Home-card rule.
+ */
+import type { AsyncArchive, JournalDay } from '../archive/types';
+import type { CitationFormat } from './context';
+import { hitFromMessage } from './hits';
+import { withReactions } from './reactions';
+import type { JournalDigest, OnThisDayYear } from './results';
+
+/** How far back "on this day" looks (msgbrowse: the last 20 years). */
+export const ON_THIS_DAY_YEARS = 20;
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** The digest of a day as served (null when it has none); a malformed `structured` column gives empty lists. */
+export function digestOf(day: JournalDay): JournalDigest | null {
+  const d = day.digest;
+  if (!d) return null;
+  let s: Record<string, unknown> = {};
+  if (d.structured.trim() !== '') {
+    try {
+      const parsed: unknown = JSON.parse(d.structured);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) s = parsed as Record<string, unknown>;
+    } catch {
+      // A digest written before structured output (or hand-edited): the summary alone.
+    }
+  }
+  const highlights = Array.isArray(s.highlights)
+    ? s.highlights.flatMap((h: unknown) => {
+        if (!h || typeof h !== 'object') return [];
+        const o = h as Record<string, unknown>;
+        return typeof o.text === 'string' ? [{ text: o.text, time: typeof o.time === 'string' ? o.time : '' }] : [];
+      })
+    : [];
+  return {
+    summary: d.body,
+    mood: d.mood || (typeof s.mood === 'string' ? s.mood : ''),
+    people: strings(s.people),
+    themes: strings(s.themes),
+    highlights,
+    model: d.model,
+    stale: d.messageCount > 0 && d.messageCount !== day.messageCount,
+  };
+}
+
+export interface CalendarDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+export function isLeapYear(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+export const isoDay = (y: number, m: number, d: number): string => `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
+
+/** Today on the local calendar (the default date of "on this day", as msgbrowse's Home card). */
+export function localToday(now = new Date()): CalendarDate {
+  return { year: now.getFullYear(), month: now.getMonth() + 1, day: now.getDate() };
+}
+
+/**
+ * The days "on this day" searches for `date`: the same month and day in each earlier year, newest first, from
+ * year − 1 down to max(first year, year − 20). Feb 29 exists only in leap years (other years are skipped).
+ */
+export function onThisDayDays(date: CalendarDate, firstYear: number): { day: string; startUnix: number; year: number }[] {
+  const out: { day: string; startUnix: number; year: number }[] = [];
+  for (let y = date.year - 1; y >= Math.max(firstYear, date.year - ON_THIS_DAY_YEARS); y--) {
+    if (date.month === 2 && date.day === 29 && !isLeapYear(y)) continue;
+    const t = new Date(0);
+    t.setUTCFullYear(y, date.month - 1, date.day);
+    out.push({ day: isoDay(y, date.month, date.day), startUnix: Math.floor(t.getTime() / 1000), year: y });
+  }
+  return out;
+}
+
+export interface OnThisDayRequest {
+  date: CalendarDate;
+  perYear: number;
+  limit: number;
+  redact?: boolean;
+}
+
+export interface OnThisDayResult {
+  years: OnThisDayYear[];
+  /** Explanations of an empty or narrowed answer (never a silent empty list). */
+  notes: string[];
+}
+
+export async function onThisDay(fmt: CitationFormat, archive: AsyncArchive, req: OnThisDayRequest, signal?: AbortSignal): Promise<OnThisDayResult> {
+  const notes: string[] = [];
+  const { date } = req;
+  const first = await archive.firstMessageYear(signal);
+  const label = `${pad(date.month)}-${pad(date.day)}`;
+  if (first === undefined) return { years: [], notes: ['the archive has no messages'] };
+  const days = onThisDayDays(date, first);
+  const lowest = Math.max(first, date.year - ON_THIS_DAY_YEARS);
+  if (date.month === 2 && date.day === 29) notes.push('February 29 exists only in leap years: the other years have no such day and were skipped');
+  if (lowest > date.year - 1) {
+    notes.push(`the archive's first message is from ${first}, so there is no earlier year than ${date.year} to look back on`);
+    return { years: [], notes };
+  }
+  const groups = days.length ? await archive.onThisDay({ days, perDay: req.perYear, limit: req.limit }, signal) : [];
+  const years: OnThisDayYear[] = [];
+  for (const g of groups) {
+    const hits = g.messages.map((m) => hitFromMessage(fmt, m, undefined, req.redact));
+    years.push({ year: Number(g.day.slice(0, 4)), day: g.day, messages: hits });
+  }
+  await withReactions(archive, years.flatMap((y) => y.messages), signal);
+  if (!years.length) {
+    notes.push(`no messages on ${label} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`);
+  }
+  return { years, notes };
+}

@@ -1,0 +1,43 @@
+/**
+ * People as served: a contact with its identifiers, conversations (with links) and fact count; for one contact, its
+ * facts with the message each one cites, found by hash — or null when that message is gone (never a guess).
+ */
+import type { AsyncArchive, ContactRow } from '../archive/types';
+import { conversationLink } from './citation-format';
+import type { CitationFormat } from './context';
+import { content, hitFromMessage } from './hits';
+import { withReactions } from './reactions';
+import type { ContactFact, ContactInfo } from './results';
+
+export async function contactInfos(fmt: CitationFormat, archive: AsyncArchive, rows: ContactRow[], signal?: AbortSignal): Promise<ContactInfo[]> {
+  if (!rows.length) return [];
+  const convs = new Map((await archive.listConversations(undefined, signal)).map((c) => [c.id, c]));
+  return rows.map((r) => ({
+    contact_id: r.id,
+    name: r.name,
+    identifiers: r.identifiers.map((i) => ({ ...i })),
+    conversations: r.conversationIds.flatMap((id) => {
+      const c = convs.get(id);
+      return c ? [{ id: c.id, name: c.name, source: c.source, message_count: c.messageCount, link: conversationLink(fmt, c.id) }] : [];
+    }),
+    fact_count: r.factCount,
+  }));
+}
+
+export async function contactFacts(
+  fmt: CitationFormat,
+  archive: AsyncArchive,
+  contactId: number,
+  redact: boolean,
+  signal?: AbortSignal,
+): Promise<{ facts: ContactFact[]; missing: number }> {
+  const rows = await archive.contactFacts(contactId, signal);
+  const facts: ContactFact[] = rows.map((f) => ({
+    fact: content(f.fact, redact),
+    category: f.category,
+    source_ts: f.sourceTs,
+    message: f.message ? hitFromMessage(fmt, f.message, undefined, redact) : null,
+  }));
+  await withReactions(archive, facts.flatMap((f) => (f.message ? [f.message] : [])), signal);
+  return { facts, missing: facts.filter((f) => f.message === null).length };
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { ToolError } from '../../core/errors';
+import { redactsFor } from '../../core/hits';
+import { contactFacts, contactInfos } from '../../core/people';
+import { ContactFactSchema, ContactSchema } from '../../core/results';
+import { inline, quote } from '../../core/text';
+import { citation, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { defineTool, RESULT_GUIDANCE } from '../tool';
+import { requirePeople } from './people-support';
+import { renderContact } from './render-contact';
+
+export const getContactInput = strictInput('get_contact', {
+  contact_id: positiveInt('contact_id').optional().describe('contact_id from search_contacts (unambiguous)'),
+  name: text('name', 200).optional().describe("the contact's display name (case and accents ignored); use search_contacts for part of a name"),
+});
+
+export const getContactOutput = ContactSchema.extend({
+  facts: z.array(ContactFactSchema).describe('what msgbrowse extracted about this person, oldest source message first, each with the message it cites'),
+  notes: notesField,
+});
+
+export const getContact = defineTool({
+  name: 'get_contact',
+  title: 'Read a person',
+  description:
+    'One person from msgbrowse\'s contacts, by contact_id or display name: identifiers across sources, conversations, and the facts msgbrowse\'s LLM extracted (birthday, work, places…), each with the message it was taken from — or null when that message no longer exists. ' +
+    'Facts are machine-extracted: check them against their message before relying on them.' +
+    RESULT_GUIDANCE,
+  inputSchema: getContactInput,
+  outputSchema: getContactOutput,
+  async handler(args, env) {
+    const notes: string[] = [];
+    const name = args.name?.trim();
+    if ((args.contact_id === undefined) === (name === undefined || name === '')) {
+      throw new ToolError('give exactly one of contact_id or name — search_contacts finds both');
+    }
+    const archive = await env.archive();
+    const version = await requirePeople(archive, env.signal);
+    let row;
+    if (args.contact_id !== undefined) {
+      row = await archive.contactById(args.contact_id, env.signal);
+      if (!row) throw new ToolError(`no contact with contact_id ${args.contact_id} — use search_contacts to find people`);
+    } else {
+      const named = await archive.contactsNamed(name!, env.signal);
+      if (named.length > 1) {
+        const list = named.slice(0, 10).map((c) => `contact_id ${c.id} (${c.identifiers.map((i) => `${i.source}: ${i.identifier}`).join(', ') || 'no identifiers'})`);
+        throw new ToolError(`${named.length} contacts are named ${JSON.stringify(name)}: ${list.join('; ')} — pass contact_id`);
+      }
+      row = named[0];
+      if (!row) {
+        const close = (await archive.searchContacts(name!, 5, env.signal)).items.map((c) => `${JSON.stringify(c.name)} (contact_id ${c.id})`);
+        throw new ToolError(`no contact is named ${JSON.stringify(name)}` + (close.length ? `; names containing it: ${close.join(', ')}` : ' — use search_contacts with part of the name'));
+      }
+    }
+    const [info] = await contactInfos(env.ctx.citation, archive, [row], env.signal);
+    const { facts, missing } = await contactFacts(env.ctx.citation, archive, row.id, redactsFor(env.ctx), env.signal);
+    if (version < 4) notes.push(`facts need msgbrowse schema v4 or newer (this archive is v${version})`);
+    else if (!facts.length) notes.push('msgbrowse has extracted no facts about this person (its `facts` command does)');
+    if (missing > 0) {
+      notes.push(`${missing} fact${missing === 1 ? ' cites a message' : 's cite messages'} no longer in the archive (re-imported or deleted): message is null — treat ${missing === 1 ? 'it' : 'them'} as unverified`);
+    }
+    const structured = { ...info, facts, ...(notes.length ? { notes } : {}) };
+    const text =
+      `${renderContact(info)}\n${UNTRUSTED_NOTE}\n\nFacts (extracted by msgbrowse's LLM; check each against its message):` +
+      (facts.length
+        ? facts
+            .map((f) => `\n- ${inline(f.fact, 300)} (${inline(f.category, 40)}, ${f.source_ts}) — ${f.message ? `${citation(f.message)}\n${quote(f.message.text, '  ')}` : 'source message no longer exists'}`)
+            .join('')
+        : ' none') +
+      renderNotes(notes);
+    return { structured, text };
+  },
+});

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { ToolError } from '../../core/errors';
+import { content, hitFromMessage, redactsFor } from '../../core/hits';
+import { digestOf } from '../../core/journal';
+import { withReactions } from '../../core/reactions';
+import { JournalDigestSchema } from '../../core/results';
+import { inline, quote } from '../../core/text';
+import { decodeDayCursor, encodeDayCursor } from '../cursor';
+import { parseDay } from '../dates';
+import { clampLimit } from '../limits';
+import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { defineTool, RESULT_GUIDANCE } from '../tool';
+
+export const JOURNAL_DAY_DEFAULT_LIMIT = 50;
+export const JOURNAL_DAY_MAX_LIMIT = 500;
+
+export const getJournalDayInput = strictInput('get_journal_day', {
+  day: text('day', 40).describe("the calendar day, YYYY-MM-DD, in the archive's own wall-clock time"),
+  limit: positiveInt('limit').optional().describe('max messages to return (default 50, max 500; larger values are clamped)'),
+  cursor: text('cursor').optional().describe('next_cursor from a previous get_journal_day result, to read the day\'s following messages'),
+});
+
+export const getJournalDayOutput = z.object({
+  day: z.string(),
+  message_count: z.number().int().describe('messages that day (non-system, with text), counted from the messages themselves'),
+  conversation_count: z.number().int().describe('distinct conversations with messages that day'),
+  source_counts: z.record(z.string(), z.number().int()).describe('messages per source'),
+  top_senders: z.array(z.object({ name: z.string(), count: z.number().int() })).describe('up to 5 senders by messages, the owner ("Me") excluded'),
+  digest: JournalDigestSchema.nullable().describe("msgbrowse's journal digest of the day; null when there is none (see notes)"),
+  messages: z.array(MessageHitSchema).describe("the day's messages by conversation, then time"),
+  next_cursor: z.string().optional().describe('pass as cursor to get the day\'s next messages; absent on the last page'),
+  notes: notesField,
+});
+
+export const getJournalDay = defineTool({
+  name: 'get_journal_day',
+  title: 'Read a journal day',
+  description:
+    "One calendar day of the archive: how many messages, in how many conversations and sources, who wrote most, msgbrowse's journal digest of the day (summary, mood, people, themes, highlights; flagged stale when messages changed since it was written), and the day's messages by conversation then time, each cited. " +
+    'A day without messages is an error that names the nearest days that have some. Long days are paged: pass next_cursor back as cursor.' +
+    RESULT_GUIDANCE,
+  inputSchema: getJournalDayInput,
+  outputSchema: getJournalDayOutput,
+  async handler(args, env) {
+    const notes: string[] = [];
+    const limit = clampLimit('limit', args.limit, JOURNAL_DAY_DEFAULT_LIMIT, JOURNAL_DAY_MAX_LIMIT, notes);
+    const dayStartUnix = parseDay(args.day.trim(), 'day');
+    const day = args.day.trim();
+    const cursor = args.cursor !== undefined ? decodeDayCursor(args.cursor) : undefined;
+    if (cursor && cursor.day !== day) throw new ToolError(`this cursor belongs to day ${cursor.day}, not ${day}; pass the same day with its cursor, or omit cursor`);
+    const archive = await env.archive();
+    const info = await archive.journalDay(day, dayStartUnix, env.signal);
+    if (info.messageCount === 0) {
+      const near = [info.earlier ? `${info.earlier} (earlier)` : undefined, info.later ? `${info.later} (later)` : undefined].filter(Boolean);
+      throw new ToolError(
+        `no messages on ${day} (only non-system messages with text count)` +
+          (near.length ? `; the nearest days with messages are ${near.join(' and ')}` : '; the archive has no messages on any day'),
+      );
+    }
+    const redact = redactsFor(env.ctx);
+    let digest = digestOf(info);
+    if (digest && info.touchesHidden) {
+      digest = null;
+      notes.push("this day's journal digest is withheld: it also summarises conversations kept from models (msgbrowse.privacy)");
+    } else if (digest) {
+      digest = { ...digest, summary: content(digest.summary, redact), highlights: digest.highlights.map((h) => ({ ...h, text: content(h.text, redact) })) };
+      if (digest.stale) notes.push('the digest is stale: it was written when the day had a different number of messages; `msgbrowse journal` rewrites it');
+    } else if (!info.digestsSupported) {
+      notes.push('this archive has no journal digests: they need msgbrowse schema v11 or newer (update msgbrowse, then run `msgbrowse journal`)');
+    } else {
+      notes.push('no journal digest for this day: `msgbrowse journal` writes digests');
+    }
+    const page = await archive.dayMessages(
+      { dayStartUnix, limit, ...(cursor ? { after: { conversationId: cursor.conversationId, tsUnix: cursor.tsUnix, id: cursor.id } } : {}) },
+      env.signal,
+    );
+    const fmt = env.ctx.citation;
+    const messages = await withReactions(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
+    const last = page.messages[page.messages.length - 1];
+    const nextCursor = page.hasMore && last ? encodeDayCursor({ day, conversationId: last.conversationId, tsUnix: last.tsUnix, id: last.id }) : undefined;
+    const structured = {
+      day,
+      message_count: info.messageCount,
+      conversation_count: info.conversationCount,
+      source_counts: info.sourceCounts,
+      top_senders: info.topSenders,
+      digest,
+      messages,
+      ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}),
+      ...(notes.length ? { notes } : {}),
+    };
+    const sources = Object.entries(info.sourceCounts)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(', ');
+    const senders = info.topSenders.map((s) => `${inline(s.name, 60)} (${s.count})`).join(', ');
+    const digestText = digest
+      ? `\n\nDigest${digest.stale ? ' (stale)' : ''}, mood ${digest.mood || 'not recorded'}, by ${inline(digest.model, 60)}:\n${quote(digest.summary, '')}`
+      : '';
+    const text =
+      `${day}: ${info.messageCount} message${info.messageCount === 1 ? '' : 's'} in ${info.conversationCount} conversation${info.conversationCount === 1 ? '' : 's'} (${sources})` +
+      (senders ? `; most from ${senders}` : '') +
+      `.${digestText}\n${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false })}` +
+      (nextCursor ? `\n\nMore messages follow: call get_journal_day with day "${day}" and cursor "${nextCursor}".` : '') +
+      renderNotes(notes);
+    return { structured, text };
+  },
+});

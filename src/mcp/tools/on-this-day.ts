@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { redactsFor } from '../../core/hits';
+import { isoDay, localToday, onThisDay as onThisDayUseCase } from '../../core/journal';
+import { OnThisDayYearSchema } from '../../core/results';
+import { parseDay } from '../dates';
+import { clampLimit } from '../limits';
+import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { defineTool, RESULT_GUIDANCE } from '../tool';
+
+export const ON_THIS_DAY_DEFAULT_PER_YEAR = 3;
+export const ON_THIS_DAY_MAX_PER_YEAR = 10;
+export const ON_THIS_DAY_DEFAULT_LIMIT = 12;
+export const ON_THIS_DAY_MAX_LIMIT = 50;
+
+export const onThisDayInput = strictInput('on_this_day', {
+  date: text('date', 40).optional().describe('the day to look back from, YYYY-MM-DD (default: today on the local calendar)'),
+  per_year: positiveInt('per_year').optional().describe('messages per earlier year (default 3, max 10; larger values are clamped)'),
+  limit: positiveInt('limit').optional().describe('messages in all (default 12, max 50; larger values are clamped)'),
+});
+
+export const onThisDayOutput = z.object({
+  date: z.string().describe('the day looked back from, YYYY-MM-DD'),
+  years: z.array(OnThisDayYearSchema).describe('earlier years with messages on the same month and day, newest first; the longest messages of each'),
+  notes: notesField,
+});
+
+export const onThisDay = defineTool({
+  name: 'on_this_day',
+  title: 'On this day',
+  description:
+    'Messages from the same month and day in earlier years (up to 20 years back), newest year first: for each year the longest messages of that day, each cited. ' +
+    'Without date it looks back from today. Years without messages that day are left out; the notes say why a result is empty.' +
+    RESULT_GUIDANCE,
+  inputSchema: onThisDayInput,
+  outputSchema: onThisDayOutput,
+  async handler(args, env) {
+    const notes: string[] = [];
+    const perYear = clampLimit('per_year', args.per_year, ON_THIS_DAY_DEFAULT_PER_YEAR, ON_THIS_DAY_MAX_PER_YEAR, notes);
+    const limit = clampLimit('limit', args.limit, ON_THIS_DAY_DEFAULT_LIMIT, ON_THIS_DAY_MAX_LIMIT, notes);
+    let date = localToday();
+    if (args.date !== undefined && args.date.trim() !== '') {
+      const d = new Date(parseDay(args.date.trim(), 'date') * 1000);
+      date = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+    }
+    const archive = await env.archive();
+    const r = await onThisDayUseCase(env.ctx.citation, archive, { date, perYear, limit, redact: redactsFor(env.ctx) }, env.signal);
+    notes.push(...r.notes);
+    const day = isoDay(date.year, date.month, date.day);
+    const structured = { date: day, years: r.years, ...(notes.length ? { notes } : {}) };
+    const count = r.years.reduce((n, y) => n + y.messages.length, 0);
+    const text =
+      `On this day (${day.slice(5)}), looking back from ${day}: ${count} message${count === 1 ? '' : 's'} in ${r.years.length} earlier year${r.years.length === 1 ? '' : 's'}.\n${UNTRUSTED_NOTE}` +
+      r.years.map((y) => `\n\n### ${y.year} (${y.day})\n${renderHits(y.messages, { numbered: false })}`).join('') +
+      renderNotes(notes);
+    return { structured, text };
+  },
+});
