@@ -32,6 +32,7 @@ const findNext = $<HTMLButtonElement>('find-next');
 const topSentinel = $<HTMLDivElement>('top');
 const bottomSentinel = $<HTMLDivElement>('bottom');
 const banner = $<HTMLDivElement>('banner');
+const digestBox = $<HTMLElement>('digest');
 
 let conversation: ViewerConversation | undefined;
 let hasBefore = false;
@@ -205,6 +206,16 @@ function onMessage(msg: ToWebview): void {
       banner.hidden = !msg.notice;
       banner.classList.toggle('notice', !!msg.notice);
       banner.textContent = msg.notice ?? '';
+      // The day's journal digest (text only): "Journal · 2023-05-01 · upbeat — summary".
+      digestBox.replaceChildren();
+      digestBox.hidden = !msg.digest;
+      if (msg.digest) {
+        digestBox.append(
+          el('span', 'digest-head', `Journal · ${msg.digest.day}${msg.digest.stale ? ' (stale)' : ''}`),
+          el('span', 'digest-mood', msg.digest.mood ? `· ${msg.digest.mood}` : ''),
+          el('span', 'digest-summary', msg.digest.summary),
+        );
+      }
       list.replaceChildren();
       hasBefore = msg.hasBefore;
       hasAfter = msg.hasAfter;
@@ -226,6 +237,7 @@ function onMessage(msg: ToWebview): void {
         focusText: focusBody?.textContent ?? undefined,
         focusHash: shown ? focusRow?.dataset.hash : undefined,
         notice: msg.notice,
+        digestText: msg.digest ? (digestBox.textContent ?? undefined) : undefined,
         activeElements: activeElements(),
         images: list.querySelectorAll('figure.att.image img[src]').length,
       });

@@ -14,6 +14,8 @@ export interface IntegrationManifest {
     /** An image attachment whose file exists under the archive root (created by prepare). */
     image: { id: number; conversationId: number };
     embedModel: string;
+    /** The lease message's day (YYYY-MM-DD) and the journal digest msgbrowse wrote for it. */
+    journal: { day: string; digest: string; dayMessages: number };
   };
   /** Facts of the demo archive (media/demo/msgbrowse.sqlite.gz is generated from the same builder). */
   demo: {

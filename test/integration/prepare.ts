@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   buildCuratedArchive,
+  CURATED_DIGEST_SUMMARY,
   buildDemoArchive,
   buildMsgbrowseMcpFixture,
   buildReimportArchive,
@@ -118,6 +119,11 @@ export async function prepare(): Promise<Prepared> {
       script: { id: script.id, conversationId: script.conversationId, body: script.body, hash: script.hash },
       image: { id: cabin.id, conversationId: cabin.conversationId },
       embedModel: model,
+      journal: (() => {
+        const day = new Date(lease.tsUnix * 1000).toISOString().slice(0, 10);
+        const dayMessages = curated.messages.filter((x) => !x.isSystem && x.body.trim() !== '' && new Date(x.tsUnix * 1000).toISOString().slice(0, 10) === day).length;
+        return { day, digest: CURATED_DIGEST_SUMMARY, dayMessages };
+      })(),
     },
     live,
     reimport: {

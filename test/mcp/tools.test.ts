@@ -353,6 +353,34 @@ describe('semantic_search', () => {
     assert.ok(all.hits.every((x) => desc.messages.some((m) => m.id === x.message_id)));
   });
 
+  test('has_attachment / has_link: the exact top-k among messages with (or without) an attachment / a link', async () => {
+    const query = 'photo of the cabin';
+    const qv = embedText(query, 8, 'test-embed');
+    const topK = (keep: (m: (typeof desc.messages)[number]) => boolean, k: number) =>
+      desc.messages
+        .filter((m) => isEmbeddable(m) && keep(m))
+        .map((m) => ({ id: m.id, score: Math.round(cosine(qv, embedText(embeddingInput(m.body), 8, 'test-embed')) * 1e4) / 1e4 }))
+        .sort((a, b) => b.score - a.score || a.id - b.id)
+        .slice(0, k);
+    for (const [args, keep] of [
+      [{ has_attachment: true }, (m: (typeof desc.messages)[number]) => m.attachments.length > 0],
+      [{ has_attachment: false }, (m: (typeof desc.messages)[number]) => m.attachments.length === 0],
+      [{ has_link: true }, (m: (typeof desc.messages)[number]) => m.links.length > 0],
+      [{ has_link: false, has_attachment: false }, (m: (typeof desc.messages)[number]) => m.links.length === 0 && m.attachments.length === 0],
+    ] as const) {
+      const r = await h.ok<{ hits: Hit[]; receipt: { scope: Record<string, unknown>; messages_in_scope: number } }>('semantic_search', { query, k: 8, ...args });
+      const want = topK(keep, 8);
+      assert.deepEqual(r.hits.map((x) => x.score), want.map((w) => w.score), JSON.stringify(args));
+      for (const hit of r.hits) assert.ok(keep(desc.messages.find((m) => m.id === hit.message_id)!), `${JSON.stringify(args)}: hit ${hit.message_id} breaks the filter`);
+      for (const [k, v] of Object.entries(args)) assert.equal(r.receipt.scope[k], v, 'the receipt names the filter');
+      assert.equal(r.receipt.messages_in_scope, desc.messages.filter(keep).length, `${JSON.stringify(args)}: messages_in_scope`);
+      // The hybrid search honours the same filter on both halves.
+      const hy = await h.ok<{ hits: Hit[] }>('search_messages', { query: 'the', ...args, limit: 50 });
+      assert.ok(hy.hits.length > 0, JSON.stringify(args));
+      for (const hit of hy.hits) assert.ok(keep(desc.messages.find((m) => m.id === hit.message_id)!), `search_messages ${JSON.stringify(args)}: hit ${hit.message_id}`);
+    }
+  });
+
   test('dimension mismatch and unreachable endpoint → clear errors', async () => {
     assert.match(await wrongDim.err('semantic_search', { query: 'lease' }), /^semantic search failed: embedding dimension mismatch/);
     const down = await startHarness({ archivePath: desc.path, embed: { baseUrl: 'http://127.0.0.1:1/v1', model: 'test-embed' } });

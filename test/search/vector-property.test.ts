@@ -20,6 +20,9 @@ function cosineTopK(records: EmbeddingRecord[], q: Float32Array, k: number, f: V
     if (f.sender !== undefined && r.sender !== f.sender) continue;
     if (f.startUnix !== undefined && r.tsUnix < f.startUnix) continue;
     if (f.endUnix !== undefined && r.tsUnix > f.endUnix) continue;
+    if (f.excludeConversationIds?.includes(r.conversationId)) continue;
+    if (f.onlyMessageIds && !f.onlyMessageIds.includes(r.messageId)) continue;
+    if (f.skipMessageIds?.includes(r.messageId)) continue;
     let dot = 0;
     let n2 = 0;
     for (let i = 0; i < q.length; i++) {
@@ -50,6 +53,10 @@ const scenario = fc
       },
       { requiredKeys: [] },
     ),
+    // has_attachment / has_link and hidden conversations: message-id and conversation sets (fractions of the rows).
+    only: fc.option(fc.constantFrom(0, 0.05, 0.5, 1), { nil: undefined }),
+    skip: fc.option(fc.constantFrom(0, 0.05, 0.5, 1), { nil: undefined }),
+    hideConversation: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
   })
   .map((s) => {
     let a = s.seed;
@@ -78,11 +85,16 @@ const scenario = fc
     }));
     let query = draw();
     if (query.every((x) => x === 0)) query = Float32Array.from({ length: s.dim }, (_, i) => (i === 0 ? 1 : 0));
-    return { ...s, records, query };
+    const pickIds = (frac: number) => records.filter(() => rnd() < frac).map((r) => r.messageId);
+    const filter: VectorFilter = { ...s.filter };
+    if (s.only !== undefined) filter.onlyMessageIds = pickIds(s.only);
+    if (s.skip !== undefined) filter.skipMessageIds = pickIds(s.skip);
+    if (s.hideConversation !== undefined) filter.excludeConversationIds = [s.hideConversation];
+    return { ...s, filter, records, query };
   });
 
 describe('vector index property: exact against brute force', () => {
-  it('matches brute force for arbitrary data, queries, k and filters', async () => {
+  it('matches brute force for arbitrary data, queries, k and filters (message-id and hidden-conversation sets included)', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         const index = await buildVectorIndex(s.records, { model: 'p' });

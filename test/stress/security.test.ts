@@ -602,7 +602,7 @@ async function loadViewer(): Promise<{ doc: FakeDocument; posted: unknown[]; sen
     logLevel: 'silent',
   });
   const code = built.outputFiles[0].text;
-  const doc = new FakeDocument(['title', 'subtitle', 'find', 'find-count', 'find-prev', 'find-next', 'banner', 'scroller', 'top', 'messages', 'bottom']);
+  const doc = new FakeDocument(['title', 'subtitle', 'find', 'find-count', 'find-prev', 'find-next', 'banner', 'digest', 'scroller', 'top', 'messages', 'bottom']);
   const posted: unknown[] = [];
   const windowListeners: ((ev: { data: unknown }) => void)[] = [];
   let state: unknown;
@@ -647,8 +647,16 @@ describe('T6: the conversation viewer renders HTML/script bodies as inert text',
       hasAfter: false,
       focusId: focus.id,
       highlight: true,
+      // A journal digest is LLM text written from other people's messages: as hostile as a body.
+      digest: { day: '2023-02-01', summary: '<img src=x onerror=alert(1)> <script>alert(2)</script>', mood: '<b>tense</b>', stale: true },
     });
     await new Promise((r) => setTimeout(r, 5));
+    const digestBox = v.doc.getElementById('digest')!;
+    assert.ok(digestBox.textContent?.includes('<img src=x onerror=alert(1)> <script>alert(2)</script>'), 'the digest is shown verbatim, as text');
+    for (const e of digestBox.descendants()) {
+      assert.equal(e.tagName, 'span', `the digest box created <${e.tagName}>`);
+      for (const a of e.attributes) assert.ok(!a.name.startsWith('on'), `<${e.tagName} ${a.name}>`);
+    }
 
     assert.deepEqual(v.doc.log.violations, [], 'the viewer used an HTML-parsing API');
     const allowed = new Set(['article', 'header', 'span', 'time', 'button', 'div', 'a', 'figure', 'img', 'figcaption']);

@@ -13,6 +13,7 @@ import { CheckCitationsCommand } from './check-citations';
 import { ClearLedgerCommand } from './clear-ledger';
 import { CommandManager } from './command-manager';
 import { CopyMcpConfigCommand } from './copy-mcp-config';
+import { OnThisDayCommand } from './on-this-day-pick';
 import { OpenCitationCommand } from './open-citation';
 import { OpenConversationCommand } from './open-conversation';
 import { OpenDemoArchiveCommand } from './open-demo-archive';
@@ -45,6 +46,7 @@ export interface CommandDeps {
 export function registerCommands(d: CommandDeps): CommandManager {
   const commands = new CommandManager();
   commands.register(new SearchMessagesCommand(d.search, d.viewer));
+  commands.register(new OnThisDayCommand(d.search, d.viewer));
   commands.register(new OpenConversationCommand(d.archive, d.viewer));
   commands.register(new OpenCitationCommand(d.viewer));
   commands.register(new SelectArchiveCommand());

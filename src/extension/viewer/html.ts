@@ -31,6 +31,7 @@ export function viewerHtml(webview: vscode.Webview, extensionUri: vscode.Uri): s
   <button id="find-next" title="Next match (Enter)">↓</button>
 </div>
 <div id="banner" role="alert" hidden></div>
+<section id="digest" aria-label="Journal digest of the day" hidden></section>
 <div id="scroller">
   <div id="top" class="sentinel"></div>
   <div id="messages" role="log" aria-label="Messages"></div>

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { AsyncArchive } from '../../archive/types';
 import { citationHash, resolveCitation } from '../../core/citation-resolve';
+import { digestOfDayAt } from '../../core/journal-days';
 import { readConversationPage, type PageMessage } from '../../core/read-page';
 import type { CitationRef } from '../citation-ref';
 import { isInlineImage, resolveAttachment } from './attachments';
@@ -239,9 +240,12 @@ export class ViewerPanel implements vscode.Disposable {
       highlightId: highlight && focus ? focus.id : undefined,
       ...(highlight && focus ? { highlightHash: focus.hash } : {}),
     };
+    // The journal digest of the cited message's day (msgbrowse journal), when there is one.
+    const digest = focus ? await digestOfDayAt(archive, focus.tsUnix).catch(() => null) : null;
     this.post({
       type: 'load',
       conversation: { id: conv.id, name: conv.name, source: conv.source, messageCount: conv.messageCount },
+      ...(digest ? { digest: { day: digest.day, summary: digest.summary, mood: digest.mood, stale: digest.stale } } : {}),
       messages: this.toWebview(page.messages),
       hasBefore: page.hasBefore,
       hasAfter: page.hasAfter,

@@ -30,6 +30,14 @@ export interface ViewerMessage {
   reactions: ViewerReaction[];
 }
 
+/** msgbrowse's journal digest of the focused message's day (plain text; written by an LLM). */
+export interface ViewerDigest {
+  day: string;
+  summary: string;
+  mood: string;
+  stale: boolean;
+}
+
 export interface ViewerConversation {
   id: number;
   name: string;
@@ -59,6 +67,8 @@ export type ToWebview =
       highlight: boolean;
       /** Shown above the messages, e.g. that the cited message moved after a re-import (plain text). */
       notice?: string;
+      /** The journal digest of the focused message's day, when msgbrowse wrote one. */
+      digest?: ViewerDigest;
     }
   | { type: 'page'; direction: 'before' | 'after'; messages: ViewerMessage[]; hasMore: boolean }
   | { type: 'findResults'; query: string; ids: number[]; truncated: boolean; error?: string }
@@ -79,6 +89,8 @@ export interface ShownReport {
   focusHash?: string;
   /** The notice shown above the messages, if any. */
   notice?: string;
+  /** textContent of the day's digest box, if shown. */
+  digestText?: string;
   /** Elements inside the message list that message data must never create (script, iframe, on* handlers). */
   activeElements: number;
   /** Inline images (attachments resolved inside the archive root) in the rendered messages. */
@@ -151,6 +163,7 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
             focusText: typeof m.focusText === 'string' ? m.focusText : undefined,
             focusHash: isHash(m.focusHash) ? m.focusHash : undefined,
             notice: typeof m.notice === 'string' ? m.notice.slice(0, 2000) : undefined,
+            digestText: typeof m.digestText === 'string' ? m.digestText.slice(0, 4000) : undefined,
             activeElements: m.activeElements,
             images: m.images,
           }

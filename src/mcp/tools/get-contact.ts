@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/errors';
 import { redactsFor } from '../../core/hits';
-import { contactFacts, contactInfos } from '../../core/people';
+import { contactFacts, contactInfos } from '../../core/contact-info';
 import { ContactFactSchema, ContactSchema } from '../../core/results';
 import { inline, quote } from '../../core/text';
 import { citation, renderNotes, UNTRUSTED_NOTE } from '../render';

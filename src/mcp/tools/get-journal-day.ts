@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/errors';
 import { content, hitFromMessage, redactsFor } from '../../core/hits';
-import { digestOf } from '../../core/journal';
+import { digestOf } from '../../core/journal-days';
 import { withReactions } from '../../core/reactions';
 import { JournalDigestSchema } from '../../core/results';
 import { inline, quote } from '../../core/text';

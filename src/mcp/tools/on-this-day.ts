@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { redactsFor } from '../../core/hits';
-import { isoDay, localToday, onThisDay as onThisDayUseCase } from '../../core/journal';
+import { isoDay, localToday, onThisDay as onThisDayUseCase } from '../../core/journal-days';
 import { OnThisDayYearSchema } from '../../core/results';
 import { parseDay } from '../dates';
 import { clampLimit } from '../limits';

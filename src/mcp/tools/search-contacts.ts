@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/errors';
-import { contactInfos } from '../../core/people';
+import { contactInfos } from '../../core/contact-info';
 import { ContactSchema } from '../../core/results';
 import { inline } from '../../core/text';
 import { renderNotes, UNTRUSTED_NOTE } from '../render';

@@ -9,6 +9,7 @@ import { defineTools } from './tools';
 import { defineDisclosures } from './disclosures';
 import { definePrivacy } from './privacy';
 import { defineViewerCitations } from './viewer-citations';
+import { defineJournal } from './journal';
 import { defineSearchApi } from './search-api';
 import { defineEditorLinks } from './editor-links';
 import { defineCitationCheck } from './citation-check';
@@ -32,6 +33,7 @@ export function defineSuites(): void {
     defineDisclosures(m);
     definePrivacy(m);
     defineViewerCitations(m);
+    defineJournal(m);
     defineSearchApi(m);
     defineEditorLinks(m);
     defineCitationCheck(m);

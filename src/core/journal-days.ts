@@ -118,3 +118,12 @@ export async function onThisDay(fmt: CitationFormat, archive: AsyncArchive, req:
   }
   return { years, notes };
 }
+
+/** The journal digest of the UTC day of `tsUnix` (the viewer shows it above a cited message), or null. */
+export async function digestOfDayAt(archive: AsyncArchive, tsUnix: number, signal?: AbortSignal): Promise<(JournalDigest & { day: string }) | null> {
+  const start = Math.floor(tsUnix / 86_400) * 86_400;
+  const day = new Date(start * 1000).toISOString().slice(0, 10);
+  const info = await archive.journalDay(day, start, signal);
+  const d = digestOf(info);
+  return d ? { ...d, day } : null;
+}
