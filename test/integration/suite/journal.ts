@@ -2,16 +2,22 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { type IntegrationManifest as Manifest, api } from './env';
-import { invoke } from './tools-helpers';
+import { invokeEventually } from './tools-helpers';
 
 export function defineJournal(m: Manifest): void {
   describe('journal days, on this day and the viewer digest', () => {
     const { day, digest, dayMessages } = m.curated.journal;
 
     it("get_journal_day through VS Code's MCP client counts the day and carries its digest", async () => {
-      const text = await invoke('get_journal_day', { day });
-      assert.ok(text.includes(`${day}: ${dayMessages} message`), text.slice(0, 400));
-      assert.ok(text.includes(digest), 'the digest summary is in the result');
+      // What VS Code hands the model: the structuredContent JSON.
+      // invokeEventually: an earlier suite's settings change may still be restarting the server.
+      const text = await invokeEventually('get_journal_day', { day }, (t) => t.startsWith('{'), 'get_journal_day answers');
+      const r = JSON.parse(text) as { day: string; message_count: number; digest: { summary: string; stale: boolean } | null; messages: unknown[] };
+      assert.equal(r.day, day);
+      assert.equal(r.message_count, dayMessages);
+      assert.equal(r.messages.length, dayMessages);
+      assert.equal(r.digest?.summary, digest);
+      assert.equal(r.digest?.stale, false);
     });
 
     it('msgbrowse.onThisDay(date) answers with the earlier year of that day, citing its messages', async () => {
