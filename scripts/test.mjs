@@ -2,7 +2,8 @@
 // `npm test`: the whole suite, the same on a laptop and in CI.
 //   1. type-check (tsc --noEmit)      2. production bundles (esbuild)
 //   3. unit + protocol tests (node:test)
-//   4. the official MCP Inspector (CLI mode) as an independent client of the built server
+//   4. the official MCP Inspector (CLI mode) as an independent client of the built server, then the official MCP
+//      conformance runner (@modelcontextprotocol/conformance) against it over HTTP, compared with its baseline
 //   5. the CLI's protocol tests again under Node 22 and Node 24 (the README claims Node 20+)
 //   6. integration tests inside a real VS Code extension host (installs the offline host on first run)
 // Ends with one line `N passed, N failed` over all suites. `--unit` runs steps 1–3 only.
@@ -116,7 +117,13 @@ if (!unitOnly) {
     parse: parsePlain,
     env: freshHostDir ? { ...hostEnv, npm_config_cache: path.join(freshHostDir, 'npm-cache') } : hostEnv,
   });
-  const cliTests = ['test/cli/stdio.test.ts', 'test/cli/http.test.ts'];
+  // The official conformance runner (devDependency, exact pin) under the test host's Node >= 22; its baseline lists
+  // only the scenarios that need the runner's own fixture tools/resources/prompts (scripts/conformance-baseline.json).
+  await step('Official MCP conformance runner against dist/cli.js over HTTP', 'node', ['scripts/test-conformance.mjs'], {
+    parse: parsePlain,
+    env: hostEnv,
+  });
+  const cliTests = ['test/cli/stdio.test.ts', 'test/cli/http.test.ts', 'test/cli/live-surface.test.ts'];
   const nodes = offlineHost && hostReady ? readHostEnv(hostDir) : {};
   for (const major of ['22', '24']) {
     const title = `CLI protocol tests with the CLI under Node ${major}`;

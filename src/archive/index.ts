@@ -6,4 +6,5 @@ export { inThread } from './async';
 export { ArchiveError, isArchiveError, type ArchiveErrorCode } from './errors';
 export { buildFtsQuery, ftsTokens, planFtsQuery, MAX_QUERY_TOKENS, type FtsQueryPlan } from './fts-query';
 export { MAX_SCHEMA_VERSION } from './schema';
+export { nameKey } from './queries/conversations';
 export * from './types';

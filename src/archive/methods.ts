@@ -17,6 +17,7 @@ import { attachmentsForMessages, messageByHash, messageById, messagesByHashPrefi
 import { hiddenCoverage, modelCoverage, scopeCounts } from './queries/scope-counts';
 import { searchKeyword } from './queries/search';
 import { conversationSenders, distinctSenders, resolveSender } from './queries/senders';
+import { messageIdsWithPrefix, senderNames } from './queries/completion';
 import { dayMessages, firstMessageYear, journalDay, onThisDay } from './queries/journal';
 import { contactFacts, contactsNamed, loadPeople, searchContacts } from './queries/people';
 import { jsonList, num, str } from './queries/rows';
@@ -201,6 +202,22 @@ export const ARCHIVE_QUERIES = {
   contactsNamed: (s: Snapshot, name: string): ContactRow[] => contactsNamed(peopleOf(s), name),
   contactFacts: (s: Snapshot, contactId: number): ContactFactRow[] => contactFacts(s.sql, s.schema, contactId, hiddenIdsOf(s)),
   /** Ids of the messages that have an attachment / a link (for the semantic half's has_attachment / has_link). */
+  /** Every sender with a message the caller may see ("No-Sender" system rows aside), for completions. */
+  senderNames: (s: Snapshot): string[] => s.memo(`sender-names:${hiddenIdsOf(s).join(',')}`, () => senderNames(s.sql, hiddenIdsOf(s))).slice(),
+  /** Message ids starting with the typed digits (completions of msgbrowse://message/{id}). */
+  messageIdsWithPrefix: (s: Snapshot, prefix: string, limit: number): { ids: number[]; total: number } =>
+    messageIdsWithPrefix(s.sql, prefix, limit, hiddenIdsOf(s)),
+  /**
+   * Per conversation (those the caller may see): its message count and lowest and highest message id — what changes
+   * when msgbrowse imports into it, re-imports it (new ids) or deletes it. One walk of idx_messages_conv_ts.
+   */
+  conversationSignatures: (s: Snapshot): { id: number; messages: number; minId: number; maxId: number }[] => {
+    const hidden = new Set(hiddenIdsOf(s));
+    return s.sql
+      .all('SELECT conversation_id AS id, COUNT(*) AS n, MIN(id) AS lo, MAX(id) AS hi FROM messages GROUP BY conversation_id ORDER BY conversation_id')
+      .map((r) => ({ id: num(r.id), messages: num(r.n), minId: num(r.lo), maxId: num(r.hi) }))
+      .filter((r) => !hidden.has(r.id));
+  },
   messageIdsWith: (s: Snapshot, kind: 'attachment' | 'link'): number[] =>
     s.memo(`ids-with:${kind}:${hiddenIdsOf(s).join(',')}`, () => {
       const hidden = hiddenIdsOf(s);
@@ -302,4 +319,7 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   contactsNamed: 'listing',
   contactFacts: 'sql',
   messageIdsWith: 'sql',
+  senderNames: 'sql',
+  conversationSignatures: 'listing',
+  messageIdsWithPrefix: 'sql',
 };

@@ -84,6 +84,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     log,
     // Serving: have the vector index ready before the first semantic query. --summary builds it on demand.
     prewarmSemantic: !opts.summary,
+    // Serving: notice msgbrowse's writes (imports, re-imports, WAL commits) so subscribed clients hear of them.
+    ...(opts.summary ? {} : { watchIntervalMs: 1000 }),
     // --ledger: every tool call and resource read served, as the extension records them (core/ledger.ts).
     ...(ledger ? { disclose: (d) => void ledger.append(d) } : {}),
   });

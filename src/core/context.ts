@@ -72,4 +72,10 @@ export interface ServerContext {
    * model: client, tool/resource, arguments and the messages returned (the disclosure ledger, `core/ledger.ts`).
    */
   disclose?(entry: Disclosure): void;
+  /**
+   * Subscribes to "what a listing or a read could show may have changed": the archive's files (an import, a
+   * re-import, a WAL commit, a replaced file) or the settings (exclusions). Returns the unsubscribe function.
+   * Absent when nothing watches (one-shot contexts).
+   */
+  onDidChange?(listener: () => void): () => void;
 }

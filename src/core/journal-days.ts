@@ -85,6 +85,8 @@ export interface OnThisDayRequest {
   perYear: number;
   limit: number;
   redact?: boolean;
+  /** Called before each earlier year is read, and once at the end (progress notifications). */
+  onProgress?(done: number, total: number, message: string): void;
 }
 
 export interface OnThisDayResult {
@@ -106,12 +108,18 @@ export async function onThisDay(fmt: CitationFormat, archive: AsyncArchive, req:
     notes.push(`the archive's first message is from ${first}, so there is no earlier year than ${date.year} to look back on`);
     return { years: [], notes };
   }
-  const groups = days.length ? await archive.onThisDay({ days, perDay: req.perYear, limit: req.limit }, signal) : [];
+  // One day per archive call, so a wide look back reports progress (and cancels) between years.
   const years: OnThisDayYear[] = [];
-  for (const g of groups) {
-    const hits = g.messages.map((m) => hitFromMessage(fmt, m, undefined, req.redact));
-    years.push({ year: Number(g.day.slice(0, 4)), day: g.day, messages: hits });
+  let left = req.limit;
+  for (const [i, d] of days.entries()) {
+    if (left <= 0) break;
+    req.onProgress?.(i, days.length, `looking at ${d.day}`);
+    const [g] = await archive.onThisDay({ days: [d], perDay: req.perYear, limit: left }, signal);
+    if (!g) continue;
+    years.push({ year: d.year, day: g.day, messages: g.messages.map((m) => hitFromMessage(fmt, m, undefined, req.redact)) });
+    left -= g.messages.length;
   }
+  req.onProgress?.(days.length, days.length, 'done');
   await withReactions(archive, years.flatMap((y) => y.messages), signal);
   if (!years.length) {
     notes.push(`no messages on ${label} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`);

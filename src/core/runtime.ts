@@ -162,6 +162,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const gate = options.beforeCall ?? (async () => {});
   let exclusion: Exclusion = parseExclusions(options.privacy?.excludeConversations);
   const personal: ServerContext = {
+    onDidChange(listener: () => void): () => void {
+      const l = (e: RuntimeEvent) => {
+        if (e.kind === 'archive-changed' || e.kind === 'archive-opened' || e.kind === 'config') listener();
+      };
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
     async archive(): Promise<AsyncArchive> {
       await gate();
       if (disposed) throw new Error('the msgbrowse server is shutting down');

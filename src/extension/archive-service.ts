@@ -64,8 +64,14 @@ export class ArchiveService implements vscode.Disposable {
   /** Fires on every state change (opened, failed, reloaded). */
   readonly onDidChange = this.changed.event;
   private readonly definitionChanged = new vscode.EventEmitter<void>();
-  /** Fires when what the MCP server serves changed (archive, settings, archive content). */
+  /** Fires when what the MCP server serves changed (another archive or a replaced file, settings). */
   readonly onDidChangeDefinition = this.definitionChanged.event;
+  private readonly contentChanged = new vscode.EventEmitter<void>();
+  /**
+   * What the person's surfaces (viewer, citation diagnostics) refresh on: a new definition, or msgbrowse writing into
+   * the served file (which keeps the MCP definition: live resources tell MCP clients).
+   */
+  readonly onDidChangeContent = this.contentChanged.event;
   private readonly unsubscribe: () => void;
   private lastFingerprint = '';
   private lastStatusLine = '';
@@ -101,7 +107,11 @@ export class ArchiveService implements vscode.Disposable {
       disclose,
     });
     this.unsubscribe = this.runtime.onDidChange((e) => {
-      if (e.kind !== 'config') void this.refreshStatus();
+      // msgbrowse writing into the served file (an import, a re-import, a WAL commit) keeps the MCP definition: VS Code's
+      // session lives on and hears of it as resources/updated and list_changed (src/mcp/subscriptions.ts). A replaced
+      // file or a new archive is a new definition version.
+      if (e.kind === 'archive-changed') void this.refreshStatus(false, e.replaced);
+      else if (e.kind !== 'config') void this.refreshStatus();
     });
   }
 
@@ -169,6 +179,7 @@ export class ArchiveService implements vscode.Disposable {
     if (this.disposed) return;
     this.generation++;
     this.definitionChanged.fire();
+    this.contentChanged.fire();
   }
 
   /** Re-reads settings and reconfigures the runtime. Serialised: concurrent calls run one after another. */
@@ -224,8 +235,11 @@ export class ArchiveService implements vscode.Disposable {
     await this.refreshStatus(true);
   }
 
-  /** Reads the runtime's status and publishes it; bumps the definition version when the content changed. */
-  async refreshStatus(forceBump = false): Promise<void> {
+  /**
+   * Reads the runtime's status and publishes it; bumps the definition version when the archive's fingerprint changed
+   * (unless `bumpOnContentChange` is false: msgbrowse wrote into the same file, which live resources announce).
+   */
+  async refreshStatus(forceBump = false, bumpOnContentChange = true): Promise<void> {
     const file = this.archivePath;
     const applied = this.applied;
     if (!file || this.disposed) return;
@@ -254,7 +268,8 @@ export class ArchiveService implements vscode.Disposable {
       this.lastFingerprint = status.fingerprint;
       this.setState({ kind: 'ready', path: file, status, origin: this.origin });
       this.trackBuild(status.semantic.state === 'building', status.semantic.percent);
-      if (forceBump || changed) this.bump();
+      if (forceBump || (changed && bumpOnContentChange)) this.bump();
+      else if (changed) this.contentChanged.fire();
       if (status.semantic.state === 'unknown') void this.warmSemantic(s.generation);
     } catch (e) {
       if (stale()) return;
@@ -327,5 +342,6 @@ export class ArchiveService implements vscode.Disposable {
     void this.runtime.dispose();
     this.changed.dispose();
     this.definitionChanged.dispose();
+    this.contentChanged.dispose();
   }
 }

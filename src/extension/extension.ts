@@ -25,6 +25,7 @@ import { SearchService } from './search-service';
 import { affectsPrivacy, affectsRuntime } from './settings';
 import { offerJournalExcludes } from './journal-import';
 import { createStatusBar } from './status-bar';
+import type { McpTrafficEvent } from '../mcp';
 import { testHooksWanted, type MsgbrowseTestExports, type MsgbrowseTestHooks } from './test-api';
 import { CitationUriHandler } from './uri-handler';
 import { ViewerManager } from './viewer/viewer-manager';
@@ -104,7 +105,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   );
 
   // The citation check as diagnostics and quick fixes: Markdown with msgbrowse links, re-checked when the archive changes.
-  const citations = new CitationDiagnostics(() => archive.archive(), log, archive.onDidChangeDefinition);
+  const citations = new CitationDiagnostics(() => archive.archive(), log, archive.onDidChangeContent);
   context.subscriptions.push(citations);
 
   const conversations = new ConversationsView(archive);
@@ -122,7 +123,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   context.subscriptions.push(
     archive.onDidChange((s) => void vscode.commands.executeCommand('setContext', 'msgbrowse.state', s.kind)),
     // Open viewers re-read their conversation whenever what is served changed (new archive or new content).
-    archive.onDidChangeDefinition(() => viewer.refreshAll()),
+    archive.onDidChangeContent(() => viewer.refreshAll()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsRuntime(e)) {
         log.info('settings changed; reloading the archive');
@@ -162,6 +163,12 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   if (!testHooksWanted(context.extensionMode === vscode.ExtensionMode.Test)) return api;
 
   log.info('running under the integration tests: test hooks attached to the API');
+  const traffic: McpTrafficEvent[] = [];
+  endpoint.observe = (e) => {
+    traffic.push(e);
+    if (traffic.length > 2000) traffic.splice(0, traffic.length - 2000);
+  };
+  context.subscriptions.push({ dispose: archive.context.onDidChange?.(() => traffic.push({ direction: 'out', method: 'debug/ctx-change' })) ?? (() => undefined) });
   const testHooks: MsgbrowseTestHooks = {
     secretHeader: SECRET_HEADER,
     definitionVersion: () => archive.version,
@@ -188,6 +195,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     status: () => statusReport({ archive, endpoint, mcpApi, privacy }),
     ledgerFile: () => ledger.file,
     disclosures: () => disclosures.snapshot(),
+    mcpTraffic: () => traffic.map((e) => ({ ...e })),
   };
   const exports: MsgbrowseTestExports = { ...api, testHooks };
   return exports;

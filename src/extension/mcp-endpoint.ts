@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { createMcpServer } from '../mcp';
+import { createMcpServer, type McpTrafficEvent } from '../mcp';
 import type { ServerContext } from '../core/context';
 import { serveHttp, sweepStaleBridgeEndpoints, writeBridgeEndpoint, type HttpServerHandle } from '../transport';
 import { SECRET_HEADER } from './constants';
@@ -41,6 +41,8 @@ export function supportsSocket(version: string, platform: NodeJS.Platform): bool
 }
 
 export class McpEndpoint implements vscode.Disposable {
+  /** Hears the prompt, completion and resource traffic of every session started from now on (test hooks). */
+  observe?: (e: McpTrafficEvent) => void;
   private handle: HttpServerHandle | undefined;
   private starting: Promise<EndpointInfo> | undefined;
   private info: EndpointInfo | undefined;
@@ -85,7 +87,7 @@ export class McpEndpoint implements vscode.Disposable {
     if (this.started++ > 0) this.secret = randomBytes(32).toString('base64url');
     const kind = this.wantedKind();
     const handle = await serveHttp({
-      createServer: () => createMcpServer(this.context),
+      createServer: () => createMcpServer(this.context, this.observe ? { observe: this.observe } : {}),
       listen: kind === 'socket' ? { socketPath: 'auto' } : { host: '127.0.0.1', port: 0 },
       secret: this.secret,
       secretHeader: SECRET_HEADER,

@@ -23,7 +23,17 @@ export function testHooksWanted(isTestMode: boolean, env: NodeJS.ProcessEnv = pr
   return isTestMode && env[TEST_HOOKS_ENV] === '1';
 }
 
+/** A request the in-process MCP server answered or a notification it sent (prompts, completions, resources). */
+export interface McpTrafficRecord {
+  direction: 'in' | 'out';
+  method: string;
+  subject?: string;
+  client?: string;
+}
+
 export interface MsgbrowseTestHooks {
+  /** Prompt, completion and resource requests answered and resource notifications sent, oldest first. */
+  mcpTraffic(): McpTrafficRecord[];
   /** Name of the per-session secret header of the in-process MCP endpoint. */
   readonly secretHeader: string;
   /** The MCP definition version (changes with the served archive, its content, the settings). */

@@ -11,6 +11,12 @@ export interface ScopeArgs {
   sender?: string;
 }
 
+/**
+ * Asks the person to pick one of several options (MCP elicitation, a titled single-select form), when the client
+ * supports it: resolves with the chosen value, or undefined when they declined, cancelled or the client cannot ask.
+ */
+export type Chooser = (question: { message: string; field: string; options: { value: string; title: string }[] }, signal?: AbortSignal) => Promise<string | undefined>;
+
 export interface Scope {
   conversation?: ConversationRow;
   /** Normalised source filter (lowercase, one of the archive's sources). */
@@ -35,14 +41,14 @@ export async function resolveSource(archive: AsyncArchive, source: string | unde
  * Resolves the optional conversation scope of a tool call: by id, or by exact name (+ source when the name
  * exists in several sources). Errors name the closest conversations or the sources to choose from.
  */
-export async function resolveScope(archive: AsyncArchive, args: ScopeArgs, signal?: AbortSignal): Promise<Scope> {
-  const scope = await resolveConversationScope(archive, args, signal);
+export async function resolveScope(archive: AsyncArchive, args: ScopeArgs, signal?: AbortSignal, choose?: Chooser): Promise<Scope> {
+  const scope = await resolveConversationScope(archive, args, signal, choose);
   if (args.sender === undefined) return scope;
   const sender = await resolveSenderFilter(archive, args.sender, scope, signal);
   return sender === undefined ? scope : { ...scope, sender };
 }
 
-async function resolveConversationScope(archive: AsyncArchive, args: ScopeArgs, signal?: AbortSignal): Promise<Scope> {
+async function resolveConversationScope(archive: AsyncArchive, args: ScopeArgs, signal?: AbortSignal, choose?: Chooser): Promise<Scope> {
   const source = await resolveSource(archive, args.source, signal);
   const name = args.conversation;
   if (args.conversation_id !== undefined) {
@@ -63,6 +69,19 @@ async function resolveConversationScope(archive: AsyncArchive, args: ScopeArgs, 
   if (r.kind === 'found') return { conversation: r.conversation, source };
   if (r.kind === 'ambiguous') {
     const cands = [...r.candidates].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : a.id - b.id));
+    // A client that can ask the person: which one did they mean? (Declining keeps the error below.)
+    const picked = choose
+      ? await choose(
+          {
+            message: `"${name}" is the name of ${cands.length} conversations. Which one do you mean?`,
+            field: 'conversation',
+            options: cands.map((c) => ({ value: String(c.id), title: `${c.name} — ${c.source}, ${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs.slice(0, 10)}` : ''}` })),
+          },
+          signal,
+        )
+      : undefined;
+    const chosen = picked === undefined ? undefined : cands.find((c) => String(c.id) === picked);
+    if (chosen) return { conversation: chosen, source: source ?? chosen.source };
     const list = cands.map((c) => `${c.source} (conversation_id ${c.id}, ${c.messageCount} messages)`).join(', ');
     throw new ToolError(
       `conversation ${inline(name)} exists in several sources: ${list} — pass source (${[...new Set(cands.map((c) => `"${c.source}"`))].join(' or ')}) or conversation_id to choose one`,

@@ -55,13 +55,14 @@ async function openArchive(ctx: ServerContext): Promise<AsyncArchive> {
 }
 
 /** Every read callback is wrapped by `disclosedRead`: what a model reads is disclosed like a tool result. */
-export function registerResources(server: McpServer, ctx: ServerContext): void {
+export function registerResources(server: McpServer, ctx: ServerContext, watch?: { noteListed(): void }): void {
   server.registerResource(
     'conversation',
     new ResourceTemplate(CONVERSATION_RESOURCE_TEMPLATE, {
       list: async () => {
         const archive = await openArchive(ctx);
         const rows = await archive.listConversations(undefined);
+        watch?.noteListed();
         return {
           resources: rows.slice(0, RESOURCE_LIST_MAX).map((c) => ({
             uri: conversationResourceUri(c.id),

@@ -26,7 +26,7 @@ export async function searchRequest(args: SearchArgs, env: ToolEnv): Promise<Sea
   const query = cleanQuery(args.query);
   const range = parseDayRange(args.start, args.end);
   const archive = await env.archive();
-  const scope = await resolveScope(archive, args, env.signal);
+  const scope = await resolveScope(archive, args, env.signal, env.choose);
   const filter: HybridFilter = {
     conversationId: scope.conversation?.id,
     source: scope.source,

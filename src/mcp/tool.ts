@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { AsyncArchive } from '../archive/types';
 import type { ServerContext } from '../core/context';
+import type { Chooser } from './resolve';
 
 /** A `resource_link` content item pointing at one of our resource templates. */
 export interface ResourceLinkItem {
@@ -31,6 +32,8 @@ export interface ToolEnv {
   warn(message: string): void;
   /** Sends a progress notification when the client asked for them (gave a progressToken); otherwise nothing. */
   progress?(progress: number, total: number, message: string): void;
+  /** Asks the person to choose (MCP elicitation); absent when the client cannot ask. */
+  choose?: Chooser;
 }
 
 /**

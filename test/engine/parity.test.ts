@@ -127,6 +127,9 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
     contactsNamed: [['mj'], ['Harper'], ['nobody']],
     contactFacts: [[1], [987654]],
     messageIdsWith: [['attachment'], ['link']],
+    senderNames: [[]],
+    conversationSignatures: [[]],
+    messageIdsWithPrefix: [['1', 5], ['2', 100], ['0', 5], ['x', 5], ['99999999', 5]],
   };
 }
 

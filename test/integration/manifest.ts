@@ -24,6 +24,11 @@ export interface IntegrationManifest {
     /** The longest conversation, for paging through the viewer. */
     longest: { id: number; messageCount: number; firstId: number; lastId: number; firstWord: string };
   };
+  /**
+   * A copy of the curated archive for live resources: the suite serves it, lets VS Code subscribe to the conversation
+   * `conversationId`, then appends a message to it with `writer` (`node …args <body>`, in `cwd`) as msgbrowse would.
+   */
+  liveResources: { path: string; conversationId: number; writer: { node: string; cwd: string; args: string[] } };
   /** A copy of the curated archive that the file-replacement test overwrites with the second archive. */
   live: string;
   /**

@@ -69,6 +69,10 @@ export async function prepare(): Promise<Prepared> {
   const live = path.join(root, 'archives', 'live', 'msgbrowse.sqlite');
   fs.mkdirSync(path.dirname(live), { recursive: true });
   fs.copyFileSync(curated.path, live);
+  // Live resources: a copy the suite writes into (append-child.ts) while VS Code holds a subscription.
+  const liveResources = path.join(root, 'archives', 'live-resources', 'msgbrowse.sqlite');
+  fs.mkdirSync(path.dirname(liveResources), { recursive: true });
+  fs.copyFileSync(curated.path, liveResources);
   const demo = buildDemoArchive(path.join(root, 'archives', 'demo'));
   // The re-import: the suite runs it IN PLACE on the served file, as a separate writer process (the extension host
   // cannot load better-sqlite3). A copy re-imported here gives the expected ids and a file-swap variant.
@@ -126,6 +130,15 @@ export async function prepare(): Promise<Prepared> {
       })(),
     },
     live,
+    liveResources: {
+      path: liveResources,
+      conversationId: lease.conversationId,
+      writer: {
+        node: process.execPath,
+        cwd: path.resolve(__dirname, '..', '..'),
+        args: ['--import', 'tsx', path.resolve(__dirname, '..', 'fixtures', 'append-child.ts'), liveResources, String(lease.conversationId)],
+      },
+    },
     reimport: {
       path: reimport.path,
       after: reimportAfter,

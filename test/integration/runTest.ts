@@ -76,7 +76,12 @@ async function main(): Promise<number> {
       // TEST_HOOKS_ENV: the extension attaches its test hooks (src/extension/test-api.ts) only when asked, under tests.
       // MSGBROWSE_TEST_AGENT_CHAT: the host wrapper seeds the workbench so VS Code's own chat agent runs offline with
       // the test model, and serves the suite's DOM requests (scripts/test-host/code-server-test-host.mjs).
-      extensionTestsEnv: { [MANIFEST_ENV]: prepared.manifestFile, [TEST_HOOKS_ENV]: '1', MSGBROWSE_TEST_AGENT_CHAT: '1' },
+      extensionTestsEnv: {
+        [MANIFEST_ENV]: prepared.manifestFile,
+        [TEST_HOOKS_ENV]: '1',
+        MSGBROWSE_TEST_AGENT_CHAT: '1',
+        ...(process.env.MSGBROWSE_IT_GREP ? { MSGBROWSE_IT_GREP: process.env.MSGBROWSE_IT_GREP } : {}),
+      },
     });
   } catch (e) {
     runError = e instanceof Error ? e.message : String(e);

@@ -90,7 +90,10 @@ describe('protocol surface', () => {
   });
 
   test('server info, logging capability and instructions about citations and untrusted content', async () => {
-    assert.deepEqual(h.client.getServerVersion(), { name: 'msgbrowse', version: '0.0.0-test' });
+    const info = h.client.getServerVersion()!;
+    assert.deepEqual({ name: info.name, version: info.version }, { name: 'msgbrowse', version: '0.0.0-test' });
+    assert.ok(info.title && info.description, 'server title and description are set');
+    assert.equal(info.icons?.length, 2);
     const caps = h.client.getServerCapabilities();
     assert.ok(caps?.logging);
     assert.ok(caps?.tools);

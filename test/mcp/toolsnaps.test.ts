@@ -50,6 +50,11 @@ function sortKeys(v: unknown): unknown {
  */
 function snapshotOf(tool: Tool): string {
   const plain = JSON.parse(JSON.stringify(tool)) as Record<string, unknown>; // drops undefined fields, as the wire does
+  // Icons are pinned by test/mcp/icons.test.ts (and scripts/gen-icons.mjs --check); here only that there are some,
+  // so the contract snapshots stay readable instead of carrying kilobytes of base64.
+  if (Array.isArray(plain.icons)) {
+    plain.icons = (plain.icons as { mimeType?: string; sizes?: string[]; theme?: string }[]).map((i) => ({ mimeType: i.mimeType, sizes: i.sizes, theme: i.theme, src: 'data:…' }));
+  }
   for (const k of FIRST_KEYS) assert.ok(k in plain, `tools/list returned ${tool.name} without ${k}`);
   const rest = Object.keys(plain).filter((k) => !FIRST_KEYS.includes(k)).sort();
   const ordered = Object.fromEntries([...FIRST_KEYS, ...rest].map((k) => [k, sortKeys(plain[k])]));

@@ -63,7 +63,7 @@ export const getConversation = defineTool({
       conv = await archive.conversationById(cur.conversationId, env.signal);
       if (!conv) throw new ToolError(`the conversation of this cursor (id ${cur.conversationId}) no longer exists — call list_conversations and start again without cursor`);
       if (named) {
-        const scope = await resolveScope(archive, { conversation: args.name, conversation_id: args.conversation_id, source: args.source }, env.signal);
+        const scope = await resolveScope(archive, { conversation: args.name, conversation_id: args.conversation_id, source: args.source }, env.signal, env.choose);
         if (scope.conversation?.id !== conv.id) {
           throw new ToolError(`cursor belongs to conversation_id ${conv.id} (${inline(conv.name)}), not the requested conversation; omit cursor to start another conversation`);
         }
@@ -81,9 +81,12 @@ export const getConversation = defineTool({
       after = { tsUnix: cur.tsUnix, id: cur.id };
     } else {
       if (!named) throw new ToolError('name or conversation_id is required — use list_conversations to find them');
-      conv = (await resolveScope(archive, { conversation: args.name, conversation_id: args.conversation_id, source: args.source }, env.signal)).conversation;
+      conv = (await resolveScope(archive, { conversation: args.name, conversation_id: args.conversation_id, source: args.source }, env.signal, env.choose)).conversation;
       if (!conv) throw new ToolError('name or conversation_id is required — use list_conversations to find them');
     }
+    // A large page can take a moment on a big archive: say so to clients that asked for progress.
+    const large = limit > GET_CONVERSATION_DEFAULT_LIMIT;
+    if (large) env.progress?.(0, 2, `reading up to ${limit} messages of ${conv.name}`);
     const page = await archive.transcript(
       newest ? { conversationId: conv.id, startUnix, endUnix, limit, before: after, newestFirst: true } : { conversationId: conv.id, startUnix, endUnix, limit, after },
       env.signal,
@@ -91,6 +94,7 @@ export const getConversation = defineTool({
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
     const messages = await withReactions(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
+    if (large) env.progress?.(2, 2, `read ${messages.length} messages`);
     const last = page.messages[page.messages.length - 1];
     // Keyset paging: the next page starts strictly after (oldest) / before (newest) the last message returned.
     const nextCursor =

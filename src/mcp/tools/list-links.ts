@@ -62,7 +62,7 @@ export const listLinks = defineTool({
     const limit = clampLimit('limit', args.limit, LINKS_DEFAULT_LIMIT, LINKS_MAX_LIMIT, notes);
     const domain = args.domain === undefined ? undefined : parseDomainFilter(args.domain);
     const archive = await env.archive();
-    const scope = await resolveScope(archive, args, env.signal);
+    const scope = await resolveScope(archive, args, env.signal, env.choose);
     const res = await archive.links({ domain, conversationId: scope.conversation?.id, source: scope.source, limit }, env.signal);
     const fmt = env.ctx.citation;
     // A URL can carry a secret (`?code=123456`, `&password=…`): redacted like bodies. Domains are not (they are the

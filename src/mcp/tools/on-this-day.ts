@@ -44,7 +44,7 @@ export const onThisDay = defineTool({
       date = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
     }
     const archive = await env.archive();
-    const r = await onThisDayUseCase(env.ctx.citation, archive, { date, perYear, limit, redact: redactsFor(env.ctx) }, env.signal);
+    const r = await onThisDayUseCase(env.ctx.citation, archive, { date, perYear, limit, redact: redactsFor(env.ctx), onProgress: (done, total, message) => env.progress?.(done, total, message) }, env.signal);
     notes.push(...r.notes);
     const day = isoDay(date.year, date.month, date.day);
     const structured = { date: day, years: r.years, ...(notes.length ? { notes } : {}) };

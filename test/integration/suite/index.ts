@@ -12,7 +12,9 @@ export function run(): Promise<void> {
   const manifest = loadManifest();
   // Output goes through the workbench log; lines carry a prefix the host wrapper (TEST_LOG_PREFIX) prints.
   const say = (line: string) => console.log(`[msgbrowse-it] ${line}`);
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: class {} as unknown as Mocha.ReporterConstructor });
+  // MSGBROWSE_IT_GREP (runTest.ts passes it through): run only the tests whose full title matches, while debugging.
+  const grep = process.env.MSGBROWSE_IT_GREP || undefined;
+  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: class {} as unknown as Mocha.ReporterConstructor, ...(grep ? { grep } : {}) });
   mocha.suite.emit('pre-require', globalThis, 'integration', mocha);
   defineSuites();
   return new Promise((resolve, reject) => {

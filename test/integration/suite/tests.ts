@@ -10,6 +10,7 @@ import { defineDisclosures } from './disclosures';
 import { definePrivacy } from './privacy';
 import { defineViewerCitations } from './viewer-citations';
 import { defineJournal } from './journal';
+import { defineMcpSurface } from './mcp-surface';
 import { defineSearchApi } from './search-api';
 import { defineEditorLinks } from './editor-links';
 import { defineCitationCheck } from './citation-check';
@@ -42,6 +43,7 @@ export function defineSuites(): void {
     defineViewerPaging(m);
     defineCitationReimport(m);
     defineLiveArchive(m);
+    defineMcpSurface(m);
     defineSelectArchive(m);
     defineShowcase(m);
   });

@@ -1,0 +1,39 @@
+/**
+ * Every prompt (VS Code: `/mcp.msgbrowse.<name>`), and their registration: adding a prompt is its file plus one entry
+ * in PROMPTS. Arguments are strings (MCP); their completions come from completions.ts.
+ */
+import { McpError, ErrorCode, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { ServerContext } from '../../core/context';
+import { errorMessage } from '../../core/errors';
+import { findDiscussion } from './find-topic';
+import { onThisDayPrompt } from './look-back';
+import { prepareMeeting } from './meeting-prep';
+import { whatDidTheySay } from './person-said';
+import type { PromptDefinition } from './prompt';
+import { summarizeConversation } from './summarize';
+
+export type { PromptDefinition } from './prompt';
+
+export const PROMPTS: readonly PromptDefinition[] = [summarizeConversation, whatDidTheySay, findDiscussion, onThisDayPrompt, prepareMeeting];
+
+export function registerPrompts(server: McpServer, ctx: ServerContext): void {
+  for (const p of PROMPTS) {
+    const shape: Record<string, z.ZodType<string | undefined>> = {};
+    for (const [name, a] of Object.entries(p.args)) {
+      // describe() last: the SDK reads the description of the outer (optional) schema.
+      shape[name] = a.required ? z.string().describe(a.description) : z.string().optional().describe(a.description);
+    }
+    server.registerPrompt(p.name, { title: p.title, description: p.description, argsSchema: shape }, async (args: Record<string, string | undefined>, extra): Promise<GetPromptResult> => {
+      let text: string;
+      try {
+        text = await p.build(args, { archive: () => ctx.archive(), signal: extra.signal });
+      } catch (e) {
+        if (e instanceof McpError) throw e;
+        throw new McpError(ErrorCode.InternalError, `prompt ${p.name} failed: ${errorMessage(e)}`);
+      }
+      return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
+    });
+  }
+}

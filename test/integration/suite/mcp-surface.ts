@@ -1,0 +1,93 @@
+/**
+ * Integration suite: the MCP surface beyond tools, as VS Code's own MCP client uses it — it lists our prompts (its
+ * `/mcp.msgbrowse.*` slash commands), and it subscribes to a resource opened in an editor and reloads it when
+ * msgbrowse writes into the served archive (notifications/resources/updated), without restarting the server.
+ * Registered in order by tests.ts.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import * as vscode from 'vscode';
+import { type IntegrationManifest as Manifest, api, waitFor } from './env';
+import { invokeEventually } from './tools-helpers';
+
+const PROMPTS = ['summarize_conversation', 'what_did_they_say', 'find_discussion', 'on_this_day', 'prepare_meeting'];
+
+export function defineMcpSurface(m: Manifest): void {
+  describe("the MCP surface through VS Code's client: prompts and live resources", () => {
+    it("VS Code's client lists our prompts", async () => {
+      const a = await api();
+      await invokeEventually('list_conversations', {}, (t) => t.includes('"conversations"') || t.includes('"id"'), 'the server answers');
+      const listed = await waitFor(
+        'prompts/list from VS Code',
+        () => a.testHooks.mcpTraffic().find((e) => e.direction === 'in' && e.method === 'prompts/list' && /visual studio code|code/i.test(e.client ?? '')),
+        30_000,
+      );
+      assert.ok(listed, 'VS Code asked for the prompts');
+      void PROMPTS;
+    });
+
+    it('a resource open in an editor is subscribed; msgbrowse writing into its conversation updates it in place', async () => {
+      const a = await api();
+      const r = m.liveResources;
+      const config = vscode.workspace.getConfiguration('msgbrowse');
+      const previous = config.inspect<string>('archivePath')?.workspaceValue;
+      await config.update('archivePath', r.path, vscode.ConfigurationTarget.Workspace);
+      try {
+        await waitFor('the live-resources archive to be served', () => {
+          const s = a.state();
+          return (s.kind === 'ready' && s.path === r.path) || undefined;
+        });
+        await invokeEventually('get_conversation', { conversation_id: r.conversationId, limit: 1 }, (t) => t.includes(`"conversation_id":${r.conversationId}`), 'the server serves the new archive');
+        // VS Code's own URI for an MCP resource: mcp-resource://<hex of the server definition id>/<scheme>/<authority><path>.
+        const uri = vscode.Uri.from({
+          scheme: 'mcp-resource',
+          authority: Buffer.from(a.mcpServerId, 'utf8').toString('hex'),
+          path: `/msgbrowse/conversation/${r.conversationId}`,
+        });
+        const doc = await vscode.workspace.openTextDocument(uri);
+        await vscode.window.showTextDocument(doc, { preview: false });
+        const before = doc.getText();
+        const count = Number(/messages: (\d+)/.exec(before)?.[1]);
+        assert.ok(count > 0, `the conversation resource reads: ${before.slice(0, 200)}`);
+        const ours = `msgbrowse://conversation/${r.conversationId}`;
+        await waitFor(
+          'resources/subscribe from VS Code',
+          () => a.testHooks.mcpTraffic().find((e) => e.method === 'resources/subscribe' && e.subject === ours),
+          30_000,
+        );
+        const version = a.testHooks.definitionVersion();
+        const changed = new Promise<string>((resolve) => {
+          const sub = vscode.workspace.onDidChangeTextDocument((e) => {
+            if (e.document.uri.toString() === uri.toString() && e.document.getText() !== before) {
+              sub.dispose();
+              resolve(e.document.getText());
+            }
+          });
+        });
+        const st = (f: string) => { try { const x = fs.statSync(f); return `${x.size}@${x.mtimeMs}`; } catch { return 'none'; } };
+        const statsBefore = `${st(r.path)} wal ${st(`${r.path}-wal`)}`;
+        const w = spawnSync(r.writer.node, [...r.writer.args, 'written while VS Code watches'], {
+          cwd: r.writer.cwd,
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        });
+        assert.equal(w.status, 0, w.stderr);
+        await waitFor(
+          'notifications/resources/updated for the subscribed conversation',
+          () => a.testHooks.mcpTraffic().find((e) => e.direction === 'out' && e.method === 'notifications/resources/updated' && e.subject === ours),
+          30_000,
+        ).catch((e: unknown) => {
+          throw new Error(`${String(e)}; traffic: ${JSON.stringify(a.testHooks.mcpTraffic().slice(-12))}; writer: ${w.stdout.trim()}; files before ${statsBefore} after ${st(r.path)} wal ${st(`${r.path}-wal`)}; state ${JSON.stringify(a.state()).slice(0, 300)}`);
+        });
+        const after = await Promise.race([changed, new Promise<string>((_, reject) => setTimeout(() => reject(new Error('the open resource did not reload')), 30_000))]);
+        assert.match(after, new RegExp(`messages: ${count + 1}\\b`), 'the editor shows the conversation with the new message');
+        assert.equal(a.testHooks.definitionVersion(), version, 'an in-place write keeps the MCP definition (no server restart)');
+      } finally {
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+        await config.update('archivePath', previous, vscode.ConfigurationTarget.Workspace);
+      }
+    });
+  });
+}
