@@ -168,7 +168,6 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     traffic.push(e);
     if (traffic.length > 2000) traffic.splice(0, traffic.length - 2000);
   };
-  context.subscriptions.push({ dispose: archive.context.onDidChange?.(() => traffic.push({ direction: 'out', method: 'debug/ctx-change' })) ?? (() => undefined) });
   const testHooks: MsgbrowseTestHooks = {
     secretHeader: SECRET_HEADER,
     definitionVersion: () => archive.version,

@@ -43,7 +43,7 @@ export interface McpServerOptions {
 }
 
 /** The requests `observe` hears about. */
-const OBSERVED = ['prompts/list', 'prompts/get', 'completion/complete', 'resources/list', 'resources/subscribe', 'resources/unsubscribe'];
+const OBSERVED = ['initialize', 'prompts/list', 'prompts/get', 'completion/complete', 'resources/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe'];
 
 export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {}): McpServer {
   const server = new McpServer(

@@ -62,7 +62,6 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
   };
 
   const check = async (): Promise<void> => {
-    sent?.('debug/check', `subs=${subscribed.size} listed=${listed} last=${!!last}`);
     if (!listed && subscribed.size === 0) return;
     const before = last;
     let now: Signature;
@@ -70,7 +69,6 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
       now = await signatures();
     } catch (e) {
       ctx.log?.('debug', `resource watch: could not read the archive (${errorMessage(e)})`);
-      sent?.('debug/error', errorMessage(e));
       return;
     }
     last = now;
@@ -78,7 +76,6 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
     const changed = new Set<number>();
     for (const [id, sig] of now) if (before.get(id) !== sig) changed.add(id);
     for (const id of before.keys()) if (!now.has(id)) changed.add(id);
-    sent?.('debug/diff', `changed=${[...changed].join(',')} n=${now.size}`);
     if (changed.size === 0) return;
     const setChanged = now.size !== before.size || [...now.keys()].some((id) => !before.has(id));
     for (const [uri, sub] of subscribed) {

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../../src/core/index';
-import { createMcpServer } from '../../src/mcp/index';
+import { createMcpServer, type McpTrafficEvent } from '../../src/mcp/index';
 import { PROMPTS } from '../../src/mcp/prompts';
 import { ArchiveWriter, buildCuratedArchive, openWritable, type CuratedArchive } from '../fixtures/index';
 import { startRuntime } from '../stress/harness/server';
@@ -23,7 +23,8 @@ let desc: CuratedArchive;
 let runtime: Runtime;
 
 async function connect(opts: { elicit?: (req: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> } } = {}) {
-  const server = createMcpServer(runtime.context);
+  const traffic: McpTrafficEvent[] = [];
+  const server = createMcpServer(runtime.context, { observe: (e) => void traffic.push(e) });
   const [ct, st] = InMemoryTransport.createLinkedPair();
   await server.connect(st);
   const client = new Client({ name: 'surface', version: '1' }, { capabilities: opts.elicit ? { elicitation: { form: {} } } : {} });
@@ -38,6 +39,7 @@ async function connect(opts: { elicit?: (req: { message: string; requestedSchema
   await client.connect(ct);
   return {
     client,
+    traffic,
     updated,
     listChanged: () => listChanged,
     close: async () => {
@@ -258,6 +260,9 @@ describe('live resources', () => {
       await new Promise((r) => setTimeout(r, 400));
       assert.equal(c.updated.length, n, 'a new conversation does not notify the subscribed ones');
       assert.ok(!c.updated.includes('https://example.com/x'));
+      // The observer (the extension's test hooks) hears the same traffic.
+      const seen = (d: string, m: string, subject?: string) => c.traffic.some((e) => e.direction === d && e.method === m && (subject === undefined || e.subject === subject) && e.client === 'surface');
+      assert.ok(seen('in', 'initialize') && seen('in', 'resources/subscribe', convUri) && seen('out', 'notifications/resources/updated', convUri) && seen('out', 'notifications/resources/list_changed'));
     } finally {
       await c.close();
     }

@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { bridgeEndpointFile, serveHttp, sweepStaleBridgeEndpoints, writeBridgeEndpoint, type BridgeEndpoint, type HttpServerHandle } from '../../src/transport/index';
 
@@ -21,8 +22,12 @@ const SECRET = 'bridge-secret-0123456789abcdef';
 const HEADER = 'x-msgbrowse-secret';
 
 function makeServer(): McpServer {
-  const s = new McpServer({ name: 't', version: '1.0.0' });
+  const s = new McpServer({ name: 't', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
   s.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: `echo:${text}` }] }));
+  s.registerTool('poke', { description: 'sends a notification outside any request (the session stream)', inputSchema: {} }, async () => {
+    setTimeout(() => void s.server.sendResourceUpdated({ uri: 'msgbrowse://conversation/1' }).catch(() => undefined), 200);
+    return { content: [{ type: 'text', text: 'poked' }] };
+  });
   s.registerTool('slow', { description: 'progress, then waits to be cancelled', inputSchema: {} }, async (_a, extra) => {
     const token = extra._meta?.progressToken;
     if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
@@ -98,7 +103,13 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
       const client = new Client({ name: 'bridge-test', version: '1.0.0' });
       const transport = new StdioClientTransport({ command: process.execPath, args: bridgeArgs(file), cwd: ROOT, stderr: 'pipe' });
       await client.connect(transport);
-      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['echo', 'slow']);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['echo', 'poke', 'slow']);
+      // A notification outside any request (resources/updated) reaches the stdio client over the session's GET stream.
+      const updated: string[] = [];
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+      await client.callTool({ name: 'poke', arguments: {} });
+      for (let i = 0; i < 60 && !updated.length; i++) await new Promise((res) => setTimeout(res, 50));
+      assert.deepEqual(updated, ['msgbrowse://conversation/1'], 'the session-stream notification came through the bridge');
       const r = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
       assert.deepEqual(r.content, [{ type: 'text', text: 'echo:hi' }]);
       assert.equal(handle.sessionCount(), 1);

@@ -1,7 +1,7 @@
 /**
  * Integration suite: the MCP surface beyond tools, as VS Code's own MCP client uses it — it lists our prompts (its
- * `/mcp.msgbrowse.*` slash commands), and it subscribes to a resource opened in an editor and reloads it when
- * msgbrowse writes into the served archive (notifications/resources/updated), without restarting the server.
+ * `/mcp.msgbrowse.*` slash commands), and it subscribes to a resource opened in an editor; when msgbrowse writes into
+ * the served archive the server notifies that session (notifications/resources/updated) and keeps running.
  * Registered in order by tests.ts.
  */
 import * as assert from 'node:assert/strict';
@@ -27,18 +27,31 @@ export function defineMcpSurface(m: Manifest): void {
       void PROMPTS;
     });
 
-    it('a resource open in an editor is subscribed; msgbrowse writing into its conversation updates it in place', async () => {
+    it('VS Code subscribes to a resource open in an editor; msgbrowse writing into its conversation notifies that session, no restart', async () => {
       const a = await api();
       const r = m.liveResources;
       const config = vscode.workspace.getConfiguration('msgbrowse');
       const previous = config.inspect<string>('archivePath')?.workspaceValue;
+      const sessions = () => a.testHooks.mcpTraffic().filter((e) => e.method === 'initialize').length;
+      const startedBefore = sessions();
+      const providedBefore = a.testHooks.providerCalls()?.provided ?? 0;
       await config.update('archivePath', r.path, vscode.ConfigurationTarget.Workspace);
       try {
         await waitFor('the live-resources archive to be served', () => {
           const s = a.state();
           return (s.kind === 'ready' && s.path === r.path) || undefined;
         });
-        await invokeEventually('get_conversation', { conversation_id: r.conversationId, limit: 1 }, (t) => t.includes(`"conversation_id":${r.conversationId}`), 'the server serves the new archive');
+        // Another archive is a new server definition: wait until VS Code has read it and runs a session for it.
+        await waitFor('VS Code to read the new definition', () => ((a.testHooks.providerCalls()?.provided ?? 0) > providedBefore) || undefined, 30_000);
+        await waitFor(
+          'a server session started for the new archive',
+          async () => {
+            await invokeEventually('get_conversation', { conversation_id: r.conversationId, limit: 1 }, (t) => t.includes(`"conversation_id":${r.conversationId}`), 'the server serves the new archive');
+            return sessions() > startedBefore || undefined;
+          },
+          45_000,
+          1000,
+        );
         // VS Code's own URI for an MCP resource: mcp-resource://<hex of the server definition id>/<scheme>/<authority><path>.
         const uri = vscode.Uri.from({
           scheme: 'mcp-resource',
@@ -57,14 +70,6 @@ export function defineMcpSurface(m: Manifest): void {
           30_000,
         );
         const version = a.testHooks.definitionVersion();
-        const changed = new Promise<string>((resolve) => {
-          const sub = vscode.workspace.onDidChangeTextDocument((e) => {
-            if (e.document.uri.toString() === uri.toString() && e.document.getText() !== before) {
-              sub.dispose();
-              resolve(e.document.getText());
-            }
-          });
-        });
         const st = (f: string) => { try { const x = fs.statSync(f); return `${x.size}@${x.mtimeMs}`; } catch { return 'none'; } };
         const statsBefore = `${st(r.path)} wal ${st(`${r.path}-wal`)}`;
         const w = spawnSync(r.writer.node, [...r.writer.args, 'written while VS Code watches'], {
@@ -79,10 +84,24 @@ export function defineMcpSurface(m: Manifest): void {
           () => a.testHooks.mcpTraffic().find((e) => e.direction === 'out' && e.method === 'notifications/resources/updated' && e.subject === ours),
           30_000,
         ).catch((e: unknown) => {
-          throw new Error(`${String(e)}; traffic: ${JSON.stringify(a.testHooks.mcpTraffic().slice(-12))}; writer: ${w.stdout.trim()}; files before ${statsBefore} after ${st(r.path)} wal ${st(`${r.path}-wal`)}; state ${JSON.stringify(a.state()).slice(0, 300)}`);
+          throw new Error(`${String(e)}; traffic: ${JSON.stringify(a.testHooks.mcpTraffic().slice(-30))}; writer: ${w.stdout.trim()}; files before ${statsBefore} after ${st(r.path)} wal ${st(`${r.path}-wal`)}; state ${JSON.stringify(a.state()).slice(0, 300)}`);
         });
-        const after = await Promise.race([changed, new Promise<string>((_, reject) => setTimeout(() => reject(new Error('the open resource did not reload')), 30_000))]);
-        assert.match(after, new RegExp(`messages: ${count + 1}\\b`), 'the editor shows the conversation with the new message');
+        // Read through VS Code's own MCP resource file system: the conversation now has the new message.
+        // (VS Code keeps a read for 3 s — its "momentary cache" — so poll past it.)
+        let reread = '';
+        await waitFor(
+          'VS Code to read the conversation with the new message',
+          async () => {
+            reread = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+            return new RegExp(`messages: ${count + 1}\\b`).test(reread) || undefined;
+          },
+          20_000,
+          1000,
+        ).catch((e: unknown) => {
+          throw new Error(`${String(e)}; last read: ${reread.slice(0, 200)}`);
+        });
+        // (VS Code 1.139 does not re-read an open mcp-resource editor on resources/updated — observed here — so the
+        // proof ends at the notification on its session; the SDK client tests see it arrive over stdio and HTTP.)
         assert.equal(a.testHooks.definitionVersion(), version, 'an in-place write keeps the MCP definition (no server restart)');
       } finally {
         await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
