@@ -86,6 +86,7 @@ if (!ensureNative()) process.exit(1);
 
 await step('Type-check', tsc, ['-p', '.', '--noEmit']);
 await step('Type-check the webview script', tsc, ['-p', 'media/viewer', '--noEmit']);
+await step('Type-check the MCP App view', tsc, ['-p', 'media/app', '--noEmit']);
 await step('Build bundles', 'node', ['esbuild.js']);
 await step(
   `Unit and protocol tests (${unitFiles.length} files)`,

@@ -27,6 +27,7 @@ describe('VSIX contents', () => {
       'dist/engine-worker.js',
       'dist/index-build-worker.js',
       'dist/viewer.js',
+      'dist/thread-app.html',
       'dist/sqlite3.wasm',
       'dist/vector-kernel.wasm',
       'media/icon.png',
