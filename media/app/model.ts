@@ -78,9 +78,36 @@ function hitsOf(v: unknown): Hit[] {
   );
 }
 
-/** Oldest first; the archive's timestamps sort as strings, ties by id. */
+const ISO = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d)/;
+
+/** The archive's own timestamp string as a time: ISO-like ("2022-03-01 09:03:00") or as the source wrote it
+ * ("Nov 13, 2015 5:53:29 AM"), read as wall-clock time; NaN when unreadable. */
+export function timeValue(ts: string): number {
+  const iso = ISO.exec(ts);
+  return Date.parse(iso ? `${iso[1]}T${ts.slice(11, 19).padEnd(8, ':00').slice(0, 8)}` : ts);
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** The day (YYYY-MM-DD) and the time of day (HH:MM) a timestamp names, for headings; the string itself when unreadable. */
+export function dayAndTime(ts: string): { day: string; time: string } {
+  const iso = ISO.exec(ts);
+  if (iso) return { day: iso[1], time: iso[2] };
+  const t = timeValue(ts);
+  if (!Number.isFinite(t)) return { day: '', time: ts };
+  const d = new Date(t);
+  return { day: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`, time: `${pad(d.getHours())}:${pad(d.getMinutes())}` };
+}
+
+/** Oldest first; unreadable timestamps by string, ties by id. */
 export function byTime(a: Hit, b: Hit): number {
-  return a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.message_id - b.message_id;
+  const ta = timeValue(a.timestamp);
+  const tb = timeValue(b.timestamp);
+  if (Number.isFinite(ta) && Number.isFinite(tb) && ta !== tb) return ta - tb;
+  if (!Number.isFinite(ta) || !Number.isFinite(tb)) {
+    if (a.timestamp !== b.timestamp) return a.timestamp < b.timestamp ? -1 : 1;
+  }
+  return a.message_id - b.message_id;
 }
 
 /** Conversations in the order the result first names them; messages of each by time. */
@@ -98,7 +125,7 @@ function groupsOf(hits: Hit[], section: number): ThreadGroup[] {
   return [...groups.values()];
 }
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : /(s|x|ch|sh)$/.test(one) ? 'es' : 's'}`;
 
 /** The model of a tool result's structuredContent; undefined when it carries no messages the view knows. */
 export function modelFromResult(structured: unknown): ThreadModel | undefined {

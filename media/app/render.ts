@@ -4,7 +4,7 @@
  * RTL overrides and very long lines stay inert, wrapped text. Keyboard: one message is in the tab order (roving
  * tabindex); ↑/↓, Home/End move between messages, Enter opens the message, the buttons act on it.
  */
-import type { Highlight, ThreadMessage, ThreadModel } from './model';
+import { dayAndTime, type Highlight, type ThreadMessage, type ThreadModel } from './model';
 
 export interface ViewActions {
   open(m: ThreadMessage): void;
@@ -38,8 +38,8 @@ function appendText(parent: HTMLElement, text: string, snippets: boolean): void 
 /** The body as it reads (snippet markers removed), for labels. */
 const plain = (text: string, snippets: boolean) => (snippets ? text.replace(/\*\*(.+?)\*\*/gs, '$1') : text);
 
-const dayOf = (ts: string) => ts.slice(0, 10);
-const timeOf = (ts: string) => (/^\d{4}-\d\d-\d\d[ T]\d\d:\d\d/.test(ts) ? ts.slice(11, 16) : ts);
+const dayOf = (ts: string) => dayAndTime(ts).day;
+const timeOf = (ts: string) => dayAndTime(ts).time;
 
 function reactionsOf(m: ThreadMessage): HTMLElement | undefined {
   if (!m.reactions?.length) return undefined;
@@ -153,7 +153,7 @@ export function renderModel(root: HTMLElement, model: ThreadModel, actions: View
       let prev: ThreadMessage | undefined;
       for (const m of g.messages) {
         if (!prev || dayOf(prev.timestamp) !== dayOf(m.timestamp)) {
-          const day = el('div', 'day', dayOf(m.timestamp));
+          const day = el('div', 'day', dayOf(m.timestamp) || m.timestamp);
           day.setAttribute('role', 'separator');
           list.appendChild(day);
           prev = undefined;
