@@ -92,7 +92,7 @@ installKeyboard(root, (row) => {
   if (m) actions.open(m);
 });
 
-app.ontoolinput = () => status('Searching the archive…');
+app.ontoolinput = () => status('Reading the archive…');
 app.ontoolcancelled = () => status('The tool call was cancelled.');
 app.ontoolresult = (r) => {
   if (r.isError) {
