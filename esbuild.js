@@ -28,6 +28,53 @@ function copyAssets() {
   if (fs.existsSync(kernel)) require(kernel).buildKernel(path.join(dist, 'vector-kernel.wasm'));
 }
 
+/**
+ * The MCP App view (src/mcp/app-view.ts serves it as ui://msgbrowse/thread): media/app/main.ts bundled for the
+ * browser and inlined with media/app/thread.css into media/app/thread.html, one self-contained document written to
+ * dist/thread-app.html. Its CSP meta tag allows no network at all; script and style are only the inlined bundle.
+ */
+/**
+ * zod's classic entry re-exports every locale (`z.locales`, ~200 KB minified) that the view never uses; its error
+ * messages stay English (zod's own default, imported directly from locales/en.js). Keeps the inlined document small.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: path.join(path.dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
+async function buildThreadApp() {
+  const src = path.join(root, 'media/app');
+  if (!fs.existsSync(path.join(src, 'main.ts'))) return;
+  const out = await esbuild.build({
+    entryPoints: [path.join(src, 'main.ts')],
+    bundle: true,
+    write: false,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    minify: !dev,
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [zodEnglishOnly],
+  });
+  // Inline <script>/<style>: a "</script" inside the bundle's strings would end the element early.
+  const js = out.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1');
+  const css = fs.readFileSync(path.join(src, 'thread.css'), 'utf8').replace(/<\/(style)/gi, '<\\/$1');
+  const html = fs
+    .readFileSync(path.join(src, 'thread.html'), 'utf8')
+    .replace('/*__CSS__*/', () => css)
+    .replace('/*__JS__*/', () => js);
+  fs.writeFileSync(path.join(dist, 'thread-app.html'), html);
+}
+
 async function main() {
   fs.rmSync(dist, { recursive: true, force: true });
   copyAssets();
@@ -62,6 +109,7 @@ async function main() {
       await esbuild.build(opts);
     }
   }
+  await buildThreadApp();
   if (fs.existsSync(path.join(dist, 'cli.js'))) fs.chmodSync(path.join(dist, 'cli.js'), 0o755);
   if (!watch) {
     for (const f of fs.readdirSync(dist).sort()) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite, the same on a laptop and in CI.
 //   1. type-check (tsc --noEmit)      2. production bundles (esbuild)
-//   3. unit + protocol tests (node:test)
+//   3. unit + protocol tests (node:test); then the MCP App view in Debian Chromium (test/app/: after the test host
+//      install in a full run, which brings Chromium; right after step 3 with --unit, skipped when no Chromium)
 //   4. the official MCP Inspector (CLI mode) as an independent client of the built server, then the official MCP
 //      conformance runner (@modelcontextprotocol/conformance) against it over HTTP, compared with its baseline
 //   5. the CLI's protocol tests again under Node 22 and Node 24 (the README claims Node 20+)
 //   6. integration tests inside a real VS Code extension host (installs the offline host on first run)
-// Ends with one line `N passed, N failed` over all suites. `--unit` runs steps 1–3 only.
+// Ends with one line `N passed, N failed` over all suites. `--unit` runs steps 1–3 (and the app view) only.
 //
 // Under CI=true the offline test host is installed cold on every run — a fresh directory and a fresh npm cache — so a
 // cached host can never hide a broken install step (about 3 minutes). Elsewhere it is cached in
@@ -69,12 +70,20 @@ function parsePlain(out) {
 }
 
 /** Every `*.test.ts` under test/ (a folder per src/ layer, plus stress/ and fixtures/); test/integration/ runs inside
- * VS Code (step 6), not here. */
-const unitFiles = fs
+ * VS Code (step 6), test/app/ in Chromium (its own step, after the test host that brings Chromium), not here. */
+const allTestFiles = fs
   .readdirSync(path.join(root, 'test'), { recursive: true })
   .map((f) => `test/${String(f).split(path.sep).join('/')}`)
-  .filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/integration/'))
+  .filter((f) => f.endsWith('.test.ts'))
   .sort();
+const unitFiles = allTestFiles.filter((f) => !f.startsWith('test/integration/') && !f.startsWith('test/app/'));
+const appFiles = allTestFiles.filter((f) => f.startsWith('test/app/'));
+/** The MCP App view (dist/thread-app.html) in the test host's Debian Chromium through playwright-core. */
+const appViewStep = (env) =>
+  step('MCP App view in Chromium (Playwright, ext-apps AppBridge as the host)', 'node', ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...appFiles], {
+    parse: parseNodeTest,
+    env,
+  });
 
 const tsc = path.join(root, 'node_modules/.bin/tsc');
 if (!fs.existsSync(tsc)) {
@@ -86,6 +95,7 @@ if (!ensureNative()) process.exit(1);
 
 await step('Type-check', tsc, ['-p', '.', '--noEmit']);
 await step('Type-check the webview script', tsc, ['-p', 'media/viewer', '--noEmit']);
+await step('Type-check the MCP App view', tsc, ['-p', 'media/app', '--noEmit']);
 await step('Build bundles', 'node', ['esbuild.js']);
 await step(
   `Unit and protocol tests (${unitFiles.length} files)`,
@@ -100,6 +110,8 @@ const offlineHost =
   !process.env.VSCODE_TEST_EXECUTABLE &&
   spawnSync('sh', ['-c', 'command -v apt-get && command -v dpkg-query'], { stdio: 'ignore' }).status === 0;
 
+if (unitOnly) await appViewStep({});
+
 if (!unitOnly) {
   const hostEnv = {};
   let freshHostDir;
@@ -113,6 +125,7 @@ if (!unitOnly) {
   const hostReady = offlineHost
     ? await step('Install the offline VS Code test host (first run only; every run under CI)', 'bash', ['scripts/test-host/setup.sh'], { env: hostEnv })
     : true;
+  await appViewStep(hostEnv);
   await step('Independent client: the official MCP Inspector (CLI mode) against dist/cli.js', 'node', ['scripts/test-inspector.mjs'], {
     parse: parsePlain,
     env: freshHostDir ? { ...hostEnv, npm_config_cache: path.join(freshHostDir, 'npm-cache') } : hostEnv,

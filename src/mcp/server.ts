@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ServerContext } from '../core/context';
+import { appToolMeta, registerAppView } from './app-view';
 import { errorMessage, ToolError } from '../core/errors';
 import { discloseToolCall } from './disclosure';
 import { SERVER_INSTRUCTIONS } from './instructions';
@@ -57,6 +58,7 @@ export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {})
   const observe = opts.observe;
   const watch = registerSubscriptions(server, ctx, observe && ((method, uri) => observe({ direction: 'out', method, subject: uri, client: server.server.getClientVersion()?.name })));
   registerResources(server, ctx, watch);
+  registerAppView(server);
   registerPrompts(server, ctx);
   registerCompletions(server, ctx);
   withIcons(server, 'tools/list', 'tools', (t) => toolIcons(t.name));
@@ -126,6 +128,7 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
       inputSchema: def.inputSchema,
       outputSchema: def.outputSchema,
       annotations: annotationsFor(def.title),
+      _meta: appToolMeta(def.name),
     },
     async (args: z.output<typeof def.inputSchema>, extra): Promise<CallToolResult> => {
       const env: ToolEnv = {

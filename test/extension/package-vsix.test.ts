@@ -27,6 +27,7 @@ describe('VSIX contents', () => {
       'dist/engine-worker.js',
       'dist/index-build-worker.js',
       'dist/viewer.js',
+      'dist/thread-app.html',
       'dist/sqlite3.wasm',
       'dist/vector-kernel.wasm',
       'media/icon.png',
@@ -47,8 +48,11 @@ describe('VSIX contents', () => {
     assert.ok(files.includes(manifest.icon), 'package.json icon is packaged');
   });
 
-  it('stays small: bundles + wasm under 4 MB', () => {
+  // 4.5 MB since the MCP App view (#14): dist/thread-app.html is one self-contained document (~270 KB, most of it
+  // the zod schemas ext-apps' App validates every host message with) and ext-apps' server helpers add ~20 KB to each
+  // of cli.js and extension.js. Before it the payload was ~3.9 MB.
+  it('stays small: bundles + wasm under 4.5 MB', () => {
     const bytes = vsceList().reduce((n, f) => n + fs.statSync(path.join(root, f)).size, 0);
-    assert.ok(bytes < 4 * 1024 * 1024, `unpacked VSIX payload is ${(bytes / 1048576).toFixed(2)} MB`);
+    assert.ok(bytes < 4.5 * 1024 * 1024, `unpacked VSIX payload is ${(bytes / 1048576).toFixed(2)} MB`);
   });
 });

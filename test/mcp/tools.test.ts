@@ -507,7 +507,9 @@ describe('resources', () => {
     const c = await h.client.readResource({ uri: `msgbrowse://conversation/${t.conversationId}` });
     assert.equal(JSON.parse(String((c.contents[1] as { text: string }).text)).id, t.conversationId);
     const listed = await h.client.listResources();
-    assert.equal(listed.resources.length, desc.conversations.length);
+    // the conversations, plus the MCP App view (ui://msgbrowse/thread, src/mcp/app-view.ts)
+    assert.equal(listed.resources.filter((r) => r.uri.startsWith('msgbrowse://')).length, desc.conversations.length);
+    assert.deepEqual(listed.resources.filter((r) => !r.uri.startsWith('msgbrowse://')).map((r) => r.uri), ['ui://msgbrowse/thread']);
     await assert.rejects(h.client.readResource({ uri: 'msgbrowse://message/999999' }), /message 999999 is not in this archive/);
     // the hash anchor: checked, followed when the id holds another message, never another message returned
     const anchored = await h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=${t.hash.slice(0, 16)}` });
