@@ -27,6 +27,20 @@ export function defineMcpSurface(m: Manifest): void {
       void PROMPTS;
     });
 
+    it("VS Code's chat loads the MCP App view (ui://msgbrowse/thread) for the agent's tool results", async () => {
+      const a = await api();
+      // The agent suite (first) ran search_messages through VS Code's chat: with chat.mcp.apps.enabled (default on),
+      // VS Code renders the tool's declared view inline, which starts by reading the view resource.
+      const read = await waitFor(
+        'resources/read of the thread view from VS Code',
+        () => a.testHooks.mcpTraffic().find((e) => e.method === 'resources/read' && e.subject === 'ui://msgbrowse/thread'),
+        30_000,
+      ).catch((e: unknown) => {
+        throw new Error(`${String(e)}; traffic: ${JSON.stringify(a.testHooks.mcpTraffic().filter((x) => x.method !== 'initialize').slice(-15))}`);
+      });
+      assert.ok(read);
+    });
+
     it('VS Code subscribes to a resource open in an editor; msgbrowse writing into its conversation notifies that session, no restart', async () => {
       const a = await api();
       const r = m.liveResources;
