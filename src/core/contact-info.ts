@@ -6,7 +6,7 @@ import type { AsyncArchive, ContactRow } from '../archive/types';
 import { conversationLink } from './citation-format';
 import type { CitationFormat } from './context';
 import { content, hitFromMessage } from './hits';
-import { withReactions } from './reactions';
+import { withHitExtras } from './hit-extras';
 import type { ContactFact, ContactInfo } from './results';
 
 export async function contactInfos(fmt: CitationFormat, archive: AsyncArchive, rows: ContactRow[], signal?: AbortSignal): Promise<ContactInfo[]> {
@@ -38,6 +38,6 @@ export async function contactFacts(
     source_ts: f.sourceTs,
     message: f.message ? hitFromMessage(fmt, f.message, undefined, redact) : null,
   }));
-  await withReactions(archive, facts.flatMap((f) => (f.message ? [f.message] : [])), signal);
+  await withHitExtras(archive, facts.flatMap((f) => (f.message ? [f.message] : [])), signal);
   return { facts, missing: facts.filter((f) => f.message === null).length };
 }

@@ -8,7 +8,7 @@ import type { AsyncArchive } from '../archive/types';
 import { fuseHybrid } from '../search/fusion';
 import type { ServerContext } from './context';
 import { hitFromKeyword, hitFromMessage } from './hits';
-import { withReactions } from './reactions';
+import { withHitExtras } from './hit-extras';
 import type { MessageHit, SemanticStatusItem } from './results';
 import { runSemantic } from './semantic-query';
 
@@ -67,7 +67,7 @@ export async function hybridSearch(
     runSemantic(ctx, archive, query, limit, filter, signal, { wait: false, embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS }),
   ]);
   const fmt = ctx.citation;
-  const hits = await withReactions(
+  const hits = await withHitExtras(
     archive,
     fuseHybrid(keyword, sem.ok ? sem.hits : [], limit).map((e) =>
       e.keyword ? hitFromKeyword(fmt, e.keyword, e.score, req.redact) : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),

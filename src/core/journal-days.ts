@@ -6,7 +6,7 @@
 import type { AsyncArchive, JournalDay } from '../archive/types';
 import type { CitationFormat } from './context';
 import { hitFromMessage } from './hits';
-import { withReactions } from './reactions';
+import { withHitExtras } from './hit-extras';
 import type { JournalDigest, OnThisDayYear } from './results';
 
 /** How far back "on this day" looks (msgbrowse: the last 20 years). */
@@ -120,7 +120,7 @@ export async function onThisDay(fmt: CitationFormat, archive: AsyncArchive, req:
     left -= g.messages.length;
   }
   req.onProgress?.(days.length, days.length, 'done');
-  await withReactions(archive, years.flatMap((y) => y.messages), signal);
+  await withHitExtras(archive, years.flatMap((y) => y.messages), signal);
   if (!years.length) {
     notes.push(`no messages on ${label} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`);
   }

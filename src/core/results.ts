@@ -19,6 +19,10 @@ export const MessageHitSchema = z.object({
     .array(z.object({ emoji: z.string(), actor: z.string().describe('who reacted, as the archive names them ("Me" is the owner)') }))
     .optional()
     .describe('reactions to this message, oldest first (absent when it has none)'),
+  attachments: z
+    .array(z.object({ kind: z.string().describe('image, video or file'), name: z.string().describe('the file name as sent (untrusted)') }))
+    .optional()
+    .describe('files attached to this message (absent when it has none); list_media has their paths'),
 });
 export type MessageHit = z.infer<typeof MessageHitSchema>;
 

@@ -19,10 +19,12 @@ export function renderHit(h: MessageHit, n?: number, marker = ''): string {
   const pad = ' '.repeat(prefix.length);
   const score = h.score !== undefined ? `, score ${h.score}` : '';
   const reactions = h.reactions?.length ? `\n${pad}reactions: ${h.reactions.map((r) => `${inline(r.emoji, 16)} ${inline(r.actor, 40)}`).join(', ')}` : '';
+  const attachments = h.attachments?.length ? `\n${pad}attachments: ${h.attachments.map((a) => `${a.kind} ${inline(a.name, 80)}`).join(', ')}` : '';
   return (
     `${prefix}${marker}${citation(h)} — ${inline(h.sender, 60)} (${h.source}), message_id ${h.message_id}${score}\n` +
     quote(h.text, pad) +
-    reactions
+    reactions +
+    attachments
   );
 }
 

@@ -17,7 +17,7 @@ import { conversationInfo, hitFromMessage, redactsFor } from '../core/hits';
 import { disclosedRead } from './disclosure';
 import { renderHits, UNTRUSTED_NOTE } from './render';
 import { inline } from '../core/text';
-import { withReactions } from '../core/reactions';
+import { withHitExtras } from '../core/hit-extras';
 
 /** MCP "resource not found" (spec-recommended code). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -134,7 +134,7 @@ export function registerResources(server: McpServer, ctx: ServerContext, watch?:
       }
       const rows = (await archive.context(m.id, RESOURCE_CONTEXT_WINDOW)) ?? [m];
       const redact = redactsFor(ctx);
-      const messages = await withReactions(archive, rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact)));
+      const messages = await withHitExtras(archive, rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact)));
       const target = messages.find((h) => h.message_id === m.id) ?? hitFromMessage(ctx.citation, m, undefined, redact);
       const md =
         (movedNote ? `Note: ${movedNote}.\n\n` : '') +

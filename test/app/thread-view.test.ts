@@ -89,6 +89,7 @@ interface Hit {
   text: string;
   link: string;
   reactions?: { emoji: string; actor: string }[];
+  attachments?: { kind: string; name: string }[];
 }
 
 let dir: string;
@@ -207,6 +208,14 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     const byEmoji = new Map<string, string[]>();
     for (const x of reacted.reactions!) byEmoji.set(x.emoji, [...(byEmoji.get(x.emoji) ?? []), x.actor]);
     assert.deepEqual(chips, [...byEmoji].map(([e, a]) => ({ text: `${e} ${a.length}`, label: `${e} from ${a.join(', ')}` })));
+    // attachments: names with their kind, as the result carries them
+    const attached = hits.find((h) => h.attachments?.length);
+    assert.ok(attached, 'the fixture has a hit with an attachment');
+    const files = await view.evaluate(
+      (hash) => Array.from(document.querySelectorAll(`article.msg[data-hash="${hash}"] .attachment`)).map((c) => c.getAttribute('aria-label')),
+      attached.hash,
+    );
+    assert.deepEqual(files, attached.attachments!.map((a) => `${a.kind} ${a.name}`));
     // the view stays within the height the host gives it and scrolls inside
     const box = await view.evaluate(() => ({ h: document.documentElement.scrollHeight, theme: document.documentElement.dataset.theme, bg: getComputedStyle(document.body).backgroundColor }));
     assert.ok(box.h <= 420, `view height ${box.h}`);

@@ -38,6 +38,7 @@ type Hit = {
   link: string;
   score?: number;
   reactions?: Reaction[];
+  attachments?: { kind: string; name: string }[];
 };
 type Digest = {
   summary: string;
@@ -136,6 +137,8 @@ class Oracle {
     };
     const re = this.reactions(r.hash);
     if (re.length) hit.reactions = re;
+    const at = this.db.prepare(`SELECT kind, original_name AS name FROM attachments WHERE message_id = ? ORDER BY id`).all(r.id) as { kind: string; name: string }[];
+    if (at.length) hit.attachments = at;
     return hit;
   }
   private hitSql(where: string): string {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { MessageRow } from '../../archive/types';
 import { resolveCitation } from '../../core/citation-resolve';
 import { ToolError } from '../../core/errors';
-import { withReactions } from '../../core/reactions';
+import { withHitExtras } from '../../core/hit-extras';
 import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { conversationResourceLink, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
@@ -80,7 +80,7 @@ export const getContext = defineTool({
     const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const messages = await withReactions(archive, rows.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
+    const messages = await withHitExtras(archive, rows.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
     const structured = {
       message_id: target.id,
       hash: target.hash,

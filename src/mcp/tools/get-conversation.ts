@@ -4,7 +4,7 @@ import { encodeCursor, decodeCursor } from '../cursor';
 import { parseDayRange } from '../dates';
 import { ToolError } from '../../core/errors';
 import { hitFromMessage, redactsFor } from '../../core/hits';
-import { withReactions } from '../../core/reactions';
+import { withHitExtras } from '../../core/hit-extras';
 import { clampLimit } from '../limits';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
@@ -93,7 +93,7 @@ export const getConversation = defineTool({
     );
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const messages = await withReactions(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
+    const messages = await withHitExtras(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
     if (large) env.progress?.(2, 2, `read ${messages.length} messages`);
     const last = page.messages[page.messages.length - 1];
     // Keyset paging: the next page starts strictly after (oldest) / before (newest) the last message returned.

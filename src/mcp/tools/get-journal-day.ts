@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ToolError } from '../../core/errors';
 import { content, hitFromMessage, redactsFor } from '../../core/hits';
 import { digestOf } from '../../core/journal-days';
-import { withReactions } from '../../core/reactions';
+import { withHitExtras } from '../../core/hit-extras';
 import { JournalDigestSchema } from '../../core/results';
 import { inline, quote } from '../../core/text';
 import { decodeDayCursor, encodeDayCursor } from '../cursor';
@@ -76,7 +76,7 @@ export const getJournalDay = defineTool({
       env.signal,
     );
     const fmt = env.ctx.citation;
-    const messages = await withReactions(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
+    const messages = await withHitExtras(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
     const last = page.messages[page.messages.length - 1];
     const nextCursor = page.hasMore && last ? encodeDayCursor({ day, conversationId: last.conversationId, tsUnix: last.tsUnix, id: last.id }) : undefined;
     const structured = {

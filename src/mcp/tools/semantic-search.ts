@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ToolError } from '../../core/errors';
 import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
-import { withReactions } from '../../core/reactions';
+import { withHitExtras } from '../../core/hit-extras';
 import { receiptLine, searchReceipt } from '../../core/search-receipt';
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
@@ -90,7 +90,7 @@ export const semanticSearch = defineTool({
     }
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const hits = await withReactions(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), env.signal);
+    const hits = await withHitExtras(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), env.signal);
     if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
     const receipt = await searchReceipt(
       archive,
