@@ -200,8 +200,7 @@ export const ARCHIVE_QUERIES = {
   },
   /** Contacts whose display name equals `name`, case and accents ignored. */
   contactsNamed: (s: Snapshot, name: string): ContactRow[] => contactsNamed(peopleOf(s), name),
-  contactFacts: (s: Snapshot, contactId: number): ContactFactRow[] => contactFacts(s.sql, s.schema, contactId, hiddenIdsOf(s)),
-  /** Ids of the messages that have an attachment / a link (for the semantic half's has_attachment / has_link). */
+  contactFacts: (s: Snapshot, contactId: number): ContactFactRow[] => contactFacts(s.sql, s.schema, contactId, hiddenOf(s)),
   /** Every sender with a message the caller may see ("No-Sender" system rows aside), for completions. */
   senderNames: (s: Snapshot): string[] => s.memo(`sender-names:${hiddenIdsOf(s).join(',')}`, () => senderNames(s.sql, hiddenIdsOf(s))).slice(),
   /** Message ids starting with the typed digits (completions of msgbrowse://message/{id}). */
@@ -211,20 +210,29 @@ export const ARCHIVE_QUERIES = {
    * Per conversation (those the caller may see): its message count and lowest and highest message id — what changes
    * when msgbrowse imports into it, re-imports it (new ids) or deletes it. One walk of idx_messages_conv_ts.
    */
-  conversationSignatures: (s: Snapshot): { id: number; messages: number; minId: number; maxId: number }[] => {
-    const hidden = new Set(hiddenIdsOf(s));
-    return s.sql
-      .all('SELECT conversation_id AS id, COUNT(*) AS n, MIN(id) AS lo, MAX(id) AS hi FROM messages GROUP BY conversation_id ORDER BY conversation_id')
-      .map((r) => ({ id: num(r.id), messages: num(r.n), minId: num(r.lo), maxId: num(r.hi) }))
-      .filter((r) => !hidden.has(r.id));
-  },
+  conversationSignatures: (s: Snapshot): { id: number; messages: number; minId: number; maxId: number }[] =>
+    // Memoised per open (a change reopens): every session watching the archive shares one walk per change.
+    s
+      .memo(`signatures:${hiddenIdsOf(s).join(',')}`, () => {
+        const hidden = hiddenIdsOf(s);
+        return s.sql
+          .all(
+            `SELECT c.id AS id, COUNT(m.id) AS n, MIN(m.id) AS lo, MAX(m.id) AS hi FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id${
+              hidden.length ? ' WHERE c.id NOT IN (SELECT value FROM json_each(?))' : ''
+            } GROUP BY c.id ORDER BY c.id`,
+            hidden.length ? [jsonList(hidden)] : [],
+          )
+          .map((r) => ({ id: num(r.id), messages: num(r.n), minId: num(r.lo), maxId: num(r.hi) }));
+      })
+      .map((r) => ({ ...r })),
+  /** Ids of the messages that have an attachment / a link (for the semantic half's has_attachment / has_link). */
   messageIdsWith: (s: Snapshot, kind: 'attachment' | 'link'): number[] =>
     s.memo(`ids-with:${kind}:${hiddenIdsOf(s).join(',')}`, () => {
       const hidden = hiddenIdsOf(s);
       return s.sql
         .all(
           `SELECT DISTINCT x.message_id AS id FROM ${kind === 'attachment' ? 'attachments' : 'links'} x${
-            hidden.length ? ' WHERE x.message_id NOT IN (SELECT m.id FROM messages m WHERE m.conversation_id IN (SELECT value FROM json_each(?)))' : ''
+            hidden.length ? ' WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.message_id AND m.conversation_id IN (SELECT value FROM json_each(?)))' : ''
           } ORDER BY x.message_id`,
           hidden.length ? [jsonList(hidden)] : [],
         )
@@ -320,6 +328,6 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   contactFacts: 'sql',
   messageIdsWith: 'sql',
   senderNames: 'sql',
-  conversationSignatures: 'listing',
+  conversationSignatures: 'sql',
   messageIdsWithPrefix: 'sql',
 };

@@ -38,6 +38,6 @@ export async function contactFacts(
     source_ts: f.sourceTs,
     message: f.message ? hitFromMessage(fmt, f.message, undefined, redact) : null,
   }));
-  await withHitExtras(archive, facts.flatMap((f) => (f.message ? [f.message] : [])), signal);
+  await withHitExtras(archive, facts.flatMap((f) => (f.message ? [f.message] : [])), redact, signal);
   return { facts, missing: facts.filter((f) => f.message === null).length };
 }

@@ -4,11 +4,13 @@
  * calls per result, whatever its size.
  */
 import type { AsyncArchive } from '../archive/types';
+import { content } from './hits';
 import type { MessageHit } from './results';
 
 type Extras = Pick<MessageHit, 'message_id' | 'hash' | 'reactions' | 'attachments'>;
 
-export async function withHitExtras<T extends Extras>(archive: AsyncArchive, hits: T[], signal?: AbortSignal): Promise<T[]> {
+/** `redact`: attachment names are content (a file can be named after a card number): redacted like the text. */
+export async function withHitExtras<T extends Extras>(archive: AsyncArchive, hits: T[], redact: boolean, signal?: AbortSignal): Promise<T[]> {
   if (!hits.length) return hits;
   const [reactions, attachments] = await Promise.all([
     archive.reactionsForHashes(hits.map((h) => h.hash), signal),
@@ -24,7 +26,7 @@ export async function withHitExtras<T extends Extras>(archive: AsyncArchive, hit
   for (const a of attachments) {
     let list = byMessage.get(a.messageId);
     if (!list) byMessage.set(a.messageId, (list = []));
-    list.push({ kind: a.kind, name: a.originalName });
+    list.push({ kind: a.kind, name: content(a.originalName, redact) });
   }
   for (const h of hits) {
     const r = byHash.get(h.hash);

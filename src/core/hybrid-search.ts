@@ -72,6 +72,7 @@ export async function hybridSearch(
     fuseHybrid(keyword, sem.ok ? sem.hits : [], limit).map((e) =>
       e.keyword ? hitFromKeyword(fmt, e.keyword, e.score, req.redact) : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),
     ),
+    req.redact === true,
     signal,
   );
   const semantic: SemanticStatusItem = sem.ok

@@ -120,7 +120,7 @@ export async function onThisDay(fmt: CitationFormat, archive: AsyncArchive, req:
     left -= g.messages.length;
   }
   req.onProgress?.(days.length, days.length, 'done');
-  await withHitExtras(archive, years.flatMap((y) => y.messages), signal);
+  await withHitExtras(archive, years.flatMap((y) => y.messages), req.redact === true, signal);
   if (!years.length) {
     notes.push(`no messages on ${label} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`);
   }

@@ -134,7 +134,7 @@ export function registerResources(server: McpServer, ctx: ServerContext, watch?:
       }
       const rows = (await archive.context(m.id, RESOURCE_CONTEXT_WINDOW)) ?? [m];
       const redact = redactsFor(ctx);
-      const messages = await withHitExtras(archive, rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact)));
+      const messages = await withHitExtras(archive, rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact)), redact);
       const target = messages.find((h) => h.message_id === m.id) ?? hitFromMessage(ctx.citation, m, undefined, redact);
       const md =
         (movedNote ? `Note: ${movedNote}.\n\n` : '') +

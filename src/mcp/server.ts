@@ -154,7 +154,8 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
                       required: [q.field],
                     },
                   },
-                  { signal: signal ?? extra.signal, timeout: ELICIT_TIMEOUT_MS },
+                  // On the call's own stream: over HTTP a client need not hold the session's GET stream open.
+                  { signal: signal ?? extra.signal, timeout: ELICIT_TIMEOUT_MS, relatedRequestId: extra.requestId },
                 )
                 .catch((e: unknown) => {
                   ctx.log?.('debug', `${def.name}: elicitation failed (${errorMessage(e)}); answering with the candidates instead`);

@@ -119,8 +119,9 @@ export function onThisDay(sql: Sql, schema: SchemaInfo, opts: OnThisDayOptions, 
   const perDay = positiveLimit(opts.perDay, 'per_year');
   let left = positiveLimit(opts.limit);
   const w = dayWhere(hiddenIds);
+  // msgbrowse drops candidates whose preview is empty (quote markers and line breaks only): so do we, in SQL.
   const text = `SELECT ${messageColumns(schema)} FROM messages m JOIN conversations c ON c.id = m.conversation_id
-    WHERE ${w.where} ORDER BY length(m.body) DESC, m.id ASC LIMIT ?`;
+    WHERE ${w.where} AND TRIM(m.body, ' ' || char(9, 10, 13, 62, 160, 8203, 65279)) <> '' ORDER BY length(m.body) DESC, m.id ASC LIMIT ?`;
   const out: { day: string; messages: MessageRow[] }[] = [];
   for (const d of opts.days) {
     if (left <= 0) break;

@@ -72,7 +72,8 @@ export function reactionsForHashes(sql: Sql, schema: SchemaInfo, hashes: readonl
     .all(
       `SELECT message_hash, emoji, actor FROM reactions
        WHERE message_hash IN (SELECT value FROM json_each(?))${
-         hidden ? ' AND message_hash NOT IN (SELECT hash FROM messages WHERE conversation_id IN (SELECT value FROM json_each(?)))' : ''
+         // reactions.conversation_id exists wherever reactions do (v6): no scan of the hidden conversations' messages.
+         hidden ? ' AND conversation_id NOT IN (SELECT value FROM json_each(?))' : ''
        } ORDER BY message_hash ASC, id ASC`,
       hidden ? [jsonList(wanted), hidden] : [jsonList(wanted)],
     )

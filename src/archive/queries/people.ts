@@ -26,9 +26,11 @@ export function loadPeople(sql: Sql, schema: SchemaInfo, conversations: readonly
   const visibleIds = new Set(conversations.map((c) => c.id));
   const convsOf = new Map<number, number[]>();
   const hiddenConvsOf = new Map<number, number>();
+  const contactOfConversation = new Map<number, number>();
   for (const r of sql.all('SELECT id, contact_id FROM conversations WHERE contact_id IS NOT NULL ORDER BY id')) {
     const cid = num(r.contact_id);
     const id = num(r.id);
+    contactOfConversation.set(id, cid);
     if (hiddenIds.has(id)) hiddenConvsOf.set(cid, (hiddenConvsOf.get(cid) ?? 0) + 1);
     else if (visibleIds.has(id)) convsOf.set(cid, [...(convsOf.get(cid) ?? []), id]);
   }
@@ -41,14 +43,15 @@ export function loadPeople(sql: Sql, schema: SchemaInfo, conversations: readonly
   }
   const facts = new Map<number, number>();
   if (schema.facts) {
-    const h = hidden.length ? jsonList(hidden.map((c) => c.id)) : undefined;
-    const rows = sql.all(
-      `SELECT f.contact_id AS cid, COUNT(*) AS n FROM contact_facts f${
-        h ? ' WHERE f.source_message_hash NOT IN (SELECT m.hash FROM messages m WHERE m.conversation_id IN (SELECT value FROM json_each(?)))' : ''
-      } GROUP BY f.contact_id`,
-      h ? [h] : [],
-    );
+    const v = factVisibility(hidden);
+    const rows = sql.all(`SELECT f.contact_id AS cid, COUNT(*) AS n FROM contact_facts f${v.where ? ` WHERE ${v.where}` : ''} GROUP BY f.contact_id`, v.params);
     for (const r of rows) facts.set(num(r.cid), num(r.n));
+  }
+  const names = new Map(conversations.map((c) => [c.id, c.name]));
+  const hiddenNamesOf = new Map<number, Set<string>>();
+  for (const c of hidden) {
+    const cid = contactOfConversation.get(c.id);
+    if (cid !== undefined) hiddenNamesOf.set(cid, new Set([...(hiddenNamesOf.get(cid) ?? []), c.name]));
   }
   const contacts: ContactRow[] = [];
   const keys: PeopleData['keys'] = [];
@@ -58,10 +61,31 @@ export function loadPeople(sql: Sql, schema: SchemaInfo, conversations: readonly
     // Every conversation of this person is hidden: the person is not there.
     if (conversationIds.length === 0 && (hiddenConvsOf.get(id) ?? 0) > 0) continue;
     const identifiers = idents.get(id) ?? [];
-    contacts.push({ id, name: str(r.display_name), identifiers, conversationIds, factCount: facts.get(id) ?? 0 });
-    keys.push({ name: nameKey(str(r.display_name)), identifiers: identifiers.map((i) => nameKey(i.identifier)) });
+    // msgbrowse names a contact after its first conversation: a hidden one's name is not shown (nor matched); the
+    // person goes by a conversation or identifier that may be seen.
+    let name = str(r.display_name);
+    if (hiddenNamesOf.get(id)?.has(name)) name = names.get(conversationIds[0]) ?? identifiers[0]?.identifier ?? '';
+    contacts.push({ id, name, identifiers, conversationIds, factCount: facts.get(id) ?? 0 });
+    keys.push({ name: nameKey(name), identifiers: identifiers.map((i) => nameKey(i.identifier)) });
   }
   return { contacts, keys };
+}
+
+/**
+ * Which facts (alias f) the caller may see: not one whose cited message lies in a hidden conversation, and — since a
+ * fact whose message is gone cannot be traced — not one whose message is gone when the person has a hidden
+ * conversation in the fact's source (it may have come from there).
+ */
+function factVisibility(hidden: readonly ConversationRow[]): { where: string; params: string[] } {
+  if (!hidden.length) return { where: '', params: [] };
+  const ids = jsonList(hidden.map((c) => c.id));
+  return {
+    where:
+      'NOT EXISTS (SELECT 1 FROM messages m WHERE m.hash = f.source_message_hash AND m.conversation_id IN (SELECT value FROM json_each(?)))' +
+      ' AND NOT (NOT EXISTS (SELECT 1 FROM messages m WHERE m.hash = f.source_message_hash)' +
+      ' AND f.source IN (SELECT c.source FROM conversations c WHERE c.contact_id = f.contact_id AND c.id IN (SELECT value FROM json_each(?))))',
+    params: [ids, ids],
+  };
 }
 
 /**
@@ -88,13 +112,15 @@ export function contactsNamed(people: PeopleData, name: string): ContactRow[] {
 
 /**
  * A contact's facts, oldest source first (source_ts_unix, id), each with its cited message found by hash (absent
- * when that message no longer exists). Facts citing a message of a hidden conversation are left out.
+ * when that message no longer exists). Facts the caller may not see are left out (factVisibility).
  */
-export function contactFacts(sql: Sql, schema: SchemaInfo, contactId: number, hiddenIds: readonly number[]): ContactFactRow[] {
+export function contactFacts(sql: Sql, schema: SchemaInfo, contactId: number, hidden: readonly ConversationRow[]): ContactFactRow[] {
   if (!schema.facts) return [];
+  const v = factVisibility(hidden);
   const facts = sql.all(
-    'SELECT id, fact, category, source_ts, source_ts_unix, source_message_hash FROM contact_facts WHERE contact_id = ? ORDER BY source_ts_unix ASC, id ASC',
-    [contactId],
+    `SELECT f.id AS id, f.fact AS fact, f.category AS category, f.source_ts AS source_ts, f.source_ts_unix AS source_ts_unix, f.source_message_hash AS source_message_hash
+     FROM contact_facts f WHERE f.contact_id = ?${v.where ? ` AND ${v.where}` : ''} ORDER BY f.source_ts_unix ASC, f.id ASC`,
+    [contactId, ...v.params],
   );
   if (!facts.length) return [];
   const hashes = [...new Set(facts.map((f) => str(f.source_message_hash)))];
@@ -107,12 +133,10 @@ export function contactFacts(sql: Sql, schema: SchemaInfo, contactId: number, hi
   )) {
     byHash.set(m.hash, m);
   }
-  const hidden = new Set(hiddenIds);
   const out: ContactFactRow[] = [];
   for (const f of facts) {
     const hash = str(f.source_message_hash);
     const message = byHash.get(hash);
-    if (message && hidden.has(message.conversationId)) continue;
     out.push({
       id: num(f.id),
       fact: str(f.fact),

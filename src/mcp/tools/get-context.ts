@@ -80,7 +80,7 @@ export const getContext = defineTool({
     const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const messages = await withHitExtras(archive, rows.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
+    const messages = await withHitExtras(archive, rows.map((m) => hitFromMessage(fmt, m, undefined, redact)), redact, env.signal);
     const structured = {
       message_id: target.id,
       hash: target.hash,

@@ -93,7 +93,7 @@ export const getConversation = defineTool({
     );
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const messages = await withHitExtras(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
+    const messages = await withHitExtras(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), redact, env.signal);
     if (large) env.progress?.(2, 2, `read ${messages.length} messages`);
     const last = page.messages[page.messages.length - 1];
     // Keyset paging: the next page starts strictly after (oldest) / before (newest) the last message returned.

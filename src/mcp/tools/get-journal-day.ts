@@ -61,8 +61,10 @@ export const getJournalDay = defineTool({
     const redact = redactsFor(env.ctx);
     let digest = digestOf(info);
     if (digest && info.touchesHidden) {
+      // The digest also summarises a conversation kept from models: answer exactly as for a day without one (a
+      // different note would tell the model that hidden conversations were active that day).
       digest = null;
-      notes.push("this day's journal digest is withheld: it also summarises conversations kept from models (msgbrowse.privacy)");
+      notes.push('no journal digest for this day: `msgbrowse journal` writes digests');
     } else if (digest) {
       digest = { ...digest, summary: content(digest.summary, redact), highlights: digest.highlights.map((h) => ({ ...h, text: content(h.text, redact) })) };
       if (digest.stale) notes.push('the digest is stale: it was written when the day had a different number of messages; `msgbrowse journal` rewrites it');
@@ -76,7 +78,7 @@ export const getJournalDay = defineTool({
       env.signal,
     );
     const fmt = env.ctx.citation;
-    const messages = await withHitExtras(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), env.signal);
+    const messages = await withHitExtras(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), redact, env.signal);
     const last = page.messages[page.messages.length - 1];
     const nextCursor = page.hasMore && last ? encodeDayCursor({ day, conversationId: last.conversationId, tsUnix: last.tsUnix, id: last.id }) : undefined;
     const structured = {

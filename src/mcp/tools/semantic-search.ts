@@ -60,7 +60,7 @@ export const semanticSearch = defineTool({
   title: 'Semantic search',
   description:
     'Pure vector (meaning-based) search over message embeddings: returns the k messages most similar in meaning to the query, ' +
-    'with provenance, a citation link and the cosine similarity as score. Filterable by conversation, source, sender and date range. ' +
+    'with provenance, a citation link and the cosine similarity as score. Filterable by conversation, source, sender, date range and whether a message has an attachment or a link. ' +
     'Needs an embedding model; search_messages works without one. The receipt says what was searched (scope, messages in it, how many have vectors).' + RESULT_GUIDANCE,
   inputSchema: semanticSearchInput,
   outputSchema: semanticSearchOutput,
@@ -90,7 +90,7 @@ export const semanticSearch = defineTool({
     }
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const hits = await withHitExtras(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), env.signal);
+    const hits = await withHitExtras(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), redact, env.signal);
     if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
     const receipt = await searchReceipt(
       archive,
