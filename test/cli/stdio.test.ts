@@ -47,7 +47,7 @@ async function connect(archive: string): Promise<{ client: Client }> {
 }
 
 describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${CLI_NODE_VERSION})`, () => {
-  it('serves the seven tools to the SDK client and answers a keyword search with citations', async () => {
+  it('serves every tool to the SDK client and answers a keyword search with citations', async () => {
     const stderr: string[] = [];
     const transport = new StdioClientTransport({
       command: CLI_NODE,

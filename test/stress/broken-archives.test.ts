@@ -51,7 +51,7 @@ async function call(conn: Connected, [tool, args]: Call) {
   return { verdict: checkToolResult(res, label), text: textOf(res), res, label };
 }
 
-/** Every call fails with a message matching `expected` (the same specific diagnosis for all seven tools). */
+/** Every call fails with a message matching `expected` (the same specific diagnosis for every tool). */
 async function expectAllFail(file: string, expected: RegExp): Promise<void> {
   const before = snapshotDir(path.dirname(file));
   const conn = await serve(file);

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of all seven tools through the SDK Client (in-memory transport) against the
+ * Property-based fuzzing of every tool through the SDK Client (in-memory transport) against the
  * curated fixture archive. CI: ≥ 10,000 calls; long mode (MSGBROWSE_LONG=1): ≥ 100,000.
  * Seeded and reproducible: a failure prints the seed and path; replay with MSGBROWSE_SEED=<seed>.
  */

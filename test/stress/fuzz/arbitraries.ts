@@ -1,5 +1,5 @@
 /**
- * fast-check arbitraries for tool calls: valid, boundary and hostile arguments for each of the seven tools.
+ * fast-check arbitraries for tool calls: valid, boundary and hostile arguments for each tool.
  * Valid values come from the archive's description (real names, ids, hashes, words, dates); hostile values
  * cover FTS5 syntax, SQL-looking text, NUL and lone surrogates, 100 KB strings, extreme numbers, wrong types,
  * unknown and missing fields.
