@@ -30,6 +30,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { ensureBundle } from './inspector/harness.mjs';
+import { readHostEnv } from './test-host/host-env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNNER = '@modelcontextprotocol/conformance';
@@ -96,19 +97,6 @@ function majorOf(bin) {
   const r = spawnSync(bin, ['--version'], { encoding: 'utf8' });
   const m = /^v(\d+)\./.exec((r.stdout ?? '').trim());
   return m ? { major: Number(m[1]), version: r.stdout.trim() } : undefined;
-}
-
-function readHostEnv(dir) {
-  try {
-    return Object.fromEntries(
-      fs.readFileSync(path.join(dir, 'host.env'), 'utf8').split('\n').flatMap((l) => {
-        const m = /^([A-Z0-9_]+)=(.*)$/.exec(l.trim());
-        return m ? [[m[1], m[2]]] : [];
-      }),
-    );
-  } catch {
-    return {};
-  }
 }
 
 /** { bin, version, origin } of a Node >= 22, or throws saying where it looked and how to get one. */

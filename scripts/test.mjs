@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureNative } from './ensure-native.mjs';
+import { readHostEnv } from './test-host/host-env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const unitOnly = process.argv.includes('--unit');
@@ -156,20 +157,6 @@ if (!unitOnly) {
   if (hostReady) await step(integration, 'node', ['scripts/test-integration.mjs'], { parse: parsePlain, env: hostEnv });
   else blocked(integration, `The offline VS Code test host is not installed (see the install step above); fix it, then run: bash scripts/test-host/setup.sh`);
   if (freshHostDir) fs.rmSync(freshHostDir, { recursive: true, force: true });
-}
-
-/** KEY=value lines of the test host's host.env (written by scripts/test-host/setup.sh). */
-function readHostEnv(dir) {
-  try {
-    return Object.fromEntries(
-      fs.readFileSync(path.join(dir, 'host.env'), 'utf8').split('\n').flatMap((l) => {
-        const m = /^([A-Z0-9_]+)=(.*)$/.exec(l.trim());
-        return m ? [[m[1], m[2]]] : [];
-      }),
-    );
-  } catch {
-    return {};
-  }
 }
 
 console.log(`\n${failedSteps.length ? `Failed steps: ${failedSteps.join(', ')}` : 'All steps passed.'}`);

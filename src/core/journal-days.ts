@@ -60,6 +60,12 @@ export function isLeapYear(y: number): boolean {
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 export const isoDay = (y: number, m: number, d: number): string => `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
 
+/** The calendar date of a day's 00:00 UTC in Unix seconds (the archive's wall-clock days). */
+export function calendarDateAt(dayStartUnix: number): CalendarDate {
+  const d = new Date(dayStartUnix * 1000);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
+
 /** Today on the local calendar (the default date of "on this day", as msgbrowse's Home card). */
 export function localToday(now = new Date()): CalendarDate {
   return { year: now.getFullYear(), month: now.getMonth() + 1, day: now.getDate() };

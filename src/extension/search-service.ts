@@ -8,7 +8,8 @@ import { errorMessage, ToolError } from '../core/errors';
 import type { ServerContext } from '../core/context';
 import { hybridSearch, type HybridSearchResult } from '../core/hybrid-search';
 import { cleanQuery } from '../core/query';
-import { localToday, onThisDay, type CalendarDate, type OnThisDayResult } from '../core/journal-days';
+import { calendarDateAt, localToday, onThisDay, type CalendarDate, type OnThisDayResult } from '../core/journal-days';
+import { parseDay } from '../mcp/dates';
 import { redactsFor } from '../core/hits';
 import type { MessageHit } from '../core/results';
 import { MAX_QUERY } from '../mcp/tool-schemas';
@@ -58,15 +59,8 @@ export class SearchService {
    * year, newest first). `date` is YYYY-MM-DD (default: today, local calendar).
    */
   async onThisDay(date?: string, signal?: AbortSignal): Promise<OnThisDayResult & { date: CalendarDate }> {
-    let d = localToday();
-    if (date !== undefined) {
-      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-      const t = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
-      if (!m || !t || t.getUTCMonth() !== Number(m[2]) - 1 || t.getUTCDate() !== Number(m[3])) {
-        throw new Error(`date must be a real calendar day in YYYY-MM-DD form, got ${JSON.stringify(date.slice(0, 40))}`);
-      }
-      d = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
-    }
+    // The same date rules (and one-line errors) as the tools' date arguments.
+    const d = date === undefined ? localToday() : calendarDateAt(parseDay(date, 'date'));
     const archive = await this.context.archive();
     const r = await onThisDay(this.context.citation, archive, { date: d, perYear: 5, limit: 50, redact: this.modelFacing && redactsFor(this.context) }, signal);
     return { ...r, date: d };

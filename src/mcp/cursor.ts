@@ -22,15 +22,14 @@ const CursorSchema = z.strictObject({
   o: z.literal('n').optional(),
 });
 
-/** Encodes an opaque, URL-safe cursor string. */
-export function encodeCursor(st: TranscriptCursorState): string {
-  const payload = { v: 1, c: st.conversationId, t: st.tsUnix, i: st.id, s: st.startUnix, e: st.endUnix, o: st.newest ? 'n' : undefined };
+/** An opaque, URL-safe cursor string for a payload. */
+function encodeOpaque(payload: object): string {
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): TranscriptCursorState {
-  const bad = () =>
-    new ToolError('cursor is not valid: pass the next_cursor value of a previous get_conversation result unchanged (or omit cursor to start from the beginning)');
+/** The payload of a cursor made by encodeOpaque, checked against `schema`; anything else throws `invalid`. */
+function decodeOpaque<T>(cursor: string, schema: z.ZodType<T>, invalid: string): T {
+  const bad = () => new ToolError(invalid);
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw bad();
   let json: unknown;
   try {
@@ -38,9 +37,23 @@ export function decodeCursor(cursor: string): TranscriptCursorState {
   } catch {
     throw bad();
   }
-  const p = CursorSchema.safeParse(json);
+  const p = schema.safeParse(json);
   if (!p.success) throw bad();
-  return { conversationId: p.data.c, tsUnix: p.data.t, id: p.data.i, startUnix: p.data.s, endUnix: p.data.e, ...(p.data.o === 'n' ? { newest: true } : {}) };
+  return p.data;
+}
+
+/** Encodes an opaque, URL-safe cursor string. */
+export function encodeCursor(st: TranscriptCursorState): string {
+  return encodeOpaque({ v: 1, c: st.conversationId, t: st.tsUnix, i: st.id, s: st.startUnix, e: st.endUnix, o: st.newest ? 'n' : undefined });
+}
+
+export function decodeCursor(cursor: string): TranscriptCursorState {
+  const d = decodeOpaque(
+    cursor,
+    CursorSchema,
+    'cursor is not valid: pass the next_cursor value of a previous get_conversation result unchanged (or omit cursor to start from the beginning)',
+  );
+  return { conversationId: d.c, tsUnix: d.t, id: d.i, startUnix: d.s, endUnix: d.e, ...(d.o === 'n' ? { newest: true } : {}) };
 }
 
 /** What a `get_journal_day` cursor carries: the day and the last (conversation_id, ts_unix, id) returned. */
@@ -60,19 +73,14 @@ const DayCursorSchema = z.strictObject({
 });
 
 export function encodeDayCursor(st: DayCursorState): string {
-  return Buffer.from(JSON.stringify({ v: 1, d: st.day, c: st.conversationId, t: st.tsUnix, i: st.id }), 'utf8').toString('base64url');
+  return encodeOpaque({ v: 1, d: st.day, c: st.conversationId, t: st.tsUnix, i: st.id });
 }
 
 export function decodeDayCursor(cursor: string): DayCursorState {
-  const bad = () => new ToolError('cursor is not valid: pass the next_cursor value of a previous get_journal_day result unchanged (or omit cursor to start with the day\'s first message)');
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw bad();
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw bad();
-  }
-  const p = DayCursorSchema.safeParse(json);
-  if (!p.success) throw bad();
-  return { day: p.data.d, conversationId: p.data.c, tsUnix: p.data.t, id: p.data.i };
+  const d = decodeOpaque(
+    cursor,
+    DayCursorSchema,
+    "cursor is not valid: pass the next_cursor value of a previous get_journal_day result unchanged (or omit cursor to start with the day's first message)",
+  );
+  return { day: d.d, conversationId: d.c, tsUnix: d.t, id: d.i };
 }

@@ -55,11 +55,11 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
   const baseline = async () => {
     if (!last) last = await signatures().catch(() => undefined);
   };
-  const conversationOf = async (m: { id?: number; hash?: string }): Promise<number | undefined> => {
+  const messageOf = async (m: { id?: number; hash?: string }) => {
     const archive = await ctx.archive();
-    const row = m.hash ? await archive.messageByHash(m.hash) : m.id !== undefined ? await archive.messageById(m.id) : undefined;
-    return row?.conversationId;
+    return m.hash ? archive.messageByHash(m.hash) : m.id !== undefined ? archive.messageById(m.id) : undefined;
   };
+  const conversationOf = async (m: { id?: number; hash?: string }): Promise<number | undefined> => (await messageOf(m))?.conversationId;
 
   const check = async (): Promise<void> => {
     if (!listed && subscribed.size === 0) return;
@@ -131,10 +131,9 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
     } else if (target.kind === 'conversation') {
       subscribed.set(uri, { conversationId: target.id });
     } else {
-      const conversationId = await conversationOf(target).catch(() => undefined);
+      const row = await messageOf(target).catch(() => undefined);
       // Follow the message by its hash: its id changes when msgbrowse re-imports the conversation.
-      const row = target.hash || conversationId === undefined ? undefined : await (await ctx.archive()).messageById(target.id!);
-      subscribed.set(uri, { conversationId, message: target.hash ? { hash: target.hash } : row ? { hash: row.hash } : { id: target.id } });
+      subscribed.set(uri, { conversationId: row?.conversationId, message: row ? { hash: row.hash } : target.hash ? { hash: target.hash } : { id: target.id } });
     }
     await baseline();
     return {};

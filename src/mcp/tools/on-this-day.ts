@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { redactsFor } from '../../core/hits';
-import { isoDay, localToday, onThisDay as onThisDayUseCase } from '../../core/journal-days';
+import { calendarDateAt, isoDay, localToday, onThisDay as onThisDayUseCase } from '../../core/journal-days';
 import { OnThisDayYearSchema } from '../../core/results';
 import { parseDay } from '../dates';
 import { clampLimit } from '../limits';
@@ -39,10 +39,7 @@ export const onThisDay = defineTool({
     const perYear = clampLimit('per_year', args.per_year, ON_THIS_DAY_DEFAULT_PER_YEAR, ON_THIS_DAY_MAX_PER_YEAR, notes);
     const limit = clampLimit('limit', args.limit, ON_THIS_DAY_DEFAULT_LIMIT, ON_THIS_DAY_MAX_LIMIT, notes);
     let date = localToday();
-    if (args.date !== undefined && args.date.trim() !== '') {
-      const d = new Date(parseDay(args.date.trim(), 'date') * 1000);
-      date = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
-    }
+    if (args.date !== undefined && args.date.trim() !== '') date = calendarDateAt(parseDay(args.date.trim(), 'date'));
     const archive = await env.archive();
     const r = await onThisDayUseCase(env.ctx.citation, archive, { date, perYear, limit, redact: redactsFor(env.ctx), onProgress: (done, total, message) => env.progress?.(done, total, message) }, env.signal);
     notes.push(...r.notes);

@@ -11,8 +11,6 @@ import * as vscode from 'vscode';
 import { type IntegrationManifest as Manifest, api, waitFor } from './env';
 import { invokeEventually } from './tools-helpers';
 
-const PROMPTS = ['summarize_conversation', 'what_did_they_say', 'find_discussion', 'on_this_day', 'prepare_meeting'];
-
 export function defineMcpSurface(m: Manifest): void {
   describe("the MCP surface through VS Code's client: prompts and live resources", () => {
     it("VS Code's client lists our prompts", async () => {
@@ -24,7 +22,6 @@ export function defineMcpSurface(m: Manifest): void {
         30_000,
       );
       assert.ok(listed, 'VS Code asked for the prompts');
-      void PROMPTS;
     });
 
     it("VS Code's chat loads the MCP App view (ui://msgbrowse/thread) for the agent's tool results", async () => {
