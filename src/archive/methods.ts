@@ -184,6 +184,11 @@ export const ARCHIVE_QUERIES = {
   reactionsForHashes: (s: Snapshot, hashes: string[]): ReactionRow[] =>
     reactionsForHashes(s.sql, s.schema, hashes, hiddenIdsOf(s)),
   embeddingModels: (s: Snapshot): EmbeddingModelInfo[] => modelsOf(s),
+  /** What every cited hit carries beside its text, in one snapshot (one worker round trip per result). */
+  hitExtras: (s: Snapshot, hashes: string[], ids: number[]): { reactions: ReactionRow[]; attachments: AttachmentRow[] } => ({
+    reactions: reactionsForHashes(s.sql, s.schema, hashes, hiddenIdsOf(s)),
+    attachments: keepRows(s, attachmentsForMessages(s.sql, s.schema, ids)),
+  }),
   /** A day's counts (from `messages`), its digest, and the nearest days with messages when it has none. */
   journalDay: (s: Snapshot, day: string, dayStartUnix: number): JournalDay => journalDay(s.sql, s.schema, day, dayStartUnix, hiddenIdsOf(s)),
   /** A page of a day's counted messages in DayTranscript order. */
@@ -318,6 +323,7 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   attachmentsForMessages: 'lookup',
   reactionsForHashes: 'sql',
   embeddingModels: 'sql',
+  hitExtras: 'sql',
   journalDay: 'sql',
   dayMessages: 'sql',
   firstMessageYear: 'sql',

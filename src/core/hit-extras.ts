@@ -1,7 +1,7 @@
 /**
  * What every message-bearing hit carries beside its text: `reactions: [{emoji, actor}]` (oldest first) and
- * `attachments: [{kind, name}]` (in the order msgbrowse stored them), each only when the message has some — two archive
- * calls per result, whatever its size.
+ * `attachments: [{kind, name}]` (in the order msgbrowse stored them), each only when the message has some — one archive
+ * call per result, whatever its size.
  */
 import type { AsyncArchive } from '../archive/types';
 import { content } from './hits';
@@ -12,10 +12,11 @@ type Extras = Pick<MessageHit, 'message_id' | 'hash' | 'reactions' | 'attachment
 /** `redact`: attachment names are content (a file can be named after a card number): redacted like the text. */
 export async function withHitExtras<T extends Extras>(archive: AsyncArchive, hits: T[], redact: boolean, signal?: AbortSignal): Promise<T[]> {
   if (!hits.length) return hits;
-  const [reactions, attachments] = await Promise.all([
-    archive.reactionsForHashes(hits.map((h) => h.hash), signal),
-    archive.attachmentsForMessages([...new Set(hits.map((h) => h.message_id))], signal),
-  ]);
+  const { reactions, attachments } = await archive.hitExtras(
+    hits.map((h) => h.hash),
+    [...new Set(hits.map((h) => h.message_id))],
+    signal,
+  );
   const byHash = new Map<string, { emoji: string; actor: string }[]>();
   for (const r of reactions) {
     let list = byHash.get(r.messageHash);

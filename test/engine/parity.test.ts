@@ -111,6 +111,7 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
     attachmentsForMessages: [[[m.imageCabin.id, m.fileLease.id, m.videoDance.id, m.cjk.id]], [[]]],
     reactionsForHashes: [[[m.reactionTarget.hash, m.leaseAgreement.hash, 'nope']], [[]]],
     embeddingModels: [[]],
+    hitExtras: [[[m.reactionTarget.hash, m.imageCabin.hash, 'nope'], [m.reactionTarget.id, m.imageCabin.id, m.fileLease.id, 987654]], [[], []]],
     journalDay: [['2022-03-01', Date.UTC(2022, 2, 1) / 1000], ['2022-03-05', Date.UTC(2022, 2, 5) / 1000], ['1999-01-01', Date.UTC(1999, 0, 1) / 1000]],
     dayMessages: [
       [{ dayStartUnix: Date.UTC(2022, 2, 1) / 1000, limit: 3 }],
