@@ -21,6 +21,8 @@ import {
 } from '../../src/archive';
 import {
   ArchiveWriter,
+  archivePathIn,
+  buildArchive,
   buildCuratedArchive,
   buildMsgbrowseMcpFixture,
   dayStartUnix,
@@ -528,6 +530,31 @@ describe('embeddings', () => {
       a.embeddingModels(),
       [...desc.embeddings].sort((x, y) => (x.model < y.model ? -1 : 1)).map((e) => ({ model: e.model, count: e.count, dim: e.dim })),
     );
+  });
+
+  it('embeddingModels: one model (its count from the row count), then a second model written into the open archive', async () => {
+    const file = archivePathIn(path.join(tmp, 'one-model'));
+    const conv = { source: 'signal', name: 'Ada', messages: [0, 1, 2, 3, 4].map((i) => ({ sender: i % 2 ? 'Ada' : 'Me', body: `message number ${i}`, ts: `2025-03-0${i + 1} 10:00:00` })) };
+    const built = buildArchive({ file, conversations: [conv], embeddings: [{ model: 'zeta-embed', dim: 6, orphans: [{ hash: 'f'.repeat(64), text: 'gone' }] }] });
+    const one = await openArchive(file);
+    try {
+      assert.deepEqual(one.embeddingModels(), [{ model: 'zeta-embed', count: built.embeddings[0].count, dim: 6 }]);
+      assert.equal(built.embeddings[0].count, 6, 'five messages and one orphan');
+      // A second, smaller model sorts first by name: the grouped path (names ascending, each its own dim).
+      const db = openWritable(file);
+      try {
+        const w = new ArchiveWriter(db);
+        for (const m of built.messages.slice(0, 2)) w.putEmbedding(m.hash, 'alpha-embed', new Float32Array([1, 0, 0]));
+      } finally {
+        db.close();
+      }
+      assert.deepEqual(one.embeddingModels(), [
+        { model: 'alpha-embed', count: 2, dim: 3 },
+        { model: 'zeta-embed', count: 6, dim: 6 },
+      ]);
+    } finally {
+      one.close();
+    }
   });
 
   it('streams decoded float32 vectors joined to messages (orphans skipped)', () => {
