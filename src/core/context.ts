@@ -19,6 +19,11 @@ export interface SemanticUnavailable {
   model?: string;
   /** Set while the vector index is building (only when the caller asked not to wait for it). */
   building?: BuildProgressInfo;
+  /**
+   * With `building`: the embedder the index will be searched with, so a caller that waits for the build can have
+   * its query embedded meanwhile instead of after it.
+   */
+  embedder?: Embedder;
 }
 
 /** How far a vector index build is, and how long the rest should take (estimated from its pace so far). */

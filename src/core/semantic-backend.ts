@@ -180,7 +180,7 @@ export class SemanticManager {
       // The caller answers without the index (keyword results now); the build goes on without it.
       build.task.detach().catch(() => {});
       const building = this.progressOf(build);
-      return { available: false, reason: `index building: ${building.percent}%`, model, building };
+      return { available: false, reason: `index building: ${building.percent}%`, model, building, embedder };
     }
     try {
       const index = await build.task.wait(signal);

@@ -57,6 +57,12 @@ export interface SemanticRunOptions {
   wait?: boolean;
   /** Stop waiting for the query embedding after this many ms (default: the embedder's own timeout). */
   embedBudgetMs?: number;
+  /**
+   * With `wait: false`, for a caller that will wait for the build and ask again (semantic_search): while the index
+   * builds, request the query's vector now, so the call after the build finds it embedded (the embedder shares
+   * and keeps answers per query text).
+   */
+  embedWhileBuilding?: boolean;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -93,6 +99,7 @@ export async function runSemantic(
   try {
     const state = await ctx.semantic(signal, { wait: opts.wait ?? true });
     if (!state.available) {
+      if (opts.embedWhileBuilding && state.building && state.embedder) state.embedder.embed(query).catch(() => {});
       return {
         ok: false,
         kind: 'unavailable',

@@ -223,6 +223,49 @@ describe('semantic_search during a build', () => {
   });
 });
 
+describe('the query vector of a waiting semantic_search', () => {
+  it('is requested while the index builds (once), and search_messages during a build embeds nothing', async () => {
+    const finish = gate();
+    let buildDone = false;
+    const embedded: { text: string; duringBuild: boolean }[] = [];
+    const rt = createRuntime(
+      options({
+        createEmbedder: (c) => ({
+          model: c.model,
+          embed: async (text: string) => {
+            embedded.push({ text, duringBuild: !buildDone });
+            return Float32Array.from(VEC);
+          },
+        }),
+        buildVectorIndex: async (req) => {
+          await finish.wait;
+          const index = await defaultVectorIndexBuilder(req);
+          buildDone = true;
+          return index;
+        },
+      }),
+    );
+    const { client, close } = await connectClient(rt.context);
+    try {
+      const keyword = await search(client, 'deposit');
+      assert.equal(keyword.semantic.used, false);
+      assert.deepEqual(embedded, [], 'a keyword answer during the build asks for no vector');
+      const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } }) as Promise<CallToolResult>;
+      await until(() => embedded.length > 0);
+      assert.deepEqual(embedded, [{ text: 'lease', duringBuild: true }]);
+      finish.open();
+      const r = await call;
+      assert.ok(!r.isError, textOf(r));
+      assert.ok((r.structuredContent as { hits: unknown[] }).hits.length > 0);
+      assert.deepEqual(embedded, [{ text: 'lease', duringBuild: true }], 'the answer used the vector asked for during the build');
+    } finally {
+      finish.open();
+      await close();
+      await rt.dispose();
+    }
+  });
+});
+
 describe('a build that fails', () => {
   it('is reported to callers that do not wait (never restarted in a loop), and a waiting caller retries it', async () => {
     let builds = 0;

@@ -68,7 +68,7 @@ export const semanticSearch = defineTool({
     const notes: string[] = [];
     const k = clampLimit('k', args.k, SEMANTIC_DEFAULT_K, SEMANTIC_MAX_K, notes);
     const { query, range, archive, scope, filter } = await searchRequest(args, env);
-    const run = () => runSemantic(env.ctx, archive, query, k, filter, env.signal, { wait: false });
+    const run = () => runSemantic(env.ctx, archive, query, k, filter, env.signal, { wait: false, embedWhileBuilding: true });
     let sem = await run();
     if (!sem.ok && sem.building) {
       // A short build is waited for (with progress); a long one is said, with its estimate.
