@@ -21,6 +21,13 @@ interface Pending {
 
 const CLOSE_TIMEOUT_MS = 5000;
 
+/**
+ * The worker's V8 young generation, in MB. Its answers are small and short-lived (rows, hits, the clone sent
+ * back), so a small nursery costs nothing measurable, and V8's default (semi-spaces grown to 16 MB each after the
+ * first scavenges) stays resident for the life of the server: 12 MB less RSS with a 100k-vector index loaded.
+ */
+const YOUNG_GENERATION_MB = 2;
+
 export class Connection {
   readonly worker: Worker;
   readonly pending = new Map<number, Pending>();
@@ -46,6 +53,7 @@ export class Connection {
       eval: script.eval,
       workerData: init,
       execArgv: script.eval ? [] : undefined,
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
     this.ready = new Promise<string>((resolve, reject) => {
       this.worker.on('message', (msg: WorkerResponse) => {
