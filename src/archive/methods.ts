@@ -184,6 +184,17 @@ export const ARCHIVE_QUERIES = {
   reactionsForHashes: (s: Snapshot, hashes: string[]): ReactionRow[] =>
     reactionsForHashes(s.sql, s.schema, hashes, hiddenIdsOf(s)),
   embeddingModels: (s: Snapshot): EmbeddingModelInfo[] => modelsOf(s),
+  /**
+   * Keeps the vector coverage of `model` (its stored vectors whose message exists, what scopeCounts reports for the
+   * whole archive) that a vector index build has just counted, so the first search receipt does not count it again
+   * (a probe per vector: 87 ms at 100k vectors, 0.6 s at 1M). Kept only when `fp` is this snapshot's fingerprint,
+   * i.e. the build read exactly these files; answers whether it was kept. Exclusions do not change the figure
+   * (scopeCounts subtracts the hidden conversations' vectors itself).
+   */
+  primeModelCoverage: (s: Snapshot, model: string, count: number, fp: string): boolean => {
+    if (fingerprint(s.identity()) !== fp || !Number.isSafeInteger(count) || count < 0) return false;
+    return s.memo(`coverage:${model}`, () => count) === count;
+  },
   /** What every cited hit carries beside its text, in one snapshot (one worker round trip per result). */
   hitExtras: (s: Snapshot, hashes: string[], ids: number[]): { reactions: ReactionRow[]; attachments: AttachmentRow[] } => ({
     reactions: reactionsForHashes(s.sql, s.schema, hashes, hiddenIdsOf(s)),
@@ -302,8 +313,9 @@ export function isArchiveMethod(name: unknown): name is ArchiveMethod {
  * - `sql`: the hidden conversation ids are left out in the statement itself, so limits, `hasMore` and counts cover only
  *   what may be shown.
  * - `lookup`: a point lookup (no limit); a row of a hidden conversation is dropped, so it answers as an unknown id/hash.
+ * - `none`: bookkeeping that answers nothing from the archive's rows.
  */
-export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'> = {
+export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup' | 'none'> = {
   summary: 'listing',
   listConversations: 'listing',
   conversationById: 'listing',
@@ -323,6 +335,7 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   attachmentsForMessages: 'lookup',
   reactionsForHashes: 'sql',
   embeddingModels: 'sql',
+  primeModelCoverage: 'none',
   hitExtras: 'sql',
   journalDay: 'sql',
   dayMessages: 'sql',

@@ -21,6 +21,8 @@ export interface OpenedArchive {
     opts: {
       cacheDir?: string;
       key?: string;
+      /** The archive fingerprint `key` was made from (the build's vector coverage is kept for receipts under it). */
+      fingerprint?: string;
       name?: string;
       dim?: number;
       total?: number;

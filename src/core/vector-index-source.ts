@@ -3,18 +3,20 @@
  * persistent cache when a cache dir is given, built in memory otherwise. A worker-backed archive builds and
  * searches its index inside the worker; an in-thread archive does it here.
  */
-import { archiveRows, consumeRecords, Int8VectorIndex, loadOrBuildVectorIndex, vectorCacheKey } from '../search/vector/index';
+import { archiveRows, consumeRecords, Int8VectorIndex, loadOrBuildVectorIndex, recordsRead, vectorCacheKey } from '../search/vector/index';
 import { archiveFingerprint } from './archive-holder';
 import type { VectorIndexBuilder } from './types';
 
 export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   // The key changes with the archive's on-disk state, so re-imported conversations (new message ids) rebuild.
-  const key = vectorCacheKey({ path: req.archive.path, model: req.model, dim: req.dim, count: req.count, fingerprint: archiveFingerprint(req.archive.path) });
+  const fingerprint = archiveFingerprint(req.archive.path);
+  const key = vectorCacheKey({ path: req.archive.path, model: req.model, dim: req.dim, count: req.count, fingerprint });
   const remote = req.archive.vectorIndex;
   if (remote) {
     return remote(req.model, {
       cacheDir: req.cacheDir,
       key,
+      fingerprint,
       name: req.archive.path,
       dim: req.dim,
       total: req.count,
@@ -28,11 +30,17 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   }
   const records = () => sync.embeddings(req.model, { shareVectors: true });
   const rows = archiveRows(sync, req.model);
+  // The build counted the model's vector coverage: the first search receipt need not count it again (see the
+  // archive's primeModelCoverage; kept only while the archive has the fingerprint the build started from).
+  const prime = (index: Int8VectorIndex): Int8VectorIndex => {
+    sync.primeModelCoverage(req.model, recordsRead(index.stats), fingerprint);
+    return index;
+  };
   if (!req.cacheDir) {
     const parts = await consumeRecords(records(), { model: req.model, dim: req.dim, total: req.count, signal: req.signal, onProgress: req.onProgress });
-    return Int8VectorIndex.create(parts, rows(parts), 'memory');
+    return prime(await Int8VectorIndex.create(parts, rows(parts), 'memory'));
   }
-  return loadOrBuildVectorIndex({
+  const index = await loadOrBuildVectorIndex({
     records,
     model: req.model,
     dim: req.dim,
@@ -45,4 +53,5 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
     rows,
     log: (m) => req.log('debug', m),
   });
+  return prime(index);
 };

@@ -10,7 +10,7 @@ import { openArchive } from '../archive';
 import type { Archive } from '../archive/types';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
-import { archiveRows, cacheFilePath, Int8VectorIndex, loadCachedParts, unpackParts, vectorCacheKey, writeCacheFile } from '../search/vector';
+import { archiveRows, cacheFilePath, Int8VectorIndex, loadCachedParts, recordsRead, unpackParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
 import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
 import { pollingSignal, type PollingAbort } from './polling-signal';
@@ -129,6 +129,12 @@ async function openVectorIndex(
   const total = req.total ?? info?.count;
   const rows = archiveRows(db, req.model);
   const log = (message: string) => send({ type: 'log', level: 'info', message });
+  // The build counted the model's vector coverage (a cache file recorded its build's count): the first search
+  // receipt need not count it again, while the archive is still the one `req.key` was made from.
+  const primeCoverage = (stats: BuildStats): void => {
+    const fp = req.fingerprint;
+    if (fp !== undefined) withSlot(req.slot, () => db.primeModelCoverage(req.model, recordsRead(stats), fp));
+  };
   let cache: { cacheDir: string; key: string; name: string; file: string } | undefined;
   if (req.cacheDir) {
     const key =
@@ -139,7 +145,10 @@ async function openVectorIndex(
     await writing.get(cache.file);
     const cached = await loadCachedParts({ ...cache, model: req.model, dim, log });
     signal.throwIfAborted();
-    if (cached) return Int8VectorIndex.create(cached, rows(cached), 'cache', cache.file);
+    if (cached) {
+      primeCoverage(cached.stats);
+      return Int8VectorIndex.create(cached, rows(cached), 'cache', cache.file);
+    }
   }
   const packed = await buildInWorker({
     archivePath: db.path,
@@ -152,6 +161,7 @@ async function openVectorIndex(
     signal,
   });
   const parts = unpackParts(packed);
+  primeCoverage(parts.stats);
   if (!cache) return Int8VectorIndex.create(parts, rows(parts), 'memory');
   // The index answers now; the cache file is written meanwhile with async I/O (off this thread's event loop).
   const file = cache.file;

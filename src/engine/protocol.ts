@@ -60,6 +60,11 @@ export interface VectorOpenOptions {
   dim?: number;
   /** Expected record count (progress); default: the archive's count for the model. */
   total?: number;
+  /**
+   * The archive fingerprint `key` was made from. With it, the vector coverage the build counted (or the cache file
+   * recorded) is kept for search receipts while the archive still has this fingerprint.
+   */
+  fingerprint?: string;
 }
 
 export interface WireError {

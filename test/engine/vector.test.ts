@@ -12,6 +12,9 @@ import { openArchive, type Archive } from '../../src/archive';
 import type { VectorFilter, VectorIndex } from '../../src/search/types';
 import { buildVectorIndex, VectorIndexError } from '../../src/search/vector';
 import { startEngineWorker, type EngineClient } from '../../src/engine';
+import Database from 'better-sqlite3';
+import { inThread } from '../../src/archive';
+import { defaultVectorIndexBuilder } from '../../src/core/index';
 import { buildCuratedArchive, CURATED_MODELS, embedText, type CuratedArchive } from '../fixtures';
 import { outcome } from './outcome';
 
@@ -133,3 +136,58 @@ describe('engine worker: vector indexes', () => {
     index.dispose();
   });
 });
+
+/** The model's stored vectors whose message exists, counted apart from our code (the orphan row is left out). */
+function sqlCoverage(model: string): number {
+  const db = new Database(curated.path, { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare('SELECT count(*) AS n FROM embeddings e WHERE e.model = ? AND e.message_hash IN (SELECT hash FROM messages)').get(model) as { n: number };
+    return row.n;
+  } finally {
+    db.close();
+  }
+}
+
+describe('the vector coverage a build counted is kept for search receipts', () => {
+  for (const { model, dim } of CURATED_MODELS) {
+    it(`${model}: built and loaded in the worker, the receipt's figure is SQL's, and it is already kept when the index answers`, async () => {
+      const expected = sqlCoverage(model);
+      const cacheDir = fs.mkdtempSync(path.join(dir, `cov-${model}-`));
+      for (const pass of ['build', 'cache load']) {
+        const fresh = await startEngineWorker({ archivePath: curated.path });
+        try {
+          const fp = (await fresh.summary()).fingerprint;
+          const index = await fresh.vectorIndex(model, { cacheDir, fingerprint: fp });
+          assert.equal(index.dim, dim);
+          // A figure is already kept (by the build or the cache load), so another one is refused.
+          assert.equal(await fresh.primeModelCoverage(model, expected + 1, fp), false, pass);
+          assert.equal((await fresh.scopeCounts({}, model)).withVectors, expected, pass);
+        } finally {
+          await fresh.close();
+        }
+      }
+    });
+  }
+
+  it('in-thread builds keep it too; a fingerprint that is not the archive\'s keeps nothing', async () => {
+    const { model, dim } = CURATED_MODELS[0];
+    const expected = sqlCoverage(model);
+    const own = await openArchive(curated.path);
+    try {
+      assert.equal(own.primeModelCoverage(model, 5, 'ino:1:2|-'), false, 'stale fingerprint');
+      await defaultVectorIndexBuilder({
+        archive: { archive: inThread(own), sync: own, path: own.path },
+        model,
+        dim,
+        count: own.embeddingModels().find((m) => m.model === model)!.count,
+        signal: new AbortController().signal,
+        log: () => {},
+      });
+      assert.equal(own.primeModelCoverage(model, expected + 1, own.summary().fingerprint), false);
+      assert.equal(own.scopeCounts({}, model).withVectors, expected);
+    } finally {
+      own.close();
+    }
+  });
+});
+

@@ -21,6 +21,15 @@ export interface BuildStats {
   skippedNonFinite: number;
 }
 
+/**
+ * Every record the build read: the model's stored vectors whose message exists (the archive's iterator drops
+ * orphans), indexed or skipped. That is the archive's vector coverage of the model (`scopeCounts` for the whole
+ * archive), counted for free by the build.
+ */
+export function recordsRead(stats: BuildStats): number {
+  return stats.indexed + stats.skippedWrongLength + stats.skippedNonFinite;
+}
+
 /** Everything a built (or loaded) index consists of, besides the float32 rows. */
 export interface IndexParts {
   model: string;
