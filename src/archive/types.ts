@@ -319,6 +319,19 @@ export interface ScopeCounts {
   model?: string;
 }
 
+/** Reactions (by message hash) and attachments (by message id) of a set of hits. */
+export interface HitExtrasRows {
+  reactions: ReactionRow[];
+  attachments: AttachmentRow[];
+}
+
+/** The keyword half of a search in one snapshot: the hits, their extras and the counts of the searched scope. */
+export interface KeywordSearchBundle {
+  hits: KeywordHit[];
+  extras: HitExtrasRows;
+  counts: ScopeCounts;
+}
+
 /** A sender name and its messages (in the scope asked about, or in the whole archive for `elsewhere`). */
 export interface SenderMatch {
   name: string;

@@ -3,20 +3,37 @@
  * `attachments: [{kind, name}]` (in the order msgbrowse stored them), each only when the message has some — one archive
  * call per result, whatever its size.
  */
-import type { AsyncArchive } from '../archive/types';
+import type { AsyncArchive, HitExtrasRows } from '../archive/types';
 import { content } from './hits';
 import type { MessageHit } from './results';
 
 type Extras = Pick<MessageHit, 'message_id' | 'hash' | 'reactions' | 'attachments'>;
 
-/** `redact`: attachment names are content (a file can be named after a card number): redacted like the text. */
-export async function withHitExtras<T extends Extras>(archive: AsyncArchive, hits: T[], redact: boolean, signal?: AbortSignal): Promise<T[]> {
+/** Extras already read for some messages (in the same snapshot as their hits): those are not asked for again. */
+export interface KnownExtras {
+  hashes: ReadonlySet<string>;
+  ids: ReadonlySet<number>;
+  rows: HitExtrasRows;
+}
+
+/**
+ * `redact`: attachment names are content (a file can be named after a card number): redacted like the text.
+ * `known`: extras read with the hits (searchKeywordBundle); only hits outside them cost an archive call.
+ */
+export async function withHitExtras<T extends Extras>(archive: AsyncArchive, hits: T[], redact: boolean, signal?: AbortSignal, known?: KnownExtras): Promise<T[]> {
   if (!hits.length) return hits;
-  const { reactions, attachments } = await archive.hitExtras(
-    hits.map((h) => h.hash),
-    [...new Set(hits.map((h) => h.message_id))],
-    signal,
-  );
+  const missing = known ? hits.filter((h) => !known.hashes.has(h.hash) || !known.ids.has(h.message_id)) : hits;
+  let { reactions, attachments } = known?.rows ?? { reactions: [], attachments: [] };
+  if (missing.length) {
+    const more = await archive.hitExtras(
+      missing.map((h) => h.hash),
+      [...new Set(missing.map((h) => h.message_id))],
+      signal,
+    );
+    // (A message's hash and id go together, so nothing is read twice; the filters keep it so regardless.)
+    reactions = known ? [...reactions, ...more.reactions.filter((r) => !known.hashes.has(r.messageHash))] : more.reactions;
+    attachments = known ? [...attachments, ...more.attachments.filter((a) => !known.ids.has(a.messageId))] : more.attachments;
+  }
   const byHash = new Map<string, { emoji: string; actor: string }[]>();
   for (const r of reactions) {
     let list = byHash.get(r.messageHash);

@@ -4,13 +4,13 @@
  * semantic half is unavailable or fails, the keyword half still answers and the result says why.
  */
 import { planFtsQuery, type FtsQueryPlan } from '../archive/fts-query';
-import type { AsyncArchive } from '../archive/types';
+import type { AsyncArchive, ScopeCounts, ScopeFilter } from '../archive/types';
 import { fuseHybrid } from '../search/fusion';
 import type { ServerContext } from './context';
 import { hitFromKeyword, hitFromMessage } from './hits';
 import { withHitExtras } from './hit-extras';
 import type { MessageHit, SemanticStatusItem } from './results';
-import { runSemantic } from './semantic-query';
+import { runSemantic, semanticModelOf } from './semantic-query';
 
 /**
  * How long the keyword half waits for the query embedding (README: "Semantic budget"). Past it the keyword hits
@@ -39,6 +39,11 @@ export interface HybridSearchRequest {
   redact?: boolean;
   /** Overrides SEMANTIC_BUDGET_MS (tests). */
   semanticBudgetMs?: number;
+  /**
+   * The scope the caller's receipt counts (search-receipt.ts `receiptScope`): counted in the same archive call as
+   * the keyword hits, for the model the semantic half reports. Default: the whole archive.
+   */
+  receiptScope?: ScopeFilter;
 }
 
 export interface HybridSearchResult {
@@ -47,6 +52,8 @@ export interface HybridSearchResult {
   semantic: SemanticStatusItem;
   /** Set when the semantic half was configured but failed for this query (worth a warning). */
   semanticFailure?: string;
+  /** The counts of `receiptScope` (read with the keyword hits), for `semantic.model`. */
+  counts: ScopeCounts;
   /** How the keyword half read the query (the tokens searched, what was left out). */
   plan: FtsQueryPlan;
 }
@@ -61,22 +68,36 @@ export async function hybridSearch(
   const filter = req.filter ?? {};
   // The two halves run concurrently (the embedding request is network-bound); runSemantic never rejects
   // except on cancellation, so a keyword failure cannot leave it dangling.
-  const [keyword, sem] = await Promise.all([
-    archive.searchKeyword({ query, limit, ...filter }, signal),
+  // The semantic state first (memoised: it says which model the semantic half will report), then the two halves
+  // concurrently (the embedding request is network-bound); runSemantic never rejects except on cancellation, so a
+  // keyword failure cannot leave it dangling. The keyword half is one archive call: hits, their reactions and
+  // attachments, and the receipt's counts.
+  const state = ctx.semantic(signal, { wait: false });
+  let countedModel: string | undefined;
+  const [bundle, sem] = await Promise.all([
+    state.then((st) => {
+      countedModel = semanticModelOf(st);
+      return archive.searchKeywordBundle({ query, limit, ...filter }, req.receiptScope ?? {}, countedModel, signal);
+    }),
     // Never wait for an index build or a slow endpoint: the keyword half answers now, the hybrid one next time.
-    runSemantic(ctx, archive, query, limit, filter, signal, { wait: false, embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS }),
+    runSemantic(ctx, archive, query, limit, filter, signal, { wait: false, state, embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS }),
   ]);
   const fmt = ctx.citation;
+  const known = { hashes: new Set(bundle.hits.map((h) => h.hash)), ids: new Set(bundle.hits.map((h) => h.id)), rows: bundle.extras };
   const hits = await withHitExtras(
     archive,
-    fuseHybrid(keyword, sem.ok ? sem.hits : [], limit).map((e) =>
+    fuseHybrid(bundle.hits, sem.ok ? sem.hits : [], limit).map((e) =>
       e.keyword ? hitFromKeyword(fmt, e.keyword, e.score, req.redact) : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),
     ),
     req.redact === true,
     signal,
+    known,
   );
   const semantic: SemanticStatusItem = sem.ok
     ? { used: true, model: sem.model }
     : { used: false, reason: sem.reason, ...(sem.model ? { model: sem.model } : {}) };
-  return { hits, semantic, plan: planFtsQuery(query), ...(!sem.ok && sem.kind !== 'unavailable' ? { semanticFailure: sem.reason } : {}) };
+  // The counts were read for the model the state named; the semantic half reports the same one (asked for counts of
+  // another model, e.g. after a settings change in between, they are read again).
+  const counts = countedModel === semantic.model ? bundle.counts : await archive.scopeCounts(req.receiptScope ?? {}, semantic.model, signal);
+  return { hits, semantic, counts, plan: planFtsQuery(query), ...(!sem.ok && sem.kind !== 'unavailable' ? { semanticFailure: sem.reason } : {}) };
 }

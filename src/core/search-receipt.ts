@@ -4,7 +4,7 @@
  * reader can tell "nobody said it" from "it was not searched". Counts are archive index counts (scopeCounts).
  */
 import { MAX_QUERY_TOKENS, type FtsQueryPlan } from '../archive/fts-query';
-import type { AsyncArchive, ConversationRow } from '../archive/types';
+import type { AsyncArchive, ConversationRow, ScopeCounts, ScopeFilter } from '../archive/types';
 import { inline } from './text';
 import type { KeywordReading, SearchReceipt, SearchScope, SemanticStatusItem } from './results';
 
@@ -49,14 +49,34 @@ export function readingNotes(plan: FtsQueryPlan): string[] {
   return notes;
 }
 
-export async function searchReceipt(archive: AsyncArchive, req: ReceiptRequest, model: string | undefined, signal?: AbortSignal): Promise<SearchReceipt> {
+/** The archive scope a receipt counts (a conversation implies its source). */
+export function receiptScope(req: Omit<ReceiptRequest, 'semantic' | 'plan'>): ScopeFilter {
+  const c = req.conversation;
+  return {
+    conversationId: c?.id,
+    source: c ? c.source : req.source,
+    sender: req.sender,
+    startUnix: req.startUnix,
+    endUnix: req.endUnix,
+    hasAttachment: req.hasAttachment,
+    hasLink: req.hasLink,
+  };
+}
+
+/**
+ * `counts`: the counts of `receiptScope(req)` for `model` when the caller already has them (search_messages reads
+ * them with its keyword hits); otherwise they are asked for.
+ */
+export async function searchReceipt(
+  archive: AsyncArchive,
+  req: ReceiptRequest,
+  model: string | undefined,
+  signal?: AbortSignal,
+  counts?: ScopeCounts,
+): Promise<SearchReceipt> {
   const c = req.conversation;
   const source = c ? c.source : req.source;
-  const counts = await archive.scopeCounts(
-    { conversationId: c?.id, source, sender: req.sender, startUnix: req.startUnix, endUnix: req.endUnix, hasAttachment: req.hasAttachment, hasLink: req.hasLink },
-    model,
-    signal,
-  );
+  counts ??= await archive.scopeCounts(receiptScope(req), model, signal);
   const scope: SearchScope = {
     ...(c ? { conversation_id: c.id, conversation: c.name } : {}),
     ...(source !== undefined ? { source } : {}),

@@ -2,7 +2,7 @@ import type { AsyncArchive, MessageFilter, MessageRow } from '../archive/types';
 import { isArchiveError } from '../archive/errors';
 import { dimensionMismatchError, isEmbedError } from '../embed/errors';
 import type { VectorFilter } from '../search/types';
-import type { BuildProgressInfo, ServerContext } from './context';
+import type { BuildProgressInfo, SemanticState, ServerContext } from './context';
 import { errorMessage } from './errors';
 import { SharedQueryEmbedder } from './query-embeddings';
 
@@ -63,6 +63,14 @@ export interface SemanticRunOptions {
    * and keeps answers per query text).
    */
   embedWhileBuilding?: boolean;
+  /** The semantic state the caller already asked for (with the same `wait`); default: ask `ctx.semantic`. */
+  state?: Promise<SemanticState>;
+}
+
+/** The model a search with this state reports (and whose vectors its receipt counts): what runSemantic says. */
+export function semanticModelOf(state: SemanticState): string | undefined {
+  // The same expression as runSemantic's for a ready index.
+  return state.available ? state.index.model || state.embedder.model : state.model;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -97,7 +105,7 @@ export async function runSemantic(
 ): Promise<SemanticOutcome> {
   let model: string | undefined;
   try {
-    const state = await ctx.semantic(signal, { wait: opts.wait ?? true });
+    const state = await (opts.state ?? ctx.semantic(signal, { wait: opts.wait ?? true }));
     if (!state.available) {
       if (opts.embedWhileBuilding && state.building && state.embedder) state.embedder.embed(query).catch(() => {});
       return {

@@ -524,6 +524,30 @@ describe('point lookups', () => {
   });
 });
 
+describe('searchKeywordBundle', () => {
+  it('is searchKeyword + hitExtras of its hits + scopeCounts, in one call, also with conversations hidden', () => {
+    const m = desc.marks;
+    const hidden = desc.conversations.find((c) => c.id === m.reactionTarget.conversationId)!;
+    const cases: [Parameters<Archive['searchKeyword']>[0], Parameters<Archive['scopeCounts']>[0], string | undefined][] = [
+      [{ query: 'the', limit: 50 }, {}, undefined],
+      [{ query: 'the', limit: 50 }, {}, 'test-embed'],
+      [{ query: 'lease', limit: 5, conversationId: m.leaseAgreement.conversationId }, { conversationId: m.leaseAgreement.conversationId }, 'other-embed'],
+      [{ query: 'the', limit: 20, hasAttachment: true }, { hasAttachment: true }, undefined],
+      [{ query: 'zzzz-nothing', limit: 5 }, { sender: 'Me' }, 'test-embed'],
+    ];
+    let withExtras = 0;
+    for (const view of [a, a.excluding([{ name: hidden.name, source: hidden.source }])]) {
+      for (const [opts, scope, model] of cases) {
+        const hits = view.searchKeyword(opts);
+        const extras = view.hitExtras(hits.map((h) => h.hash), [...new Set(hits.map((h) => h.id))]);
+        withExtras += extras.reactions.length + extras.attachments.length;
+        assert.deepEqual(view.searchKeywordBundle(opts, scope, model), { hits, extras, counts: view.scopeCounts(scope, model) }, JSON.stringify([opts, scope, model]));
+      }
+    }
+    assert.ok(withExtras > 0, 'some hits carry reactions or attachments');
+  });
+});
+
 describe('embeddings', () => {
   it('embeddingModels: model, count (orphans included), dim', () => {
     assert.deepEqual(

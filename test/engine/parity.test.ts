@@ -97,6 +97,13 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
       [{ query: 'the', limit: 10, hasLink: true, conversationId: m.linkMapsFirst.conversationId }],
       [{ query: '   ', limit: 10 }],
     ],
+    searchKeywordBundle: [
+      [{ query: 'lease', limit: 10 }, {}],
+      [{ query: 'the', limit: 5, source: 'signal' }, { source: 'signal' }, 'test-embed'],
+      [{ query: 'the', limit: 10, hasAttachment: true }, { hasAttachment: true }],
+      [{ query: 'cafe', limit: 10, conversationId: biggest.id }, { conversationId: biggest.id, sender: 'Me' }, 'no-such-model'],
+      [{ query: '   ', limit: 10 }, {}],
+    ],
     context: [[m.leaseAgreement.id, 3], [m.groupTripLast.id, 0], [987654, 2]],
     attachments: [
       [{ kinds: ['image', 'file', 'video'], limit: 10 }],

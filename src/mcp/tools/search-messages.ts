@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { redactsFor } from '../../core/hits';
 import { hybridSearch } from '../../core/hybrid-search';
 import { clampLimit } from '../limits';
-import { readingNotes, receiptLine, searchReceipt } from '../../core/search-receipt';
+import { readingNotes, receiptLine, receiptScope, searchReceipt } from '../../core/search-receipt';
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
@@ -46,15 +46,16 @@ export const searchMessages = defineTool({
     const notes: string[] = [];
     const limit = clampLimit('limit', args.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, notes);
     const { query, range, archive, scope, filter } = await searchRequest(args, env);
-    const { hits, semantic, semanticFailure, plan } = await hybridSearch(env.ctx, archive, { query, limit, filter, redact: redactsFor(env.ctx) }, env.signal);
-    if (semanticFailure) env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
-    notes.push(...readingNotes(plan));
-    const receipt = await searchReceipt(
+    const searched = { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link };
+    const { hits, semantic, semanticFailure, plan, counts } = await hybridSearch(
+      env.ctx,
       archive,
-      { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link, plan, semantic },
-      semantic.model,
+      { query, limit, filter, redact: redactsFor(env.ctx), receiptScope: receiptScope(searched) },
       env.signal,
     );
+    if (semanticFailure) env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
+    notes.push(...readingNotes(plan));
+    const receipt = await searchReceipt(archive, { ...searched, plan, semantic }, semantic.model, env.signal, counts);
     const structured = { hits, semantic, receipt, ...(notes.length ? { notes } : {}) };
     const mode = semantic.used ? `hybrid: keyword + semantic (model "${semantic.model}")` : `keyword only — semantic half unavailable: ${semantic.reason}`;
     const text =
