@@ -90,14 +90,17 @@ export const semanticSearch = defineTool({
     }
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const hits = await withHitExtras(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), redact, env.signal);
+    // The hits' extras and the receipt's counts are independent: both requests go to the archive at once.
+    const [hits, receipt] = await Promise.all([
+      withHitExtras(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), redact, env.signal),
+      searchReceipt(
+        archive,
+        { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link, semantic: { used: true, model: sem.model } },
+        sem.model,
+        env.signal,
+      ),
+    ]);
     if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
-    const receipt = await searchReceipt(
-      archive,
-      { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link, semantic: { used: true, model: sem.model } },
-      sem.model,
-      env.signal,
-    );
     const structured = { hits, model: sem.model, receipt, ...(notes.length ? { notes } : {}) };
     const text =
       `${hits.length} message${hits.length === 1 ? '' : 's'} closest in meaning to ${inline(query)} (model "${sem.model}", score = cosine similarity).\n` +
