@@ -3,7 +3,8 @@
  *   npx tsx bench/mcp-overhead.ts [archive name, default m100k_e768]
  * `search_messages` keyword-only (no embedding model), laid out like the CLI and the extension: runtime and MCP
  * server on this thread, the archive in the engine worker, an SDK client over an in-memory transport. For the
- * same queries it times: the keyword SQL natively (better-sqlite3) and in our WASM engine in-thread; every archive
+ * same queries it times: the keyword SQL natively (better-sqlite3) and in our WASM engine in-thread, and all three
+ * statements the keyword half runs (search, hit extras, receipt count) both ways; every archive
  * call the tool makes (through the worker, grouped by method); the handler alone; the SDK's input and output
  * validation; JSON serialisation of the result; and the whole call from the client. Then the same call over
  * stdio to the built CLI (what a real client pays).
@@ -15,7 +16,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Row, Sql } from '../src/archive/connection';
+import { readIdentity } from '../src/archive/file-identity';
 import { openArchive } from '../src/archive/index';
+import { ARCHIVE_QUERIES, type Snapshot } from '../src/archive/methods';
+import { listConversations } from '../src/archive/queries/conversations';
+import { embeddingModels } from '../src/archive/queries/embeddings';
+import { summaryCounts } from '../src/archive/queries/summary';
 import { detectSchema } from '../src/archive/schema';
 import { searchKeyword } from '../src/archive/queries/search';
 import type { AsyncArchive } from '../src/archive/types';
@@ -75,6 +81,48 @@ async function main(): Promise<void> {
   rows.push(['keyword SQL natively (better-sqlite3, in-thread)', await timeEach((q) => searchKeyword(nsql, schema, { query: q, limit }, []), queries)]);
   const sync = await openArchive(a.file);
   rows.push(['keyword SQL in our WASM engine, in-thread (public Archive API)', await timeEach((q) => sync.searchKeyword({ query: q, limit }), queries)]);
+  // Everything the keyword half asks the archive, in one thread: the search, the hits' reactions and attachment
+  // names, the receipt's count (search_messages runs these three; the rows above are the first one alone).
+  const memo = new Map<string, unknown>();
+  const once = <T>(k: string, f: () => T): T => (memo.has(k) ? (memo.get(k) as T) : (memo.set(k, f()), memo.get(k) as T));
+  const nativeSnapshot: Snapshot = {
+    sql: nsql,
+    schema,
+    path: a.file,
+    conversations: () => once('conversations', () => listConversations(nsql, schema)),
+    models: () => once('models', () => embeddingModels(nsql, schema)),
+    counts: () => once('counts', () => summaryCounts(nsql, nativeSnapshot.conversations())),
+    identity: () => readIdentity(a.file),
+    memo: (k, f) => once(`memo:${k}`, f),
+    exclude: [],
+  };
+  const wholeTool = (run: {
+    search: (q: string) => { id: number; hash: string }[];
+    extras: (hashes: string[], ids: number[]) => unknown;
+    counts: () => unknown;
+  }) => (q: string) => {
+    const hits = run.search(q);
+    run.extras(hits.map((h) => h.hash), hits.map((h) => h.id));
+    run.counts();
+  };
+  rows.push([
+    'the keyword half\'s whole SQL natively: search + hit extras + receipt count (better-sqlite3, in-thread)',
+    await timeEach(
+      wholeTool({
+        search: (q) => ARCHIVE_QUERIES.searchKeyword(nativeSnapshot, { query: q, limit }),
+        extras: (h, i) => ARCHIVE_QUERIES.hitExtras(nativeSnapshot, h, i),
+        counts: () => ARCHIVE_QUERIES.scopeCounts(nativeSnapshot, {}),
+      }),
+      queries,
+    ),
+  ]);
+  rows.push([
+    'the same three in our WASM engine, in-thread',
+    await timeEach(
+      wholeTool({ search: (q) => sync.searchKeyword({ query: q, limit }), extras: (h, i) => sync.hitExtras(h, i), counts: () => sync.scopeCounts({}) }),
+      queries,
+    ),
+  ]);
 
   // The tool as served: runtime + server here, archive in the engine worker.
   const calls = new Map<string, number[]>();
