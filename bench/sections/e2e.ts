@@ -25,7 +25,7 @@ export interface E2eResult {
    * initialize (nothing warmed by earlier calls): index build + query embedding + search + receipt, polled every
    * 100 ms while the server answers "still building" (a build longer than semantic_search waits for).
    */
-  firstBuild?: { ms: number; polls: number; residentBefore?: number };
+  firstBuild?: { ms: number; polls: number; runs?: number[]; residentBefore?: number };
   hybrid: Dist;
   keywordOnly: Dist;
   semanticOnly: Dist;
@@ -73,23 +73,30 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
     // here; the fraction is reported), so the figure is the build's own cost, not the disk's.
     readWhole(a.file);
     const residentBefore = residentFraction(a.file);
-    let firstBuild: { ms: number; polls: number; residentBefore?: number };
-    const f = await startCliSession(cli, a.file, { cacheDir: emptyCache, embedBaseUrl: embed.baseUrl, embedModel: emb.model });
-    try {
-      const t = performance.now();
-      let polls = 0;
-      let r = await callTool(f.client, 'semantic_search', { query: 'coffee tonight' });
-      while (r.isError && /still building/.test(toolText(r))) {
-        polls++;
-        await new Promise((res) => setTimeout(res, 100));
-        r = await callTool(f.client, 'semantic_search', { query: 'coffee tonight' });
-      }
-      firstBuild = { ms: performance.now() - t, polls, ...(residentBefore !== undefined ? { residentBefore } : {}) };
-      check(r, false);
-    } finally {
-      await f.close();
+    // Three fresh servers at 100k (the median is reported), one at 1M (a build takes seconds there).
+    const runs: { ms: number; polls: number }[] = [];
+    for (let run = 0; run < (emb.count < 500_000 ? 3 : 1); run++) {
       fs.rmSync(emptyCache, { recursive: true, force: true });
+      fs.mkdirSync(emptyCache, { recursive: true });
+      const f = await startCliSession(cli, a.file, { cacheDir: emptyCache, embedBaseUrl: embed.baseUrl, embedModel: emb.model });
+      try {
+        const t = performance.now();
+        let polls = 0;
+        let r = await callTool(f.client, 'semantic_search', { query: 'coffee tonight' });
+        while (r.isError && /still building/.test(toolText(r))) {
+          polls++;
+          await new Promise((res) => setTimeout(res, 100));
+          r = await callTool(f.client, 'semantic_search', { query: 'coffee tonight' });
+        }
+        runs.push({ ms: performance.now() - t, polls });
+        check(r, false);
+      } finally {
+        await f.close();
+      }
     }
+    fs.rmSync(emptyCache, { recursive: true, force: true });
+    const mid = [...runs].sort((x, y) => x.ms - y.ms)[Math.floor(runs.length / 2)];
+    const firstBuild = { ...mid, runs: runs.map((x) => x.ms), ...(residentBefore !== undefined ? { residentBefore } : {}) };
     log(`[e2e ${a.spec.name}] hybrid search_messages over stdio (embeddings at ${embed.baseUrl}; index cache ${cacheExisted ? 'present' : 'absent'})`);
     const s = await startCliSession(cli, a.file, { cacheDir, embedBaseUrl: embed.baseUrl, embedModel: emb.model });
     let firstCallMs: number;
@@ -171,7 +178,7 @@ export function e2eTable(rs: E2eResult[]): string {
       `${ms(r.connectMs)} ms`,
       `${ms(r.firstCallMs)} ms (${r.cacheExisted ? 'cache present' : 'no cache: built'})`,
       r.firstBuild
-        ? `${ms(r.firstBuild.ms)} ms${r.firstBuild.polls ? ` (${r.firstBuild.polls} polls)` : ''}${r.firstBuild.residentBefore !== undefined ? `, archive ${(100 * r.firstBuild.residentBefore).toFixed(0)}% in page cache` : ''}`
+        ? `${ms(r.firstBuild.ms)} ms${r.firstBuild.runs && r.firstBuild.runs.length > 1 ? ` median (runs ${r.firstBuild.runs.map(ms).join(', ')})` : ''}${r.firstBuild.polls ? ` (${r.firstBuild.polls} polls)` : ''}${r.firstBuild.residentBefore !== undefined ? `, archive ${(100 * r.firstBuild.residentBefore).toFixed(0)}% in page cache` : ''}`
         : 'not measured',
       `${r.semanticUsed} of ${r.hybridCalls}`,
       r.serverRss ? `${mb(r.serverRss)} (${mb(r.serverPeakRss)})` : 'not measured',
