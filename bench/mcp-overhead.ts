@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     counts: () => unknown;
   }) => (q: string) => {
     const hits = run.search(q);
-    run.extras(hits.map((h) => h.hash), hits.map((h) => h.id));
+    run.extras(hits.map((h) => h.hash), [...new Set(hits.map((h) => h.id))]);
     run.counts();
   };
   rows.push([

@@ -83,7 +83,8 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
         const t = performance.now();
         let polls = 0;
         let r = await callTool(f.client, 'semantic_search', { query: 'coffee tonight' });
-        while (r.isError && /still building/.test(toolText(r))) {
+        // A build that never ends fails the section (10 × the 1M target), instead of hanging the bench.
+        while (r.isError && /still building/.test(toolText(r)) && performance.now() - t < 100_000) {
           polls++;
           await new Promise((res) => setTimeout(res, 100));
           r = await callTool(f.client, 'semantic_search', { query: 'coffee tonight' });
@@ -109,7 +110,7 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
       // The first semantic_search starts the index (load or build); it says "still building" while a longer build
       // runs: ask again until it answers, so the timed calls below all run hybrid.
       let first = await callTool(s.client, 'semantic_search', { query: 'coffee tonight' });
-      while (first.isError && /still building/.test(toolText(first))) {
+      while (first.isError && /still building/.test(toolText(first)) && performance.now() - t < 100_000) {
         await new Promise((r) => setTimeout(r, 100));
         first = await callTool(s.client, 'semantic_search', { query: 'coffee tonight' });
       }

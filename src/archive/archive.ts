@@ -4,7 +4,8 @@
  * connection had to be reopened (a re-import or migration may have changed them).
  */
 import type { ArchiveConnection, Sql } from './connection';
-import { ARCHIVE_METHODS, ARCHIVE_QUERIES, type Snapshot } from './methods';
+import { fingerprint } from './file-identity';
+import { ARCHIVE_METHODS, ARCHIVE_QUERIES, coverageMemoKey, type Snapshot } from './methods';
 import { listConversations } from './queries/conversations';
 import { EmbeddingIterator, embeddingModels, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
@@ -86,6 +87,16 @@ export class WasmArchive implements Archive {
 
   embeddings(model: string, opts?: EmbeddingStreamOptions): IterableIterator<EmbeddingRecord> {
     return new EmbeddingIterator((fn) => this.q(fn), model, opts);
+  }
+
+  primeModelCoverage(model: string, count: number, fp: string): boolean {
+    if (!Number.isSafeInteger(count) || count < 0) return false;
+    // Inside a run: a change of the files since the last query reopens the connection (and clears the memo) first.
+    return this.q(() => {
+      if (fingerprint(this.conn.identity()) !== fp) return false;
+      // The key scopeCounts memoises the coverage under (Snapshot.memo in `query`).
+      return this.perOpen(`memo:${coverageMemoKey(model)}`, () => count) === count;
+    });
   }
 
   embeddingVectors(model: string, dim: number, rowids: ArrayLike<number>, out: Float32Array): number {

@@ -108,6 +108,11 @@ function modelsOf(s: Snapshot): EmbeddingModelInfo[] {
   return models.map((m) => ({ ...m, count: m.count - hiddenCoverage(s.sql, s.schema, m.model, ids) })).filter((m) => m.count > 0);
 }
 
+/** Where a snapshot memoises the vector coverage of `model` (Archive.primeModelCoverage fills the same entry). */
+export function coverageMemoKey(model: string): string {
+  return `coverage:${model}`;
+}
+
 /** Messages in a search scope and, for `model`, how many of them have a vector for it (index counts only). */
 function countScope(s: Snapshot, scope: ScopeFilter, model?: string): ScopeCounts {
   return scopeCounts(
@@ -116,7 +121,7 @@ function countScope(s: Snapshot, scope: ScopeFilter, model?: string): ScopeCount
     scope,
     model,
     () => s.counts().messages,
-    (m) => s.memo(`coverage:${m}`, () => modelCoverage(s.sql, s.schema, m)),
+    (m) => s.memo(coverageMemoKey(m), () => modelCoverage(s.sql, s.schema, m)),
     hiddenOf(s),
   );
 }
@@ -181,15 +186,15 @@ export const ARCHIVE_QUERIES = {
   searchKeyword: (s: Snapshot, opts: KeywordSearchOptions): KeywordHit[] => searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s)),
   /**
    * The keyword half of search_messages in one snapshot, so one worker round trip: the hits, their reactions and
-   * attachments (as hitExtras), and the receipt's counts of `scope` (as scopeCounts). Three round trips were 0.4 ms of
+   * attachments (as hitExtras), and, given a `scope`, the receipt's counts of it (as scopeCounts). Three round trips were 0.4 ms of
    * a 4 ms call over stdio at 100k messages.
    */
-  searchKeywordBundle: (s: Snapshot, opts: KeywordSearchOptions, scope: ScopeFilter, model?: string): KeywordSearchBundle => {
+  searchKeywordBundle: (s: Snapshot, opts: KeywordSearchOptions, scope?: ScopeFilter, model?: string): KeywordSearchBundle => {
     const hits = searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s));
     return {
       hits,
       extras: extrasOf(s, hits.map((h) => h.hash), [...new Set(hits.map((h) => h.id))]),
-      counts: countScope(s, scope, model),
+      ...(scope ? { counts: countScope(s, scope, model) } : {}),
     };
   },
   /** Up to window messages before, the target, up to window after; undefined when the id is unknown. */
@@ -211,17 +216,6 @@ export const ARCHIVE_QUERIES = {
   reactionsForHashes: (s: Snapshot, hashes: string[]): ReactionRow[] =>
     reactionsForHashes(s.sql, s.schema, hashes, hiddenIdsOf(s)),
   embeddingModels: (s: Snapshot): EmbeddingModelInfo[] => modelsOf(s),
-  /**
-   * Keeps the vector coverage of `model` (its stored vectors whose message exists, what scopeCounts reports for the
-   * whole archive) that a vector index build has just counted, so the first search receipt does not count it again
-   * (a probe per vector: 87 ms at 100k vectors, 0.6 s at 1M). Kept only when `fp` is this snapshot's fingerprint,
-   * i.e. the build read exactly these files; answers whether it was kept. Exclusions do not change the figure
-   * (scopeCounts subtracts the hidden conversations' vectors itself).
-   */
-  primeModelCoverage: (s: Snapshot, model: string, count: number, fp: string): boolean => {
-    if (fingerprint(s.identity()) !== fp || !Number.isSafeInteger(count) || count < 0) return false;
-    return s.memo(`coverage:${model}`, () => count) === count;
-  },
   /** What every cited hit carries beside its text, in one snapshot (one worker round trip per result). */
   hitExtras: (s: Snapshot, hashes: string[], ids: number[]): HitExtrasRows => extrasOf(s, hashes, ids),
   /** A day's counts (from `messages`), its digest, and the nearest days with messages when it has none. */
@@ -337,9 +331,8 @@ export function isArchiveMethod(name: unknown): name is ArchiveMethod {
  * - `sql`: the hidden conversation ids are left out in the statement itself, so limits, `hasMore` and counts cover only
  *   what may be shown.
  * - `lookup`: a point lookup (no limit); a row of a hidden conversation is dropped, so it answers as an unknown id/hash.
- * - `none`: bookkeeping that answers nothing from the archive's rows.
  */
-export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup' | 'none'> = {
+export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'> = {
   summary: 'listing',
   listConversations: 'listing',
   conversationById: 'listing',
@@ -360,7 +353,6 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   attachmentsForMessages: 'lookup',
   reactionsForHashes: 'sql',
   embeddingModels: 'sql',
-  primeModelCoverage: 'none',
   hitExtras: 'sql',
   journalDay: 'sql',
   dayMessages: 'sql',

@@ -41,7 +41,7 @@ export interface HybridSearchRequest {
   semanticBudgetMs?: number;
   /**
    * The scope the caller's receipt counts (search-receipt.ts `receiptScope`): counted in the same archive call as
-   * the keyword hits, for the model the semantic half reports. Default: the whole archive.
+   * the keyword hits, for the model the semantic half reports. Absent: nothing is counted (the palette).
    */
   receiptScope?: ScopeFilter;
 }
@@ -52,8 +52,8 @@ export interface HybridSearchResult {
   semantic: SemanticStatusItem;
   /** Set when the semantic half was configured but failed for this query (worth a warning). */
   semanticFailure?: string;
-  /** The counts of `receiptScope` (read with the keyword hits), for `semantic.model`. */
-  counts: ScopeCounts;
+  /** The counts of `receiptScope` (read with the keyword hits), for `semantic.model`; absent without a receiptScope. */
+  counts?: ScopeCounts;
   /** How the keyword half read the query (the tokens searched, what was left out). */
   plan: FtsQueryPlan;
 }
@@ -66,19 +66,15 @@ export async function hybridSearch(
 ): Promise<HybridSearchResult> {
   const { query, limit } = req;
   const filter = req.filter ?? {};
-  // The two halves run concurrently (the embedding request is network-bound); runSemantic never rejects
-  // except on cancellation, so a keyword failure cannot leave it dangling.
-  // The semantic state first (memoised: it says which model the semantic half will report), then the two halves
-  // concurrently (the embedding request is network-bound); runSemantic never rejects except on cancellation, so a
-  // keyword failure cannot leave it dangling. The keyword half is one archive call: hits, their reactions and
-  // attachments, and the receipt's counts.
+  // The semantic state (memoised) names the model the semantic half will report, whose vectors the receipt counts.
+  // The two halves run concurrently (the embedding request is network-bound). The keyword half is one archive call
+  // (hits, their reactions and attachments, the receipt's counts) and does not depend on the state: if asking for it
+  // fails, the keyword half still answers (counting no vectors) and runSemantic reports the failure. runSemantic never
+  // rejects except on cancellation, so a keyword failure cannot leave it dangling.
   const state = ctx.semantic(signal, { wait: false });
-  let countedModel: string | undefined;
+  const counted = state.then(semanticModelOf, () => undefined);
   const [bundle, sem] = await Promise.all([
-    state.then((st) => {
-      countedModel = semanticModelOf(st);
-      return archive.searchKeywordBundle({ query, limit, ...filter }, req.receiptScope ?? {}, countedModel, signal);
-    }),
+    counted.then((model) => archive.searchKeywordBundle({ query, limit, ...filter }, req.receiptScope, model, signal)),
     // Never wait for an index build or a slow endpoint: the keyword half answers now, the hybrid one next time.
     runSemantic(ctx, archive, query, limit, filter, signal, { wait: false, state, embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS }),
   ]);
@@ -96,8 +92,9 @@ export async function hybridSearch(
   const semantic: SemanticStatusItem = sem.ok
     ? { used: true, model: sem.model }
     : { used: false, reason: sem.reason, ...(sem.model ? { model: sem.model } : {}) };
-  // The counts were read for the model the state named; the semantic half reports the same one (asked for counts of
-  // another model, e.g. after a settings change in between, they are read again).
-  const counts = countedModel === semantic.model ? bundle.counts : await archive.scopeCounts(req.receiptScope ?? {}, semantic.model, signal);
-  return { hits, semantic, counts, plan: planFtsQuery(query), ...(!sem.ok && sem.kind !== 'unavailable' ? { semanticFailure: sem.reason } : {}) };
+  // Both models come from the same state, so they agree; were they ever not to, the counts are read again for the
+  // model reported rather than shown under the wrong one.
+  let counts = bundle.counts;
+  if (req.receiptScope && (await counted) !== semantic.model) counts = await archive.scopeCounts(req.receiptScope, semantic.model, signal);
+  return { hits, semantic, ...(counts ? { counts } : {}), plan: planFtsQuery(query), ...(!sem.ok && sem.kind !== 'unavailable' ? { semanticFailure: sem.reason } : {}) };
 }

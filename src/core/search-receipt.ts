@@ -89,7 +89,8 @@ export async function searchReceipt(
   return {
     scope,
     messages_in_scope: counts.messages,
-    ...(model && counts.withVectors !== undefined ? { vector_coverage: { model, messages_with_vectors: counts.withVectors } } : {}),
+    // Labelled with the model the counts are of (the same as `model` when they were asked for here).
+    ...(counts.model && counts.withVectors !== undefined ? { vector_coverage: { model: counts.model, messages_with_vectors: counts.withVectors } } : {}),
     ...(req.plan ? { keyword: keywordReading(req.plan) } : {}),
     semantic: req.semantic,
   };

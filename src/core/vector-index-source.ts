@@ -32,8 +32,14 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   const rows = archiveRows(sync, req.model);
   // The build counted the model's vector coverage: the first search receipt need not count it again (see the
   // archive's primeModelCoverage; kept only while the archive has the fingerprint the build started from).
+  // Only an optimisation: it never fails the build it follows (a changed file, an interrupt).
   const prime = (index: Int8VectorIndex): Int8VectorIndex => {
-    sync.primeModelCoverage(req.model, recordsRead(index.stats), fingerprint);
+    const count = recordsRead(index.stats);
+    try {
+      if (count !== undefined) sync.primeModelCoverage(req.model, count, fingerprint);
+    } catch (e) {
+      req.log('debug', `vector coverage of ${req.model} not kept: ${e instanceof Error ? e.message : String(e)}`);
+    }
     return index;
   };
   if (!req.cacheDir) {

@@ -131,9 +131,16 @@ async function openVectorIndex(
   const log = (message: string) => send({ type: 'log', level: 'info', message });
   // The build counted the model's vector coverage (a cache file recorded its build's count): the first search
   // receipt need not count it again, while the archive is still the one `req.key` was made from.
-  const primeCoverage = (stats: BuildStats): void => {
+  // Only an optimisation: it never fails the load or build it follows (a changed file, an interrupt).
+  const primeCoverage = (stats: BuildStats | undefined): void => {
     const fp = req.fingerprint;
-    if (fp !== undefined) withSlot(req.slot, () => db.primeModelCoverage(req.model, recordsRead(stats), fp));
+    const count = recordsRead(stats);
+    if (fp === undefined || count === undefined) return;
+    try {
+      db.primeModelCoverage(req.model, count, fp);
+    } catch (e) {
+      send({ type: 'log', level: 'info', message: `vector coverage of ${req.model} not kept: ${e instanceof Error ? e.message : String(e)}` });
+    }
   };
   let cache: { cacheDir: string; key: string; name: string; file: string } | undefined;
   if (req.cacheDir) {

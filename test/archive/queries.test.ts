@@ -545,6 +545,9 @@ describe('searchKeywordBundle', () => {
       }
     }
     assert.ok(withExtras > 0, 'some hits carry reactions or attachments');
+    const noScope = a.searchKeywordBundle({ query: 'the', limit: 5 });
+    assert.equal(noScope.counts, undefined, 'without a scope nothing is counted');
+    assert.deepEqual(noScope.hits, a.searchKeyword({ query: 'the', limit: 5 }));
   });
 });
 

@@ -99,6 +99,7 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
     ],
     searchKeywordBundle: [
       [{ query: 'lease', limit: 10 }, {}],
+      [{ query: 'lease', limit: 10 }],
       [{ query: 'the', limit: 5, source: 'signal' }, { source: 'signal' }, 'test-embed'],
       [{ query: 'the', limit: 10, hasAttachment: true }, { hasAttachment: true }],
       [{ query: 'cafe', limit: 10, conversationId: biggest.id }, { conversationId: biggest.id, sender: 'Me' }, 'no-such-model'],
@@ -118,8 +119,6 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
     attachmentsForMessages: [[[m.imageCabin.id, m.fileLease.id, m.videoDance.id, m.cjk.id]], [[]]],
     reactionsForHashes: [[[m.reactionTarget.hash, m.leaseAgreement.hash, 'nope']], [[]]],
     embeddingModels: [[]],
-    // Only fingerprints that are not this snapshot's: a kept figure would change the scopeCounts cases.
-    primeModelCoverage: [['test-embed', 3, 'not-a-fingerprint'], ['test-embed', -1, '']],
     hitExtras: [[[m.reactionTarget.hash, m.imageCabin.hash, 'nope'], [m.reactionTarget.id, m.imageCabin.id, m.fileLease.id, 987654]], [[], []]],
     journalDay: [['2022-03-01', Date.UTC(2022, 2, 1) / 1000], ['2022-03-05', Date.UTC(2022, 2, 5) / 1000], ['1999-01-01', Date.UTC(1999, 0, 1) / 1000]],
     dayMessages: [

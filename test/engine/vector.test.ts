@@ -15,7 +15,7 @@ import { startEngineWorker, type EngineClient } from '../../src/engine';
 import Database from 'better-sqlite3';
 import { inThread } from '../../src/archive';
 import { defaultVectorIndexBuilder } from '../../src/core/index';
-import { buildCuratedArchive, CURATED_MODELS, embedText, type CuratedArchive } from '../fixtures';
+import { buildCuratedArchive, CURATED_MODELS, embedText, openWritable, type CuratedArchive } from '../fixtures';
 import { outcome } from './outcome';
 
 let dir: string;
@@ -138,8 +138,8 @@ describe('engine worker: vector indexes', () => {
 });
 
 /** The model's stored vectors whose message exists, counted apart from our code (the orphan row is left out). */
-function sqlCoverage(model: string): number {
-  const db = new Database(curated.path, { readonly: true, fileMustExist: true });
+function sqlCoverage(model: string, file = curated.path): number {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const row = db.prepare('SELECT count(*) AS n FROM embeddings e WHERE e.model = ? AND e.message_hash IN (SELECT hash FROM messages)').get(model) as { n: number };
     return row.n;
@@ -148,9 +148,21 @@ function sqlCoverage(model: string): number {
   }
 }
 
+function buildRequest(own: Archive, model: string, dim: number, onProgress?: () => void) {
+  return {
+    archive: { archive: inThread(own), sync: own, path: own.path },
+    model,
+    dim,
+    count: own.embeddingModels().find((m) => m.model === model)!.count,
+    signal: new AbortController().signal,
+    log: () => {},
+    ...(onProgress ? { onProgress } : {}),
+  };
+}
+
 describe('the vector coverage a build counted is kept for search receipts', () => {
   for (const { model, dim } of CURATED_MODELS) {
-    it(`${model}: built and loaded in the worker, the receipt's figure is SQL's, and it is already kept when the index answers`, async () => {
+    it(`${model}: built, then loaded from the cache, in the worker: the receipt's figure is SQL's`, async () => {
       const expected = sqlCoverage(model);
       const cacheDir = fs.mkdtempSync(path.join(dir, `cov-${model}-`));
       for (const pass of ['build', 'cache load']) {
@@ -159,8 +171,6 @@ describe('the vector coverage a build counted is kept for search receipts', () =
           const fp = (await fresh.summary()).fingerprint;
           const index = await fresh.vectorIndex(model, { cacheDir, fingerprint: fp });
           assert.equal(index.dim, dim);
-          // A figure is already kept (by the build or the cache load), so another one is refused.
-          assert.equal(await fresh.primeModelCoverage(model, expected + 1, fp), false, pass);
           assert.equal((await fresh.scopeCounts({}, model)).withVectors, expected, pass);
         } finally {
           await fresh.close();
@@ -169,25 +179,54 @@ describe('the vector coverage a build counted is kept for search receipts', () =
     });
   }
 
-  it('in-thread builds keep it too; a fingerprint that is not the archive\'s keeps nothing', async () => {
+  it("in-thread builds keep it; a fingerprint that is not the archive's keeps nothing", async () => {
     const { model, dim } = CURATED_MODELS[0];
     const expected = sqlCoverage(model);
     const own = await openArchive(curated.path);
     try {
       assert.equal(own.primeModelCoverage(model, 5, 'ino:1:2|-'), false, 'stale fingerprint');
-      await defaultVectorIndexBuilder({
-        archive: { archive: inThread(own), sync: own, path: own.path },
-        model,
-        dim,
-        count: own.embeddingModels().find((m) => m.model === model)!.count,
-        signal: new AbortController().signal,
-        log: () => {},
-      });
+      await defaultVectorIndexBuilder(buildRequest(own, model, dim));
+      // Already kept by the build, so another figure is refused.
       assert.equal(own.primeModelCoverage(model, expected + 1, own.summary().fingerprint), false);
       assert.equal(own.scopeCounts({}, model).withVectors, expected);
     } finally {
       own.close();
     }
   });
-});
 
+  it('a build the archive changed under keeps nothing: the receipt counts the archive as it is now', async () => {
+    const { model, dim } = CURATED_MODELS[0];
+    const copy = path.join(fs.mkdtempSync(path.join(dir, 'changing-')), 'msgbrowse.sqlite');
+    fs.copyFileSync(curated.path, copy);
+    const own = await openArchive(copy);
+    try {
+      let changed = false;
+      await defaultVectorIndexBuilder(
+        buildRequest(own, model, dim, () => {
+          if (changed) return;
+          changed = true;
+          // msgbrowse removes a vector while the build runs.
+          const w = openWritable(copy);
+          try {
+            w.prepare('DELETE FROM embeddings WHERE rowid = (SELECT min(e.rowid) FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ?)').run(model);
+          } finally {
+            w.close();
+          }
+        }),
+      );
+      assert.equal(changed, true);
+      const now = sqlCoverage(model, copy);
+      // Nothing was kept for the files as they are now (a stale figure would be refused here)…
+      assert.equal(own.primeModelCoverage(model, now + 7, own.summary().fingerprint), true);
+      assert.equal(own.scopeCounts({}, model).withVectors, now + 7, 'the figure kept just now is the one served');
+    } finally {
+      own.close();
+    }
+    const fresh = await openArchive(copy);
+    try {
+      assert.equal(fresh.scopeCounts({}, model).withVectors, sqlCoverage(model, copy), '…and a fresh count is SQL\'s');
+    } finally {
+      fresh.close();
+    }
+  });
+});

@@ -26,8 +26,10 @@ export interface BuildStats {
  * orphans), indexed or skipped. That is the archive's vector coverage of the model (`scopeCounts` for the whole
  * archive), counted for free by the build.
  */
-export function recordsRead(stats: BuildStats): number {
-  return stats.indexed + stats.skippedWrongLength + stats.skippedNonFinite;
+export function recordsRead(stats: BuildStats | undefined): number | undefined {
+  // (A cache file's header carries them as JSON: anything but counts means "not known".)
+  const parts = [stats?.indexed, stats?.skippedWrongLength, stats?.skippedNonFinite];
+  return parts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0) ? (parts as number[]).reduce((a, b) => a + b, 0) : undefined;
 }
 
 /** Everything a built (or loaded) index consists of, besides the float32 rows. */
