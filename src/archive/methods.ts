@@ -186,8 +186,8 @@ export const ARCHIVE_QUERIES = {
   searchKeyword: (s: Snapshot, opts: KeywordSearchOptions): KeywordHit[] => searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s)),
   /**
    * The keyword half of search_messages in one snapshot, so one worker round trip: the hits, their reactions and
-   * attachments (as hitExtras), and, given a `scope`, the receipt's counts of it (as scopeCounts). Three round trips were 0.4 ms of
-   * a 4 ms call over stdio at 100k messages.
+   * attachments (as hitExtras), and, given a `scope`, the receipt's counts of it (as scopeCounts). Three round trips
+   * made the call over stdio 11–18% slower at 100k messages.
    */
   searchKeywordBundle: (s: Snapshot, opts: KeywordSearchOptions, scope?: ScopeFilter, model?: string): KeywordSearchBundle => {
     const hits = searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s));
