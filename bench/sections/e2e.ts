@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchArchive } from '../lib/data';
 import { BENCH_DIR } from '../lib/data';
-import { callTool, ensureCliBundle, startCliSession, startEmbedServer, toolText, type ToolResult } from '../lib/mcp';
+import { callTool, ensureCliBundle, startCliSession, startEmbedServer, toolText, type CliSession, type ToolResult } from '../lib/mcp';
 import { npyRows, readNpy } from '../lib/npy';
 import { residentFraction } from '../lib/proc';
 import { dist, mb, ms, table, timeAsync, type Dist, type LoopPlan } from '../lib/stats';
@@ -80,17 +80,9 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
       fs.mkdirSync(emptyCache, { recursive: true });
       const f = await startCliSession(cli, a.file, { cacheDir: emptyCache, embedBaseUrl: embed.baseUrl, embedModel: emb.model });
       try {
-        const t = performance.now();
-        let polls = 0;
-        let r = await callTool(f.client, 'semantic_search', { query: 'coffee tonight' });
-        // A build that never ends fails the section (10 × the 1M target), instead of hanging the bench.
-        while (r.isError && /still building/.test(toolText(r)) && performance.now() - t < 100_000) {
-          polls++;
-          await new Promise((res) => setTimeout(res, 100));
-          r = await callTool(f.client, 'semantic_search', { query: 'coffee tonight' });
-        }
-        runs.push({ ms: performance.now() - t, polls });
-        check(r, false);
+        const r = await firstSemanticAnswer(f.client);
+        runs.push({ ms: r.ms, polls: r.polls });
+        check(r.result, false);
       } finally {
         await f.close();
       }
@@ -106,16 +98,10 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
     let serverRss: number | undefined;
     let serverPeakRss: number | undefined;
     try {
-      let t = performance.now();
-      // The first semantic_search starts the index (load or build); it says "still building" while a longer build
-      // runs: ask again until it answers, so the timed calls below all run hybrid.
-      let first = await callTool(s.client, 'semantic_search', { query: 'coffee tonight' });
-      while (first.isError && /still building/.test(toolText(first)) && performance.now() - t < 100_000) {
-        await new Promise((r) => setTimeout(r, 100));
-        first = await callTool(s.client, 'semantic_search', { query: 'coffee tonight' });
-      }
-      firstCallMs = performance.now() - t;
-      check(first, false);
+      // The first semantic_search starts the index (load or build), so the timed calls below all run hybrid.
+      const first = await firstSemanticAnswer(s.client);
+      firstCallMs = first.ms;
+      check(first.result, false);
       let i = 0;
       hybrid = dist(await timeAsync(async () => check(await callTool(s.client, 'search_messages', { query: queries[i++ % queries.length] }), true), plan));
       semanticOnly = dist(await timeAsync(async () => check(await callTool(s.client, 'semantic_search', { query: queries[i++ % queries.length] }), false), plan));
@@ -155,6 +141,23 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
   } finally {
     await embed.close();
   }
+}
+
+/**
+ * The first semantic_search of a session and how long it took to answer: it starts the index (load or build) and
+ * says "still building" while a longer build runs, so it is asked again every 100 ms until it answers. A build that
+ * never ends fails the section (after 10 × the 1M target) instead of hanging the bench.
+ */
+async function firstSemanticAnswer(client: CliSession['client']): Promise<{ result: ToolResult; ms: number; polls: number }> {
+  const t = performance.now();
+  let polls = 0;
+  let result = await callTool(client, 'semantic_search', { query: 'coffee tonight' });
+  while (result.isError && /still building/.test(toolText(result)) && performance.now() - t < 100_000) {
+    polls++;
+    await new Promise((r) => setTimeout(r, 100));
+    result = await callTool(client, 'semantic_search', { query: 'coffee tonight' });
+  }
+  return { result, ms: performance.now() - t, polls };
 }
 
 /** Reads `file` once from start to end (into the OS page cache). */

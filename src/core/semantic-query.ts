@@ -2,7 +2,7 @@ import type { AsyncArchive, MessageFilter, MessageRow } from '../archive/types';
 import { isArchiveError } from '../archive/errors';
 import { dimensionMismatchError, isEmbedError } from '../embed/errors';
 import type { VectorFilter } from '../search/types';
-import type { BuildProgressInfo, SemanticState, ServerContext } from './context';
+import type { BuildProgressInfo, SemanticReady, SemanticState, ServerContext } from './context';
 import { errorMessage } from './errors';
 import { SharedQueryEmbedder } from './query-embeddings';
 
@@ -67,10 +67,14 @@ export interface SemanticRunOptions {
   state?: Promise<SemanticState>;
 }
 
+/** The model a search with a ready index reports. */
+function readyModel(state: SemanticReady): string {
+  return state.index.model || state.embedder.model;
+}
+
 /** The model a search with this state reports (and whose vectors its receipt counts): what runSemantic says. */
 export function semanticModelOf(state: SemanticState): string | undefined {
-  // The same expression as runSemantic's for a ready index.
-  return state.available ? state.index.model || state.embedder.model : state.model;
+  return state.available ? readyModel(state) : state.model;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -117,7 +121,7 @@ export async function runSemantic(
       };
     }
     const { embedder, index } = state;
-    model = index.model || embedder.model;
+    model = readyModel(state);
     const pending = embedder.embed(query, signal);
     const budget = opts.embedBudgetMs;
     const vec = budget === undefined ? await pending : await within(pending, budget);

@@ -3,7 +3,7 @@
  * persistent cache when a cache dir is given, built in memory otherwise. A worker-backed archive builds and
  * searches its index inside the worker; an in-thread archive does it here.
  */
-import { archiveRows, consumeRecords, Int8VectorIndex, loadOrBuildVectorIndex, recordsRead, vectorCacheKey } from '../search/vector/index';
+import { archiveRows, consumeRecords, Int8VectorIndex, keepBuildCoverage, loadOrBuildVectorIndex, vectorCacheKey } from '../search/vector/index';
 import { archiveFingerprint } from './archive-holder';
 import type { VectorIndexBuilder } from './types';
 
@@ -30,16 +30,9 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
   }
   const records = () => sync.embeddings(req.model, { shareVectors: true });
   const rows = archiveRows(sync, req.model);
-  // The build counted the model's vector coverage: the first search receipt need not count it again (see the
-  // archive's primeModelCoverage; kept only while the archive has the fingerprint the build started from).
-  // Only an optimisation: it never fails the build it follows (a changed file, an interrupt).
+  // The build counted the model's vector coverage: the first search receipt need not count it again.
   const prime = (index: Int8VectorIndex): Int8VectorIndex => {
-    const count = recordsRead(index.stats);
-    try {
-      if (count !== undefined) sync.primeModelCoverage(req.model, count, fingerprint);
-    } catch (e) {
-      req.log('debug', `vector coverage of ${req.model} not kept: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    keepBuildCoverage(sync, req.model, index.stats, fingerprint, (m) => req.log('debug', m));
     return index;
   };
   if (!req.cacheDir) {

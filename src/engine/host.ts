@@ -10,7 +10,7 @@ import { openArchive } from '../archive';
 import type { Archive } from '../archive/types';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
-import { archiveRows, cacheFilePath, Int8VectorIndex, loadCachedParts, recordsRead, unpackParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
+import { archiveRows, cacheFilePath, Int8VectorIndex, keepBuildCoverage, loadCachedParts, unpackParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
 import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
 import { pollingSignal, type PollingAbort } from './polling-signal';
@@ -131,17 +131,8 @@ async function openVectorIndex(
   const log = (message: string) => send({ type: 'log', level: 'info', message });
   // The build counted the model's vector coverage (a cache file recorded its build's count): the first search
   // receipt need not count it again, while the archive is still the one `req.key` was made from.
-  // Only an optimisation: it never fails the load or build it follows (a changed file, an interrupt).
-  const primeCoverage = (stats: BuildStats | undefined): void => {
-    const fp = req.fingerprint;
-    const count = recordsRead(stats);
-    if (fp === undefined || count === undefined) return;
-    try {
-      db.primeModelCoverage(req.model, count, fp);
-    } catch (e) {
-      send({ type: 'log', level: 'info', message: `vector coverage of ${req.model} not kept: ${e instanceof Error ? e.message : String(e)}` });
-    }
-  };
+  const primeCoverage = (stats: BuildStats | undefined): void =>
+    keepBuildCoverage(db, req.model, stats, req.fingerprint, (message) => send({ type: 'log', level: 'info', message }));
   let cache: { cacheDir: string; key: string; name: string; file: string } | undefined;
   if (req.cacheDir) {
     const key =

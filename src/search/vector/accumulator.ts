@@ -3,7 +3,7 @@
  * scores, per-row metadata for filtering, per-row quantisation numbers for the exactness bound, and the original
  * float32 rows handed to a RowSink (memory or the cache file).
  */
-import type { EmbeddingRecord } from '../../archive/types';
+import type { Archive, EmbeddingRecord } from '../../archive/types';
 import { VectorIndexError } from './errors';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayout, type MetaLayout } from './layout';
 import { strideFor } from './quantize';
@@ -26,10 +26,31 @@ export interface BuildStats {
  * orphans), indexed or skipped. That is the archive's vector coverage of the model (`scopeCounts` for the whole
  * archive), counted for free by the build.
  */
-export function recordsRead(stats: BuildStats | undefined): number | undefined {
+function recordsRead(stats: BuildStats | undefined): number | undefined {
   // (A cache file's header carries them as JSON: anything but counts means "not known".)
   const parts = [stats?.indexed, stats?.skippedWrongLength, stats?.skippedNonFinite];
   return parts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0) ? (parts as number[]).reduce((a, b) => a + b, 0) : undefined;
+}
+
+/**
+ * Hands the vector coverage a build counted (or a cache file recorded) to the archive it was built from, for its
+ * search receipts: kept only while the archive still has `fingerprint` (Archive.primeModelCoverage). Only an
+ * optimisation, so it never fails the load or build it follows (a changed file, an interrupt): `log` hears why not.
+ */
+export function keepBuildCoverage(
+  archive: Pick<Archive, 'primeModelCoverage'>,
+  model: string,
+  stats: BuildStats | undefined,
+  fingerprint: string | undefined,
+  log: (message: string) => void,
+): void {
+  const count = recordsRead(stats);
+  if (fingerprint === undefined || count === undefined) return;
+  try {
+    archive.primeModelCoverage(model, count, fingerprint);
+  } catch (e) {
+    log(`vector coverage of ${model} not kept: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 /** Everything a built (or loaded) index consists of, besides the float32 rows. */

@@ -5,7 +5,7 @@ export { consumeRecords } from './build';
 export type { IndexParts } from './accumulator';
 export { archiveRows, KeyedRows, type RowStore, type VectorSource } from './row-store';
 export { packParts, unpackParts, type PackedParts } from './transfer';
-export { recordsRead, type BuildStats } from './accumulator';
+export { keepBuildCoverage, type BuildStats } from './accumulator';
 export { Int8VectorIndex, type VectorIndexStats, type SearchTrace, type IndexOrigin } from './int8-index';
 export { VectorIndexError, isVectorIndexError, type VectorErrorCode } from './errors';
 export type { VectorFilter, VectorHit, VectorIndex } from '../types';
