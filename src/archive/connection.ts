@@ -31,6 +31,13 @@ export interface Columns {
   text(i: number): string;
   /** A view of the blob (null for SQL NULL); copy it before the callback returns. */
   blob(i: number): Uint8Array | null;
+  /** The value's storage class: SQLITE_INTEGER 1, FLOAT 2, TEXT 3, BLOB 4, NULL 5. */
+  type(i: number): number;
+  /**
+   * The value's bytes without making a string: a TEXT's UTF-8, a BLOB as stored, a number as SQLite renders it
+   * (NULL: empty). A view, valid only inside the callback; with {@link type}, what SQL's `=` compares.
+   */
+  bytes(i: number): Uint8Array;
 }
 
 /** What a query function gets inside one read snapshot. */
@@ -51,6 +58,14 @@ function str(v: SqlValue | undefined): string {
   return v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v);
 }
 
+/** The SQLite storage class of a value as an adapter returns it (see {@link Columns.type}). */
+export function storageClass(v: SqlValue | undefined): number {
+  if (v === null || v === undefined) return 5;
+  if (v instanceof Uint8Array) return 4;
+  if (typeof v === 'string') return 3;
+  return typeof v === 'bigint' || Number.isInteger(v) ? 1 : 2;
+}
+
 /** `sql.scan` when the adapter has it, else the same over `sql.all` rows. */
 export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: (c: Columns) => void): void {
   if (sql.scan) return sql.scan(query, params, fn);
@@ -60,6 +75,8 @@ export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: 
       num: (i) => Number(v[i] ?? 0),
       text: (i) => str(v[i]),
       blob: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : null),
+      type: (i) => storageClass(v[i]),
+      bytes: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : Buffer.from(str(v[i]), 'utf8')),
     });
   }
 }

@@ -112,6 +112,17 @@ export class Statement implements Columns {
     return new Uint8Array(this.heap.bytes.buffer, ptr, n);
   }
 
+  type(i: number): number {
+    return this.x.sqlite3_column_type(this.p, i);
+  }
+
+  bytes(i: number): Uint8Array {
+    const blob = this.x.sqlite3_column_type(this.p, i) === SQLITE.BLOB;
+    const ptr = Number(blob ? this.x.sqlite3_column_blob(this.p, i) : this.x.sqlite3_column_text(this.p, i));
+    const n = this.x.sqlite3_column_bytes(this.p, i);
+    return ptr ? new Uint8Array(this.heap.bytes.buffer, ptr, n) : new Uint8Array(0);
+  }
+
   /** Column `i` as oo1's `get()` returns it (integers beyond 2^53 stay BigInt; blobs are copies). */
   value(i: number): SqlValue {
     switch (this.x.sqlite3_column_type(this.p, i)) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { openArchive, type Archive, type KeywordSearchOptions } from '../../src/archive';
-import type { Param, Row, Sql } from '../../src/archive/connection';
+import { storageClass, type Param, type Row, type Sql, type SqlValue } from '../../src/archive/connection';
 import { context } from '../../src/archive/queries/message-context';
 import { listConversations } from '../../src/archive/queries/conversations';
 import { MessageMeta, readEmbeddingBatch } from '../../src/archive/queries/embeddings';
@@ -30,6 +30,8 @@ function nativeSql(db: Database.Database): Sql {
           num: (i) => Number(r[i]),
           text: (i) => String(r[i] ?? ''),
           blob: (i) => (r[i] instanceof Uint8Array ? (r[i] as Uint8Array) : null),
+          type: (i) => storageClass(r[i] as SqlValue),
+          bytes: (i) => (r[i] instanceof Uint8Array ? (r[i] as Uint8Array) : Buffer.from(String(r[i] ?? ''), 'utf8')),
         });
       }
     },
@@ -164,7 +166,7 @@ describe('native SQLite parity', () => {
         void _scan;
         const native = readEmbeddingBatch(rowsOnly, p.schema, m.model, -1, new MessageMeta(rowsOnly, p.schema)).items.map((x) => ('rec' in x ? x.rec : x.bad));
         const wasm = [...p.wasm.embeddings(m.model)].slice(0, native.length);
-        assert.deepEqual(wasm.map((r) => ({ ...r, vec: [...r.vec] })), native.map((r) => ('vec' in r ? { ...r, vec: [...r.vec] } : r)));
+        assert.deepEqual(wasm.map((r) => ({ ...r, hash: r.hash, vec: [...r.vec] })), native.map((r) => ('vec' in r ? { ...r, hash: r.hash, vec: [...r.vec] } : r)));
       }
       for (const kinds of [['image'], ['file', 'video'], ['image', 'file', 'video']] as const) {
         const o = { kinds: [...kinds], limit: 100 };

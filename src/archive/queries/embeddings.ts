@@ -8,7 +8,8 @@
  * ArchiveError('bad_embedding') naming the hash and model; the iterator stays usable and a further
  * `next()` continues after that row, so the caller decides whether to skip it.
  */
-import { scanRows, type Sql } from '../connection';
+import { ByteKeys } from '../byte-keys';
+import { scanRows, type Columns, type Sql } from '../connection';
 import { ArchiveError } from '../errors';
 import type { SchemaInfo } from '../schema';
 import { exprs } from '../schema';
@@ -58,43 +59,51 @@ export function embeddingBatchSql(): string {
   return `SELECT rowid AS rid, message_hash AS hash, dim, vec FROM embeddings WHERE rowid > ? AND model = ? ORDER BY rowid LIMIT ${BATCH}`;
 }
 
-/** The columns an embedding record takes from its message, for every message (typed arrays, interned strings). */
+/**
+ * The columns an embedding record takes from its message, for every message (typed arrays, interned strings),
+ * found by the message's hash as bytes: SQL's `m.hash = e.message_hash` (same storage class, same bytes), with no
+ * string made per message or per vector. Hashes are UNIQUE in `messages`; were one repeated, its first row is the
+ * one embeddings join to.
+ */
 export class MessageMeta {
-  private readonly index = new Map<string, number>();
+  private readonly hashes: ByteKeys;
   private ids: Float64Array;
   private conv: Float64Array;
   private ts: Float64Array;
   private sender: Int32Array;
   private source: Int32Array;
+  /** Sender and source strings, one per distinct value (made once each, from their bytes). */
+  private readonly names = new ByteKeys(64);
   private readonly strings: string[] = [];
-  private readonly interned = new Map<string, number>();
 
   constructor(sql: Sql, schema: SchemaInfo) {
     const n = Math.max(16, num(sql.value('SELECT count(*) FROM messages')));
+    this.hashes = new ByteKeys(n, 64);
     this.ids = new Float64Array(n);
     this.conv = new Float64Array(n);
     this.ts = new Float64Array(n);
     this.sender = new Int32Array(n);
     this.source = new Int32Array(n);
     scanRows(sql, messageMetaSql(schema), [], (c) => {
-      const i = this.index.size;
+      const before = this.hashes.size;
+      const i = this.hashes.add(c.type(0), c.bytes(0));
+      if (i < before) return; // a repeated hash: the first row keeps it
       if (i === this.ids.length) this.grow();
-      this.index.set(c.text(0), i);
       this.ids[i] = c.num(1);
       this.conv[i] = c.num(2);
       this.ts[i] = c.num(3);
-      this.sender[i] = this.intern(c.text(4));
-      this.source[i] = this.intern(c.text(5));
+      this.sender[i] = this.intern(c, 4);
+      this.source[i] = this.intern(c, 5);
     });
   }
 
-  private intern(s: string): number {
-    let id = this.interned.get(s);
-    if (id === undefined) {
-      id = this.strings.length;
-      this.strings.push(s);
-      this.interned.set(s, id);
-    }
+  /** Column `col` (TEXT) as an index into `strings`, as `text()` would read it. */
+  private intern(c: Columns, col: number): number {
+    const bytes = c.bytes(col);
+    const before = this.names.size;
+    // Keyed by bytes alone: `text()` renders every storage class as the same UTF-8.
+    const id = this.names.add(0, bytes);
+    if (id === before) this.strings.push(c.text(col));
     return id;
   }
 
@@ -112,25 +121,43 @@ export class MessageMeta {
     this.source = g(this.source);
   }
 
-  /** Whether a message with `hash` exists (an embedding without one is an orphan). */
-  has(hash: string): boolean {
-    return this.index.has(hash);
+  /** The message whose hash is (cls, bytes), or -1 (none: the embedding is an orphan). */
+  find(cls: number, bytes: Uint8Array): number {
+    return this.hashes.find(cls, bytes);
   }
 
-  /** The record fields of the message with `hash` (undefined: no such message, i.e. an orphan embedding). */
-  record(rowid: number, hash: string, vec: Float32Array): EmbeddingRecord | undefined {
-    const i = this.index.get(hash);
-    if (i === undefined) return undefined;
-    return {
-      rowid,
-      messageId: this.ids[i],
-      hash,
-      conversationId: this.conv[i],
-      tsUnix: this.ts[i],
-      sender: this.strings[this.sender[i]],
-      source: this.strings[this.source[i]],
-      vec,
-    };
+  /** Message `i`'s hash as text (made on demand: builds never read it). */
+  hashText(i: number): string {
+    return Buffer.from(this.hashes.bytes(i)).toString('utf8');
+  }
+
+  /** The record of message `i` (from {@link find}) for the embedding at `rowid`. */
+  record(i: number, rowid: number, vec: Float32Array): EmbeddingRecord {
+    return new MessageEmbedding(this, i, rowid, this.ids[i], this.conv[i], this.ts[i], this.strings[this.sender[i]], this.strings[this.source[i]], vec);
+  }
+}
+
+/** An embedding record whose `hash` string is only made when read. */
+class MessageEmbedding implements EmbeddingRecord {
+  readonly #meta: MessageMeta;
+  readonly #at: number;
+  constructor(
+    meta: MessageMeta,
+    at: number,
+    readonly rowid: number,
+    readonly messageId: number,
+    readonly conversationId: number,
+    readonly tsUnix: number,
+    readonly sender: string,
+    readonly source: string,
+    readonly vec: Float32Array,
+  ) {
+    this.#meta = meta;
+    this.#at = at;
+  }
+
+  get hash(): string {
+    return this.#meta.hashText(this.#at);
   }
 }
 
@@ -166,13 +193,15 @@ export function readEmbeddingBatch(
     const rowid = c.num(0);
     scanned++;
     last = rowid;
-    const hash = c.text(1);
+    const at = meta.find(c.type(1), c.bytes(1));
+    // An orphan (no message with that hash) is skipped, damaged or not.
+    if (at < 0) return;
     const dim = c.num(2);
     const blob = c.blob(3);
     const bytes = blob ? blob.byteLength : -1;
     if (!blob || !Number.isInteger(dim) || dim <= 0 || bytes !== dim * 4) {
-      // A damaged row of an orphan is skipped like the orphan; of a message, reported when reached.
-      if (meta.has(hash)) items.push({ rowid, bad: { hash, dim, bytes } });
+      // Reported when the consumer reaches it.
+      items.push({ rowid, bad: { hash: c.text(1), dim, bytes } });
       return;
     }
     let vec: Float32Array;
@@ -190,8 +219,7 @@ export function readEmbeddingBatch(
       const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
       for (let i = 0; i < dim; i++) vec[i] = view.getFloat32(i * 4, true);
     }
-    const rec = meta.record(rowid, hash, vec);
-    if (rec) items.push({ rowid, rec });
+    items.push({ rowid, rec: meta.record(at, rowid, vec) });
   });
   return { items, scanned, last };
 }
