@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { buildCuratedArchive, type CuratedArchive } from '../fixtures/index';
 import type { Embedder } from '../../src/embed/types';
-import { createRuntime, defaultVectorIndexBuilder, type RuntimeOptions, type VectorBuildRequest } from '../../src/core/index';
+import { createRuntime, defaultVectorIndexBuilder, inThreadOpener, type RuntimeOptions, type VectorBuildRequest } from '../../src/core/index';
 import { connectClient, textOf } from '../mcp/harness';
 
 const CITATION = { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' };
@@ -258,6 +258,57 @@ describe('the query vector of a waiting semantic_search', () => {
       assert.ok(!r.isError, textOf(r));
       assert.ok((r.structuredContent as { hits: unknown[] }).hits.length > 0);
       assert.deepEqual(embedded, [{ text: 'lease', duringBuild: true }], 'the answer used the vector asked for during the build');
+    } finally {
+      finish.open();
+      await close();
+      await rt.dispose();
+    }
+  });
+});
+
+describe('the receipt of a waiting semantic_search', () => {
+  it('has its scope counted while the index builds, and the answer gives the same receipt as a call after the build', async () => {
+    const finish = gate();
+    let buildDone = false;
+    const counted: { scope: unknown; model: unknown; duringBuild: boolean }[] = [];
+    const rt = createRuntime(
+      options({
+        openArchive: async (p) => {
+          const opened = await inThreadOpener(p);
+          const archive = new Proxy(opened.archive, {
+            get(target, key, receiver) {
+              const v = Reflect.get(target, key, receiver) as unknown;
+              if (key !== 'scopeCounts' || typeof v !== 'function') return v;
+              return (...args: unknown[]) => {
+                counted.push({ scope: args[0], model: args[1], duringBuild: !buildDone });
+                return (v as (...a: unknown[]) => unknown).apply(target, args);
+              };
+            },
+          });
+          return { ...opened, archive };
+        },
+        buildVectorIndex: async (req) => {
+          await finish.wait;
+          const index = await defaultVectorIndexBuilder(req);
+          buildDone = true;
+          return index;
+        },
+      }),
+    );
+    const { client, close } = await connectClient(rt.context);
+    try {
+      const args = { query: 'lease', start: '2020-01-01' };
+      const call = client.callTool({ name: 'semantic_search', arguments: args }) as Promise<CallToolResult>;
+      await until(() => counted.length > 0);
+      assert.equal(counted[0]!.duringBuild, true, 'the scope is counted before the index is ready');
+      assert.equal(counted[0]!.model, undefined, 'without the vector coverage, which the build itself counts');
+      finish.open();
+      const r = await call;
+      assert.ok(!r.isError, textOf(r));
+      const again = (await client.callTool({ name: 'semantic_search', arguments: args })) as CallToolResult;
+      assert.deepEqual((r.structuredContent as { receipt: unknown }).receipt, (again.structuredContent as { receipt: unknown }).receipt);
+      const scopes = counted.map((c) => JSON.stringify(c.scope));
+      assert.equal(new Set(scopes).size, 1, `the counts asked for during the build are of the receipt's own scope: ${scopes.join(' | ')}`);
     } finally {
       finish.open();
       await close();
