@@ -4,6 +4,8 @@ export const SQLITE = {
   BUSY: 5,
   INTERRUPT: 9,
   CORRUPT: 11,
+  /** An FTS5 index row whose content row is missing (or a damaged index). */
+  CORRUPT_VTAB: 267,
   SCHEMA: 17,
   NOTADB: 26,
   ROW: 100,

@@ -33,6 +33,9 @@ import {
   type CuratedArchive,
   type WrittenMessage,
 } from '../fixtures';
+import { keywordSearchSql } from '../../src/archive/queries/search';
+import { detectSchema } from '../../src/archive/schema';
+import type { Row, SqlValue } from '../../src/archive/connection';
 
 let tmp: string;
 let desc: CuratedArchive;
@@ -611,6 +614,57 @@ describe('embeddings', () => {
     }
     assert.deepEqual([...a.embeddings('no-such-model')], []);
   });
+});
+
+describe('keyword search over a stale full-text index', () => {
+  // Index rows whose message was deleted behind the triggers' back (the snippet has nothing to quote), or whose
+  // message lost its conversation (joined, then dropped): both only the general statement (join, then rank) answers.
+  const damages = {
+    'messages deleted': (db: ReturnType<typeof openWritable>, ranked: number[]) => {
+      db.exec('DROP TRIGGER messages_ad');
+      db.prepare('DELETE FROM messages WHERE id IN (?, ?)').run(ranked[0], ranked[2]);
+      return [ranked[0], ranked[2]];
+    },
+    'a conversation deleted': (db: ReturnType<typeof openWritable>, ranked: number[]) => {
+      db.pragma('foreign_keys = OFF');
+      const conv = (db.prepare('SELECT conversation_id AS c FROM messages WHERE id = ?').get(ranked[1]) as { c: number }).c;
+      db.prepare('DELETE FROM conversations WHERE id = ?').run(conv);
+      return (db.prepare('SELECT id FROM messages WHERE conversation_id = ?').all(conv) as { id: number }[]).map((r) => r.id);
+    },
+  };
+  for (const [kind, damage] of Object.entries(damages)) {
+    it(`${kind}: the best-ranked index rows without one give the general statement's answer, row for row`, async () => {
+      const d = buildCuratedArchive(path.join(tmp, `stale-fts-${kind.replace(/ /g, '-')}`));
+      const db = openWritable(d.path);
+      const word = 'the';
+      let gone: number[];
+      try {
+        const ranked = (db.prepare('SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid').all(buildFtsQuery(word)) as { id: number }[]).map((r) => r.id);
+        assert.ok(ranked.length > 12, 'the word is common in the fixture');
+        gone = damage(db, ranked);
+        assert.ok(gone.length > 0);
+      } finally {
+        db.close();
+      }
+      const b = await openArchive(d.path);
+      const native = openWritable(d.path);
+      const schema = detectSchema({ all: (q, p) => native.prepare(q).all(...(p ?? [])) as Row[], get: (q, p) => native.prepare(q).get(...(p ?? [])) as Row | undefined, value: (q, p) => (native.prepare(q).raw().get(...(p ?? [])) as SqlValue[] | undefined)?.[0] });
+      try {
+        for (const limit of [1, 2, 4, 5, 10, 1000]) {
+          const q = keywordSearchSql(schema, { query: word, limit });
+          assert.ok(q);
+          const want = (native.prepare(q.sql).all(...q.params) as { id: number; snippet: string; rank: number }[]).map((r) => [r.id, r.snippet, r.rank]);
+          const got = b.searchKeyword({ query: word, limit }).map((h) => [h.id, h.snippet, h.rank]);
+          assert.deepEqual(got, want, `limit ${limit}`);
+          assert.ok(!got.some(([id]) => gone.includes(id as number)));
+          assert.equal(got.length, Math.min(limit, want.length));
+        }
+      } finally {
+        native.close();
+        b.close();
+      }
+    });
+  }
 });
 
 describe('the embeddings ⋈ messages join of an index build', () => {

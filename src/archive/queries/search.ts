@@ -2,7 +2,8 @@
  * Keyword search: msgbrowse's SearchMessages (FTS5 MATCH over buildFTSQuery, snippet with U+0002 /
  * U+0003 markers, bm25 rank) with every filter, ties broken by message id.
  */
-import { type Columns, mapRows, type Param, type Sql } from '../connection';
+import { type Columns, mapRows, type Param, type Sql, sqliteCode } from '../connection';
+import { SQLITE } from '../sqlite-codes';
 import { buildFtsQuery } from '../fts-query';
 import { exprs, type SchemaInfo } from '../schema';
 import type { KeywordHit, KeywordSearchOptions, MessageFilter } from '../types';
@@ -43,7 +44,11 @@ export function messageFilterSql(schema: SchemaInfo, f: MessageFilter, hiddenIds
   return { where, params };
 }
 
-/** The exact statement and parameters searchKeyword runs (exported for the native-parity test). */
+/**
+ * The general statement: every hit joined to its message and conversation, filtered, then ranked. searchKeyword
+ * runs it when a filter applies, and when the ranked-first statement below cannot be sure of its answer
+ * (exported for the native-parity test).
+ */
 export function keywordSearchSql(
   schema: SchemaInfo,
   opts: KeywordSearchOptions,
@@ -51,8 +56,10 @@ export function keywordSearchSql(
 ): { sql: string; params: Param[] } | undefined {
   const match = buildFtsQuery(opts.query);
   if (match === '') return undefined;
-  const limit = positiveLimit(opts.limit);
-  const f = messageFilterSql(schema, opts, hiddenIds);
+  return generalStatement(schema, match, positiveLimit(opts.limit), messageFilterSql(schema, opts, hiddenIds));
+}
+
+function generalStatement(schema: SchemaInfo, match: string, limit: number, f: { where: string[]; params: Param[] }): { sql: string; params: Param[] } {
   const sql = statement(schema, `keyword:${f.where.join(' AND ')}`, () => keywordSql(schema, f.where));
   return { sql, params: [match, ...f.params, limit] };
 }
@@ -76,10 +83,52 @@ function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
   LIMIT ?`;
 }
 
+/**
+ * The unfiltered statement: the full-text index ranks its rows (rank, then rowid — the message id) and only the
+ * best `limit` are joined to their messages. The general statement joins every hit before ranking: for a word in
+ * 8% of 1M messages that is 80k message lookups for 20 results (66 -> 30 ms warm, 365 -> 197 ms with a cold page
+ * cache, natively). Same columns as {@link keywordSql}.
+ */
+function rankedFirstSql(schema: SchemaInfo): string {
+  const e = exprs(schema);
+  return `SELECT m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
+    ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.is_system AS is_system,
+    t.snippet AS snippet, t.rank AS rank,
+    EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id) AS has_att,
+    EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id) AS has_link, m.body AS body
+  FROM (SELECT rowid AS rid, rank AS rank, snippet(messages_fts, 0, char(2), char(3), '…', 12) AS snippet
+    FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid LIMIT ?) t
+  CROSS JOIN messages m ON m.id = t.rid
+  JOIN conversations c ON c.id = m.conversation_id
+  ORDER BY t.rank, m.id`;
+}
+
+/** The ranked-first statement's hits; undefined when an index row's message is missing (see searchKeyword). */
+function rankedFirst(sql: Sql, schema: SchemaInfo, match: string, limit: number): KeywordHit[] | undefined {
+  try {
+    return mapRows(sql, statement(schema, 'keyword:ranked-first', () => rankedFirstSql(schema)), [match, limit], readHit);
+  } catch (e) {
+    if (sqliteCode(e) === SQLITE.CORRUPT_VTAB) return undefined;
+    throw e;
+  }
+}
+
 /** `hiddenIds`: conversations left out in the statement itself (so the limit counts only what may be shown). */
 export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchOptions, hiddenIds?: readonly number[]): KeywordHit[] {
-  const q = keywordSearchSql(schema, opts, hiddenIds);
-  if (!q) return [];
+  const match = buildFtsQuery(opts.query);
+  if (match === '') return [];
+  const limit = positiveLimit(opts.limit);
+  const f = messageFilterSql(schema, opts, hiddenIds);
+  if (f.where.length === 0) {
+    // No filter: rank first. Its answer is the general statement's when all `limit` best index rows have a message
+    // (nothing ranked below them can enter), or when there are no more than `limit` matches (all were joined).
+    // Otherwise some of the best rows are index entries without a message or conversation (a stale index) and
+    // others may stand in for them: rank after the join instead. So too when the snippet of a best row finds no
+    // message to quote (SQLITE_CORRUPT_VTAB: the general statement never asks, it joins first).
+    const hits = rankedFirst(sql, schema, match, limit);
+    if (hits && (hits.length === limit || Number(sql.value('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?', [match])) <= limit)) return hits;
+  }
+  const q = generalStatement(schema, match, limit, f);
   return mapRows(sql, q.sql, q.params, readHit);
 }
 
