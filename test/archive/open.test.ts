@@ -57,6 +57,16 @@ describe('openArchive inputs', () => {
     assert.deepEqual(fs.readdirSync(dir), ['msgbrowse.sqlite']);
   });
 
+  it("keeps a 4 MB page cache per connection, not the WASM build's 16 MB (pages stay resident for the process's life)", async () => {
+    const a = await openArchive(path.join(tmp, 'ok'));
+    try {
+      const raw = a as unknown as { query(run: (s: { sql: { value(q: string): unknown } }) => unknown): unknown };
+      assert.equal(raw.query((s) => s.sql.value('PRAGMA cache_size')), -4096);
+    } finally {
+      a.close();
+    }
+  });
+
   it('a closed archive refuses queries with a clear error', async () => {
     const a = await openArchive(path.join(tmp, 'ok'));
     a.close();
