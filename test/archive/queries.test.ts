@@ -33,6 +33,7 @@ import {
   type CuratedArchive,
   type WrittenMessage,
 } from '../fixtures';
+import { linkStatements } from '../../src/archive/queries/links';
 import { keywordSearchSql } from '../../src/archive/queries/search';
 import { detectSchema } from '../../src/archive/schema';
 import type { Row, SqlValue } from '../../src/archive/connection';
@@ -665,6 +666,48 @@ describe('keyword search over a stale full-text index', () => {
       }
     });
   }
+});
+
+describe('the link gallery over a damaged archive', () => {
+  it("links whose message or conversation is gone give the general statement's answer, row for row", async () => {
+    const d = buildCuratedArchive(path.join(tmp, 'dangling-links'));
+    const db = openWritable(d.path);
+    let gone: string[];
+    try {
+      db.pragma('foreign_keys = OFF');
+      // The gallery's first rows (domain, then most shared): the first URL loses its first message, the third
+      // URL's first message loses its conversation.
+      const top = db
+        .prepare(
+          `SELECT url, (SELECT message_id FROM links x WHERE x.url = l.url ORDER BY ts_unix, message_id, id LIMIT 1) AS first
+           FROM links l GROUP BY url ORDER BY domain, count(*) DESC, min(ts_unix), url LIMIT 3`,
+        )
+        .all() as { url: string; first: number }[];
+      assert.equal(top.length, 3, 'the fixture has links');
+      db.prepare('DELETE FROM messages WHERE id = ?').run(top[0].first);
+      const conv = (db.prepare('SELECT conversation_id AS c FROM messages WHERE id = ?').get(top[2].first) as { c: number }).c;
+      db.prepare('DELETE FROM conversations WHERE id = ?').run(conv);
+      gone = [top[0].url, top[2].url];
+    } finally {
+      db.close();
+    }
+    const b = await openArchive(d.path);
+    const native = openWritable(d.path);
+    const schema = detectSchema({ all: (q, p) => native.prepare(q).all(...(p ?? [])) as Row[], get: (q, p) => native.prepare(q).get(...(p ?? [])) as Row | undefined, value: (q, p) => (native.prepare(q).raw().get(...(p ?? [])) as SqlValue[] | undefined)?.[0] });
+    try {
+      for (const opts of [{ limit: 1 }, { limit: 2 }, { limit: 5 }, { limit: 1000 }, { limit: 3, domain: 'example.com' }]) {
+        const q = linkStatements(schema, opts);
+        const want = (native.prepare(q.general).all(...q.params) as { url: string; cnt: number; message_id: number }[]).map((r) => [r.url, r.cnt, r.message_id]);
+        const got = b.links(opts);
+        assert.deepEqual(got.items.map((l) => [l.url, l.count, l.messageId]), want.slice(0, opts.limit), JSON.stringify(opts));
+        assert.equal(got.hasMore, want.length > opts.limit);
+        assert.ok(!got.items.some((l) => gone.includes(l.url)));
+      }
+    } finally {
+      native.close();
+      b.close();
+    }
+  });
 });
 
 describe('the embeddings ⋈ messages join of an index build', () => {
