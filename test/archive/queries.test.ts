@@ -34,6 +34,7 @@ import {
   type WrittenMessage,
 } from '../fixtures';
 import { linkStatements } from '../../src/archive/queries/links';
+import { attachmentStatements } from '../../src/archive/queries/media';
 import { keywordSearchSql } from '../../src/archive/queries/search';
 import { detectSchema } from '../../src/archive/schema';
 import type { Row, SqlValue } from '../../src/archive/connection';
@@ -702,6 +703,42 @@ describe('the link gallery over a damaged archive', () => {
         assert.deepEqual(got.items.map((l) => [l.url, l.count, l.messageId]), want.slice(0, opts.limit), JSON.stringify(opts));
         assert.equal(got.hasMore, want.length > opts.limit);
         assert.ok(!got.items.some((l) => gone.includes(l.url)));
+      }
+    } finally {
+      native.close();
+      b.close();
+    }
+  });
+});
+
+describe('the media gallery over a damaged archive', () => {
+  it("attachments whose message or conversation is gone give the general statement's answer, row for row", async () => {
+    const d = buildCuratedArchive(path.join(tmp, 'dangling-media'));
+    const db = openWritable(d.path);
+    let gone: number[];
+    try {
+      db.pragma('foreign_keys = OFF');
+      const newest = db.prepare('SELECT id, message_id AS mid, conversation_id AS cid FROM attachments ORDER BY ts_unix DESC, id DESC LIMIT 3').all() as { id: number; mid: number; cid: number }[];
+      assert.equal(newest.length, 3, 'the fixture has attachments');
+      db.prepare('DELETE FROM messages WHERE id = ?').run(newest[0].mid);
+      db.prepare('DELETE FROM conversations WHERE id = ?').run(newest[2].cid);
+      gone = [newest[0].id, ...(db.prepare('SELECT id FROM attachments WHERE conversation_id = ?').all(newest[2].cid) as { id: number }[]).map((r) => r.id)];
+    } finally {
+      db.close();
+    }
+    const b = await openArchive(d.path);
+    const native = openWritable(d.path);
+    const schema = detectSchema({ all: (q, p) => native.prepare(q).all(...(p ?? [])) as Row[], get: (q, p) => native.prepare(q).get(...(p ?? [])) as Row | undefined, value: (q, p) => (native.prepare(q).raw().get(...(p ?? [])) as SqlValue[] | undefined)?.[0] });
+    try {
+      const cases = [{ kinds: [], limit: 1 }, { kinds: [], limit: 3 }, { kinds: [], limit: 1000 }, { kinds: ['image' as const], limit: 2 }];
+      for (const opts of cases) {
+        const q = attachmentStatements(schema, opts);
+        assert.ok(q.lateJoin, 'this schema takes the late-join path');
+        const want = (native.prepare(q.general).all(...q.params) as { id: number }[]).map((r) => r.id);
+        const got = b.attachments(opts);
+        assert.deepEqual(got.items.map((x) => x.id), want.slice(0, opts.limit), JSON.stringify(opts));
+        assert.equal(got.hasMore, want.length > opts.limit);
+        assert.ok(!got.items.some((x) => gone.includes(x.id)));
       }
     } finally {
       native.close();
