@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   const abort = pollingSignal(cancelled);
   try {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
+    else send({ type: 'log', message: 'index build: no compiled engine was handed over; compiling sqlite3.wasm in the build thread' });
     await installInterruptHandler(cancelled);
     const archive = await openArchive(init.archivePath);
     try {
