@@ -10,7 +10,7 @@
  * - The worker is unref'd while idle, so a forgotten client never keeps a process alive; `close()` ends it.
  */
 import type { AsyncArchive, Exclusion } from '../archive/types';
-import { prewarmEngine } from '../archive/wasm-engine';
+import { compiledEngineModule, prewarmEngine } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
 import type { BuildProgress } from '../search/vector';
 import { CancelSlots } from './cancel-slots';
@@ -66,6 +66,12 @@ class WorkerEngineClient implements VectorOpener {
   async connection(): Promise<Connection> {
     if (this.closed) throw new Error('The archive engine is closed.');
     let conn = this.conn;
+    if (!conn || conn.dead) {
+      // The engine this thread is compiling (prewarmEngine) is handed to the worker, which then instantiates it
+      // instead of compiling sqlite3.wasm a second time beside it. A failed compile leaves the worker to try itself.
+      await compiledEngineModule().catch(() => undefined);
+      conn = this.conn;
+    }
     if (!conn || conn.dead) {
       const generation = ++this.generation;
       if (generation > 1) this.opts.log?.('warn', `Restarting the search engine worker (start #${generation}).`);

@@ -23,8 +23,9 @@ before(async () => {
   curated = buildCuratedArchive(path.join(dir, 'archive'));
   // Workers copy the environment when they start: the engine worker, and the build worker it starts, see it.
   process.env.MSGBROWSE_TEST_BUILD_STALL_MS = String(STALL_MS);
-  // The first engine of this process: the host's compile of sqlite3.wasm has not finished, so the engine worker
-  // compiles its own (and must hand that one to its build workers).
+  // The first engine of this process: the host's compile of sqlite3.wasm is still running when it is asked for,
+  // and neither the engine worker nor its build workers may compile another (the host hands its module to the
+  // engine worker, which hands the one it has to every build worker).
   engine = await startEngineWorker({ archivePath: curated.path, log: (_level, message) => logs.push(message) });
   delete process.env.MSGBROWSE_TEST_BUILD_STALL_MS;
 });
