@@ -4,8 +4,9 @@
  * is made per row (at 1M messages, making the hash strings and a `Map` of them was 0.8 s of a build).
  *
  * Keys are (storage class, bytes), compared in full on every lookup: the 32-bit hash only chooses where to look,
- * so two keys whose hashes collide stay two keys. That is SQL's `=` on the hash columns: TEXT equals TEXT with the
- * same bytes, BLOB equals BLOB, and a TEXT never equals a BLOB. Open addressing with linear probing over a
+ * so two keys whose hashes collide stay two keys. On the hash columns (TEXT affinity, so only TEXT, BLOB or NULL
+ * values) that is SQL's `=`: TEXT equals TEXT with the same bytes, BLOB equals BLOB, a TEXT never equals a BLOB;
+ * the caller leaves NULLs out (they equal nothing). Open addressing with linear probing over a
  * power-of-two table kept at most half full; the keys live back to back in one growing arena.
  */
 

@@ -93,7 +93,7 @@ export function mapRows<T>(sql: Sql, query: string, params: readonly Param[], re
 export type OpenMode = 'wal' | 'immutable';
 
 /**
- * SQLite's page cache per connection, in KiB (native SQLite's default is 2000; this WASM build's is 16384). Every
+ * SQLite's page cache per connection, in KiB (native SQLite's default is -2000, i.e. 2000 KiB; this WASM build's is -16384). Every
  * page it holds stays resident in the WASM heap for the life of the process, and one-off scans (counting a model's
  * vectors walks its whole index) fill it with pages nobody reads again. 4 MB answers the keyword, listing and
  * transcript queries as fast as 16 MB does (bench/analysis.md), with 12 MB less resident.

@@ -16,4 +16,5 @@ export const SQLITE = {
   FLOAT: 2,
   TEXT: 3,
   BLOB: 4,
+  NULL: 5,
 } as const;

@@ -282,7 +282,11 @@ export interface EmbeddingRecord {
   /** `embeddings.rowid`: where the vector is read back from for exact rescoring (see Archive.embeddingVectors). */
   rowid: number;
   messageId: number;
-  hash: string;
+  /**
+   * `messages.hash`. The archive's iterator makes this string only when it is read (a build never reads it), so a
+   * record is not a plain object: read the fields it needs, never spread or post it.
+   */
+  readonly hash: string;
   conversationId: number;
   tsUnix: number;
   /** `messages.sender` (lets the vector index filter by sender during its scan). */

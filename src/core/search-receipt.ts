@@ -63,6 +63,11 @@ export function receiptScope(req: Omit<ReceiptRequest, 'semantic' | 'plan'>): Sc
   };
 }
 
+/** Whether a receipt's scope is the whole archive (its counts are then kept per snapshot: Snapshot.counts). */
+export function isUnscoped(scope: ScopeFilter): boolean {
+  return Object.values(scope).every((v) => v === undefined);
+}
+
 /**
  * `counts`: the counts of `receiptScope(req)` for `model` when the caller already has them (search_messages reads
  * them with its keyword hits); otherwise they are asked for.

@@ -70,6 +70,8 @@ class WorkerEngineClient implements VectorOpener {
       // The engine this thread is compiling (prewarmEngine) is handed to the worker, which then instantiates it
       // instead of compiling sqlite3.wasm a second time beside it. A failed compile leaves the worker to try itself.
       await compiledEngineModule().catch(() => undefined);
+      // Closed meanwhile: start nothing (close() found no worker to stop).
+      if (this.closed) throw new Error('The archive engine is closed.');
       conn = this.conn;
     }
     if (!conn || conn.dead) {

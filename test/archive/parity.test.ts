@@ -14,8 +14,8 @@ import { storageClass, type Param, type Row, type Sql, type SqlValue } from '../
 import { context } from '../../src/archive/queries/message-context';
 import { listConversations } from '../../src/archive/queries/conversations';
 import { MessageMeta, readEmbeddingBatch } from '../../src/archive/queries/embeddings';
-import { links } from '../../src/archive/queries/links';
-import { attachments } from '../../src/archive/queries/media';
+import { links, linkStatements } from '../../src/archive/queries/links';
+import { attachments, attachmentStatements } from '../../src/archive/queries/media';
 import { keywordSearchSql, searchKeyword } from '../../src/archive/queries/search';
 import { transcript } from '../../src/archive/queries/transcript';
 import { detectSchema, type SchemaInfo } from '../../src/archive/schema';
@@ -158,7 +158,13 @@ describe('native SQLite parity', () => {
         if (mid) assert.deepEqual(p.wasm.context(mid.id, 4), context(p.sql, p.schema, mid.id, 4));
       }
       for (const opts of [{ limit: 1000 }, { limit: 5 }, { limit: 50, domain: 'example.com' }, { limit: 50, source: 'signal' }]) {
-        assert.deepEqual(p.wasm.links(opts), links(p.sql, p.schema, opts), `${file} links ${JSON.stringify(opts)}`);
+        const got = p.wasm.links(opts);
+        assert.deepEqual(got, links(p.sql, p.schema, opts), `${file} links ${JSON.stringify(opts)}`);
+        // The general statement, natively: the late join must give its rows on every schema version.
+        const q = linkStatements(p.schema, opts);
+        const general = (p.native.prepare(q.general).all(...q.params) as { url: string; message_id: number }[]).map((r) => [r.url, r.message_id]);
+        assert.deepEqual(got.items.map((l) => [l.url, l.messageId]), general.slice(0, opts.limit), `${file} links (general) ${JSON.stringify(opts)}`);
+        assert.equal(got.hasMore, general.length > opts.limit);
       }
       for (const m of p.wasm.embeddingModels()) {
         // Native through the generic row path (no scan): same records, same order, same floats.
@@ -170,7 +176,12 @@ describe('native SQLite parity', () => {
       }
       for (const kinds of [['image'], ['file', 'video'], ['image', 'file', 'video']] as const) {
         const o = { kinds: [...kinds], limit: 100 };
-        assert.deepEqual(p.wasm.attachments(o), attachments(p.sql, p.schema, o));
+        const got = p.wasm.attachments(o);
+        assert.deepEqual(got, attachments(p.sql, p.schema, o));
+        const q = attachmentStatements(p.schema, o);
+        const general = (p.native.prepare(q.general).all(...q.params) as { id: number }[]).map((r) => r.id);
+        assert.deepEqual(got.items.map((x) => x.id), general.slice(0, o.limit), `${file} attachments (general) ${JSON.stringify(o)}`);
+        assert.equal(got.hasMore, general.length > o.limit);
       }
     }
   });

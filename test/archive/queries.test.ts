@@ -35,9 +35,10 @@ import {
 } from '../fixtures';
 import { linkStatements } from '../../src/archive/queries/links';
 import { attachmentStatements } from '../../src/archive/queries/media';
-import { keywordSearchSql } from '../../src/archive/queries/search';
+import { keywordSearchSql, searchKeyword } from '../../src/archive/queries/search';
+import { loadEngine } from '../../src/archive/wasm-engine';
 import { detectSchema } from '../../src/archive/schema';
-import type { Row, SqlValue } from '../../src/archive/connection';
+import { ArchiveConnection, type Row, type Sql, type SqlValue } from '../../src/archive/connection';
 
 let tmp: string;
 let desc: CuratedArchive;
@@ -634,6 +635,29 @@ describe('keyword search over a stale full-text index', () => {
       return (db.prepare('SELECT id FROM messages WHERE conversation_id = ?').all(conv) as { id: number }[]).map((r) => r.id);
     },
   };
+  it('on a healthy archive the ranked-first statement answers alone: the general one never runs', async () => {
+    const conn = new ArchiveConnection(await loadEngine(), desc.path);
+    try {
+      for (const [query, limit] of [['the', 5], ['the', 1000], ['lease', 50], ['zzzqqq', 5]] as const) {
+        const ran: string[] = [];
+        const hits = conn.run((sql) => {
+          const recording: Sql = {
+            scan: (q, p, fn) => (ran.push(q), sql.scan?.(q, p, fn)),
+            all: (q, p) => (ran.push(q), sql.all(q, p)),
+            get: (q, p) => (ran.push(q), sql.get(q, p)),
+            value: (q, p) => (ran.push(q), sql.value(q, p)),
+          };
+          return searchKeyword(recording, detectSchema(sql), { query, limit });
+        });
+        assert.ok(ran.some((q) => q.includes('m.id = t.rid')), `${query}/${limit}: ranked first`);
+        assert.ok(!ran.some((q) => q.includes('m.id = messages_fts.rowid')), `${query}/${limit}: the general statement ran: ${ran.length} statements`);
+        assert.deepEqual(hits.map((h) => h.id), a.searchKeyword({ query, limit }).map((h) => h.id));
+      }
+    } finally {
+      conn.close();
+    }
+  });
+
   for (const [kind, damage] of Object.entries(damages)) {
     it(`${kind}: the best-ranked index rows without one give the general statement's answer, row for row`, async () => {
       const d = buildCuratedArchive(path.join(tmp, `stale-fts-${kind.replace(/ /g, '-')}`));

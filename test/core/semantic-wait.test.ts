@@ -267,48 +267,68 @@ describe('the query vector of a waiting semantic_search', () => {
 });
 
 describe('the receipt of a waiting semantic_search', () => {
-  it('has its scope counted while the index builds, and the answer gives the same receipt as a call after the build', async () => {
+  function counting(counted: { scope: unknown; model: unknown; duringBuild: boolean }[], building: () => boolean, finish: Promise<void>) {
+    return options({
+      openArchive: async (p) => {
+        const opened = await inThreadOpener(p);
+        const archive = new Proxy(opened.archive, {
+          get(target, key, receiver) {
+            const v = Reflect.get(target, key, receiver) as unknown;
+            if (key !== 'scopeCounts' || typeof v !== 'function') return v;
+            return (...args: unknown[]) => {
+              counted.push({ scope: args[0], model: args[1], duringBuild: building() });
+              return (v as (...a: unknown[]) => unknown).apply(target, args);
+            };
+          },
+        });
+        return { ...opened, archive };
+      },
+      buildVectorIndex: async (req) => {
+        await finish;
+        return defaultVectorIndexBuilder(req);
+      },
+    });
+  }
+
+  it("whole archive: its counts are read while the index builds (kept for the receipt), and the receipt equals a later call's", async () => {
     const finish = gate();
     let buildDone = false;
     const counted: { scope: unknown; model: unknown; duringBuild: boolean }[] = [];
-    const rt = createRuntime(
-      options({
-        openArchive: async (p) => {
-          const opened = await inThreadOpener(p);
-          const archive = new Proxy(opened.archive, {
-            get(target, key, receiver) {
-              const v = Reflect.get(target, key, receiver) as unknown;
-              if (key !== 'scopeCounts' || typeof v !== 'function') return v;
-              return (...args: unknown[]) => {
-                counted.push({ scope: args[0], model: args[1], duringBuild: !buildDone });
-                return (v as (...a: unknown[]) => unknown).apply(target, args);
-              };
-            },
-          });
-          return { ...opened, archive };
-        },
-        buildVectorIndex: async (req) => {
-          await finish.wait;
-          const index = await defaultVectorIndexBuilder(req);
-          buildDone = true;
-          return index;
-        },
-      }),
-    );
+    const rt = createRuntime(counting(counted, () => !buildDone, finish.wait.then(() => undefined)));
     const { client, close } = await connectClient(rt.context);
     try {
-      const args = { query: 'lease', start: '2020-01-01' };
-      const call = client.callTool({ name: 'semantic_search', arguments: args }) as Promise<CallToolResult>;
+      const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } }) as Promise<CallToolResult>;
       await until(() => counted.length > 0);
-      assert.equal(counted[0]!.duringBuild, true, 'the scope is counted before the index is ready');
+      assert.equal(counted[0]!.duringBuild, true, 'the counts are read before the index is ready');
       assert.equal(counted[0]!.model, undefined, 'without the vector coverage, which the build itself counts');
+      buildDone = true;
       finish.open();
       const r = await call;
       assert.ok(!r.isError, textOf(r));
-      const again = (await client.callTool({ name: 'semantic_search', arguments: args })) as CallToolResult;
+      const again = (await client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } })) as CallToolResult;
       assert.deepEqual((r.structuredContent as { receipt: unknown }).receipt, (again.structuredContent as { receipt: unknown }).receipt);
-      const scopes = counted.map((c) => JSON.stringify(c.scope));
-      assert.equal(new Set(scopes).size, 1, `the counts asked for during the build are of the receipt's own scope: ${scopes.join(' | ')}`);
+      assert.equal(new Set(counted.map((c) => JSON.stringify(c.scope))).size, 1, 'always the receipt\'s own scope');
+    } finally {
+      finish.open();
+      await close();
+      await rt.dispose();
+    }
+  });
+
+  it('a scoped receipt (counted by plain SQL each time) is not counted twice', async () => {
+    const finish = gate();
+    let buildDone = false;
+    const counted: { scope: unknown; model: unknown; duringBuild: boolean }[] = [];
+    const rt = createRuntime(counting(counted, () => !buildDone, finish.wait.then(() => undefined)));
+    const { client, close } = await connectClient(rt.context);
+    try {
+      const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease', start: '2020-01-01' } }) as Promise<CallToolResult>;
+      await new Promise((r) => setTimeout(r, 100));
+      buildDone = true;
+      finish.open();
+      const r = await call;
+      assert.ok(!r.isError, textOf(r));
+      assert.deepEqual(counted.map((c) => c.duringBuild), [false], 'counted once, for the answer');
     } finally {
       finish.open();
       await close();

@@ -9,6 +9,7 @@
  * `next()` continues after that row, so the caller decides whether to skip it.
  */
 import { ByteKeys } from '../byte-keys';
+import { SQLITE } from '../sqlite-codes';
 import { scanRows, type Columns, type Sql } from '../connection';
 import { ArchiveError } from '../errors';
 import type { SchemaInfo } from '../schema';
@@ -85,8 +86,10 @@ export class MessageMeta {
     this.sender = new Int32Array(n);
     this.source = new Int32Array(n);
     scanRows(sql, messageMetaSql(schema), [], (c) => {
+      const cls = c.type(0);
+      if (cls === SQLITE.NULL) return; // NULL equals nothing in SQL, so nothing joins to it
       const before = this.hashes.size;
-      const i = this.hashes.add(c.type(0), c.bytes(0));
+      const i = this.hashes.add(cls, c.bytes(0));
       if (i < before) return; // a repeated hash: the first row keeps it
       if (i === this.ids.length) this.grow();
       this.ids[i] = c.num(1);
@@ -123,7 +126,7 @@ export class MessageMeta {
 
   /** The message whose hash is (cls, bytes), or -1 (none: the embedding is an orphan). */
   find(cls: number, bytes: Uint8Array): number {
-    return this.hashes.find(cls, bytes);
+    return cls === SQLITE.NULL ? -1 : this.hashes.find(cls, bytes);
   }
 
   /** Message `i`'s hash as text (made on demand: builds never read it). */

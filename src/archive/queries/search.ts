@@ -64,17 +64,24 @@ function generalStatement(schema: SchemaInfo, match: string, limit: number, f: {
   return { sql, params: [match, ...f.params, limit] };
 }
 
-function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
+/** FTS5's snippet of a hit, with msgbrowse's U+0002 / U+0003 markers. */
+const SNIPPET = "snippet(messages_fts, 0, char(2), char(3), '…', 12)";
+
+/** A hit's SELECT list: columns 0–8 as in messageColumns, then 9–13 (read by position by readHit). */
+function hitColumns(schema: SchemaInfo, snippet: string, rank: string): string {
   const e = exprs(schema);
+  return `m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
+    ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.is_system AS is_system,
+    ${snippet} AS snippet, ${rank} AS rank,
+    EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id) AS has_att,
+    EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id) AS has_link, m.body AS body`;
+}
+
+function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
   // CROSS JOIN pins the join order: the full-text index drives and each hit is looked up by rowid. Left to the
   // planner, a conversation/date filter makes SQLite walk messages by index and re-run the MATCH for every row
   // (seconds for a frequent word on 100k messages, minutes at 1M).
-  // Columns 0–8 as in messageColumns, then 9–13 for the hit (read by position by readHit).
-  return `SELECT m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
-    ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.is_system AS is_system,
-    snippet(messages_fts, 0, char(2), char(3), '…', 12) AS snippet, rank AS rank,
-    EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id) AS has_att,
-    EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id) AS has_link, m.body AS body
+  return `SELECT ${hitColumns(schema, SNIPPET, 'rank')}
   FROM messages_fts
   CROSS JOIN messages m ON m.id = messages_fts.rowid
   JOIN conversations c ON c.id = m.conversation_id
@@ -87,16 +94,11 @@ function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
  * The unfiltered statement: the full-text index ranks its rows (rank, then rowid — the message id) and only the
  * best `limit` are joined to their messages. The general statement joins every hit before ranking: for a word in
  * 8% of 1M messages that is 80k message lookups for 20 results (66 -> 30 ms warm, 365 -> 197 ms with a cold page
- * cache, natively). Same columns as {@link keywordSql}.
+ * cache, natively).
  */
 function rankedFirstSql(schema: SchemaInfo): string {
-  const e = exprs(schema);
-  return `SELECT m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
-    ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.is_system AS is_system,
-    t.snippet AS snippet, t.rank AS rank,
-    EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id) AS has_att,
-    EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id) AS has_link, m.body AS body
-  FROM (SELECT rowid AS rid, rank AS rank, snippet(messages_fts, 0, char(2), char(3), '…', 12) AS snippet
+  return `SELECT ${hitColumns(schema, 't.snippet', 't.rank')}
+  FROM (SELECT rowid AS rid, rank AS rank, ${SNIPPET} AS snippet
     FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid LIMIT ?) t
   CROSS JOIN messages m ON m.id = t.rid
   JOIN conversations c ON c.id = m.conversation_id
@@ -123,8 +125,9 @@ export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchO
     // No filter: rank first. Its answer is the general statement's when all `limit` best index rows have a message
     // (nothing ranked below them can enter), or when there are no more than `limit` matches (all were joined).
     // Otherwise some of the best rows are index entries without a message or conversation (a stale index) and
-    // others may stand in for them: rank after the join instead. So too when the snippet of a best row finds no
-    // message to quote (SQLITE_CORRUPT_VTAB: the general statement never asks, it joins first).
+    // others may stand in for them: rank after the join instead. So too when a snippet finds no message to quote
+    // (SQLITE_CORRUPT_VTAB: the ranking's bounded sort makes one for every row that enters its best `limit` on
+    // the way; the general statement joins first and never asks for one without its message).
     const hits = rankedFirst(sql, schema, match, limit);
     if (hits && (hits.length === limit || Number(sql.value('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?', [match])) <= limit)) return hits;
   }

@@ -3,7 +3,7 @@ import { ToolError } from '../../core/errors';
 import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { withHitExtras } from '../../core/hit-extras';
-import { receiptLine, receiptScope, searchReceipt } from '../../core/search-receipt';
+import { isUnscoped, receiptLine, receiptScope, searchReceipt } from '../../core/search-receipt';
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
@@ -72,9 +72,11 @@ export const semanticSearch = defineTool({
     const run = () => runSemantic(env.ctx, archive, query, k, filter, env.signal, { wait: false, embedWhileBuilding: true });
     let sem = await run();
     if (!sem.ok && sem.building) {
-      // The receipt's message counts do not depend on the index: the archive reads them (and keeps them for the
-      // receipt, in its per-snapshot memo) while the index builds, instead of after it (150 ms at 1M messages).
-      archive.scopeCounts(receiptScope(searched), undefined).catch(() => {});
+      // The whole archive's message counts do not depend on the index: the archive reads them while it builds (and
+      // keeps them, per snapshot, for the receipt) instead of after it (150 ms at 1M messages). A scoped receipt
+      // is counted by plain SQL each time, so there is nothing to read ahead for it.
+      const counted = receiptScope(searched);
+      if (isUnscoped(counted)) archive.scopeCounts(counted, undefined).catch(() => {});
       // A short build is waited for (with progress); a long one is said, with its estimate.
       if (sem.building.etaMs !== undefined && sem.building.etaMs > SEMANTIC_BUILD_WAIT_MS) throw buildingError(sem.building);
       const deadline = Date.now() + SEMANTIC_BUILD_WAIT_MS;
