@@ -8,7 +8,8 @@ import { attachmentColumns, attachmentFrom, hasValue, jsonList, notHidden, posit
  * The gallery's statements (exported for the native-parity test): `general` joins every attachment in scope to its
  * message and conversation, then orders and limits; `lateJoin` (when attachments carry their own conversation and
  * time and no filter needs the conversation) orders and limits first, then looks both up (LEFT JOIN; `joined`, the
- * column after the AttachmentRow's, says whether both were found). At 1M messages, natively: 67 -> 0.8 ms.
+ * column after the AttachmentRow's, says whether both were found). Its ranking reads only ids (the (kind, ts_unix)
+ * index covers it) and the rows it keeps. At 1M messages, in our engine: 70 -> 2 ms.
  */
 export function attachmentStatements(
   schema: SchemaInfo,
@@ -48,7 +49,8 @@ export function attachmentStatements(
   const ownColumns = schema.attachmentConversationId && schema.attachmentTsUnix && !hasValue(opts.source);
   const lateJoin = ownColumns
     ? `SELECT ${attachmentColumns(schema)}, c.id IS NOT NULL AND m.id IS NOT NULL AS joined
-     FROM (SELECT * FROM attachments a WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?) a
+     FROM (SELECT a.id AS id FROM attachments a WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?) t
+     JOIN attachments a ON a.id = t.id
      LEFT JOIN messages m ON m.id = a.message_id
      LEFT JOIN conversations c ON c.id = ${e.attConv}
      ORDER BY ${order}`
