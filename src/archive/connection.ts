@@ -59,26 +59,28 @@ function str(v: SqlValue | undefined): string {
 }
 
 /** The SQLite storage class of a value as an adapter returns it (see {@link Columns.type}). */
-export function storageClass(v: SqlValue | undefined): number {
+function storageClass(v: SqlValue | undefined): number {
   if (v === null || v === undefined) return 5;
   if (v instanceof Uint8Array) return 4;
   if (typeof v === 'string') return 3;
   return typeof v === 'bigint' || Number.isInteger(v) ? 1 : 2;
 }
 
+/** Column access over one row's values, in column order (adapters without a raw statement, e.g. better-sqlite3). */
+export function valueColumns(v: readonly (SqlValue | undefined)[]): Columns {
+  return {
+    num: (i) => Number(v[i] ?? 0),
+    text: (i) => str(v[i]),
+    blob: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : null),
+    type: (i) => storageClass(v[i]),
+    bytes: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : Buffer.from(str(v[i]), 'utf8')),
+  };
+}
+
 /** `sql.scan` when the adapter has it, else the same over `sql.all` rows. */
 export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: (c: Columns) => void): void {
   if (sql.scan) return sql.scan(query, params, fn);
-  for (const r of sql.all(query, params)) {
-    const v = Object.values(r);
-    fn({
-      num: (i) => Number(v[i] ?? 0),
-      text: (i) => str(v[i]),
-      blob: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : null),
-      type: (i) => storageClass(v[i]),
-      bytes: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : Buffer.from(str(v[i]), 'utf8')),
-    });
-  }
+  for (const r of sql.all(query, params)) fn(valueColumns(Object.values(r)));
 }
 
 /** Every row of `query`, each read by `read` (typed access by column position). */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { openArchive, type Archive, type KeywordSearchOptions } from '../../src/archive';
-import { storageClass, type Param, type Row, type Sql, type SqlValue } from '../../src/archive/connection';
+import type { Sql } from '../../src/archive/connection';
 import { context } from '../../src/archive/queries/message-context';
 import { listConversations } from '../../src/archive/queries/conversations';
 import { MessageMeta, readEmbeddingBatch } from '../../src/archive/queries/embeddings';
@@ -20,30 +20,7 @@ import { keywordSearchSql, searchKeyword } from '../../src/archive/queries/searc
 import { transcript } from '../../src/archive/queries/transcript';
 import { detectSchema, type SchemaInfo } from '../../src/archive/schema';
 import { buildCuratedArchive, buildLegacyArchive, buildScaleArchive, dayStartUnix } from '../fixtures';
-
-function nativeSql(db: Database.Database): Sql {
-  const norm = (p: readonly Param[] = []) => p.map((v) => (typeof v === 'bigint' ? Number(v) : v));
-  return {
-    scan: (sql, params, fn) => {
-      for (const r of db.prepare(sql).raw().iterate(...norm(params)) as Iterable<unknown[]>) {
-        fn({
-          num: (i) => Number(r[i]),
-          text: (i) => String(r[i] ?? ''),
-          blob: (i) => (r[i] instanceof Uint8Array ? (r[i] as Uint8Array) : null),
-          type: (i) => storageClass(r[i] as SqlValue),
-          bytes: (i) => (r[i] instanceof Uint8Array ? (r[i] as Uint8Array) : Buffer.from(String(r[i] ?? ''), 'utf8')),
-        });
-      }
-    },
-    all: (sql, params) => db.prepare(sql).all(...norm(params)) as Row[],
-    get: (sql, params) => db.prepare(sql).get(...norm(params)) as Row | undefined,
-    value: (sql, params) => {
-      const st = db.prepare(sql);
-      const r = st.raw().get(...norm(params)) as unknown[] | undefined;
-      return r?.[0] as Row[string] | undefined;
-    },
-  };
-}
+import { nativeSql } from '../fixtures/native-sql';
 
 interface Pair {
   wasm: Archive;

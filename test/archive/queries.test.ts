@@ -38,7 +38,8 @@ import { attachmentStatements } from '../../src/archive/queries/media';
 import { keywordSearchSql, searchKeyword } from '../../src/archive/queries/search';
 import { loadEngine } from '../../src/archive/wasm-engine';
 import { detectSchema } from '../../src/archive/schema';
-import { ArchiveConnection, type Row, type Sql, type SqlValue } from '../../src/archive/connection';
+import { ArchiveConnection, type Sql } from '../../src/archive/connection';
+import { nativeSql } from '../fixtures/native-sql';
 
 let tmp: string;
 let desc: CuratedArchive;
@@ -619,6 +620,33 @@ describe('embeddings', () => {
   });
 });
 
+/**
+ * The curated archive built under `name` and damaged by `damage` (through a writable handle, closed before anything
+ * reads it), then open in our engine and natively with its schema: `gone` is what `damage` says was lost.
+ */
+async function damagedArchive<T>(name: string, damage: (db: ReturnType<typeof openWritable>) => T) {
+  const d = buildCuratedArchive(path.join(tmp, name));
+  const db = openWritable(d.path);
+  let gone: T;
+  try {
+    gone = damage(db);
+  } finally {
+    db.close();
+  }
+  const archive = await openArchive(d.path);
+  const native = openWritable(d.path);
+  return {
+    archive,
+    native,
+    schema: detectSchema(nativeSql(native)),
+    gone,
+    close: () => {
+      native.close();
+      archive.close();
+    },
+  };
+}
+
 describe('keyword search over a stale full-text index', () => {
   // Index rows whose message was deleted behind the triggers' back (the snippet has nothing to quote), or whose
   // message lost its conversation (joined, then dropped): both only the general statement (join, then rank) answers.
@@ -660,22 +688,14 @@ describe('keyword search over a stale full-text index', () => {
 
   for (const [kind, damage] of Object.entries(damages)) {
     it(`${kind}: the best-ranked index rows without one give the general statement's answer, row for row`, async () => {
-      const d = buildCuratedArchive(path.join(tmp, `stale-fts-${kind.replace(/ /g, '-')}`));
-      const db = openWritable(d.path);
       const word = 'the';
-      let gone: number[];
-      try {
+      const { archive: b, native, schema, gone, close } = await damagedArchive(`stale-fts-${kind.replace(/ /g, '-')}`, (db) => {
         const ranked = (db.prepare('SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid').all(buildFtsQuery(word)) as { id: number }[]).map((r) => r.id);
         assert.ok(ranked.length > 12, 'the word is common in the fixture');
-        gone = damage(db, ranked);
-        assert.ok(gone.length > 0);
-      } finally {
-        db.close();
-      }
-      const b = await openArchive(d.path);
-      const native = openWritable(d.path);
-      const schema = detectSchema({ all: (q, p) => native.prepare(q).all(...(p ?? [])) as Row[], get: (q, p) => native.prepare(q).get(...(p ?? [])) as Row | undefined, value: (q, p) => (native.prepare(q).raw().get(...(p ?? [])) as SqlValue[] | undefined)?.[0] });
+        return damage(db, ranked);
+      });
       try {
+        assert.ok(gone.length > 0);
         for (const limit of [1, 2, 4, 5, 10, 1000]) {
           const q = keywordSearchSql(schema, { query: word, limit });
           assert.ok(q);
@@ -686,8 +706,7 @@ describe('keyword search over a stale full-text index', () => {
           assert.equal(got.length, Math.min(limit, want.length));
         }
       } finally {
-        native.close();
-        b.close();
+        close();
       }
     });
   }
@@ -695,10 +714,7 @@ describe('keyword search over a stale full-text index', () => {
 
 describe('the link gallery over a damaged archive', () => {
   it("links whose message or conversation is gone give the general statement's answer, row for row", async () => {
-    const d = buildCuratedArchive(path.join(tmp, 'dangling-links'));
-    const db = openWritable(d.path);
-    let gone: string[];
-    try {
+    const { archive: b, native, schema, gone, close } = await damagedArchive('dangling-links', (db) => {
       db.pragma('foreign_keys = OFF');
       // The gallery's first rows (domain, then most shared): the first URL loses its first message, the third
       // URL's first message loses its conversation.
@@ -712,13 +728,8 @@ describe('the link gallery over a damaged archive', () => {
       db.prepare('DELETE FROM messages WHERE id = ?').run(top[0].first);
       const conv = (db.prepare('SELECT conversation_id AS c FROM messages WHERE id = ?').get(top[2].first) as { c: number }).c;
       db.prepare('DELETE FROM conversations WHERE id = ?').run(conv);
-      gone = [top[0].url, top[2].url];
-    } finally {
-      db.close();
-    }
-    const b = await openArchive(d.path);
-    const native = openWritable(d.path);
-    const schema = detectSchema({ all: (q, p) => native.prepare(q).all(...(p ?? [])) as Row[], get: (q, p) => native.prepare(q).get(...(p ?? [])) as Row | undefined, value: (q, p) => (native.prepare(q).raw().get(...(p ?? [])) as SqlValue[] | undefined)?.[0] });
+      return [top[0].url, top[2].url];
+    });
     try {
       for (const opts of [{ limit: 1 }, { limit: 2 }, { limit: 5 }, { limit: 1000 }, { limit: 3, domain: 'example.com' }]) {
         const q = linkStatements(schema, opts);
@@ -729,30 +740,21 @@ describe('the link gallery over a damaged archive', () => {
         assert.ok(!got.items.some((l) => gone.includes(l.url)));
       }
     } finally {
-      native.close();
-      b.close();
+      close();
     }
   });
 });
 
 describe('the media gallery over a damaged archive', () => {
   it("attachments whose message or conversation is gone give the general statement's answer, row for row", async () => {
-    const d = buildCuratedArchive(path.join(tmp, 'dangling-media'));
-    const db = openWritable(d.path);
-    let gone: number[];
-    try {
+    const { archive: b, native, schema, gone, close } = await damagedArchive('dangling-media', (db) => {
       db.pragma('foreign_keys = OFF');
       const newest = db.prepare('SELECT id, message_id AS mid, conversation_id AS cid FROM attachments ORDER BY ts_unix DESC, id DESC LIMIT 3').all() as { id: number; mid: number; cid: number }[];
       assert.equal(newest.length, 3, 'the fixture has attachments');
       db.prepare('DELETE FROM messages WHERE id = ?').run(newest[0].mid);
       db.prepare('DELETE FROM conversations WHERE id = ?').run(newest[2].cid);
-      gone = [newest[0].id, ...(db.prepare('SELECT id FROM attachments WHERE conversation_id = ?').all(newest[2].cid) as { id: number }[]).map((r) => r.id)];
-    } finally {
-      db.close();
-    }
-    const b = await openArchive(d.path);
-    const native = openWritable(d.path);
-    const schema = detectSchema({ all: (q, p) => native.prepare(q).all(...(p ?? [])) as Row[], get: (q, p) => native.prepare(q).get(...(p ?? [])) as Row | undefined, value: (q, p) => (native.prepare(q).raw().get(...(p ?? [])) as SqlValue[] | undefined)?.[0] });
+      return [newest[0].id, ...(db.prepare('SELECT id FROM attachments WHERE conversation_id = ?').all(newest[2].cid) as { id: number }[]).map((r) => r.id)];
+    });
     try {
       const cases = [{ kinds: [], limit: 1 }, { kinds: [], limit: 3 }, { kinds: [], limit: 1000 }, { kinds: ['image' as const], limit: 2 }];
       for (const opts of cases) {
@@ -765,8 +767,7 @@ describe('the media gallery over a damaged archive', () => {
         assert.ok(!got.items.some((x) => gone.includes(x.id)));
       }
     } finally {
-      native.close();
-      b.close();
+      close();
     }
   });
 });

@@ -7,26 +7,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import type { Param, Row, Sql, SqlValue } from '../../src/archive/connection';
 import { keywordSearchSql } from '../../src/archive/queries/search';
 import { detectSchema } from '../../src/archive/schema';
 import type { KeywordSearchOptions } from '../../src/archive/types';
 import { buildCuratedArchive, buildScaleArchive, dayStartUnix } from '../fixtures';
+import { nativeSql } from '../fixtures/native-sql';
 
 let tmp: string;
 before(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-plan-'));
 });
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-function nativeSql(db: Database.Database): Sql {
-  const args = (p?: readonly Param[]) => (p ?? []) as unknown[];
-  return {
-    all: (s, p) => db.prepare(s).all(...args(p)) as Row[],
-    get: (s, p) => db.prepare(s).get(...args(p)) as Row | undefined,
-    value: (s, p) => (db.prepare(s).raw().get(...args(p)) as unknown[] | undefined)?.[0] as SqlValue | undefined,
-  };
-}
 
 /** A read-only native handle on a copy (native SQLite may create -shm beside a WAL file). */
 function nativeCopy(file: string): Database.Database {

@@ -47,10 +47,20 @@ async function until(cond: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-function gate(): { wait: Promise<void>; open(): void } {
-  let open!: () => void;
-  const wait = new Promise<void>((r) => (open = r));
-  return { wait, open };
+function gate(): { wait: Promise<void>; open(): void; readonly opened: boolean } {
+  let release!: () => void;
+  let opened = false;
+  const wait = new Promise<void>((r) => (release = r));
+  return {
+    wait,
+    open: () => {
+      opened = true;
+      release();
+    },
+    get opened() {
+      return opened;
+    },
+  };
 }
 
 type Semantic = { used: boolean; reason?: string; model?: string };
@@ -267,7 +277,8 @@ describe('the query vector of a waiting semantic_search', () => {
 });
 
 describe('the receipt of a waiting semantic_search', () => {
-  function counting(counted: { scope: unknown; model: unknown; duringBuild: boolean }[], building: () => boolean, finish: Promise<void>) {
+  /** Records every scopeCounts call, and whether the build (held until `finish` opens) was still running. */
+  function counting(counted: { scope: unknown; model: unknown; duringBuild: boolean }[], finish: ReturnType<typeof gate>) {
     return options({
       openArchive: async (p) => {
         const opened = await inThreadOpener(p);
@@ -276,7 +287,7 @@ describe('the receipt of a waiting semantic_search', () => {
             const v = Reflect.get(target, key, receiver) as unknown;
             if (key !== 'scopeCounts' || typeof v !== 'function') return v;
             return (...args: unknown[]) => {
-              counted.push({ scope: args[0], model: args[1], duringBuild: building() });
+              counted.push({ scope: args[0], model: args[1], duringBuild: !finish.opened });
               return (v as (...a: unknown[]) => unknown).apply(target, args);
             };
           },
@@ -284,7 +295,7 @@ describe('the receipt of a waiting semantic_search', () => {
         return { ...opened, archive };
       },
       buildVectorIndex: async (req) => {
-        await finish;
+        await finish.wait;
         return defaultVectorIndexBuilder(req);
       },
     });
@@ -292,16 +303,14 @@ describe('the receipt of a waiting semantic_search', () => {
 
   it("whole archive: its counts are read while the index builds (kept for the receipt), and the receipt equals a later call's", async () => {
     const finish = gate();
-    let buildDone = false;
     const counted: { scope: unknown; model: unknown; duringBuild: boolean }[] = [];
-    const rt = createRuntime(counting(counted, () => !buildDone, finish.wait.then(() => undefined)));
+    const rt = createRuntime(counting(counted, finish));
     const { client, close } = await connectClient(rt.context);
     try {
       const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } }) as Promise<CallToolResult>;
       await until(() => counted.length > 0);
       assert.equal(counted[0]!.duringBuild, true, 'the counts are read before the index is ready');
       assert.equal(counted[0]!.model, undefined, 'without the vector coverage, which the build itself counts');
-      buildDone = true;
       finish.open();
       const r = await call;
       assert.ok(!r.isError, textOf(r));
@@ -317,14 +326,12 @@ describe('the receipt of a waiting semantic_search', () => {
 
   it('a scoped receipt (counted by plain SQL each time) is not counted twice', async () => {
     const finish = gate();
-    let buildDone = false;
     const counted: { scope: unknown; model: unknown; duringBuild: boolean }[] = [];
-    const rt = createRuntime(counting(counted, () => !buildDone, finish.wait.then(() => undefined)));
+    const rt = createRuntime(counting(counted, finish));
     const { client, close } = await connectClient(rt.context);
     try {
       const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease', start: '2020-01-01' } }) as Promise<CallToolResult>;
       await new Promise((r) => setTimeout(r, 100));
-      buildDone = true;
       finish.open();
       const r = await call;
       assert.ok(!r.isError, textOf(r));
