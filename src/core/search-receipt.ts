@@ -8,6 +8,9 @@ import type { AsyncArchive, ConversationRow, ScopeCounts, ScopeFilter } from '..
 import { inline } from './text';
 import type { KeywordReading, SearchReceipt, SearchScope, SemanticStatusItem } from './results';
 
+/** Whether a receipt's scope is the whole archive (its counts are then kept per snapshot). */
+export { isWholeArchive } from '../archive/index';
+
 export interface ReceiptRequest {
   conversation?: ConversationRow;
   source?: string;
@@ -61,11 +64,6 @@ export function receiptScope(req: Omit<ReceiptRequest, 'semantic' | 'plan'>): Sc
     hasAttachment: req.hasAttachment,
     hasLink: req.hasLink,
   };
-}
-
-/** Whether a receipt's scope is the whole archive (its counts are then kept per snapshot: Snapshot.counts). */
-export function isUnscoped(scope: ScopeFilter): boolean {
-  return Object.values(scope).every((v) => v === undefined);
 }
 
 /**

@@ -93,6 +93,22 @@ export function hiddenCoverage(sql: Sql, schema: SchemaInfo, model: string, conv
 }
 
 /**
+ * Whether `f` is the whole archive: then scopeCounts answers from the snapshot's own counts (kept per snapshot), with
+ * no query of its own.
+ */
+export function isWholeArchive(f: ScopeFilter): boolean {
+  return (
+    f.conversationId === undefined &&
+    !hasValue(f.source) &&
+    !hasValue(f.sender) &&
+    f.startUnix === undefined &&
+    f.endUnix === undefined &&
+    f.hasAttachment === undefined &&
+    f.hasLink === undefined
+  );
+}
+
+/**
  * Messages in the scope `f`, and (when `model` is given) how many of them have a vector for it.
  * `totalMessages` and `unscopedCoverage` answer the unscoped case without a query. `hidden` (conversation ids with
  * their message counts) are left out of every count: the unscoped case subtracts them (index counts over the hidden
@@ -115,12 +131,12 @@ export function scopeCounts(
   const out = (messages: number, withVectors: number | undefined): ScopeCounts =>
     withVectors === undefined ? { messages } : { messages, withVectors, model };
 
+  if (isWholeArchive(f)) {
+    const messages = totalMessages() - hidden.reduce((n, h) => n + h.messageCount, 0);
+    const coverage = () => unscopedCoverage(model!) - hiddenCoverage(sql, schema, model!, hiddenIds);
+    return out(messages, hasValue(model) ? (wantVectors && messages > 0 ? coverage() : 0) : undefined);
+  }
   if (!hasValue(f.sender)) {
-    if (!scoped) {
-      const messages = totalMessages() - hidden.reduce((n, h) => n + h.messageCount, 0);
-      const coverage = () => unscopedCoverage(model!) - hiddenCoverage(sql, schema, model!, hiddenIds);
-      return out(messages, hasValue(model) ? (wantVectors && messages > 0 ? coverage() : 0) : undefined);
-    }
     const messages = count(sql, [other]);
     return out(messages, messages === 0 ? (hasValue(model) ? 0 : undefined) : vectors([other]));
   }

@@ -3,7 +3,7 @@ import { ToolError } from '../../core/errors';
 import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
 import { withHitExtras } from '../../core/hit-extras';
-import { isUnscoped, receiptLine, receiptScope, searchReceipt } from '../../core/search-receipt';
+import { isWholeArchive, receiptLine, receiptScope, searchReceipt } from '../../core/search-receipt';
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
@@ -76,7 +76,7 @@ export const semanticSearch = defineTool({
       // keeps them, per snapshot, for the receipt) instead of after it (150 ms at 1M messages). A scoped receipt
       // is counted by plain SQL each time, so there is nothing to read ahead for it.
       const counted = receiptScope(searched);
-      if (isUnscoped(counted)) archive.scopeCounts(counted, undefined).catch(() => {});
+      if (isWholeArchive(counted)) archive.scopeCounts(counted, undefined).catch(() => {});
       // A short build is waited for (with progress); a long one is said, with its estimate.
       if (sem.building.etaMs !== undefined && sem.building.etaMs > SEMANTIC_BUILD_WAIT_MS) throw buildingError(sem.building);
       const deadline = Date.now() + SEMANTIC_BUILD_WAIT_MS;
