@@ -40,6 +40,7 @@ import type {
   Exclusion,
   HitExtrasRows,
   KeywordHit,
+  HitMessagesBundle,
   KeywordSearchBundle,
   KeywordSearchOptions,
   LinkOptions,
@@ -211,6 +212,19 @@ export const ARCHIVE_QUERIES = {
   messagesByHashPrefix: (s: Snapshot, prefix: string, limit: number): MessageRow[] =>
     messagesByHashPrefix(s.sql, s.schema, prefix, limit, hiddenIdsOf(s)),
   messagesByIds: (s: Snapshot, ids: number[]): MessageRow[] => keepRows(s, messagesByIds(s.sql, s.schema, ids)),
+  /**
+   * What semantic_search shows of its vector hits, in one snapshot, so one worker round trip: the messages (as
+   * messagesByIds), their reactions and attachments (as hitExtras) and, given a `scope`, the receipt's counts of it
+   * (as scopeCounts). Separately these were three round trips after the vector search.
+   */
+  hitMessagesBundle: (s: Snapshot, ids: number[], scope?: ScopeFilter, model?: string): HitMessagesBundle => {
+    const messages = keepRows(s, messagesByIds(s.sql, s.schema, ids));
+    return {
+      messages,
+      extras: extrasOf(s, messages.map((m) => m.hash), [...new Set(messages.map((m) => m.id))]),
+      ...(scope ? { counts: countScope(s, scope, model) } : {}),
+    };
+  },
   attachmentsForMessages: (s: Snapshot, ids: number[]): AttachmentRow[] =>
     keepRows(s, attachmentsForMessages(s.sql, s.schema, ids)),
   reactionsForHashes: (s: Snapshot, hashes: string[]): ReactionRow[] =>
@@ -350,6 +364,7 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   messageByHash: 'lookup',
   messagesByHashPrefix: 'sql',
   messagesByIds: 'lookup',
+  hitMessagesBundle: 'lookup',
   attachmentsForMessages: 'lookup',
   reactionsForHashes: 'sql',
   embeddingModels: 'sql',

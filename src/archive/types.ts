@@ -336,6 +336,16 @@ export interface KeywordSearchBundle {
   counts?: ScopeCounts;
 }
 
+/**
+ * The messages of vector hits in one snapshot: the rows (input order, unknown and hidden ids left out), their extras
+ * and (when asked) the counts of the searched scope.
+ */
+export interface HitMessagesBundle {
+  messages: MessageRow[];
+  extras: HitExtrasRows;
+  counts?: ScopeCounts;
+}
+
 /** A sender name and its messages (in the scope asked about, or in the whole archive for `elsewhere`). */
 export interface SenderMatch {
   name: string;

@@ -17,8 +17,28 @@ export interface KnownExtras {
 }
 
 /**
+ * The extras several archive calls read with their hits, as one KnownExtras: a message's rows are taken from the
+ * first part that read it, so one in two parts (a hybrid hit both halves found) does not carry them twice.
+ */
+export function knownExtras(parts: { hashes: Iterable<string>; ids: Iterable<number>; rows: HitExtrasRows }[]): KnownExtras {
+  const hashes = new Set<string>();
+  const ids = new Set<number>();
+  const rows: HitExtrasRows = { reactions: [], attachments: [] };
+  for (const p of parts) {
+    const newHashes = new Set([...p.hashes].filter((h) => !hashes.has(h)));
+    const newIds = new Set([...p.ids].filter((id) => !ids.has(id)));
+    for (const r of p.rows.reactions) if (newHashes.has(r.messageHash)) rows.reactions.push(r);
+    for (const a of p.rows.attachments) if (newIds.has(a.messageId)) rows.attachments.push(a);
+    for (const h of newHashes) hashes.add(h);
+    for (const id of newIds) ids.add(id);
+  }
+  return { hashes, ids, rows };
+}
+
+/**
  * `redact`: attachment names are content (a file can be named after a card number): redacted like the text.
- * `known`: extras read with the hits (searchKeywordBundle); only hits outside them cost an archive call.
+ * `known`: extras read with the hits (searchKeywordBundle, hitMessagesBundle); only hits outside them cost an archive
+ * call.
  */
 export async function withHitExtras<T extends Extras>(archive: AsyncArchive, hits: T[], redact: boolean, signal?: AbortSignal, known?: KnownExtras): Promise<T[]> {
   if (!hits.length) return hits;

@@ -8,7 +8,7 @@ import type { AsyncArchive, ScopeCounts, ScopeFilter } from '../archive/types';
 import { fuseHybrid } from '../search/fusion';
 import type { ServerContext } from './context';
 import { hitFromKeyword, hitFromMessage } from './hits';
-import { withHitExtras } from './hit-extras';
+import { knownExtras, withHitExtras } from './hit-extras';
 import type { MessageHit, SemanticStatusItem } from './results';
 import { runSemantic, semanticModelOf } from './semantic-query';
 
@@ -79,7 +79,11 @@ export async function hybridSearch(
     runSemantic(ctx, archive, query, limit, filter, signal, { wait: false, state, embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS }),
   ]);
   const fmt = ctx.citation;
-  const known = { hashes: new Set(bundle.hits.map((h) => h.hash)), ids: new Set(bundle.hits.map((h) => h.id)), rows: bundle.extras };
+  // Both halves read their hits' extras with their hits, so the fused hits need no archive call of their own.
+  const known = knownExtras([
+    { hashes: bundle.hits.map((h) => h.hash), ids: bundle.hits.map((h) => h.id), rows: bundle.extras },
+    ...(sem.ok ? [{ hashes: sem.hits.map((h) => h.message.hash), ids: sem.hits.map((h) => h.messageId), rows: sem.extras }] : []),
+  ]);
   const hits = await withHitExtras(
     archive,
     fuseHybrid(bundle.hits, sem.ok ? sem.hits : [], limit).map((e) =>

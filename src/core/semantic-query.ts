@@ -1,4 +1,4 @@
-import type { AsyncArchive, MessageFilter, MessageRow } from '../archive/types';
+import type { AsyncArchive, HitExtrasRows, MessageFilter, MessageRow, ScopeCounts, ScopeFilter } from '../archive/types';
 import { isArchiveError } from '../archive/errors';
 import { dimensionMismatchError, isEmbedError } from '../embed/errors';
 import type { VectorFilter } from '../search/types';
@@ -44,7 +44,11 @@ export interface SemanticHitRow {
 }
 
 export type SemanticOutcome =
-  | { ok: true; model: string; hits: SemanticHitRow[]; dropped: number }
+  /**
+   * `extras`: the hits' reactions and attachments, read with their messages; `counts`: those of the caller's
+   * `receiptScope` for `model`, read in the same archive call (absent without one).
+   */
+  | { ok: true; model: string; hits: SemanticHitRow[]; dropped: number; extras: HitExtrasRows; counts?: ScopeCounts }
   /**
    * `unavailable`: not configured / no vectors / the index is still building (`building` set, only with
    * `wait: false`); `failed`: configured but this query failed; `timeout`: the embeddings endpoint did not answer
@@ -65,6 +69,11 @@ export interface SemanticRunOptions {
   embedWhileBuilding?: boolean;
   /** The semantic state the caller already asked for (with the same `wait`); default: ask `ctx.semantic`. */
   state?: Promise<SemanticState>;
+  /**
+   * The scope the caller's receipt counts (search-receipt.ts `receiptScope`): counted, for the model the outcome
+   * reports, in the archive call that reads the hits' messages (semantic_search). Absent: nothing is counted.
+   */
+  receiptScope?: ScopeFilter;
 }
 
 /** The model a search with a ready index reports. */
@@ -139,14 +148,18 @@ export async function runSemantic(
       return { ok: false, kind: 'failed', model, reason: `the embeddings endpoint returned an all-zero vector for this query (model "${embedder.model}")` };
     }
     const found = await index.search(vec, k, await vectorFilter(archive, filter, signal), signal);
-    const rows = found.length ? await archive.messagesByIds(found.map((h) => h.messageId), signal) : [];
-    const byId = new Map(rows.map((m) => [m.id, m]));
+    // The hits' messages, their extras and the receipt's counts: one archive call (none for no hits and no receipt).
+    const read =
+      found.length || opts.receiptScope
+        ? await archive.hitMessagesBundle(found.map((h) => h.messageId), opts.receiptScope, model, signal)
+        : { messages: [], extras: { reactions: [], attachments: [] } };
+    const byId = new Map(read.messages.map((m) => [m.id, m]));
     const hits: SemanticHitRow[] = [];
     for (const h of found) {
       const m = byId.get(h.messageId);
       if (m) hits.push({ messageId: h.messageId, score: h.score, message: m });
     }
-    return { ok: true, model, hits, dropped: found.length - hits.length };
+    return { ok: true, model, hits, dropped: found.length - hits.length, extras: read.extras, ...(read.counts ? { counts: read.counts } : {}) };
   } catch (e) {
     if (signal.aborted) throw e;
     // Embedding and vector-index errors carry actionable messages of their own.

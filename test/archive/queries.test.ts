@@ -559,6 +559,34 @@ describe('searchKeywordBundle', () => {
   });
 });
 
+describe('hitMessagesBundle', () => {
+  it('is messagesByIds + hitExtras of those messages + scopeCounts, in one call; a hidden conversation\'s messages and extras are left out', () => {
+    const m = desc.marks;
+    const hidden = desc.conversations.find((c) => c.id === m.reactionTarget.conversationId)!;
+    const ids = [m.reactionTarget.id, m.imageCabin.id, 987654, m.fileLease.id, m.leaseAgreement.id, m.imageCabin.id];
+    const cases: [number[], Parameters<Archive['scopeCounts']>[0] | undefined, string | undefined][] = [
+      [ids, undefined, undefined],
+      [ids, {}, 'test-embed'],
+      [ids, { conversationId: m.leaseAgreement.conversationId }, 'other-embed'],
+      [[], { sender: 'Me' }, 'test-embed'],
+    ];
+    let withExtras = 0;
+    for (const view of [a, a.excluding([{ name: hidden.name, source: hidden.source }])]) {
+      for (const [ask, scope, model] of cases) {
+        const messages = view.messagesByIds(ask);
+        const extras = view.hitExtras(messages.map((x) => x.hash), [...new Set(messages.map((x) => x.id))]);
+        withExtras += extras.reactions.length + extras.attachments.length;
+        const got = view.hitMessagesBundle(ask, scope, model);
+        assert.deepEqual(got, { messages, extras, ...(scope ? { counts: view.scopeCounts(scope, model) } : {}) }, JSON.stringify([ask, scope, model]));
+      }
+    }
+    assert.ok(withExtras > 0, 'some messages carry reactions or attachments');
+    const shown = a.excluding([{ name: hidden.name, source: hidden.source }]).hitMessagesBundle([m.reactionTarget.id]);
+    assert.deepEqual(shown, { messages: [], extras: { reactions: [], attachments: [] } }, 'a hidden conversation\'s message answers as an unknown id');
+    assert.ok(a.hitMessagesBundle([m.reactionTarget.id]).extras.reactions.length > 0, 'that message has reactions when shown');
+  });
+});
+
 describe('embeddings', () => {
   it('embeddingModels: model, count (orphans included), dim', () => {
     assert.deepEqual(

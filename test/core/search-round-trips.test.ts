@@ -97,7 +97,7 @@ describe('archive calls per search_messages', () => {
     }
   });
 
-  it('hybrid: the keyword half is still one call; only hits the keyword half did not bring cost an extras call', async () => {
+  it('hybrid: the keyword half is still one call, the semantic half one more (its hits with their extras); no extras call', async () => {
     const { rt, calls, args } = countingRuntime('test-embed');
     const { client, close } = await connectClient(rt.context);
     try {
@@ -114,12 +114,57 @@ describe('archive calls per search_messages', () => {
       assert.equal(s?.semantic.used, true);
       assert.equal(calls.filter((c) => c === 'searchKeywordBundle').length, 1);
       assert.equal(calls.filter((c) => c === 'searchKeyword' || c === 'scopeCounts').length, 0, calls.join(', '));
-      const bundle = (await (await rt.context.archive()).searchKeywordBundle({ query: 'lease agreement', limit: 20 })).hits.map((h) => h.id);
+      assert.equal(calls.filter((c) => c === 'hitMessagesBundle').length, 1, calls.join(', '));
+      assert.equal(calls.filter((c) => c === 'hitExtras' || c === 'messagesByIds').length, 0, calls.join(', '));
+      assert.equal(args[calls.indexOf('hitMessagesBundle')][1], undefined, 'the semantic half counts nothing: the keyword half did');
+      const archive = await rt.context.archive();
+      const bundle = (await archive.searchKeywordBundle({ query: 'lease agreement', limit: 20 })).hits.map((h) => h.id);
       const semanticOnly = s!.hits.map((h) => h.message_id).filter((id) => !bundle.includes(id));
-      const extrasCalls = args.filter((_, i) => calls[i] === 'hitExtras');
       assert.ok(semanticOnly.length > 0, 'the semantic half brought hits of its own');
-      assert.deepEqual(extrasCalls.map((a) => [...(a[1] as number[])].sort()), [[...semanticOnly].sort()], 'extras asked for exactly the semantic-only hits');
+      // Every fused hit carries exactly the extras the separate call gives, once (a hit both halves found included).
+      const fused = await archive.messagesByIds(s!.hits.map((h) => h.message_id));
+      const extras = await archive.hitExtras(fused.map((m) => m.hash), fused.map((m) => m.id));
+      assert.ok(extras.reactions.length + extras.attachments.length > 0, 'some fused hits have reactions or attachments');
+      const carried = s!.hits.reduce((n, h) => n + (h.reactions?.length ?? 0) + (h.attachments?.length ?? 0), 0);
+      assert.equal(carried, extras.reactions.length + extras.attachments.length);
       assert.equal(s?.receipt.vector_coverage?.messages_with_vectors, sqlCoverage('test-embed'));
+    } finally {
+      await close();
+      await rt.dispose();
+    }
+  });
+
+  it('semantic_search: after the vector search one call (the hits, their extras, the receipt\'s counts), the same as the separate calls', async () => {
+    const { rt, calls, args } = countingRuntime('test-embed');
+    const { client, close } = await connectClient(rt.context);
+    try {
+      // The first call builds the index (and reads the whole archive's counts meanwhile); the ones after search it.
+      const first = (await client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } })) as CallToolResult;
+      assert.ok(!first.isError, textOf(first));
+      const conv = curated.marks.reactionTarget.conversationId;
+      let withExtras = 0;
+      for (const a of [{ query: 'lease agreement' }, { query: 'reaction heart', conversation_id: conv }, { query: 'photo of the cabin', has_attachment: true }]) {
+        calls.length = 0;
+        args.length = 0;
+        const r = (await client.callTool({ name: 'semantic_search', arguments: a })) as CallToolResult;
+        assert.ok(!r.isError, textOf(r));
+        const reads = calls.filter((c) => !['conversationById', 'resolveConversation', 'messageIdsWith', 'embeddingModels'].includes(c));
+        assert.deepEqual(reads, ['hitMessagesBundle'], JSON.stringify(a));
+        const s = r.structuredContent as Structured;
+        assert.ok(s.hits.length > 0, JSON.stringify(a));
+        const archive = await rt.context.archive();
+        const scope = 'conversation_id' in a ? { conversationId: conv, source: curated.conversations.find((c) => c.id === conv)!.source } : a.has_attachment ? { hasAttachment: true } : {};
+        assert.deepEqual(JSON.parse(JSON.stringify(args[calls.indexOf('hitMessagesBundle')][1])), scope, 'the receipt\'s scope is counted in the same call');
+        const counts = await archive.scopeCounts(scope, 'test-embed');
+        assert.equal(s.receipt.messages_in_scope, counts.messages);
+        assert.equal(s.receipt.vector_coverage?.messages_with_vectors, counts.withVectors);
+        const rows = await archive.messagesByIds(s.hits.map((h) => h.message_id));
+        const extras = await archive.hitExtras(rows.map((m) => m.hash), rows.map((m) => m.id));
+        const carried = s.hits.reduce((n, h) => n + (h.reactions?.length ?? 0) + (h.attachments?.length ?? 0), 0);
+        assert.equal(carried, extras.reactions.length + extras.attachments.length, JSON.stringify(a));
+        withExtras += carried;
+      }
+      assert.ok(withExtras > 0, 'some hits carry reactions or attachments');
     } finally {
       await close();
       await rt.dispose();

@@ -277,7 +277,10 @@ describe('the query vector of a waiting semantic_search', () => {
 });
 
 describe('the receipt of a waiting semantic_search', () => {
-  /** Records every scopeCounts call, and whether the build (held until `finish` opens) was still running. */
+  /**
+   * Records every count of a scope (a scopeCounts call, or a hitMessagesBundle given a scope), and whether the build
+   * (held until `finish` opens) was still running.
+   */
   function counting(counted: { scope: unknown; model: unknown; duringBuild: boolean }[], finish: ReturnType<typeof gate>) {
     return options({
       openArchive: async (p) => {
@@ -285,9 +288,10 @@ describe('the receipt of a waiting semantic_search', () => {
         const archive = new Proxy(opened.archive, {
           get(target, key, receiver) {
             const v = Reflect.get(target, key, receiver) as unknown;
-            if (key !== 'scopeCounts' || typeof v !== 'function') return v;
+            if ((key !== 'scopeCounts' && key !== 'hitMessagesBundle') || typeof v !== 'function') return v;
             return (...args: unknown[]) => {
-              counted.push({ scope: args[0], model: args[1], duringBuild: !finish.opened });
+              const [scope, model] = key === 'scopeCounts' ? args : args.slice(1);
+              if (scope !== undefined) counted.push({ scope, model, duringBuild: !finish.opened });
               return (v as (...a: unknown[]) => unknown).apply(target, args);
             };
           },

@@ -116,6 +116,12 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
     messageByHash: [[m.emoji.hash], ['0'.repeat(64)]],
     messagesByHashPrefix: [[m.emoji.hash.slice(0, 16), 2], [m.emoji.hash.slice(0, 1), 10], ['0'.repeat(20), 2], ['XYZ', 2]],
     messagesByIds: [[some.map((x) => x.id)], [[]], [[m.arabic.id, 987654, m.hebrew.id]]],
+    hitMessagesBundle: [
+      [[m.reactionTarget.id, m.imageCabin.id, 987654, m.fileLease.id]],
+      [[m.arabic.id, m.hebrew.id], {}, 'test-embed'],
+      [[], { conversationId: biggest.id, sender: 'Me' }, 'no-such-model'],
+      [[]],
+    ],
     attachmentsForMessages: [[[m.imageCabin.id, m.fileLease.id, m.videoDance.id, m.cjk.id]], [[]]],
     reactionsForHashes: [[[m.reactionTarget.hash, m.leaseAgreement.hash, 'nope']], [[]]],
     embeddingModels: [[]],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ToolError } from '../../core/errors';
 import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
-import { withHitExtras } from '../../core/hit-extras';
+import { knownExtras, withHitExtras } from '../../core/hit-extras';
 import { isWholeArchive, receiptLine, receiptScope, searchReceipt } from '../../core/search-receipt';
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
@@ -69,13 +69,14 @@ export const semanticSearch = defineTool({
     const k = clampLimit('k', args.k, SEMANTIC_DEFAULT_K, SEMANTIC_MAX_K, notes);
     const { query, range, archive, scope, filter } = await searchRequest(args, env);
     const searched = { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link };
-    const run = () => runSemantic(env.ctx, archive, query, k, filter, env.signal, { wait: false, embedWhileBuilding: true });
+    const counted = receiptScope(searched);
+    // The hits' messages, their extras and the receipt's counts come back in one archive call after the vector search.
+    const run = () => runSemantic(env.ctx, archive, query, k, filter, env.signal, { wait: false, embedWhileBuilding: true, receiptScope: counted });
     let sem = await run();
     if (!sem.ok && sem.building) {
       // The whole archive's message counts do not depend on the index: the archive reads them while it builds (and
       // keeps them, per snapshot, for the receipt) instead of after it (150 ms at 1M messages). A scoped receipt
       // is counted by plain SQL each time, so there is nothing to read ahead for it.
-      const counted = receiptScope(searched);
       if (isWholeArchive(counted)) archive.scopeCounts(counted, undefined).catch(() => {});
       // A short build is waited for (with progress); a long one is said, with its estimate.
       if (sem.building.etaMs !== undefined && sem.building.etaMs > SEMANTIC_BUILD_WAIT_MS) throw buildingError(sem.building);
@@ -96,15 +97,10 @@ export const semanticSearch = defineTool({
     }
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    // The hits' extras and the receipt's counts are independent: both requests go to the archive at once.
+    const known = knownExtras([{ hashes: sem.hits.map((h) => h.message.hash), ids: sem.hits.map((h) => h.messageId), rows: sem.extras }]);
     const [hits, receipt] = await Promise.all([
-      withHitExtras(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), redact, env.signal),
-      searchReceipt(
-        archive,
-        { ...searched, semantic: { used: true, model: sem.model } },
-        sem.model,
-        env.signal,
-      ),
+      withHitExtras(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), redact, env.signal, known),
+      searchReceipt(archive, { ...searched, semantic: { used: true, model: sem.model } }, sem.model, env.signal, sem.counts),
     ]);
     if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
     const structured = { hits, model: sem.model, receipt, ...(notes.length ? { notes } : {}) };
