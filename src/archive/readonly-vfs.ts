@@ -3,6 +3,10 @@
  *
  * - Pages are read lazily with positioned `fs.readSync` straight into the WASM heap; the archive
  *   is never loaded into memory. Offsets are 64-bit (BigInt from WASM) and work beyond 4 GiB.
+ * - A connection that scans (an index build) can have its main database read ahead ({@link ReadonlyVfs.readAhead}):
+ *   a page outside the file's 64 KiB buffer refills it from that page on, so a sequential scan makes one read call
+ *   per 16 pages instead of one per page. The buffer belongs to the open file, so it lives no longer than the
+ *   connection, which reopens on any change to the files (the same lifetime as SQLite's own page cache).
  * - It never creates, writes, truncates, deletes or locks a file: xWrite/xTruncate/xDelete answer
  *   SQLITE_READONLY, locks are no-ops, temp files are refused (connections use
  *   `PRAGMA temp_store=MEMORY`). A missing `-wal` is an empty file without an fd; `-shm` is never
@@ -20,6 +24,8 @@ export const WAL_VFS = 'msgbrowse-ro';
 export const IMMUTABLE_VFS = 'msgbrowse-ro-immutable';
 
 const SECTOR_SIZE = 4096;
+/** The read-ahead buffer of a scanning connection's main database (64 KiB: 16 pages of 4 KiB; larger was slower). */
+export const READ_AHEAD_BYTES = 64 << 10;
 const MX_PATHNAME = 1024;
 
 interface OpenFile {
@@ -27,6 +33,8 @@ interface OpenFile {
   /** null: a `-wal` that does not exist, read as an empty file. */
   fd: number | null;
   immutable: boolean;
+  /** Read-ahead (main database of a scanning connection): `buf[0, len)` holds the file's bytes from `pos`. */
+  ahead?: { buf: Uint8Array; pos: number; len: number };
 }
 
 export interface ReadonlyVfs {
@@ -46,6 +54,11 @@ export interface ReadonlyVfs {
    * not exist when SQLite opened it; undefined: not opened through this VFS, e.g. no WAL in use).
    */
   fdsOf(dbPointer: number): { db: number | null | undefined; wal: number | null | undefined };
+  /**
+   * Reads the main database of the connection at `dbPointer` ahead, {@link READ_AHEAD_BYTES} at a time, from now
+   * until it closes: for a connection that scans, never for one answering queries (their reads are scattered).
+   */
+  readAhead(dbPointer: number): void;
 }
 
 /* The sqlite-wasm typings of the struct/wasm helpers are loose; this is the narrow surface we use. */
@@ -85,6 +98,17 @@ type Capi = Record<string, number> & {
   sqlite3_file: StructCtor;
   sqlite3_vfs_find(name: string | null): number;
 };
+
+/** Reads `n` bytes at `pos` into `into[at…]`, fewer only at the end of the file; returns the bytes read. */
+function readFully(fd: number, into: Uint8Array, n: number, pos: number, at = 0): number {
+  let got = 0;
+  while (got < n) {
+    const r = fs.readSync(fd, into, at + got, n - got, pos + got);
+    if (r <= 0) break;
+    got += r;
+  }
+  return got;
+}
 
 let installed: ReadonlyVfs | undefined;
 
@@ -137,11 +161,18 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
       let got = 0;
       if (f.fd != null) {
         const pos = Number(offset64);
+        const ahead = f.ahead;
         try {
-          while (got < n) {
-            const r = fs.readSync(f.fd, heap, dest + got, n - got, pos + got);
-            if (r <= 0) break;
-            got += r;
+          if (ahead && n <= ahead.buf.length) {
+            if (pos < ahead.pos || pos + n > ahead.pos + ahead.len) {
+              ahead.len = 0; // (empty should the read below throw)
+              ahead.pos = pos;
+              ahead.len = readFully(f.fd, ahead.buf, ahead.buf.length, pos);
+            }
+            got = Math.min(n, ahead.pos + ahead.len - pos);
+            heap.set(ahead.buf.subarray(pos - ahead.pos, pos - ahead.pos + got), dest);
+          } else {
+            got = readFully(f.fd, heap, n, pos, dest);
           }
         } catch {
           return SQLITE_IOERR_READ;
@@ -310,9 +341,22 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
     }
   };
 
+  const readAhead = (dbPointer: number): void => {
+    const pOut = wasm.alloc(8);
+    try {
+      wasm.poke32(pOut, 0);
+      if (wasm.exports.sqlite3_file_control(dbPointer, 0, SQLITE_FCNTL_FILE_POINTER, pOut) !== SQLITE_OK) return;
+      const f = files.get(wasm.peek32(pOut));
+      if (f && f.fd != null) f.ahead ??= { buf: new Uint8Array(READ_AHEAD_BYTES), pos: 0, len: 0 };
+    } finally {
+      wasm.dealloc(pOut);
+    }
+  };
+
   installed = {
     probeRead,
     fdsOf,
+    readAhead,
     walName: WAL_VFS,
     immutableName: IMMUTABLE_VFS,
     openFiles: () => files.size,

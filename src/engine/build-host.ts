@@ -60,7 +60,8 @@ async function main(): Promise<void> {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
     else send({ type: 'log', message: 'index build: no compiled engine was handed over; compiling sqlite3.wasm in the build thread' });
     await installInterruptHandler(cancelled);
-    const archive = await openArchive(init.archivePath);
+    // This connection only scans (messages, then the model's embeddings): read ahead, 16 pages per read call.
+    const archive = await openArchive(init.archivePath, { readAhead: true });
     try {
       const { model, dim, total } = init;
       const parts = await consumeRecords(

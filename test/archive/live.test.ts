@@ -14,6 +14,8 @@ import { openArchive, type Archive } from '../../src/archive';
 import { ArchiveConnection } from '../../src/archive/connection';
 import { loadEngine } from '../../src/archive/wasm-engine';
 import {
+  archivePathIn,
+  buildArchive,
   buildCuratedArchive,
   buildMsgbrowseMcpFixture,
   leaveRowsInWal,
@@ -116,11 +118,18 @@ describe('WAL visibility and read-only guarantees', () => {
   });
 });
 
-describe('changes while open', () => {
+/** Every live-writer test runs on a connection that reads page by page and on one that reads ahead (index builds). */
+const READ_MODES: { label: string; tag: string; options: { readAhead?: boolean } }[] = [
+  { label: 'page by page', tag: 'pages', options: {} },
+  { label: 'read ahead', tag: 'ahead', options: { readAhead: true } },
+];
+
+for (const mode of READ_MODES)
+describe(`changes while open (${mode.label})`, () => {
   it('picks up commits of an open writer, then its checkpoint, without reopening the Archive', async () => {
-    const dir = path.join(tmp, 'growing');
+    const dir = path.join(tmp, `growing-${mode.tag}`);
     const desc = buildMsgbrowseMcpFixture(dir);
-    const a = await openArchive(dir);
+    const a = await openArchive(dir, mode.options);
     const w = openWalWriter(desc.path);
     try {
       const fp0 = a.summary().fingerprint;
@@ -149,13 +158,13 @@ describe('changes while open', () => {
   });
 
   it('a replaced file (new inode) is picked up by the next query', async () => {
-    const dir = path.join(tmp, 'replaced');
+    const dir = path.join(tmp, `replaced-${mode.tag}`);
     buildMsgbrowseMcpFixture(dir);
-    const a = await openArchive(dir);
+    const a = await openArchive(dir, mode.options);
     try {
       assert.equal(a.listConversations().length, 1);
       const ino0 = fs.statSync(path.join(dir, 'msgbrowse.sqlite')).ino;
-      const other = path.join(tmp, 'replacement');
+      const other = path.join(tmp, `replacement-${mode.tag}`);
       const next = buildCuratedArchive(other);
       fs.renameSync(next.path, path.join(dir, 'msgbrowse.sqlite'));
       assert.notEqual(fs.statSync(path.join(dir, 'msgbrowse.sqlite')).ino, ino0);
@@ -167,11 +176,78 @@ describe('changes while open', () => {
   });
 });
 
+describe('read-ahead (the index build\'s scanning connection)', () => {
+  it('answers exactly what reading page by page answers, and scans with a fifth of the read calls or fewer', async () => {
+    const curated = buildCuratedArchive(path.join(tmp, 'read-ahead'));
+    // A scan worth reading ahead: 3,000 messages with 256-d vectors (3 MB of embeddings, one row per 1 KiB).
+    const big = buildArchive({
+      file: archivePathIn(path.join(tmp, 'read-ahead-big')),
+      conversations: [0, 1, 2].map((c) => ({
+        source: 'signal',
+        name: `Group ${c}`,
+        messages: Array.from({ length: 1000 }, (_, i) => ({ sender: i % 3 ? 'Ada' : 'Me', body: `message ${c}-${i} about the lease and the café`, ts: `2024-0${1 + (i % 9)}-1${i % 10} 1${i % 10}:00:00` })),
+      })),
+      embeddings: [{ model: 'scan-embed', dim: 256 }],
+    });
+    // The VFS reads through node:fs's readSync (a CommonJS import here): counted while each archive answers.
+    const nodeFs = require('node:fs') as typeof fs;
+    const readSync = nodeFs.readSync;
+    let reads = 0;
+    nodeFs.readSync = ((...args: Parameters<typeof fs.readSync>) => {
+      reads++;
+      return readSync.apply(nodeFs, args);
+    }) as typeof fs.readSync;
+    const answers = async (file: string, options: { readAhead?: boolean }) => {
+      // The scan first, on a fresh connection (no page cached yet): what an index build does.
+      const scanner = await openArchive(file, options);
+      const all: unknown[] = [];
+      let scanReads: number;
+      try {
+        reads = 0;
+        for (const m of scanner.embeddingModels()) {
+          all.push(m, [...scanner.embeddings(m.model)].map((r) => ({ hash: r.hash, id: r.messageId, conv: r.conversationId, vec: Array.from(r.vec) })));
+        }
+        scanReads = reads;
+      } finally {
+        scanner.close();
+      }
+      const a = await openArchive(file, options);
+      try {
+        all.push(a.summary(), a.listConversations());
+        for (const c of a.listConversations()) {
+          const page = a.transcript({ conversationId: c.id, limit: 500 });
+          all.push(page, a.messagesByIds(page.messages.map((m) => m.id).reverse()), a.reactionsForHashes(page.messages.map((m) => m.hash)));
+        }
+        for (const q of ['lease', 'the', 'café', '東京']) all.push(a.searchKeyword({ query: q, limit: 50 }));
+        all.push(a.attachments({ kinds: ['image', 'file', 'video'], limit: 1000 }), a.links({ limit: 1000 }));
+      } finally {
+        a.close();
+      }
+      return { all, scanReads };
+    };
+    try {
+      for (const file of [curated.path, big.path]) {
+        const pages = await answers(file, {});
+        const ahead = await answers(file, { readAhead: true });
+        assert.deepEqual(ahead.all, pages.all, file);
+        assert.ok(ahead.scanReads <= pages.scanReads, `${file}: ${ahead.scanReads} reads ahead, ${pages.scanReads} page by page`);
+        if (file === big.path) {
+          assert.ok(pages.scanReads > 500, `page by page: ${pages.scanReads} reads`);
+          assert.ok(ahead.scanReads * 5 < pages.scanReads, `read ahead: ${ahead.scanReads} reads, page by page: ${pages.scanReads}`);
+        }
+      }
+    } finally {
+      nodeFs.readSync = readSync;
+    }
+  });
+});
+
 describe('snapshots', () => {
-  it('one run() is one read snapshot: a commit (and a checkpoint) between two statements is not mixed in', async () => {
-    const dir = path.join(tmp, 'snapshot');
+  for (const mode of READ_MODES)
+  it(`one run() is one read snapshot: a commit (and a checkpoint) between two statements is not mixed in (${mode.label})`, async () => {
+    const dir = path.join(tmp, `snapshot-${mode.tag}`);
     const desc = buildMsgbrowseMcpFixture(dir);
-    const conn = new ArchiveConnection(await loadEngine(), desc.path);
+    const conn = new ArchiveConnection(await loadEngine(), desc.path, mode.options);
     const w = openWalWriter(desc.path);
     try {
       let attempts = 0;
@@ -266,10 +342,11 @@ describe('retries', () => {
     }
   });
 
-  it('keeps answering with consistent snapshots while a writer re-imports and checkpoints', async () => {
-    const dir = path.join(tmp, 'stress');
+  for (const mode of READ_MODES)
+  it(`keeps answering with consistent snapshots while a writer re-imports and checkpoints (${mode.label})`, async () => {
+    const dir = path.join(tmp, `stress-${mode.tag}`);
     const desc = buildMsgbrowseMcpFixture(dir);
-    const a = await openArchive(dir);
+    const a = await openArchive(dir, mode.options);
     const writer = spawnLiveWriter(desc.path, {
       conversation: 'Live',
       iterations: 60,
