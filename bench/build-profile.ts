@@ -70,7 +70,7 @@ async function main(): Promise<void> {
         if (got < 2048) break;
       }
     })[0];
-  rows.push(['SQLite WASM: step the join SQL of earlier builds (embeddings ⋈ messages), read nothing', scan(joinSql)]);
+  rows.push(['SQLite WASM: step the join SQL of earlier builds (embeddings ⋈ messages), read nothing', scan(joinSql, perPage)]);
   rows.push(['SQLite WASM: step the embeddings-only SQL builds use now, read nothing, one read call per page', scan(scanSql, perPage)]);
   rows.push(['… the same with the read-ahead builds use (64 KiB per read call)', scan(scanSql)]);
   rows.push(['SQLite WASM: one scan of messages into the hash → message map', time(() => conn.run((s) => new MessageMeta(s, schema)))[0]]);

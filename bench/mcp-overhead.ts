@@ -12,6 +12,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -36,17 +37,30 @@ import { widePrefix } from './lib/trace';
 
 const ROUNDS = 25;
 
-async function timeEach(fn: (q: string) => Promise<unknown> | unknown, queries: string[]): Promise<number> {
+/** Each query once (warm-up), then ROUNDS rounds of all of them in turn: the median, and each query's median. */
+async function timeQueries(fn: (q: string) => Promise<unknown> | unknown, queries: string[]): Promise<{ median: number; per: Map<string, number> }> {
   for (const q of queries) await fn(q); // warm-up
   const samples: number[] = [];
+  const byQuery = new Map<string, number[]>(queries.map((q) => [q, []]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const q of queries) {
       const t = performance.now();
       await fn(q);
-      samples.push(performance.now() - t);
+      const d = performance.now() - t;
+      samples.push(d);
+      byQuery.get(q)!.push(d);
     }
   }
-  return dist(samples).median;
+  return { median: dist(samples).median, per: new Map([...byQuery].map(([q, v]) => [q, dist(v).median])) };
+}
+
+/** Per-query medians of the rows the keyword ratio is made of (filled as the rows below are timed). */
+const perQuery = new Map<string, Map<string, number>>();
+
+async function timeEach(fn: (q: string) => Promise<unknown> | unknown, queries: string[], keep?: string): Promise<number> {
+  const { median, per } = await timeQueries(fn, queries);
+  if (keep) perQuery.set(keep, per);
+  return median;
 }
 
 /** better-sqlite3 behind the archive layer's Sql interface (statements cached, as ours are). */
@@ -78,7 +92,7 @@ async function main(): Promise<void> {
   const nsql = nativeSql(db);
   const schema = detectSchema(nsql);
   const limit = 20;
-  rows.push(['keyword SQL natively (better-sqlite3, in-thread)', await timeEach((q) => searchKeyword(nsql, schema, { query: q, limit }, []), queries)]);
+  rows.push(['keyword SQL natively (better-sqlite3, in-thread)', await timeEach((q) => searchKeyword(nsql, schema, { query: q, limit }, []), queries, 'native')]);
   const sync = await openArchive(a.file);
   rows.push(['keyword SQL in our WASM engine, in-thread (public Archive API)', await timeEach((q) => sync.searchKeyword({ query: q, limit }), queries)]);
   // Everything the keyword half asks the archive, in one thread: the search, the hits' reactions and attachment
@@ -121,6 +135,7 @@ async function main(): Promise<void> {
     await timeEach(
       wholeTool({ search: (q) => sync.searchKeyword({ query: q, limit }), extras: (h, i) => sync.hitExtras(h, i), counts: () => sync.scopeCounts({}) }),
       queries,
+      'wasm',
     ),
   ]);
 
@@ -183,15 +198,74 @@ async function main(): Promise<void> {
   const cli = ensureCliBundle((m) => process.stderr.write(`${m}\n`));
   const s = await startCliSession(cli, a.file, { cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-overhead-')), embedModel: '' });
   try {
-    rows.push(['whole call over stdio to the built CLI (dist/cli.js)', await timeEach((q) => callTool(s.client, 'search_messages', { query: q }), queries)]);
+    rows.push(['whole call over stdio to the built CLI (dist/cli.js)', await timeEach((q) => callTool(s.client, 'search_messages', { query: q }), queries, 'stdio')]);
     rows.push(['ping over stdio to the built CLI (transport floor)', await timeEach(() => s.client.ping(), queries)]);
   } finally {
     await s.close();
+  }
+  // The same call from a client that only parses the JSON (as VS Code's own does, without the SDK's zod schemas):
+  // the difference to the row above is the SDK client's time, not the server's.
+  const raw = await rawStdioSession(cli, a.file);
+  try {
+    rows.push(['… the same call from a minimal JSON-RPC client (JSON.parse only, no SDK)', await timeEach((q) => raw.call('tools/call', { name: 'search_messages', arguments: { query: q } }), queries, 'raw')]);
+  } finally {
+    raw.close();
   }
   await runtime.dispose();
   sync.close();
   db.close();
   console.log(table([`search_messages keyword-only, ${a.spec.name}, ${queries.length} queries × ${ROUNDS}`, 'median ms'], rows.map(([k, v]) => [k, ms(v)])));
+  // Per query: the ratio the issue asks about (the call over stdio against the search SQL natively), and what the
+  // call costs outside SQLite (the call over stdio minus the keyword half's whole SQL in our engine, in-thread).
+  const [native, wasm, stdio, bare] = ['native', 'wasm', 'stdio', 'raw'].map((k) => perQuery.get(k)!);
+  console.log();
+  console.log(
+    table(
+      ['query (medians, ms)', 'search SQL natively', "keyword half's SQL, our engine in-thread", 'whole call over stdio (SDK client)', 'call / native SQL', 'outside SQLite', 'the call from a minimal client', 'its ratio'],
+      queries.map((q) => [
+        q,
+        ms(native.get(q)!),
+        ms(wasm.get(q)!),
+        ms(stdio.get(q)!),
+        `${(stdio.get(q)! / native.get(q)!).toFixed(1)}×`,
+        ms(stdio.get(q)! - wasm.get(q)!),
+        ms(bare.get(q)!),
+        `${(bare.get(q)! / native.get(q)!).toFixed(1)}×`,
+      ]),
+    ),
+  );
+}
+
+/** The built CLI over stdio, driven by newline-delimited JSON-RPC written and parsed here (one request at a time). */
+async function rawStdioSession(cli: string, archive: string): Promise<{ call: (method: string, params: unknown) => Promise<unknown>; close: () => void }> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MSGBROWSE_')) env[k] = v;
+  env.MSGBROWSE_LLM_EMBED_MODEL = '';
+  env.MSGBROWSE_MCP_LOG = 'warn';
+  const child = spawn(process.execPath, [cli, '--archive', archive, '--cache-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-overhead-raw-'))], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+  let buffered = '';
+  let pending: { resolve: (v: unknown) => void; reject: (e: Error) => void } | undefined;
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => {
+    buffered += d;
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const msg = JSON.parse(buffered.slice(0, nl)) as { result?: { isError?: boolean }; error?: { message: string } };
+      buffered = buffered.slice(nl + 1);
+      const p = pending;
+      pending = undefined;
+      if (msg.error || msg.result?.isError) p?.reject(new Error(JSON.stringify(msg.error ?? msg.result)));
+      else p?.resolve(msg.result);
+    }
+  });
+  let id = 0;
+  const call = (method: string, params: unknown) =>
+    new Promise<unknown>((resolve, reject) => {
+      pending = { resolve, reject };
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })}\n`);
+    });
+  await call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-raw', version: '1' } });
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  return { call, close: () => child.kill() };
 }
 
 main().catch((e: unknown) => {
