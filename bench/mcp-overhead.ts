@@ -244,24 +244,30 @@ async function rawStdioSession(cli: string, archive: string): Promise<{ call: (m
   env.MSGBROWSE_MCP_LOG = 'warn';
   const child = spawn(process.execPath, [cli, '--archive', archive, '--cache-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-overhead-raw-'))], { env, stdio: ['pipe', 'pipe', 'ignore'] });
   let buffered = '';
-  let pending: { resolve: (v: unknown) => void; reject: (e: Error) => void } | undefined;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (d: string) => {
     buffered += d;
     for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-      const msg = JSON.parse(buffered.slice(0, nl)) as { result?: { isError?: boolean }; error?: { message: string } };
+      const msg = JSON.parse(buffered.slice(0, nl)) as { id?: number; method?: string; result?: { isError?: boolean }; error?: { message: string } };
       buffered = buffered.slice(nl + 1);
-      const p = pending;
-      pending = undefined;
-      if (msg.error || msg.result?.isError) p?.reject(new Error(JSON.stringify(msg.error ?? msg.result)));
-      else p?.resolve(msg.result);
+      // Notifications and requests of the server's own (no id of ours) are not answers.
+      const p = msg.method === undefined && msg.id !== undefined ? pending.get(msg.id) : undefined;
+      if (!p) continue;
+      pending.delete(msg.id!);
+      if (msg.error || msg.result?.isError) p.reject(new Error(JSON.stringify(msg.error ?? msg.result)));
+      else p.resolve(msg.result);
     }
+  });
+  child.on('exit', (code) => {
+    for (const p of pending.values()) p.reject(new Error(`the CLI exited (${code}) before answering`));
+    pending.clear();
   });
   let id = 0;
   const call = (method: string, params: unknown) =>
     new Promise<unknown>((resolve, reject) => {
-      pending = { resolve, reject };
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })}\n`);
+      pending.set(++id, { resolve, reject });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     });
   await call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-raw', version: '1' } });
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);

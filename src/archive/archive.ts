@@ -37,8 +37,8 @@ export class WasmArchive implements Archive {
   }
 
   /** Diagnostics: the read mode in use and how often the connection was reopened/retried. */
-  get stats(): { mode: string | undefined; opens: number; retries: number } {
-    return { mode: this.conn.mode, opens: this.conn.opens, retries: this.conn.retries };
+  get stats(): { mode: string | undefined; opens: number; retries: number; readAhead: boolean } {
+    return { mode: this.conn.mode, opens: this.conn.opens, retries: this.conn.retries, readAhead: this.conn.readsAhead };
   }
 
   /** `compute()` once per connection (re)open. Call only inside a run. */

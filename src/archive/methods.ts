@@ -364,6 +364,7 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   messageByHash: 'lookup',
   messagesByHashPrefix: 'sql',
   messagesByIds: 'lookup',
+  // Its messages are point lookups (a hidden one answers as an unknown id); its counts are scopeCounts' (in SQL).
   hitMessagesBundle: 'lookup',
   attachmentsForMessages: 'lookup',
   reactionsForHashes: 'sql',

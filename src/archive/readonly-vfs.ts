@@ -4,9 +4,11 @@
  * - Pages are read lazily with positioned `fs.readSync` straight into the WASM heap; the archive
  *   is never loaded into memory. Offsets are 64-bit (BigInt from WASM) and work beyond 4 GiB.
  * - A connection that scans (an index build) can have its main database read ahead ({@link ReadonlyVfs.readAhead}):
- *   a page outside the file's 64 KiB buffer refills it from that page on, so a sequential scan makes one read call
- *   per 16 pages instead of one per page. The buffer belongs to the open file, so it lives no longer than the
- *   connection, which reopens on any change to the files (the same lifetime as SQLite's own page cache).
+ *   a read that continues the one before it, outside the file's 64 KiB buffer, refills the buffer from there on, so
+ *   a sequential scan makes one read call per 16 pages instead of one per page; any other read outside the buffer
+ *   reads just its own bytes (pages scattered between other tables' pages cost what they cost without it). The
+ *   buffer belongs to the open file, so it lives no longer than the connection, which reopens on any change to the
+ *   files (the same lifetime as SQLite's own page cache).
  * - It never creates, writes, truncates, deletes or locks a file: xWrite/xTruncate/xDelete answer
  *   SQLITE_READONLY, locks are no-ops, temp files are refused (connections use
  *   `PRAGMA temp_store=MEMORY`). A missing `-wal` is an empty file without an fd; `-shm` is never
@@ -33,8 +35,11 @@ interface OpenFile {
   /** null: a `-wal` that does not exist, read as an empty file. */
   fd: number | null;
   immutable: boolean;
-  /** Read-ahead (main database of a scanning connection): `buf[0, len)` holds the file's bytes from `pos`. */
-  ahead?: { buf: Uint8Array; pos: number; len: number };
+  /**
+   * Read-ahead (main database of a scanning connection): `buf[0, len)` holds the file's bytes from `pos`; `next` is
+   * where the last read ended (a read starting there continues a sequential scan).
+   */
+  ahead?: { buf: Uint8Array; pos: number; len: number; next: number };
 }
 
 export interface ReadonlyVfs {
@@ -49,6 +54,13 @@ export interface ReadonlyVfs {
    * 64-bit `offset` into the WASM heap, xClose. Returns the bytes and the SQLite result code.
    */
   probeRead(file: string, offset: bigint, n: number): { rc: number; bytes: Uint8Array };
+  /**
+   * The same through a read-ahead file: each read of `reads` in turn (offset, length) on one open file, as a scanning
+   * connection's main database; returns each read's code and bytes, and how many read calls reached the file.
+   */
+  probeReadAhead(file: string, reads: [offset: number, n: number][]): { results: { rc: number; bytes: Uint8Array }[]; fileReads: number };
+  /** Whether the main database of the connection at `dbPointer` is read ahead. */
+  readsAhead(dbPointer: number): boolean;
   /**
    * The fds this VFS holds for a connection's main database and its `-wal` (null: a `-wal` that did
    * not exist when SQLite opened it; undefined: not opened through this VFS, e.g. no WAL in use).
@@ -99,10 +111,14 @@ type Capi = Record<string, number> & {
   sqlite3_vfs_find(name: string | null): number;
 };
 
+/** Read calls that reached a file (probeReadAhead reports them). */
+let fileReads = 0;
+
 /** Reads `n` bytes at `pos` into `into[at…]`, fewer only at the end of the file; returns the bytes read. */
 function readFully(fd: number, into: Uint8Array, n: number, pos: number, at = 0): number {
   let got = 0;
   while (got < n) {
+    fileReads++;
     const r = fs.readSync(fd, into, at + got, n - got, pos + got);
     if (r <= 0) break;
     got += r;
@@ -163,17 +179,19 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
         const pos = Number(offset64);
         const ahead = f.ahead;
         try {
-          if (ahead && n <= ahead.buf.length) {
-            if (pos < ahead.pos || pos + n > ahead.pos + ahead.len) {
-              ahead.len = 0; // (empty should the read below throw)
-              ahead.pos = pos;
-              ahead.len = readFully(f.fd, ahead.buf, ahead.buf.length, pos);
-            }
-            got = Math.min(n, ahead.pos + ahead.len - pos);
-            heap.set(ahead.buf.subarray(pos - ahead.pos, pos - ahead.pos + got), dest);
+          const buffered = ahead !== undefined && pos >= ahead.pos && pos + n <= ahead.pos + ahead.len;
+          if (ahead && !buffered && pos === ahead.next && n <= ahead.buf.length) {
+            ahead.len = 0; // (empty should the read below throw)
+            ahead.pos = pos;
+            ahead.len = readFully(f.fd, ahead.buf, ahead.buf.length, pos);
+          }
+          if (ahead && pos >= ahead.pos && pos + n <= ahead.pos + ahead.len) {
+            heap.set(ahead.buf.subarray(pos - ahead.pos, pos - ahead.pos + n), dest);
+            got = n;
           } else {
             got = readFully(f.fd, heap, n, pos, dest);
           }
+          if (ahead) ahead.next = pos + n;
         } catch {
           return SQLITE_IOERR_READ;
         }
@@ -324,6 +342,32 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
     }
   };
 
+  const probeReadAhead = (file: string, reads: [number, number][]): { results: { rc: number; bytes: Uint8Array }[]; fileReads: number } => {
+    const pFile = wasm.alloc(capi.sqlite3_file.structInfo.sizeof);
+    const zName = wasm.allocCString(file);
+    const pOut = wasm.alloc(8);
+    const max = Math.max(1, ...reads.map(([, n]) => n));
+    const pBuf = wasm.alloc(max);
+    try {
+      const orc = vfsMethods.xOpen(walVfsPtr, zName, pFile, SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_READONLY, pOut);
+      if (orc !== SQLITE_OK) throw new Error(`probeReadAhead: xOpen failed (${orc})`);
+      const f = files.get(pFile)!;
+      f.ahead = { buf: new Uint8Array(READ_AHEAD_BYTES), pos: 0, len: 0, next: -1 };
+      const before = fileReads;
+      try {
+        const results = reads.map(([offset, n]) => {
+          const rc = io.xRead(pFile, pBuf, n, BigInt(offset));
+          return { rc, bytes: wasm.heap8u().slice(pBuf, pBuf + n) };
+        });
+        return { results, fileReads: fileReads - before };
+      } finally {
+        io.xClose(pFile);
+      }
+    } finally {
+      for (const p of [pFile, zName, pOut, pBuf]) wasm.dealloc(p);
+    }
+  };
+
   const SQLITE_FCNTL_FILE_POINTER = 7;
   const SQLITE_FCNTL_JOURNAL_POINTER = 28;
   const fdsOf = (dbPointer: number): { db: number | null | undefined; wal: number | null | undefined } => {
@@ -341,22 +385,28 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
     }
   };
 
-  const readAhead = (dbPointer: number): void => {
+  /** The open main database of the connection at `dbPointer` (SQLite answers the file control itself). */
+  const mainFileOf = (dbPointer: number): OpenFile | undefined => {
     const pOut = wasm.alloc(8);
     try {
       wasm.poke32(pOut, 0);
-      if (wasm.exports.sqlite3_file_control(dbPointer, 0, SQLITE_FCNTL_FILE_POINTER, pOut) !== SQLITE_OK) return;
-      const f = files.get(wasm.peek32(pOut));
-      if (f && f.fd != null) f.ahead ??= { buf: new Uint8Array(READ_AHEAD_BYTES), pos: 0, len: 0 };
+      if (wasm.exports.sqlite3_file_control(dbPointer, 0, SQLITE_FCNTL_FILE_POINTER, pOut) !== SQLITE_OK) return undefined;
+      return files.get(wasm.peek32(pOut));
     } finally {
       wasm.dealloc(pOut);
     }
+  };
+  const readAhead = (dbPointer: number): void => {
+    const f = mainFileOf(dbPointer);
+    if (f && f.fd != null) f.ahead ??= { buf: new Uint8Array(READ_AHEAD_BYTES), pos: 0, len: 0, next: -1 };
   };
 
   installed = {
     probeRead,
     fdsOf,
     readAhead,
+    readsAhead: (dbPointer: number) => mainFileOf(dbPointer)?.ahead !== undefined,
+    probeReadAhead,
     walName: WAL_VFS,
     immutableName: IMMUTABLE_VFS,
     openFiles: () => files.size,

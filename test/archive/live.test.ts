@@ -18,6 +18,7 @@ import {
   buildArchive,
   buildCuratedArchive,
   buildMsgbrowseMcpFixture,
+  embedText,
   leaveRowsInWal,
   openWalWriter,
   spawnLiveWriter,
@@ -133,6 +134,7 @@ describe(`changes while open (${mode.label})`, () => {
     const w = openWalWriter(desc.path);
     try {
       const fp0 = a.summary().fingerprint;
+      assert.equal((a as unknown as { stats: { readAhead: boolean } }).stats.readAhead, mode.options.readAhead === true);
       assert.equal(a.summary().messages, 3);
       w.writer.importConversation('signal', 'Harper', [
         ...desc.messages.map((m) => ({ ts: m.ts, sender: m.sender, body: m.body })),
@@ -170,6 +172,7 @@ describe(`changes while open (${mode.label})`, () => {
       assert.notEqual(fs.statSync(path.join(dir, 'msgbrowse.sqlite')).ino, ino0);
       assert.equal(a.listConversations().length, next.conversations.length);
       assert.equal(a.summary().messages, next.messages.length);
+      assert.equal((a as unknown as { stats: { readAhead: boolean } }).stats.readAhead, mode.options.readAhead === true, 'the reopened connection reads as the first did');
     } finally {
       a.close();
     }
@@ -189,6 +192,22 @@ describe('read-ahead (the index build\'s scanning connection)', () => {
       })),
       embeddings: [{ model: 'scan-embed', dim: 256 }],
     });
+    // The layout real archives get from `msgbrowse embed` after each import: every conversation's messages, their
+    // full-text rows and their embeddings written one conversation after another, so the embeddings' pages lie
+    // scattered between the other tables' pages.
+    const interleaved = buildArchive({
+      file: archivePathIn(path.join(tmp, 'read-ahead-interleaved')),
+      conversations: [{ source: 'signal', name: 'First', messages: [{ sender: 'Me', body: 'first', ts: '2024-01-01 10:00:00' }] }],
+    });
+    const w = openWalWriter(interleaved.path);
+    try {
+      for (let c = 0; c < 30; c++) {
+        const imported = w.writer.importConversation('whatsapp', `Chat ${c}`, Array.from({ length: 100 }, (_, i) => ({ sender: i % 2 ? 'Bo' : 'Me', body: `chat ${c} line ${i} about the lease`, ts: `2024-02-${10 + (i % 18)} 12:${10 + (i % 50)}:00` })));
+        for (const m of imported.messages) w.writer.putEmbedding(m.hash, 'scan-embed', embedText(m.body, 256, 'scan-embed'));
+      }
+    } finally {
+      w.close();
+    }
     // The VFS reads through node:fs's readSync (a CommonJS import here): counted while each archive answers.
     const nodeFs = require('node:fs') as typeof fs;
     const readSync = nodeFs.readSync;
@@ -203,6 +222,8 @@ describe('read-ahead (the index build\'s scanning connection)', () => {
       const all: unknown[] = [];
       let scanReads: number;
       try {
+        scanner.summary();
+        assert.equal((scanner as unknown as { stats: { readAhead: boolean } }).stats.readAhead, options.readAhead === true);
         reads = 0;
         for (const m of scanner.embeddingModels()) {
           all.push(m, [...scanner.embeddings(m.model)].map((r) => ({ hash: r.hash, id: r.messageId, conv: r.conversationId, vec: Array.from(r.vec) })));
@@ -226,7 +247,7 @@ describe('read-ahead (the index build\'s scanning connection)', () => {
       return { all, scanReads };
     };
     try {
-      for (const file of [curated.path, big.path]) {
+      for (const file of [curated.path, big.path, interleaved.path]) {
         const pages = await answers(file, {});
         const ahead = await answers(file, { readAhead: true });
         assert.deepEqual(ahead.all, pages.all, file);
@@ -263,6 +284,7 @@ describe('snapshots', () => {
         return [first, second];
       });
       assert.equal(n1, n2, 'both statements saw the same state');
+      assert.equal(conn.readsAhead, mode.options.readAhead === true);
       assert.equal(attempts, 1, 'appending WAL frames cannot tear a read: no retry');
       assert.equal(conn.run((sql) => Number(sql.value('SELECT COUNT(*) FROM messages'))), 4, 'the next run sees the commit');
 
@@ -383,6 +405,7 @@ describe('retries', () => {
       assert.ok(final.kind === 'found' && last && 'messageCount' in last);
       assert.equal(final.kind === 'found' && final.conversation.messageCount, last && 'messageCount' in last ? last.messageCount : -1);
       assert.ok(queries > 10, `ran ${queries} queries`);
+      assert.equal((a as unknown as { stats: { readAhead: boolean } }).stats.readAhead, mode.options.readAhead === true);
       console.log(`stress: ${queries} queries, ${counts.size} distinct states, stats ${JSON.stringify((a as unknown as { stats: unknown }).stats)}`);
     } finally {
       await writer.stop().catch(() => undefined);

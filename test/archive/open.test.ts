@@ -186,6 +186,40 @@ describe('immutable fallback', () => {
 });
 
 describe('read-only VFS I/O path', () => {
+  it('read-ahead (a scanning connection): the same bytes and codes; 64 KiB per read call only while reads follow each other', async () => {
+    const { vfs } = await loadEngine();
+    const f = path.join(tmp, 'ahead.bin');
+    const size = 300_000; // not a multiple of the page size: the last page is short
+    const content = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) content[i] = (i * 2654435761) >>> 24;
+    fs.writeFileSync(f, content);
+    const direct = (reads: [number, number][]) => reads.map(([o, n]) => vfs.probeRead(f, BigInt(o), n));
+    const same = (reads: [number, number][]) => {
+      const got = vfs.probeReadAhead(f, reads);
+      assert.deepEqual(got.results, direct(reads), JSON.stringify(reads));
+      return got.fileReads;
+    };
+    // A sequential scan of 4 KiB pages through the end of the file: one read call per 64 KiB, the short last page
+    // zero-filled with SQLITE_IOERR_SHORT_READ (522) as page by page.
+    const scan: [number, number][] = Array.from({ length: Math.ceil(size / 4096) }, (_, i) => [i * 4096, 4096]);
+    const scanReads = same(scan);
+    assert.ok(scanReads * 6 < scan.length, `a scan of ${scan.length} pages reads 64 KiB at a time: ${scanReads} read calls`);
+    assert.equal(vfs.probeReadAhead(f, scan).results.at(-1)!.rc, 522);
+    // Scattered reads (pages of other tables between them): each reads only its own bytes, none fills the buffer.
+    assert.equal(same([[0, 4096], [8192, 4096], [4096, 4096], [200_704, 4096], [102_400, 4096]]), 5);
+    // Inside what a scan's refill brought in: no read call (the first read of a file is never a continuation); a read
+    // bigger than the buffer goes to the file.
+    assert.equal(same([[0, 4096], [4096, 4096], [8192, 4096], [61_440, 4096]]), 2);
+    assert.equal(same([[0, 4096], [4096, 100_000]]), 2);
+    // A read past the end of the file, continuing a scan: zeros and 522, as on its own.
+    same([[290_816, 4096], [294_912, 4096], [299_008, 4096]]);
+    // A file that cannot be read (a directory): SQLITE_IOERR_READ (266) for every read, buffered or not.
+    const results = vfs.probeReadAhead(tmp, [[0, 4096], [4096, 4096]]).results;
+    assert.deepEqual(results.map((r) => r.rc), [266, 266]);
+    assert.equal(vfs.openFiles(), 0, 'probes closed their fds');
+    fs.rmSync(f);
+  });
+
   it('reads at 64-bit offsets beyond 4 GiB (sparse file) and zero-fills short reads', async () => {
     const { vfs } = await loadEngine();
     const f = path.join(tmp, 'sparse.bin');

@@ -1,8 +1,9 @@
 /**
- * How many archive calls one search_messages costs (each is a round trip to the engine worker in the CLI and the
- * extension): the keyword half is one call — its hits, their reactions and attachments, and the receipt's counts
- * (issue #15) — and with the semantic half only the semantic-only hits cost another call for their extras. The
- * answers are the ones the separate calls give.
+ * How many archive calls one search costs (each is a round trip to the engine worker in the CLI and the extension),
+ * issue #15: search_messages' keyword half is one call — its hits, their reactions and attachments, and the
+ * receipt's counts — and its semantic half one more after the vector search, its hits with their extras (no extras
+ * call for the fused hits); semantic_search is that one call with the receipt's counts. The answers, hit by hit,
+ * are the ones the separate calls give.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -13,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AsyncArchive } from '../../src/archive/types';
 import { createRuntime, inThreadOpener } from '../../src/core/index';
 import { hybridSearch } from '../../src/core/hybrid-search';
+import { content, redactsFor } from '../../src/core/hits';
 import { buildCuratedArchive, embedText, type CuratedArchive } from '../fixtures/index';
 import Database from 'better-sqlite3';
 import { connectClient, textOf } from '../mcp/harness';
@@ -68,6 +70,31 @@ function sqlCoverage(model: string): number {
   }
 }
 
+/** Each hit's reactions and attachments as the separate archive calls give them (names shaped as the tools do). */
+async function separateExtras(archive: AsyncArchive, ids: number[], redact: boolean) {
+  const rows = await archive.messagesByIds(ids);
+  const extras = await archive.hitExtras(rows.map((m) => m.hash), rows.map((m) => m.id));
+  return new Map(
+    rows.map((m) => {
+      const reactions = extras.reactions.filter((r) => r.messageHash === m.hash).map((r) => ({ emoji: r.emoji, actor: r.actor }));
+      const attachments = extras.attachments.filter((a) => a.messageId === m.id).map((a) => ({ kind: a.kind, name: content(a.originalName, redact) }));
+      return [m.id, { ...(reactions.length ? { reactions } : {}), ...(attachments.length ? { attachments } : {}) }];
+    }),
+  );
+}
+
+/** The hits' extras must be, hit by hit, the separate calls' (none missing, none twice, none another message's). */
+async function assertExtrasPerHit(archive: AsyncArchive, hits: Structured['hits'], redact: boolean): Promise<number> {
+  const want = await separateExtras(archive, hits.map((h) => h.message_id), redact);
+  let carried = 0;
+  for (const h of hits) {
+    const got = { ...(h.reactions ? { reactions: h.reactions } : {}), ...(h.attachments ? { attachments: h.attachments } : {}) };
+    assert.deepEqual(got, want.get(h.message_id), `extras of message ${h.message_id}`);
+    carried += (h.reactions?.length ?? 0) + (h.attachments?.length ?? 0);
+  }
+  return carried;
+}
+
 type Structured = { hits: { message_id: number; reactions?: unknown[]; attachments?: unknown[] }[]; semantic: { used: boolean }; receipt: { messages_in_scope: number; vector_coverage?: { messages_with_vectors: number } } };
 
 describe('archive calls per search_messages', () => {
@@ -121,13 +148,20 @@ describe('archive calls per search_messages', () => {
       const bundle = (await archive.searchKeywordBundle({ query: 'lease agreement', limit: 20 })).hits.map((h) => h.id);
       const semanticOnly = s!.hits.map((h) => h.message_id).filter((id) => !bundle.includes(id));
       assert.ok(semanticOnly.length > 0, 'the semantic half brought hits of its own');
-      // Every fused hit carries exactly the extras the separate call gives, once (a hit both halves found included).
-      const fused = await archive.messagesByIds(s!.hits.map((h) => h.message_id));
-      const extras = await archive.hitExtras(fused.map((m) => m.hash), fused.map((m) => m.id));
-      assert.ok(extras.reactions.length + extras.attachments.length > 0, 'some fused hits have reactions or attachments');
-      const carried = s!.hits.reduce((n, h) => n + (h.reactions?.length ?? 0) + (h.attachments?.length ?? 0), 0);
-      assert.equal(carried, extras.reactions.length + extras.attachments.length);
+      // Every fused hit carries exactly the extras the separate calls give, once.
+      const redact = redactsFor(rt.context);
+      assert.ok((await assertExtrasPerHit(archive, s!.hits, redact)) > 0, 'some fused hits have reactions or attachments');
       assert.equal(s?.receipt.vector_coverage?.messages_with_vectors, sqlCoverage('test-embed'));
+      // A message both halves find, with reactions: its extras come once, not once per half.
+      const target = curated.marks.reactionTarget;
+      const both = (await client.callTool({ name: 'search_messages', arguments: { query: target.body } })) as CallToolResult;
+      const sb = both.structuredContent as Structured;
+      assert.equal(sb.semantic.used, true);
+      const keywordIds = (await archive.searchKeywordBundle({ query: target.body, limit: 20 })).hits.map((h) => h.id);
+      assert.ok(keywordIds.includes(target.id), 'the keyword half finds it');
+      assert.equal(sb.hits[0]?.message_id, target.id, 'the semantic half ranks its own text first, so the fusion does too');
+      assert.ok((sb.hits[0].reactions?.length ?? 0) > 0);
+      await assertExtrasPerHit(archive, sb.hits, redact);
     } finally {
       await close();
       await rt.dispose();
@@ -158,11 +192,7 @@ describe('archive calls per search_messages', () => {
         const counts = await archive.scopeCounts(scope, 'test-embed');
         assert.equal(s.receipt.messages_in_scope, counts.messages);
         assert.equal(s.receipt.vector_coverage?.messages_with_vectors, counts.withVectors);
-        const rows = await archive.messagesByIds(s.hits.map((h) => h.message_id));
-        const extras = await archive.hitExtras(rows.map((m) => m.hash), rows.map((m) => m.id));
-        const carried = s.hits.reduce((n, h) => n + (h.reactions?.length ?? 0) + (h.attachments?.length ?? 0), 0);
-        assert.equal(carried, extras.reactions.length + extras.attachments.length, JSON.stringify(a));
-        withExtras += carried;
+        withExtras += await assertExtrasPerHit(archive, s.hits, redactsFor(rt.context));
       }
       assert.ok(withExtras > 0, 'some hits carry reactions or attachments');
     } finally {

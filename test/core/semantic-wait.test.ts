@@ -334,8 +334,14 @@ describe('the receipt of a waiting semantic_search', () => {
     const rt = createRuntime(counting(counted, finish));
     const { client, close } = await connectClient(rt.context);
     try {
-      const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease', start: '2020-01-01' } }) as Promise<CallToolResult>;
-      await new Promise((r) => setTimeout(r, 100));
+      // The call is inside its wait for the build once it reports progress: only then is the build let finish.
+      let waiting = false;
+      const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease', start: '2020-01-01' } }, undefined, {
+        onprogress: () => {
+          waiting = true;
+        },
+      }) as Promise<CallToolResult>;
+      await until(() => waiting);
       finish.open();
       const r = await call;
       assert.ok(!r.isError, textOf(r));
