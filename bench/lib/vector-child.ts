@@ -1,7 +1,8 @@
 /**
  * Our vector index in a fresh process (run by sections/vector.ts):
  *   tsx bench/lib/vector-child.ts <db> <model> <cacheDir> <queries.npy> <baselineQueries>
- * 1. builds the index from the archive with an empty cache dir (SQLite scan + quantise + cache file write), timed;
+ * 1. builds the index from the archive with an empty cache dir (SQLite scan through a read-ahead connection, as the
+ *    build thread's, + quantise + cache file write), timed;
  * 2. loads it again from the cache (plain file reads), timed, with resident memory;
  * 3. semantic top-20 for every query (after 3 warm-up queries): time, ids, exact scores, rows rescored;
  * 4. the msgbrowse-style baseline for the first <baselineQueries> queries: per query, read every embedding row with
@@ -51,12 +52,15 @@ async function main(): Promise<void> {
   const queries = npyRows(readNpy(queriesFile));
   const rss0 = rssMB();
   const archive = await openArchive(file);
+  // As the product builds: the records come from a connection of their own that reads ahead (the build thread's);
+  // exact rescoring reads through the query connection.
+  const scanner = await openArchive(file, { readAhead: true });
   const info = archive.embeddingModels().find((m) => m.model === model);
   if (!info) throw new Error(`no embeddings of ${model} in ${file}`);
   fs.rmSync(cacheDir, { recursive: true, force: true });
   fs.mkdirSync(cacheDir, { recursive: true });
   const opts = {
-    records: () => archive.embeddings(model, { shareVectors: true }),
+    records: () => scanner.embeddings(model, { shareVectors: true }),
     model,
     cacheDir,
     key: `${file}|${model}|${info.count}`,
@@ -96,6 +100,7 @@ async function main(): Promise<void> {
   const rssAfterSearch = rssMB();
   index.dispose();
   archive.close();
+  scanner.close();
 
   const nb = Number(baselineArg ?? 0);
   const baseTimes: number[] = [];
