@@ -179,13 +179,13 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
         const pos = Number(offset64);
         const ahead = f.ahead;
         try {
-          const buffered = ahead !== undefined && pos >= ahead.pos && pos + n <= ahead.pos + ahead.len;
-          if (ahead && !buffered && pos === ahead.next && n <= ahead.buf.length) {
+          const buffered = (): boolean => ahead !== undefined && pos >= ahead.pos && pos + n <= ahead.pos + ahead.len;
+          if (ahead && !buffered() && pos === ahead.next && n <= ahead.buf.length) {
             ahead.len = 0; // (empty should the read below throw)
             ahead.pos = pos;
             ahead.len = readFully(f.fd, ahead.buf, ahead.buf.length, pos);
           }
-          if (ahead && pos >= ahead.pos && pos + n <= ahead.pos + ahead.len) {
+          if (ahead && buffered()) {
             heap.set(ahead.buf.subarray(pos - ahead.pos, pos - ahead.pos + n), dest);
             got = n;
           } else {
@@ -323,17 +323,20 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
   defaultVfs.dispose();
 
   const walVfsPtr = capi.sqlite3_vfs_find(WAL_VFS);
-  const probeRead = (file: string, offset: bigint, n: number): { rc: number; bytes: Uint8Array } => {
+  /**
+   * Opens `file` through xOpen as a main db with a `bufBytes` buffer in the WASM heap, hands both to `use`, then
+   * closes and frees them; an open that fails gives `failed(rc)`.
+   */
+  const probeFile = <T>(file: string, bufBytes: number, use: (pFile: number, pBuf: number) => T, failed: (rc: number) => T): T => {
     const pFile = wasm.alloc(capi.sqlite3_file.structInfo.sizeof);
     const zName = wasm.allocCString(file);
     const pOut = wasm.alloc(8);
-    const pBuf = wasm.alloc(Math.max(1, n));
+    const pBuf = wasm.alloc(Math.max(1, bufBytes));
     try {
       const orc = vfsMethods.xOpen(walVfsPtr, zName, pFile, SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_READONLY, pOut);
-      if (orc !== SQLITE_OK) return { rc: orc, bytes: new Uint8Array(0) };
+      if (orc !== SQLITE_OK) return failed(orc);
       try {
-        const rc = io.xRead(pFile, pBuf, n, offset);
-        return { rc, bytes: wasm.heap8u().slice(pBuf, pBuf + n) };
+        return use(pFile, pBuf);
       } finally {
         io.xClose(pFile);
       }
@@ -341,61 +344,46 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
       for (const p of [pFile, zName, pOut, pBuf]) wasm.dealloc(p);
     }
   };
-
-  const probeReadAhead = (file: string, reads: [number, number][]): { results: { rc: number; bytes: Uint8Array }[]; fileReads: number } => {
-    const pFile = wasm.alloc(capi.sqlite3_file.structInfo.sizeof);
-    const zName = wasm.allocCString(file);
-    const pOut = wasm.alloc(8);
-    const max = Math.max(1, ...reads.map(([, n]) => n));
-    const pBuf = wasm.alloc(max);
-    try {
-      const orc = vfsMethods.xOpen(walVfsPtr, zName, pFile, SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_READONLY, pOut);
-      if (orc !== SQLITE_OK) throw new Error(`probeReadAhead: xOpen failed (${orc})`);
-      const f = files.get(pFile)!;
-      f.ahead = { buf: new Uint8Array(READ_AHEAD_BYTES), pos: 0, len: 0, next: -1 };
-      const before = fileReads;
-      try {
-        const results = reads.map(([offset, n]) => {
-          const rc = io.xRead(pFile, pBuf, n, BigInt(offset));
-          return { rc, bytes: wasm.heap8u().slice(pBuf, pBuf + n) };
-        });
+  const readInto = (pFile: number, pBuf: number, offset: bigint, n: number): { rc: number; bytes: Uint8Array } => {
+    const rc = io.xRead(pFile, pBuf, n, offset);
+    return { rc, bytes: wasm.heap8u().slice(pBuf, pBuf + n) };
+  };
+  const probeRead = (file: string, offset: bigint, n: number): { rc: number; bytes: Uint8Array } =>
+    probeFile(file, n, (pFile, pBuf) => readInto(pFile, pBuf, offset, n), (rc) => ({ rc, bytes: new Uint8Array(0) }));
+  const probeReadAhead = (file: string, reads: [number, number][]): { results: { rc: number; bytes: Uint8Array }[]; fileReads: number } =>
+    probeFile(
+      file,
+      Math.max(0, ...reads.map(([, n]) => n)),
+      (pFile, pBuf) => {
+        files.get(pFile)!.ahead = { buf: new Uint8Array(READ_AHEAD_BYTES), pos: 0, len: 0, next: -1 };
+        const before = fileReads;
+        const results = reads.map(([offset, n]) => readInto(pFile, pBuf, BigInt(offset), n));
         return { results, fileReads: fileReads - before };
-      } finally {
-        io.xClose(pFile);
-      }
-    } finally {
-      for (const p of [pFile, zName, pOut, pBuf]) wasm.dealloc(p);
-    }
-  };
+      },
+      (rc) => {
+        throw new Error(`probeReadAhead: xOpen failed (${rc})`);
+      },
+    );
 
   const SQLITE_FCNTL_FILE_POINTER = 7;
   const SQLITE_FCNTL_JOURNAL_POINTER = 28;
-  const fdsOf = (dbPointer: number): { db: number | null | undefined; wal: number | null | undefined } => {
-    const pOut = wasm.alloc(8);
-    try {
-      // zDbName NULL = "main"; both opcodes are answered by SQLite itself (the pager's file objects).
-      const fileOf = (op: number): number | null | undefined => {
-        wasm.poke32(pOut, 0);
-        if (wasm.exports.sqlite3_file_control(dbPointer, 0, op, pOut) !== SQLITE_OK) return undefined;
-        return files.get(wasm.peek32(pOut))?.fd;
-      };
-      return { db: fileOf(SQLITE_FCNTL_FILE_POINTER), wal: fileOf(SQLITE_FCNTL_JOURNAL_POINTER) };
-    } finally {
-      wasm.dealloc(pOut);
-    }
-  };
-
-  /** The open main database of the connection at `dbPointer` (SQLite answers the file control itself). */
-  const mainFileOf = (dbPointer: number): OpenFile | undefined => {
+  /** The open file SQLite holds for the connection at `dbPointer` under `op` (it answers the file control itself). */
+  const openFileOf = (dbPointer: number, op: number): OpenFile | undefined => {
     const pOut = wasm.alloc(8);
     try {
       wasm.poke32(pOut, 0);
-      if (wasm.exports.sqlite3_file_control(dbPointer, 0, SQLITE_FCNTL_FILE_POINTER, pOut) !== SQLITE_OK) return undefined;
+      // zDbName NULL = "main".
+      if (wasm.exports.sqlite3_file_control(dbPointer, 0, op, pOut) !== SQLITE_OK) return undefined;
       return files.get(wasm.peek32(pOut));
     } finally {
       wasm.dealloc(pOut);
     }
   };
+  const fdsOf = (dbPointer: number): { db: number | null | undefined; wal: number | null | undefined } => ({
+    db: openFileOf(dbPointer, SQLITE_FCNTL_FILE_POINTER)?.fd,
+    wal: openFileOf(dbPointer, SQLITE_FCNTL_JOURNAL_POINTER)?.fd,
+  });
+  const mainFileOf = (dbPointer: number): OpenFile | undefined => openFileOf(dbPointer, SQLITE_FCNTL_FILE_POINTER);
   const readAhead = (dbPointer: number): void => {
     const f = mainFileOf(dbPointer);
     if (f && f.fd != null) f.ahead ??= { buf: new Uint8Array(READ_AHEAD_BYTES), pos: 0, len: 0, next: -1 };
