@@ -29,6 +29,12 @@ export interface EngineWorkerOptions {
   workerScript?: string;
   /** Diagnostics: worker crash and restart, cache decisions, anything the worker prints. */
   log?: EngineLog;
+  /**
+   * Scan unfiltered vector searches on the calling thread too, beside the worker (search/vector/scan-share.ts):
+   * for a thread that has nothing else to do while it waits (the CLI's). Never in the extension host, whose thread
+   * VS Code and every other extension share.
+   */
+  helpScans?: boolean;
 }
 
 export interface VectorIndexOptions extends VectorOpenOptions {
@@ -121,7 +127,7 @@ class WorkerEngineClient implements VectorOpener {
     const conn = await this.connection();
     const id = this.nextId++;
     const info = await conn.request<VectorIndexInfo>(
-      (rid, slot) => ({ type: 'vector.open', id: rid, slot, model, ...source }),
+      (rid, slot) => ({ type: 'vector.open', id: rid, slot, model, ...source, ...(this.opts.helpScans ? { share: true } : {}) }),
       id,
       signal,
       onProgress as ((p: unknown) => void) | undefined,

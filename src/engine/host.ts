@@ -10,6 +10,7 @@ import { openArchive } from '../archive';
 import type { Archive } from '../archive/types';
 import { compiledEngineModuleNow, useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
+import type { HelperScan } from '../search/vector/scan-share';
 import { archiveRows, cacheFilePath, Int8VectorIndex, keepBuildCoverage, loadCachedParts, unpackParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
 import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
@@ -41,6 +42,8 @@ const indexes = new Map<number, VectorIndex>();
 const running = new Map<number, PollingAbort>();
 /** Their completions, so close() lets a cancelled build clean up (remove its temporary cache file) first. */
 const settling = new Set<Promise<void>>();
+/** Searches a client thread scans beside, by request id: where its `vector.helped` findings go. */
+const helpers = new Map<number, (scan: HelperScan) => void>();
 /** Cache files being written after their build, by path (a later open of the same file waits for it). */
 const writing = new Map<string, Promise<void>>();
 /** How long close() waits for cancelled work to unwind before the thread exits anyway. */
@@ -197,6 +200,14 @@ async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open
     const handle = nextHandle++;
     indexes.set(handle, index);
     const info: VectorIndexInfo = { handle, model: index.model, dim: index.dim, size: index.size };
+    if (req.share && index instanceof Int8VectorIndex) {
+      try {
+        info.share = index.share();
+      } catch (e) {
+        // Only a speed-up: the index answers unshared.
+        send({ type: 'log', level: 'warn', message: `vector index for model ${index.model}: scans are not shared with the client thread: ${e instanceof Error ? e.message : String(e)}` });
+      }
+    }
     send({ type: 'result', id: req.id, value: info });
   } catch (e) {
     fail(req.id, req.slot, e);
@@ -219,12 +230,20 @@ async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.se
   running.set(req.id, abort);
   try {
     abort.signal.throwIfAborted();
-    const hits = await index.search(req.query, req.k, req.filter, abort.signal);
+    // A search the client scans beside: its findings arrive as `vector.helped`, after this request.
+    const hits =
+      req.job !== undefined && index instanceof Int8VectorIndex
+        ? await index.search(req.query, req.k, req.filter, abort.signal, {
+            job: req.job,
+            helped: new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve)),
+          })
+        : await index.search(req.query, req.k, req.filter, abort.signal);
     send({ type: 'result', id: req.id, value: hits });
   } catch (e) {
     fail(req.id, req.slot, e);
   } finally {
     running.delete(req.id);
+    helpers.delete(req.id);
   }
 }
 
@@ -267,6 +286,9 @@ function onMessage(req: WorkerRequest): void {
       return track(handleVectorOpen(req, db));
     case 'vector.search':
       return track(handleVectorSearch(req));
+    case 'vector.helped':
+      helpers.get(req.id)?.(req.scan);
+      return;
     case 'vector.dispose': {
       const index = indexes.get(req.handle);
       indexes.delete(req.handle);

@@ -1,5 +1,12 @@
-/** A VectorIndex whose data lives in the engine worker; it reloads itself after a worker restart. */
+/**
+ * A VectorIndex whose data lives in the engine worker; it reloads itself after a worker restart.
+ *
+ * When the worker shares the index (the client asked for `helpScans`), an unfiltered search is scanned by this
+ * thread too, beside the worker (search/vector/scan-share.ts): this thread would only wait for the answer
+ * otherwise. One shared search at a time; a search started meanwhile, or a filtered one, the worker scans alone.
+ */
 import type { VectorFilter, VectorHit, VectorIndex } from '../search/types';
+import { isUnfiltered, ScanHelper } from '../search/vector/scan-share';
 import type { Connection } from './worker-connection';
 import type { VectorIndexInfo, VectorOpenOptions } from './protocol';
 import { abortError } from './wire-error';
@@ -19,6 +26,12 @@ export class VectorIndexProxy implements VectorIndex {
   private conn: Connection;
   private disposed = false;
   private reopening: Promise<void> | undefined;
+  /** This thread's side of shared scans (undefined: the worker scans alone). */
+  private helper: Promise<ScanHelper | undefined> | undefined;
+  /** A shared search is in flight (its job owns the control block until the worker answers). */
+  private sharing = false;
+  /** Diagnostics: searches this thread scanned beside the worker, and the rows it scored for them. */
+  readonly helped = { searches: 0, rows: 0 };
 
   constructor(
     private readonly client: VectorOpener,
@@ -32,6 +45,7 @@ export class VectorIndexProxy implements VectorIndex {
     this.size = info.size;
     this.handle = info.handle;
     this.conn = conn;
+    this.helper = helperFor(info);
   }
 
   async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal): Promise<VectorHit[]> {
@@ -41,6 +55,23 @@ export class VectorIndexProxy implements VectorIndex {
     const conn = this.conn;
     const handle = this.handle;
     const q = new Float32Array(query);
+    const helper = this.helper && !this.sharing && isUnfiltered(filter) ? await this.helper : undefined;
+    // The state may have moved on while the helper was made: share only what is still current.
+    if (helper && !this.sharing && conn === this.conn && !conn.dead && !this.disposed) {
+      this.sharing = true;
+      try {
+        const job = helper.begin();
+        const id = this.client.nextRequestId();
+        const answer = conn.request<VectorHit[]>((rid, slot) => ({ type: 'vector.search', id: rid, slot, handle, query: q, k, filter, job }), id, signal);
+        const scan = helper.help(job, q, k);
+        conn.post({ type: 'vector.helped', id, scan });
+        this.helped.searches++;
+        this.helped.rows += scan.scanned;
+        return await answer;
+      } finally {
+        this.sharing = false;
+      }
+    }
     return conn.request<VectorHit[]>(
       (id, slot) => ({ type: 'vector.search', id, slot, handle, query: q, k, filter }),
       this.client.nextRequestId(),
@@ -56,6 +87,7 @@ export class VectorIndexProxy implements VectorIndex {
         .then(({ info, conn }) => {
           this.handle = info.handle;
           this.conn = conn;
+          this.helper = helperFor(info);
         })
         .finally(() => {
           this.reopening = undefined;
@@ -75,6 +107,13 @@ export class VectorIndexProxy implements VectorIndex {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    // The helper holds the index's memory: let it go with the index.
+    this.helper = undefined;
     if (!this.conn.dead) this.conn.post({ type: 'vector.dispose', id: 0, handle: this.handle });
   }
+}
+
+/** This thread's helper for an index the worker shares; none when it does not, or the kernel cannot load here. */
+function helperFor(info: VectorIndexInfo): Promise<ScanHelper | undefined> | undefined {
+  return info.share ? ScanHelper.create(info.share).catch(() => undefined) : undefined;
 }

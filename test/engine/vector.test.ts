@@ -16,6 +16,8 @@ import Database from 'better-sqlite3';
 import { inThread } from '../../src/archive';
 import { defaultVectorIndexBuilder } from '../../src/core/index';
 import { buildCuratedArchive, CURATED_MODELS, embedText, openWritable, type CuratedArchive } from '../fixtures';
+import { archivePathIn, buildArchive } from '../fixtures/build';
+import type { VectorIndexProxy } from '../../src/engine/vector-proxy';
 import { outcome } from './outcome';
 
 let dir: string;
@@ -134,6 +136,67 @@ describe('engine worker: vector indexes', () => {
     const hits = await first;
     assert.equal(hits.length, 5);
     index.dispose();
+  });
+});
+
+describe('scans shared with the client thread (helpScans, as the CLI runs)', () => {
+  // 1536 dimensions: 2730 rows per chunk, so 6000 messages make 3 chunks to share.
+  const model = 'share-embed';
+  const dim = 1536;
+  let file: string;
+  let own: Archive;
+  let helping: EngineClient;
+
+  before(async () => {
+    file = buildArchive({
+      file: archivePathIn(path.join(dir, 'shared-scans')),
+      conversations: [0, 1, 2].map((c) => ({
+        source: c === 1 ? 'whatsapp' : 'signal',
+        name: `Group ${c}`,
+        messages: Array.from({ length: 2000 }, (_, i) => ({
+          sender: i % 3 ? 'Ada' : 'Me',
+          body: `message ${c}-${i} about ${['the lease', 'coffee', 'the cabin trip', 'a deposit', 'dinner'][i % 5]} ${i % 7}`,
+          ts: `2024-0${1 + (i % 9)}-1${i % 10} 1${i % 10}:00:00`,
+        })),
+      })),
+      embeddings: [{ model, dim }],
+    }).path;
+    own = await openArchive(file);
+    helping = await startEngineWorker({ archivePath: file, helpScans: true });
+  });
+
+  after(async () => {
+    await helping?.close();
+    own?.close();
+  });
+
+  it('answers exactly what one thread answers, with the chunks split between the threads', async () => {
+    const local = await buildVectorIndex(own.embeddings(model), { model, dim });
+    const remote = (await helping.vectorIndex(model)) as unknown as VectorIndexProxy;
+    assert.equal(remote.size, 6000);
+    const texts = ['lease agreement', 'trip to the cabin', 'coffee', 'deposit sent', 'dinner 3', 'message 1-77'];
+    for (const t of texts) {
+      const q = new Float32Array(embedText(t, dim, model));
+      for (const k of [1, 20, 100]) assert.deepStrictEqual(await remote.search(q, k), await local.search(q, k), `${t} k=${k}`);
+    }
+    assert.equal(remote.helped.searches, texts.length * 3, 'every unfiltered search was shared');
+    // Which thread takes which chunk depends on timing; over 18 searches this thread scored some of them.
+    assert.ok(remote.helped.rows > 0, 'the client thread scored rows');
+    assert.ok(remote.helped.rows < remote.helped.searches * 6000, 'the worker scored rows too');
+
+    // Filtered searches, and searches started while a shared one is in flight, run in the worker alone.
+    const before = remote.helped.searches;
+    const q = new Float32Array(embedText('coffee', dim, model));
+    for (const f of [{ source: 'whatsapp' }, { sender: 'Me' }, { excludeConversationIds: [own.listConversations()[0].id] }]) {
+      assert.deepStrictEqual(await remote.search(q, 20, f), await local.search(q, 20, f), JSON.stringify(f));
+    }
+    assert.equal(remote.helped.searches, before, 'filtered searches are not shared');
+    const concurrent = texts.map((t) => new Float32Array(embedText(t, dim, model)));
+    const answers = await Promise.all(concurrent.map((v) => remote.search(v, 20)));
+    for (const [i, v] of concurrent.entries()) assert.deepStrictEqual(answers[i], await local.search(v, 20), `concurrent ${texts[i]}`);
+    assert.equal(remote.helped.searches, before + 1, 'one shared search at a time');
+    local.dispose();
+    remote.dispose();
   });
 });
 

@@ -15,19 +15,31 @@
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../types';
 import type { IndexParts, BuildStats } from './accumulator';
-import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
+import { abortError, VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
 import { exactCosine, queryLevels, quantiseRow } from './quantize';
 import type { RowStore } from './row-store';
-import { KLargest, TopHits } from './topk';
+import { TopHits } from './topk';
+import { Candidates } from './candidates';
+import { pagesFor, WASM_PAGE } from './layout';
+import { chunkCount, claimChunk, closeJob, CONTROL_BYTES, helperScratch, type HelperScan, type ScanShare } from './scan-share';
 
-/** Absolute slack added to every bound, covering float rounding in the approximate and exact scores. */
-const EPS = 1e-7;
-/**
- * Margin for the kernel's float32 upper bounds: f32 rounding of dot·sq·scale + err + fq·qnorm (terms ≤ ~1.1 in
- * magnitude, a handful of roundings of ≤ 2⁻²⁴ relative each) stays far below 1e-5.
- */
-const F32_SLACK = 1e-5;
+/** A search whose scan a helper thread shares (scan-share.ts): the job it opened, and what it will post. */
+export interface SharedScan {
+  job: number;
+  helped: Promise<HelperScan>;
+}
+
+/** `p`, or the signal's abort: a helper's answer is awaited no longer than the search it belongs to. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
 
 export type IndexOrigin = 'memory' | 'built' | 'cache';
 
@@ -66,6 +78,7 @@ export class Int8VectorIndex implements VectorIndex {
    */
   yieldMs = 4;
   private parts: IndexParts | undefined;
+  private shareInfo: ScanShare | undefined;
   private readonly senderIds: Map<string, number>;
   private readonly sourceIds: Map<string, number>;
 
@@ -104,7 +117,22 @@ export class Int8VectorIndex implements VectorIndex {
     };
   }
 
+  /**
+   * What a helper thread needs to share this index's scans (scan-share.ts): made once, with the helper's scratch
+   * after the per-row planes (about 45 KB for 768 dimensions).
+   */
+  share(): ScanShare {
+    if (this.shareInfo) return this.shareInfo;
+    const { parts } = this.live();
+    const scratch = helperScratch(parts.layout, parts.meta);
+    const have = parts.memory.buffer.byteLength / WASM_PAGE;
+    if (pagesFor(scratch.end) > have) parts.memory.grow(pagesFor(scratch.end) - have);
+    this.shareInfo = { memory: parts.memory, layout: parts.layout, meta: parts.meta, n: parts.n, dim: parts.dim, control: new SharedArrayBuffer(CONTROL_BYTES), scratch };
+    return this.shareInfo;
+  }
+
   dispose(): void {
+    this.shareInfo = undefined;
     this.rows?.close();
     this.rows = undefined;
     this.parts = undefined;
@@ -117,7 +145,8 @@ export class Int8VectorIndex implements VectorIndex {
     return { parts: this.parts, rows: this.rows };
   }
 
-  async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal): Promise<VectorHit[]> {
+  /** `shared`: a helper thread scans beside this one (unfiltered searches only; a filtered one scans alone). */
+  async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal, shared?: SharedScan): Promise<VectorHit[]> {
     throwIfAborted(signal);
     let { parts } = this.live();
     const dim = this.dim;
@@ -175,50 +204,25 @@ export class Int8VectorIndex implements VectorIndex {
 
     const sq = qq.scale;
     const fq = qq.err;
-    const lower = new KLargest(k);
-    let L = -Infinity;
-    let candRows = new Int32Array(Math.max(4096, 4 * k));
-    let candUpper = new Float64Array(candRows.length);
-    let nc = 0;
-    let scanned = 0;
-    const prune = () => {
-      let w = 0;
-      for (let i = 0; i < nc; i++) {
-        if (candUpper[i] >= L) {
-          candRows[w] = candRows[i];
-          candUpper[w] = candUpper[i];
-          w++;
-        }
-      }
-      nc = w;
-      if (nc * 2 > candRows.length) {
-        const r2 = new Int32Array(candRows.length * 2);
-        r2.set(candRows.subarray(0, nc));
-        const u2 = new Float64Array(r2.length);
-        u2.set(candUpper.subarray(0, nc));
-        candRows = r2;
-        candUpper = u2;
-      }
-    };
-
+    let found = new Candidates(k);
     const n = this.size;
-    let lastYield = performance.now();
-    for (let start = 0; start < n; start += layout.chunkRows) {
-      if (start > 0 && performance.now() - lastYield >= this.yieldMs) {
-        await yieldToEventLoop();
-        throwIfAborted(signal);
-        parts = this.live().parts;
-        lastYield = performance.now();
-      }
-      const { scale, err, qnorm, memory, meta } = parts;
+    const chunks = chunkCount(layout, n);
+    // A shared job (scan-share.ts): chunks come from the counter the helper takes them from too. A filtered search
+    // (which the helper never scans) closes the job, so the helper finds nothing left to take.
+    const control = shared && this.shareInfo ? new Int32Array(this.shareInfo.control) : undefined;
+    const job = control && !filtered ? shared!.job : undefined;
+    if (control && job === undefined) closeJob(control, shared!.job, chunks);
+    let sequential = 0;
+    const next = (): number => (job !== undefined ? claimChunk(control!, job, chunks) : sequential < chunks ? sequential++ : -1);
+    const scoreChunk = (c: number): void => {
+      const start = c * layout.chunkRows;
+      const { memory, meta } = parts;
       const count = Math.min(layout.chunkRows, n - start);
       const buf = memory.buffer;
       // The query is rewritten for every chunk: concurrent searches share the kernel's buffers between yields.
       new Int16Array(buf, layout.queryOff, stride).set(qCodes);
       const dots = new Int32Array(buf, layout.outOff, count);
       const uppers = new Float32Array(buf, layout.uOff, count);
-      let m: number;
-      let idx: Int32Array | undefined;
       if (!filtered) {
         this.kernel.score_rows(
           layout.queryOff,
@@ -232,60 +236,58 @@ export class Int8VectorIndex implements VectorIndex {
           layout.outOff,
           layout.uOff,
         );
-        m = count;
-      } else {
-        const { conv, ts, sender, source, ids } = parts;
-        idx = new Int32Array(buf, layout.idxOff, count);
-        m = 0;
-        const end = start + count;
-        for (let r = start; r < end; r++) {
-          if (useConv && conv[r] !== fConv) continue;
-          if (useStart && !(ts[r] >= fStart)) continue;
-          if (useEnd && !(ts[r] <= fEnd)) continue;
-          if (useSender && sender[r] !== fSender) continue;
-          if (useSource && source[r] !== fSource) continue;
-          if (useHidden && hidden.has(conv[r])) continue;
-          if (useIds && ((only && !only.has(ids[r])) || skip?.has(ids[r]))) continue;
-          idx[m++] = r;
-        }
-        if (m === 0) continue;
-        this.kernel.score_idx(
-          layout.queryOff,
-          layout.matrixOff,
-          layout.idxOff,
-          m,
-          stride,
-          meta.metaOff,
-          meta.plane,
-          sq,
-          fq,
-          layout.outOff,
-          layout.uOff,
-        );
+        found.offerChunk(dots, uppers, count, start, undefined, sq, fq, parts);
+        return;
       }
-      scanned += m;
-      // The kernel's f32 upper bound is only a pre-filter (F32_SLACK covers its rounding); survivors get their
-      // bounds recomputed in float64 from the exact integer dot.
-      let cut = L - F32_SLACK;
-      for (let i = 0; i < m; i++) {
-        if (uppers[i] < cut) continue;
-        const r = idx ? idx[i] : start + i;
-        const a = dots[i] * sq * scale[r];
-        const b = err[r] + fq * qnorm[r] + EPS;
-        const u = a + b;
-        if (u < L) continue;
-        if (nc === candRows.length) prune();
-        candRows[nc] = r;
-        candUpper[nc] = u;
-        nc++;
-        const l = a - b;
-        if (l > L) {
-          L = lower.push(l);
-          cut = L - F32_SLACK;
-        }
+      const { conv, ts, sender, source, ids } = parts;
+      const idx = new Int32Array(buf, layout.idxOff, count);
+      let m = 0;
+      const end = start + count;
+      for (let r = start; r < end; r++) {
+        if (useConv && conv[r] !== fConv) continue;
+        if (useStart && !(ts[r] >= fStart)) continue;
+        if (useEnd && !(ts[r] <= fEnd)) continue;
+        if (useSender && sender[r] !== fSender) continue;
+        if (useSource && source[r] !== fSource) continue;
+        if (useHidden && hidden.has(conv[r])) continue;
+        if (useIds && ((only && !only.has(ids[r])) || skip?.has(ids[r]))) continue;
+        idx[m++] = r;
+      }
+      if (m === 0) return;
+      this.kernel.score_idx(layout.queryOff, layout.matrixOff, layout.idxOff, m, stride, meta.metaOff, meta.plane, sq, fq, layout.outOff, layout.uOff);
+      found.offerChunk(dots, uppers, m, start, idx, sq, fq, parts);
+    };
+
+    let lastYield = performance.now();
+    let first = true;
+    for (let c = next(); c >= 0; c = next()) {
+      if (!first && performance.now() - lastYield >= this.yieldMs) {
+        await yieldToEventLoop();
+        throwIfAborted(signal);
+        parts = this.live().parts;
+        lastYield = performance.now();
+      }
+      first = false;
+      scoreChunk(c);
+    }
+    if (job !== undefined) {
+      // The helper's share: what it found, and the chunks it took but could not score.
+      const helped = await untilAborted(shared!.helped, signal);
+      parts = this.live().parts;
+      if (helped.job === job) {
+        for (const c of helped.unscanned) scoreChunk(c);
+        found.merge(helped);
+      } else {
+        // Not this job's answer (never expected): whatever the helper took is unknown, so scan everything here.
+        found = new Candidates(k);
+        for (let c = 0; c < chunks; c++) scoreChunk(c);
       }
     }
-    prune();
+    found.prune();
+    const nc = found.n;
+    const candRows = found.rows;
+    const candUpper = found.upper;
+    const scanned = found.scanned;
 
     // Exact rescoring in descending order of upper bound.
     const order = new Uint32Array(nc);

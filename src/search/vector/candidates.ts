@@ -1,0 +1,122 @@
+/**
+ * The candidates of one exact search while it scans (see int8-index.ts for the bound): every row whose upper bound
+ * may still reach the top k, and the k largest lower bounds seen, whose smallest is the pruning threshold L.
+ *
+ * A scan split between threads (scan-share.ts) keeps one of these per thread. Each thread's L is the k-th largest
+ * lower bound of the rows IT scored, never above the k-th largest of all rows, so what it drops is dropped safely;
+ * merging the other thread's lower bounds and candidates gives the same candidates a single scan would keep.
+ */
+import { KLargest } from './topk';
+
+/** Absolute slack added to every bound, covering float rounding in the approximate and exact scores. */
+export const EPS = 1e-7;
+/**
+ * Margin for the kernel's float32 upper bounds: f32 rounding of dot·sq·scale + err + fq·qnorm (terms ≤ ~1.1 in
+ * magnitude, a handful of roundings of ≤ 2⁻²⁴ relative each) stays far below 1e-5.
+ */
+export const F32_SLACK = 1e-5;
+
+/** Per-row quantisation numbers of an index (views of its WebAssembly memory). */
+export interface RowBounds {
+  scale: Float32Array;
+  err: Float32Array;
+  qnorm: Float32Array;
+}
+
+/** What one thread's share of a scan found, in a form that crosses threads (structured clone). */
+export interface ScanFindings {
+  /** Candidate rows and their float64 upper bounds (the first `rows.length`). */
+  rows: Int32Array;
+  upper: Float64Array;
+  /** The k largest lower bounds among the rows scored (fewer when fewer rows were scored). */
+  lowers: Float64Array;
+  /** Rows scored. */
+  scanned: number;
+}
+
+export class Candidates {
+  private readonly lower: KLargest;
+  /** The k-th largest lower bound so far (−∞ until k rows were scored). */
+  L = -Infinity;
+  rows: Int32Array;
+  upper: Float64Array;
+  n = 0;
+  scanned = 0;
+
+  constructor(k: number) {
+    this.lower = new KLargest(k);
+    this.rows = new Int32Array(Math.max(4096, 4 * k));
+    this.upper = new Float64Array(this.rows.length);
+  }
+
+  /**
+   * Offers the `m` rows one kernel call scored: row `idx[i]` (or `start + i` without idx) has the integer dot
+   * `dots[i]` and the float32 upper bound `uppers[i]`; `sq`/`fq` are the query's scale and error.
+   */
+  offerChunk(dots: Int32Array, uppers: Float32Array, m: number, start: number, idx: Int32Array | undefined, sq: number, fq: number, b: RowBounds): void {
+    const { scale, err, qnorm } = b;
+    let L = this.L;
+    // The kernel's f32 upper bound is only a pre-filter (F32_SLACK covers its rounding); survivors get their
+    // bounds recomputed in float64 from the exact integer dot.
+    let cut = L - F32_SLACK;
+    for (let i = 0; i < m; i++) {
+      if (uppers[i] < cut) continue;
+      const r = idx ? idx[i] : start + i;
+      const a = dots[i] * sq * scale[r];
+      const e = err[r] + fq * qnorm[r] + EPS;
+      const u = a + e;
+      if (u < L) continue;
+      this.add(r, u);
+      const l = a - e;
+      if (l > L) {
+        L = this.L = this.lower.push(l);
+        cut = L - F32_SLACK;
+      }
+    }
+    this.scanned += m;
+  }
+
+  /** Takes in another thread's findings for the same search (its rows are disjoint from ours). */
+  merge(other: ScanFindings): void {
+    for (let i = 0; i < other.lowers.length; i++) this.L = this.lower.push(other.lowers[i]);
+    const L = this.L;
+    for (let i = 0; i < other.rows.length; i++) if (other.upper[i] >= L) this.add(other.rows[i], other.upper[i]);
+    this.scanned += other.scanned;
+  }
+
+  /** Drops every candidate whose upper bound is below L (keeps the order of the rest). */
+  prune(): void {
+    const L = this.L;
+    let w = 0;
+    for (let i = 0; i < this.n; i++) {
+      if (this.upper[i] >= L) {
+        this.rows[w] = this.rows[i];
+        this.upper[w] = this.upper[i];
+        w++;
+      }
+    }
+    this.n = w;
+    if (this.n * 2 > this.rows.length) {
+      const r2 = new Int32Array(this.rows.length * 2);
+      r2.set(this.rows.subarray(0, this.n));
+      const u2 = new Float64Array(r2.length);
+      u2.set(this.upper.subarray(0, this.n));
+      this.rows = r2;
+      this.upper = u2;
+    }
+  }
+
+  /** This scan's findings, pruned, as copies that can be posted to another thread. */
+  findings(): ScanFindings {
+    this.prune();
+    return { rows: this.rows.slice(0, this.n), upper: this.upper.slice(0, this.n), lowers: this.lower.values(), scanned: this.scanned };
+  }
+
+  /** Appends a candidate (full arrays are pruned first, and grow when pruning frees less than half). */
+  private add(r: number, u: number): void {
+    if (this.n === this.rows.length) this.prune();
+    this.rows[this.n] = r;
+    this.upper[this.n] = u;
+    this.n++;
+  }
+}
