@@ -4,6 +4,8 @@
  * The entry (bundled to dist/cli.js): wires the argument parser, the logger, the runtime, the transports,
  * the --summary printer and the HTTP banner. Like src/extension/ it is a top-level adapter; it never imports `vscode`.
  */
+// First, before any other module runs: the V8 setting that keeps this server small (see memory.ts).
+import './memory';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

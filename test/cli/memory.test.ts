@@ -1,0 +1,34 @@
+/**
+ * The CLI keeps V8's young generation at its starting size (src/cli/memory.ts): a process that loads the module
+ * and then allocates like a busy server (many objects surviving a scavenge or two) keeps a small new space, where
+ * the same process without it grows one to many times the size. Both run in a child node, as the CLI does.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+const MEMORY_MODULE = path.resolve(__dirname, '../../src/cli/memory.ts');
+
+/** new_space size in MB after allocating objects of which a good share survives (the CLI's startup and calls). */
+function newSpaceMb(load: boolean): number {
+  const script = `
+    ${load ? `require(${JSON.stringify(MEMORY_MODULE)});` : ''}
+    const v8 = require('node:v8');
+    let keep = [];
+    for (let i = 0; i < 2e6; i++) { keep.push({ a: i, b: 'x' + i }); if (keep.length > 20000) keep = []; }
+    const s = v8.getHeapSpaceStatistics().find((x) => x.space_name === 'new_space');
+    process.stdout.write(String(s.space_size / 1048576));
+  `;
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' });
+  return Number(out);
+}
+
+describe('the CLI keeps a small young generation', () => {
+  it('stays at its starting size with the module loaded, and grows without it', () => {
+    const kept = newSpaceMb(true);
+    const grown = newSpaceMb(false);
+    assert.ok(kept <= 4, `new space with memory.ts: ${kept} MB`);
+    assert.ok(grown >= 4 * kept, `new space without it: ${grown} MB (with it: ${kept} MB)`);
+  });
+});
