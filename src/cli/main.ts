@@ -74,8 +74,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   const runtime = createRuntime({
     // Serving (stdio or HTTP): queries and vector scans run in the engine worker, as in the extension, so a heavy
     // call neither stalls the transport (pings, other sessions) nor outlives its cancellation. The one-shot
-    // --summary stays in this thread. This thread, which only waits meanwhile, scans half of each unfiltered vector
-    // search beside the worker (a few milliseconds at 100k vectors; the extension host never does).
+    // --summary stays in this thread. This thread, which only waits meanwhile, scans part of each unfiltered vector
+    // search beside the worker: at most half of it and at most 10 ms, so the transport waits no longer than that
+    // (about 3 ms at 100k vectors; the extension host never scans).
     openArchive: opts.summary ? undefined : workerOpener({ log, helpScans: true }),
     archivePath: opts.archive,
     embed: embedConfigFromEnv(env),

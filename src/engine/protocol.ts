@@ -45,8 +45,8 @@ export type WorkerRequest =
       query: Float32Array;
       k: number;
       filter?: VectorFilter;
-      /** The job the client opened to scan beside the worker (scan-share.ts); its findings follow as `vector.helped`. */
-      job?: number;
+      /** The job the client made to scan beside the worker (scan-share.ts); its findings follow as `vector.helped`. */
+      job?: SharedArrayBuffer;
     }
   /** The client's share of search `id`'s scan. */
   | { type: 'vector.helped'; id: number; scan: HelperScan }

@@ -6,7 +6,7 @@
  * otherwise. One shared search at a time; a search started meanwhile, or a filtered one, the worker scans alone.
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../search/types';
-import { isUnfiltered, ScanHelper } from '../search/vector/scan-share';
+import { isUnfiltered, lostScan, newJob, ScanHelper, type HelperScan } from '../search/vector/scan-share';
 import type { Connection } from './worker-connection';
 import type { VectorIndexInfo, VectorOpenOptions } from './protocol';
 import { abortError } from './wire-error';
@@ -28,7 +28,10 @@ export class VectorIndexProxy implements VectorIndex {
   private reopening: Promise<void> | undefined;
   /** This thread's side of shared scans (undefined: the worker scans alone). */
   private helper: Promise<ScanHelper | undefined> | undefined;
-  /** A shared search is in flight (its job owns the control block until the worker answers). */
+  /**
+   * A shared search is in flight: this thread helps one search at a time (it scans up to half of it
+   * synchronously), so concurrent searches do not add up to a long stall of its event loop.
+   */
   private sharing = false;
   /** Diagnostics: searches this thread scanned beside the worker, and the rows it scored for them. */
   readonly helped = { searches: 0, rows: 0 };
@@ -51,20 +54,30 @@ export class VectorIndexProxy implements VectorIndex {
   async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal): Promise<VectorHit[]> {
     if (this.disposed) throw new Error(`The vector index of model "${this.model}" was disposed.`);
     if (signal?.aborted) throw abortError(signal);
-    if (this.conn.dead) await this.reopen(signal);
+    if (this.conn.dead) {
+      // The dead worker's index memory is not kept alive by this thread while the new one loads.
+      this.helper = undefined;
+      await this.reopen(signal);
+    }
     const conn = this.conn;
     const handle = this.handle;
     const q = new Float32Array(query);
     const helper = this.helper && !this.sharing && isUnfiltered(filter) ? await this.helper : undefined;
+    if (signal?.aborted) throw abortError(signal);
     // The state may have moved on while the helper was made: share only what is still current.
     if (helper && !this.sharing && conn === this.conn && !conn.dead && !this.disposed) {
       this.sharing = true;
       try {
-        const job = helper.begin();
+        const job = newJob();
         const id = this.client.nextRequestId();
         const answer = conn.request<VectorHit[]>((rid, slot) => ({ type: 'vector.search', id: rid, slot, handle, query: q, k, filter, job }), id, signal);
-        const scan = helper.help(job, q, k);
-        conn.post({ type: 'vector.helped', id, scan });
+        let scan: HelperScan | undefined;
+        try {
+          scan = helper.help(job, q, k);
+        } finally {
+          // Always answered: the worker waits for this before it rescores.
+          conn.post({ type: 'vector.helped', id, scan: scan ?? lostScan() });
+        }
         this.helped.searches++;
         this.helped.rows += scan.scanned;
         return await answer;

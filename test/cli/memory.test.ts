@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -30,5 +31,13 @@ describe('the CLI keeps a small young generation', () => {
     const grown = newSpaceMb(false);
     assert.ok(kept <= 4, `new space with memory.ts: ${kept} MB`);
     assert.ok(grown >= 4 * kept, `new space without it: ${grown} MB (with it: ${kept} MB)`);
+  });
+});
+
+describe("the CLI's entry imports it before anything else", () => {
+  it("memory.ts is main.ts's first import", () => {
+    const source = fs.readFileSync(path.resolve(__dirname, '../../src/cli/main.ts'), 'utf8');
+    const first = /^import\s[^;]*;/m.exec(source)?.[0];
+    assert.equal(first, "import './memory';");
   });
 });

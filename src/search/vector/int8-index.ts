@@ -22,11 +22,11 @@ import type { RowStore } from './row-store';
 import { TopHits } from './topk';
 import { Candidates } from './candidates';
 import { pagesFor, WASM_PAGE } from './layout';
-import { chunkCount, claimChunk, closeJob, CONTROL_BYTES, helperScratch, type HelperScan, type ScanShare } from './scan-share';
+import { chunkCount, claimChunk, closeJob, helperScratch, isUnfiltered, type HelperScan, type ScanShare } from './scan-share';
 
-/** A search whose scan a helper thread shares (scan-share.ts): the job it opened, and what it will post. */
+/** A search whose scan a helper thread shares (scan-share.ts): the job it made, and what it will post. */
 export interface SharedScan {
-  job: number;
+  job: SharedArrayBuffer;
   helped: Promise<HelperScan>;
 }
 
@@ -127,7 +127,7 @@ export class Int8VectorIndex implements VectorIndex {
     const scratch = helperScratch(parts.layout, parts.meta);
     const have = parts.memory.buffer.byteLength / WASM_PAGE;
     if (pagesFor(scratch.end) > have) parts.memory.grow(pagesFor(scratch.end) - have);
-    this.shareInfo = { memory: parts.memory, layout: parts.layout, meta: parts.meta, n: parts.n, dim: parts.dim, control: new SharedArrayBuffer(CONTROL_BYTES), scratch };
+    this.shareInfo = { memory: parts.memory, layout: parts.layout, meta: parts.meta, n: parts.n, dim: parts.dim, scratch };
     return this.shareInfo;
   }
 
@@ -200,7 +200,8 @@ export class Int8VectorIndex implements VectorIndex {
     const skip = f.skipMessageIds && f.skipMessageIds.length ? new Set(f.skipMessageIds) : undefined;
     if (only && only.size === 0) return this.empty();
     const useIds = only !== undefined || skip !== undefined;
-    const filtered = useConv || useStart || useEnd || useSender || useSource || useHidden || useIds;
+    // The same test a helper thread applies before it shares the scan (scan-share.ts).
+    const filtered = !isUnfiltered(f);
 
     const sq = qq.scale;
     const fq = qq.err;
@@ -209,11 +210,11 @@ export class Int8VectorIndex implements VectorIndex {
     const chunks = chunkCount(layout, n);
     // A shared job (scan-share.ts): chunks come from the counter the helper takes them from too. A filtered search
     // (which the helper never scans) closes the job, so the helper finds nothing left to take.
-    const control = shared && this.shareInfo ? new Int32Array(this.shareInfo.control) : undefined;
-    const job = control && !filtered ? shared!.job : undefined;
-    if (control && job === undefined) closeJob(control, shared!.job, chunks);
+    const counter = shared ? new Int32Array(shared.job) : undefined;
+    const job = counter && !filtered ? counter : undefined;
+    if (counter && !job) closeJob(counter, chunks);
     let sequential = 0;
-    const next = (): number => (job !== undefined ? claimChunk(control!, job, chunks) : sequential < chunks ? sequential++ : -1);
+    const next = (): number => (job ? claimChunk(job, chunks) : sequential < chunks ? sequential++ : -1);
     const scoreChunk = (c: number): void => {
       const start = c * layout.chunkRows;
       const { memory, meta } = parts;
@@ -270,15 +271,15 @@ export class Int8VectorIndex implements VectorIndex {
       first = false;
       scoreChunk(c);
     }
-    if (job !== undefined) {
+    if (job) {
       // The helper's share: what it found, and the chunks it took but could not score.
       const helped = await untilAborted(shared!.helped, signal);
       parts = this.live().parts;
-      if (helped.job === job) {
+      if (!helped.lost) {
         for (const c of helped.unscanned) scoreChunk(c);
         found.merge(helped);
       } else {
-        // Not this job's answer (never expected): whatever the helper took is unknown, so scan everything here.
+        // Which chunks the helper took is unknown: scan everything here, and use nothing of its answer.
         found = new Candidates(k);
         for (let c = 0; c < chunks; c++) scoreChunk(c);
       }

@@ -1,16 +1,18 @@
 /**
  * One exact search scanned by two threads at once: the thread that owns the index (the engine worker) and a
  * helper that would otherwise sit idle waiting for the answer (the CLI's main thread). Both score chunks of the
- * same shared WebAssembly memory and take the next unscored chunk from one shared counter, so neither waits for the
- * other's half: a helper that starts late, or never, leaves its chunks to the owner. The helper posts what it found
- * (its candidates and lower bounds, candidates.ts) and the owner merges them before rescoring exactly.
+ * same shared WebAssembly memory and take the next unscored chunk from the search's own counter (a job), so
+ * neither waits for the other: a helper that starts late leaves its chunks to the owner. The helper posts what it
+ * found (its candidates and lower bounds, candidates.ts) and the owner merges them before rescoring exactly.
  *
  * The scan reads the int8 rows at the speed of one core's memory bandwidth; two threads each scan at that speed
  * (measured: 100k × 768 in 5.7 ms alone, 3.0 ms shared). Only unfiltered searches are shared: a filter's per-row
  * tables live in the owner's JavaScript heap.
  *
- * Jobs: the helper opens a job (a new number in the control block, the counter at 0) before it sends the search,
- * and opens the next only after the owner answered, so a counter always belongs to one search.
+ * A job is a SharedArrayBuffer of its own, made by the helper and sent with the search, so a search that was
+ * cancelled and still runs in the owner can never take a later search's chunks. The helper takes at most half of a
+ * job's chunks and stops after HELP_BUDGET_MS: its thread has other work (the transport, other sessions), and a
+ * busy owner scores the rest when it gets to the search.
  */
 import type { VectorFilter } from '../types';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
@@ -26,22 +28,23 @@ export interface ScanShare {
   meta: MetaLayout;
   n: number;
   dim: number;
-  /** Int32 control block: [job, next chunk]. */
-  control: SharedArrayBuffer;
   /** The helper's own scratch in `memory`: its query codes, dots and upper bounds (the owner's are in `layout`). */
   scratch: { queryOff: number; outOff: number; uOff: number; end: number };
 }
 
 /** The helper's share of a job, posted to the owner. */
 export interface HelperScan extends ScanFindings {
-  job: number;
   /** Chunks the helper took and whose findings it does not report (it failed part-way): the owner scores them. */
   unscanned: number[];
+  /**
+   * The helper could not say which chunks it took (it never got to report): the owner scans every chunk itself
+   * and uses nothing of this.
+   */
+  lost?: true;
 }
 
-const JOB = 0;
-const NEXT = 1;
-export const CONTROL_BYTES = 2 * Int32Array.BYTES_PER_ELEMENT;
+/** Longest the helper scans for one job; the owner scores whatever is left. */
+export const HELP_BUDGET_MS = 10;
 
 export function chunkCount(layout: MemoryLayout, n: number): number {
   return Math.ceil(n / layout.chunkRows);
@@ -56,19 +59,28 @@ export function helperScratch(layout: MemoryLayout, meta: MetaLayout): ScanShare
   return { queryOff, outOff, uOff, end: uOff + layout.chunkRows * 4 };
 }
 
-/** Takes the next unscored chunk of `job`, or -1 when none is left (or the job is not the current one). */
-export function claimChunk(control: Int32Array, job: number, chunks: number): number {
-  if (Atomics.load(control, JOB) !== job) return -1;
-  const c = Atomics.add(control, NEXT, 1);
+/** A new job: one Int32 counter, the next chunk to take. */
+export function newJob(): SharedArrayBuffer {
+  return new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+}
+
+/** Takes the job's next unscored chunk, or -1 when none is left. */
+export function claimChunk(job: Int32Array, chunks: number): number {
+  const c = Atomics.add(job, 0, 1);
   return c < chunks ? c : -1;
 }
 
-/** Ends `job` for the helper: it takes no chunk from now on (the owner scans alone, or has finished). */
-export function closeJob(control: Int32Array, job: number, chunks: number): void {
-  if (Atomics.load(control, JOB) === job) Atomics.store(control, NEXT, chunks);
+/** Leaves nothing of the job to take (the owner scans alone, or has finished). */
+export function closeJob(job: Int32Array, chunks: number): void {
+  Atomics.store(job, 0, chunks);
 }
 
-/** Whether a search scans every row (the only kind the helper takes part in). */
+/** What the owner gets when the helper's answer was lost: no findings, scan everything. */
+export function lostScan(): HelperScan {
+  return { lost: true, unscanned: [], rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 };
+}
+
+/** Whether a search scans every row: the only kind a helper takes part in (and the owner's "unfiltered"). */
 export function isUnfiltered(f: VectorFilter | undefined): boolean {
   if (!f) return true;
   return (
@@ -83,16 +95,14 @@ export function isUnfiltered(f: VectorFilter | undefined): boolean {
   );
 }
 
-/** The helper thread's side: scores chunks of the shared index for jobs it opens. */
+/** The helper thread's side: scores chunks of the shared index for the jobs it makes. */
 export class ScanHelper {
-  private readonly control: Int32Array;
   private readonly chunks: number;
 
   private constructor(
     private readonly share: ScanShare,
     private readonly kernel: KernelExports,
   ) {
-    this.control = new Int32Array(share.control);
     this.chunks = chunkCount(share.layout, share.n);
   }
 
@@ -100,21 +110,17 @@ export class ScanHelper {
     return new ScanHelper(share, await instantiateKernel(share.memory));
   }
 
-  /** Opens a job: call before sending the search that carries its number. */
-  begin(): number {
-    Atomics.store(this.control, NEXT, 0);
-    return Atomics.add(this.control, JOB, 1) + 1;
-  }
-
   /**
-   * Scores chunks of `job` until none is left. Never throws: when anything goes wrong, it reports no findings and
-   * every chunk it took, which the owner then scores itself. A search the owner will reject (a NaN, zero or
-   * wrong-length query, a k that is not a positive integer) scores nothing here.
+   * Scores chunks of `job` until none is left, half of them are taken, or HELP_BUDGET_MS have passed. Never
+   * throws: when anything goes wrong, it reports no findings and every chunk it took, which the owner then scores
+   * itself. A search the owner will reject (a NaN, zero or wrong-length query, a k that is not a positive integer)
+   * scores nothing here.
    */
-  help(job: number, query: Float32Array, k: number): HelperScan {
-    const { layout, meta, n, dim, scratch } = this.share;
+  help(job: SharedArrayBuffer, query: Float32Array, k: number): HelperScan {
     const taken: number[] = [];
     try {
+      const { layout, meta, n, dim, scratch } = this.share;
+      const counter = new Int32Array(job);
       const found = new Candidates(Number.isInteger(k) && k >= 1 ? k : 1);
       const stride = layout.stride;
       const codes = new Int16Array(stride);
@@ -129,7 +135,11 @@ export class ScanHelper {
           err: new Float32Array(buf, meta.metaOff + meta.plane, n),
           qnorm: new Float32Array(buf, meta.metaOff + 2 * meta.plane, n),
         };
-        for (let c = claimChunk(this.control, job, this.chunks); c >= 0; c = claimChunk(this.control, job, this.chunks)) {
+        const most = Math.ceil(this.chunks / 2);
+        const until = performance.now() + HELP_BUDGET_MS;
+        while (taken.length < most && performance.now() < until) {
+          const c = claimChunk(counter, this.chunks);
+          if (c < 0) break;
           taken.push(c);
           const start = c * layout.chunkRows;
           const count = Math.min(layout.chunkRows, n - start);
@@ -137,10 +147,10 @@ export class ScanHelper {
           found.offerChunk(dots, uppers, count, start, undefined, qq.scale, qq.err, bounds);
         }
       }
-      return { job, unscanned: [], ...found.findings() };
+      return { unscanned: [], ...found.findings() };
     } catch {
       // Nothing of a failed share is used (a chunk half offered would be scored twice): the owner scores it all.
-      return { job, unscanned: taken, rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 };
+      return { unscanned: taken, rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 };
     }
   }
 }
