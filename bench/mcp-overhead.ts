@@ -11,26 +11,23 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Row, Sql } from '../src/archive/connection';
 import { readIdentity } from '../src/archive/file-identity';
 import { openArchive } from '../src/archive/index';
 import { ARCHIVE_QUERIES, type Snapshot } from '../src/archive/methods';
 import { listConversations } from '../src/archive/queries/conversations';
 import { embeddingModels } from '../src/archive/queries/embeddings';
 import { summaryCounts } from '../src/archive/queries/summary';
-import { detectSchema } from '../src/archive/schema';
-import { searchKeyword } from '../src/archive/queries/search';
 import type { AsyncArchive } from '../src/archive/types';
 import { createRuntime, workerOpener } from '../src/core/index';
 import { createMcpServer } from '../src/mcp/index';
 import { searchMessages } from '../src/mcp/tools/search-messages';
 import type { ToolEnv } from '../src/mcp/tool';
 import { ensureArchive } from './lib/data';
+import { openNativeKeyword } from './lib/native-keyword';
 import { callTool, ensureCliBundle, startCliSession } from './lib/mcp';
 import { dist, ms, table } from './lib/stats';
 import { widePrefix } from './lib/trace';
@@ -63,24 +60,6 @@ async function timeEach(fn: (q: string) => Promise<unknown> | unknown, queries: 
   return median;
 }
 
-/** better-sqlite3 behind the archive layer's Sql interface (statements cached, as ours are). */
-function nativeSql(db: Database.Database): Sql {
-  const cache = new Map<string, Database.Statement>();
-  const st = (q: string) => {
-    let s = cache.get(q);
-    if (!s) cache.set(q, (s = db.prepare(q)));
-    return s;
-  };
-  return {
-    all: (q, p = []) => st(q).all(...p) as Row[],
-    get: (q, p = []) => st(q).get(...p) as Row | undefined,
-    value: (q, p = []) => {
-      const r = db.prepare(q).raw().get(...p) as unknown[] | undefined;
-      return r?.[0] as Row[string] | undefined;
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const a = ensureArchive(process.argv[2] ?? 'm100k_e768');
   // The e2e section's keyword queries (bench/sections/e2e.ts), so the figures line up with its keyword-only row.
@@ -88,11 +67,10 @@ async function main(): Promise<void> {
   const rows: [string, number][] = [];
 
   // The keyword SQL itself: natively and in our engine, in-thread (what search_messages asks the archive first).
-  const db = new Database(a.file, { readonly: true, fileMustExist: true });
-  const nsql = nativeSql(db);
-  const schema = detectSchema(nsql);
+  const nativeDb = openNativeKeyword(a.file);
+  const { sql: nsql, schema } = nativeDb;
   const limit = 20;
-  rows.push(['keyword SQL natively (better-sqlite3, in-thread)', await timeEach((q) => searchKeyword(nsql, schema, { query: q, limit }, []), queries, 'native')]);
+  rows.push(['keyword SQL natively (better-sqlite3, in-thread)', await timeEach((q) => nativeDb.search(q), queries, 'native')]);
   const sync = await openArchive(a.file);
   rows.push(['keyword SQL in our WASM engine, in-thread (public Archive API)', await timeEach((q) => sync.searchKeyword({ query: q, limit }), queries)]);
   // Everything the keyword half asks the archive, in one thread: the search, the hits' reactions and attachment
@@ -213,7 +191,7 @@ async function main(): Promise<void> {
   }
   await runtime.dispose();
   sync.close();
-  db.close();
+  nativeDb.close();
   console.log(table([`search_messages keyword-only, ${a.spec.name}, ${queries.length} queries × ${ROUNDS}`, 'median ms'], rows.map(([k, v]) => [k, ms(v)])));
   // Per query: the ratio the issue asks about (the call over stdio against the search SQL natively), and what the
   // call costs outside SQLite (the call over stdio minus the keyword half's whole SQL in our engine, in-thread).

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { BenchArchive } from '../lib/data';
 import { BENCH_DIR } from '../lib/data';
 import { callTool, ensureCliBundle, startCliSession, startEmbedServer, toolText, type CliSession, type ToolResult } from '../lib/mcp';
+import { openNativeKeyword } from '../lib/native-keyword';
 import { npyRows, readNpy } from '../lib/npy';
 import { residentFraction } from '../lib/proc';
 import { dist, mb, ms, table, timeAsync, type Dist, type LoopPlan } from '../lib/stats';
@@ -28,6 +29,8 @@ export interface E2eResult {
   firstBuild?: { ms: number; polls: number; runs?: number[]; residentBefore?: number };
   hybrid: Dist;
   keywordOnly: Dist;
+  /** Issue 15's reference for keywordOnly: the keyword search's SQL natively (better-sqlite3), same queries, same run. */
+  keywordNative?: Dist;
   semanticOnly: Dist;
   semanticUsed: number;
   hybridCalls: number;
@@ -119,6 +122,14 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
     } finally {
       await k.close();
     }
+    const native = openNativeKeyword(a.file);
+    let keywordNative: Dist;
+    try {
+      let i = 0;
+      keywordNative = dist(await timeAsync(async () => native.search(queries[i++ % queries.length]), plan));
+    } finally {
+      native.close();
+    }
     return {
       archive: a.spec.name,
       messages: a.desc.messages,
@@ -129,6 +140,7 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
       firstBuild,
       hybrid,
       keywordOnly,
+      keywordNative,
       semanticOnly,
       semanticUsed,
       hybridCalls,
@@ -173,11 +185,12 @@ function readWhole(file: string): void {
 
 export function e2eTable(rs: E2eResult[]): string {
   return table(
-    ['archive', '**search_messages hybrid** median / p95 ms', 'keyword-only search_messages median / p95', 'semantic_search median / p95', 'spawn → initialized', 'first semantic_search answer (index from cache / built)', 'first semantic_search, empty cache, right after initialize', 'hybrid calls with semantic half used', 'server RSS, index loaded (peak)', 'tool errors'],
+    ['archive', '**search_messages hybrid** median / p95 ms', 'keyword-only search_messages median / p95', 'its keyword SQL natively (same queries) median / p95', 'semantic_search median / p95', 'spawn → initialized', 'first semantic_search answer (index from cache / built)', 'first semantic_search, empty cache, right after initialize', 'hybrid calls with semantic half used', 'server RSS, index loaded (peak)', 'tool errors'],
     rs.map((r) => [
       `${r.archive} (${r.messages.toLocaleString('en-US')} messages, ${r.vectors.toLocaleString('en-US')} vectors)`,
       `**${ms(r.hybrid.median)}** / ${ms(r.hybrid.p95)}`,
       `${ms(r.keywordOnly.median)} / ${ms(r.keywordOnly.p95)}`,
+      r.keywordNative ? `${ms(r.keywordNative.median)} / ${ms(r.keywordNative.p95)}` : 'not measured',
       `${ms(r.semanticOnly.median)} / ${ms(r.semanticOnly.p95)}`,
       `${ms(r.connectMs)} ms`,
       `${ms(r.firstCallMs)} ms (${r.cacheExisted ? 'cache present' : 'no cache: built'})`,
