@@ -26,7 +26,7 @@ const DIR = path.join(BENCH_DIR, 'results');
 export function gitCommit(): { commit: string; dirty: boolean } {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench'], { cwd: REPO, encoding: 'utf8' }).trim() !== '';
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench', ':!bench/RESULTS.md', ':!bench/analysis.md'], { cwd: REPO, encoding: 'utf8' }).trim() !== '';
     return { commit, dirty };
   } catch {
     return { commit: 'unknown', dirty: false };
