@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { EmbeddingRecord } from '../../src/archive/types';
 import type { VectorHit } from '../../src/search/types';
 import { buildVectorIndex, type Int8VectorIndex } from '../../src/search/vector';
+import { noFindings } from '../../src/search/vector/candidates';
 import { chunkCount, claimChunk, isUnfiltered, lostScan, newJob, ScanHelper, type HelperScan } from '../../src/search/vector/scan-share';
 import { assertSame, bruteForce, makeRecords, queries } from '../fixtures/vector-records';
 
@@ -38,7 +39,7 @@ before(async () => {
 
 after(() => index?.dispose());
 
-const none = (): HelperScan => ({ unscanned: [], rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 });
+const none = (): HelperScan => ({ unscanned: [], ...noFindings() });
 
 /** The shared answer equals the one-thread answer exactly, and brute force. */
 function assertExact(got: VectorHit[], qi: number, what: string): void {

@@ -34,6 +34,11 @@ export interface ScanFindings {
   scanned: number;
 }
 
+/** Findings of a share that scored nothing (or whose findings are not to be used). */
+export function noFindings(): ScanFindings {
+  return { rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 };
+}
+
 export class Candidates {
   private readonly lower: KLargest;
   /** The k-th largest lower bound so far (−∞ until k rows were scored). */

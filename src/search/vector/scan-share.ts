@@ -17,7 +17,8 @@
 import type { VectorFilter } from '../types';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
 import type { WasmMemory } from '../kernel/wasm-api';
-import { Candidates, type ScanFindings } from './candidates';
+import { metaViews } from './accumulator';
+import { Candidates, noFindings, type ScanFindings } from './candidates';
 import type { MemoryLayout, MetaLayout } from './layout';
 import { queryLevels, quantiseRow } from './quantize';
 
@@ -77,7 +78,7 @@ export function closeJob(job: Int32Array, chunks: number): void {
 
 /** What the owner gets when the helper's answer was lost: no findings, scan everything. */
 export function lostScan(): HelperScan {
-  return { lost: true, unscanned: [], rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 };
+  return { lost: true, unscanned: [], ...noFindings() };
 }
 
 /** Whether a search scans every row: the only kind a helper takes part in (and the owner's "unfiltered"). */
@@ -121,20 +122,17 @@ export class ScanHelper {
     try {
       const { layout, meta, n, dim, scratch } = this.share;
       const counter = new Int32Array(job);
-      const found = new Candidates(Number.isInteger(k) && k >= 1 ? k : 1);
+      const validK = Number.isInteger(k) && k >= 1;
+      const found = new Candidates(validK ? k : 1);
       const stride = layout.stride;
       const codes = new Int16Array(stride);
-      const qq = query.length === dim && Number.isInteger(k) && k >= 1 ? quantiseRow(query, dim, codes, 0, queryLevels(stride)) : undefined;
+      const qq = query.length === dim && validK ? quantiseRow(query, dim, codes, 0, queryLevels(stride)) : undefined;
       if (qq && qq.scale !== 0) {
         const buf = this.share.memory.buffer;
         new Int16Array(buf, scratch.queryOff, stride).set(codes);
         const dots = new Int32Array(buf, scratch.outOff, layout.chunkRows);
         const uppers = new Float32Array(buf, scratch.uOff, layout.chunkRows);
-        const bounds = {
-          scale: new Float32Array(buf, meta.metaOff, n),
-          err: new Float32Array(buf, meta.metaOff + meta.plane, n),
-          qnorm: new Float32Array(buf, meta.metaOff + 2 * meta.plane, n),
-        };
+        const bounds = metaViews(this.share.memory, meta, n);
         const most = Math.ceil(this.chunks / 2);
         const until = performance.now() + HELP_BUDGET_MS;
         while (taken.length < most && performance.now() < until) {
@@ -150,7 +148,7 @@ export class ScanHelper {
       return { unscanned: [], ...found.findings() };
     } catch {
       // Nothing of a failed share is used (a chunk half offered would be scored twice): the owner scores it all.
-      return { unscanned: taken, rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 };
+      return { unscanned: taken, ...noFindings() };
     }
   }
 }
