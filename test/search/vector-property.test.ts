@@ -7,33 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { EmbeddingRecord } from '../../src/archive/types';
-import type { VectorFilter, VectorHit } from '../../src/search/types';
+import type { VectorFilter } from '../../src/search/types';
 import { buildVectorIndex } from '../../src/search/vector';
-
-function cosineTopK(records: EmbeddingRecord[], q: Float32Array, k: number, f: VectorFilter): VectorHit[] {
-  let qn = 0;
-  for (let i = 0; i < q.length; i++) qn += q[i] * q[i];
-  qn = Math.sqrt(qn);
-  const hits: VectorHit[] = [];
-  for (const r of records) {
-    if (f.conversationId !== undefined && r.conversationId !== f.conversationId) continue;
-    if (f.sender !== undefined && r.sender !== f.sender) continue;
-    if (f.startUnix !== undefined && r.tsUnix < f.startUnix) continue;
-    if (f.endUnix !== undefined && r.tsUnix > f.endUnix) continue;
-    if (f.excludeConversationIds?.includes(r.conversationId)) continue;
-    if (f.onlyMessageIds && !f.onlyMessageIds.includes(r.messageId)) continue;
-    if (f.skipMessageIds?.includes(r.messageId)) continue;
-    let dot = 0;
-    let n2 = 0;
-    for (let i = 0; i < q.length; i++) {
-      dot += q[i] * r.vec[i];
-      n2 += r.vec[i] * r.vec[i];
-    }
-    hits.push({ messageId: r.messageId, score: n2 === 0 ? 0 : dot / (qn * Math.sqrt(n2)) });
-  }
-  hits.sort((a, b) => b.score - a.score || a.messageId - b.messageId);
-  return hits.slice(0, k);
-}
+import { bruteForce } from '../fixtures/vector-records';
 
 const scenario = fc
   .record({
@@ -100,7 +76,7 @@ describe('vector index property: exact against brute force', () => {
         const index = await buildVectorIndex(s.records, { model: 'p' });
         try {
           const got = await index.search(s.query, s.k, s.filter);
-          const want = cosineTopK(s.records, s.query, s.k, s.filter);
+          const want = bruteForce(s.records, s.query, s.k, s.filter);
           assert.deepEqual(
             got.map((h) => h.messageId),
             want.map((h) => h.messageId),
