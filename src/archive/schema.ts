@@ -18,6 +18,8 @@ export interface SchemaInfo {
   attachmentTsUnix: boolean;
   linkConversationId: boolean;
   linkTsUnix: boolean;
+  /** `links.domain` is declared NOT NULL (every msgbrowse version; a hand-made archive may differ). */
+  linkDomainNotNull: boolean;
   embeddings: boolean;
   reactions: boolean;
   /** v2+: `contacts` and `contact_identifiers`. */
@@ -58,6 +60,7 @@ export function detectSchema(sql: Sql): SchemaInfo {
     attachmentTsUnix: att.has('ts_unix'),
     linkConversationId: link.has('conversation_id'),
     linkTsUnix: link.has('ts_unix'),
+    linkDomainNotNull: Number(sql.value("SELECT \"notnull\" FROM pragma_table_info('links') WHERE name = 'domain'") ?? 0) === 1,
     embeddings: tables.has('embeddings'),
     reactions: tables.has('reactions'),
     contacts: tables.has('contacts') && tables.has('contact_identifiers'),
