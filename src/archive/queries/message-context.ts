@@ -12,17 +12,19 @@ export function context(sql: Sql, schema: SchemaInfo, messageId: number, window:
   const conv = num(target.conversation_id);
   if (hiddenIds?.includes(conv)) return undefined;
   const t = num(target.ts_unix);
-  // The target and up to w messages before it (newest first), then up to w after it: (ts_unix, id) keyset order.
+  // The target and up to w messages before it (newest first), then up to w after it: (ts_unix, id) keyset order, as
+  // row values, which SQLite reads as a range of idx_messages_conv_ts (spelled out with OR, it read every message of
+  // the conversation on the far side of the target: 7 ms natively for the first of 140k).
   const side = (dir: 'before' | 'after', limit: number) =>
     mapRows(
       sql,
       statement(schema, `context:${dir}`, () => {
-        const [cmp, idCmp, order] = dir === 'before' ? ['<', '<=', 'DESC'] : ['>', '>', 'ASC'];
+        const [cmp, order] = dir === 'before' ? ['<=', 'DESC'] : ['>', 'ASC'];
         return `SELECT ${messageColumns(schema)} FROM messages m JOIN conversations c ON c.id = m.conversation_id
-       WHERE m.conversation_id = ? AND (m.ts_unix ${cmp} ? OR (m.ts_unix = ? AND m.id ${idCmp} ?))
+       WHERE m.conversation_id = ? AND (m.ts_unix, m.id) ${cmp} (?, ?)
        ORDER BY m.ts_unix ${order}, m.id ${order} LIMIT ?`;
       }),
-      [conv, t, t, messageId, limit],
+      [conv, t, messageId, limit],
       readMessage,
     );
   const before = side('before', w + 1);

@@ -16,13 +16,15 @@ export function transcript(sql: Sql, schema: SchemaInfo, opts: TranscriptOptions
     where.push('m.ts_unix <= ?');
     params.push(opts.endUnix);
   }
+  // Row values, so that the cursor is a range of idx_messages_conv_ts(conversation_id, ts_unix[, id]): spelled out
+  // as `ts > ? OR (ts = ? AND id > ?)`, SQLite read the conversation from its start (or end) up to the cursor.
   if (opts.after) {
-    where.push('(m.ts_unix > ? OR (m.ts_unix = ? AND m.id > ?))');
-    params.push(opts.after.tsUnix, opts.after.tsUnix, opts.after.id);
+    where.push('(m.ts_unix, m.id) > (?, ?)');
+    params.push(opts.after.tsUnix, opts.after.id);
   }
   if (opts.before) {
-    where.push('(m.ts_unix < ? OR (m.ts_unix = ? AND m.id < ?))');
-    params.push(opts.before.tsUnix, opts.before.tsUnix, opts.before.id);
+    where.push('(m.ts_unix, m.id) < (?, ?)');
+    params.push(opts.before.tsUnix, opts.before.id);
   }
   // Paging backwards (only `before`): newest-first from the cursor, then reversed to chronological — unless the
   // caller asked for newest first, which reads the same way and keeps that order.
