@@ -309,7 +309,7 @@ export function renderReport(r: ReportInput, header: { command: string; machine:
     parts.push('');
     parts.push(
       'Laid out like the extension host: MCP server + runtime on the main thread, archive and index build in the engine worker ' +
-        '(`workerOpener`), SDK client in-process. A `semantic_search` with an empty cache starts the build; other tool calls are sent ' +
+        '(`workerOpener`, the shipped dist/engine-worker.js and its index-build thread), SDK client in-process. A `semantic_search` with an empty cache starts the build; other tool calls are sent ' +
         'back to back (20 ms apart) until it answers; `perf_hooks.monitorEventLoopDelay` samples the main thread.',
     );
     parts.push('');

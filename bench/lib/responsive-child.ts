@@ -3,7 +3,8 @@
  * the MCP server and runtime on the main thread, archive queries and the index build in the engine worker
  * (workerOpener), an SDK client connected in-process. A semantic_search call with an empty cache dir starts the
  * build; meanwhile other tool calls are sent back to back and the main thread's event-loop delay is sampled.
- *   tsx bench/lib/responsive-child.ts <db> <model> <dim> <largestConversationId> <queries.npy|-> <cacheDir>
+ * The engine worker is the shipped bundle when `workerScript` is given (the section passes dist/engine-worker.js).
+ *   tsx bench/lib/responsive-child.ts <db> <model> <dim> <largestConversationId> <queries.npy|-> <cacheDir> [workerScript]
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -15,7 +16,7 @@ import { callTool, startEmbedServer, toolText } from './mcp';
 import { npyRows, readNpy } from './npy';
 
 async function main(): Promise<void> {
-  const [file, model, dimArg, convArg, qFile, cacheDir] = process.argv.slice(2);
+  const [file, model, dimArg, convArg, qFile, cacheDir, workerScript] = process.argv.slice(2);
   const embed = await startEmbedServer(Number(dimArg), qFile !== '-' && fs.existsSync(qFile) ? npyRows(readNpy(qFile)) : []);
   fs.rmSync(cacheDir, { recursive: true, force: true });
   fs.mkdirSync(cacheDir, { recursive: true });
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
     citation: { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' },
     cacheDir,
     version: 'bench',
-    openArchive: workerOpener(),
+    openArchive: workerOpener(workerScript ? { workerScript } : {}),
   });
   const [ct, st] = InMemoryTransport.createLinkedPair();
   const server = createMcpServer(runtime.context);

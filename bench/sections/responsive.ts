@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import type { BenchArchive } from '../lib/data';
 import { BENCH_DIR } from '../lib/data';
+import { ensureCliBundle } from '../lib/mcp';
 import { runJson, tsxCommand, REPO } from '../lib/proc';
 import { ms, table } from '../lib/stats';
 
@@ -28,6 +29,10 @@ export async function runResponsiveSection(a: BenchArchive, opts: { log: (m: str
   const emb = a.desc.embeddings;
   if (!emb) throw new Error(`${a.spec.name} has no embeddings`);
   opts.log(`[responsive ${a.spec.name}] building the ${emb.count}-vector index in the engine worker (no cache) while tool calls run`);
+  // The engine worker and its index-build thread as they ship (dist/engine-worker.js, which starts
+  // dist/index-build-worker.js beside it): run from src/ through tsx, a worker would transpile its sources and
+  // assemble the vector kernel from its text (wabt) while the calls are timed.
+  ensureCliBundle(opts.log);
   const t = tsxCommand(path.join(REPO, 'bench', 'lib', 'responsive-child.ts'), [
     a.file,
     emb.model,
@@ -35,6 +40,7 @@ export async function runResponsiveSection(a: BenchArchive, opts: { log: (m: str
     String(a.desc.largestConversation.id),
     path.join(BENCH_DIR, a.spec.name, 'vectors', 'queries.npy'),
     path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-responsive`),
+    path.join(REPO, 'dist', 'engine-worker.js'),
   ]);
   const out = await runJson<Omit<ResponsiveResult, 'archive' | 'vectors' | 'dim'>>(t.cmd, t.args, { label: 'responsive-child' });
   return { archive: a.spec.name, vectors: emb.count, dim: emb.dim, ...out };
