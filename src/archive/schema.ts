@@ -18,8 +18,11 @@ export interface SchemaInfo {
   attachmentTsUnix: boolean;
   linkConversationId: boolean;
   linkTsUnix: boolean;
-  /** `links.domain` is declared NOT NULL (every msgbrowse version; a hand-made archive may differ). */
-  linkDomainNotNull: boolean;
+  /**
+   * The link gallery can group links by URL in `idx_links_gallery(url, …)` (v8+): links carry their own conversation
+   * and time, `url`, `domain` and `ts_unix` are NOT NULL, and `links` declares no collation (queries/links.ts).
+   */
+  linkGallery: boolean;
   embeddings: boolean;
   reactions: boolean;
   /** v2+: `contacts` and `contact_identifiers`. */
@@ -45,6 +48,15 @@ function columns(sql: Sql, table: string): Set<string> {
   return new Set(rows.map((r) => String(r.name)));
 }
 
+/** See SchemaInfo.linkGallery: what msgbrowse's v8+ schema declares; a hand-made archive may differ. */
+function linkGallery(sql: Sql, link: Set<string>): boolean {
+  if (!link.has('conversation_id') || !link.has('ts_unix')) return false;
+  const notNull = new Set(sql.all("SELECT name FROM pragma_table_info('links') WHERE \"notnull\" = 1").map((r) => String(r.name)));
+  if (!['url', 'domain', 'ts_unix'].every((c) => notNull.has(c))) return false;
+  if (sql.value("SELECT name FROM pragma_index_info('idx_links_gallery') WHERE seqno = 0") !== 'url') return false;
+  return !/\bcollate\b/i.test(String(sql.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'links'") ?? ''));
+}
+
 export function detectSchema(sql: Sql): SchemaInfo {
   const version = Number(sql.value('PRAGMA user_version') ?? 0);
   const tables = tableNames(sql);
@@ -60,7 +72,7 @@ export function detectSchema(sql: Sql): SchemaInfo {
     attachmentTsUnix: att.has('ts_unix'),
     linkConversationId: link.has('conversation_id'),
     linkTsUnix: link.has('ts_unix'),
-    linkDomainNotNull: Number(sql.value("SELECT \"notnull\" FROM pragma_table_info('links') WHERE name = 'domain'") ?? 0) === 1,
+    linkGallery: linkGallery(sql, link),
     embeddings: tables.has('embeddings'),
     reactions: tables.has('reactions'),
     contacts: tables.has('contacts') && tables.has('contact_identifiers'),

@@ -53,29 +53,43 @@ function linkFilter(schema: SchemaInfo, opts: LinkOptions, hiddenIds?: readonly 
   return { where, params };
 }
 
+/** Domain by domain: how many of the first domains a broad listing takes, attempt by attempt, before grouping all. */
+const DOMAIN_STEPS = [1, 4, 16, 64] as const;
+
 /**
  * The gallery's statements (exported for the native-parity and plan tests):
  * - `general` (with `params`) ranks every occurrence of each URL with window functions, joins each URL's first
  *   occurrence to its conversation and message, then orders and limits. It is the definition.
- * - `grouped` (with `groupedParams`) gives the same rows. It groups the filtered links by URL in the order of
- *   `idx_links_gallery` (url first: no sort), orders the groups and limits, then finds only the best URLs' first
- *   occurrences (`SEARCH ... (url=?)`), and LEFT JOINs their conversation and message (`joined` says whether both
- *   were found). A group's domain and time are its first occurrence's: the group's MIN when every row has the same
- *   domain, and a time when none is NULL (NULL sorts first); otherwise the first occurrence is read.
- * - `upTo` (with `upToParams(bound)`), when no filter narrows the links to a few (no domain, no conversation) and
- *   domains cannot be NULL: the grouped statement for only the URLs that have a filtered link on a domain up to
- *   `bound`, keeping the groups whose own domain is up to `bound`. Those are all the groups up to `bound`, with
- *   their whole counts; as the gallery is ordered by domain first, once they are more than the limit, its first rows
- *   are among them. `domainsPast` gives the bound to try next.
+ * - `lateJoin` (with `params`) ranks the same way but orders and limits before it LEFT JOINs the best rows'
+ *   conversation and message (`joined` says whether both were found): for archives without the gallery index.
+ * - `grouped` (with `groupedParams`), when the archive has msgbrowse's gallery index and columns
+ *   (`SchemaInfo.linkGallery`), gives `general`'s rows too. It groups the filtered links by URL in the order of
+ *   `idx_links_gallery(url, ts_unix, …)` (no sort), orders the groups and limits, then finds only the best URLs'
+ *   first occurrences, each one search of that index by URL, and LEFT JOINs as `lateJoin` does. A group's time is
+ *   its MIN; its domain is its MIN when every link of the URL has the same domain, else its first occurrence's.
+ * - `upTo` (with `upToParams(k)`), for a listing no filter narrows (hidden conversations aside): the grouped
+ *   statement for only the URLs that have a link on one of the first `k` domains (`idx_links_domain`'s range up to
+ *   the k-th, found by k seeks in SQL), keeping the groups whose own domain is among them. Those are all the groups
+ *   on those domains, with their whole counts; as the gallery is ordered by domain first, once they are more than
+ *   the limit, its first rows are among them. `beyond` (with `[k]`) says whether any domain comes after the k-th.
  *
- * On 1M messages (29,684 links on 15 domains) our engine took 73 ms for the window statement, 26 ms grouped, and
- * 5 ms for the first domain's URLs.
+ * On 1M messages (29,684 links on 15 domains), an unfiltered list_links of 50 took 73 ms in our engine with the
+ * window statement, 26 ms grouped, 3.5–9 ms by domain (with a source or time filter: grouped, 12 ms).
  */
 export function linkStatements(
   schema: SchemaInfo,
   opts: LinkOptions,
   hiddenIds?: readonly number[],
-): { general: string; params: Param[]; grouped: string; groupedParams: Param[]; upTo?: string; upToParams: (bound: Param) => Param[] } {
+): {
+  general: string;
+  lateJoin: string;
+  params: Param[];
+  grouped?: string;
+  groupedParams: Param[];
+  upTo?: string;
+  upToParams: (k: number) => Param[];
+  beyond: string;
+} {
   const limit = positiveLimit(opts.limit);
   const e = exprs(schema);
   const needMessages = !schema.linkConversationId || !schema.linkTsUnix;
@@ -96,41 +110,51 @@ export function linkStatements(
             r.conversation_id AS conversation_id, c.name AS conversation,
             ${e.convSource} AS source, m.ts AS ts, r.ts_unix AS ts_unix, m.hash AS message_hash`;
   const order = 'r.domain ASC, r.cnt DESC, r.ts_unix ASC, r.url ASC';
+  // The k-th domain (k = the statement's first parameter), by one seek of idx_links_domain per domain.
+  const kth = `RECURSIVE d(domain, n) AS (
+       SELECT (SELECT MIN(x.domain) FROM links x), 1
+       UNION ALL
+       SELECT (SELECT MIN(x.domain) FROM links x WHERE x.domain > d.domain), d.n + 1 FROM d WHERE d.n < ? AND d.domain IS NOT NULL
+     ), bound AS (SELECT domain FROM d WHERE domain IS NOT NULL ORDER BY n DESC LIMIT 1)`;
   // The first filtered occurrence of the URL `url` (a column of the outer query), by the window's order; `pick` is
   // the column it gives.
-  const first = (pick: string, url: string) => `(SELECT ${pick} FROM ${from}
+  const first = (pick: string, url: string) => `(SELECT ${pick} FROM links l
          ${and([`l.url = ${url}`])}
-         ORDER BY ${e.linkTs} ASC, l.message_id ASC, l.id ASC LIMIT 1)`;
-  // upTo: the URLs with a filtered link on a domain up to the bound (idx_links_domain's range), then only their groups.
-  const grouped = (upTo: boolean) => `WITH g AS (
-       SELECT l.url AS url, COUNT(*) AS cnt,
-              CASE WHEN COUNT(${e.linkTs}) = COUNT(*) THEN MIN(${e.linkTs}) END AS ts_unix,
-              CASE WHEN COUNT(l.domain) = COUNT(*) AND MIN(l.domain) IS MAX(l.domain) THEN MIN(l.domain) END AS domain,
-              COUNT(l.domain) = COUNT(*) AND MIN(l.domain) IS MAX(l.domain) AS one_domain
-       FROM ${from}
-       ${and(upTo ? [`l.url IN (SELECT l.url FROM ${from} ${and(['l.domain <= ?'])})`] : [])}
+         ORDER BY l.ts_unix ASC, l.message_id ASC, l.id ASC LIMIT 1)`;
+  const grouped = (upTo: boolean) => `WITH ${upTo ? `${kth},` : ''} g AS (
+       SELECT l.url AS url, COUNT(*) AS cnt, MIN(l.ts_unix) AS ts_unix, MIN(l.domain) AS domain,
+              MIN(l.domain) IS MAX(l.domain) AS one_domain
+       FROM links l
+       ${and(upTo ? ['l.url IN (SELECT l.url FROM links l ' + and(['l.domain <= (SELECT domain FROM bound)']) + ')'] : [])}
        GROUP BY l.url
      ), placed AS (
        SELECT u.url AS url, u.cnt AS cnt, u.ts_unix AS ts_unix,
               CASE WHEN u.one_domain THEN u.domain ELSE ${first('l.domain', 'u.url')} END AS domain
        FROM g u
      ), best AS (
-       SELECT * FROM placed ${upTo ? 'WHERE domain <= ?' : ''}
+       SELECT * FROM placed ${upTo ? 'WHERE domain <= (SELECT domain FROM bound)' : ''}
        ORDER BY domain ASC, cnt DESC, ts_unix ASC, url ASC
        LIMIT ?
      ), firsts AS (
        SELECT b.*, ${first('l.id', 'b.url')} AS link_id FROM best b
      )
      SELECT r.url AS url, r.domain AS domain, r.cnt AS cnt, l.message_id AS message_id,
-            ${e.linkConv} AS conversation_id, c.name AS conversation,
+            l.conversation_id AS conversation_id, c.name AS conversation,
             ${e.convSource} AS source, m.ts AS ts, r.ts_unix AS ts_unix, m.hash AS message_hash,
             c.id IS NOT NULL AND m.id IS NOT NULL AS joined
      FROM firsts r
      JOIN links l ON l.id = r.link_id
      LEFT JOIN messages m ON m.id = l.message_id
-     LEFT JOIN conversations c ON c.id = ${e.linkConv}
+     LEFT JOIN conversations c ON c.id = l.conversation_id
      ORDER BY ${order}`;
-  const broad = schema.linkDomainNotNull && opts.domain === undefined && opts.conversationId === undefined;
+  // Broad: nothing but hidden conversations narrows the links (a narrower filter could leave few of them on the
+  // first domains, and the steps would read domain after domain for nothing).
+  const broad =
+    canonicalDomain(opts.domain ?? '') === '' &&
+    opts.conversationId === undefined &&
+    !hasValue(opts.source) &&
+    opts.startUnix === undefined &&
+    opts.endUnix === undefined;
   return {
     general: `${ranked}
      SELECT ${columns}
@@ -140,34 +164,21 @@ export function linkStatements(
      WHERE r.rn = 1
      ORDER BY ${order}
      LIMIT ?`,
+    lateJoin: `${ranked}
+     SELECT ${columns}, c.id IS NOT NULL AND m.id IS NOT NULL AS joined
+     FROM (SELECT * FROM ranked r WHERE rn = 1 ORDER BY ${order} LIMIT ?) r
+     LEFT JOIN conversations c ON c.id = r.conversation_id
+     LEFT JOIN messages m ON m.id = r.message_id
+     ORDER BY ${order}`,
     params: [...params, limit + 1],
-    grouped: grouped(false),
+    ...(schema.linkGallery ? { grouped: grouped(false) } : {}),
     // The placeholders in order: g's filters, placed's first occurrence's, the limit, firsts' first occurrence's.
     groupedParams: [...params, ...params, limit + 1, ...params],
-    ...(broad ? { upTo: grouped(true) } : {}),
-    // g's filters, its URLs' filters and bound, placed's first occurrence's, best's bound, the limit, firsts'.
-    upToParams: (bound) => [...params, ...params, bound, ...params, bound, limit + 1, ...params],
+    ...(schema.linkGallery && broad ? { upTo: grouped(true) } : {}),
+    // k, g's filters, its URLs' filters, placed's first occurrence's, the limit, firsts'.
+    upToParams: (k) => [k, ...params, ...params, ...params, limit + 1, ...params],
+    beyond: `WITH ${kth} SELECT EXISTS (SELECT 1 FROM links x WHERE x.domain > (SELECT domain FROM bound))`,
   };
-}
-
-/**
- * The domain `count` distinct domains on from `after` (the first domain when undefined), or the last domain when
- * fewer are left; undefined when there is none past `after`. Each step is one seek in `idx_links_domain`.
- */
-export function domainsPast(sql: Sql, after: Param | undefined, count: number): Param | undefined {
-  const v = sql.value(
-    `WITH RECURSIVE d(domain, n) AS (
-       SELECT (SELECT MIN(l.domain) FROM links l WHERE ${after === undefined ? "l.domain >= ''" : 'l.domain > ?'}), 1
-       UNION ALL
-       SELECT (SELECT MIN(l.domain) FROM links l WHERE l.domain > d.domain), d.n + 1 FROM d WHERE d.n < ? AND d.domain IS NOT NULL
-     )
-     SELECT domain FROM d WHERE domain IS NOT NULL ORDER BY n DESC LIMIT 1`,
-    after === undefined ? [count] : [after, count],
-  );
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || v instanceof Uint8Array) return v;
-  // A blob domain (a hand-made archive), as the engine gave it: compared as a blob again.
-  return v instanceof ArrayBuffer ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 }
 
 export function links(sql: Sql, schema: SchemaInfo, opts: LinkOptions, hiddenIds?: readonly number[]): { items: LinkRow[]; hasMore: boolean } {
@@ -175,17 +186,18 @@ export function links(sql: Sql, schema: SchemaInfo, opts: LinkOptions, hiddenIds
   const q = linkStatements(schema, opts, hiddenIds);
   let rows: Row[] | undefined;
   if (q.upTo) {
-    // Domain by domain, twice as many each time, until more groups than the limit are placed or no domain is left.
-    let bound = domainsPast(sql, undefined, 1);
-    for (let step = 2; bound !== undefined; step *= 2) {
-      rows = sql.all(q.upTo, q.upToParams(bound));
-      if (rows.length > limit) break;
-      const next = domainsPast(sql, bound, step);
-      if (next === undefined) break;
-      bound = next;
+    // The first domain, then 4, 16, 64: done once more groups than the limit are placed, or no domain is left;
+    // past that, one grouping of every URL.
+    for (const k of DOMAIN_STEPS) {
+      const placed = sql.all(q.upTo, q.upToParams(k));
+      if (placed.length > limit || num(sql.value(q.beyond, [k])) !== 1) {
+        rows = placed;
+        break;
+      }
     }
   }
-  rows ??= sql.all(q.grouped, q.groupedParams);
+  if (q.grouped) rows ??= sql.all(q.grouped, q.groupedParams);
+  rows ??= sql.all(q.lateJoin, q.params);
   // When one of the best rows has lost its message or conversation (a damaged archive), the general statement
   // answers, which drops such rows before the limit.
   if (rows.some((r) => num(r.joined) !== 1)) rows = sql.all(q.general, q.params);

@@ -13,8 +13,8 @@ export function context(sql: Sql, schema: SchemaInfo, messageId: number, window:
   if (hiddenIds?.includes(conv)) return undefined;
   const t = num(target.ts_unix);
   // The target and up to w messages before it (newest first), then up to w after it: (ts_unix, id) keyset order, as
-  // row values, which SQLite reads as a range of idx_messages_conv_ts (spelled out with OR, it read every message of
-  // the conversation on the far side of the target: 7 ms natively for the first of 140k).
+  // row values, which SQLite reads as a range of idx_messages_conv_ts from the target's time (spelled out with OR,
+  // it read every message of the conversation on the far side of the target: 7 ms natively for the first of 140k).
   const side = (dir: 'before' | 'after', limit: number) =>
     mapRows(
       sql,

@@ -16,8 +16,9 @@ export function transcript(sql: Sql, schema: SchemaInfo, opts: TranscriptOptions
     where.push('m.ts_unix <= ?');
     params.push(opts.endUnix);
   }
-  // Row values, so that the cursor is a range of idx_messages_conv_ts(conversation_id, ts_unix[, id]): spelled out
-  // as `ts > ? OR (ts = ? AND id > ?)`, SQLite read the conversation from its start (or end) up to the cursor.
+  // Row values, so that the cursor starts a range of idx_messages_conv_ts(conversation_id, ts_unix) at its time (the
+  // messages of that very second are then filtered by id): spelled out as `ts > ? OR (ts = ? AND id > ?)`, SQLite
+  // read the conversation from its start (or end) up to the cursor.
   if (opts.after) {
     where.push('(m.ts_unix, m.id) > (?, ?)');
     params.push(opts.after.tsUnix, opts.after.id);
