@@ -19,8 +19,9 @@ export interface SchemaInfo {
   linkConversationId: boolean;
   linkTsUnix: boolean;
   /**
-   * The link gallery can group links by URL in `idx_links_gallery(url, …)` (v8+): links carry their own conversation
-   * and time, `url`, `domain` and `ts_unix` are NOT NULL, and `links` declares no collation (queries/links.ts).
+   * The link gallery can group links by URL in `idx_links_gallery(url, …)` and step through `idx_links_domain` (v8+):
+   * links carry their own conversation and time, `url`, `domain` and `ts_unix` are NOT NULL, `id` is the INTEGER
+   * PRIMARY KEY, and `links` declares no collation (queries/links.ts).
    */
   linkGallery: boolean;
   embeddings: boolean;
@@ -51,9 +52,14 @@ function columns(sql: Sql, table: string): Set<string> {
 /** See SchemaInfo.linkGallery: what msgbrowse's v8+ schema declares; a hand-made archive may differ. */
 function linkGallery(sql: Sql, link: Set<string>): boolean {
   if (!link.has('conversation_id') || !link.has('ts_unix')) return false;
-  const notNull = new Set(sql.all("SELECT name FROM pragma_table_info('links') WHERE \"notnull\" = 1").map((r) => String(r.name)));
+  const cols = sql.all("SELECT name, type, \"notnull\" AS nn, pk FROM pragma_table_info('links')");
+  const notNull = new Set(cols.filter((c) => Number(c.nn) === 1).map((c) => String(c.name)));
   if (!['url', 'domain', 'ts_unix'].every((c) => notNull.has(c))) return false;
-  if (sql.value("SELECT name FROM pragma_index_info('idx_links_gallery') WHERE seqno = 0") !== 'url') return false;
+  // `id` is the rowid (INTEGER PRIMARY KEY, the only key column): first occurrences are joined back by it.
+  const keys = cols.filter((c) => Number(c.pk) > 0);
+  if (keys.length !== 1 || String(keys[0].name) !== 'id' || String(keys[0].type).toUpperCase() !== 'INTEGER') return false;
+  const leads = (index: string, column: string) => sql.value('SELECT name FROM pragma_index_info(?) WHERE seqno = 0', [index]) === column;
+  if (!leads('idx_links_gallery', 'url') || !leads('idx_links_domain', 'domain')) return false;
   return !/\bcollate\b/i.test(String(sql.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'links'") ?? ''));
 }
 

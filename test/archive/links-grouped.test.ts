@@ -37,6 +37,8 @@ interface Shape {
   galleryIndex: boolean;
   /** url, domain and ts_unix are NOT NULL, as msgbrowse declares them. */
   notNull: boolean;
+  /** id is the INTEGER PRIMARY KEY (else a plain column) and idx_links_domain exists, as in every msgbrowse schema. */
+  keyed: boolean;
 }
 
 const msgArb = fc.record({ conv: fc.integer({ min: 1, max: 3 }), ts: fc.option(fc.integer({ min: 0, max: 3 }), { freq: 6 }) });
@@ -58,8 +60,16 @@ const linkArb = (messages: number) =>
   });
 const shapeArb: fc.Arbitrary<Shape> = fc.oneof(
   // msgbrowse's own shape most often: it is the one the domain steps and the grouping serve.
-  { arbitrary: fc.constant({ ownColumns: true, galleryIndex: true, notNull: true }), weight: 3 },
-  { arbitrary: fc.record({ ownColumns: fc.boolean(), galleryIndex: fc.boolean(), notNull: fc.boolean() }), weight: 2 },
+  { arbitrary: fc.constant({ ownColumns: true, galleryIndex: true, notNull: true, keyed: true }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      ownColumns: fc.boolean(),
+      galleryIndex: fc.boolean(),
+      notNull: fc.boolean(),
+      keyed: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
+    }),
+    weight: 2,
+  },
 );
 const archiveArb = fc
   .array(msgArb, { minLength: 1, maxLength: 10 })
@@ -68,7 +78,7 @@ const archiveArb = fc
   .map((a) => (a.shape.notNull ? { ...a, links: a.links.map((l) => ({ ...l, domain: l.domain ?? 'a.example', ts: l.ts ?? 0 })) } : a));
 // Each filter in one case of four, so that most cases still have rows to compare.
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: arb, weight: 1 });
-const optsArb: fc.Arbitrary<{ opts: LinkOptions; hidden: number[] }> = fc.record({
+const filteredArb = fc.record({
   opts: fc
     .record({
       limit: fc.integer({ min: 1, max: 8 }),
@@ -81,18 +91,23 @@ const optsArb: fc.Arbitrary<{ opts: LinkOptions; hidden: number[] }> = fc.record
     .map((o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as unknown as LinkOptions),
   hidden: maybe(fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 2 })).map((h) => h ?? []),
 });
+// Half the cases list everything (maybe without hidden conversations): the broad listings, domain by domain.
+const optsArb: fc.Arbitrary<{ opts: LinkOptions; hidden: number[] }> = fc.oneof(
+  filteredArb,
+  fc.record({ opts: fc.record({ limit: fc.integer({ min: 1, max: 8 }) }), hidden: maybe(fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 2 })).map((h) => h ?? []) }),
+);
 
 /** An archive with only what the gallery reads, in the given shape. */
 function build(a: { msgs: Msg[]; links: Link[]; shape: Shape }): Database.Database {
-  const { ownColumns, galleryIndex, notNull } = a.shape;
+  const { ownColumns, galleryIndex, notNull, keyed } = a.shape;
   const nn = notNull ? ' NOT NULL' : '';
   const db = new Database(':memory:');
   db.exec(`CREATE TABLE conversations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL);
     CREATE TABLE messages (id INTEGER PRIMARY KEY, conversation_id INTEGER NOT NULL, ts TEXT, ts_unix INTEGER, hash TEXT);
-    CREATE TABLE links (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL, url TEXT${nn}, domain TEXT${nn}
+    CREATE TABLE links (id INTEGER${keyed ? ' PRIMARY KEY' : ''}, message_id INTEGER NOT NULL, url TEXT${nn}, domain TEXT${nn}
       ${ownColumns ? `, conversation_id INTEGER NOT NULL DEFAULT 0, ts_unix INTEGER${nn}` : ''});
     CREATE INDEX idx_links_message ON links(message_id);
-    CREATE INDEX idx_links_domain ON links(domain);
+    ${keyed ? 'CREATE INDEX idx_links_domain ON links(domain);' : ''}
     ${ownColumns && galleryIndex ? 'CREATE INDEX idx_links_gallery ON links(url, ts_unix, domain, conversation_id, message_id);' : ''}`);
   for (const [id, source] of [[1, 'signal'], [2, 'whatsapp'], [3, 'signal']] as const) {
     db.prepare('INSERT INTO conversations VALUES (?, ?, ?)').run(id, `c${id}`, source);
@@ -112,10 +127,16 @@ function build(a: { msgs: Msg[]; links: Link[]; shape: Shape }): Database.Databa
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v));
 
-/** Every statement run through `sql`, with its parameters. */
+/** Every statement run through `sql`, with its parameters; more than 50 fail (a loop that never ends fails the test). */
 function recording(sql: Sql): { sql: Sql; ran: { q: string; p: readonly Param[] }[] } {
   const ran: { q: string; p: readonly Param[] }[] = [];
-  const rec = <T>(f: (q: string, p?: readonly Param[]) => T) => (q: string, p?: readonly Param[]) => (ran.push({ q, p: p ?? [] }), f(q, p));
+  const rec =
+    <T>(f: (q: string, p?: readonly Param[]) => T) =>
+    (q: string, p?: readonly Param[]) => {
+      ran.push({ q, p: p ?? [] });
+      if (ran.length > 50) throw new Error(`more than 50 statements for one listing: ${q.slice(0, 80)}`);
+      return f(q, p);
+    };
   return { sql: { ...sql, all: rec(sql.all), get: rec(sql.get), value: rec(sql.value) }, ran };
 }
 
@@ -132,7 +153,7 @@ describe("the link gallery's fast statements", () => {
         try {
           const native = nativeSql(db);
           const schema = detectSchema(native);
-          assert.equal(schema.linkGallery, a.shape.ownColumns && a.shape.galleryIndex && a.shape.notNull);
+          assert.equal(schema.linkGallery, a.shape.ownColumns && a.shape.galleryIndex && a.shape.notNull && a.shape.keyed);
           for (const { opts, hidden } of cases) {
             const q = linkStatements(schema, opts, hidden);
             const want = db.prepare(q.general).all(...q.params) as Record<string, unknown>[];
@@ -190,23 +211,64 @@ describe("the link gallery's fast statements", () => {
         { msg: 1, url: 'https://a.com/', domain: 'a.com', conv: 1, ts: 1 },
         { msg: 1, url: 'u2', domain: { text: Buffer.from([0x7a, 0xff]) }, conv: 1, ts: 1 },
       ],
-      shape: { ownColumns: true, galleryIndex: true, notNull: true },
+      shape: { ownColumns: true, galleryIndex: true, notNull: true, keyed: true },
     });
     try {
-      const sql = nativeSql(db);
-      const got = links(sql, detectSchema(sql), { limit: 50 });
+      const native = nativeSql(db);
+      const { sql, ran } = recording(native);
+      const got = links(sql, detectSchema(native), { limit: 50 });
       assert.deepEqual(
         got.items.map((l) => l.url),
         ['https://a.com/', 'u2'],
       );
       assert.equal(got.hasMore, false);
+      assert.equal(ran.length, 4, `two steps (1 domain, then 4) and their checks for a domain beyond: ${ran.length} statements`);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('takes every step on many domains, then groups them all when 64 domains are not enough', () => {
+    // 100 domains of one URL each, the first ones with two links: the first 64 domains hold 64 URLs.
+    const db = build({
+      msgs: [{ conv: 1, ts: 1 }, { conv: 2, ts: 2 }],
+      links: Array.from({ length: 100 }, (_, i) => [
+        { msg: 1, url: `https://d${String(i).padStart(3, '0')}.example/`, domain: `d${String(i).padStart(3, '0')}.example`, conv: 1, ts: 1 },
+        ...(i < 10 ? [{ msg: 2, url: `https://d${String(i).padStart(3, '0')}.example/`, domain: `d${String(i).padStart(3, '0')}.example`, conv: 2, ts: 2 }] : []),
+      ]).flat(),
+      shape: { ownColumns: true, galleryIndex: true, notNull: true, keyed: true },
+    });
+    try {
+      const native = nativeSql(db);
+      const schema = detectSchema(native);
+      for (const [limit, steps, grouped] of [
+        [3, 2, false], // 4 domains hold 4 URLs: more than 3
+        [10, 3, false], // 16 domains
+        [50, 4, false], // 64 domains
+        [64, 4, true], // 64 URLs on 64 domains are not more than 64: every URL grouped
+        [99, 4, true],
+        [500, 4, true],
+      ] as const) {
+        const { sql, ran } = recording(native);
+        const got = links(sql, schema, { limit });
+        const q = linkStatements(schema, { limit });
+        const want = db.prepare(q.general).all(...q.params) as { url: string; cnt: number }[];
+        assert.deepEqual(
+          got.items.map((l) => [l.url, l.count]),
+          want.slice(0, limit).map((r) => [r.url, r.cnt]),
+          `limit ${limit}`,
+        );
+        assert.equal(got.hasMore, want.length > limit, `limit ${limit}`);
+        assert.equal(ran.filter((r) => r.q === q.upTo).length, steps, `limit ${limit}: domain steps`);
+        assert.equal(ran.some((r) => r.q === q.grouped), grouped, `limit ${limit}: grouped at the end`);
+      }
     } finally {
       db.close();
     }
   });
 
   it("group in the gallery index's order, step through idx_links_domain, and never scan the links per row", () => {
-    const db = build({ msgs: [{ conv: 1, ts: 1 }], links: [], shape: { ownColumns: true, galleryIndex: true, notNull: true } });
+    const db = build({ msgs: [{ conv: 1, ts: 1 }], links: [], shape: { ownColumns: true, galleryIndex: true, notNull: true, keyed: true } });
     try {
       const schema = detectSchema(nativeSql(db));
       assert.ok(schema.linkGallery);
@@ -235,8 +297,9 @@ describe("the link gallery's fast statements", () => {
     }
     // Without the gallery index (or before v8), no statement searches links by URL per row: one ranking, late join.
     for (const shape of [
-      { ownColumns: true, galleryIndex: false, notNull: true },
-      { ownColumns: false, galleryIndex: false, notNull: true },
+      { ownColumns: true, galleryIndex: false, notNull: true, keyed: true },
+      { ownColumns: false, galleryIndex: false, notNull: true, keyed: true },
+      { ownColumns: true, galleryIndex: true, notNull: true, keyed: false },
     ]) {
       const old = build({ msgs: [{ conv: 1, ts: 1 }], links: [], shape });
       try {
