@@ -8,13 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Param, Sql } from '../../src/archive/connection';
+import type { Sql } from '../../src/archive/connection';
 import { context } from '../../src/archive/queries/message-context';
 import { transcript } from '../../src/archive/queries/transcript';
 import { detectSchema, type SchemaInfo } from '../../src/archive/schema';
 import type { TranscriptCursor } from '../../src/archive/types';
 import { buildCuratedArchive, openWritable } from '../fixtures';
 import { nativeSql } from '../fixtures/native-sql';
+import { recordingSql, type RanStatement } from '../fixtures/recording-sql';
 
 let tmp: string;
 let db: ReturnType<typeof openWritable>;
@@ -24,7 +25,7 @@ let schema: SchemaInfo;
 const ordered = new Map<number, number[]>();
 const tsOf = new Map<number, number>();
 /** Every statement the reads ran, with its parameters (for the plan test). */
-const ran: { q: string; p: readonly Param[] }[] = [];
+let ran: RanStatement[];
 
 before(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'keyset-'));
@@ -32,14 +33,7 @@ before(() => {
   db = openWritable(d.path);
   db.exec('UPDATE messages SET ts_unix = ts_unix - ts_unix % 86400');
   const native = nativeSql(db);
-  const record = <T>(f: (q: string, p?: readonly Param[]) => T) => (q: string, p?: readonly Param[]) => (ran.push({ q, p: p ?? [] }), f(q, p));
-  sql = {
-    ...native,
-    all: record(native.all),
-    get: record(native.get),
-    value: record(native.value),
-    scan: (q, p, fn) => (ran.push({ q, p: p ?? [] }), native.scan!(q, p, fn)),
-  };
+  ({ sql, ran } = recordingSql(native));
   schema = detectSchema(native);
   const rows = db.prepare('SELECT id, conversation_id AS c, ts_unix AS t FROM messages').all() as { id: number; c: number; t: number }[];
   for (const r of rows) {

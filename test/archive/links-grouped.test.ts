@@ -11,11 +11,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import type { Param, Sql } from '../../src/archive/connection';
 import { links, linkStatements } from '../../src/archive/queries/links';
 import { detectSchema } from '../../src/archive/schema';
 import type { LinkOptions } from '../../src/archive/types';
 import { nativeSql } from '../fixtures/native-sql';
+import { recordingSql } from '../fixtures/recording-sql';
 
 interface Msg {
   conv: number;
@@ -127,19 +127,6 @@ function build(a: { msgs: Msg[]; links: Link[]; shape: Shape }): Database.Databa
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v));
 
-/** Every statement run through `sql`, with its parameters; more than 50 fail (a loop that never ends fails the test). */
-function recording(sql: Sql): { sql: Sql; ran: { q: string; p: readonly Param[] }[] } {
-  const ran: { q: string; p: readonly Param[] }[] = [];
-  const rec =
-    <T>(f: (q: string, p?: readonly Param[]) => T) =>
-    (q: string, p?: readonly Param[]) => {
-      ran.push({ q, p: p ?? [] });
-      if (ran.length > 50) throw new Error(`more than 50 statements for one listing: ${q.slice(0, 80)}`);
-      return f(q, p);
-    };
-  return { sql: { ...sql, all: rec(sql.all), get: rec(sql.get), value: rec(sql.value) }, ran };
-}
-
 describe("the link gallery's fast statements", () => {
   it("give the window statement's rows, in its order, for random links, shapes, filters and hidden conversations", () => {
     let fastCases = 0;
@@ -179,7 +166,7 @@ describe("the link gallery's fast statements", () => {
                 assert.deepEqual(placed.map(({ joined: _j, ...r }) => r), more ? want.slice(0, placed.length) : want, `${msg} step ${k}`);
               }
             }
-            const rec = recording(native);
+            const rec = recordingSql(native, { limit: 50 });
             const got = links(rec.sql, schema, opts, hidden);
             assert.ok(rec.ran.length <= 2 * 4 + 2, `a bounded number of statements (${rec.ran.length})`);
             assert.deepEqual(
@@ -215,7 +202,7 @@ describe("the link gallery's fast statements", () => {
     });
     try {
       const native = nativeSql(db);
-      const { sql, ran } = recording(native);
+      const { sql, ran } = recordingSql(native, { limit: 50 });
       const got = links(sql, detectSchema(native), { limit: 50 });
       assert.deepEqual(
         got.items.map((l) => l.url),
@@ -249,7 +236,7 @@ describe("the link gallery's fast statements", () => {
         [99, 4, true],
         [500, 4, true],
       ] as const) {
-        const { sql, ran } = recording(native);
+        const { sql, ran } = recordingSql(native, { limit: 50 });
         const got = links(sql, schema, { limit });
         const q = linkStatements(schema, { limit });
         const want = db.prepare(q.general).all(...q.params) as { url: string; cnt: number }[];

@@ -38,8 +38,9 @@ import { attachmentStatements } from '../../src/archive/queries/media';
 import { keywordSearchSql, searchKeyword } from '../../src/archive/queries/search';
 import { loadEngine } from '../../src/archive/wasm-engine';
 import { detectSchema } from '../../src/archive/schema';
-import { ArchiveConnection, type Sql } from '../../src/archive/connection';
+import { ArchiveConnection } from '../../src/archive/connection';
 import { nativeSql } from '../fixtures/native-sql';
+import { recordingSql } from '../fixtures/recording-sql';
 
 let tmp: string;
 let desc: CuratedArchive;
@@ -695,15 +696,12 @@ describe('keyword search over a stale full-text index', () => {
     const conn = new ArchiveConnection(await loadEngine(), desc.path);
     try {
       for (const [query, limit] of [['the', 5], ['the', 1000], ['lease', 50], ['zzzqqq', 5]] as const) {
-        const ran: string[] = [];
+        let ran: string[] = [];
         const hits = conn.run((sql) => {
-          const recording: Sql = {
-            scan: (q, p, fn) => (ran.push(q), sql.scan?.(q, p, fn)),
-            all: (q, p) => (ran.push(q), sql.all(q, p)),
-            get: (q, p) => (ran.push(q), sql.get(q, p)),
-            value: (q, p) => (ran.push(q), sql.value(q, p)),
-          };
-          return searchKeyword(recording, detectSchema(sql), { query, limit });
+          const recording = recordingSql(sql);
+          const found = searchKeyword(recording.sql, detectSchema(sql), { query, limit });
+          ran = recording.ran.map((r) => r.q);
+          return found;
         });
         assert.ok(ran.some((q) => q.includes('m.id = t.rid')), `${query}/${limit}: ranked first`);
         assert.ok(!ran.some((q) => q.includes('m.id = messages_fts.rowid')), `${query}/${limit}: the general statement ran: ${ran.length} statements`);
