@@ -43,21 +43,26 @@ export function tableNames(sql: Sql): Set<string> {
   return new Set(rows.map((r) => String(r.name)));
 }
 
-function columns(sql: Sql, table: string): Set<string> {
-  // pragma_table_info is a table-valued function: one cached statement for every table.
-  const rows = sql.all('SELECT name FROM pragma_table_info(?)', [table]);
-  return new Set(rows.map((r) => String(r.name)));
+interface ColumnInfo {
+  type: string;
+  notNull: boolean;
+  /** Position in the primary key (1-based), 0 when not part of it. */
+  pk: number;
+}
+
+/** A table's columns by name (pragma_table_info is a table-valued function: one cached statement for every table). */
+function columns(sql: Sql, table: string): Map<string, ColumnInfo> {
+  const rows = sql.all('SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)', [table]);
+  return new Map(rows.map((r) => [String(r.name), { type: String(r.type), notNull: Number(r.nn) === 1, pk: Number(r.pk) }]));
 }
 
 /** See SchemaInfo.linkGallery: what msgbrowse's v8+ schema declares; a hand-made archive may differ. */
-function linkGallery(sql: Sql, link: Set<string>): boolean {
+function linkGallery(sql: Sql, link: Map<string, ColumnInfo>): boolean {
   if (!link.has('conversation_id') || !link.has('ts_unix')) return false;
-  const cols = sql.all("SELECT name, type, \"notnull\" AS nn, pk FROM pragma_table_info('links')");
-  const notNull = new Set(cols.filter((c) => Number(c.nn) === 1).map((c) => String(c.name)));
-  if (!['url', 'domain', 'ts_unix'].every((c) => notNull.has(c))) return false;
+  if (!['url', 'domain', 'ts_unix'].every((c) => link.get(c)?.notNull)) return false;
   // `id` is the rowid (INTEGER PRIMARY KEY, the only key column): first occurrences are joined back by it.
-  const keys = cols.filter((c) => Number(c.pk) > 0);
-  if (keys.length !== 1 || String(keys[0].name) !== 'id' || String(keys[0].type).toUpperCase() !== 'INTEGER') return false;
+  const keys = [...link].filter(([, c]) => c.pk > 0);
+  if (keys.length !== 1 || keys[0][0] !== 'id' || keys[0][1].type.toUpperCase() !== 'INTEGER') return false;
   const leads = (index: string, column: string) => sql.value('SELECT name FROM pragma_index_info(?) WHERE seqno = 0', [index]) === column;
   if (!leads('idx_links_gallery', 'url') || !leads('idx_links_domain', 'domain')) return false;
   return !/\bcollate\b/i.test(String(sql.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'links'") ?? ''));
