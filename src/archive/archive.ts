@@ -7,7 +7,7 @@ import type { ArchiveConnection, Sql } from './connection';
 import { fingerprint } from './file-identity';
 import { ARCHIVE_METHODS, ARCHIVE_QUERIES, coverageMemoKey, type Snapshot } from './methods';
 import { listConversations } from './queries/conversations';
-import { EmbeddingIterator, embeddingModels, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
+import { EmbeddingIterator, embeddingModels, embeddingSpan, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
 import { detectSchema, type SchemaInfo } from './schema';
 import type { Archive, ArchiveQueries, EmbeddingRecord, ExcludingQueries, Exclusion } from './types';
@@ -87,6 +87,10 @@ export class WasmArchive implements Archive {
 
   embeddings(model: string, opts?: EmbeddingStreamOptions): IterableIterator<EmbeddingRecord> {
     return new EmbeddingIterator((fn) => this.q(fn), model, opts);
+  }
+
+  embeddingSpan(model: string): { first: number; last: number } | undefined {
+    return this.q((sql, schema) => embeddingSpan(sql, schema, model, this.perOpen('models', () => embeddingModels(sql, schema))));
   }
 
   primeModelCoverage(model: string, count: number, fp: string): boolean {

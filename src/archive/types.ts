@@ -383,9 +383,15 @@ export interface ArchiveSummary {
 export type ArchiveQueries = ArchiveQueryMethods & {
   /**
    * Streams every embedding of `model` that belongs to an existing message (orphans skipped). With `shareVectors`,
-   * a record's `vec` is valid only until the iterator reads its next batch (2048 rows): for index builds.
+   * a record's `vec` is valid only until the iterator reads its next batch (2048 rows): for index builds. With
+   * `after` and/or `upTo`, only the rows whose rowid lies in (after, upTo].
    */
-  embeddings(model: string, opts?: { shareVectors?: boolean }): IterableIterator<EmbeddingRecord>;
+  embeddings(model: string, opts?: { shareVectors?: boolean; after?: number; upTo?: number }): IterableIterator<EmbeddingRecord>;
+  /**
+   * The lowest and highest rowid among `model`'s embeddings, undefined when it has none: where an index build splits
+   * the rows between its threads (`embeddings` with `after` and `upTo`).
+   */
+  embeddingSpan(model: string): { first: number; last: number } | undefined;
   /**
    * Reads the vectors of `model` stored at embedding `rowids` into `out` (row i at `i * dim`), in one snapshot.
    * Returns how many were found with that model and dimension; a lower count means the archive changed under

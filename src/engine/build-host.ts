@@ -1,5 +1,6 @@
 /**
- * The index-build worker: one short-lived thread per vector index build, started by the engine worker. It opens
+ * The index-build worker: one short-lived thread per vector index build (two for a large one, each streaming one
+ * rowid range into the same shared memory: index-build.ts), started by the engine worker. It opens
  * the archive on its own connection, streams the model's embeddings into int8 rows in a shared kernel memory and
  * hands the parts back without a copy (the engine worker writes the cache file afterwards, with async I/O). The engine
  * worker keeps answering tool calls meanwhile: a build never shares the thread, the connection or the SQLite page
@@ -12,10 +13,10 @@ import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
-import { consumeRecords, packParts } from '../search/vector';
+import { checkedParts, consumeRange, consumeRecords, mergeSplitParts, packParts, splitPartTransfer, type BuildProgress, type IndexParts, type SplitPart } from '../search/vector';
 import { installInterruptHandler } from './interrupt';
 import { pollingSignal } from './polling-signal';
-import type { BuildWorkerInit, BuildWorkerMessage } from './protocol';
+import type { BuildMergeMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { toWireError } from './wire-error';
 
 if (!parentPort) throw new Error('src/engine/build-host.ts must run as a worker thread (see buildInWorker).');
@@ -27,6 +28,7 @@ const cancelled = () => Atomics.load(flag, 0) !== 0;
 function send(msg: BuildWorkerMessage, transfer: ArrayBuffer[] = []): void {
   port.postMessage(msg, transfer);
 }
+
 
 /**
  * Tests prove that a build never holds the thread answering tool calls by blocking this thread outright for
@@ -53,6 +55,19 @@ function lowerThreadPriority(): void {
   }
 }
 
+/** A split build's lower part, which the engine worker sends the upper range to merge (listened for from the start). */
+const lowerPart = new Promise<SplitPart>((resolve) => port.once('message', (msg: BuildMergeMessage) => resolve(msg.part)));
+void lowerPart.catch(() => undefined);
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new DOMException('The request was cancelled.', 'AbortError'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 async function main(): Promise<void> {
   lowerThreadPriority();
   const abort = pollingSignal(cancelled);
@@ -60,21 +75,31 @@ async function main(): Promise<void> {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
     else send({ type: 'log', message: 'index build: no compiled engine was handed over; compiling sqlite3.wasm in the build thread' });
     await installInterruptHandler(cancelled);
+    const { model, dim, total, range } = init;
+    const opts = { model, dim, total, signal: abort.signal, onProgress: (progress: BuildProgress) => send({ type: 'progress', progress }), log: (message: string) => send({ type: 'log', message }) };
     // This connection only scans (messages, then the model's embeddings): read ahead, 16 pages per read call.
     const archive = await openArchive(init.archivePath, { readAhead: true });
+    let whole: IndexParts | undefined;
+    let part: SplitPart | undefined;
     try {
-      const { model, dim, total } = init;
-      const parts = await consumeRecords(
-        archive.embeddings(model, { shareVectors: true }),
-        { model, dim, total, signal: abort.signal, onProgress: (progress) => send({ type: 'progress', progress }), log: (message) => send({ type: 'log', message }) },
-      );
-      stallForTests();
-      abort.signal.throwIfAborted();
-      const { packed, transfer } = packParts(parts);
-      send({ type: 'built', parts: packed }, transfer);
+      if (!range) whole = await consumeRecords(archive.embeddings(model, { shareVectors: true }), opts);
+      else {
+        if (dim === undefined) throw new Error('A split index build needs the dimension its shared memory was sized for.');
+        part = await consumeRange(archive.embeddings(model, { shareVectors: true, after: range.after, upTo: range.upTo }), { ...opts, dim }, range.placement);
+      }
     } finally {
       archive.close();
     }
+    if (part && range?.merges) {
+      // Up to half the index's rows may move: here, not on the thread that answers tool calls.
+      whole = checkedParts(mergeSplitParts(model, range.placement.memory, await untilAborted(lowerPart, abort.signal), part), opts);
+    }
+    stallForTests();
+    abort.signal.throwIfAborted();
+    if (whole) {
+      const { packed, transfer } = packParts(whole);
+      send({ type: 'built', parts: packed }, transfer);
+    } else if (part) send({ type: 'range', part }, splitPartTransfer(part));
   } catch (e) {
     send({ type: 'failed', error: cancelled() ? { kind: 'abort', message: 'The request was cancelled.' } : toWireError(e) });
   } finally {

@@ -11,7 +11,7 @@ import type { Archive } from '../archive/types';
 import { compiledEngineModuleNow, useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
 import type { HelperScan } from '../search/vector/scan-share';
-import { archiveRows, cacheFilePath, Int8VectorIndex, keepBuildCoverage, loadCachedParts, unpackParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
+import { archiveRows, cacheFilePath, Int8VectorIndex, keepBuildCoverage, loadCachedParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
 import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
 import { pollingSignal, type PollingAbort } from './polling-signal';
@@ -152,11 +152,12 @@ async function openVectorIndex(
     }
   }
   const wasmModule = compiledEngineModuleNow();
-  const packed = await buildInWorker({
+  const parts = await buildInWorker({
     archivePath: db.path,
     model: req.model,
     dim,
     total,
+    span: () => withSlot(req.slot, () => db.embeddingSpan(req.model)),
     // This thread's compiled engine (handed over at start, or compiled here when the host's was not ready yet):
     // the build thread instantiates it instead of compiling sqlite3.wasm again, 75-85 ms on a first semantic call.
     ...(wasmModule ? { wasmModule } : {}),
@@ -164,7 +165,6 @@ async function openVectorIndex(
     log,
     signal,
   });
-  const parts = unpackParts(packed);
   primeCoverage(parts.stats);
   if (!cache) return Int8VectorIndex.create(parts, rows(parts), 'memory');
   // The index answers now; the cache file is written meanwhile with async I/O (off this thread's event loop).

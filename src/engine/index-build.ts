@@ -1,14 +1,29 @@
 /**
- * Runs one vector index build in its own worker thread (build-host.ts) and brings the parts back: the engine
+ * Runs a vector index build in worker threads of its own (build-host.ts) and brings the parts back: the engine
  * worker's thread only relays progress; the rows arrive in the shared memory the build wrote them into.
+ *
+ * A large build is split in two rowid ranges, one thread each, writing into one shared memory (search/vector/
+ * split.ts): the scan, the join to messages and the quantisation of each half run side by side, so on two cores a
+ * first semantic call waits for about half of them. Each thread also builds its own hash → message map (one scan
+ * of `messages`), and the upper range's thread merges the two parts, so this thread still only relays. Should the
+ * archive grow during a split build, so that its rows no longer fit, the build runs again in one thread, which
+ * sizes its memory as rows arrive.
  */
+import * as os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { BuildProgress, PackedParts } from '../search/vector';
-import type { BuildWorkerInit, BuildWorkerMessage } from './protocol';
+import { isVectorIndexError, splitPartTransfer, splitPlacements, unpackParts, type BuildProgress, type IndexParts } from '../search/vector';
+import type { BuildMergeMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { abortError, fromWireError } from './wire-error';
 import { resolveWorkerScript } from './worker-script';
 
-export interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag'> {
+export interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag' | 'range'> {
+  /**
+   * The lowest and highest rowid of the model's embeddings (Archive.embeddingSpan), asked only for a build that
+   * would be split: with `total` and `dim`, what it needs to split the rows between threads.
+   */
+  span?: () => { first: number; last: number } | undefined;
+  /** Threads to build with (1 or 2). Default: 2 for a large build on a machine with two cores or more, else 1. */
+  threads?: number;
   onProgress?: (progress: BuildProgress) => void;
   log?: (message: string) => void;
   signal?: AbortSignal;
@@ -17,15 +32,98 @@ export interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag'> {
 /** How long a cancelled build may take to unwind (remove its temporary file) before its thread is terminated. */
 const CANCEL_GRACE_MS = 2000;
 
-export function buildInWorker(req: BuildRequest): Promise<PackedParts> {
-  const { onProgress, log, signal, ...rest } = req;
-  if (signal?.aborted) return Promise.reject(abortError(signal));
+/**
+ * Below this many vectors a build stays in one thread: a second thread's start (~30 ms, its engine ~40 ms more) and
+ * its own scan of `messages` would cost about what it saves.
+ */
+const SPLIT_MIN_ROWS = 50_000;
+
+/** The threads a build uses by default; MSGBROWSE_TEST_SPLIT_MIN_ROWS lets tests split small archives. */
+function defaultThreads(total: number | undefined): number {
+  const min = Number(process.env.MSGBROWSE_TEST_SPLIT_MIN_ROWS ?? SPLIT_MIN_ROWS);
+  return (total ?? 0) >= min && os.availableParallelism() >= 2 ? 2 : 1;
+}
+
+export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
+  if (req.signal?.aborted) throw abortError(req.signal);
+  const { total, dim } = req;
+  const threads = req.threads ?? defaultThreads(total);
+  const span = threads >= 2 && total !== undefined && total >= 2 && dim !== undefined ? req.span?.() : undefined;
+  if (span && span.last > span.first && total !== undefined && dim !== undefined) {
+    try {
+      return await buildSplit(req, total, dim, span);
+    } catch (e) {
+      if (!(isVectorIndexError(e) && e.code === 'split_overflow')) throw e;
+      req.log?.(`vector index for model ${req.model}: ${e.message}; building again in one thread`);
+    }
+  }
+  const built = await runBuildThread(req, {}, req.onProgress).answer;
+  if (built.type !== 'built') throw new Error('The index-build worker answered a whole build with a range.');
+  return unpackParts(built.parts);
+}
+
+/**
+ * Two threads, each one half of the model's rowid span, into one shared memory sized for `total` rows. The lower
+ * half's part goes to the upper half's thread, which merges the two and answers with the whole index: moving rows
+ * and joining arrays never runs on this thread, which answers tool calls.
+ */
+async function buildSplit(req: BuildRequest, total: number, dim: number, span: { first: number; last: number }): Promise<IndexParts> {
+  const [low, high] = splitPlacements(req.model, dim, total);
+  const mid = span.first + Math.floor((span.last - span.first) / 2);
+  req.log?.(`vector index for model ${req.model}: building ${total} vectors in two threads (rowids up to ${mid}, and after)`);
+  const done = [0, 0];
+  const progress = (i: number) => (p: BuildProgress) => {
+    done[i] = p.done;
+    req.onProgress?.({ done: done[0] + done[1], total });
+  };
+  // A range that fails ends the other one too (the build fails, or runs again in one thread).
+  const stop = new AbortController();
+  const signal = req.signal ? AbortSignal.any([req.signal, stop.signal]) : stop.signal;
+  const half = Math.ceil(total / 2);
+  const lower = runBuildThread({ ...req, total: half, signal }, { range: { upTo: mid, placement: low } }, progress(0));
+  const upper = runBuildThread({ ...req, total: total - half, signal }, { range: { after: mid, placement: high, merges: true } }, progress(1));
+  const handed = lower.answer.then((msg) => {
+    if (msg.type !== 'range') throw new Error('The index-build worker answered a range with a whole build.');
+    upper.post({ type: 'merge', part: msg.part }, splitPartTransfer(msg.part));
+  });
+  const settled = await Promise.allSettled(
+    [handed, upper.answer].map((p) =>
+      p.catch((e: unknown) => {
+        stop.abort();
+        throw e;
+      }),
+    ),
+  );
+  if (req.signal?.aborted) throw abortError(req.signal);
+  const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  // Rows that did not fit: the caller builds again in one thread. Otherwise the lower range's error comes first, as
+  // a one-thread build would meet it first; a range stopped because the other failed reports no error of its own.
+  const overflow = failures.find((e) => isVectorIndexError(e) && e.code === 'split_overflow');
+  if (overflow) throw overflow;
+  const own = failures.find((e) => !(e instanceof Error && e.name === 'AbortError'));
+  if (failures.length) throw own ?? failures[0];
+  const built = (settled[1] as PromiseFulfilledResult<Finished>).value;
+  if (built.type !== 'built') throw new Error('The upper range of a split build answered without the merged index.');
+  return unpackParts(built.parts);
+}
+
+type Finished = Extract<BuildWorkerMessage, { type: 'built' | 'range' }>;
+
+interface BuildThread {
+  answer: Promise<Finished>;
+  post(msg: BuildMergeMessage, transfer: ArrayBuffer[]): void;
+}
+
+/** One index-build thread, from start to its answer; `extra` makes it a range of a split build. */
+function runBuildThread(req: BuildRequest, extra: Pick<BuildWorkerInit, 'range'>, onProgress: ((p: BuildProgress) => void) | undefined): BuildThread {
+  const { onProgress: _p, log, signal, span: _s, threads: _t, ...rest } = req;
+  if (signal?.aborted) return { answer: Promise.reject(abortError(signal)), post: () => undefined };
   const cancelFlag = new SharedArrayBuffer(4);
   const flag = new Int32Array(cancelFlag);
-  const init: BuildWorkerInit = { ...rest, cancelFlag };
+  const init: BuildWorkerInit = { ...rest, ...extra, cancelFlag };
   const script = resolveWorkerScript(undefined, 'build');
   const worker = new Worker(script.file, { eval: script.eval, workerData: init, execArgv: script.eval ? [] : undefined });
-  return new Promise((resolve, reject) => {
+  const answer = new Promise<Finished>((resolve, reject) => {
     let settled = false;
     let reason = '';
     let killTimer: NodeJS.Timeout | undefined;
@@ -44,8 +142,8 @@ export function buildInWorker(req: BuildRequest): Promise<PackedParts> {
     worker.on('message', (msg: BuildWorkerMessage) => {
       if (msg.type === 'progress') onProgress?.(msg.progress);
       else if (msg.type === 'log') log?.(msg.message);
-      else if (msg.type === 'built') finish(() => resolve(msg.parts));
-      else finish(() => reject(fromWireError(msg.error)));
+      else if (msg.type === 'failed') finish(() => reject(fromWireError(msg.error)));
+      else finish(() => resolve(msg));
     });
     worker.on('error', (e: Error) => {
       reason = e.message || e.name;
@@ -55,4 +153,5 @@ export function buildInWorker(req: BuildRequest): Promise<PackedParts> {
       finish(() => reject(new Error(`The index-build worker stopped unexpectedly (${reason || `exit code ${code}`}); the next search starts the build again.`)));
     });
   });
+  return { answer, post: (msg, transfer) => worker.postMessage(msg, transfer) };
 }

@@ -9,7 +9,7 @@ import type { ArchiveMethod } from '../archive/methods';
 import type { Exclusion } from '../archive/types';
 import type { VectorFilter } from '../search/types';
 import type { VectorErrorCode } from '../search/vector/errors';
-import type { BuildProgress, PackedParts } from '../search/vector';
+import type { BuildProgress, PackedParts, RowPlacement, SplitPart } from '../search/vector';
 import type { HelperScan, ScanShare } from '../search/vector/scan-share';
 
 /** The archive methods the worker answers: the archive's own table (archive/methods.ts). */
@@ -109,6 +109,20 @@ export interface BuildWorkerInit {
   /** One Int32 flag; the engine worker sets it to 1 to cancel the build. */
   cancelFlag: SharedArrayBuffer;
   wasmModule?: object;
+  /**
+   * One rowid range of a build split between threads: only rows in (after, upTo], written where `placement` says;
+   * the thread answers `range` instead of `built`. `total` is then the range's expected count.
+   */
+  range?: {
+    after?: number;
+    upTo?: number;
+    placement: RowPlacement;
+    /**
+     * The upper range: once its rows are in, it waits for the lower range's part (`merge`), merges both off the engine
+     * worker's thread (moving up to half the index's rows) and answers `built` with the whole index.
+     */
+    merges?: boolean;
+  };
 }
 
 /** What an index-build worker sends its engine worker. */
@@ -116,4 +130,12 @@ export type BuildWorkerMessage =
   | { type: 'progress'; progress: BuildProgress }
   | { type: 'log'; message: string }
   | { type: 'built'; parts: PackedParts }
+  /** A split build's range: its per-row arrays (its rows are in the shared memory). */
+  | { type: 'range'; part: SplitPart }
   | { type: 'failed'; error: WireError };
+
+/** What the engine worker sends a split build's upper range: the lower range's part, to merge with its own. */
+export interface BuildMergeMessage {
+  type: 'merge';
+  part: SplitPart;
+}

@@ -56,8 +56,24 @@ export function messageMetaSql(schema: SchemaInfo): string {
  * in JavaScript through {@link MessageMeta} (a hash map built by one scan of `messages`): on a 1M-message archive
  * that is 2.5× faster than the SQL join, whose two index lookups per row dominated an index build.
  */
-export function embeddingBatchSql(): string {
-  return `SELECT rowid AS rid, message_hash AS hash, dim, vec FROM embeddings WHERE rowid > ? AND model = ? ORDER BY rowid LIMIT ${BATCH}`;
+export function embeddingBatchSql(bounded = false): string {
+  const upTo = bounded ? ' AND rowid <= ?' : '';
+  return `SELECT rowid AS rid, message_hash AS hash, dim, vec FROM embeddings WHERE rowid > ?${upTo} AND model = ? ORDER BY rowid LIMIT ${BATCH}`;
+}
+
+/**
+ * The lowest and highest rowid of `model`'s embeddings (orphans included), for splitting a build into rowid ranges.
+ * With one model in the table these are the table's ends (two seeks); with several, one walk of the
+ * (message_hash, model) primary-key index, which holds each row's rowid.
+ */
+export function embeddingSpan(sql: Sql, schema: SchemaInfo, model: string, models: EmbeddingModelInfo[]): { first: number; last: number } | undefined {
+  if (!schema.embeddings || !models.some((m) => m.model === model)) return undefined;
+  const r =
+    models.length === 1
+      ? sql.get('SELECT (SELECT rowid FROM embeddings ORDER BY rowid LIMIT 1) AS first, (SELECT rowid FROM embeddings ORDER BY rowid DESC LIMIT 1) AS last')
+      : sql.get('SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM embeddings WHERE model = ?', [model]);
+  if (!r || r.first === null || r.last === null) return undefined;
+  return { first: num(r.first), last: num(r.last) };
 }
 
 /**
@@ -172,6 +188,10 @@ export interface EmbeddingStreamOptions {
    * consumer that copies or quantises each vector before asking for a later batch (an index build).
    */
   shareVectors?: boolean;
+  /** Only rows whose rowid is above this (default: all). */
+  after?: number;
+  /** Only rows whose rowid is at most this (default: all). With `after`: one rowid range of a split build. */
+  upTo?: number;
 }
 
 /** A decoded row, or the facts of a damaged one (reported when the consumer reaches it). */
@@ -186,13 +206,16 @@ export function readEmbeddingBatch(
   meta: MessageMeta,
   /** When given, vectors are views of one buffer reused by the next batch (no allocation per row). */
   shared?: { data: Float32Array },
+  /** Only rows whose rowid is at most this. */
+  upTo?: number,
 ): { items: Item[]; scanned: number; last: number } {
   let used = 0;
   const items: Item[] = [];
   let scanned = 0;
   let last = afterRowid;
   if (!schema.embeddings) return { items, scanned, last };
-  scanRows(sql, embeddingBatchSql(), [afterRowid, model], (c) => {
+  const bounded = upTo !== undefined;
+  scanRows(sql, embeddingBatchSql(bounded), bounded ? [afterRowid, upTo, model] : [afterRowid, model], (c) => {
     const rowid = c.num(0);
     scanned++;
     last = rowid;
@@ -265,7 +288,7 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
   private buf: Item[] = [];
   private pos = 0;
   /** Last rowid the scan has read (orphans included), where the next batch starts. */
-  private lastScanned = -1;
+  private lastScanned: number;
   private exhausted = false;
   /** Built with the first batch; released when the iteration ends. */
   private meta: MessageMeta | undefined;
@@ -276,7 +299,9 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
     private readonly run: RunFn,
     readonly model: string,
     private readonly opts: EmbeddingStreamOptions = {},
-  ) {}
+  ) {
+    this.lastScanned = opts.after ?? -1;
+  }
 
   [Symbol.iterator](): IterableIterator<EmbeddingRecord> {
     return this;
@@ -287,7 +312,7 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
     const batch = this.run((sql, schema) => {
       if (!schema.embeddings) return { items: [], scanned: 0, last: after };
       this.meta ??= new MessageMeta(sql, schema);
-      return readEmbeddingBatch(sql, schema, this.model, after, this.meta, this.opts.shareVectors ? this.shared : undefined);
+      return readEmbeddingBatch(sql, schema, this.model, after, this.meta, this.opts.shareVectors ? this.shared : undefined, this.opts.upTo);
     });
     this.buf = batch.items;
     this.pos = 0;

@@ -125,6 +125,29 @@ export interface BuilderOptions {
    * times faster but needs an async instantiation (see row-quantiser.ts).
    */
   quantiser?: RowQuantiser;
+  /**
+   * One range of a build split between threads (split.ts): rows go into this shared memory, pre-sized for every
+   * row, at the slots `slots` hands out; the memory never grows. Absent: a memory of the builder's own, grown as
+   * rows arrive, rows at 0, 1, 2….
+   */
+  placement?: { memory: WasmMemory; slots: RowSlots };
+}
+
+/** Where a split build's range puts its rows (split.ts's SlotClaims). */
+export interface RowSlots {
+  /** The row index of the range's k-th usable row. */
+  row(k: number): number;
+  /** Takes a slot for the next row; throws when the shared memory has none left. */
+  claim(model: string): void;
+  /** Gives back the slot of a row that turned out unusable. */
+  release(): void;
+}
+
+/** A builder's rows and per-row arrays without the planes written into memory (a split build's range). */
+export interface BuiltRows extends Omit<IndexParts, 'model' | 'memory' | 'meta' | 'scale' | 'err' | 'qnorm'> {
+  scale: Float32Array;
+  err: Float32Array;
+  qnorm: Float32Array;
 }
 
 export class IndexBuilder {
@@ -166,9 +189,15 @@ export class IndexBuilder {
     }
     this.dim = dim;
     this.layout = layoutFor(strideFor(dim));
-    const bytes = metaLayout(this.layout, this.cap).end;
-    // Shared (kernelMemory): a build in another thread posts it to the searching thread as is.
-    this.memory = kernelMemory(Math.min(MAX_PAGES, pagesFor(bytes)));
+    const placement = this.opts.placement;
+    if (placement) {
+      // Sized by whoever split the build (split.ts): the claims keep every row inside it.
+      this.memory = placement.memory;
+    } else {
+      const bytes = metaLayout(this.layout, this.cap).end;
+      // Shared (kernelMemory): a build in another thread posts it to the searching thread as is.
+      this.memory = kernelMemory(Math.min(MAX_PAGES, pagesFor(bytes)));
+    }
     this.codes = new Int8Array(this.memory.buffer);
     this.sink = this.opts.sink?.(dim);
   }
@@ -177,7 +206,7 @@ export class IndexBuilder {
     const layout = this.layout!;
     const memory = this.memory!;
     const need = layout.matrixOff + (this.n + 1) * layout.stride;
-    if (need > memory.buffer.byteLength) {
+    if (!this.opts.placement && need > memory.buffer.byteLength) {
       ensureMemory(memory, need, this.opts.model);
       this.codes = new Int8Array(memory.buffer);
     }
@@ -221,9 +250,13 @@ export class IndexBuilder {
     this.ensureRow();
     const layout = this.layout!;
     const q = this.quantiser;
-    if (!q.quantise(vec, this.dim!, this.codes!, layout.matrixOff + this.n * layout.stride)) {
+    const slots = this.opts.placement?.slots;
+    slots?.claim(this.opts.model);
+    const at = layout.matrixOff + (slots ? slots.row(this.n) : this.n) * layout.stride;
+    if (!q.quantise(vec, this.dim!, this.codes!, at)) {
       // Codes written so far are overwritten by the next row; zero them so padding invariants hold regardless.
-      this.codes!.fill(0, layout.matrixOff + this.n * layout.stride, layout.matrixOff + (this.n + 1) * layout.stride);
+      this.codes!.fill(0, at, at + layout.stride);
+      slots?.release();
       this.skippedNonFinite++;
       return;
     }
@@ -241,8 +274,35 @@ export class IndexBuilder {
     this.n++;
   }
 
+  /**
+   * A split build's range (`placement`): its per-row arrays, its int8 rows left where the slots put them; undefined
+   * when no record had a usable length.
+   */
+  finishRows(): BuiltRows | undefined {
+    if (this.dim === undefined) return undefined;
+    const n = this.n;
+    return {
+      dim: this.dim,
+      n,
+      layout: this.layout!,
+      rowids: this.rowids.slice(0, n),
+      ids: this.ids.slice(0, n),
+      conv: this.conv.slice(0, n),
+      ts: this.ts.slice(0, n),
+      sender: this.sender.slice(0, n),
+      source: this.source.slice(0, n),
+      senders: [...this.senderIds.keys()],
+      sources: [...this.sourceIds.keys()],
+      scale: this.scale.slice(0, n),
+      err: this.err.slice(0, n),
+      qnorm: this.qnorm.slice(0, n),
+      stats: { indexed: n, skippedWrongLength: this.skippedWrongLength, skippedNonFinite: this.skippedNonFinite },
+    };
+  }
+
   /** The finished parts; `undefined` dim (no usable record at all) is reported as an error by the caller. */
   finish(): IndexParts | undefined {
+    if (this.opts.placement) throw new Error('IndexBuilder: a split build range finishes with finishRows()');
     if (this.dim === undefined) return undefined;
     const n = this.n;
     const layout = this.layout!;

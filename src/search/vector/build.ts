@@ -5,6 +5,7 @@ import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { Int8VectorIndex } from './int8-index';
 import { KernelRowQuantiser } from './row-quantiser';
 import { MemoryRows, type RowSink } from './row-store';
+import { settleRows, SlotClaims, type RowPlacement, type SplitPart } from './split';
 
 export interface BuildProgress {
   /** Records consumed so far. */
@@ -30,15 +31,8 @@ export interface BuildOptions {
 const SLICE_MS = 30;
 const PROGRESS_MS = 200;
 
-/** Feeds every record into a builder, yielding regularly; rejects with an AbortError when cancelled. */
-export async function consumeRecords(
-  records: Iterable<EmbeddingRecord>,
-  opts: BuildOptions,
-  sink?: (dim: number) => RowSink,
-): Promise<IndexParts> {
-  throwIfAborted(opts.signal);
-  const quantiser = await KernelRowQuantiser.create();
-  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, quantiser });
+/** Feeds every record into `builder`, yielding regularly; rejects with an AbortError when cancelled. */
+async function feed(records: Iterable<EmbeddingRecord>, builder: IndexBuilder, opts: BuildOptions): Promise<number> {
   let done = 0;
   let sliceStart = Date.now();
   let lastProgress = 0;
@@ -69,10 +63,46 @@ export async function consumeRecords(
   }
   throwIfAborted(opts.signal);
   opts.onProgress?.({ done, total: opts.total });
-  const parts = builder.finish();
+  return done;
+}
+
+/** Feeds every record into a builder and finishes the index parts; rejects with an AbortError when cancelled. */
+export async function consumeRecords(
+  records: Iterable<EmbeddingRecord>,
+  opts: BuildOptions,
+  sink?: (dim: number) => RowSink,
+): Promise<IndexParts> {
+  throwIfAborted(opts.signal);
+  const quantiser = await KernelRowQuantiser.create();
+  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, quantiser });
+  const read = await feed(records, builder, opts);
+  return checkedParts(builder.finish(), opts, read);
+}
+
+/**
+ * One range of a build split between threads (split.ts): its records go into `placement`'s shared memory, its
+ * per-row arrays come back for mergeSplitParts. `opts.dim` is required (the memory was sized for it); `opts.total`
+ * is the range's expected count (for progress).
+ */
+export async function consumeRange(records: Iterable<EmbeddingRecord>, opts: BuildOptions & { dim: number }, placement: RowPlacement): Promise<SplitPart> {
+  throwIfAborted(opts.signal);
+  const quantiser = await KernelRowQuantiser.create();
+  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, quantiser, placement: { memory: placement.memory, slots: new SlotClaims(placement) } });
+  await feed(records, builder, opts);
+  // The dimension was given, so the builder started at once: it has rows (perhaps none).
+  return settleRows(builder.finishRows()!, placement);
+}
+
+/**
+ * The parts of a finished build, or the error of a build that found no usable vector (`read`: records read, by
+ * default those the parts counted); logs the rows it skipped. Also the last step of a split build, after
+ * mergeSplitParts.
+ */
+export function checkedParts(parts: IndexParts | undefined, opts: Pick<BuildOptions, 'model' | 'log'>, read?: number): IndexParts {
   if (!parts || parts.n === 0) {
     const s = parts?.stats;
     const skipped = s ? ` (${s.skippedWrongLength} with the wrong length, ${s.skippedNonFinite} with NaN/infinite values)` : '';
+    const done = read ?? (s ? s.indexed + s.skippedWrongLength + s.skippedNonFinite : 0);
     throw new VectorIndexError(
       'no_vectors',
       `the archive holds no usable embeddings for model ${opts.model}: ${done} record(s) read${skipped}; run \`msgbrowse embed\` with this model`,

@@ -9,6 +9,7 @@ export type VectorErrorCode =
   | 'no_vectors'
   | 'invalid_dimension'
   | 'too_large'
+  | 'split_overflow'
   | 'disposed';
 
 export class VectorIndexError extends Error {

@@ -1,7 +1,8 @@
 /** The exact int8 + WASM SIMD vector index (see int8-index.ts for the exactness argument). */
 export { buildVectorIndex, type BuildOptions, type BuildProgress } from './build';
 export { loadOrBuildVectorIndex, loadCachedParts, writeCacheFile, cacheFilePath, vectorCacheKey, type LoadOrBuildOptions } from './cache';
-export { consumeRecords } from './build';
+export { checkedParts, consumeRange, consumeRecords } from './build';
+export { mergeSplitParts, splitPartTransfer, splitPlacements, type RowPlacement, type SplitPart } from './split';
 export type { IndexParts } from './accumulator';
 export { archiveRows, KeyedRows, type RowStore, type VectorSource } from './row-store';
 export { packParts, unpackParts, type PackedParts } from './transfer';

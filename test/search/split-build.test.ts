@@ -1,0 +1,98 @@
+/**
+ * A build split in two ranges (search/vector/split.ts) gives the parts a one-thread build of the same records gives,
+ * byte for byte: the int8 rows, the per-row planes, every per-row array and the interned senders and sources. The
+ * two ranges run one after the other here, in this thread, into one shared memory; the engine runs them in two
+ * threads (test/engine/split-build.test.ts).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { EmbeddingRecord } from '../../src/archive/types';
+import { checkedParts, consumeRange, consumeRecords, mergeSplitParts, splitPlacements, type IndexParts } from '../../src/search/vector';
+import { mulberry32 } from '../fixtures/random';
+import { makeRecords } from '../fixtures/vector-records';
+
+const MODEL = 'split-test';
+
+/** Records with what a build must skip mixed in: wrong lengths, NaN and infinity; senders and sources varied. */
+function mixedRecords(n: number, dim: number, seed: number): EmbeddingRecord[] {
+  const r = mulberry32(seed);
+  const senders = ['Me', 'Alice', 'Bob', 'Carol', 'Dana', 'Eve', 'Frank'];
+  return makeRecords(n, dim, seed).map((rec, i) => {
+    const kind = r();
+    let vec = rec.vec;
+    if (kind < 0.04) vec = new Float32Array(dim + 1 + Math.floor(r() * 3));
+    else if (kind < 0.07) {
+      vec = Float32Array.from(vec);
+      vec[Math.floor(r() * dim)] = r() < 0.5 ? Number.NaN : Number.POSITIVE_INFINITY;
+    }
+    // Senders first seen in the upper range too, so the merge has ids to remap and names to add.
+    const sender = r() < 0.1 ? undefined : senders[Math.floor(r() * (i < n / 2 ? 3 : senders.length))];
+    return { ...rec, vec, sender, source: r() < 0.05 ? undefined : rec.source } as EmbeddingRecord;
+  });
+}
+
+async function splitBuild(records: EmbeddingRecord[], dim: number, cut: number, capacity = records.length): Promise<IndexParts> {
+  const [low, high] = splitPlacements(MODEL, dim, capacity);
+  // The upper range first: nothing may depend on the order in which the two finish.
+  const second = await consumeRange(records.slice(cut), { model: MODEL, dim }, high);
+  const first = await consumeRange(records.slice(0, cut), { model: MODEL, dim }, low);
+  return checkedParts(mergeSplitParts(MODEL, low.memory, first, second), { model: MODEL });
+}
+
+function rowsOf(p: IndexParts): Uint8Array {
+  return new Uint8Array(p.memory.buffer, p.layout.matrixOff, p.n * p.layout.stride);
+}
+
+function assertSameParts(got: IndexParts, want: IndexParts, label: string): void {
+  assert.equal(got.n, want.n, `${label}: rows`);
+  assert.equal(got.dim, want.dim);
+  assert.deepEqual(got.layout, want.layout);
+  assert.deepEqual(got.meta, want.meta, `${label}: the per-row planes sit where a one-thread build puts them`);
+  assert.ok(Buffer.from(rowsOf(got)).equals(Buffer.from(rowsOf(want))), `${label}: int8 rows`);
+  for (const k of ['scale', 'err', 'qnorm', 'rowids', 'ids', 'conv', 'ts', 'sender', 'source'] as const) {
+    assert.deepEqual(Array.from(got[k]), Array.from(want[k]), `${label}: ${k}`);
+  }
+  assert.deepEqual(got.senders, want.senders, `${label}: senders`);
+  assert.deepEqual(got.sources, want.sources, `${label}: sources`);
+  assert.deepEqual(got.stats, want.stats, `${label}: stats`);
+}
+
+describe('a build split in two rowid ranges', () => {
+  for (const dim of [8, 20, 64]) {
+    it(`dim ${dim}: the same parts as one thread, wherever the split falls`, async () => {
+      const records = mixedRecords(300, dim, dim);
+      const want = await consumeRecords(records, { model: MODEL, dim, total: records.length });
+      assert.ok(want.stats.skippedWrongLength > 0 && want.stats.skippedNonFinite > 0, 'the data has rows to skip');
+      for (const cut of [0, 1, 2, 37, 150, 299, 300]) {
+        assertSameParts(await splitBuild(records, dim, cut), want, `cut at ${cut}`);
+      }
+    });
+  }
+
+  it('fills a memory sized for exactly its rows (no gap to close) and one with room to spare', async () => {
+    const records = makeRecords(200, 16, 5);
+    const want = await consumeRecords(records, { model: MODEL, dim: 16 });
+    assertSameParts(await splitBuild(records, 16, 120), want, 'exact');
+    assertSameParts(await splitBuild(records, 16, 120, 1000), want, 'room to spare');
+  });
+
+  it('rows beyond the counted capacity fail with split_overflow (the engine then builds in one thread)', async () => {
+    const records = makeRecords(100, 16, 9);
+    await assert.rejects(splitBuild(records, 16, 60, 99), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'split_overflow');
+      assert.match(e.message, /outnumber the 99 counted when the build started/);
+      return true;
+    });
+    // Unusable rows give their slot back: 10 rows that cannot be indexed still fit a capacity of 90 usable ones.
+    const withBad = records.map((r, i) => (i % 10 === 3 ? { ...r, vec: Float32Array.from(r.vec).fill(Number.NaN, 0, 1) } : r));
+    const parts = await splitBuild(withBad, 16, 60, 90);
+    assert.equal(parts.n, 90);
+    assert.equal(parts.stats.skippedNonFinite, 10);
+  });
+
+  it('no usable row in either range is the one-thread build\'s no_vectors error', async () => {
+    const records = makeRecords(20, 16, 3).map((r) => ({ ...r, vec: new Float32Array(17) }));
+    await assert.rejects(consumeRecords(records, { model: MODEL, dim: 16 }), /no usable embeddings for model split-test: 20 record\(s\) read \(20 with the wrong length/);
+    await assert.rejects(splitBuild(records, 16, 8), /no usable embeddings for model split-test: 20 record\(s\) read \(20 with the wrong length/);
+  });
+});
