@@ -10,7 +10,7 @@ import { listConversations } from './queries/conversations';
 import { EmbeddingIterator, embeddingModels, embeddingSpan, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
 import { detectSchema, type SchemaInfo } from './schema';
-import type { Archive, ArchiveQueries, EmbeddingRecord, ExcludingQueries, Exclusion } from './types';
+import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion } from './types';
 
 // The query methods are installed on the prototype from the table below the class.
 // eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unsafe-declaration-merging
@@ -76,7 +76,7 @@ export class WasmArchive implements Archive {
         schema,
         path: this.path,
         conversations,
-        models: () => this.perOpen('models', () => embeddingModels(sql, schema)),
+        models: () => this.models(sql, schema),
         counts: () => this.perOpen('counts', () => summaryCounts(sql, conversations())),
         identity: () => this.conn.identity(),
         memo: (key, compute) => this.perOpen(`memo:${key}`, compute),
@@ -90,7 +90,12 @@ export class WasmArchive implements Archive {
   }
 
   embeddingSpan(model: string): { first: number; last: number } | undefined {
-    return this.q((sql, schema) => embeddingSpan(sql, schema, model, this.perOpen('models', () => embeddingModels(sql, schema))));
+    return this.q((sql, schema) => embeddingSpan(sql, schema, model, this.models(sql, schema), this.perOpen('spans', () => new Map())));
+  }
+
+  /** The embedding models of this open, counted once; a grouping of several also notes their rowid spans. */
+  private models(sql: Sql, schema: SchemaInfo): EmbeddingModelInfo[] {
+    return this.perOpen('models', () => embeddingModels(sql, schema, this.perOpen('spans', () => new Map())));
   }
 
   primeModelCoverage(model: string, count: number, fp: string): boolean {

@@ -59,12 +59,36 @@ function lowerThreadPriority(): void {
 const lowerPart = new Promise<SplitPart>((resolve) => port.once('message', (msg: BuildMergeMessage) => resolve(msg.part)));
 void lowerPart.catch(() => undefined);
 
+/**
+ * `work`, or an AbortError once the build is cancelled. The cancel flag is shared memory nobody announces, so
+ * while this thread has nothing else to do it looks at the flag every 10 ms (the engine worker terminates a build
+ * thread that has not ended 2 s after a cancel: a waiting upper range ends well before).
+ */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new DOMException('The request was cancelled.', 'AbortError'));
+    let poll: NodeJS.Timeout | undefined;
+    const end = () => {
+      clearInterval(poll);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const onAbort = () => {
+      end();
+      reject(signal.reason instanceof Error ? signal.reason : new DOMException('The request was cancelled.', 'AbortError'));
+    };
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    // Reading `aborted` is what makes the polling signal look at the flag.
+    poll = setInterval(() => void signal.aborted, 10);
+    work.then(
+      (v) => {
+        end();
+        resolve(v);
+      },
+      (e: unknown) => {
+        end();
+        reject(e);
+      },
+    );
   });
 }
 
@@ -92,7 +116,11 @@ async function main(): Promise<void> {
     }
     if (part && range?.merges) {
       // Up to half the index's rows may move: here, not on the thread that answers tool calls.
-      whole = checkedParts(mergeSplitParts(model, range.placement.memory, await untilAborted(lowerPart, abort.signal), part), opts);
+      const lower = await untilAborted(lowerPart, abort.signal).catch((e: unknown) => {
+        send({ type: 'log', message: 'index build: cancelled while the upper range waited for the lower one' });
+        throw e;
+      });
+      whole = checkedParts(mergeSplitParts(model, range.placement.memory, lower, part), opts);
     }
     stallForTests();
     abort.signal.throwIfAborted();

@@ -33,10 +33,12 @@ export interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag' | 'rang
 const CANCEL_GRACE_MS = 2000;
 
 /**
- * Below this many vectors a build stays in one thread: a second thread's start (~30 ms, its engine ~40 ms more) and
- * its own scan of `messages` would cost about what it saves.
+ * Below this many vectors a build stays in one thread. Each thread starts (~60 ms with its engine) and scans all of
+ * `messages` for its own hash → message map, and two threads keep 12-17 MB more resident afterwards: at 100k × 768
+ * that cost what the second thread saved (A/B on two vCPUs: the same 0.7 s build), at 1M × 768 the split build takes
+ * 4.2-4.4 s instead of 5.9-6.3 s.
  */
-const SPLIT_MIN_ROWS = 50_000;
+const SPLIT_MIN_ROWS = 200_000;
 
 /** The threads a build uses by default; MSGBROWSE_TEST_SPLIT_MIN_ROWS lets tests split small archives. */
 function defaultThreads(total: number | undefined): number {
@@ -49,11 +51,15 @@ export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
   const { total, dim } = req;
   const threads = req.threads ?? defaultThreads(total);
   const span = threads >= 2 && total !== undefined && total >= 2 && dim !== undefined ? req.span?.() : undefined;
-  if (span && span.last > span.first && total !== undefined && dim !== undefined) {
+  // A one-thread build reads rowids above -1 (EmbeddingIterator): so does the lower range.
+  const first = span ? Math.max(span.first, -1) : 0;
+  if (span && span.last > first && total !== undefined && dim !== undefined) {
     try {
-      return await buildSplit(req, total, dim, span);
+      return await buildSplit(req, total, dim, first, span.last);
     } catch (e) {
-      if (!(isVectorIndexError(e) && e.code === 'split_overflow')) throw e;
+      // Rows beyond the count (the archive grew), or a memory for every counted row past the 4 GiB wasm32 limit
+      // where the usable rows would fit: one thread sizes its memory as rows arrive.
+      if (!(isVectorIndexError(e) && (e.code === 'split_overflow' || e.code === 'too_large'))) throw e;
       req.log?.(`vector index for model ${req.model}: ${e.message}; building again in one thread`);
     }
   }
@@ -63,48 +69,61 @@ export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
 }
 
 /**
- * Two threads, each one half of the model's rowid span, into one shared memory sized for `total` rows. The lower
- * half's part goes to the upper half's thread, which merges the two and answers with the whole index: moving rows
- * and joining arrays never runs on this thread, which answers tool calls.
+ * Two threads, each one half of the model's rowid span (first, last], into one shared memory sized for `total` rows.
+ * The lower half's part goes to the upper half's thread, which merges the two and answers with the whole index:
+ * moving rows and joining arrays never runs on this thread, which answers tool calls.
  */
-async function buildSplit(req: BuildRequest, total: number, dim: number, span: { first: number; last: number }): Promise<IndexParts> {
+async function buildSplit(req: BuildRequest, total: number, dim: number, first: number, last: number): Promise<IndexParts> {
   const [low, high] = splitPlacements(req.model, dim, total);
-  const mid = span.first + Math.floor((span.last - span.first) / 2);
+  const mid = first + Math.floor((last - first) / 2);
   req.log?.(`vector index for model ${req.model}: building ${total} vectors in two threads (rowids up to ${mid}, and after)`);
   const done = [0, 0];
   const progress = (i: number) => (p: BuildProgress) => {
     done[i] = p.done;
     req.onProgress?.({ done: done[0] + done[1], total });
   };
-  // A range that fails ends the other one too (the build fails, or runs again in one thread).
+  // The caller's cancellation, or the end of the other range (the build fails, or runs again in one thread).
   const stop = new AbortController();
-  const signal = req.signal ? AbortSignal.any([req.signal, stop.signal]) : stop.signal;
-  const half = Math.ceil(total / 2);
-  const lower = runBuildThread({ ...req, total: half, signal }, { range: { upTo: mid, placement: low } }, progress(0));
-  const upper = runBuildThread({ ...req, total: total - half, signal }, { range: { after: mid, placement: high, merges: true } }, progress(1));
-  const handed = lower.answer.then((msg) => {
-    if (msg.type !== 'range') throw new Error('The index-build worker answered a range with a whole build.');
-    upper.post({ type: 'merge', part: msg.part }, splitPartTransfer(msg.part));
-  });
-  const settled = await Promise.allSettled(
-    [handed, upper.answer].map((p) =>
-      p.catch((e: unknown) => {
+  const outer = req.signal;
+  const onOuter = () => stop.abort(outer?.reason);
+  outer?.addEventListener('abort', onOuter, { once: true });
+  try {
+    const signal = stop.signal;
+    const half = Math.ceil(total / 2);
+    const lower = runBuildThread({ ...req, total: half, signal }, { range: { upTo: mid, placement: low } }, progress(0));
+    const upper = runBuildThread({ ...req, total: total - half, signal }, { range: { after: mid, placement: high, merges: true } }, progress(1));
+    const handed = lower.answer.then(
+      (msg) => {
+        if (msg.type !== 'range') throw new Error('The index-build worker answered a range with a whole build.');
+        upper.post({ type: 'merge', part: msg.part }, splitPartTransfer(msg.part));
+      },
+      (e: unknown) => {
         stop.abort();
         throw e;
-      }),
-    ),
-  );
-  if (req.signal?.aborted) throw abortError(req.signal);
-  const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-  // Rows that did not fit: the caller builds again in one thread. Otherwise the lower range's error comes first, as
-  // a one-thread build would meet it first; a range stopped because the other failed reports no error of its own.
-  const overflow = failures.find((e) => isVectorIndexError(e) && e.code === 'split_overflow');
-  if (overflow) throw overflow;
-  const own = failures.find((e) => !(e instanceof Error && e.name === 'AbortError'));
-  if (failures.length) throw own ?? failures[0];
-  const built = (settled[1] as PromiseFulfilledResult<Finished>).value;
-  if (built.type !== 'built') throw new Error('The upper range of a split build answered without the merged index.');
-  return unpackParts(built.parts);
+      },
+    );
+    // The upper range's own error waits for the lower range's answer, whose error a one-thread build would meet
+    // first; its rows not fitting ends the lower range at once (the build runs again in one thread).
+    const merged = upper.answer.catch((e: unknown) => {
+      if (isVectorIndexError(e) && e.code === 'split_overflow') stop.abort();
+      throw e;
+    });
+    const settled = await Promise.allSettled([handed, merged]);
+    if (outer?.aborted) throw abortError(outer);
+    const [lowErr, highErr] = settled.map((r) => (r.status === 'rejected' ? (r.reason as unknown) : undefined));
+    const overflow = [lowErr, highErr].find((e) => isVectorIndexError(e) && e.code === 'split_overflow');
+    if (overflow) throw overflow;
+    // A range stopped because the other one failed answers with an AbortError of no interest.
+    const aborted = (e: unknown) => e instanceof Error && e.name === 'AbortError';
+    if (lowErr !== undefined && !aborted(lowErr)) throw lowErr;
+    if (highErr !== undefined) throw highErr;
+    if (lowErr !== undefined) throw lowErr;
+    const built = (settled[1] as PromiseFulfilledResult<Finished>).value;
+    if (built.type !== 'built') throw new Error('The upper range of a split build answered without the merged index.');
+    return unpackParts(built.parts);
+  } finally {
+    outer?.removeEventListener('abort', onOuter);
+  }
 }
 
 type Finished = Extract<BuildWorkerMessage, { type: 'built' | 'range' }>;
@@ -123,8 +142,8 @@ function runBuildThread(req: BuildRequest, extra: Pick<BuildWorkerInit, 'range'>
   const init: BuildWorkerInit = { ...rest, ...extra, cancelFlag };
   const script = resolveWorkerScript(undefined, 'build');
   const worker = new Worker(script.file, { eval: script.eval, workerData: init, execArgv: script.eval ? [] : undefined });
+  let settled = false;
   const answer = new Promise<Finished>((resolve, reject) => {
-    let settled = false;
     let reason = '';
     let killTimer: NodeJS.Timeout | undefined;
     const finish = (fn: () => void): void => {
@@ -153,5 +172,11 @@ function runBuildThread(req: BuildRequest, extra: Pick<BuildWorkerInit, 'range'>
       finish(() => reject(new Error(`The index-build worker stopped unexpectedly (${reason || `exit code ${code}`}); the next search starts the build again.`)));
     });
   });
-  return { answer, post: (msg, transfer) => worker.postMessage(msg, transfer) };
+  return {
+    answer,
+    post: (msg, transfer) => {
+      // A thread that already ended (it failed, or was cancelled) needs nothing more.
+      if (!settled) worker.postMessage(msg, transfer);
+    },
+  };
 }

@@ -31,12 +31,12 @@ function mixedRecords(n: number, dim: number, seed: number): EmbeddingRecord[] {
   });
 }
 
-async function splitBuild(records: EmbeddingRecord[], dim: number, cut: number, capacity = records.length): Promise<IndexParts> {
+async function splitBuild(records: EmbeddingRecord[], dim: number, cut: number, capacity = records.length, compactAbove?: number): Promise<IndexParts> {
   const [low, high] = splitPlacements(MODEL, dim, capacity);
   // The upper range first: nothing may depend on the order in which the two finish.
   const second = await consumeRange(records.slice(cut), { model: MODEL, dim }, high);
   const first = await consumeRange(records.slice(0, cut), { model: MODEL, dim }, low);
-  return checkedParts(mergeSplitParts(MODEL, low.memory, first, second), { model: MODEL });
+  return checkedParts(mergeSplitParts(MODEL, low.memory, first, second, compactAbove), { model: MODEL });
 }
 
 function rowsOf(p: IndexParts): Uint8Array {
@@ -74,6 +74,22 @@ describe('a build split in two rowid ranges', () => {
     const want = await consumeRecords(records, { model: MODEL, dim: 16 });
     assertSameParts(await splitBuild(records, 16, 120), want, 'exact');
     assertSameParts(await splitBuild(records, 16, 120, 1000), want, 'room to spare');
+  });
+
+  it('rows left behind past the index: moved to a memory of its own size above the threshold, else kept in place', async () => {
+    const records = mixedRecords(240, 64, 4);
+    const want = await consumeRecords(records, { model: MODEL, dim: 64 });
+    // Room for 4000 rows: the upper range's rows start at row 4000 − its count, far past the merged index's end.
+    const [probe] = splitPlacements(MODEL, 64, 4000);
+    const kept = await splitBuild(records, 64, 100, 4000, Number.POSITIVE_INFINITY);
+    const moved = await splitBuild(records, 64, 100, 4000, 0);
+    assertSameParts(kept, want, 'kept in place');
+    assertSameParts(moved, want, 'moved');
+    assert.equal(kept.memory.buffer.byteLength, probe.memory.buffer.byteLength, 'in place: the split memory');
+    assert.ok(moved.memory.buffer.byteLength < probe.memory.buffer.byteLength, 'moved: a memory sized for the index');
+    // No gap at all: nothing is left behind, so nothing moves even with no threshold.
+    const exact = await splitBuild(makeRecords(120, 32, 8), 32, 50, 120, 0);
+    assert.equal(exact.memory.buffer.byteLength, splitPlacements(MODEL, 32, 120)[0].memory.buffer.byteLength);
   });
 
   it('rows beyond the counted capacity fail with split_overflow (the engine then builds in one thread)', async () => {

@@ -20,7 +20,10 @@ import { num, str } from './rows';
 const BATCH = 2048;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-export function embeddingModels(sql: Sql, schema: SchemaInfo): EmbeddingModelInfo[] {
+/** Each model's lowest and highest embedding rowid, when a grouping of the models found them (see embeddingSpan). */
+export type ModelSpans = Map<string, { first: number; last: number }>;
+
+export function embeddingModels(sql: Sql, schema: SchemaInfo, spans?: ModelSpans): EmbeddingModelInfo[] {
   if (!schema.embeddings) return [];
   // Nearly every archive holds one model. Then its count is the table's row count (SQLite counts the btree cells
   // of the smallest index without decoding rows) and one covering-index walk, stopped at the first row of another
@@ -34,10 +37,12 @@ export function embeddingModels(sql: Sql, schema: SchemaInfo): EmbeddingModelInf
     return [{ model, count: num(sql.value('SELECT count(*) FROM embeddings')), dim: num(first.dim) }];
   }
   // Counts come from the (message_hash, model) primary-key index, which also holds each row's rowid;
-  // the dim is read from the model's first row by rowid, so vectors are never scanned.
+  // the dim is read from the model's first row by rowid, so vectors are never scanned. The same walk gives each
+  // model's rowid span, for splitting its index build (embeddingSpan).
   const models = sql.all(
-    'SELECT model, COUNT(*) AS n, MIN(rowid) AS first FROM embeddings GROUP BY model ORDER BY model',
+    'SELECT model, COUNT(*) AS n, MIN(rowid) AS first, MAX(rowid) AS last FROM embeddings GROUP BY model ORDER BY model',
   );
+  for (const r of models) spans?.set(str(r.model), { first: num(r.first), last: num(r.last) });
   return models.map((r) => ({
     model: str(r.model),
     count: num(r.n),
@@ -63,11 +68,14 @@ export function embeddingBatchSql(bounded = false): string {
 
 /**
  * The lowest and highest rowid of `model`'s embeddings (orphans included), for splitting a build into rowid ranges.
- * With one model in the table these are the table's ends (two seeks); with several, one walk of the
- * (message_hash, model) primary-key index, which holds each row's rowid.
+ * With one model in the table these are the table's ends (two seeks); with several, the grouping that counted
+ * them (`spans`, filled by embeddingModels) found them, or else one walk of the (message_hash, model) primary-key
+ * index, which holds each row's rowid.
  */
-export function embeddingSpan(sql: Sql, schema: SchemaInfo, model: string, models: EmbeddingModelInfo[]): { first: number; last: number } | undefined {
+export function embeddingSpan(sql: Sql, schema: SchemaInfo, model: string, models: EmbeddingModelInfo[], spans?: ModelSpans): { first: number; last: number } | undefined {
   if (!schema.embeddings || !models.some((m) => m.model === model)) return undefined;
+  const known = spans?.get(model);
+  if (known) return { ...known };
   const r =
     models.length === 1
       ? sql.get('SELECT (SELECT rowid FROM embeddings ORDER BY rowid LIMIT 1) AS first, (SELECT rowid FROM embeddings ORDER BY rowid DESC LIMIT 1) AS last')

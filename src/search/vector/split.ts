@@ -68,8 +68,12 @@ export class SlotClaims implements RowSlots {
 
   /** Takes a slot for the next row, or fails the range when none is left. */
   claim(model: string): void {
-    if (Atomics.sub(this.free, 0, 1) > 0) return;
-    Atomics.add(this.free, 0, 1);
+    // Compare-and-swap, so a slot given back by the other range at the same moment is never missed.
+    for (let left = Atomics.load(this.free, 0); left > 0; ) {
+      const seen = Atomics.compareExchange(this.free, 0, left, left - 1);
+      if (seen === left) return;
+      left = seen;
+    }
     throw new VectorIndexError(
       'split_overflow',
       `the embeddings of model ${model} outnumber the ${this.placement.capacity} counted when the build started (the archive changed during the build)`,
@@ -133,11 +137,19 @@ function remap(ids: Int32Array, own: string[], names: string[], index: Map<strin
 }
 
 /**
+ * Above this many bytes of the second range's old rows left behind past the index (rows the count included but the
+ * build skipped: orphans, damaged or non-finite vectors), the merged index moves to a memory of its own size:
+ * those pages were written, so they would stay resident for nothing.
+ */
+export const COMPACT_ABOVE_BYTES = 16 << 20;
+
+/**
  * The index parts of a split build: `first` (rows from the start) and `second` (rows from the end, already
  * reversed), both in `memory`. Moves the second range's rows down after the first's when there is a gap, then
- * writes the per-row planes after them, as IndexBuilder.finish does.
+ * writes the per-row planes after them, as IndexBuilder.finish does. When the gap left more than `compactAbove`
+ * bytes of written rows behind, the index is copied into a new memory of its own size instead.
  */
-export function mergeSplitParts(model: string, memory: WasmMemory, first: SplitPart, second: SplitPart): IndexParts {
+export function mergeSplitParts(model: string, memory: WasmMemory, first: SplitPart, second: SplitPart, compactAbove = COMPACT_ABOVE_BYTES): IndexParts {
   const { layout, dim } = first;
   if (second.dim !== dim || second.layout.stride !== layout.stride || first.at !== 0) {
     throw new Error('mergeSplitParts: the two ranges were built with different layouts');
@@ -145,10 +157,20 @@ export function mergeSplitParts(model: string, memory: WasmMemory, first: SplitP
   const n = first.n + second.n;
   const { stride, matrixOff } = layout;
   if (second.at < first.n) throw new Error('mergeSplitParts: the two ranges overlap');
-  if (second.at > first.n && second.n > 0) {
+  const meta = metaLayout(layout, n);
+  // The second range's rows that end up past the new index's end (the planes cover some of them).
+  const leftBehind = Math.max(0, matrixOff + (second.at + second.n) * stride - Math.max(meta.end, matrixOff + second.at * stride));
+  if (second.n > 0 && leftBehind > compactAbove) {
+    const own = kernelMemory(1);
+    ensureMemory(own, meta.end, model);
+    const to = new Int8Array(own.buffer);
+    const from = new Int8Array(memory.buffer);
+    to.set(from.subarray(matrixOff, matrixOff + first.n * stride), matrixOff);
+    to.set(from.subarray(matrixOff + second.at * stride, matrixOff + (second.at + second.n) * stride), matrixOff + first.n * stride);
+    memory = own;
+  } else if (second.at > first.n && second.n > 0) {
     new Int8Array(memory.buffer).copyWithin(matrixOff + first.n * stride, matrixOff + second.at * stride, matrixOff + (second.at + second.n) * stride);
   }
-  const meta = metaLayout(layout, n);
   ensureMemory(memory, meta.end, model);
   const views = metaViews(memory, meta, n);
   views.scale.set(first.scale);
