@@ -11,7 +11,7 @@
  */
 import * as os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { isVectorIndexError, splitPartTransfer, splitPlacements, unpackParts, type BuildProgress, type IndexParts } from '../search/vector';
+import { isVectorIndexError, splitPartTransfer, splitPlacements, unpackParts, type BuildProgress, type IndexParts, type RowPlacement } from '../search/vector';
 import type { BuildMergeMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { abortError, fromWireError } from './wire-error';
 import { resolveWorkerScript } from './worker-script';
@@ -55,11 +55,11 @@ export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
   const first = span ? Math.max(span.first, -1) : 0;
   if (span && span.last > first && total !== undefined && dim !== undefined) {
     try {
-      return await buildSplit(req, total, dim, first, span.last);
+      const parts = await buildSplit(req, total, dim, first, span.last);
+      if (parts) return parts;
     } catch (e) {
-      // Rows beyond the count (the archive grew), or a memory for every counted row past the 4 GiB wasm32 limit
-      // where the usable rows would fit: one thread sizes its memory as rows arrive.
-      if (!(isVectorIndexError(e) && (e.code === 'split_overflow' || e.code === 'too_large'))) throw e;
+      // Rows beyond the count (the archive grew): one thread sizes its memory as rows arrive.
+      if (!(isVectorIndexError(e) && e.code === 'split_overflow')) throw e;
       req.log?.(`vector index for model ${req.model}: ${e.message}; building again in one thread`);
     }
   }
@@ -73,8 +73,16 @@ export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
  * The lower half's part goes to the upper half's thread, which merges the two and answers with the whole index:
  * moving rows and joining arrays never runs on this thread, which answers tool calls.
  */
-async function buildSplit(req: BuildRequest, total: number, dim: number, first: number, last: number): Promise<IndexParts> {
-  const [low, high] = splitPlacements(req.model, dim, total);
+async function buildSplit(req: BuildRequest, total: number, dim: number, first: number, last: number): Promise<IndexParts | undefined> {
+  let low: RowPlacement;
+  let high: RowPlacement;
+  try {
+    [low, high] = splitPlacements(req.model, dim, total);
+  } catch (e) {
+    // A memory for every counted row past the 4 GiB wasm32 limit (where the usable rows may fit), or none to be had.
+    req.log?.(`vector index for model ${req.model}: not split between two threads (${e instanceof Error ? e.message : String(e)}); building in one thread`);
+    return undefined;
+  }
   const mid = first + Math.floor((last - first) / 2);
   req.log?.(`vector index for model ${req.model}: building ${total} vectors in two threads (rowids up to ${mid}, and after)`);
   const done = [0, 0];
@@ -92,16 +100,16 @@ async function buildSplit(req: BuildRequest, total: number, dim: number, first: 
     const half = Math.ceil(total / 2);
     const lower = runBuildThread({ ...req, total: half, signal }, { range: { upTo: mid, placement: low } }, progress(0));
     const upper = runBuildThread({ ...req, total: total - half, signal }, { range: { after: mid, placement: high, merges: true } }, progress(1));
-    const handed = lower.answer.then(
-      (msg) => {
+    const handed = lower.answer
+      .then((msg) => {
         if (msg.type !== 'range') throw new Error('The index-build worker answered a range with a whole build.');
         upper.post({ type: 'merge', part: msg.part }, splitPartTransfer(msg.part));
-      },
-      (e: unknown) => {
+      })
+      .catch((e: unknown) => {
+        // Without the lower part the upper range would wait for it forever.
         stop.abort();
         throw e;
-      },
-    );
+      });
     // The upper range's own error waits for the lower range's answer, whose error a one-thread build would meet
     // first; its rows not fitting ends the lower range at once (the build runs again in one thread).
     const merged = upper.answer.catch((e: unknown) => {

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { openArchive } from '../../src/archive';
 import type { Archive } from '../../src/archive/types';
 import { buildInWorker } from '../../src/engine/index-build';
-import type { IndexParts } from '../../src/search/vector';
+import { splitPlacements, type IndexParts } from '../../src/search/vector';
 import { buildScaleArchive } from '../fixtures';
 
 let dir: string;
@@ -56,7 +56,11 @@ function countOf(model: string): { total: number; dim: number } {
   return { total: m.count, dim: m.dim };
 }
 
-function build(model: string, threads: number, extra: { total?: number; signal?: AbortSignal; log?: (m: string) => void } = {}): Promise<IndexParts> {
+function build(
+  model: string,
+  threads: number,
+  extra: { total?: number; signal?: AbortSignal; log?: (m: string) => void; onProgress?: (p: { done: number }) => void } = {},
+): Promise<IndexParts> {
   const { total, dim } = countOf(model);
   return buildInWorker({ archivePath: file, model, dim, total, threads, span: () => archive.embeddingSpan(model), ...extra });
 }
@@ -129,9 +133,12 @@ describe('index builds split between two build threads', () => {
       const db = new Database(copy);
       const damage = db.prepare('UPDATE embeddings SET vec = ? WHERE rowid = ?');
       const { first, last } = archive.embeddingSpan(MODEL)!;
-      damage.run(Buffer.alloc(10), last - 5);
-      // In the lower half too: a one-thread build meets that one first, and so must the split build's answer.
-      if (where === 'both halves') damage.run(Buffer.alloc(12), first + 30);
+      // Where index-build.ts splits the span.
+      const mid = first + Math.floor((last - first) / 2);
+      // The upper range's row comes early in its half, the lower range's late in its own: the upper range fails
+      // first, and the answer must still be the lower range's error, the one a one-thread build meets first.
+      damage.run(Buffer.alloc(10), mid + 5);
+      if (where === 'both halves') damage.run(Buffer.alloc(12), mid - 5);
       db.close();
       const { total, dim } = countOf(MODEL);
       const attempt = (threads: number) => buildInWorker({ archivePath: copy, model: MODEL, dim, total, threads, span: () => ({ first, last }) });
@@ -144,6 +151,51 @@ describe('index builds split between two build threads', () => {
     });
   }
 
+  it('skipped rows past the threshold: the merged index moves to a memory of its own size, with the same parts', async () => {
+    // Wide rows and a fifth of them orphaned: the upper range's rows left past the merged index outweigh the planes
+    // written after it, so something is left behind (here the threshold is 0; in use it is 16 MiB).
+    const wide = path.join(dir, 'wide.sqlite');
+    buildScaleArchive(wide, { messages: 2000, dim: 256, model: MODEL, seed: 5, progress: false });
+    const db = new Database(wide);
+    db.exec('DELETE FROM messages WHERE id % 5 = 0');
+    const m = db.prepare('SELECT COUNT(*) AS n FROM embeddings').get() as { n: number };
+    const span = db.prepare('SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM embeddings').get() as { first: number; last: number };
+    db.close();
+    const req = { archivePath: wide, model: MODEL, dim: 256, total: m.n, span: () => span };
+    const logs: string[] = [];
+    process.env.MSGBROWSE_TEST_SPLIT_COMPACT_BYTES = '0';
+    let two: IndexParts;
+    try {
+      two = await buildInWorker({ ...req, threads: 2, log: (x) => logs.push(x) });
+    } finally {
+      delete process.env.MSGBROWSE_TEST_SPLIT_COMPACT_BYTES;
+    }
+    assert.ok(logs.some((x) => /counted rows were skipped; the index moved to a memory of its own size/.test(x)), logs.join('\n'));
+    const one = await buildInWorker({ ...req, threads: 1 });
+    assert.ok(one.n < m.n * 0.9, 'orphans were skipped');
+    assertSameParts(two, one);
+    assert.ok(two.memory.buffer.byteLength < splitPlacements(MODEL, 256, m.n)[0].memory.buffer.byteLength, 'a memory of the index\'s own size');
+  });
+
+  it('negative rowids stay out of a split build as out of a one-thread build', async () => {
+    const copy = path.join(dir, 'negative.sqlite');
+    fs.copyFileSync(single, copy);
+    const db = new Database(copy);
+    // Spread far enough below 0 that the middle of the whole span is negative too.
+    db.exec('UPDATE embeddings SET rowid = -rowid * 10 - 100 WHERE rowid <= 400');
+    const span = db.prepare('SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM embeddings').get() as { first: number; last: number };
+    const m = db.prepare('SELECT COUNT(*) AS n, MAX(dim) AS dim FROM embeddings').get() as { n: number; dim: number };
+    db.close();
+    assert.ok(span.first + Math.floor((span.last - span.first) / 2) < -1, JSON.stringify(span));
+    const req = { archivePath: copy, model: MODEL, dim: m.dim, total: m.n, span: () => span };
+    const one = await buildInWorker({ ...req, threads: 1 });
+    const logs: string[] = [];
+    const two = await buildInWorker({ ...req, threads: 2, log: (x) => logs.push(x) });
+    assert.ok(logs.some((x) => SPLIT.test(x)) && !logs.some((x) => FELL_BACK.test(x)), logs.join('\n'));
+    assert.ok(one.n > 0 && one.n <= m.n - 400);
+    assertSameParts(two, one);
+  });
+
   it('a cancelled split build rejects with an AbortError', async () => {
     const abort = new AbortController();
     const building = build(MODEL, 2, { signal: abort.signal });
@@ -151,9 +203,12 @@ describe('index builds split between two build threads', () => {
     await assert.rejects(building, (e: Error) => e.name === 'AbortError');
   });
 
-  it('cancelled while the upper range waits for the lower one: the upper range sees it and ends', { timeout: 15_000 }, async () => {
-    // Each build thread blocks outright before it answers, so the lower range is still holding its part while the
-    // upper range, its rows in, waits for it.
+  it('cancelled while the upper range waits for the lower one: the upper range sees it and ends', { timeout: 30_000 }, async () => {
+    // Every record both ranges read (a one-thread build reads the same): once progress reaches it, both ranges'
+    // rows are in, the lower range is held by the stall below and the upper one waits for its part.
+    const s = (await build(MODEL, 1)).stats;
+    const read = s.indexed + s.skippedWrongLength + s.skippedNonFinite;
+    // Each build thread blocks outright before it answers, so the lower range keeps its part.
     process.env.MSGBROWSE_TEST_BUILD_STALL_MS = '3000';
     const logs: string[] = [];
     const abort = new AbortController();
@@ -161,6 +216,9 @@ describe('index builds split between two build threads', () => {
     const ended = new Promise<void>((resolve) => {
       building = build(MODEL, 2, {
         signal: abort.signal,
+        onProgress: (p) => {
+          if (p.done >= read) abort.abort();
+        },
         log: (m) => {
           logs.push(m);
           if (/cancelled while the upper range waited/.test(m)) resolve();
@@ -168,8 +226,6 @@ describe('index builds split between two build threads', () => {
       });
     });
     delete process.env.MSGBROWSE_TEST_BUILD_STALL_MS;
-    // The upper range's rows are in well before the lower range wakes from its stall.
-    setTimeout(() => abort.abort(), 1500);
     await assert.rejects(building!, (e: Error) => e.name === 'AbortError');
     // Without its look at the cancel flag the waiting thread would be killed silently at the 2 s grace instead.
     await ended;
