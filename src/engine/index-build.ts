@@ -35,8 +35,8 @@ const CANCEL_GRACE_MS = 2000;
 /**
  * Below this many vectors a build stays in one thread. Each thread starts (~60 ms with its engine) and scans all of
  * `messages` for its own hash → message map, and two threads keep 12-17 MB more resident afterwards: at 100k × 768
- * that cost what the second thread saved (A/B on two vCPUs: the same 0.7 s build), at 1M × 768 the split build takes
- * 4.2-4.4 s instead of 5.9-6.3 s.
+ * that cost what the second thread saved (A/B on two vCPUs: builds of 610-673 ms against 614-649 ms), at 1M × 768
+ * the split build takes 4.1-4.6 s instead of 5.3-6.3 s (bench/analysis.md).
  */
 const SPLIT_MIN_ROWS = 200_000;
 
