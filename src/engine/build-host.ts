@@ -120,7 +120,8 @@ async function main(): Promise<void> {
         send({ type: 'log', message: 'index build: cancelled while the upper range waited for the lower one' });
         throw e;
       });
-      // Tests lower the 16 MiB at which the merged index moves to a memory of its own (never set outside the suite).
+      // Tests set the bytes left behind above which the merged index moves to a memory of its own (default: 16 MiB
+      // and a quarter of the index; never set outside the suite).
       const compactAbove = process.env.MSGBROWSE_TEST_SPLIT_COMPACT_BYTES;
       whole = checkedParts(mergeSplitParts(model, range.placement.memory, lower, part, compactAbove === undefined ? undefined : Number(compactAbove)), opts);
       if (whole.memory !== range.placement.memory) {

@@ -137,19 +137,22 @@ function remap(ids: Int32Array, own: string[], names: string[], index: Map<strin
 }
 
 /**
- * Above this many bytes of the second range's old rows left behind past the index (rows the count included but the
- * build skipped: orphans, damaged or non-finite vectors), the merged index moves to a memory of its own size:
- * those pages were written, so they would stay resident for nothing.
+ * Rows of the second range left behind past the merged index (rows the count included but the build skipped:
+ * orphans, damaged or non-finite vectors) were written, so their pages stay resident for nothing. Above this many
+ * bytes, and above a quarter of the index, the merged index moves to a memory of its own size: a copy of the whole
+ * index, with both memories resident meanwhile, is worth it only for that much (after a re-import that orphaned
+ * many vectors, say), not for a few percent.
  */
 export const COMPACT_ABOVE_BYTES = 16 << 20;
 
 /**
  * The index parts of a split build: `first` (rows from the start) and `second` (rows from the end, already
  * reversed), both in `memory`. Moves the second range's rows down after the first's when there is a gap, then
- * writes the per-row planes after them, as IndexBuilder.finish does. When the gap left more than `compactAbove`
- * bytes of written rows behind, the index is copied into a new memory of its own size instead.
+ * writes the per-row planes after them, as IndexBuilder.finish does. When the gap left more written rows behind than
+ * `compactAbove` bytes (default: COMPACT_ABOVE_BYTES and a quarter of the index), the index is copied into a new
+ * memory of its own size instead.
  */
-export function mergeSplitParts(model: string, memory: WasmMemory, first: SplitPart, second: SplitPart, compactAbove = COMPACT_ABOVE_BYTES): IndexParts {
+export function mergeSplitParts(model: string, memory: WasmMemory, first: SplitPart, second: SplitPart, compactAbove?: number): IndexParts {
   const { layout, dim } = first;
   if (second.dim !== dim || second.layout.stride !== layout.stride || first.at !== 0) {
     throw new Error('mergeSplitParts: the two ranges were built with different layouts');
@@ -160,7 +163,7 @@ export function mergeSplitParts(model: string, memory: WasmMemory, first: SplitP
   const meta = metaLayout(layout, n);
   // The second range's rows that end up past the new index's end (the planes cover some of them).
   const leftBehind = Math.max(0, matrixOff + (second.at + second.n) * stride - Math.max(meta.end, matrixOff + second.at * stride));
-  if (second.n > 0 && leftBehind > compactAbove) {
+  if (second.n > 0 && leftBehind > (compactAbove ?? Math.max(COMPACT_ABOVE_BYTES, meta.end / 4))) {
     const own = kernelMemory(1);
     ensureMemory(own, meta.end, model);
     const to = new Int8Array(own.buffer);
