@@ -388,8 +388,9 @@ export type ArchiveQueries = ArchiveQueryMethods & {
    */
   embeddings(model: string, opts?: { shareVectors?: boolean; after?: number; upTo?: number }): IterableIterator<EmbeddingRecord>;
   /**
-   * The lowest and highest rowid among `model`'s embeddings, undefined when it has none: where an index build splits
-   * the rows between its threads (`embeddings` with `after` and `upTo`).
+   * The lowest and highest rowid among the `model` embeddings that `embeddings` streams (it reads no negative
+   * rowid), undefined when it has none: where an index build splits the rows between its threads (`embeddings`
+   * with `after` and `upTo`).
    */
   embeddingSpan(model: string): { first: number; last: number } | undefined;
   /**

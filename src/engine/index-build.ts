@@ -18,8 +18,8 @@ import { resolveWorkerScript } from './worker-script';
 
 export interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag' | 'range'> {
   /**
-   * The lowest and highest rowid of the model's embeddings (Archive.embeddingSpan), asked only for a build that
-   * would be split: with `total` and `dim`, what it needs to split the rows between threads.
+   * The lowest and highest rowid of the model's embeddings a build reads (Archive.embeddingSpan), asked only for a
+   * build that would be split: with `total` and `dim`, what it needs to split the rows between threads.
    */
   span?: () => { first: number; last: number } | undefined;
   /** Threads to build with (1 or 2). Default: 2 for a large build on a machine with two cores or more, else 1. */
@@ -51,11 +51,9 @@ export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
   const { total, dim } = req;
   const threads = req.threads ?? defaultThreads(total);
   const span = threads >= 2 && total !== undefined && total >= 2 && dim !== undefined ? req.span?.() : undefined;
-  // A one-thread build reads rowids above -1 (EmbeddingIterator): so does the lower range.
-  const first = span ? Math.max(span.first, -1) : 0;
-  if (span && span.last > first && total !== undefined && dim !== undefined) {
+  if (span && span.last > span.first && total !== undefined && dim !== undefined) {
     try {
-      const parts = await buildSplit(req, total, dim, first, span.last);
+      const parts = await buildSplit(req, total, dim, span.first, span.last);
       if (parts) return parts;
     } catch (e) {
       // Rows beyond the count (the archive grew): one thread sizes its memory as rows arrive.

@@ -18,6 +18,8 @@ import type { EmbeddingModelInfo, EmbeddingRecord } from '../types';
 import { num, str } from './rows';
 
 const BATCH = 2048;
+/** Embeddings are streamed from the rowid after this one (so rows with a negative rowid are never read). */
+const STREAM_AFTER = -1;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Each model's lowest and highest embedding rowid, when a grouping of the models found them (see embeddingSpan). */
@@ -67,21 +69,25 @@ export function embeddingBatchSql(bounded = false): string {
 }
 
 /**
- * The lowest and highest rowid of `model`'s embeddings (orphans included), for splitting a build into rowid ranges.
+ * The lowest and highest rowid of `model`'s embeddings that EmbeddingIterator streams (orphans included; none below
+ * its start), for splitting a build into rowid ranges.
  * With one model in the table these are the table's ends (two seeks); with several, the grouping that counted
  * them (`spans`, filled by embeddingModels) found them, or else one walk of the (message_hash, model) primary-key
  * index, which holds each row's rowid.
  */
 export function embeddingSpan(sql: Sql, schema: SchemaInfo, model: string, models: EmbeddingModelInfo[], spans?: ModelSpans): { first: number; last: number } | undefined {
   if (!schema.embeddings || !models.some((m) => m.model === model)) return undefined;
-  const known = spans?.get(model);
-  if (known) return { ...known };
-  const r =
-    models.length === 1
-      ? sql.get('SELECT (SELECT rowid FROM embeddings ORDER BY rowid LIMIT 1) AS first, (SELECT rowid FROM embeddings ORDER BY rowid DESC LIMIT 1) AS last')
-      : sql.get('SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM embeddings WHERE model = ?', [model]);
-  if (!r || r.first === null || r.last === null) return undefined;
-  return { first: num(r.first), last: num(r.last) };
+  let span = spans?.get(model);
+  if (!span) {
+    const r =
+      models.length === 1
+        ? sql.get('SELECT (SELECT rowid FROM embeddings ORDER BY rowid LIMIT 1) AS first, (SELECT rowid FROM embeddings ORDER BY rowid DESC LIMIT 1) AS last')
+        : sql.get('SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM embeddings WHERE model = ?', [model]);
+    if (!r || r.first === null || r.last === null) return undefined;
+    span = { first: num(r.first), last: num(r.last) };
+  }
+  if (span.last <= STREAM_AFTER) return undefined;
+  return { first: Math.max(span.first, STREAM_AFTER + 1), last: span.last };
 }
 
 /**
@@ -308,7 +314,7 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
     readonly model: string,
     private readonly opts: EmbeddingStreamOptions = {},
   ) {
-    this.lastScanned = opts.after ?? -1;
+    this.lastScanned = opts.after ?? STREAM_AFTER;
   }
 
   [Symbol.iterator](): IterableIterator<EmbeddingRecord> {

@@ -94,6 +94,20 @@ export function ensureMemory(memory: WasmMemory, bytes: number, model: string): 
   memory.grow(Math.min(MAX_PAGES, Math.max(need, Math.ceil(have * 1.5))) - have);
 }
 
+/** A new shared kernel memory of at least `bytes` (a clear error past the 4 GiB wasm32 limit). */
+export function kernelMemoryFor(bytes: number, model: string): WasmMemory {
+  const memory = kernelMemory(1);
+  ensureMemory(memory, bytes, model);
+  return memory;
+}
+
+/** Where the per-row planes of `n` rows go in `memory` (grown to hold them), and views of them to fill. */
+export function planesAfter(memory: WasmMemory, layout: MemoryLayout, n: number, model: string): { meta: MetaLayout; scale: Float32Array; err: Float32Array; qnorm: Float32Array } {
+  const meta = metaLayout(layout, n);
+  ensureMemory(memory, meta.end, model);
+  return { meta, ...metaViews(memory, meta, n) };
+}
+
 /** Views of the three per-row planes in WebAssembly memory. */
 export function metaViews(memory: WasmMemory, meta: MetaLayout, n: number): { scale: Float32Array; err: Float32Array; qnorm: Float32Array } {
   return {
@@ -281,8 +295,14 @@ export class IndexBuilder {
   finishRows(): BuiltRows | undefined {
     if (this.dim === undefined) return undefined;
     const n = this.n;
+    return { ...this.rowArrays(this.dim), scale: this.scale.slice(0, n), err: this.err.slice(0, n), qnorm: this.qnorm.slice(0, n) };
+  }
+
+  /** What both finishes return of the rows built: the per-row arrays cut to length, the interned names, the counts. */
+  private rowArrays(dim: number): Omit<BuiltRows, 'scale' | 'err' | 'qnorm'> {
+    const n = this.n;
     return {
-      dim: this.dim,
+      dim,
       n,
       layout: this.layout!,
       rowids: this.rowids.slice(0, n),
@@ -293,9 +313,6 @@ export class IndexBuilder {
       source: this.source.slice(0, n),
       senders: [...this.senderIds.keys()],
       sources: [...this.sourceIds.keys()],
-      scale: this.scale.slice(0, n),
-      err: this.err.slice(0, n),
-      qnorm: this.qnorm.slice(0, n),
       stats: { indexed: n, skippedWrongLength: this.skippedWrongLength, skippedNonFinite: this.skippedNonFinite },
     };
   }
@@ -305,32 +322,12 @@ export class IndexBuilder {
     if (this.opts.placement) throw new Error('IndexBuilder: a split build range finishes with finishRows()');
     if (this.dim === undefined) return undefined;
     const n = this.n;
-    const layout = this.layout!;
     const memory = this.memory!;
-    const meta = metaLayout(layout, n);
-    ensureMemory(memory, meta.end, this.opts.model);
-    const views = metaViews(memory, meta, n);
-    views.scale.set(this.scale.subarray(0, n));
-    views.err.set(this.err.subarray(0, n));
-    views.qnorm.set(this.qnorm.subarray(0, n));
+    const planes = planesAfter(memory, this.layout!, n, this.opts.model);
+    planes.scale.set(this.scale.subarray(0, n));
+    planes.err.set(this.err.subarray(0, n));
+    planes.qnorm.set(this.qnorm.subarray(0, n));
     this.scale = this.err = this.qnorm = new Float32Array(0);
-    return {
-      model: this.opts.model,
-      dim: this.dim,
-      n,
-      layout,
-      memory,
-      meta,
-      rowids: this.rowids.slice(0, n),
-      ids: this.ids.slice(0, n),
-      conv: this.conv.slice(0, n),
-      ts: this.ts.slice(0, n),
-      sender: this.sender.slice(0, n),
-      source: this.source.slice(0, n),
-      senders: [...this.senderIds.keys()],
-      sources: [...this.sourceIds.keys()],
-      ...views,
-      stats: { indexed: n, skippedWrongLength: this.skippedWrongLength, skippedNonFinite: this.skippedNonFinite },
-    };
+    return { ...this.rowArrays(this.dim), model: this.opts.model, memory, ...planes };
   }
 }

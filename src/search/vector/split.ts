@@ -11,11 +11,11 @@
  * vectors) and joins the per-row arrays. The result is the parts a one-thread build of the same rows gives, byte for
  * byte (test/search/split-build.test.ts).
  */
-import { ensureMemory, metaViews, type BuiltRows, type IndexParts, type RowSlots } from './accumulator';
+import { kernelMemoryFor, planesAfter, type BuiltRows, type IndexParts, type RowSlots } from './accumulator';
 import { VectorIndexError } from './errors';
 import { layoutFor, metaLayout } from './layout';
 import { strideFor } from './quantize';
-import { kernelMemory } from '../kernel/kernel';
+import { buffersOf } from './transfer';
 import type { WasmMemory } from '../kernel/wasm-api';
 
 /** Where one range's rows go in the shared memory. */
@@ -43,9 +43,7 @@ export interface SplitPart extends BuiltRows {
 export function splitPlacements(model: string, dim: number, capacity: number): [RowPlacement, RowPlacement] {
   if (!Number.isSafeInteger(capacity) || capacity < 1 || capacity > 2 ** 31 - 1) throw new RangeError(`splitPlacements: capacity ${capacity}`);
   const layout = layoutFor(strideFor(dim));
-  const bytes = metaLayout(layout, capacity).end;
-  const memory = kernelMemory(1);
-  ensureMemory(memory, bytes, model);
+  const memory = kernelMemoryFor(metaLayout(layout, capacity).end, model);
   const free = new SharedArrayBuffer(4);
   Atomics.store(new Int32Array(free), 0, capacity);
   return [
@@ -111,8 +109,7 @@ function reverseRows(codes: Int8Array, matrixOff: number, stride: number, from: 
 
 /** A part's per-row arrays, to move it between threads without a copy (its int8 rows are in shared memory). */
 export function splitPartTransfer(part: SplitPart): ArrayBuffer[] {
-  const arrays = [part.rowids, part.ids, part.conv, part.ts, part.sender, part.source, part.scale, part.err, part.qnorm];
-  return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
+  return buffersOf([part.rowids, part.ids, part.conv, part.ts, part.sender, part.source, part.scale, part.err, part.qnorm]);
 }
 
 function concat<T extends Float64Array | Float32Array | Int32Array>(a: T, b: T): T {
@@ -164,8 +161,7 @@ export function mergeSplitParts(model: string, memory: WasmMemory, first: SplitP
   // The second range's rows that end up past the new index's end (the planes cover some of them).
   const leftBehind = Math.max(0, matrixOff + (second.at + second.n) * stride - Math.max(meta.end, matrixOff + second.at * stride));
   if (second.n > 0 && leftBehind > (compactAbove ?? Math.max(COMPACT_ABOVE_BYTES, meta.end / 4))) {
-    const own = kernelMemory(1);
-    ensureMemory(own, meta.end, model);
+    const own = kernelMemoryFor(meta.end, model);
     const to = new Int8Array(own.buffer);
     const from = new Int8Array(memory.buffer);
     to.set(from.subarray(matrixOff, matrixOff + first.n * stride), matrixOff);
@@ -174,8 +170,7 @@ export function mergeSplitParts(model: string, memory: WasmMemory, first: SplitP
   } else if (second.at > first.n && second.n > 0) {
     new Int8Array(memory.buffer).copyWithin(matrixOff + first.n * stride, matrixOff + second.at * stride, matrixOff + (second.at + second.n) * stride);
   }
-  ensureMemory(memory, meta.end, model);
-  const views = metaViews(memory, meta, n);
+  const views = planesAfter(memory, layout, n, model);
   views.scale.set(first.scale);
   views.scale.set(second.scale, first.n);
   views.err.set(first.err);
@@ -194,7 +189,6 @@ export function mergeSplitParts(model: string, memory: WasmMemory, first: SplitP
     n,
     layout,
     memory,
-    meta,
     rowids: concat(first.rowids, second.rowids),
     ids: concat(first.ids, second.ids),
     conv: concat(first.conv, second.conv),

@@ -11,8 +11,12 @@ export type PackedParts = Omit<IndexParts, 'scale' | 'err' | 'qnorm'>;
 /** The message and its transfer list; the parts' typed arrays are unusable afterwards. */
 export function packParts(parts: IndexParts): { packed: PackedParts; transfer: ArrayBuffer[] } {
   const { scale: _s, err: _e, qnorm: _q, ...packed } = parts;
-  const transfer = [parts.rowids.buffer, parts.ids.buffer, parts.ts.buffer, parts.conv.buffer, parts.sender.buffer, parts.source.buffer];
-  return { packed, transfer: [...new Set(transfer)] as ArrayBuffer[] };
+  return { packed, transfer: buffersOf([parts.rowids, parts.ids, parts.ts, parts.conv, parts.sender, parts.source]) };
+}
+
+/** The distinct buffers under typed arrays, as a transfer list. */
+export function buffersOf(arrays: ArrayBufferView[]): ArrayBuffer[] {
+  return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
 }
 
 /** Searchable parts again: views of the per-row planes in the (shared) memory. */
