@@ -16,6 +16,7 @@ import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
 import { pollingSignal, type PollingAbort } from './polling-signal';
 import { installInterruptHandler } from './interrupt';
+import { keepEventLoopAlive, warmLazyGlobalsSoon } from './thread-start';
 import {
   isArchiveMethod,
   NO_SLOT,
@@ -305,6 +306,7 @@ function onMessage(req: WorkerRequest): void {
 }
 
 async function main(): Promise<void> {
+  keepEventLoopAlive(port);
   try {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
     await installInterruptHandler(() => flags.isSet(currentSlot));
@@ -312,6 +314,7 @@ async function main(): Promise<void> {
     archive = opened;
     port.on('message', onMessage);
     send({ type: 'ready', path: opened.path });
+    warmLazyGlobalsSoon();
   } catch (e) {
     send({ type: 'open-failed', error: toWireError(e) });
     port.close();
