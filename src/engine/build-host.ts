@@ -16,7 +16,6 @@ import { useCompiledEngineModule } from '../archive/wasm-engine';
 import { checkedParts, consumeRange, consumeRecords, mergeSplitParts, packParts, splitPartTransfer, type BuildProgress, type IndexParts, type SplitPart } from '../search/vector';
 import { installInterruptHandler } from './interrupt';
 import { pollingSignal } from './polling-signal';
-import { keepEventLoopAlive } from './thread-start';
 import type { BuildMergeMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { toWireError } from './wire-error';
 
@@ -94,7 +93,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 async function main(): Promise<void> {
-  keepEventLoopAlive(port);
   lowerThreadPriority();
   const abort = pollingSignal(cancelled);
   try {
