@@ -217,6 +217,16 @@ async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open
   }
 }
 
+/**
+ * Tests cancel a search "while the worker is at it" by holding each vector search back for
+ * MSGBROWSE_TEST_SEARCH_STALL_MS before it scans (never set outside the test suite): on a small index the answer
+ * could otherwise come back before the test's cancel. The wait is a timer, so a cancel still arrives meanwhile.
+ */
+async function stallSearchForTests(): Promise<void> {
+  const ms = Number(process.env.MSGBROWSE_TEST_SEARCH_STALL_MS ?? 0);
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.search' }>): Promise<void> {
   const index = indexes.get(req.handle);
   if (!index) {
@@ -229,15 +239,15 @@ async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.se
   }
   const abort = pollingSignal(() => flags.isSet(req.slot));
   running.set(req.id, abort);
+  // A search the client scans beside: its findings arrive as `vector.helped`, after this request. Listened for
+  // before anything here awaits, or a `vector.helped` handled meanwhile would be dropped and the search never end.
+  const helped = req.job !== undefined ? new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve)) : undefined;
   try {
+    await stallSearchForTests();
     abort.signal.throwIfAborted();
-    // A search the client scans beside: its findings arrive as `vector.helped`, after this request.
     const hits =
-      req.job !== undefined && index instanceof Int8VectorIndex
-        ? await index.search(req.query, req.k, req.filter, abort.signal, {
-            job: req.job,
-            helped: new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve)),
-          })
+      req.job !== undefined && helped && index instanceof Int8VectorIndex
+        ? await index.search(req.query, req.k, req.filter, abort.signal, { job: req.job, helped })
         : await index.search(req.query, req.k, req.filter, abort.signal);
     send({ type: 'result', id: req.id, value: hits });
   } catch (e) {

@@ -202,22 +202,35 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
 
   it('a search cancelled at once or while it runs, then the next one: the next answers exactly', async () => {
     const local = await buildVectorIndex(own.embeddings(model), { model, dim });
-    const remote = (await helping.vectorIndex(model)) as unknown as VectorIndexProxy;
-    for (const t of ['coffee', 'the lease', 'dinner 5']) {
-      const q = new Float32Array(embedText(t, dim, model));
-      // Cancelled before it is sent, and once this thread has helped and the worker is at it.
-      for (const late of [false, true]) {
-        const ctrl = new AbortController();
-        const cancelled = remote.search(q, 20, undefined, ctrl.signal);
-        if (late) await new Promise((r) => setImmediate(r));
-        ctrl.abort();
-        await assert.rejects(cancelled, { name: 'AbortError' });
-        assert.deepStrictEqual(await remote.search(q, 20), await local.search(q, 20), `${t}, cancelled ${late ? 'late' : 'at once'}`);
-      }
+    // Its own worker, whose searches wait 100 ms before they scan: on 6000 rows the answer could otherwise arrive
+    // before the "late" cancel below, and the test would prove nothing (it failed so once).
+    process.env.MSGBROWSE_TEST_SEARCH_STALL_MS = '100';
+    let stalled: EngineClient;
+    try {
+      stalled = await startEngineWorker({ archivePath: file, helpScans: true });
+    } finally {
+      delete process.env.MSGBROWSE_TEST_SEARCH_STALL_MS;
     }
-    assert.ok(remote.helped.searches >= 6);
-    local.dispose();
-    remote.dispose();
+    try {
+      const remote = (await stalled.vectorIndex(model)) as unknown as VectorIndexProxy;
+      for (const t of ['coffee', 'the lease', 'dinner 5']) {
+        const q = new Float32Array(embedText(t, dim, model));
+        // Cancelled before it is sent, and once this thread has helped and the worker is at it.
+        for (const late of [false, true]) {
+          const ctrl = new AbortController();
+          const cancelled = remote.search(q, 20, undefined, ctrl.signal);
+          if (late) await new Promise((r) => setImmediate(r));
+          ctrl.abort();
+          await assert.rejects(cancelled, { name: 'AbortError' });
+          assert.deepStrictEqual(await remote.search(q, 20), await local.search(q, 20), `${t}, cancelled ${late ? 'late' : 'at once'}`);
+        }
+      }
+      assert.ok(remote.helped.searches >= 6);
+      local.dispose();
+      remote.dispose();
+    } finally {
+      await stalled.close();
+    }
   });
 });
 
