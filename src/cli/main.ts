@@ -10,12 +10,10 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { embedConfigFromEnv } from '../embed/config';
-import { createMcpServer } from '../mcp/index';
 import type { CitationFormat } from '../core/context';
 import { createRuntime, LedgerWriter, workerOpener, type Runtime } from '../core/index';
 import { ARCHIVE_FILE_NAME } from '../archive/file-name';
 import { prewarmEngine } from '../archive/wasm-engine';
-import { runBridge, serveHttp, serveStdio } from '../transport/index';
 import { ledgerProblem, parseBridge, parseCli, USAGE } from './args';
 import { servingBanner } from './banner';
 import { CliError, oneLine } from './errors';
@@ -50,11 +48,21 @@ function openLedger(file: string, archive: string, log: ReturnType<typeof makeLo
   return new LedgerWriter(file, { archivePath: () => archiveFile, log: (m) => log('warn', m) });
 }
 
+/** The MCP server and the one transport this run serves over, imported on demand (see main). */
+async function loadServing(http: boolean) {
+  const [{ createMcpServer }, transport] = await Promise.all([
+    import('../mcp/index'),
+    http ? import('../transport/http').then((m) => ({ serveHttp: m.serveHttp, serveStdio: undefined })) : import('../transport/stdio').then((m) => ({ serveStdio: m.serveStdio, serveHttp: undefined })),
+  ]);
+  return { createMcpServer, ...transport };
+}
+
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
   const log = makeLogger(env);
   const bridge = parseBridge(argv, process.cwd());
   if (bridge) {
     // A thin relay for VS Code: the server, the archive and the secret stay in the extension host.
+    const { runBridge } = await import('../transport/bridge');
     return runBridge({ endpointFile: bridge.bridge, log: (level, message) => log(level, message) });
   }
   const opts = parseCli(argv, env, process.cwd());
@@ -93,6 +101,14 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     // --ledger: every tool call and resource read served, as the extension records them (core/ledger.ts).
     ...(ledger ? { disclose: (d) => void ledger.append(d) } : {}),
   });
+  // Start warm: on every (re)open, the archive's summary is read while the client is still setting up. Its counts
+  // (one scan of `messages`, kept while the file stays the same) are what nearly every first tool call needs
+  // (search receipts, listings, get_conversation); the extension does the same for its status bar.
+  if (!opts.summary) {
+    runtime.onDidChange((e) => {
+      if (e.kind === 'archive-opened') void runtime.describe();
+    });
+  }
   let disposed = false;
   const dispose = async () => {
     if (disposed) return;
@@ -101,8 +117,13 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   };
 
   try {
+    // The MCP server and its transports are loaded while the engine worker starts and opens the archive (on
+    // another core): loading them (the SDK, zod's schemas, Ajv, the HTTP stack) takes this thread 150-300 ms.
     log.muted = true;
-    await openOrFail(runtime, opts.archive);
+    const opening = openOrFail(runtime, opts.archive);
+    const serving = opts.summary ? undefined : loadServing(opts.http);
+    void serving?.catch(() => undefined);
+    await opening;
     log.muted = false;
     if (ledger) log('info', `disclosure ledger: ${ledger.file}`);
     if (opts.summary) {
@@ -111,8 +132,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     }
     if (!opts.redact) log('warn', 'secret redaction is off (--no-redact): MCP clients receive one-time codes, card numbers, IBANs and passwords as written');
 
+    const { createMcpServer, serveStdio, serveHttp } = (await serving)!;
     if (!opts.http) {
-      const handle = await serveStdio(createMcpServer(runtime.context));
+      const handle = await serveStdio!(createMcpServer(runtime.context));
       log('info', `serving ${opts.archive} over stdio`);
       const why = await handle.closed;
       log('debug', `stdio session ended (${why})`);
@@ -124,7 +146,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     if (envToken && envToken.length < 16) log('warn', 'MSGBROWSE_MCP_TOKEN is short; use at least 16 random characters');
     let handle;
     try {
-      handle = await serveHttp({
+      handle = await serveHttp!({
         createServer: () => createMcpServer(runtime.context),
         listen: { host: opts.listen.host, port: opts.listen.port, allowRemote: opts.allowRemote },
         secret: token,

@@ -149,6 +149,28 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.match(r.stderr, /msgbrowse-mcp: /);
   });
 
+  it('serving over stdio never loads the HTTP stack (http, http2, tls, zlib, undici): only --http does', () => {
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_messages', arguments: { query: 'lease' } } },
+    ];
+    const r = spawnSync(CLI_NODE, ['--require', path.join(__dirname, 'loaded-builtins.cjs'), cli, '--archive', curated.path], {
+      cwd: tmp,
+      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+      encoding: 'utf8',
+      input: lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const answered = r.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id?: number; result?: { isError?: boolean } });
+    assert.ok(answered.some((m) => m.id === 2 && m.result && !m.result.isError), r.stdout);
+    const loaded = JSON.parse(/LOADED-BUILTINS (.*)/.exec(r.stderr)?.[1] ?? 'null') as string[] | null;
+    assert.ok(loaded?.includes('NativeModule worker_threads'), `the list of loaded built-ins is readable here (${CLI_NODE_VERSION})`);
+    const http = loaded.filter((m) => /^NativeModule (_?https?\b|_http_|http2|_?tls\b|_tls_|zlib|internal\/deps\/undici)/.test(m));
+    assert.deepEqual(http, [], 'stdio serving loaded the HTTP stack');
+  });
+
   it('ends on SIGTERM with exit code 0', async () => {
     const child = spawn(CLI_NODE, [cli, '--archive', curated.path], { cwd: tmp, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     let err = '';
