@@ -48,13 +48,18 @@ function openLedger(file: string, archive: string, log: ReturnType<typeof makeLo
   return new LedgerWriter(file, { archivePath: () => archiveFile, log: (m) => log('warn', m) });
 }
 
-/** The MCP server and the one transport this run serves over, imported on demand (see main). */
-async function loadServing(http: boolean) {
-  const [{ createMcpServer }, transport] = await Promise.all([
-    import('../mcp/index'),
-    http ? import('../transport/http').then((m) => ({ serveHttp: m.serveHttp, serveStdio: undefined })) : import('../transport/stdio').then((m) => ({ serveStdio: m.serveStdio, serveHttp: undefined })),
-  ]);
-  return { createMcpServer, ...transport };
+/**
+ * The MCP server and the one transport this run serves over, imported on demand (see main). Over stdio the one
+ * server is made here too, so its tools, schemas and Ajv are set up while the archive is still opening.
+ */
+async function loadServing(http: boolean, context: Runtime['context']) {
+  const { createMcpServer } = await import('../mcp/index');
+  if (http) {
+    const { serveHttp } = await import('../transport/http');
+    return { kind: 'http' as const, createMcpServer, serveHttp };
+  }
+  const { serveStdio } = await import('../transport/stdio');
+  return { kind: 'stdio' as const, server: createMcpServer(context), serveStdio };
 }
 
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<number> {
@@ -96,19 +101,14 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     log,
     // Serving: have the vector index ready before the first semantic query. --summary builds it on demand.
     prewarmSemantic: !opts.summary,
+    // Serving: read the summary on every (re)open, as the extension's status bar does, so the first tool call
+    // finds the counts its receipt or listing needs already made.
+    prewarmSummary: !opts.summary,
     // Serving: notice msgbrowse's writes (imports, re-imports, WAL commits) so subscribed clients hear of them.
     ...(opts.summary ? {} : { watchIntervalMs: 1000 }),
     // --ledger: every tool call and resource read served, as the extension records them (core/ledger.ts).
     ...(ledger ? { disclose: (d) => void ledger.append(d) } : {}),
   });
-  // Start warm: on every (re)open, the archive's summary is read while the client is still setting up. Its counts
-  // (one scan of `messages`, kept while the file stays the same) are what nearly every first tool call needs
-  // (search receipts, listings, get_conversation); the extension does the same for its status bar.
-  if (!opts.summary) {
-    runtime.onDidChange((e) => {
-      if (e.kind === 'archive-opened') void runtime.describe();
-    });
-  }
   let disposed = false;
   const dispose = async () => {
     if (disposed) return;
@@ -117,11 +117,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   };
 
   try {
-    // The MCP server and its transports are loaded while the engine worker starts and opens the archive (on
-    // another core): loading them (the SDK, zod's schemas, Ajv, the HTTP stack) takes this thread 150-300 ms.
+    // The MCP server and its transport are loaded and made while the engine worker starts and opens the archive
+    // (on another core): that takes this thread 150-300 ms. Clients are served once the archive opened.
     log.muted = true;
     const opening = openOrFail(runtime, opts.archive);
-    const serving = opts.summary ? undefined : loadServing(opts.http);
+    const serving = opts.summary ? undefined : loadServing(opts.http, runtime.context);
     void serving?.catch(() => undefined);
     await opening;
     log.muted = false;
@@ -132,9 +132,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     }
     if (!opts.redact) log('warn', 'secret redaction is off (--no-redact): MCP clients receive one-time codes, card numbers, IBANs and passwords as written');
 
-    const { createMcpServer, serveStdio, serveHttp } = (await serving)!;
-    if (!opts.http) {
-      const handle = await serveStdio!(createMcpServer(runtime.context));
+    const served = (await serving)!;
+    if (served.kind === 'stdio') {
+      const handle = await served.serveStdio(served.server);
       log('info', `serving ${opts.archive} over stdio`);
       const why = await handle.closed;
       log('debug', `stdio session ended (${why})`);
@@ -146,8 +146,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     if (envToken && envToken.length < 16) log('warn', 'MSGBROWSE_MCP_TOKEN is short; use at least 16 random characters');
     let handle;
     try {
-      handle = await serveHttp!({
-        createServer: () => createMcpServer(runtime.context),
+      handle = await served.serveHttp({
+        createServer: () => served.createMcpServer(runtime.context),
         listen: { host: opts.listen.host, port: opts.listen.port, allowRemote: opts.allowRemote },
         secret: token,
         refusal: 'http',

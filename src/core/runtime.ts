@@ -83,16 +83,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         generation++;
         semantic.reset();
         emit({ kind: 'archive-opened', path: e.path });
-        if (options.prewarmSemantic) {
-          setImmediate(() => {
-            if (!disposed) semantic.get().catch(() => {});
-          });
-        }
+        if (options.prewarmSemantic || options.prewarmSummary) setImmediate(() => void prewarm());
       } else if (e.kind === 'error') emit({ kind: 'archive-error', error: e.error });
       else emit({ kind: 'archive-changed', replaced: true });
     },
     options.missingArchiveMessage,
   );
+
+  /** What the archive's (re)open starts in the background (RuntimeOptions.prewarmSemantic / prewarmSummary). */
+  async function prewarm(): Promise<void> {
+    if (disposed) return;
+    if (options.prewarmSemantic) {
+      // Not waiting for the index: this returns once its load or build has started (the engine worker has the
+      // request), so the summary's scan below runs beside the build instead of before it.
+      const started = semantic.get(undefined, { wait: false });
+      semantic.get().catch(() => {});
+      await started.catch(() => {});
+    }
+    if (options.prewarmSummary && !disposed) await describe();
+  }
 
   let warnedCache = false;
   const cacheDirFor = (archiveFile: string): string | undefined => {
@@ -212,6 +221,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     };
   }
 
+  async function describe(signal?: AbortSignal): Promise<RuntimeStatus> {
+    try {
+      const held = await holder.get();
+      const stamp = archiveFingerprint(held.opened.path);
+      if (!summaryCache || summaryCache.generation !== held.generation || summaryCache.stamp !== stamp) {
+        summaryCache = { generation: held.generation, stamp, summary: await held.opened.archive.summary(signal) };
+      }
+    } catch {
+      // status() reports the error
+    }
+    return status();
+  }
+
   const context = modelFacing(personal, () => exclusion);
 
   return {
@@ -219,18 +241,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     personal,
     exclusion: () => exclusion,
     status,
-    async describe(signal?: AbortSignal): Promise<RuntimeStatus> {
-      try {
-        const held = await holder.get();
-        const stamp = archiveFingerprint(held.opened.path);
-        if (!summaryCache || summaryCache.generation !== held.generation || summaryCache.stamp !== stamp) {
-          summaryCache = { generation: held.generation, stamp, summary: await held.opened.archive.summary(signal) };
-        }
-      } catch {
-        // status() reports the error
-      }
-      return status();
-    },
+    describe,
     async reload(patch?: Partial<RuntimeSettings>): Promise<void> {
       if (disposed) return;
       if (patch?.redact !== undefined) redact = patch.redact;

@@ -84,6 +84,12 @@ export interface RuntimeOptions {
   /** Load or build the vector index in the background as soon as the archive opens (default false). */
   prewarmSemantic?: boolean;
   /**
+   * Read the archive's summary (`describe()`) in the background as soon as it opens (default false): its counts,
+   * one scan of `messages` kept while the file stays the same, are what nearly every first tool call needs. With
+   * `prewarmSemantic`, only once the index build has started, so the build does not wait for the scan.
+   */
+  prewarmSummary?: boolean;
+  /**
    * After the archive changes, semantic calls keep using the current index while a new one builds in the
    * background, at most once per this many ms (default 2000).
    */

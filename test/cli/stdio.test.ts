@@ -167,7 +167,7 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.ok(answered.some((m) => m.id === 2 && m.result && !m.result.isError), r.stdout);
     const loaded = JSON.parse(/LOADED-BUILTINS (.*)/.exec(r.stderr)?.[1] ?? 'null') as string[] | null;
     assert.ok(loaded?.includes('NativeModule worker_threads'), `the list of loaded built-ins is readable here (${CLI_NODE_VERSION})`);
-    const http = loaded.filter((m) => /^NativeModule (_?https?\b|_http_|http2|_?tls\b|_tls_|zlib|internal\/deps\/undici)/.test(m));
+    const http = (loaded ?? []).filter((m) => /^NativeModule (_?https?\b|_http_|http2|_?tls\b|_tls_|zlib|internal\/deps\/undici)/.test(m));
     assert.deepEqual(http, [], 'stdio serving loaded the HTTP stack');
   });
 

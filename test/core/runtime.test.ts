@@ -19,6 +19,7 @@ import {
   createRuntime,
   defaultCacheDir,
   defaultVectorIndexBuilder,
+  inThreadOpener,
   isBesideArchive,
   SharedTask,
   workerOpener,
@@ -298,6 +299,42 @@ describe('runtime: semantic', () => {
     await rt.context.archive();
     await until(() => rt.status().semantic.state === 'ready');
     assert.ok(events.some((e) => e.kind === 'semantic' && e.status.state === 'ready'));
+    await rt.dispose();
+  });
+
+  it('prewarmSummary reads the summary on every open, once the prewarmed index build has started', async () => {
+    const order: string[] = [];
+    const dir = fs.mkdtempSync(path.join(root, 'prewarm-summary-'));
+    const file = path.join(dir, 'msgbrowse.sqlite');
+    fs.copyFileSync(curated.path, file);
+    const opener = async (p: string) => {
+      const opened = await inThreadOpener(p);
+      const archive = opened.archive;
+      return { ...opened, archive: { ...archive, summary: (signal?: AbortSignal) => (order.push('summary'), archive.summary(signal)) } };
+    };
+    const builder = (req: VectorBuildRequest) => (order.push('build'), defaultVectorIndexBuilder(req));
+    const rt = createRuntime(options(file, { prewarmSemantic: true, prewarmSummary: true, openArchive: opener, buildVectorIndex: builder }));
+    assert.equal(rt.status().summary, undefined);
+    await rt.context.archive();
+    await until(() => rt.status().summary !== undefined);
+    assert.deepEqual(order, ['build', 'summary'], 'the build never waits for the summary');
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    const messages = (db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
+    db.close();
+    assert.equal(rt.status().summary?.messages, messages);
+    // A replaced file is opened again, and read again.
+    fs.copyFileSync(file, `${file}.new`);
+    fs.renameSync(`${file}.new`, file);
+    await rt.context.archive();
+    await until(() => order.filter((o) => o === 'summary').length === 2);
+    await rt.dispose();
+  });
+
+  it('without an embedding model, prewarmSummary alone reads the summary once the archive opens', async () => {
+    const rt = createRuntime(options(curated.path, { prewarmSummary: true, embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '' } }));
+    await rt.context.archive();
+    await until(() => rt.status().summary !== undefined);
+    assert.equal(rt.status().semantic.state, 'disabled');
     await rt.dispose();
   });
 
