@@ -101,9 +101,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     log,
     // Serving: have the vector index ready before the first semantic query. --summary builds it on demand.
     prewarmSemantic: !opts.summary,
-    // Serving: read the summary on every (re)open, as the extension's status bar does, so the first tool call
-    // finds the counts its receipt or listing needs already made.
-    prewarmSummary: !opts.summary,
+    // Serving: count the messages on every (re)open, so the first tool call finds the counts its receipt or
+    // listing needs already made.
+    prewarmCounts: !opts.summary,
     // Serving: notice msgbrowse's writes (imports, re-imports, WAL commits) so subscribed clients hear of them.
     ...(opts.summary ? {} : { watchIntervalMs: 1000 }),
     // --ledger: every tool call and resource read served, as the extension records them (core/ledger.ts).

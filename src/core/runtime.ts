@@ -83,24 +83,30 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         generation++;
         semantic.reset();
         emit({ kind: 'archive-opened', path: e.path });
-        if (options.prewarmSemantic || options.prewarmSummary) setImmediate(() => void prewarm());
+        if (options.prewarmSemantic || options.prewarmCounts) setImmediate(() => void prewarm());
       } else if (e.kind === 'error') emit({ kind: 'archive-error', error: e.error });
       else emit({ kind: 'archive-changed', replaced: true });
     },
     options.missingArchiveMessage,
   );
 
-  /** What the archive's (re)open starts in the background (RuntimeOptions.prewarmSemantic / prewarmSummary). */
+  /** What the archive's (re)open starts in the background (RuntimeOptions.prewarmSemantic / prewarmCounts). */
   async function prewarm(): Promise<void> {
     if (disposed) return;
     if (options.prewarmSemantic) {
       // Not waiting for the index: this returns once its load or build has started (the engine worker has the
-      // request), so the summary's scan below runs beside the build instead of before it.
-      const started = semantic.get(undefined, { wait: false });
-      semantic.get().catch(() => {});
-      await started.catch(() => {});
+      // request), so the count below runs beside the build instead of before it. The build goes on detached; its
+      // end (ready, or the error) reaches the status as for any build.
+      await semantic.get(undefined, { wait: false }).catch(() => {});
     }
-    if (options.prewarmSummary && !disposed) await describe();
+    if (options.prewarmCounts && !disposed) {
+      // The whole archive's message count: made from the per-conversation counts (one scan of `messages`), which
+      // the archive keeps while its file stays the same, and nothing else (no summary: it also counts embeddings).
+      await holder
+        .get()
+        .then((held) => held.opened.archive.scopeCounts({}))
+        .catch(() => {});
+    }
   }
 
   let warnedCache = false;
@@ -221,19 +227,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     };
   }
 
-  async function describe(signal?: AbortSignal): Promise<RuntimeStatus> {
-    try {
-      const held = await holder.get();
-      const stamp = archiveFingerprint(held.opened.path);
-      if (!summaryCache || summaryCache.generation !== held.generation || summaryCache.stamp !== stamp) {
-        summaryCache = { generation: held.generation, stamp, summary: await held.opened.archive.summary(signal) };
-      }
-    } catch {
-      // status() reports the error
-    }
-    return status();
-  }
-
   const context = modelFacing(personal, () => exclusion);
 
   return {
@@ -241,7 +234,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     personal,
     exclusion: () => exclusion,
     status,
-    describe,
+    async describe(signal?: AbortSignal): Promise<RuntimeStatus> {
+      try {
+        const held = await holder.get();
+        const stamp = archiveFingerprint(held.opened.path);
+        if (!summaryCache || summaryCache.generation !== held.generation || summaryCache.stamp !== stamp) {
+          summaryCache = { generation: held.generation, stamp, summary: await held.opened.archive.summary(signal) };
+        }
+      } catch {
+        // status() reports the error
+      }
+      return status();
+    },
     async reload(patch?: Partial<RuntimeSettings>): Promise<void> {
       if (disposed) return;
       if (patch?.redact !== undefined) redact = patch.redact;

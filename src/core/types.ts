@@ -84,11 +84,12 @@ export interface RuntimeOptions {
   /** Load or build the vector index in the background as soon as the archive opens (default false). */
   prewarmSemantic?: boolean;
   /**
-   * Read the archive's summary (`describe()`) in the background as soon as it opens (default false): its counts,
-   * one scan of `messages` kept while the file stays the same, are what nearly every first tool call needs. With
-   * `prewarmSemantic`, only once the index build has started, so the build does not wait for the scan.
+   * Count the archive's messages in the background as soon as it opens (default false): the per-conversation
+   * counts (one scan of `messages`, kept while the file stays the same) are what nearly every first tool call reads
+   * (search receipts, listings, get_conversation). With `prewarmSemantic`, only once the index load or build has
+   * started, so it does not wait for the scan.
    */
-  prewarmSummary?: boolean;
+  prewarmCounts?: boolean;
   /**
    * After the archive changes, semantic calls keep using the current index while a new one builds in the
    * background, at most once per this many ms (default 2000).

@@ -222,10 +222,7 @@ async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open
  * MSGBROWSE_TEST_SEARCH_STALL_MS before it scans (never set outside the test suite): on a small index the answer
  * could otherwise come back before the test's cancel. The wait is a timer, so a cancel still arrives meanwhile.
  */
-async function stallSearchForTests(): Promise<void> {
-  const ms = Number(process.env.MSGBROWSE_TEST_SEARCH_STALL_MS ?? 0);
-  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
-}
+const SEARCH_STALL_MS = Number(process.env.MSGBROWSE_TEST_SEARCH_STALL_MS ?? 0);
 
 async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.search' }>): Promise<void> {
   const index = indexes.get(req.handle);
@@ -243,7 +240,7 @@ async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.se
   // before anything here awaits, or a `vector.helped` handled meanwhile would be dropped and the search never end.
   const helped = req.job !== undefined ? new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve)) : undefined;
   try {
-    await stallSearchForTests();
+    if (SEARCH_STALL_MS > 0) await new Promise((resolve) => setTimeout(resolve, SEARCH_STALL_MS));
     abort.signal.throwIfAborted();
     const hits =
       req.job !== undefined && helped && index instanceof Int8VectorIndex

@@ -302,38 +302,50 @@ describe('runtime: semantic', () => {
     await rt.dispose();
   });
 
-  it('prewarmSummary reads the summary on every open, once the prewarmed index build has started', async () => {
-    const order: string[] = [];
-    const dir = fs.mkdtempSync(path.join(root, 'prewarm-summary-'));
-    const file = path.join(dir, 'msgbrowse.sqlite');
-    fs.copyFileSync(curated.path, file);
-    const opener = async (p: string) => {
+  /** The in-thread opener, recording which of the archive's calls ran, in order, into `order`. */
+  function recordingOpener(order: string[]) {
+    return async (p: string) => {
       const opened = await inThreadOpener(p);
       const archive = opened.archive;
-      return { ...opened, archive: { ...archive, summary: (signal?: AbortSignal) => (order.push('summary'), archive.summary(signal)) } };
+      return {
+        ...opened,
+        archive: {
+          ...archive,
+          summary: (signal?: AbortSignal) => (order.push('summary'), archive.summary(signal)),
+          embeddingModels: (signal?: AbortSignal) => (order.push('models'), archive.embeddingModels(signal)),
+          scopeCounts: (...args: Parameters<typeof archive.scopeCounts>) => (order.push(`counts ${JSON.stringify(args[0])}`), archive.scopeCounts(...args)),
+        },
+      };
     };
+  }
+
+  it('prewarmCounts counts the messages on every open, once the prewarmed index build has started', async () => {
+    const order: string[] = [];
+    const dir = fs.mkdtempSync(path.join(root, 'prewarm-counts-'));
+    const file = path.join(dir, 'msgbrowse.sqlite');
+    fs.copyFileSync(curated.path, file);
     const builder = (req: VectorBuildRequest) => (order.push('build'), defaultVectorIndexBuilder(req));
-    const rt = createRuntime(options(file, { prewarmSemantic: true, prewarmSummary: true, openArchive: opener, buildVectorIndex: builder }));
-    assert.equal(rt.status().summary, undefined);
+    const rt = createRuntime(options(file, { prewarmSemantic: true, prewarmCounts: true, openArchive: recordingOpener(order), buildVectorIndex: builder }));
     await rt.context.archive();
-    await until(() => rt.status().summary !== undefined);
-    assert.deepEqual(order, ['build', 'summary'], 'the build never waits for the summary');
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    const messages = (db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
-    db.close();
-    assert.equal(rt.status().summary?.messages, messages);
-    // A replaced file is opened again, and read again.
+    await until(() => order.includes('counts {}'));
+    // The build needs the model's count first; the message count never holds it up; nothing else is read.
+    assert.deepEqual(order, ['models', 'build', 'counts {}'], 'the build never waits for the count');
+    // A replaced file is opened again, and counted again.
     fs.copyFileSync(file, `${file}.new`);
     fs.renameSync(`${file}.new`, file);
     await rt.context.archive();
-    await until(() => order.filter((o) => o === 'summary').length === 2);
+    await until(() => order.filter((o) => o === 'counts {}').length === 2);
+    await until(() => rt.status().semantic.state === 'ready');
     await rt.dispose();
   });
 
-  it('without an embedding model, prewarmSummary alone reads the summary once the archive opens', async () => {
-    const rt = createRuntime(options(curated.path, { prewarmSummary: true, embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '' } }));
+  it('prewarmCounts alone (no embedding model) counts the messages and reads nothing else', async () => {
+    const order: string[] = [];
+    const rt = createRuntime(options(curated.path, { prewarmCounts: true, openArchive: recordingOpener(order), embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '' } }));
     await rt.context.archive();
-    await until(() => rt.status().summary !== undefined);
+    await until(() => order.length > 0);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(order, ['counts {}']);
     assert.equal(rt.status().semantic.state, 'disabled');
     await rt.dispose();
   });
