@@ -87,7 +87,8 @@ export interface RuntimeOptions {
    * Count the archive's messages in the background as soon as it opens (default false): the per-conversation
    * counts (one scan of `messages`, kept while the file stays the same) are what nearly every first tool call reads
    * (search receipts, listings, get_conversation). With `prewarmSemantic`, only once the index load or build has
-   * started, so it does not wait for the scan.
+   * started, so the build thread never waits for the scan (it runs on the engine worker, where a cached index's
+   * load may queue behind it).
    */
   prewarmCounts?: boolean;
   /**

@@ -324,7 +324,13 @@ describe('runtime: semantic', () => {
     const dir = fs.mkdtempSync(path.join(root, 'prewarm-counts-'));
     const file = path.join(dir, 'msgbrowse.sqlite');
     fs.copyFileSync(curated.path, file);
-    const builder = (req: VectorBuildRequest) => (order.push('build'), defaultVectorIndexBuilder(req));
+    // Each build goes on only once the count of its open has run: a prewarm that waited for the index before
+    // counting would never see it finish (the test then times out).
+    const builder = async (req: VectorBuildRequest) => {
+      const n = order.push('build');
+      await until(() => order.filter((o) => o === 'counts {}').length >= order.slice(0, n).filter((o) => o === 'build').length);
+      return defaultVectorIndexBuilder(req);
+    };
     const rt = createRuntime(options(file, { prewarmSemantic: true, prewarmCounts: true, openArchive: recordingOpener(order), buildVectorIndex: builder }));
     await rt.context.archive();
     await until(() => order.includes('counts {}'));

@@ -200,7 +200,8 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
     remote.dispose();
   });
 
-  it('a search cancelled at once or while it runs, then the next one: the next answers exactly', async () => {
+  // A timeout: a search whose vector.helped was dropped would never end (the bug this test found), not fail.
+  it('a search cancelled at once or while it runs, then the next one: the next answers exactly', { timeout: 60_000 }, async () => {
     const local = await buildVectorIndex(own.embeddings(model), { model, dim });
     // Its own worker, whose searches wait 100 ms before they scan: on 6000 rows the answer could otherwise arrive
     // before the "late" cancel below, and the test would prove nothing (it failed so once).
