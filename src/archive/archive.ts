@@ -7,10 +7,13 @@ import type { ArchiveConnection, Sql } from './connection';
 import { fingerprint } from './file-identity';
 import { ARCHIVE_METHODS, ARCHIVE_QUERIES, coverageMemoKey, type Snapshot } from './methods';
 import { listConversations } from './queries/conversations';
-import { EmbeddingIterator, embeddingModels, embeddingSpan, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
+import { EmbeddingIterator, embeddingModels, embeddingSpan, MessageMeta, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
 import { detectSchema, type SchemaInfo } from './schema';
 import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion } from './types';
+
+/** The per-open memo key of a prepared embeddings join (prepareEmbeddingJoin). */
+const JOIN_KEY = 'embeddingJoin';
 
 // The query methods are installed on the prototype from the table below the class.
 // eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unsafe-declaration-merging
@@ -86,7 +89,20 @@ export class WasmArchive implements Archive {
   }
 
   embeddings(model: string, opts?: EmbeddingStreamOptions): IterableIterator<EmbeddingRecord> {
-    return new EmbeddingIterator((fn) => this.q(fn), model, opts);
+    // The stream's first batch takes a prepared join (prepareEmbeddingJoin) of this open, else scans `messages`.
+    return new EmbeddingIterator((fn) => this.q(fn), model, opts, (sql, schema) => this.takePerOpen<MessageMeta>(JOIN_KEY) ?? new MessageMeta(sql, schema));
+  }
+
+  prepareEmbeddingJoin(): void {
+    this.q((sql, schema) => this.perOpen(JOIN_KEY, () => new MessageMeta(sql, schema)));
+  }
+
+  /** Removes and returns a value `perOpen` made for the current open, if any. Call only inside a run. */
+  private takePerOpen<T>(key: string): T | undefined {
+    if (this.memoOpen !== this.conn.opens) return undefined;
+    const value = this.memo.get(key) as T | undefined;
+    this.memo.delete(key);
+    return value;
   }
 
   embeddingSpan(model: string): { first: number; last: number } | undefined {

@@ -388,6 +388,12 @@ export type ArchiveQueries = ArchiveQueryMethods & {
    */
   embeddings(model: string, opts?: { shareVectors?: boolean; after?: number; upTo?: number }): IterableIterator<EmbeddingRecord>;
   /**
+   * Builds now, in one snapshot, what the next `embeddings` stream joins its rows to their messages through (one
+   * scan of `messages`, whatever the model): an index-build thread does it while it waits for its job. That stream
+   * takes it, so it is held only until then; a change of the files meanwhile drops it, and the stream scans afresh.
+   */
+  prepareEmbeddingJoin(): void;
+  /**
    * The lowest and highest rowid among the `model` embeddings that `embeddings` streams (it reads no negative
    * rowid), undefined when it has none: where an index build splits the rows between its threads (`embeddings`
    * with `after` and `upTo`).

@@ -18,6 +18,7 @@ import type { Exclusion } from '../archive/types';
 import { SemanticManager } from './semantic-backend';
 import type {
   ArchiveOpener,
+  OpenHints,
   Runtime,
   RuntimeEvent,
   RuntimeLog,
@@ -37,11 +38,13 @@ export const inThreadOpener: ArchiveOpener = async (p) => {
  * (what the extension host needs). `workerScript` overrides the worker entry (tests).
  */
 export function workerOpener(opts: { workerScript?: string; log?: RuntimeLog; helpScans?: boolean } = {}): ArchiveOpener {
-  return async (p) => {
+  return async (p, hints) => {
     const client = await startEngineWorker({
       archivePath: p,
       workerScript: opts.workerScript,
       helpScans: opts.helpScans,
+      // The build's thread starts beside the worker's own start, with its engine and join ready by the build.
+      ...(hints?.vectorIndex ? { standbyBuild: hints.vectorIndex } : {}),
       log: opts.log ? (level, message) => opts.log!(level, `engine worker: ${message}`) : undefined,
     });
     return {
@@ -73,9 +76,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let disposed = false;
   let summaryCache: { generation: number; stamp: string; summary: NonNullable<RuntimeStatus['summary']> } | undefined;
 
+  const opener = options.openArchive ?? inThreadOpener;
+  /** The index the prewarm will load or build once the archive opens (see prewarm below). */
+  const openHints = (): OpenHints => {
+    const model = embed.model.trim();
+    return options.prewarmSemantic && model ? { vectorIndex: { model, ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) } } : {};
+  };
   const holder = new ArchiveHolder(
     options.archivePath,
-    options.openArchive ?? inThreadOpener,
+    (p) => opener(p, openHints()),
     log,
     options.closeGraceMs ?? 10_000,
     (e) => {

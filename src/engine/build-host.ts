@@ -6,24 +6,31 @@
  * worker keeps answering tool calls meanwhile: a build never shares the thread, the connection or the SQLite page
  * cache that answers them. Bundled by esbuild.js to dist/index-build-worker.js.
  *
+ * It prepares what does not depend on its job first (its engine, the archive, the hash → message map every build of
+ * the archive joins through), then builds the job its `start` message brings. A thread started ahead of a build (the
+ * engine worker's standby, index-build.ts) has usually done that part when the build is asked for.
+ *
  * Cancellation: the engine worker sets the shared flag; SQLite's progress handler and the build's signal poll it.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
+import type { Archive } from '../archive/types';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
 import { checkedParts, consumeRange, consumeRecords, mergeSplitParts, packParts, splitPartTransfer, type BuildProgress, type IndexParts, type SplitPart } from '../search/vector';
 import { installInterruptHandler } from './interrupt';
+import { buildsAtLowPriority, CONTROL, currentThreadId, lowerPriority } from './thread-priority';
 import { pollingSignal } from './polling-signal';
-import type { BuildMergeMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
+import type { BuildJob, BuildThreadMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { toWireError } from './wire-error';
 
 if (!parentPort) throw new Error('src/engine/build-host.ts must run as a worker thread (see buildInWorker).');
 const port = parentPort;
 const init = workerData as BuildWorkerInit;
 const flag = new Int32Array(init.cancelFlag);
-const cancelled = () => Atomics.load(flag, 0) !== 0;
+const cancelled = () => Atomics.load(flag, CONTROL.cancel) !== 0;
+// So that whoever claims this thread for a large build can lower its priority at once (thread-priority.ts).
+const tid = currentThreadId();
+Atomics.store(flag, CONTROL.tid, tid);
 
 function send(msg: BuildWorkerMessage, transfer: ArrayBuffer[] = []): void {
   port.postMessage(msg, transfer);
@@ -40,24 +47,17 @@ function stallForTests(): void {
 }
 
 /**
- * Runs this thread at the lowest scheduling priority, so on a busy machine the threads answering tool calls (the
- * engine worker, the host's main thread) always get the CPU first and the build takes what is left. Linux only:
- * there `setpriority` applies to one thread, found through /proc/thread-self; elsewhere it would renice the
- * whole process, so it is left alone.
+ * The job, then (a split build's upper range) the lower range's part to merge: listened for from the start, so
+ * neither is missed while the thread prepares.
  */
-function lowerThreadPriority(): void {
-  if (process.platform !== 'linux') return;
-  try {
-    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) os.setPriority(tid, os.constants.priority.PRIORITY_LOW);
-  } catch {
-    // No procfs or not permitted: build at normal priority.
-  }
-}
-
-/** A split build's lower part, which the engine worker sends the upper range to merge (listened for from the start). */
-const lowerPart = new Promise<SplitPart>((resolve) => port.once('message', (msg: BuildMergeMessage) => resolve(msg.part)));
-void lowerPart.catch(() => undefined);
+let gotJob: (job: BuildJob) => void = () => undefined;
+let gotLowerPart: (part: SplitPart) => void = () => undefined;
+const job = new Promise<BuildJob>((resolve) => (gotJob = resolve));
+const lowerPart = new Promise<SplitPart>((resolve) => (gotLowerPart = resolve));
+port.on('message', (msg: BuildThreadMessage) => {
+  if (msg.type === 'start') gotJob(msg.job);
+  else gotLowerPart(msg.part);
+});
 
 /**
  * `work`, or an AbortError once the build is cancelled. The cancel flag is shared memory nobody announces, so
@@ -92,17 +92,38 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-async function main(): Promise<void> {
-  lowerThreadPriority();
-  const abort = pollingSignal(cancelled);
+/**
+ * The archive on this thread's connection, and its join to messages built while no job is known yet. Failures are
+ * kept for the job (a standby that could not open the archive reports it when a build is asked of it); a join that
+ * failed is left to the build, which scans `messages` itself.
+ */
+async function prepare(): Promise<Archive> {
+  if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
+  else send({ type: 'log', message: 'index build: no compiled engine was handed over; compiling sqlite3.wasm in the build thread' });
+  await installInterruptHandler(cancelled);
+  // This connection only scans (messages, then the model's embeddings): read ahead, 16 pages per read call.
+  const archive = await openArchive(init.archivePath, { readAhead: true });
   try {
-    if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
-    else send({ type: 'log', message: 'index build: no compiled engine was handed over; compiling sqlite3.wasm in the build thread' });
-    await installInterruptHandler(cancelled);
-    const { model, dim, total, range } = init;
+    archive.prepareEmbeddingJoin();
+  } catch (e) {
+    if (cancelled()) throw e;
+    send({ type: 'log', message: `index build: the embeddings' join to messages was not prepared ahead (${e instanceof Error ? e.message : String(e)}); the build scans for it` });
+  }
+  return archive;
+}
+
+async function main(): Promise<void> {
+  const abort = pollingSignal(cancelled);
+  const prepared = prepare();
+  // Settled either way before it is awaited below.
+  prepared.catch(() => undefined);
+  try {
+    // Nobody cancels a thread before its job is sent (a standby nobody claims is terminated): no need to poll here.
+    const { model, dim, total, range } = await job;
+    // A split build's range counts its half of the rows. (Whoever sent the job did the same already, if it could.)
+    if (buildsAtLowPriority((total ?? 0) * (range ? 2 : 1))) lowerPriority(tid);
     const opts = { model, dim, total, signal: abort.signal, onProgress: (progress: BuildProgress) => send({ type: 'progress', progress }), log: (message: string) => send({ type: 'log', message }) };
-    // This connection only scans (messages, then the model's embeddings): read ahead, 16 pages per read call.
-    const archive = await openArchive(init.archivePath, { readAhead: true });
+    const archive = await prepared;
     let whole: IndexParts | undefined;
     let part: SplitPart | undefined;
     try {

@@ -15,7 +15,7 @@ import type { VectorIndex } from '../search/types';
 import type { BuildProgress } from '../search/vector';
 import { CancelSlots } from './cancel-slots';
 import { Connection } from './worker-connection';
-import { ARCHIVE_METHODS, type ArchiveMethod, type EngineLog, type VectorIndexInfo, type VectorOpenOptions } from './protocol';
+import { ARCHIVE_METHODS, type ArchiveMethod, type EngineLog, type StandbyBuildHint, type VectorIndexInfo, type VectorOpenOptions } from './protocol';
 import { VectorIndexProxy, type VectorOpener } from './vector-proxy';
 import { abortError } from './wire-error';
 import { resolveWorkerScript, type WorkerScript } from './worker-script';
@@ -35,6 +35,12 @@ export interface EngineWorkerOptions {
    * VS Code and every other extension share.
    */
   helpScans?: boolean;
+  /**
+   * An index build of this model is expected right after the open (the caller prewarms the index): the worker
+   * starts its build thread beside its own start unless the cache holds the index (WorkerInit.standbyBuild). Only
+   * for the first start: a restarted worker finds its index in the cache.
+   */
+  standbyBuild?: StandbyBuildHint;
 }
 
 export interface VectorIndexOptions extends VectorOpenOptions {
@@ -93,6 +99,7 @@ class WorkerEngineClient implements VectorOpener {
           if (crashed && !this.closed) this.opts.log?.('error', message);
         },
         this.opts.log,
+        generation === 1 ? this.opts.standbyBuild : undefined,
       );
       this.conn = conn;
       conn.holdWhileStarting();

@@ -5,14 +5,15 @@
  * Requests are answered in arrival order. Synchronous queries run to completion unless their shared cancel flag
  * is set (SQLite's progress handler polls it); vector builds and scans poll the flag through their signal.
  */
+import * as fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { openArchive } from '../archive';
+import { openArchive, resolveArchivePath } from '../archive';
 import type { Archive } from '../archive/types';
 import { compiledEngineModuleNow, useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
 import type { HelperScan } from '../search/vector/scan-share';
 import { archiveRows, cacheFilePath, Int8VectorIndex, keepBuildCoverage, loadCachedParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
-import { buildInWorker } from './index-build';
+import { buildInWorker, discardBuildThread, prepareBuildThread } from './index-build';
 import { CancelFlags } from './cancel-slots';
 import { pollingSignal, type PollingAbort } from './polling-signal';
 import { installInterruptHandler } from './interrupt';
@@ -214,6 +215,8 @@ async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open
     fail(req.id, req.slot, e);
   } finally {
     running.delete(req.id);
+    // A build thread started ahead is not needed once an index is open (loaded, or built by another thread).
+    discardBuildThread();
   }
 }
 
@@ -274,6 +277,7 @@ async function shutdown(): Promise<void> {
     }
   }
   indexes.clear();
+  discardBuildThread();
   try {
     archive?.close();
   } catch {
@@ -312,8 +316,28 @@ function onMessage(req: WorkerRequest): void {
   }
 }
 
+/**
+ * Starts the index-build thread of an expected build (WorkerInit.standbyBuild) beside this thread's own start, so
+ * its engine, its connection and its join to messages are ready by the time the build is asked for; nothing when
+ * the cache holds the index (it loads in tens of milliseconds) or the path does not resolve (the open reports it).
+ */
+function startStandbyBuild(): void {
+  const hint = init.standbyBuild;
+  if (!hint) return;
+  let file: string;
+  try {
+    file = resolveArchivePath(init.archivePath);
+  } catch {
+    return;
+  }
+  // The cache file's name is made from the archive's resolved path, as `vector.open` names it (VectorOpenOptions.name).
+  if (hint.cacheDir && fs.existsSync(cacheFilePath(hint.cacheDir, file, hint.model))) return;
+  prepareBuildThread(file, init.wasmModule);
+}
+
 async function main(): Promise<void> {
   keepEventLoopAlive(port);
+  startStandbyBuild();
   try {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
     await installInterruptHandler(() => flags.isSet(currentSlot));

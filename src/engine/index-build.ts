@@ -12,11 +12,15 @@
 import * as os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { isVectorIndexError, splitPartTransfer, splitPlacements, unpackParts, type BuildProgress, type IndexParts, type RowPlacement } from '../search/vector';
-import type { BuildMergeMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
+import type { BuildJob, BuildThreadMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { abortError, fromWireError } from './wire-error';
+import { buildsAtLowPriority, CONTROL, lowerPriority } from './thread-priority';
 import { resolveWorkerScript } from './worker-script';
 
-export interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag' | 'range'> {
+export interface BuildRequest extends Omit<BuildJob, 'range'> {
+  archivePath: string;
+  /** The compiled sqlite3.wasm the build thread instantiates (else it compiles its own). */
+  wasmModule?: object;
   /**
    * The lowest and highest rowid of the model's embeddings a build reads (Archive.embeddingSpan), asked only for a
    * build that would be split: with `total` and `dim`, what it needs to split the rows between threads.
@@ -136,21 +140,112 @@ type Finished = Extract<BuildWorkerMessage, { type: 'built' | 'range' }>;
 
 interface BuildThread {
   answer: Promise<Finished>;
-  post(msg: BuildMergeMessage, transfer: ArrayBuffer[]): void;
+  post(msg: BuildThreadMessage, transfer: ArrayBuffer[]): void;
 }
 
-/** One index-build thread, from start to its answer; `extra` makes it a range of a split build. */
-function runBuildThread(req: BuildRequest, extra: Pick<BuildWorkerInit, 'range'>, onProgress: ((p: BuildProgress) => void) | undefined): BuildThread {
-  const { onProgress: _p, log, signal, span: _s, threads: _t, ...rest } = req;
+/**
+ * How long a build thread started ahead of a build (prepareBuildThread) waits for it before it ends: a first
+ * semantic call comes right after a server starts, or the thread is not needed (the index came from its cache).
+ */
+const STANDBY_IDLE_MS = 30_000;
+
+/** An index-build thread from its start: its worker, its cancel flag, what it said before anyone listened. */
+class StartedThread {
+  readonly flag: Int32Array;
+  readonly worker: Worker;
+  /** Why the worker failed, for the message of its exit. */
+  reason = '';
+  exited = false;
+  private early: BuildWorkerMessage[] = [];
+  private handler: ((msg: BuildWorkerMessage) => void) | undefined;
+
+  constructor(readonly archivePath: string, wasmModule: object | undefined) {
+    const cancelFlag = new SharedArrayBuffer(4 * CONTROL.words);
+    this.flag = new Int32Array(cancelFlag);
+    const init: BuildWorkerInit = { archivePath, cancelFlag, ...(wasmModule ? { wasmModule } : {}) };
+    const script = resolveWorkerScript(undefined, 'build');
+    this.worker = new Worker(script.file, { eval: script.eval, workerData: init, execArgv: script.eval ? [] : undefined });
+    this.worker.on('message', (msg: BuildWorkerMessage) => (this.handler ? this.handler(msg) : this.early.push(msg)));
+    this.worker.on('error', (e: Error) => {
+      this.reason = e.message || e.name;
+    });
+    this.worker.once('exit', () => {
+      this.exited = true;
+    });
+  }
+
+  /** Hands every message, those sent before this call first, to `handler`. */
+  listen(handler: (msg: BuildWorkerMessage) => void): void {
+    this.handler = handler;
+    const early = this.early;
+    this.early = [];
+    for (const msg of early) handler(msg);
+  }
+}
+
+/** The thread started ahead of a build (at most one per engine worker), until a build takes it or it ends. */
+let standby: { thread: StartedThread; timer: NodeJS.Timeout } | undefined;
+
+/**
+ * Starts an index-build thread for `archivePath` before any build is asked for: it loads its engine, opens the
+ * archive and builds the join of embeddings to messages (every build of the archive needs it, whatever the model)
+ * meanwhile, so the next build of that archive starts with that part done. The engine worker calls it beside its
+ * own start when a build is expected (the CLI prewarms the index, and no cache file holds it).
+ *
+ * Not the build's path otherwise: a build that finds no such thread starts one, as before. The thread ends when
+ * nobody took it within STANDBY_IDLE_MS, or at discardBuildThread(), and it never keeps the process alive. Should
+ * the archive's files change before the build, its connection reopens and the join is scanned again (the per-open
+ * memo, archive.ts), so a thread started early never builds from an older archive.
+ */
+export function prepareBuildThread(archivePath: string, wasmModule?: object, idleMs = STANDBY_IDLE_MS): void {
+  discardBuildThread();
+  const thread = new StartedThread(archivePath, wasmModule);
+  thread.worker.unref();
+  const timer = setTimeout(() => {
+    if (standby?.thread === thread) discardBuildThread();
+  }, idleMs);
+  timer.unref();
+  standby = { thread, timer };
+}
+
+/** Ends the thread prepareBuildThread started, unless a build took it (the index was loaded instead, or shutdown). */
+export function discardBuildThread(): void {
+  const s = standby;
+  standby = undefined;
+  if (!s) return;
+  clearTimeout(s.timer);
+  void s.thread.worker.terminate();
+}
+
+/** Whether a thread started ahead is waiting (tests). */
+export function hasStandbyBuildThread(): boolean {
+  return standby !== undefined && !standby.thread.exited;
+}
+
+/** The waiting thread for `archivePath`, if it is alive; a thread for another path is ended. */
+function takeStandby(archivePath: string): StartedThread | undefined {
+  const s = standby;
+  if (!s) return undefined;
+  if (s.thread.exited || s.thread.archivePath !== archivePath) {
+    discardBuildThread();
+    return undefined;
+  }
+  standby = undefined;
+  clearTimeout(s.timer);
+  s.thread.worker.ref();
+  return s.thread;
+}
+
+/** One index-build thread (one started ahead, or a new one), from its job to its answer; `extra` makes it a range of a split build. */
+function runBuildThread(req: BuildRequest, extra: Pick<BuildJob, 'range'>, onProgress: ((p: BuildProgress) => void) | undefined): BuildThread {
+  const { onProgress: _p, log, signal, span: _s, threads: _t, archivePath, wasmModule, ...rest } = req;
   if (signal?.aborted) return { answer: Promise.reject(abortError(signal)), post: () => undefined };
-  const cancelFlag = new SharedArrayBuffer(4);
-  const flag = new Int32Array(cancelFlag);
-  const init: BuildWorkerInit = { ...rest, ...extra, cancelFlag };
-  const script = resolveWorkerScript(undefined, 'build');
-  const worker = new Worker(script.file, { eval: script.eval, workerData: init, execArgv: script.eval ? [] : undefined });
+  const ahead = takeStandby(archivePath);
+  if (ahead) log?.(`vector index for model ${req.model}: building in the thread started ahead of the build (engine, archive and join to messages prepared)`);
+  const thread = ahead ?? new StartedThread(archivePath, wasmModule);
+  const { worker, flag } = thread;
   let settled = false;
   const answer = new Promise<Finished>((resolve, reject) => {
-    let reason = '';
     let killTimer: NodeJS.Timeout | undefined;
     const finish = (fn: () => void): void => {
       if (settled) return;
@@ -159,25 +254,27 @@ function runBuildThread(req: BuildRequest, extra: Pick<BuildWorkerInit, 'range'>
       fn();
     };
     const onAbort = (): void => {
-      Atomics.store(flag, 0, 1);
+      Atomics.store(flag, CONTROL.cancel, 1);
       killTimer = setTimeout(() => void worker.terminate(), CANCEL_GRACE_MS);
       finish(() => reject(abortError(signal)));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    worker.on('message', (msg: BuildWorkerMessage) => {
+    thread.listen((msg) => {
       if (msg.type === 'progress') onProgress?.(msg.progress);
       else if (msg.type === 'log') log?.(msg.message);
       else if (msg.type === 'failed') finish(() => reject(fromWireError(msg.error)));
       else finish(() => resolve(msg));
     });
-    worker.on('error', (e: Error) => {
-      reason = e.message || e.name;
-    });
-    worker.on('exit', (code) => {
+    worker.once('exit', (code) => {
       clearTimeout(killTimer);
-      finish(() => reject(new Error(`The index-build worker stopped unexpectedly (${reason || `exit code ${code}`}); the next search starts the build again.`)));
+      finish(() => reject(new Error(`The index-build worker stopped unexpectedly (${thread.reason || `exit code ${code}`}); the next search starts the build again.`)));
     });
   });
+  const job: BuildJob = { ...rest, ...extra };
+  // A thread started ahead may be in its preparation, at normal priority: a large build lowers it now, not once
+  // that preparation ends and the thread reads its job (thread-priority.ts).
+  if (buildsAtLowPriority((job.total ?? 0) * (job.range ? 2 : 1))) lowerPriority(Atomics.load(flag, CONTROL.tid));
+  worker.postMessage({ type: 'start', job } satisfies BuildThreadMessage);
   return {
     answer,
     post: (msg, transfer) => {

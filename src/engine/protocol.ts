@@ -24,6 +24,17 @@ export interface WorkerInit {
   cancelFlags: SharedArrayBuffer;
   /** The host's compiled sqlite3.wasm when it had one ready: the worker instantiates it instead of compiling. */
   wasmModule?: object;
+  /**
+   * An index build of `model` is expected right after the open (the client prewarms it): unless `cacheDir` holds
+   * that index's cache file, the worker starts an index-build thread beside its own start (prepareBuildThread).
+   */
+  standbyBuild?: StandbyBuildHint;
+}
+
+export interface StandbyBuildHint {
+  model: string;
+  /** Where the client keeps its index cache files (VectorOpenOptions.cacheDir); absent: nothing is cached. */
+  cacheDir?: string;
 }
 
 /** Number of cancel slots (requests in flight beyond this still work, but are cancelled only between steps). */
@@ -100,15 +111,26 @@ export type WorkerResponse =
   /** Diagnostics from inside the worker (e.g. why a vector cache file was not used). */
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
-/** Data an index-build worker is started with. */
+/**
+ * Data an index-build worker is started with: what it prepares before it knows its job (its engine, the archive,
+ * the join of embeddings to messages), so a thread started ahead of a build (index-build.ts's standby) has done
+ * that part when the build is asked for. The job follows as a `start` message.
+ */
 export interface BuildWorkerInit {
   archivePath: string;
+  /**
+   * Int32 control words (thread-priority.ts's CONTROL): the engine worker sets `cancel` to 1 to cancel the build;
+   * the thread stores its kernel thread id in `tid` (0: unknown) as it starts.
+   */
+  cancelFlag: SharedArrayBuffer;
+  wasmModule?: object;
+}
+
+/** What an index-build thread builds (its `start` message). */
+export interface BuildJob {
   model: string;
   dim?: number;
   total?: number;
-  /** One Int32 flag; the engine worker sets it to 1 to cancel the build. */
-  cancelFlag: SharedArrayBuffer;
-  wasmModule?: object;
   /**
    * One rowid range of a build split between threads: only rows in (after, upTo], written where `placement` says;
    * the thread answers `range` instead of `built`. `total` is then the range's expected count.
@@ -134,8 +156,8 @@ export type BuildWorkerMessage =
   | { type: 'range'; part: SplitPart }
   | { type: 'failed'; error: WireError };
 
-/** What the engine worker sends a split build's upper range: the lower range's part, to merge with its own. */
-export interface BuildMergeMessage {
-  type: 'merge';
-  part: SplitPart;
-}
+/**
+ * What the engine worker sends an index-build thread: its job, then (a split build's upper range only) the lower
+ * range's part, to merge with its own.
+ */
+export type BuildThreadMessage = { type: 'start'; job: BuildJob } | { type: 'merge'; part: SplitPart };

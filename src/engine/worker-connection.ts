@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { compiledEngineModuleNow } from '../archive/wasm-engine';
 import type { CancelSlots } from './cancel-slots';
-import type { EngineLog, WorkerInit, WorkerRequest, WorkerResponse } from './protocol';
+import type { EngineLog, StandbyBuildHint, WorkerInit, WorkerRequest, WorkerResponse } from './protocol';
 import { abortError, fromWireError } from './wire-error';
 import type { WorkerScript } from './worker-script';
 
@@ -48,9 +48,10 @@ export class Connection {
     /** `crashed`: it had started and then died (not a failed open, not a close). */
     private readonly onDeath: (conn: Connection, message: string, crashed: boolean) => void,
     private readonly log?: EngineLog,
+    standbyBuild?: StandbyBuildHint,
   ) {
     const wasmModule = compiledEngineModuleNow();
-    const init: WorkerInit = { archivePath, cancelFlags: slots.buffer, ...(wasmModule ? { wasmModule } : {}) };
+    const init: WorkerInit = { archivePath, cancelFlags: slots.buffer, ...(wasmModule ? { wasmModule } : {}), ...(standbyBuild ? { standbyBuild } : {}) };
     this.worker = new Worker(script.file, {
       eval: script.eval,
       workerData: init,

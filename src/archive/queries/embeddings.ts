@@ -313,6 +313,8 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
     private readonly run: RunFn,
     readonly model: string,
     private readonly opts: EmbeddingStreamOptions = {},
+    /** The hash → message map, made (or taken ready) inside the first batch's snapshot. */
+    private readonly joinFor: (sql: Sql, schema: SchemaInfo) => MessageMeta = (sql, schema) => new MessageMeta(sql, schema),
   ) {
     this.lastScanned = opts.after ?? STREAM_AFTER;
   }
@@ -325,7 +327,7 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
     const after = this.lastScanned;
     const batch = this.run((sql, schema) => {
       if (!schema.embeddings) return { items: [], scanned: 0, last: after };
-      this.meta ??= new MessageMeta(sql, schema);
+      this.meta ??= this.joinFor(sql, schema);
       return readEmbeddingBatch(sql, schema, this.model, after, this.meta, this.opts.shareVectors ? this.shared : undefined, this.opts.upTo);
     });
     this.buf = batch.items;
