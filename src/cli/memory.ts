@@ -14,11 +14,14 @@
  * It must come before the rest of the bundle runs, because loading the bundle already grows the young generation.
  * So the entry imports this module first, for its side effect.
  *
- * It applies to the whole process, the engine and index-build workers too. It is set only by this CLI: the
+ * It applies to the whole process, the engine and index-build workers too. Each worker's start resets it, so it is
+ * re-applied once each worker is online (src/engine/v8-flags.ts): without that, the main thread's new space was
+ * 8 MB once the engine worker had started and 16 MB once an index build had run. It is set only by this CLI: the
  * extension never changes the V8 settings of VS Code's extension host.
  */
-import * as v8 from 'node:v8';
+import { keepV8Flags } from '../engine/v8-flags';
 
 export const YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=1';
 
-v8.setFlagsFromString(YOUNG_GENERATION_FLAG);
+// Kept: every worker thread's start resets run-time V8 flags, so the engine re-applies it after each (v8-flags.ts).
+keepV8Flags([YOUNG_GENERATION_FLAG]);

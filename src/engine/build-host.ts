@@ -12,6 +12,8 @@
  *
  * Cancellation: the engine worker sets the shared flag; SQLite's progress handler and the build's signal poll it.
  */
+// First: the V8 flags the process keeps, which this worker's start has just reset (worker-flags.ts).
+import './worker-flags';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import type { Archive } from '../archive/types';

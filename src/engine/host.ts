@@ -5,6 +5,8 @@
  * Requests are answered in arrival order. Synchronous queries run to completion unless their shared cancel flag
  * is set (SQLite's progress handler polls it); vector builds and scans poll the flag through their signal.
  */
+// First: the V8 flags the process keeps, which this worker's start has just reset (worker-flags.ts).
+import './worker-flags';
 import * as fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive, resolveArchivePath } from '../archive';

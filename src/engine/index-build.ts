@@ -15,6 +15,7 @@ import { isVectorIndexError, splitPartTransfer, splitPlacements, unpackParts, ty
 import type { BuildJob, BuildThreadMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { abortError, fromWireError } from './wire-error';
 import { buildsAtLowPriority, CONTROL, lowerPriority } from './thread-priority';
+import { keepFlagsAcross, keptV8Flags } from './v8-flags';
 import { resolveWorkerScript } from './worker-script';
 
 export interface BuildRequest extends Omit<BuildJob, 'range'> {
@@ -162,9 +163,11 @@ class StartedThread {
   constructor(readonly archivePath: string, wasmModule: object | undefined) {
     const cancelFlag = new SharedArrayBuffer(4 * CONTROL.words);
     this.flag = new Int32Array(cancelFlag);
-    const init: BuildWorkerInit = { archivePath, cancelFlag, ...(wasmModule ? { wasmModule } : {}) };
+    const flags = keptV8Flags();
+    const init: BuildWorkerInit = { archivePath, cancelFlag, ...(wasmModule ? { wasmModule } : {}), ...(flags.length ? { keepV8Flags: [...flags] } : {}) };
     const script = resolveWorkerScript(undefined, 'build');
     this.worker = new Worker(script.file, { eval: script.eval, workerData: init, execArgv: script.eval ? [] : undefined });
+    keepFlagsAcross(this.worker);
     this.worker.on('message', (msg: BuildWorkerMessage) => (this.handler ? this.handler(msg) : this.early.push(msg)));
     this.worker.on('error', (e: Error) => {
       this.reason = e.message || e.name;

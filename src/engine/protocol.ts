@@ -29,6 +29,11 @@ export interface WorkerInit {
    * that index's cache file, the worker starts an index-build thread beside its own start (prepareBuildThread).
    */
   standbyBuild?: StandbyBuildHint;
+  /**
+   * V8 flags the process keeps (v8-flags.ts): the worker re-applies them as it starts (worker-flags.ts) and after
+   * each index-build worker it starts.
+   */
+  keepV8Flags?: string[];
 }
 
 export interface StandbyBuildHint {
@@ -124,6 +129,8 @@ export interface BuildWorkerInit {
    */
   cancelFlag: SharedArrayBuffer;
   wasmModule?: object;
+  /** V8 flags the process keeps (v8-flags.ts), re-applied as the thread starts (worker-flags.ts). */
+  keepV8Flags?: string[];
 }
 
 /** What an index-build thread builds (its `start` message). */

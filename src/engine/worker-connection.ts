@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { compiledEngineModuleNow } from '../archive/wasm-engine';
 import type { CancelSlots } from './cancel-slots';
+import { keepFlagsAcross, keptV8Flags } from './v8-flags';
 import type { EngineLog, StandbyBuildHint, WorkerInit, WorkerRequest, WorkerResponse } from './protocol';
 import { abortError, fromWireError } from './wire-error';
 import type { WorkerScript } from './worker-script';
@@ -51,13 +52,21 @@ export class Connection {
     standbyBuild?: StandbyBuildHint,
   ) {
     const wasmModule = compiledEngineModuleNow();
-    const init: WorkerInit = { archivePath, cancelFlags: slots.buffer, ...(wasmModule ? { wasmModule } : {}), ...(standbyBuild ? { standbyBuild } : {}) };
+    const flags = keptV8Flags();
+    const init: WorkerInit = {
+      archivePath,
+      cancelFlags: slots.buffer,
+      ...(wasmModule ? { wasmModule } : {}),
+      ...(standbyBuild ? { standbyBuild } : {}),
+      ...(flags.length ? { keepV8Flags: [...flags] } : {}),
+    };
     this.worker = new Worker(script.file, {
       eval: script.eval,
       workerData: init,
       execArgv: script.eval ? [] : undefined,
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
+    keepFlagsAcross(this.worker);
     this.ready = new Promise<string>((resolve, reject) => {
       this.worker.on('message', (msg: WorkerResponse) => {
         if (msg.type === 'ready') {

@@ -41,3 +41,40 @@ describe("the CLI's entry imports it before anything else", () => {
     assert.equal(first, "import './memory';");
   });
 });
+
+describe('it survives the start of worker threads (src/engine/v8-flags.ts)', () => {
+  const V8_FLAGS = path.resolve(__dirname, '../../src/engine/v8-flags.ts');
+  const WORKER_FLAGS = path.resolve(__dirname, '../../src/engine/worker-flags.ts');
+  /** new_space in MB of a process that loads memory.ts, starts a worker thread as `how` says, then allocates. */
+  function afterWorker(how: 'plain' | 'online' | 'inside'): number {
+    const script = `
+      require(${JSON.stringify(MEMORY_MODULE)});
+      const { keepFlagsAcross, keptV8Flags } = require(${JSON.stringify(V8_FLAGS)});
+      const { Worker } = require('node:worker_threads');
+      const v8 = require('node:v8');
+      const api = require.resolve('tsx/cjs/api');
+      const code = ${JSON.stringify(how)} === 'inside'
+        ? 'require(' + JSON.stringify(api) + ').register(); require(' + JSON.stringify(${JSON.stringify(WORKER_FLAGS)}) + '); require("node:worker_threads").parentPort.postMessage(1)'
+        : 'require("node:worker_threads").parentPort.postMessage(1)';
+      const w = new Worker(code, { eval: true, workerData: { keepV8Flags: [...keptV8Flags()] } });
+      if (${JSON.stringify(how)} === 'online') keepFlagsAcross(w);
+      w.once('message', () => setTimeout(() => {
+        let keep = [];
+        for (let i = 0; i < 2e6; i++) { keep.push({ a: i, b: 'x' + i }); if (keep.length > 20000) keep = []; }
+        const s = v8.getHeapSpaceStatistics().find((x) => x.space_name === 'new_space');
+        process.stdout.write(String(s.space_size / 1048576));
+        process.exit(0);
+      }, 20));
+    `;
+    return Number(execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' }));
+  }
+
+  it("a worker's start resets the flag for the whole process; re-applied inside the worker, or once it is online, it holds", () => {
+    const plain = afterWorker('plain');
+    const online = afterWorker('online');
+    const inside = afterWorker('inside');
+    assert.ok(online <= 4, `re-applied once the worker was online: ${online} MB`);
+    assert.ok(inside <= 4, `re-applied by the worker as it started: ${inside} MB`);
+    assert.ok(plain >= 4 * Math.max(online, inside), `not re-applied: ${plain} MB (re-applied: ${online} / ${inside} MB)`);
+  });
+});
