@@ -121,9 +121,10 @@ async function main(): Promise<void> {
   prepared.catch(() => undefined);
   try {
     // Nobody cancels a thread before its job is sent (a standby nobody claims is terminated): no need to poll here.
-    const { model, dim, total, range } = await job;
-    // A split build's range counts its half of the rows. (Whoever sent the job did the same already, if it could.)
-    if (buildsAtLowPriority((total ?? 0) * (range ? 2 : 1))) lowerPriority(tid);
+    const theJob = await job;
+    const { model, dim, total, range } = theJob;
+    // Whoever sent the job did the same already, if it could.
+    if (buildsAtLowPriority(theJob)) lowerPriority(tid);
     const opts = { model, dim, total, signal: abort.signal, onProgress: (progress: BuildProgress) => send({ type: 'progress', progress }), log: (message: string) => send({ type: 'log', message }) };
     const archive = await prepared;
     let whole: IndexParts | undefined;

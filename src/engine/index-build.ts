@@ -276,7 +276,7 @@ function runBuildThread(req: BuildRequest, extra: Pick<BuildJob, 'range'>, onPro
   const job: BuildJob = { ...rest, ...extra };
   // A thread started ahead may be in its preparation, at normal priority: a large build lowers it now, not once
   // that preparation ends and the thread reads its job (thread-priority.ts).
-  if (buildsAtLowPriority((job.total ?? 0) * (job.range ? 2 : 1))) lowerPriority(Atomics.load(flag, CONTROL.tid));
+  if (buildsAtLowPriority(job)) lowerPriority(Atomics.load(flag, CONTROL.tid));
   worker.postMessage({ type: 'start', job } satisfies BuildThreadMessage);
   return {
     answer,

@@ -20,9 +20,9 @@ export const LOW_PRIORITY_ROWS = 200_000;
 /** Slots of a build thread's shared control words (BuildWorkerInit.cancelFlag). */
 export const CONTROL = { cancel: 0, tid: 1, words: 2 } as const;
 
-/** Whether a build of `rows` vectors runs at the lowest priority. */
-export function buildsAtLowPriority(rows: number | undefined): boolean {
-  return (rows ?? 0) >= LOW_PRIORITY_ROWS;
+/** Whether a build job runs at the lowest priority: a split build's range counts its half of the rows. */
+export function buildsAtLowPriority(job: { total?: number; range?: unknown }): boolean {
+  return (job.total ?? 0) * (job.range ? 2 : 1) >= LOW_PRIORITY_ROWS;
 }
 
 /** This thread's kernel thread id (Linux), or 0. */
