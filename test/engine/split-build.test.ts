@@ -14,6 +14,7 @@ import type { Archive } from '../../src/archive/types';
 import { buildInWorker } from '../../src/engine/index-build';
 import { splitPlacements, type IndexParts } from '../../src/search/vector';
 import { buildScaleArchive } from '../fixtures';
+import { assertSameParts } from './same-parts';
 
 let dir: string;
 let file: string;
@@ -68,16 +69,6 @@ function build(
 const SPLIT = /building \d+ vectors in two threads/;
 const FELL_BACK = /building again in one thread/;
 
-function assertSameParts(got: IndexParts, want: IndexParts): void {
-  assert.equal(got.n, want.n);
-  assert.deepEqual(got.meta, want.meta);
-  const rows = (p: IndexParts) => Buffer.from(new Uint8Array(p.memory.buffer, p.layout.matrixOff, p.n * p.layout.stride));
-  assert.ok(rows(got).equals(rows(want)), 'int8 rows');
-  for (const k of ['scale', 'err', 'qnorm', 'rowids', 'ids', 'conv', 'ts', 'sender', 'source'] as const) {
-    assert.deepEqual(Array.from(got[k]), Array.from(want[k]), k);
-  }
-  assert.deepEqual([got.senders, got.sources, got.stats], [want.senders, want.sources, want.stats]);
-}
 
 describe('index builds split between two build threads', () => {
   it("the rowid span: the table's ends for one model, the model's own rows among several", () => {

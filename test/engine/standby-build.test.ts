@@ -17,6 +17,7 @@ import { startEngineWorker } from '../../src/engine';
 import { buildInWorker, discardBuildThread, hasStandbyBuildThread, prepareBuildThread } from '../../src/engine/index-build';
 import type { IndexParts } from '../../src/search/vector';
 import { buildScaleArchive } from '../fixtures';
+import { assertSameParts } from './same-parts';
 
 const MODEL = 'bench-embed';
 const WORKER = path.resolve(__dirname, '../../src/engine/host.ts');
@@ -47,15 +48,6 @@ function build(archivePath: string, logs: string[] = []): Promise<IndexParts> {
 
 const AHEAD = /building in the thread started ahead of the build/;
 
-function assertSameParts(got: IndexParts, want: IndexParts): void {
-  assert.equal(got.n, want.n);
-  const rows = (p: IndexParts) => Buffer.from(new Uint8Array(p.memory.buffer, p.layout.matrixOff, p.n * p.layout.stride));
-  assert.ok(rows(got).equals(rows(want)), 'int8 rows');
-  for (const k of ['scale', 'err', 'qnorm', 'rowids', 'ids', 'conv', 'ts', 'sender', 'source'] as const) {
-    assert.deepEqual(Array.from(got[k]), Array.from(want[k]), k);
-  }
-  assert.deepEqual([got.senders, got.sources, got.stats], [want.senders, want.sources, want.stats]);
-}
 
 /** Adds one message and its vector to `target` (written by better-sqlite3, as msgbrowse would); returns its id. */
 function addMessage(target: string, hash: string): number {
