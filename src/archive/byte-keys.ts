@@ -10,6 +10,8 @@
  * power-of-two table kept at most half full; the keys live back to back in one growing arena.
  */
 
+import { arenaBytes, type MappedArena, type TypedArrayConstructor } from './mapped-arena';
+
 /** FNV-1a over the bytes, seeded with the storage class. */
 export function byteKeyHash(cls: number, src: Uint8Array): number {
   let h = (0x811c9dc5 ^ cls) >>> 0;
@@ -29,16 +31,35 @@ export class ByteKeys {
   private mask: number;
   private count = 0;
 
-  constructor(expected = 16, bytesPerKey = 16) {
-    const n = Math.max(16, expected);
-    this.arena = new Uint8Array(Math.max(256, n * bytesPerKey));
-    this.start = new Int32Array(n + 1);
-    this.cls = new Uint8Array(n);
-    this.hashes = new Uint32Array(n);
-    let cap = 32;
-    while (cap < n * 2) cap *= 2;
-    this.slots = new Int32Array(cap);
-    this.mask = cap - 1;
+  /**
+   * Room for `expected` keys of about `bytesPerKey` bytes each (more grow the tables). `memory`: where the tables go
+   * (an index build's map: mapped-arena.ts), sized with {@link ByteKeys.tables}.
+   */
+  constructor(expected = 16, bytesPerKey = 16, memory?: MappedArena) {
+    const t = ByteKeys.tables(expected, bytesPerKey);
+    const take = <T>(ctor: TypedArrayConstructor<T>, length: number): T => (memory ? memory.array(ctor, length) : new ctor(length));
+    this.arena = take(Uint8Array, t.arena);
+    this.start = take(Int32Array, t.keys + 1);
+    this.cls = take(Uint8Array, t.keys);
+    this.hashes = take(Uint32Array, t.keys);
+    this.slots = take(Int32Array, t.slots);
+    this.mask = t.slots - 1;
+  }
+
+  /** The tables' lengths for `expected` keys of `bytesPerKey` bytes, and the bytes they take in a MappedArena. */
+  static tables(expected: number, bytesPerKey: number): { arena: number; keys: number; slots: number; bytes: number } {
+    const keys = Math.max(16, expected);
+    const arena = Math.max(256, keys * bytesPerKey);
+    let slots = 32;
+    while (slots < keys * 2) slots *= 2;
+    const bytes = arenaBytes([
+      [Uint8Array, arena],
+      [Int32Array, keys + 1],
+      [Uint8Array, keys],
+      [Uint32Array, keys],
+      [Int32Array, slots],
+    ]);
+    return { arena, keys, slots, bytes };
   }
 
   get size(): number {

@@ -9,6 +9,7 @@
  * `next()` continues after that row, so the caller decides whether to skip it.
  */
 import { ByteKeys } from '../byte-keys';
+import { arenaBytes, MappedArena, mappedArray } from '../mapped-arena';
 import { SQLITE } from '../sqlite-codes';
 import { scanRows, type Columns, type Sql } from '../connection';
 import { ArchiveError } from '../errors';
@@ -18,6 +19,8 @@ import type { EmbeddingModelInfo, EmbeddingRecord } from '../types';
 import { num, str } from './rows';
 
 const BATCH = 2048;
+/** A message hash's expected length (msgbrowse's are 64 hex digits), for sizing the map. */
+const HASH_BYTES = 64;
 /** Embeddings are streamed from the rowid after this one (so rows with a negative rowid are never read). */
 const STREAM_AFTER = -1;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -109,12 +112,21 @@ export class MessageMeta {
 
   constructor(sql: Sql, schema: SchemaInfo) {
     const n = Math.max(16, num(sql.value('SELECT count(*) FROM messages')));
-    this.hashes = new ByteKeys(n, 64);
-    this.ids = new Float64Array(n);
-    this.conv = new Float64Array(n);
-    this.ts = new Float64Array(n);
-    this.sender = new Int32Array(n);
-    this.source = new Int32Array(n);
+    // One mapped memory for the whole map, not malloc (mapped-arena.ts: what a build thread leaves resident).
+    const columns = arenaBytes([
+      [Float64Array, n],
+      [Float64Array, n],
+      [Float64Array, n],
+      [Int32Array, n],
+      [Int32Array, n],
+    ]);
+    const memory = new MappedArena(ByteKeys.tables(n, HASH_BYTES).bytes + columns);
+    this.hashes = new ByteKeys(n, HASH_BYTES, memory);
+    this.ids = memory.array(Float64Array, n);
+    this.conv = memory.array(Float64Array, n);
+    this.ts = memory.array(Float64Array, n);
+    this.sender = memory.array(Int32Array, n);
+    this.source = memory.array(Int32Array, n);
     scanRows(sql, messageMetaSql(schema), [], (c) => {
       const cls = c.type(0);
       if (cls === SQLITE.NULL) return; // NULL equals nothing in SQL, so nothing joins to it
@@ -247,8 +259,8 @@ export function readEmbeddingBatch(
     let vec: Float32Array;
     if (shared) {
       if (shared.data.length < used + dim) {
-        // Earlier items of this batch keep their views of the old buffer.
-        shared.data = new Float32Array(Math.max(used + dim, dim * BATCH));
+        // Earlier items of this batch keep their views of the old buffer. Mapped, not malloc'd (mapped-arena.ts).
+        shared.data = mappedArray(Float32Array, Math.max(used + dim, dim * BATCH));
         used = 0;
       }
       vec = shared.data.subarray(used, used + dim);

@@ -4,6 +4,7 @@
  * float32 rows handed to a RowSink (memory or the cache file).
  */
 import type { Archive, EmbeddingRecord } from '../../archive/types';
+import { arenaBytes, MappedArena } from '../../archive/mapped-arena';
 import { VectorIndexError } from './errors';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayout, type MetaLayout } from './layout';
 import { strideFor } from './quantize';
@@ -224,7 +225,8 @@ export class IndexBuilder {
       ensureMemory(memory, need, this.opts.model);
       this.codes = new Int8Array(memory.buffer);
     }
-    if (this.n >= this.ids.length) {
+    if (this.n === 0 && this.ids.length === 0) this.allocRows(this.cap);
+    else if (this.n >= this.ids.length) {
       const need2 = Math.max(this.n + 1, this.cap);
       this.ids = grow(this.ids, need2);
       this.rowids = grow(this.rowids, need2);
@@ -236,6 +238,26 @@ export class IndexBuilder {
       this.err = grow(this.err, need2);
       this.qnorm = grow(this.qnorm, need2);
     }
+  }
+
+  /**
+   * The per-row arrays' first allocation, for `k` rows (the expected count): one mapped memory rather than nine
+   * malloc'd arrays (mapped-arena.ts: what a build thread would leave resident). finish() returns copies of them.
+   */
+  private allocRows(k: number): void {
+    const f64: [typeof Float64Array, number] = [Float64Array, k];
+    const i32: [typeof Int32Array, number] = [Int32Array, k];
+    const f32: [typeof Float32Array, number] = [Float32Array, k];
+    const memory = new MappedArena(arenaBytes([f64, f64, f64, i32, i32, i32, f32, f32, f32]));
+    this.ids = memory.array(Float64Array, k);
+    this.rowids = memory.array(Float64Array, k);
+    this.ts = memory.array(Float64Array, k);
+    this.conv = memory.array(Int32Array, k);
+    this.sender = memory.array(Int32Array, k);
+    this.source = memory.array(Int32Array, k);
+    this.scale = memory.array(Float32Array, k);
+    this.err = memory.array(Float32Array, k);
+    this.qnorm = memory.array(Float32Array, k);
   }
 
   private intern(map: Map<string, number>, value: string | undefined): number {
