@@ -4,7 +4,7 @@ import { archiveTables } from '../sections/archive';
 import type { ColdResult } from '../sections/cold';
 import { coldTables, groupRuns, median } from '../sections/cold';
 import type { E2eResult } from '../sections/e2e';
-import { e2eTable } from '../sections/e2e';
+import { e2eTable, rssRuns } from '../sections/e2e';
 import type { ResponsiveResult } from '../sections/responsive';
 import { responsiveTable } from '../sections/responsive';
 import type { VectorSectionResult } from '../sections/vector';
@@ -152,11 +152,18 @@ function verdicts(r: ReportInput): Verdict[] {
     });
   }
   if (e100?.serverRss) {
+    // Both ways an index gets loaded: from its cache file or built in the server (a first start) — the worse decides.
+    const built = e100.firstBuild?.rssAfterBuild;
+    const builtMedian = built?.length ? [...built].sort((a, b) => a - b)[Math.floor(built.length / 2)] : undefined;
+    const worst = Math.max(e100.serverRss, builtMedian ?? 0);
+    const line = 200 * 1048576;
     out.push({
       issue: '15',
       target: 'server RSS with the 100k×768 index loaded ≤ 200 MB',
-      verdict: e100.serverRss <= 200 * 1048576 ? 'met' : `missed by ${mb(e100.serverRss - 200 * 1048576)}`,
-      numbers: `${mb(e100.serverRss)} after the hybrid and semantic calls (peak ${mb(e100.serverPeakRss)})`,
+      verdict: worst <= line ? 'met' : `missed by ${mb(worst - line)}`,
+      numbers:
+        `${mb(e100.serverRss)} after the hybrid and semantic calls, index ${e100.cacheExisted ? 'loaded from its cache file' : 'built in that server'} (peak ${mb(e100.serverPeakRss)})` +
+        (built?.length ? `; with the index built in a fresh server, after the same calls: ${rssRuns(built)}` : ''),
     });
   }
   const cold = r.cold.find((c) => c.result.archive === 'm1m_e768')?.result;
