@@ -13,6 +13,7 @@ import { npyRows, readNpy } from '../lib/npy';
 import { residentFraction } from '../lib/proc';
 import { dist, mb, ms, table, timeAsync, type Dist, type LoopPlan } from '../lib/stats';
 import { widePrefix } from '../lib/trace';
+import { median } from './cold';
 
 export interface E2eResult {
   archive: string;
@@ -77,8 +78,8 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
     readWhole(a.file);
     const residentBefore = residentFraction(a.file);
     // Five fresh servers at 100k (the median is reported), one at 1M (a build takes seconds there). At 100k each
-    // then answers the same calls as the main session below, and its resident memory is read: the index built in
-    // this server, as on a first start, where the main session's may come from the cache file.
+    // then answers the main session's queries (each twice, hybrid and semantic_search), and its resident memory is
+    // read: the index built in this server, as on a first start, where the main session's may come from the cache.
     const runs: { ms: number; polls: number }[] = [];
     const rssAfterBuild: number[] = [];
     const small = emb.count < 500_000;
@@ -225,6 +226,5 @@ export function e2eTable(rs: E2eResult[]): string {
 
 /** Resident-memory readings as "median MB (runs a, b, c)". */
 export function rssRuns(bytes: readonly number[]): string {
-  const sorted = [...bytes].sort((a, b) => a - b);
-  return `${mb(sorted[Math.floor(sorted.length / 2)])} median (runs ${bytes.map((b) => mb(b).replace(' MB', '')).join(', ')} MB)`;
+  return `${mb(median([...bytes]))} median (runs ${bytes.map((b) => mb(b).replace(' MB', '')).join(', ')} MB)`;
 }

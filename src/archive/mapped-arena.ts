@@ -1,18 +1,20 @@
 /**
  * Typed arrays for an index build's large, short-lived tables (the hash → message map, the batch of vectors, the
- * builder's per-row arrays), carved from one WebAssembly.Memory per table set instead of being allocated one by one.
+ * builder's per-row arrays), carved from one buffer per table set that malloc is sure to map on its own.
  *
  * Why: V8 allocates an ArrayBuffer's bytes with malloc. glibc serves a request below its mmap threshold from the
  * allocating thread's arena, and the threshold is dynamic: freeing any mmapped block of up to 32 MiB raises it to
  * that size (loading the 2 MiB CLI bundle already raises it to 2 MiB; a build's 6 MiB tables to 6 MiB). So most of
- * a build thread's tables land in its arena, and when the thread ends the freed chunks stay resident, pinned by
- * the few live ones among them (the index's per-row arrays, which move to the engine worker). After a 100k × 768
- * build in the CLI the server kept 208-216 MB resident against 193-197 MB with the index loaded from its cache
- * file; with these tables mapped by V8 itself (a wasm memory is an mmap of its own, unmapped when collected or when
- * the thread's isolate ends), 195-198 MB (bench/analysis.md, 2026-12-03).
+ * a build thread's tables landed in its arena, and when the thread ended the freed chunks stayed resident, pinned
+ * by the few live ones among them (the index's per-row arrays, which move to the engine worker). A block above
+ * 32 MiB is always mapped by itself (the threshold never rises past that), its untouched pages are never resident,
+ * and it is unmapped when freed without moving the threshold. After a 100k × 768 build in the CLI the server kept
+ * 205.6-214.6 MB resident; with these sets, 193-203 MB, the level of an index loaded from its cache file
+ * (bench/analysis.md, 2026-12-03). Elsewhere (another allocator, as in Electron's extension host) a large block is
+ * mapped by itself too.
  *
- * A table set that does not fit, or a memory V8 refuses (each reserves address space), falls back to ordinary
- * arrays: the same contents, only the resident memory afterwards differs. Small sets never take a memory.
+ * A table set that does not fit, or a buffer that cannot be had, falls back to ordinary arrays: the same contents,
+ * only the resident memory afterwards differs. Small sets never take a buffer.
  */
 
 /** A typed array constructor, as `new Float64Array(n)` and `new Float64Array(buffer, offset, n)` use it. */
@@ -22,13 +24,10 @@ export interface TypedArrayConstructor<T> {
   readonly BYTES_PER_ELEMENT: number;
 }
 
-/** The one WebAssembly API used here (ES2022 and @types/node 20 do not declare the namespace). */
-const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => { buffer: ArrayBuffer } } })
-  .WebAssembly.Memory;
-
-const PAGE = 65536;
-/** Below this a set is left to malloc: the threshold glibc starts with (128 KiB) never moves for it. */
-const MIN_BYTES = 2 * PAGE;
+/** Below this a set is left to ordinary arrays (glibc's threshold starts at 128 KiB). */
+const MIN_BYTES = 128 * 1024;
+/** Above glibc's largest dynamic mmap threshold (32 MiB on 64-bit), by a page. */
+const MAPPED_BYTES = 32 * 1024 * 1024 + 65536;
 /** Every array starts on an 8-byte boundary (Float64Array's alignment). */
 const ALIGN = 8;
 
@@ -43,14 +42,13 @@ export class MappedArena {
   private readonly buffer: ArrayBuffer | undefined;
   private used = 0;
 
-  /** An arena of at least `bytes` (rounded up to whole 64 KiB pages); none below 128 KiB or when V8 refuses one. */
+  /** An arena of at least `bytes` (a buffer of at least 32 MiB + 64 KiB); none below 128 KiB or when none can be had. */
   constructor(bytes: number) {
     if (!(bytes >= MIN_BYTES)) return;
-    const pages = Math.ceil(bytes / PAGE);
     try {
-      this.buffer = new WasmMemory({ initial: pages, maximum: pages }).buffer;
+      this.buffer = new ArrayBuffer(Math.max(bytes, MAPPED_BYTES));
     } catch {
-      // Out of address space for one more memory (RangeError): ordinary arrays.
+      // No memory for it (RangeError): ordinary arrays, which may fail the same way where they are made.
       this.buffer = undefined;
     }
   }
