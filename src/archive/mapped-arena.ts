@@ -9,9 +9,9 @@
  * by the few live ones among them (the index's per-row arrays, which move to the engine worker). A block above
  * 32 MiB is always mapped by itself (the threshold never rises past that), its untouched pages are never resident,
  * and it is unmapped when freed without moving the threshold. After a 100k × 768 build in the CLI the server kept
- * 205.6-214.6 MB resident; with these sets, 193-203 MB, the level of an index loaded from its cache file
- * (bench/analysis.md, 2026-12-03). Elsewhere (another allocator, as in Electron's extension host) a large block is
- * mapped by itself too.
+ * 205.6-214.6 MB resident; with these sets, 193-206 MB, the level of an index loaded from its cache file
+ * (bench/analysis.md, 2026-12-03). Other allocators (Electron's, in VS Code's extension host) map requests this
+ * large by themselves too.
  *
  * A table set that does not fit, or a buffer that cannot be had, falls back to ordinary arrays: the same contents,
  * only the resident memory afterwards differs. Small sets never take a buffer.

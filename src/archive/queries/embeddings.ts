@@ -112,7 +112,8 @@ export class MessageMeta {
 
   constructor(sql: Sql, schema: SchemaInfo) {
     const n = Math.max(16, num(sql.value('SELECT count(*) FROM messages')));
-    // One mapped memory for the whole map, not malloc (mapped-arena.ts: what a build thread leaves resident).
+    // One buffer for the whole map, large enough that malloc maps it by itself (mapped-arena.ts: in a build thread's
+    // arena the tables stayed resident after the thread ended).
     const columns = arenaBytes([
       [Float64Array, n],
       [Float64Array, n],
@@ -259,7 +260,7 @@ export function readEmbeddingBatch(
     let vec: Float32Array;
     if (shared) {
       if (shared.data.length < used + dim) {
-        // Earlier items of this batch keep their views of the old buffer. Mapped, not malloc'd (mapped-arena.ts).
+        // Earlier items of this batch keep their views of the old buffer. A buffer malloc maps by itself (mapped-arena.ts).
         shared.data = mappedArray(Float32Array, Math.max(used + dim, dim * BATCH));
         used = 0;
       }

@@ -241,8 +241,8 @@ export class IndexBuilder {
   }
 
   /**
-   * The per-row arrays' first allocation, for `k` rows (the expected count): one mapped memory rather than nine
-   * malloc'd arrays (mapped-arena.ts: what a build thread would leave resident). finish() returns copies of them.
+   * The per-row arrays' first allocation, for `k` rows (the expected count): one buffer malloc maps by itself rather than
+   * nine arrays from the thread's arena (mapped-arena.ts: what a build thread would leave resident). finish() returns copies of them.
    */
   private allocRows(k: number): void {
     const f64: [typeof Float64Array, number] = [Float64Array, k];
