@@ -154,7 +154,7 @@ function verdicts(r: ReportInput): Verdict[] {
   if (e100?.serverRss) {
     // Both ways an index gets loaded: from its cache file or built in the server (a first start) — the worse decides.
     const built = e100.firstBuild?.rssAfterBuild;
-    const builtMedian = built?.length ? median([...built]) : undefined;
+    const builtMedian = built?.length ? median(built) : undefined;
     const worst = Math.max(e100.serverRss, builtMedian ?? 0);
     const line = 200 * 1048576;
     const over = built ? built.filter((b) => b > line).length : 0;

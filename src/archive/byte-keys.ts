@@ -10,7 +10,7 @@
  * power-of-two table kept at most half full; the keys live back to back in one growing arena.
  */
 
-import { arenaBytes, type MappedArena, type TypedArrayConstructor } from './mapped-arena';
+import { arenaBytes, MappedArena } from './mapped-arena';
 
 /** FNV-1a over the bytes, seeded with the storage class. */
 export function byteKeyHash(cls: number, src: Uint8Array): number {
@@ -36,30 +36,25 @@ export class ByteKeys {
    * (an index build's map: mapped-arena.ts), sized with {@link ByteKeys.tables}.
    */
   constructor(expected = 16, bytesPerKey = 16, memory?: MappedArena) {
-    const t = ByteKeys.tables(expected, bytesPerKey);
-    const take = <T>(ctor: TypedArrayConstructor<T>, length: number): T => (memory ? memory.array(ctor, length) : new ctor(length));
-    this.arena = take(Uint8Array, t.arena);
-    this.start = take(Int32Array, t.keys + 1);
-    this.cls = take(Uint8Array, t.keys);
-    this.hashes = take(Uint32Array, t.keys);
-    this.slots = take(Int32Array, t.slots);
-    this.mask = t.slots - 1;
+    const { specs } = ByteKeys.tables(expected, bytesPerKey);
+    // Without a memory, an arena of none: ordinary arrays.
+    [this.arena, this.start, this.cls, this.hashes, this.slots] = (memory ?? new MappedArena(0)).arrays(specs);
+    this.mask = this.slots.length - 1;
   }
 
-  /** The tables' lengths for `expected` keys of `bytesPerKey` bytes, and the bytes they take in a MappedArena. */
-  static tables(expected: number, bytesPerKey: number): { arena: number; keys: number; slots: number; bytes: number } {
+  /** The tables for `expected` keys of `bytesPerKey` bytes (arena, start, cls, hashes, slots), and the bytes they take in a MappedArena. */
+  static tables(expected: number, bytesPerKey: number) {
     const keys = Math.max(16, expected);
-    const arena = Math.max(256, keys * bytesPerKey);
     let slots = 32;
     while (slots < keys * 2) slots *= 2;
-    const bytes = arenaBytes([
-      [Uint8Array, arena],
+    const specs = [
+      [Uint8Array, Math.max(256, keys * bytesPerKey)],
       [Int32Array, keys + 1],
       [Uint8Array, keys],
       [Uint32Array, keys],
       [Int32Array, slots],
-    ]);
-    return { arena, keys, slots, bytes };
+    ] as const;
+    return { specs, bytes: arenaBytes(specs) };
   }
 
   get size(): number {

@@ -31,8 +31,14 @@ const MAPPED_BYTES = 32 * 1024 * 1024 + 65536;
 /** Every array starts on an 8-byte boundary (Float64Array's alignment). */
 const ALIGN = 8;
 
+/** One array of a set: its constructor and length. */
+export type ArraySpec = readonly [TypedArrayConstructor<unknown>, number];
+
+/** The arrays a list of specs makes, in order. */
+export type ArraysOf<S extends readonly ArraySpec[]> = { -readonly [K in keyof S]: S[K] extends readonly [TypedArrayConstructor<infer T>, number] ? T : never };
+
 /** The bytes `arrays` take in one arena, alignment included: size the arena with it. */
-export function arenaBytes(arrays: readonly (readonly [TypedArrayConstructor<unknown>, number])[]): number {
+export function arenaBytes(arrays: readonly ArraySpec[]): number {
   let n = 0;
   for (const [ctor, length] of arrays) n += Math.ceil((length * ctor.BYTES_PER_ELEMENT) / ALIGN) * ALIGN;
   return n;
@@ -67,6 +73,11 @@ export class MappedArena {
       return new ctor(this.buffer, at, length);
     }
     return new ctor(length);
+  }
+
+  /** The arrays `specs` lists, in order (see {@link array}): size the arena with `arenaBytes(specs)`. */
+  arrays<const S extends readonly ArraySpec[]>(specs: S): ArraysOf<S> {
+    return specs.map(([ctor, length]) => this.array(ctor, length)) as ArraysOf<S>;
   }
 }
 

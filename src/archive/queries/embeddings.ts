@@ -114,20 +114,16 @@ export class MessageMeta {
     const n = Math.max(16, num(sql.value('SELECT count(*) FROM messages')));
     // One buffer for the whole map, large enough that malloc maps it by itself (mapped-arena.ts: in a build thread's
     // arena the tables stayed resident after the thread ended).
-    const columns = arenaBytes([
+    const columns = [
       [Float64Array, n],
       [Float64Array, n],
       [Float64Array, n],
       [Int32Array, n],
       [Int32Array, n],
-    ]);
-    const memory = new MappedArena(ByteKeys.tables(n, HASH_BYTES).bytes + columns);
+    ] as const;
+    const memory = new MappedArena(ByteKeys.tables(n, HASH_BYTES).bytes + arenaBytes(columns));
     this.hashes = new ByteKeys(n, HASH_BYTES, memory);
-    this.ids = memory.array(Float64Array, n);
-    this.conv = memory.array(Float64Array, n);
-    this.ts = memory.array(Float64Array, n);
-    this.sender = memory.array(Int32Array, n);
-    this.source = memory.array(Int32Array, n);
+    [this.ids, this.conv, this.ts, this.sender, this.source] = memory.arrays(columns);
     scanRows(sql, messageMetaSql(schema), [], (c) => {
       const cls = c.type(0);
       if (cls === SQLITE.NULL) return; // NULL equals nothing in SQL, so nothing joins to it

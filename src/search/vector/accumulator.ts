@@ -245,19 +245,18 @@ export class IndexBuilder {
    * nine arrays from the thread's arena (mapped-arena.ts: what a build thread would leave resident). finish() returns copies of them.
    */
   private allocRows(k: number): void {
-    const f64: [typeof Float64Array, number] = [Float64Array, k];
-    const i32: [typeof Int32Array, number] = [Int32Array, k];
-    const f32: [typeof Float32Array, number] = [Float32Array, k];
-    const memory = new MappedArena(arenaBytes([f64, f64, f64, i32, i32, i32, f32, f32, f32]));
-    this.ids = memory.array(Float64Array, k);
-    this.rowids = memory.array(Float64Array, k);
-    this.ts = memory.array(Float64Array, k);
-    this.conv = memory.array(Int32Array, k);
-    this.sender = memory.array(Int32Array, k);
-    this.source = memory.array(Int32Array, k);
-    this.scale = memory.array(Float32Array, k);
-    this.err = memory.array(Float32Array, k);
-    this.qnorm = memory.array(Float32Array, k);
+    const rows = [
+      [Float64Array, k],
+      [Float64Array, k],
+      [Float64Array, k],
+      [Int32Array, k],
+      [Int32Array, k],
+      [Int32Array, k],
+      [Float32Array, k],
+      [Float32Array, k],
+      [Float32Array, k],
+    ] as const;
+    [this.ids, this.rowids, this.ts, this.conv, this.sender, this.source, this.scale, this.err, this.qnorm] = new MappedArena(arenaBytes(rows)).arrays(rows);
   }
 
   private intern(map: Map<string, number>, value: string | undefined): number {
