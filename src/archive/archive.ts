@@ -10,7 +10,7 @@ import { listConversations } from './queries/conversations';
 import { EmbeddingIterator, embeddingModels, embeddingSpan, MessageMeta, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
 import { detectSchema, type SchemaInfo } from './schema';
-import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion } from './types';
+import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion, SharedEmbeddingJoin } from './types';
 
 /** The per-open memo key of a prepared embeddings join (prepareEmbeddingJoin). */
 const JOIN_KEY = 'embeddingJoin';
@@ -94,7 +94,25 @@ export class WasmArchive implements Archive {
   }
 
   prepareEmbeddingJoin(): void {
-    this.q((sql, schema) => this.perOpen(JOIN_KEY, () => new MessageMeta(sql, schema)));
+    this.q((sql, schema) => this.joinOfThisOpen(sql, schema));
+  }
+
+  shareEmbeddingJoin(): SharedEmbeddingJoin {
+    return this.q((sql, schema) => ({ tables: this.joinOfThisOpen(sql, schema).tablesOf(), fingerprint: fingerprint(this.conn.identity()) }));
+  }
+
+  adoptEmbeddingJoin(join: SharedEmbeddingJoin): boolean {
+    // Inside a run: a change of the files since this connection opened reopens it first, and the fingerprint differs.
+    return this.q(() => {
+      if (fingerprint(this.conn.identity()) !== join.fingerprint) return false;
+      this.perOpen(JOIN_KEY, () => new MessageMeta(join.tables));
+      return true;
+    });
+  }
+
+  /** The join the next stream takes: made once per open, in shared memory so that another thread can adopt it. */
+  private joinOfThisOpen(sql: Sql, schema: SchemaInfo): MessageMeta {
+    return this.perOpen(JOIN_KEY, () => new MessageMeta(sql, schema, { shared: true }));
   }
 
   /** Removes and returns a value `perOpen` made for the current open, if any. Call only inside a run. */

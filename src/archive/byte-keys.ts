@@ -19,6 +19,20 @@ export function byteKeyHash(cls: number, src: Uint8Array): number {
   return h >>> 0;
 }
 
+/**
+ * The tables of a ByteKeys, as structured clone carries them to another thread (views of a SharedArrayBuffer arrive
+ * as views of the same memory): {@link ByteKeys.tablesOf} and {@link ByteKeys.fromTables}.
+ */
+export interface ByteKeyTables {
+  arena: Uint8Array;
+  used: number;
+  start: Int32Array;
+  cls: Uint8Array;
+  hashes: Uint32Array;
+  slots: Int32Array;
+  count: number;
+}
+
 export class ByteKeys {
   private arena: Uint8Array;
   private used = 0;
@@ -59,6 +73,30 @@ export class ByteKeys {
 
   get size(): number {
     return this.count;
+  }
+
+  /** Its tables, for another thread to look keys up in (fromTables). Adding keys afterwards changes them. */
+  tablesOf(): ByteKeyTables {
+    return { arena: this.arena, used: this.used, start: this.start, cls: this.cls, hashes: this.hashes, slots: this.slots, count: this.count };
+  }
+
+  /** The keys `tables` hold (tablesOf's, perhaps from another thread), over those arrays themselves (no copy). */
+  static fromTables(tables: ByteKeyTables): ByteKeys {
+    const { arena, used, start, cls, hashes, slots, count } = tables;
+    const n = slots.length;
+    if (n < 2 || (n & (n - 1)) !== 0 || count * 2 > n || start.length < count + 1 || cls.length < count || hashes.length < count || used > arena.length) {
+      throw new RangeError('ByteKeys.fromTables: inconsistent tables');
+    }
+    const keys = new ByteKeys(0, 0);
+    keys.arena = arena;
+    keys.used = used;
+    keys.start = start;
+    keys.cls = cls;
+    keys.hashes = hashes;
+    keys.slots = slots;
+    keys.mask = n - 1;
+    keys.count = count;
+    return keys;
   }
 
   /** The id of (cls, bytes), or -1. */

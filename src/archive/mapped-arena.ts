@@ -15,6 +15,9 @@
  *
  * A table set that does not fit, or a buffer that cannot be had, falls back to ordinary arrays: the same contents,
  * only the resident memory afterwards differs. Small sets never take a buffer.
+ *
+ * A `shared` arena is a SharedArrayBuffer (allocated and mapped the same way), for a set another thread reads too:
+ * the hash → message map a split build's lower range hands its upper range (index-build.ts).
  */
 
 /** A typed array constructor, as `new Float64Array(n)` and `new Float64Array(buffer, offset, n)` use it. */
@@ -45,14 +48,18 @@ export function arenaBytes(arrays: readonly ArraySpec[]): number {
 }
 
 export class MappedArena {
-  private readonly buffer: ArrayBuffer | undefined;
+  private readonly buffer: ArrayBuffer | SharedArrayBuffer | undefined;
   private used = 0;
 
-  /** An arena of at least `bytes` (a buffer of at least 32 MiB + 64 KiB); none below 128 KiB or when none can be had. */
-  constructor(bytes: number) {
+  /**
+   * An arena of at least `bytes` (a buffer of at least 32 MiB + 64 KiB); none below 128 KiB or when none can be had.
+   * `shared`: a SharedArrayBuffer, whose arrays another thread can be handed without a copy.
+   */
+  constructor(bytes: number, opts: { shared?: boolean } = {}) {
     if (!(bytes >= MIN_BYTES)) return;
+    const size = Math.max(bytes, MAPPED_BYTES);
     try {
-      this.buffer = new ArrayBuffer(Math.max(bytes, MAPPED_BYTES));
+      this.buffer = opts.shared ? new SharedArrayBuffer(size) : new ArrayBuffer(size);
     } catch {
       // No memory for it (RangeError): ordinary arrays, which may fail the same way where they are made.
       this.buffer = undefined;
@@ -70,7 +77,7 @@ export class MappedArena {
     const at = Math.ceil(this.used / ALIGN) * ALIGN;
     if (this.buffer && at + bytes <= this.buffer.byteLength) {
       this.used = at + bytes;
-      return new ctor(this.buffer, at, length);
+      return new ctor(this.buffer as ArrayBuffer, at, length);
     }
     return new ctor(length);
   }

@@ -7,6 +7,7 @@
  */
 
 import type { ArchiveMethod, ArchiveQueryMethods } from './methods';
+import type { MessageMetaTables } from './queries/embeddings';
 
 export type Source = 'signal' | 'imessage' | 'whatsapp' | (string & {});
 
@@ -278,6 +279,14 @@ export interface EmbeddingModelInfo {
   dim: number;
 }
 
+/** The embeddings' join to messages one connection made, for another thread's connection (Archive.shareEmbeddingJoin). */
+export interface SharedEmbeddingJoin {
+  /** The hash → message map's tables (structured-cloneable; its memory is shared, not copied). */
+  tables: MessageMetaTables;
+  /** The archive fingerprint (file-identity.ts) of the files the map was read from. */
+  fingerprint: string;
+}
+
 export interface EmbeddingRecord {
   /** `embeddings.rowid`: where the vector is read back from for exact rescoring (see Archive.embeddingVectors). */
   rowid: number;
@@ -393,6 +402,18 @@ export type ArchiveQueries = ArchiveQueryMethods & {
    * takes it, so it is held only until then; a change of the files meanwhile drops it, and the stream scans afresh.
    */
   prepareEmbeddingJoin(): void;
+  /**
+   * The join `prepareEmbeddingJoin` makes (made now if this open has none, and still this archive's to stream with),
+   * in memory another thread reads without a copy, with the fingerprint of the files it was read from: a split
+   * index build's lower range hands it to the upper range, which then scans only its embeddings.
+   */
+  shareEmbeddingJoin(): SharedEmbeddingJoin;
+  /**
+   * Takes `join` (another connection's shareEmbeddingJoin) as the join the next `embeddings` stream uses, when this
+   * archive's files are the ones it was read from; false (nothing taken: the stream scans `messages` itself) when
+   * they differ.
+   */
+  adoptEmbeddingJoin(join: SharedEmbeddingJoin): boolean;
   /**
    * The lowest and highest rowid among the `model` embeddings that `embeddings` streams (it reads no negative
    * rowid), undefined when it has none: where an index build splits the rows between its threads (`embeddings`

@@ -8,7 +8,8 @@
  *
  * It prepares what does not depend on its job first (its engine, the archive, the hash → message map every build of
  * the archive joins through), then builds the job its `start` message brings. A thread started ahead of a build (the
- * engine worker's standby, index-build.ts) has usually done that part when the build is asked for.
+ * engine worker's standby, index-build.ts) has usually done that part when the build is asked for. A split build's
+ * upper range makes no map: the lower range sends it its own (in shared memory) before it scans.
  *
  * Cancellation: the engine worker sets the shared flag; SQLite's progress handler and the build's signal poll it.
  */
@@ -16,7 +17,7 @@
 import './worker-flags';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
-import type { Archive } from '../archive/types';
+import type { Archive, SharedEmbeddingJoin } from '../archive/types';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
 import { checkedParts, consumeRange, consumeRecords, mergeSplitParts, packParts, splitPartTransfer, type BuildProgress, type IndexParts, type SplitPart } from '../search/vector';
 import { installInterruptHandler } from './interrupt';
@@ -49,15 +50,22 @@ function stallForTests(): void {
 }
 
 /**
- * The job, then (a split build's upper range) the lower range's part to merge: listened for from the start, so
- * neither is missed while the thread prepares.
+ * The job, then (a split build's upper range) the lower range's join to messages and its part to merge: listened
+ * for from the start, so none is missed while the thread prepares.
  */
 let gotJob: (job: BuildJob) => void = () => undefined;
+let gotLowerJoin: (join: SharedEmbeddingJoin | null) => void = () => undefined;
 let gotLowerPart: (part: SplitPart) => void = () => undefined;
+/** The job once it has arrived (a preparation that finds it knows whether to make a join of its own). */
+let jobSoFar: BuildJob | undefined;
 const job = new Promise<BuildJob>((resolve) => (gotJob = resolve));
+const lowerJoin = new Promise<SharedEmbeddingJoin | null>((resolve) => (gotLowerJoin = resolve));
 const lowerPart = new Promise<SplitPart>((resolve) => (gotLowerPart = resolve));
 port.on('message', (msg: BuildThreadMessage) => {
-  if (msg.type === 'start') gotJob(msg.job);
+  if (msg.type === 'start') {
+    jobSoFar = msg.job;
+    gotJob(msg.job);
+  } else if (msg.type === 'join') gotLowerJoin(msg.join);
   else gotLowerPart(msg.part);
 });
 
@@ -105,13 +113,47 @@ async function prepare(): Promise<Archive> {
   await installInterruptHandler(cancelled);
   // This connection only scans (messages, then the model's embeddings): read ahead, 16 pages per read call.
   const archive = await openArchive(init.archivePath, { readAhead: true });
+  // A job sent with the thread's start has arrived by now (its message was queued before the engine loaded).
+  await new Promise((resolve) => setImmediate(resolve));
+  // A split build's upper range is handed the lower range's join (`receive`): no scan of `messages` here.
+  if (init.receivesJoin || jobSoFar?.range?.join === 'receive') return archive;
   try {
     archive.prepareEmbeddingJoin();
+    madeJoin = true;
   } catch (e) {
     if (cancelled()) throw e;
     send({ type: 'log', message: `index build: the embeddings' join to messages was not prepared ahead (${e instanceof Error ? e.message : String(e)}); the build scans for it` });
   }
   return archive;
+}
+
+/**
+ * A split build's lower range, before it scans: its join to messages (the one its preparation made) for the upper
+ * range, or null when it has none to give (the upper range then scans `messages` itself).
+ */
+function sendJoin(archive: Archive): void {
+  let join: SharedEmbeddingJoin | null = null;
+  try {
+    join = archive.shareEmbeddingJoin();
+  } catch (e) {
+    if (cancelled()) throw e;
+    send({ type: 'log', message: `index build: the join to messages could not be handed to the other range (${e instanceof Error ? e.message : String(e)}); it scans for its own` });
+  }
+  send({ type: 'join', join });
+}
+
+/** Whether this thread's preparation made its own join (its job had not arrived yet). */
+let madeJoin = false;
+
+/** A split build's upper range: waits for the lower range's join and streams through it (if the files are still those it was read from). */
+async function takeLowerJoin(archive: Archive, signal: AbortSignal): Promise<void> {
+  if (madeJoin) {
+    send({ type: 'log', message: 'index build: the upper range scans messages for its own join (its job arrived after it had made one)' });
+    return;
+  }
+  const join = await untilAborted(lowerJoin, signal);
+  if (join && archive.adoptEmbeddingJoin(join)) return;
+  send({ type: 'log', message: `index build: the upper range scans messages for its own join (${join ? 'the archive changed since the lower range made its join' : 'the lower range had none to give'})` });
 }
 
 async function main(): Promise<void> {
@@ -130,6 +172,8 @@ async function main(): Promise<void> {
     let whole: IndexParts | undefined;
     let part: SplitPart | undefined;
     try {
+      if (range?.join === 'send') sendJoin(archive);
+      else if (range?.join === 'receive') await takeLowerJoin(archive, abort.signal);
       if (!range) whole = await consumeRecords(archive.embeddings(model, { shareVectors: true }), opts);
       else {
         if (dim === undefined) throw new Error('A split index build needs the dimension its shared memory was sized for.');

@@ -335,6 +335,9 @@ function startStandbyBuild(): void {
   // The cache file's name is made from the archive's resolved path, as `vector.open` names it (VectorOpenOptions.name).
   if (hint.cacheDir && fs.existsSync(cacheFilePath(hint.cacheDir, file, hint.model))) return;
   prepareBuildThread(file, init.wasmModule);
+  // And the thread of its upper range, should the build be split (buildInWorker ends it if not): it prepares only
+  // its engine and the archive, and is handed the lower range's join.
+  prepareBuildThread(file, init.wasmModule, undefined, 'upper');
 }
 
 async function main(): Promise<void> {

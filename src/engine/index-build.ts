@@ -4,14 +4,16 @@
  *
  * A large build is split in two rowid ranges, one thread each, writing into one shared memory (search/vector/
  * split.ts): the scan, the join to messages and the quantisation of each half run side by side, so on two cores a
- * first semantic call waits for about half of them. Each thread also builds its own hash → message map (one scan
- * of `messages`), and the upper range's thread merges the two parts, so this thread still only relays. Should the
- * archive grow during a split build, so that its rows no longer fit, the build runs again in one thread, which
- * sizes its memory as rows arrive.
+ * first semantic call waits for about half of them. The hash → message map (one scan of `messages`) is made once,
+ * by the lower range's thread, which hands it to the upper range's thread in shared memory before it scans (relayed
+ * here as a `join` message), and the upper range's thread merges the two parts, so this thread still only relays.
+ * Should the archive grow during a split build, so that its rows no longer fit, the build runs again in one thread,
+ * which sizes its memory as rows arrive.
  */
 import * as os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { isVectorIndexError, splitPartTransfer, splitPlacements, unpackParts, type BuildProgress, type IndexParts, type RowPlacement } from '../search/vector';
+import type { SharedEmbeddingJoin } from '../archive/types';
 import type { BuildJob, BuildThreadMessage, BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { abortError, fromWireError } from './wire-error';
 import { buildsAtLowPriority, CONTROL, lowerPriority } from './thread-priority';
@@ -66,6 +68,8 @@ export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
       req.log?.(`vector index for model ${req.model}: ${e.message}; building again in one thread`);
     }
   }
+  // A build in one thread needs no upper range's thread (the engine worker may have started one ahead).
+  discardBuildThread('upper');
   const built = await runBuildThread(req, {}, req.onProgress).answer;
   if (built.type !== 'built') throw new Error('The index-build worker answered a whole build with a range.');
   return unpackParts(built.parts);
@@ -101,8 +105,13 @@ async function buildSplit(req: BuildRequest, total: number, dim: number, first: 
   try {
     const signal = stop.signal;
     const half = Math.ceil(total / 2);
-    const lower = runBuildThread({ ...req, total: half, signal }, { range: { upTo: mid, placement: low } }, progress(0));
-    const upper = runBuildThread({ ...req, total: total - half, signal }, { range: { after: mid, placement: high, merges: true } }, progress(1));
+    // The lower range's thread (the one started ahead, if any, whose join is made already) hands its join to
+    // the upper range's before it scans: `messages` is scanned once, and the upper range only waits for it.
+    let upper: BuildThread | undefined;
+    const lower = runBuildThread({ ...req, total: half, signal }, { range: { upTo: mid, placement: low, join: 'send' } }, progress(0), (join) =>
+      upper?.post({ type: 'join', join }, []),
+    );
+    upper = runBuildThread({ ...req, total: total - half, signal }, { range: { after: mid, placement: high, merges: true, join: 'receive' } }, progress(1));
     const handed = lower.answer
       .then((msg) => {
         if (msg.type !== 'range') throw new Error('The index-build worker answered a range with a whole build.');
@@ -150,6 +159,13 @@ interface BuildThread {
  */
 const STANDBY_IDLE_MS = 30_000;
 
+/**
+ * What a thread started ahead of a build prepares: `whole` its engine, the archive and its join to messages (a
+ * build in one thread, or a split build's lower range); `upper` only its engine and the archive (a split build's
+ * upper range, handed the lower range's join).
+ */
+export type StandbyRole = 'whole' | 'upper';
+
 /** An index-build thread from its start: its worker, its cancel flag, what it said before anyone listened. */
 class StartedThread {
   readonly flag: Int32Array;
@@ -160,11 +176,17 @@ class StartedThread {
   private early: BuildWorkerMessage[] = [];
   private handler: ((msg: BuildWorkerMessage) => void) | undefined;
 
-  constructor(readonly archivePath: string, wasmModule: object | undefined) {
+  constructor(readonly archivePath: string, wasmModule: object | undefined, role: StandbyRole = 'whole') {
     const cancelFlag = new SharedArrayBuffer(4 * CONTROL.words);
     this.flag = new Int32Array(cancelFlag);
     const flags = keptV8Flags();
-    const init: BuildWorkerInit = { archivePath, cancelFlag, ...(wasmModule ? { wasmModule } : {}), ...(flags.length ? { keepV8Flags: [...flags] } : {}) };
+    const init: BuildWorkerInit = {
+      archivePath,
+      cancelFlag,
+      ...(wasmModule ? { wasmModule } : {}),
+      ...(flags.length ? { keepV8Flags: [...flags] } : {}),
+      ...(role === 'upper' ? { receivesJoin: true } : {}),
+    };
     const script = resolveWorkerScript(undefined, 'build');
     this.worker = new Worker(script.file, { eval: script.eval, workerData: init, execArgv: script.eval ? [] : undefined });
     keepFlagsAcross(this.worker);
@@ -186,8 +208,8 @@ class StartedThread {
   }
 }
 
-/** The thread started ahead of a build (at most one per engine worker), until a build takes it or it ends. */
-let standby: { thread: StartedThread; timer: NodeJS.Timeout } | undefined;
+/** The threads started ahead of a build (at most one per role and engine worker), until a build takes them or they end. */
+const standby: Partial<Record<StandbyRole, { thread: StartedThread; timer: NodeJS.Timeout }>> = {};
 
 /**
  * Starts an index-build thread for `archivePath` before any build is asked for: it loads its engine, opens the
@@ -195,57 +217,76 @@ let standby: { thread: StartedThread; timer: NodeJS.Timeout } | undefined;
  * meanwhile, so the next build of that archive starts with that part done. The engine worker calls it beside its
  * own start when a build is expected (the CLI prewarms the index, and no cache file holds it).
  *
+ * `upper`: the thread of a split build's upper range, which prepares no join (it is handed the lower range's). The
+ * engine worker starts it beside the `whole` one; a build that is not split ends it.
+ *
  * Not the build's path otherwise: a build that finds no such thread starts one, as before. The thread ends when
  * nobody took it within STANDBY_IDLE_MS, or at discardBuildThread(), and it never keeps the process alive. Should
  * the archive's files change before the build, its connection reopens and the join is scanned again (the per-open
  * memo, archive.ts), so a thread started early never builds from an older archive.
  */
-export function prepareBuildThread(archivePath: string, wasmModule?: object, idleMs = STANDBY_IDLE_MS): void {
-  discardBuildThread();
-  const thread = new StartedThread(archivePath, wasmModule);
+export function prepareBuildThread(archivePath: string, wasmModule?: object, idleMs = STANDBY_IDLE_MS, role: StandbyRole = 'whole'): void {
+  discardBuildThread(role);
+  const thread = new StartedThread(archivePath, wasmModule, role);
   thread.worker.unref();
   const timer = setTimeout(() => {
-    if (standby?.thread === thread) discardBuildThread();
+    if (standby[role]?.thread === thread) discardBuildThread(role);
   }, idleMs);
   timer.unref();
-  standby = { thread, timer };
+  standby[role] = { thread, timer };
 }
 
-/** Ends the thread prepareBuildThread started, unless a build took it (the index was loaded instead, or shutdown). */
-export function discardBuildThread(): void {
-  const s = standby;
-  standby = undefined;
-  if (!s) return;
-  clearTimeout(s.timer);
-  void s.thread.worker.terminate();
+/** Ends the threads prepareBuildThread started (of `role`, else all) that no build took (the index was loaded instead, or shutdown). */
+export function discardBuildThread(role?: StandbyRole): void {
+  for (const r of role ? [role] : (['whole', 'upper'] as const)) {
+    const s = standby[r];
+    delete standby[r];
+    if (!s) continue;
+    clearTimeout(s.timer);
+    void s.thread.worker.terminate();
+  }
 }
 
-/** Whether a thread started ahead is waiting (tests). */
-export function hasStandbyBuildThread(): boolean {
-  return standby !== undefined && !standby.thread.exited;
+/** Whether a thread started ahead (of `role`, default `whole`) is waiting (tests). */
+export function hasStandbyBuildThread(role: StandbyRole = 'whole'): boolean {
+  const s = standby[role];
+  return s !== undefined && !s.thread.exited;
 }
 
-/** The waiting thread for `archivePath`, if it is alive; a thread for another path is ended. */
-function takeStandby(archivePath: string): StartedThread | undefined {
-  const s = standby;
+/** The waiting thread of `role` for `archivePath`, if it is alive; a thread for another path is ended. */
+function takeStandby(archivePath: string, role: StandbyRole): StartedThread | undefined {
+  const s = standby[role];
   if (!s) return undefined;
   if (s.thread.exited || s.thread.archivePath !== archivePath) {
-    discardBuildThread();
+    discardBuildThread(role);
     return undefined;
   }
-  standby = undefined;
+  delete standby[role];
   clearTimeout(s.timer);
   s.thread.worker.ref();
   return s.thread;
 }
 
 /** One index-build thread (one started ahead, or a new one), from its job to its answer; `extra` makes it a range of a split build. */
-function runBuildThread(req: BuildRequest, extra: Pick<BuildJob, 'range'>, onProgress: ((p: BuildProgress) => void) | undefined): BuildThread {
+function runBuildThread(
+  req: BuildRequest,
+  extra: Pick<BuildJob, 'range'>,
+  onProgress: ((p: BuildProgress) => void) | undefined,
+  /** A split build's lower range: its join to messages, for the upper range. */
+  onJoin?: (join: SharedEmbeddingJoin | null) => void,
+): BuildThread {
   const { onProgress: _p, log, signal, span: _s, threads: _t, archivePath, wasmModule, ...rest } = req;
   if (signal?.aborted) return { answer: Promise.reject(abortError(signal)), post: () => undefined };
-  const ahead = takeStandby(archivePath);
-  if (ahead) log?.(`vector index for model ${req.model}: building in the thread started ahead of the build (engine, archive and join to messages prepared)`);
-  const thread = ahead ?? new StartedThread(archivePath, wasmModule);
+  const role: StandbyRole = extra.range?.join === 'receive' ? 'upper' : 'whole';
+  const ahead = takeStandby(archivePath, role);
+  if (ahead) {
+    log?.(
+      role === 'upper'
+        ? `vector index for model ${req.model}: the upper range builds in the thread started ahead of it (engine and archive prepared)`
+        : `vector index for model ${req.model}: building in the thread started ahead of the build (engine, archive and join to messages prepared)`,
+    );
+  }
+  const thread = ahead ?? new StartedThread(archivePath, wasmModule, role);
   const { worker, flag } = thread;
   let settled = false;
   const answer = new Promise<Finished>((resolve, reject) => {
@@ -265,6 +306,7 @@ function runBuildThread(req: BuildRequest, extra: Pick<BuildJob, 'range'>, onPro
     thread.listen((msg) => {
       if (msg.type === 'progress') onProgress?.(msg.progress);
       else if (msg.type === 'log') log?.(msg.message);
+      else if (msg.type === 'join') onJoin?.(msg.join);
       else if (msg.type === 'failed') finish(() => reject(fromWireError(msg.error)));
       else finish(() => resolve(msg));
     });

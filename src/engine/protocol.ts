@@ -6,7 +6,7 @@
  */
 import type { ArchiveErrorCode } from '../archive/errors';
 import type { ArchiveMethod } from '../archive/methods';
-import type { Exclusion } from '../archive/types';
+import type { Exclusion, SharedEmbeddingJoin } from '../archive/types';
 import type { VectorFilter } from '../search/types';
 import type { VectorErrorCode } from '../search/vector/errors';
 import type { BuildProgress, PackedParts, RowPlacement, SplitPart } from '../search/vector';
@@ -131,6 +131,11 @@ export interface BuildWorkerInit {
   wasmModule?: object;
   /** V8 flags the process keeps (v8-flags.ts), re-applied as the thread starts (worker-flags.ts). */
   keepV8Flags?: string[];
+  /**
+   * A thread started ahead of a split build's upper range (index-build.ts's `upper` standby): it prepares no join
+   * of its own, since it is handed the lower range's.
+   */
+  receivesJoin?: boolean;
 }
 
 /** What an index-build thread builds (its `start` message). */
@@ -151,6 +156,11 @@ export interface BuildJob {
      * worker's thread (moving up to half the index's rows) and answers `built` with the whole index.
      */
     merges?: boolean;
+    /**
+     * The join to messages, made once for both ranges: the lower range (`send`) hands its own to the upper range
+     * (`receive`, relayed as `join` messages) before it scans, and the upper range scans no `messages` of its own.
+     */
+    join?: 'send' | 'receive';
   };
 }
 
@@ -161,10 +171,12 @@ export type BuildWorkerMessage =
   | { type: 'built'; parts: PackedParts }
   /** A split build's range: its per-row arrays (its rows are in the shared memory). */
   | { type: 'range'; part: SplitPart }
+  /** A split build's lower range, before it scans: its join to messages for the upper range (null: none to give). */
+  | { type: 'join'; join: SharedEmbeddingJoin | null }
   | { type: 'failed'; error: WireError };
 
 /**
  * What the engine worker sends an index-build thread: its job, then (a split build's upper range only) the lower
- * range's part, to merge with its own.
+ * range's join to messages and its part, to merge with its own.
  */
-export type BuildThreadMessage = { type: 'start'; job: BuildJob } | { type: 'merge'; part: SplitPart };
+export type BuildThreadMessage = { type: 'start'; job: BuildJob } | { type: 'join'; join: SharedEmbeddingJoin | null } | { type: 'merge'; part: SplitPart };

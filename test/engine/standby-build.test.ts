@@ -88,6 +88,52 @@ describe('the join an index build prepares ahead (Archive.prepareEmbeddingJoin)'
   });
 });
 
+describe("the join a split build's lower range hands its upper range (Archive.shareEmbeddingJoin / adoptEmbeddingJoin)", () => {
+  const rows = (a: Archive) => [...a.embeddings(MODEL)].map((r) => [r.rowid, r.messageId, r.conversationId, r.tsUnix, r.sender, r.source, r.hash]);
+
+  it('another connection streams through it the records it streams with a join of its own, over the same memory', async () => {
+    const other = await openArchive(file, { readAhead: true });
+    try {
+      const own = rows(other);
+      const shared = archive.shareEmbeddingJoin();
+      // As postMessage carries it to another thread: the map's memory is shared, not copied.
+      const carried = structuredClone(shared);
+      assert.ok(carried.tables.ids.buffer instanceof SharedArrayBuffer);
+      // A value written through the carried tables is read through the original ones (then put back).
+      const id0 = carried.tables.ids[0];
+      carried.tables.ids[0] = -7;
+      const seen = shared.tables.ids[0];
+      carried.tables.ids[0] = id0;
+      assert.ok(seen === -7, 'the same memory, not a copy');
+      assert.equal(other.adoptEmbeddingJoin(carried), true);
+      assert.deepEqual(rows(other), own);
+      // The archive that shared it still streams through it.
+      assert.deepEqual(rows(archive), own);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('is refused by an archive whose files changed since the join was read, which then joins the new message', async () => {
+    const copy = path.join(dir, 'shared-join.sqlite');
+    fs.copyFileSync(file, copy);
+    const a = await openArchive(copy);
+    try {
+      const shared = a.shareEmbeddingJoin();
+      const id = addMessage(copy, 'added-after-the-shared-join');
+      const b = await openArchive(copy);
+      try {
+        assert.equal(b.adoptEmbeddingJoin(shared), false);
+        assert.ok(rows(b).some((r) => r[1] === id), 'the vector of the message added after the join was read is streamed');
+      } finally {
+        b.close();
+      }
+    } finally {
+      a.close();
+    }
+  });
+});
+
 describe('an index-build thread started ahead of its build', () => {
   it('runs the build a new thread runs, byte for byte, and is taken by it', async () => {
     const want = await build(file);
@@ -136,6 +182,27 @@ describe('an index-build thread started ahead of its build', () => {
     prepareBuildThread(file);
     discardBuildThread();
     assert.equal(hasStandbyBuildThread(), false);
+  });
+
+  it("a split build takes both threads started ahead (the upper range's prepares no join); a build in one thread ends the upper one", async () => {
+    const m = archive.embeddingModels().find((x) => x.model === MODEL)!;
+    const split = (logs: string[]) =>
+      buildInWorker({ archivePath: file, model: MODEL, dim: m.dim, total: m.count, threads: 2, span: () => archive.embeddingSpan(MODEL), log: (l) => logs.push(l) });
+    const want = await build(file);
+    prepareBuildThread(file);
+    prepareBuildThread(file, undefined, undefined, 'upper');
+    await sleep(1500);
+    const logs: string[] = [];
+    assertSameParts(await split(logs), want);
+    assert.ok(logs.some((l) => AHEAD.test(l)), logs.join('\n'));
+    assert.ok(logs.some((l) => /the upper range builds in the thread started ahead of it/.test(l)), logs.join('\n'));
+    assert.ok(!logs.some((l) => /scans messages for its own join/.test(l)), logs.join('\n'));
+    assert.equal(hasStandbyBuildThread('upper'), false);
+
+    prepareBuildThread(file, undefined, undefined, 'upper');
+    assert.equal(hasStandbyBuildThread('upper'), true);
+    assertSameParts(await build(file), want);
+    assert.equal(hasStandbyBuildThread('upper'), false, 'a build in one thread ended the upper range\'s thread');
   });
 
   it('reports an archive it could not open when its build is asked for, as a new thread would', async () => {

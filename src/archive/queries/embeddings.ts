@@ -8,7 +8,7 @@
  * ArchiveError('bad_embedding') naming the hash and model; the iterator stays usable and a further
  * `next()` continues after that row, so the caller decides whether to skip it.
  */
-import { ByteKeys } from '../byte-keys';
+import { ByteKeys, type ByteKeyTables } from '../byte-keys';
 import { arenaBytes, MappedArena, mappedArray } from '../mapped-arena';
 import { SQLITE } from '../sqlite-codes';
 import { scanRows, type Columns, type Sql } from '../connection';
@@ -94,10 +94,28 @@ export function embeddingSpan(sql: Sql, schema: SchemaInfo, model: string, model
 }
 
 /**
+ * A {@link MessageMeta}'s tables, as structured clone carries them to another thread: a map made `shared` arrives as
+ * views of the same memory (no copy), its ordinary arrays (should the map have outgrown its arena) as copies.
+ */
+export interface MessageMetaTables {
+  hashes: ByteKeyTables;
+  names: ByteKeyTables;
+  strings: string[];
+  ids: Float64Array;
+  conv: Float64Array;
+  ts: Float64Array;
+  sender: Int32Array;
+  source: Int32Array;
+}
+
+/**
  * The columns an embedding record takes from its message, for every message (typed arrays, interned strings),
  * found by the message's hash as bytes: SQL's `m.hash = e.message_hash` (same storage class, same bytes), with no
  * string made per message or per vector. Hashes are UNIQUE in `messages`; were one repeated, its first row is the
  * one embeddings join to.
+ *
+ * Read-only once made, so threads may share one: a map made with `shared` lives in a SharedArrayBuffer, and
+ * {@link MessageMeta.tablesOf} / {@link MessageMeta.fromTables} hand it to another thread (a split build's ranges).
  */
 export class MessageMeta {
   private readonly hashes: ByteKeys;
@@ -107,10 +125,27 @@ export class MessageMeta {
   private sender: Int32Array;
   private source: Int32Array;
   /** Sender and source strings, one per distinct value (made once each, from their bytes). */
-  private readonly names = new ByteKeys(64);
-  private readonly strings: string[] = [];
+  private readonly names: ByteKeys;
+  private readonly strings: string[];
 
-  constructor(sql: Sql, schema: SchemaInfo) {
+  /** One scan of `messages` (`shared`: into a SharedArrayBuffer, for other threads too), or the tables another made. */
+  constructor(sql: Sql, schema: SchemaInfo, opts?: { shared?: boolean });
+  constructor(tables: MessageMetaTables);
+  constructor(from: Sql | MessageMetaTables, schema?: SchemaInfo, opts: { shared?: boolean } = {}) {
+    if ('hashes' in from) {
+      this.hashes = ByteKeys.fromTables(from.hashes);
+      this.names = ByteKeys.fromTables(from.names);
+      this.strings = from.strings;
+      ({ ids: this.ids, conv: this.conv, ts: this.ts, sender: this.sender, source: this.source } = from);
+      const n = this.hashes.size;
+      if ([this.ids, this.conv, this.ts, this.sender, this.source].some((a) => a.length < n) || this.names.size !== this.strings.length) {
+        throw new RangeError('MessageMeta: inconsistent tables');
+      }
+      return;
+    }
+    const sql = from;
+    this.names = new ByteKeys(64);
+    this.strings = [];
     const n = Math.max(16, num(sql.value('SELECT count(*) FROM messages')));
     // One buffer for the whole map, large enough that malloc maps it by itself (mapped-arena.ts: in a build thread's
     // arena the tables stayed resident after the thread ended).
@@ -121,10 +156,10 @@ export class MessageMeta {
       [Int32Array, n],
       [Int32Array, n],
     ] as const;
-    const memory = new MappedArena(ByteKeys.tables(n, HASH_BYTES).bytes + arenaBytes(columns));
+    const memory = new MappedArena(ByteKeys.tables(n, HASH_BYTES).bytes + arenaBytes(columns), { shared: opts.shared });
     this.hashes = new ByteKeys(n, HASH_BYTES, memory);
     [this.ids, this.conv, this.ts, this.sender, this.source] = memory.arrays(columns);
-    scanRows(sql, messageMetaSql(schema), [], (c) => {
+    scanRows(sql, messageMetaSql(schema!), [], (c) => {
       const cls = c.type(0);
       if (cls === SQLITE.NULL) return; // NULL equals nothing in SQL, so nothing joins to it
       const before = this.hashes.size;
@@ -137,6 +172,16 @@ export class MessageMeta {
       this.sender[i] = this.intern(c, 4);
       this.source[i] = this.intern(c, 5);
     });
+  }
+
+  /** Its tables, for another thread's {@link MessageMeta} over the same memory (when made `shared`). */
+  tablesOf(): MessageMetaTables {
+    return { hashes: this.hashes.tablesOf(), names: this.names.tablesOf(), strings: this.strings, ids: this.ids, conv: this.conv, ts: this.ts, sender: this.sender, source: this.source };
+  }
+
+  /** How many messages it holds (distinct hashes). */
+  get size(): number {
+    return this.hashes.size;
   }
 
   /** Column `col` (TEXT) as an index into `strings`, as `text()` would read it. */
