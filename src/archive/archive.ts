@@ -10,7 +10,7 @@ import { listConversations } from './queries/conversations';
 import { EmbeddingIterator, embeddingModels, embeddingSpan, MessageMeta, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
 import { detectSchema, type SchemaInfo } from './schema';
-import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion, SharedEmbeddingJoin } from './types';
+import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion, JoinedKeys, SharedEmbeddingJoin, UnjoinedEmbeddings } from './types';
 
 /** The per-open memo key of a prepared embeddings join (prepareEmbeddingJoin). */
 const JOIN_KEY = 'embeddingJoin';
@@ -93,21 +93,24 @@ export class WasmArchive implements Archive {
     return new EmbeddingIterator((fn) => this.q(fn), model, opts, (sql, schema) => this.takePerOpen<MessageMeta>(JOIN_KEY) ?? new MessageMeta(sql, schema));
   }
 
+  embeddingsJoinedLater(model: string, opts: { shareVectors?: boolean; after?: number; upTo?: number; expected: number }): UnjoinedEmbeddings {
+    const { expected, ...stream } = opts;
+    const it = new EmbeddingIterator((fn) => this.q(fn), model, { ...stream, deferJoin: { expected } });
+    return Object.assign(it, {
+      join: (shared: SharedEmbeddingJoin | null): JoinedKeys =>
+        this.q((sql, schema) => {
+          const adopted = shared !== null && fingerprint(this.conn.identity()) === shared.fingerprint;
+          return adopted ? it.joinThrough(new MessageMeta(shared.tables), 'shared') : it.joinThrough(new MessageMeta(sql, schema), 'own');
+        }),
+    });
+  }
+
   prepareEmbeddingJoin(): void {
     this.q((sql, schema) => this.joinOfThisOpen(sql, schema));
   }
 
   shareEmbeddingJoin(): SharedEmbeddingJoin {
     return this.q((sql, schema) => ({ tables: this.joinOfThisOpen(sql, schema).tablesOf(), fingerprint: fingerprint(this.conn.identity()) }));
-  }
-
-  adoptEmbeddingJoin(join: SharedEmbeddingJoin): boolean {
-    // Inside a run: a change of the files since this connection opened reopens it first, and the fingerprint differs.
-    return this.q(() => {
-      if (fingerprint(this.conn.identity()) !== join.fingerprint) return false;
-      this.perOpen(JOIN_KEY, () => new MessageMeta(join.tables));
-      return true;
-    });
   }
 
   /** The join the next stream takes: made once per open, in shared memory so that another thread can adopt it. */

@@ -12,10 +12,10 @@
 
 import { arenaBytes, MappedArena } from './mapped-arena';
 
-/** FNV-1a over the bytes, seeded with the storage class. */
-export function byteKeyHash(cls: number, src: Uint8Array): number {
+/** FNV-1a over the bytes (`src[from, to)`), seeded with the storage class. */
+export function byteKeyHash(cls: number, src: Uint8Array, from = 0, to = src.length): number {
   let h = (0x811c9dc5 ^ cls) >>> 0;
-  for (let i = 0; i < src.length; i++) h = Math.imul(h ^ src[i], 0x01000193);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ src[i], 0x01000193);
   return h >>> 0;
 }
 
@@ -101,12 +101,22 @@ export class ByteKeys {
 
   /** The id of (cls, bytes), or -1. */
   find(cls: number, bytes: Uint8Array): number {
-    const h = byteKeyHash(cls, bytes);
+    return this.findIn(cls, bytes, 0, bytes.length);
+  }
+
+  /** The id of (cls, src[from, to)), or -1 (no view made: a ByteLog's strings are looked up in place). */
+  findIn(cls: number, src: Uint8Array, from: number, to: number): number {
+    const h = byteKeyHash(cls, src, from, to);
     for (let s = h & this.mask; ; s = (s + 1) & this.mask) {
       const at = this.slots[s];
       if (at === 0) return -1;
-      if (this.hashes[at - 1] === h && this.equals(at - 1, cls, bytes)) return at - 1;
+      if (this.hashes[at - 1] === h && this.equalsIn(at - 1, cls, src, from, to)) return at - 1;
     }
+  }
+
+  /** The id of string `id` of `log`, or -1. */
+  findLogged(log: ByteLog, id: number): number {
+    return this.findIn(log.storageClass(id), log.arena, log.start[id], log.start[id + 1]);
   }
 
   /** The id of (cls, bytes), added as the next id when new. */
@@ -144,11 +154,16 @@ export class ByteKeys {
   }
 
   private equals(id: number, cls: number, bytes: Uint8Array): boolean {
+    return this.equalsIn(id, cls, bytes, 0, bytes.length);
+  }
+
+  private equalsIn(id: number, cls: number, src: Uint8Array, from: number, to: number): boolean {
     if (this.cls[id] !== cls) return false;
-    const from = this.start[id];
-    if (this.start[id + 1] - from !== bytes.length) return false;
+    const at = this.start[id];
+    const n = to - from;
+    if (this.start[id + 1] - at !== n) return false;
     const a = this.arena;
-    for (let i = 0; i < bytes.length; i++) if (a[from + i] !== bytes[i]) return false;
+    for (let i = 0; i < n; i++) if (a[at + i] !== src[from + i]) return false;
     return true;
   }
 
@@ -183,5 +198,81 @@ export class ByteKeys {
     }
     this.slots = slots;
     this.mask = mask;
+  }
+}
+
+/**
+ * Byte strings appended in order (ids 0, 1, 2 …), with their storage classes; no lookup, no deduplication: the
+ * hashes of a stream of embeddings kept until their join to messages is known (queries/embeddings.ts).
+ */
+export class ByteLog {
+  /** String i is arena[start[i], start[i + 1]) (read by ByteKeys.findLogged; written only here). */
+  arena: Uint8Array;
+  private used = 0;
+  start: Int32Array;
+  private cls: Uint8Array;
+  private count = 0;
+
+  /** Room for `expected` strings of about `bytesPerKey` bytes (more grow the tables); `memory` as for ByteKeys. */
+  constructor(expected = 16, bytesPerKey = 16, memory?: MappedArena) {
+    [this.arena, this.start, this.cls] = (memory ?? new MappedArena(0)).arrays(ByteLog.tables(expected, bytesPerKey).specs);
+  }
+
+  /** The tables for `expected` strings of `bytesPerKey` bytes (arena, start, cls), and the bytes they take in a MappedArena. */
+  static tables(expected: number, bytesPerKey: number) {
+    const keys = Math.max(16, expected);
+    const specs = [
+      [Uint8Array, Math.max(256, keys * bytesPerKey)],
+      [Int32Array, keys + 1],
+      [Uint8Array, keys],
+    ] as const;
+    return { specs, bytes: arenaBytes(specs) };
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Appends (cls, bytes); returns its id. */
+  append(cls: number, bytes: Uint8Array): number {
+    const id = this.count;
+    if (id >= this.cls.length) {
+      const start = new Int32Array(this.cls.length * 2 + 1);
+      start.set(this.start);
+      this.start = start;
+      const c = new Uint8Array(this.cls.length * 2);
+      c.set(this.cls);
+      this.cls = c;
+    }
+    if (this.used + bytes.length > this.arena.length) {
+      let n = this.arena.length * 2;
+      while (n < this.used + bytes.length) n *= 2;
+      const arena = new Uint8Array(n);
+      arena.set(this.arena.subarray(0, this.used));
+      this.arena = arena;
+    }
+    this.arena.set(bytes, this.used);
+    this.start[id] = this.used;
+    this.used += bytes.length;
+    this.start[id + 1] = this.used;
+    this.cls[id] = cls;
+    this.count++;
+    return id;
+  }
+
+  /** The bytes of string `id` (a view: valid until the next `append`). */
+  bytes(id: number): Uint8Array {
+    return this.arena.subarray(this.start[id], this.start[id + 1]);
+  }
+
+  /** Forgets the strings from id `size` on (a batch read again after a failed attempt). */
+  truncate(size: number): void {
+    if (size >= this.count) return;
+    this.count = Math.max(0, size);
+    this.used = this.start[this.count];
+  }
+
+  storageClass(id: number): number {
+    return this.cls[id];
   }
 }

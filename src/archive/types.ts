@@ -287,6 +287,36 @@ export interface SharedEmbeddingJoin {
   fingerprint: string;
 }
 
+/** The columns an embedding record takes from its message. */
+export interface MessageColumns {
+  messageId: number;
+  conversationId: number;
+  tsUnix: number;
+  sender: string;
+  source: string;
+}
+
+/** The messages of a stream joined after it was read (UnjoinedEmbeddings.join), by the records' `joinKey`. */
+export interface JoinedKeys {
+  /** The message of the record with this `joinKey`, or undefined: an orphan (no message has its hash). */
+  messageOf(key: number): MessageColumns | undefined;
+  /** Whether the join handed over was used (`shared`) or `messages` was scanned for one (`own`). */
+  readonly through: 'shared' | 'own';
+}
+
+/**
+ * A stream of embeddings joined to their messages only after it was read (Archive.embeddingsJoinedLater): a split
+ * index build's upper range scans while the lower range makes the join it then hands over.
+ */
+export interface UnjoinedEmbeddings extends IterableIterator<EmbeddingRecord> {
+  /**
+   * Once the stream has ended: the messages of its records, through `shared` (another connection's join) when this
+   * archive's files are still those it was read from, else through a scan of `messages` now. Throws the
+   * `bad_embedding` error the joined stream would have thrown at its first damaged row that has a message.
+   */
+  join(shared: SharedEmbeddingJoin | null): JoinedKeys;
+}
+
 export interface EmbeddingRecord {
   /** `embeddings.rowid`: where the vector is read back from for exact rescoring (see Archive.embeddingVectors). */
   rowid: number;
@@ -303,6 +333,11 @@ export interface EmbeddingRecord {
   /** `messages.source` (lets the vector index filter by source during its scan). */
   source?: string;
   vec: Float32Array;
+  /**
+   * Only on the records of a stream joined later (UnjoinedEmbeddings), whose message columns are NaN and absent
+   * until its `join` finds them by this key.
+   */
+  readonly joinKey?: number;
 }
 
 export type ResolveResult =
@@ -403,17 +438,17 @@ export type ArchiveQueries = ArchiveQueryMethods & {
    */
   prepareEmbeddingJoin(): void;
   /**
+   * The `embeddings` stream of one rowid range, read without a join to messages (orphans and damaged rows included,
+   * the damaged held back) and joined by its `join` once read. `expected`: about how many rows the range holds.
+   */
+  embeddingsJoinedLater(model: string, opts: { shareVectors?: boolean; after?: number; upTo?: number; expected: number }): UnjoinedEmbeddings;
+  /**
    * The join `prepareEmbeddingJoin` makes (made now if this open has none, and still this archive's to stream with),
    * in memory another thread reads without a copy, with the fingerprint of the files it was read from: a split
-   * index build's lower range hands it to the upper range, which then scans only its embeddings.
+   * index build's lower range hands it to the upper range, which joins its rows through it
+   * (embeddingsJoinedLater) and scans no `messages` of its own.
    */
   shareEmbeddingJoin(): SharedEmbeddingJoin;
-  /**
-   * Takes `join` (another connection's shareEmbeddingJoin) as the join the next `embeddings` stream uses, when this
-   * archive's files are the ones it was read from; false (nothing taken: the stream scans `messages` itself) when
-   * they differ.
-   */
-  adoptEmbeddingJoin(join: SharedEmbeddingJoin): boolean;
   /**
    * The lowest and highest rowid among the `model` embeddings that `embeddings` streams (it reads no negative
    * rowid), undefined when it has none: where an index build splits the rows between its threads (`embeddings`

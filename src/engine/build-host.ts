@@ -17,7 +17,7 @@
 import './worker-flags';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
-import type { Archive, SharedEmbeddingJoin } from '../archive/types';
+import type { Archive, JoinedKeys, SharedEmbeddingJoin, UnjoinedEmbeddings } from '../archive/types';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
 import { checkedParts, consumeRange, consumeRecords, mergeSplitParts, packParts, splitPartTransfer, type BuildProgress, type IndexParts, type SplitPart } from '../search/vector';
 import { installInterruptHandler } from './interrupt';
@@ -142,18 +142,24 @@ function sendJoin(archive: Archive): void {
   send({ type: 'join', join });
 }
 
-/** Whether this thread's preparation made its own join (its job had not arrived yet). */
+/** Whether this thread's preparation made its own join (its job had not arrived yet: it streams through that). */
 let madeJoin = false;
 
-/** A split build's upper range: waits for the lower range's join and streams through it (if the files are still those it was read from). */
-async function takeLowerJoin(archive: Archive, signal: AbortSignal): Promise<void> {
-  if (madeJoin) {
-    send({ type: 'log', message: 'index build: the upper range scans messages for its own join (its job arrived after it had made one)' });
-    return;
+/**
+ * A split build's upper range, its rows read: waits for the lower range's join and joins them through it (a join
+ * of its own when the archive changed since the lower range made that one, or it had none to give).
+ */
+async function joinLater(records: UnjoinedEmbeddings, signal: AbortSignal): Promise<JoinedKeys> {
+  const join = await untilAborted(lowerJoin, signal).catch((e: unknown) => {
+    send({ type: 'log', message: "index build: cancelled while the upper range waited for the lower range's join" });
+    throw e;
+  });
+  const joined = records.join(join);
+  if (joined.through === 'own') {
+    const why = join ? 'the archive changed since the lower range made its join' : 'the lower range had none to give';
+    send({ type: 'log', message: `index build: the upper range scans messages for its own join (${why})` });
   }
-  const join = await untilAborted(lowerJoin, signal);
-  if (join && archive.adoptEmbeddingJoin(join)) return;
-  send({ type: 'log', message: `index build: the upper range scans messages for its own join (${join ? 'the archive changed since the lower range made its join' : 'the lower range had none to give'})` });
+  return joined;
 }
 
 async function main(): Promise<void> {
@@ -173,11 +179,15 @@ async function main(): Promise<void> {
     let part: SplitPart | undefined;
     try {
       if (range?.join === 'send') sendJoin(archive);
-      else if (range?.join === 'receive') await takeLowerJoin(archive, abort.signal);
       if (!range) whole = await consumeRecords(archive.embeddings(model, { shareVectors: true }), opts);
       else {
         if (dim === undefined) throw new Error('A split index build needs the dimension its shared memory was sized for.');
-        part = await consumeRange(archive.embeddings(model, { shareVectors: true, after: range.after, upTo: range.upTo }), { ...opts, dim }, range.placement);
+        const stream = { shareVectors: true, after: range.after, upTo: range.upTo };
+        if (range.join === 'receive' && !madeJoin) {
+          // Scans while the lower range makes the join, then joins its rows through it.
+          const records = archive.embeddingsJoinedLater(model, { ...stream, expected: total ?? 0 });
+          part = await consumeRange(records, { ...opts, dim }, range.placement, () => joinLater(records, abort.signal));
+        } else part = await consumeRange(archive.embeddings(model, stream), { ...opts, dim }, range.placement);
       }
     } finally {
       archive.close();

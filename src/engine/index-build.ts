@@ -40,12 +40,19 @@ export interface BuildRequest extends Omit<BuildJob, 'range'> {
 const CANCEL_GRACE_MS = 2000;
 
 /**
- * Below this many vectors a build stays in one thread. Each thread starts (~60 ms with its engine) and scans all of
- * `messages` for its own hash → message map, and two threads keep 12-17 MB more resident afterwards: at 100k × 768
- * that cost what the second thread saved (A/B on two vCPUs: builds of 610-673 ms against 614-649 ms), at 1M × 768
- * the split build takes 4.1-4.6 s instead of 5.3-6.3 s (bench/analysis.md).
+ * Below this many vectors a build stays in one thread. At 100k × 768 a split (the join made once, the upper range
+ * scanning meanwhile) answered a first call about 7% sooner (1807 against 1937 ms median, 6 servers each) but the
+ * server kept about 7 MB more resident afterwards, past the 200 MB line; at 1M × 768 the split build is the faster
+ * by seconds (bench/analysis.md).
  */
 const SPLIT_MIN_ROWS = 200_000;
+
+/**
+ * The lower range's share of a split build's rowid span. Its thread makes the join to messages first (one scan of
+ * `messages`) while the upper range's thread already scans its embeddings (joined once the join is handed over):
+ * with these shares both end at about the same time (bench/analysis.md).
+ */
+const LOWER_SHARE = 0.4;
 
 /** The threads a build uses by default; MSGBROWSE_TEST_SPLIT_MIN_ROWS lets tests split small archives. */
 function defaultThreads(total: number | undefined): number {
@@ -90,7 +97,7 @@ async function buildSplit(req: BuildRequest, total: number, dim: number, first: 
     req.log?.(`vector index for model ${req.model}: not split between two threads (${e instanceof Error ? e.message : String(e)}); building in one thread`);
     return undefined;
   }
-  const mid = first + Math.floor((last - first) / 2);
+  const mid = first + Math.floor((last - first) * LOWER_SHARE);
   req.log?.(`vector index for model ${req.model}: building ${total} vectors in two threads (rowids up to ${mid}, and after)`);
   const done = [0, 0];
   const progress = (i: number) => (p: BuildProgress) => {
@@ -104,7 +111,7 @@ async function buildSplit(req: BuildRequest, total: number, dim: number, first: 
   outer?.addEventListener('abort', onOuter, { once: true });
   try {
     const signal = stop.signal;
-    const half = Math.ceil(total / 2);
+    const half = Math.ceil(total * LOWER_SHARE);
     // The lower range's thread (the one started ahead, if any, whose join is made already) hands its join to
     // the upper range's before it scans: `messages` is scanned once, and the upper range only waits for it.
     let upper: BuildThread | undefined;

@@ -88,13 +88,24 @@ describe('the join an index build prepares ahead (Archive.prepareEmbeddingJoin)'
   });
 });
 
-describe("the join a split build's lower range hands its upper range (Archive.shareEmbeddingJoin / adoptEmbeddingJoin)", () => {
-  const rows = (a: Archive) => [...a.embeddings(MODEL)].map((r) => [r.rowid, r.messageId, r.conversationId, r.tsUnix, r.sender, r.source, r.hash]);
+describe("the join a split build's lower range hands its upper range (Archive.shareEmbeddingJoin, embeddingsJoinedLater)", () => {
+  const cols = (r: { rowid: number; messageId: number; conversationId: number; tsUnix: number; sender?: string; source?: string }) => [r.rowid, r.messageId, r.conversationId, r.tsUnix, r.sender, r.source];
+  /** A stream joined later, read to its end and joined through `shared`: the records a joined stream gives. */
+  function joinedLater(a: Archive, shared: ReturnType<Archive['shareEmbeddingJoin']> | null) {
+    const stream = a.embeddingsJoinedLater(MODEL, { expected: 100 });
+    const read = [...stream].map((r) => ({ rowid: r.rowid, key: r.joinKey!, hash: r.hash }));
+    const joined = stream.join(shared);
+    const rows = read.flatMap((r) => {
+      const m = joined.messageOf(r.key);
+      return m ? [cols({ rowid: r.rowid, ...m })] : [];
+    });
+    return { read, rows, through: joined.through };
+  }
 
-  it('another connection streams through it the records it streams with a join of its own, over the same memory', async () => {
+  it('another connection joins its rows through it, as a stream with a join of its own, over the same memory', async () => {
     const other = await openArchive(file, { readAhead: true });
     try {
-      const own = rows(other);
+      const want = [...other.embeddings(MODEL)].map(cols);
       const shared = archive.shareEmbeddingJoin();
       // As postMessage carries it to another thread: the map's memory is shared, not copied.
       const carried = structuredClone(shared);
@@ -105,16 +116,41 @@ describe("the join a split build's lower range hands its upper range (Archive.sh
       const seen = shared.tables.ids[0];
       carried.tables.ids[0] = id0;
       assert.ok(seen === -7, 'the same memory, not a copy');
-      assert.equal(other.adoptEmbeddingJoin(carried), true);
-      assert.deepEqual(rows(other), own);
+      const got = joinedLater(other, carried);
+      assert.equal(got.through, 'shared');
+      assert.deepEqual(got.rows, want);
       // The archive that shared it still streams through it.
-      assert.deepEqual(rows(archive), own);
+      assert.deepEqual([...archive.embeddings(MODEL)].map(cols), want);
     } finally {
       other.close();
     }
   });
 
-  it('is refused by an archive whose files changed since the join was read, which then joins the new message', async () => {
+  it('orphans are read, then dropped by the join; a damaged orphan is no error, a damaged row with a message is', async () => {
+    const copy = path.join(dir, 'orphans-later.sqlite');
+    fs.copyFileSync(file, copy);
+    const db = new Database(copy);
+    const hashes = db.prepare('SELECT hash FROM messages ORDER BY id LIMIT 3 OFFSET 50').pluck().all() as string[];
+    // Two orphans (their messages deleted), one of them damaged.
+    db.prepare('UPDATE embeddings SET vec = x\'0000\' WHERE message_hash = ?').run(hashes[0]);
+    db.prepare('DELETE FROM messages WHERE hash IN (?, ?)').run(hashes[0], hashes[1]);
+    db.close();
+    const a = await openArchive(copy);
+    try {
+      const want = [...a.embeddings(MODEL)].map(cols);
+      const got = joinedLater(a, a.shareEmbeddingJoin());
+      assert.equal(got.read.length, want.length + 1, 'the undamaged orphan is read (the damaged one held back)');
+      assert.deepEqual(got.rows, want);
+      const d = new Database(copy);
+      d.prepare('UPDATE embeddings SET vec = x\'0000\' WHERE message_hash = ?').run(hashes[2]);
+      d.close();
+      await assert.rejects(async () => joinedLater(a, null), (e: Error) => /damaged/.test(e.message) && e.message.includes(hashes[2]));
+    } finally {
+      a.close();
+    }
+  });
+
+  it('is not used by an archive whose files changed since it was read, which joins through its own (the new message too)', async () => {
     const copy = path.join(dir, 'shared-join.sqlite');
     fs.copyFileSync(file, copy);
     const a = await openArchive(copy);
@@ -123,8 +159,9 @@ describe("the join a split build's lower range hands its upper range (Archive.sh
       const id = addMessage(copy, 'added-after-the-shared-join');
       const b = await openArchive(copy);
       try {
-        assert.equal(b.adoptEmbeddingJoin(shared), false);
-        assert.ok(rows(b).some((r) => r[1] === id), 'the vector of the message added after the join was read is streamed');
+        const got = joinedLater(b, shared);
+        assert.equal(got.through, 'own');
+        assert.ok(got.rows.some((r) => r[1] === id), 'the vector of the message added after the join was read is joined');
       } finally {
         b.close();
       }

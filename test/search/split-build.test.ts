@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EmbeddingRecord } from '../../src/archive/types';
+import type { EmbeddingRecord, JoinedKeys } from '../../src/archive/types';
 import { checkedParts, consumeRange, consumeRecords, mergeSplitParts, splitPlacements, type IndexParts } from '../../src/search/vector';
 import { mulberry32 } from '../fixtures/random';
 import { makeRecords } from '../fixtures/vector-records';
@@ -104,6 +104,44 @@ describe('a build split in two rowid ranges', () => {
     const parts = await splitBuild(withBad, 16, 60, 90);
     assert.equal(parts.n, 90);
     assert.equal(parts.stats.skippedNonFinite, 10);
+  });
+
+  it('an upper range read unjoined, orphans among its rows, joined once read: the same parts as one thread', async () => {
+    for (const dim of [8, 64]) {
+      const records = mixedRecords(300, dim, 40 + dim);
+      const want = await consumeRecords(records, { model: MODEL, dim, total: records.length });
+      const r = mulberry32(dim);
+      // The stream joined later sees each record without its message's columns, and orphans (usable, skipped or
+      // not) mixed in, leading and trailing too; the join knows the records' messages and not the orphans'.
+      const messages = new Map<number, EmbeddingRecord>();
+      const unjoined = (recs: EmbeddingRecord[]): EmbeddingRecord[] =>
+        recs.flatMap((rec, i) => {
+          const key = messages.size * 2;
+          messages.set(key, rec);
+          const row = { rowid: rec.rowid, hash: rec.hash, vec: rec.vec, messageId: Number.NaN, conversationId: Number.NaN, tsUnix: Number.NaN, joinKey: key } as EmbeddingRecord;
+          const orphanVec = r() < 0.5 ? makeRecords(1, dim, i)[0].vec : new Float32Array(dim).fill(Number.NaN);
+          const orphan = { ...row, vec: r() < 0.1 ? new Float32Array(dim + 2) : orphanVec, joinKey: key + 1 } as EmbeddingRecord;
+          return i === 0 || r() < 0.2 || i === recs.length - 1 ? [orphan, row] : [row];
+        });
+      const joined: JoinedKeys = {
+        through: 'shared',
+        messageOf: (key) => {
+          const m = messages.get(key);
+          return m && { messageId: m.messageId, conversationId: m.conversationId, tsUnix: m.tsUnix, sender: m.sender as string, source: m.source as string };
+        },
+      };
+      for (const cut of [0, 100, 299]) {
+        messages.clear();
+        const [low, high] = splitPlacements(MODEL, dim, records.length * 3);
+        const upper = unjoined(records.slice(cut));
+        const second = await consumeRange(upper, { model: MODEL, dim }, high, async () => joined);
+        const first = await consumeRange(records.slice(0, cut), { model: MODEL, dim }, low);
+        const got = checkedParts(mergeSplitParts(MODEL, low.memory, first, second), { model: MODEL });
+        assertSameParts(got, want, `dim ${dim}, cut at ${cut}`);
+        // Every orphan's slot was given back: the free slots are the capacity less the rows.
+        assert.equal(Atomics.load(new Int32Array(high.free), 0), records.length * 3 - first.n - second.n, `dim ${dim}, cut ${cut}: slots`);
+      }
+    }
   });
 
   it('no usable row in either range is the one-thread build\'s no_vectors error', async () => {

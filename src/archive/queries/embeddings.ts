@@ -8,14 +8,14 @@
  * ArchiveError('bad_embedding') naming the hash and model; the iterator stays usable and a further
  * `next()` continues after that row, so the caller decides whether to skip it.
  */
-import { ByteKeys, type ByteKeyTables } from '../byte-keys';
+import { ByteKeys, ByteLog, type ByteKeyTables } from '../byte-keys';
 import { arenaBytes, MappedArena, mappedArray } from '../mapped-arena';
 import { SQLITE } from '../sqlite-codes';
 import { scanRows, type Columns, type Sql } from '../connection';
 import { ArchiveError } from '../errors';
 import type { SchemaInfo } from '../schema';
 import { exprs } from '../schema';
-import type { EmbeddingModelInfo, EmbeddingRecord } from '../types';
+import type { EmbeddingModelInfo, EmbeddingRecord, JoinedKeys, MessageColumns } from '../types';
 import { num, str } from './rows';
 
 const BATCH = 2048;
@@ -208,6 +208,11 @@ export class MessageMeta {
     this.source = g(this.source);
   }
 
+  /** The message whose hash is string `id` of `log`, or -1 (an orphan). */
+  findLogged(log: ByteLog, id: number): number {
+    return this.hashes.findLogged(log, id);
+  }
+
   /** The message whose hash is (cls, bytes), or -1 (none: the embedding is an orphan). */
   find(cls: number, bytes: Uint8Array): number {
     return cls === SQLITE.NULL ? -1 : this.hashes.find(cls, bytes);
@@ -216,6 +221,11 @@ export class MessageMeta {
   /** Message `i`'s hash as text (made on demand: builds never read it). */
   hashText(i: number): string {
     return Buffer.from(this.hashes.bytes(i)).toString('utf8');
+  }
+
+  /** Message `i`'s columns (from {@link find}), as a record carries them. */
+  columns(i: number): MessageColumns {
+    return { messageId: this.ids[i], conversationId: this.conv[i], tsUnix: this.ts[i], sender: this.strings[this.sender[i]], source: this.strings[this.source[i]] };
   }
 
   /** The record of message `i` (from {@link find}) for the embedding at `rowid`. */
@@ -248,6 +258,34 @@ class MessageEmbedding implements EmbeddingRecord {
   }
 }
 
+/** A record of a stream joined later (`deferJoin`): no message columns yet, its hash kept in the stream's log. */
+class UnjoinedEmbedding implements EmbeddingRecord {
+  readonly messageId = Number.NaN;
+  readonly conversationId = Number.NaN;
+  readonly tsUnix = Number.NaN;
+  readonly #log: ByteLog;
+  constructor(
+    readonly rowid: number,
+    readonly joinKey: number,
+    readonly vec: Float32Array,
+    log: ByteLog,
+  ) {
+    this.#log = log;
+  }
+
+  get hash(): string {
+    return Buffer.from(this.#log.bytes(this.joinKey)).toString('utf8');
+  }
+}
+
+/** The error a stream meets at a damaged row (see EmbeddingIterator). */
+function badEmbeddingError(model: string, hash: string, dim: number, bytes: number): ArchiveError {
+  return new ArchiveError(
+    'bad_embedding',
+    `The stored embedding of message ${hash} (model "${model}") is damaged: ${bytes < 0 ? 'its vector is not a blob' : `${bytes} bytes`} but dim ${dim} needs ${dim * 4} bytes. Skip it, or re-run \`msgbrowse embed\` for that model.`,
+  );
+}
+
 type RunFn = <T>(fn: (sql: Sql, schema: SchemaInfo) => T) => T;
 
 export interface EmbeddingStreamOptions {
@@ -260,10 +298,16 @@ export interface EmbeddingStreamOptions {
   after?: number;
   /** Only rows whose rowid is at most this (default: all). With `after`: one rowid range of a split build. */
   upTo?: number;
+  /**
+   * Make no join to messages: every row is yielded (orphans too) with a `joinKey` and no message columns, damaged
+   * rows are held back, and the stream's `joinThrough` joins them all once the stream has ended:
+   * a split build's upper range, which scans while the lower range makes the join. `expected`: about how many rows.
+   */
+  deferJoin?: { expected: number };
 }
 
 /** A decoded row, or the facts of a damaged one (reported when the consumer reaches it). */
-type Item = { rowid: number; rec: EmbeddingRecord } | { rowid: number; bad: { hash: string; dim: number; bytes: number } };
+type Item = { rowid: number; rec: EmbeddingRecord } | { rowid: number; bad: { hash: string; dim: number; bytes: number }; key?: number };
 
 /** One batch after `afterRowid`: its records (orphans left out), how many rows it scanned and the last rowid. */
 export function readEmbeddingBatch(
@@ -271,7 +315,8 @@ export function readEmbeddingBatch(
   schema: SchemaInfo,
   model: string,
   afterRowid: number,
-  meta: MessageMeta,
+  /** The join to messages, or (a stream joined later) the log its rows' hashes are appended to. */
+  meta: MessageMeta | ByteLog,
   /** When given, vectors are views of one buffer reused by the next batch (no allocation per row). */
   shared?: { data: Float32Array },
   /** Only rows whose rowid is at most this. */
@@ -287,15 +332,18 @@ export function readEmbeddingBatch(
     const rowid = c.num(0);
     scanned++;
     last = rowid;
-    const at = meta.find(c.type(1), c.bytes(1));
+    const log = meta instanceof ByteLog ? meta : undefined;
+    // Joined later: every row's hash goes to the log (orphans are found by the join).
+    const key = log ? log.append(c.type(1), c.bytes(1)) : -1;
+    const at = log ? key : (meta as MessageMeta).find(c.type(1), c.bytes(1));
     // An orphan (no message with that hash) is skipped, damaged or not.
     if (at < 0) return;
     const dim = c.num(2);
     const blob = c.blob(3);
     const bytes = blob ? blob.byteLength : -1;
     if (!blob || !Number.isInteger(dim) || dim <= 0 || bytes !== dim * 4) {
-      // Reported when the consumer reaches it.
-      items.push({ rowid, bad: { hash: c.text(1), dim, bytes } });
+      // Reported when the consumer reaches it (joined later: when the join finds its message).
+      items.push({ rowid, bad: { hash: c.text(1), dim, bytes }, ...(log ? { key } : {}) });
       return;
     }
     let vec: Float32Array;
@@ -313,7 +361,7 @@ export function readEmbeddingBatch(
       const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
       for (let i = 0; i < dim; i++) vec[i] = view.getFloat32(i * 4, true);
     }
-    items.push({ rowid, rec: meta.record(at, rowid, vec) });
+    items.push({ rowid, rec: log ? new UnjoinedEmbedding(rowid, key, vec, log) : (meta as MessageMeta).record(at, rowid, vec) });
   });
   return { items, scanned, last };
 }
@@ -360,6 +408,9 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
   private exhausted = false;
   /** Built with the first batch; released when the iteration ends. */
   private meta: MessageMeta | undefined;
+  /** A stream joined later: its rows' hashes, and its damaged rows (reported by `join` if they have a message). */
+  private readonly log: ByteLog | undefined;
+  private readonly held: { key: number; hash: string; dim: number; bytes: number }[] = [];
   /** The batch's vectors, back to back, when `shareVectors` is set (reused by every batch). */
   private readonly shared = { data: new Float32Array(0) };
 
@@ -371,6 +422,12 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
     private readonly joinFor: (sql: Sql, schema: SchemaInfo) => MessageMeta = (sql, schema) => new MessageMeta(sql, schema),
   ) {
     this.lastScanned = opts.after ?? STREAM_AFTER;
+    const expected = opts.deferJoin?.expected;
+    if (expected !== undefined) {
+      // In a buffer malloc maps by itself, as the join's own tables (mapped-arena.ts).
+      const n = Math.max(16, Math.ceil(expected * 1.05));
+      this.log = new ByteLog(n, HASH_BYTES, new MappedArena(ByteLog.tables(n, HASH_BYTES).bytes));
+    }
   }
 
   [Symbol.iterator](): IterableIterator<EmbeddingRecord> {
@@ -381,8 +438,15 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
     const after = this.lastScanned;
     const batch = this.run((sql, schema) => {
       if (!schema.embeddings) return { items: [], scanned: 0, last: after };
-      this.meta ??= this.joinFor(sql, schema);
-      return readEmbeddingBatch(sql, schema, this.model, after, this.meta, this.opts.shareVectors ? this.shared : undefined, this.opts.upTo);
+      const join = this.log ?? (this.meta ??= this.joinFor(sql, schema));
+      // A batch that is retried (a concurrent checkpoint) must not log its rows' hashes twice.
+      const logged = this.log?.size ?? 0;
+      try {
+        return readEmbeddingBatch(sql, schema, this.model, after, join, this.opts.shareVectors ? this.shared : undefined, this.opts.upTo);
+      } catch (e) {
+        this.log?.truncate(logged);
+        throw e;
+      }
     });
     this.buf = batch.items;
     this.pos = 0;
@@ -392,19 +456,37 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
   }
 
   next(): IteratorResult<EmbeddingRecord> {
-    while (this.pos >= this.buf.length) {
-      if (this.exhausted) return { done: true, value: undefined };
-      this.fill();
-    }
-    const item = this.buf[this.pos++];
-    if ('bad' in item) {
+    for (;;) {
+      while (this.pos >= this.buf.length) {
+        if (this.exhausted) return { done: true, value: undefined };
+        this.fill();
+      }
+      const item = this.buf[this.pos++];
+      if (!('bad' in item)) return { done: false, value: item.rec };
       const { hash, dim, bytes } = item.bad;
-      throw new ArchiveError(
-        'bad_embedding',
-        `The stored embedding of message ${hash} (model "${this.model}") is damaged: ${bytes < 0 ? 'its vector is not a blob' : `${bytes} bytes`} but dim ${dim} needs ${dim * 4} bytes. Skip it, or re-run \`msgbrowse embed\` for that model.`,
-      );
+      if (item.key === undefined) throw badEmbeddingError(this.model, hash, dim, bytes);
+      // Joined later: reported by `join`, should the row have a message.
+      this.held.push({ key: item.key, hash, dim, bytes });
     }
-    return { done: false, value: item.rec };
+  }
+
+  /**
+   * A stream joined later (`deferJoin`), once it has ended: each yielded record's message, by its `joinKey`, through
+   * `meta` (undefined: an orphan). Throws the error a joined stream would have thrown at its first damaged row with a
+   * message (an orphan's damage is never reported, as in a joined stream).
+   */
+  joinThrough(meta: MessageMeta, through: JoinedKeys['through'] = 'own'): JoinedKeys {
+    const log = this.log;
+    if (!log) throw new Error('EmbeddingIterator.joinThrough: this stream was joined as it was read');
+    const at = (key: number): number => (log.storageClass(key) === SQLITE.NULL ? -1 : meta.findLogged(log, key));
+    for (const h of this.held) if (at(h.key) >= 0) throw badEmbeddingError(this.model, h.hash, h.dim, h.bytes);
+    return {
+      through,
+      messageOf: (key: number) => {
+        const i = at(key);
+        return i < 0 ? undefined : meta.columns(i);
+      },
+    };
   }
 
   return(): IteratorResult<EmbeddingRecord> {

@@ -3,7 +3,7 @@
  * scores, per-row metadata for filtering, per-row quantisation numbers for the exactness bound, and the original
  * float32 rows handed to a RowSink (memory or the cache file).
  */
-import type { Archive, EmbeddingRecord } from '../../archive/types';
+import type { Archive, EmbeddingRecord, JoinedKeys } from '../../archive/types';
 import { arenaBytes, MappedArena } from '../../archive/mapped-arena';
 import { VectorIndexError } from './errors';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayout, type MetaLayout } from './layout';
@@ -182,6 +182,10 @@ export class IndexBuilder {
   private scale = new Float32Array(0);
   private err = new Float32Array(0);
   private qnorm = new Float32Array(0);
+  /** Each row's `joinKey`, for the rows of a stream joined later (its message columns come with {@link join}). */
+  private keys = new Int32Array(0);
+  /** Such a stream's skipped rows, counted by {@link join} (an orphan is not a skipped row, as in a joined stream). */
+  private readonly skippedKeys: { wrongLength: number[]; nonFinite: number[] } = { wrongLength: [], nonFinite: [] };
   private readonly senderIds = new Map<string, number>();
   private readonly sourceIds = new Map<string, number>();
   private skippedWrongLength = 0;
@@ -237,6 +241,7 @@ export class IndexBuilder {
       this.scale = grow(this.scale, need2);
       this.err = grow(this.err, need2);
       this.qnorm = grow(this.qnorm, need2);
+      this.keys = grow(this.keys, need2);
     }
   }
 
@@ -255,8 +260,9 @@ export class IndexBuilder {
       [Float32Array, k],
       [Float32Array, k],
       [Float32Array, k],
+      [Int32Array, k],
     ] as const;
-    [this.ids, this.rowids, this.ts, this.conv, this.sender, this.source, this.scale, this.err, this.qnorm] = new MappedArena(arenaBytes(rows)).arrays(rows);
+    [this.ids, this.rowids, this.ts, this.conv, this.sender, this.source, this.scale, this.err, this.qnorm, this.keys] = new MappedArena(arenaBytes(rows)).arrays(rows);
   }
 
   private intern(map: Map<string, number>, value: string | undefined): number {
@@ -273,13 +279,13 @@ export class IndexBuilder {
     const vec = rec.vec;
     if (this.dim === undefined) {
       if (vec.length === 0) {
-        this.skippedWrongLength++;
+        this.skip(rec, 'wrongLength');
         return;
       }
       this.start(vec.length);
     }
     if (vec.length !== this.dim) {
-      this.skippedWrongLength++;
+      this.skip(rec, 'wrongLength');
       return;
     }
     this.ensureRow();
@@ -292,7 +298,7 @@ export class IndexBuilder {
       // Codes written so far are overwritten by the next row; zero them so padding invariants hold regardless.
       this.codes!.fill(0, at, at + layout.stride);
       slots?.release();
-      this.skippedNonFinite++;
+      this.skip(rec, 'nonFinite');
       return;
     }
     const i = this.n;
@@ -300,13 +306,65 @@ export class IndexBuilder {
     this.rowids[i] = rec.rowid;
     this.conv[i] = rec.conversationId;
     this.ts[i] = rec.tsUnix;
-    this.sender[i] = this.intern(this.senderIds, rec.sender);
-    this.source[i] = this.intern(this.sourceIds, rec.source);
+    if (rec.joinKey === undefined) {
+      this.sender[i] = this.intern(this.senderIds, rec.sender);
+      this.source[i] = this.intern(this.sourceIds, rec.source);
+    } else this.keys[i] = rec.joinKey;
     this.scale[i] = q.scale;
     this.err[i] = q.err;
     this.qnorm[i] = q.qnorm;
     this.sink?.append(vec);
     this.n++;
+  }
+
+  private skip(rec: EmbeddingRecord, why: 'wrongLength' | 'nonFinite'): void {
+    if (rec.joinKey !== undefined) this.skippedKeys[why].push(rec.joinKey);
+    else if (why === 'wrongLength') this.skippedWrongLength++;
+    else this.skippedNonFinite++;
+  }
+
+  /**
+   * The records of a stream joined later (UnjoinedEmbeddings), once it has ended: each row takes its message's
+   * columns, rows without a message (orphans) are removed (the rows after them move up, a split range's slots of
+   * them are given back), and skipped rows count only when they have a message. Afterwards the rows are those the
+   * joined stream would have built, in the same order.
+   */
+  join(joined: JoinedKeys): void {
+    if (this.dim === undefined) return;
+    const layout = this.layout!;
+    const slots = this.opts.placement?.slots;
+    const rowAt = (k: number) => layout.matrixOff + (slots ? slots.row(k) : k) * layout.stride;
+    const codes = this.codes!;
+    let w = 0;
+    for (let r = 0; r < this.n; r++) {
+      const m = joined.messageOf(this.keys[r]);
+      if (!m) continue;
+      if (w !== r) {
+        // w < r: row w was read already (kept or dropped), so nothing unread is overwritten.
+        codes.copyWithin(rowAt(w), rowAt(r), rowAt(r) + layout.stride);
+        this.rowids[w] = this.rowids[r];
+        this.scale[w] = this.scale[r];
+        this.err[w] = this.err[r];
+        this.qnorm[w] = this.qnorm[r];
+      }
+      this.ids[w] = m.messageId;
+      this.conv[w] = m.conversationId;
+      this.ts[w] = m.tsUnix;
+      this.sender[w] = this.intern(this.senderIds, m.sender);
+      this.source[w] = this.intern(this.sourceIds, m.source);
+      w++;
+    }
+    // The dropped rows' codes are zeroed (as a skipped row's are), and a split range's slots of them given back.
+    for (let r = w; r < this.n; r++) {
+      codes.fill(0, rowAt(r), rowAt(r) + layout.stride);
+      slots?.release();
+    }
+    this.n = w;
+    const counted = (keys: number[]) => keys.filter((k) => joined.messageOf(k) !== undefined).length;
+    this.skippedWrongLength += counted(this.skippedKeys.wrongLength);
+    this.skippedNonFinite += counted(this.skippedKeys.nonFinite);
+    this.skippedKeys.wrongLength = [];
+    this.skippedKeys.nonFinite = [];
   }
 
   /**

@@ -1,5 +1,5 @@
 /** Building an index from a stream of embedding records: progress, cancellation, the in-memory variant. */
-import type { EmbeddingRecord } from '../../archive/types';
+import type { EmbeddingRecord, JoinedKeys } from '../../archive/types';
 import { IndexBuilder, type IndexParts } from './accumulator';
 import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { Int8VectorIndex } from './int8-index';
@@ -84,11 +84,18 @@ export async function consumeRecords(
  * per-row arrays come back for mergeSplitParts. `opts.dim` is required (the memory was sized for it); `opts.total`
  * is the range's expected count (for progress).
  */
-export async function consumeRange(records: Iterable<EmbeddingRecord>, opts: BuildOptions & { dim: number }, placement: RowPlacement): Promise<SplitPart> {
+export async function consumeRange(
+  records: Iterable<EmbeddingRecord>,
+  opts: BuildOptions & { dim: number },
+  placement: RowPlacement,
+  /** Records of a stream joined later (UnjoinedEmbeddings): their messages, asked for once every record is in. */
+  joined?: () => Promise<JoinedKeys>,
+): Promise<SplitPart> {
   throwIfAborted(opts.signal);
   const quantiser = await KernelRowQuantiser.create();
   const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, quantiser, placement: { memory: placement.memory, slots: new SlotClaims(placement) } });
   await feed(records, builder, opts);
+  if (joined) builder.join(await joined());
   // The dimension was given, so the builder started at once: it has rows (perhaps none).
   return settleRows(builder.finishRows()!, placement);
 }
