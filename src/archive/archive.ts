@@ -99,8 +99,16 @@ export class WasmArchive implements Archive {
     return Object.assign(it, {
       join: (shared: SharedEmbeddingJoin | null): JoinedKeys =>
         this.q((sql, schema) => {
-          const adopted = shared !== null && fingerprint(this.conn.identity()) === shared.fingerprint;
-          return adopted ? it.joinThrough(new MessageMeta(shared.tables), 'shared') : it.joinThrough(new MessageMeta(sql, schema), 'own');
+          if (shared !== null && fingerprint(this.conn.identity()) === shared.fingerprint) {
+            let meta: MessageMeta | undefined;
+            try {
+              meta = new MessageMeta(shared.tables);
+            } catch {
+              // Tables that do not hold together (RangeError): a join of this connection's own, as for a changed archive.
+            }
+            if (meta) return it.joinThrough(meta, 'shared');
+          }
+          return it.joinThrough(new MessageMeta(sql, schema), 'own');
         }),
     });
   }

@@ -446,7 +446,7 @@ export type ArchiveQueries = ArchiveQueryMethods & {
    * The join `prepareEmbeddingJoin` makes (made now if this open has none, and still this archive's to stream with),
    * in memory another thread reads without a copy, with the fingerprint of the files it was read from: a split
    * index build's lower range hands it to the upper range, which joins its rows through it
-   * (embeddingsJoinedLater) and scans no `messages` of its own.
+   * (embeddingsJoinedLater) instead of scanning `messages` itself.
    */
   shareEmbeddingJoin(): SharedEmbeddingJoin;
   /**

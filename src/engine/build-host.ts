@@ -56,16 +56,12 @@ function stallForTests(): void {
 let gotJob: (job: BuildJob) => void = () => undefined;
 let gotLowerJoin: (join: SharedEmbeddingJoin | null) => void = () => undefined;
 let gotLowerPart: (part: SplitPart) => void = () => undefined;
-/** The job once it has arrived (a preparation that finds it knows whether to make a join of its own). */
-let jobSoFar: BuildJob | undefined;
 const job = new Promise<BuildJob>((resolve) => (gotJob = resolve));
 const lowerJoin = new Promise<SharedEmbeddingJoin | null>((resolve) => (gotLowerJoin = resolve));
 const lowerPart = new Promise<SplitPart>((resolve) => (gotLowerPart = resolve));
 port.on('message', (msg: BuildThreadMessage) => {
-  if (msg.type === 'start') {
-    jobSoFar = msg.job;
-    gotJob(msg.job);
-  } else if (msg.type === 'join') gotLowerJoin(msg.join);
+  if (msg.type === 'start') gotJob(msg.job);
+  else if (msg.type === 'join') gotLowerJoin(msg.join);
   else gotLowerPart(msg.part);
 });
 
@@ -113,13 +109,10 @@ async function prepare(): Promise<Archive> {
   await installInterruptHandler(cancelled);
   // This connection only scans (messages, then the model's embeddings): read ahead, 16 pages per read call.
   const archive = await openArchive(init.archivePath, { readAhead: true });
-  // A job sent with the thread's start has arrived by now (its message was queued before the engine loaded).
-  await new Promise((resolve) => setImmediate(resolve));
-  // A split build's upper range is handed the lower range's join (`receive`): no scan of `messages` here.
-  if (init.receivesJoin || jobSoFar?.range?.join === 'receive') return archive;
+  // A split build's upper range is handed the lower range's join: no scan of `messages` here.
+  if (init.receivesJoin) return archive;
   try {
     archive.prepareEmbeddingJoin();
-    madeJoin = true;
   } catch (e) {
     if (cancelled()) throw e;
     send({ type: 'log', message: `index build: the embeddings' join to messages was not prepared ahead (${e instanceof Error ? e.message : String(e)}); the build scans for it` });
@@ -141,9 +134,6 @@ function sendJoin(archive: Archive): void {
   }
   send({ type: 'join', join });
 }
-
-/** Whether this thread's preparation made its own join (its job had not arrived yet: it streams through that). */
-let madeJoin = false;
 
 /**
  * A split build's upper range, its rows read: waits for the lower range's join and joins them through it (a join
@@ -183,7 +173,7 @@ async function main(): Promise<void> {
       else {
         if (dim === undefined) throw new Error('A split index build needs the dimension its shared memory was sized for.');
         const stream = { shareVectors: true, after: range.after, upTo: range.upTo };
-        if (range.join === 'receive' && !madeJoin) {
+        if (range.join === 'receive') {
           // Scans while the lower range makes the join, then joins its rows through it.
           const records = archive.embeddingsJoinedLater(model, { ...stream, expected: total ?? 0 });
           part = await consumeRange(records, { ...opts, dim }, range.placement, () => joinLater(records, abort.signal));

@@ -8,6 +8,7 @@
 // First: the V8 flags the process keeps, which this worker's start has just reset (worker-flags.ts).
 import './worker-flags';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive, resolveArchivePath } from '../archive';
 import type { Archive } from '../archive/types';
@@ -337,7 +338,7 @@ function startStandbyBuild(): void {
   prepareBuildThread(file, init.wasmModule);
   // And the thread of its upper range, should the build be split (buildInWorker ends it if not): it prepares only
   // its engine and the archive, and is handed the lower range's join.
-  prepareBuildThread(file, init.wasmModule, undefined, 'upper');
+  if (os.availableParallelism() >= 2) prepareBuildThread(file, init.wasmModule, undefined, 'upper');
 }
 
 async function main(): Promise<void> {

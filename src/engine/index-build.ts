@@ -3,8 +3,8 @@
  * worker's thread only relays progress; the rows arrive in the shared memory the build wrote them into.
  *
  * A large build is split in two rowid ranges, one thread each, writing into one shared memory (search/vector/
- * split.ts): the scan, the join to messages and the quantisation of each half run side by side, so on two cores a
- * first semantic call waits for about half of them. The hash → message map (one scan of `messages`) is made once,
+ * split.ts): the two ranges' scans and quantisation run side by side, so on two cores a first semantic call waits
+ * for about half of them. The hash → message map (one scan of `messages`) is made once,
  * by the lower range's thread, which hands it to the upper range's thread in shared memory before it scans (relayed
  * here as a `join` message), and the upper range's thread merges the two parts, so this thread still only relays.
  * Should the archive grow during a split build, so that its rows no longer fit, the build runs again in one thread,
@@ -41,9 +41,9 @@ const CANCEL_GRACE_MS = 2000;
 
 /**
  * Below this many vectors a build stays in one thread. At 100k × 768 a split (the join made once, the upper range
- * scanning meanwhile) answered a first call about 7% sooner (1807 against 1937 ms median, 6 servers each) but the
- * server kept about 7 MB more resident afterwards, past the 200 MB line; at 1M × 768 the split build is the faster
- * by seconds (bench/analysis.md).
+ * scanning meanwhile) answered a first call about 7% sooner (1807 against 1937 ms median, 6 servers each), and the
+ * server's memory afterwards was no better (204-215 against 203-215 MB), with the 200 MB line in between; at
+ * 1M × 768 the split build is the faster by seconds (bench/analysis.md).
  */
 const SPLIT_MIN_ROWS = 200_000;
 
@@ -83,8 +83,9 @@ export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
 }
 
 /**
- * Two threads, each one half of the model's rowid span (first, last], into one shared memory sized for `total` rows.
- * The lower half's part goes to the upper half's thread, which merges the two and answers with the whole index:
+ * Two threads, each one range of the model's rowid span (first, last] (the lower one LOWER_SHARE of it), into one
+ * shared memory sized for `total` rows. The lower range's part goes to the upper range's thread, which merges the
+ * two and answers with the whole index:
  * moving rows and joining arrays never runs on this thread, which answers tool calls.
  */
 async function buildSplit(req: BuildRequest, total: number, dim: number, first: number, last: number): Promise<IndexParts | undefined> {
@@ -111,14 +112,14 @@ async function buildSplit(req: BuildRequest, total: number, dim: number, first: 
   outer?.addEventListener('abort', onOuter, { once: true });
   try {
     const signal = stop.signal;
-    const half = Math.ceil(total * LOWER_SHARE);
+    const lowerCount = Math.ceil(total * LOWER_SHARE);
     // The lower range's thread (the one started ahead, if any, whose join is made already) hands its join to
     // the upper range's before it scans: `messages` is scanned once, and the upper range only waits for it.
     let upper: BuildThread | undefined;
-    const lower = runBuildThread({ ...req, total: half, signal }, { range: { upTo: mid, placement: low, join: 'send' } }, progress(0), (join) =>
+    const lower = runBuildThread({ ...req, total: lowerCount, signal }, { range: { upTo: mid, placement: low, join: 'send' } }, progress(0), (join) =>
       upper?.post({ type: 'join', join }, []),
     );
-    upper = runBuildThread({ ...req, total: total - half, signal }, { range: { after: mid, placement: high, merges: true, join: 'receive' } }, progress(1));
+    upper = runBuildThread({ ...req, total: total - lowerCount, signal }, { range: { after: mid, placement: high, merges: true, join: 'receive' } }, progress(1));
     const handed = lower.answer
       .then((msg) => {
         if (msg.type !== 'range') throw new Error('The index-build worker answered a range with a whole build.');

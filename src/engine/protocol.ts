@@ -158,7 +158,9 @@ export interface BuildJob {
     merges?: boolean;
     /**
      * The join to messages, made once for both ranges: the lower range (`send`) hands its own to the upper range
-     * (`receive`, relayed as `join` messages) before it scans, and the upper range scans no `messages` of its own.
+     * (`receive`, relayed as `join` messages) before it scans, and the upper range, which scans its embeddings
+     * meanwhile unjoined, joins them through it (through a join of its own only when the archive changed meanwhile or
+     * the lower range had none to give).
      */
     join?: 'send' | 'receive';
   };

@@ -309,7 +309,10 @@ export interface EmbeddingStreamOptions {
 /** A decoded row, or the facts of a damaged one (reported when the consumer reaches it). */
 type Item = { rowid: number; rec: EmbeddingRecord } | { rowid: number; bad: { hash: string; dim: number; bytes: number }; key?: number };
 
-/** One batch after `afterRowid`: its records (orphans left out), how many rows it scanned and the last rowid. */
+/**
+ * One batch after `afterRowid`: its records (orphans left out, unless the stream is joined later), how many rows it
+ * scanned and the last rowid.
+ */
 export function readEmbeddingBatch(
   sql: Sql,
   schema: SchemaInfo,
@@ -328,11 +331,11 @@ export function readEmbeddingBatch(
   let last = afterRowid;
   if (!schema.embeddings) return { items, scanned, last };
   const bounded = upTo !== undefined;
+  const log = meta instanceof ByteLog ? meta : undefined;
   scanRows(sql, embeddingBatchSql(bounded), bounded ? [afterRowid, upTo, model] : [afterRowid, model], (c) => {
     const rowid = c.num(0);
     scanned++;
     last = rowid;
-    const log = meta instanceof ByteLog ? meta : undefined;
     // Joined later: every row's hash goes to the log (orphans are found by the join).
     const key = log ? log.append(c.type(1), c.bytes(1)) : -1;
     const at = log ? key : (meta as MessageMeta).find(c.type(1), c.bytes(1));
@@ -436,17 +439,14 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
 
   private fill(): void {
     const after = this.lastScanned;
+    // A batch read again (after a concurrent writer's checkpoint: a thrown error or a torn snapshot) logs its rows'
+    // hashes afresh, from where the batch began.
+    const logged = this.log?.size ?? 0;
     const batch = this.run((sql, schema) => {
+      this.log?.truncate(logged);
       if (!schema.embeddings) return { items: [], scanned: 0, last: after };
       const join = this.log ?? (this.meta ??= this.joinFor(sql, schema));
-      // A batch that is retried (a concurrent checkpoint) must not log its rows' hashes twice.
-      const logged = this.log?.size ?? 0;
-      try {
-        return readEmbeddingBatch(sql, schema, this.model, after, join, this.opts.shareVectors ? this.shared : undefined, this.opts.upTo);
-      } catch (e) {
-        this.log?.truncate(logged);
-        throw e;
-      }
+      return readEmbeddingBatch(sql, schema, this.model, after, join, this.opts.shareVectors ? this.shared : undefined, this.opts.upTo);
     });
     this.buf = batch.items;
     this.pos = 0;

@@ -247,7 +247,7 @@ export class IndexBuilder {
 
   /**
    * The per-row arrays' first allocation, for `k` rows (the expected count): one buffer malloc maps by itself rather than
-   * nine arrays from the thread's arena (mapped-arena.ts: what a build thread would leave resident). finish() returns copies of them.
+   * ten arrays from the thread's arena (mapped-arena.ts: what a build thread would leave resident). finish() returns copies of them.
    */
   private allocRows(k: number): void {
     const rows = [
@@ -330,6 +330,13 @@ export class IndexBuilder {
    * joined stream would have built, in the same order.
    */
   join(joined: JoinedKeys): void {
+    // The rows a sink kept would no longer line up with the index's (no stream joined later has one).
+    if (this.sink) throw new Error('IndexBuilder.join: a builder whose float rows go to a sink cannot be joined later');
+    const counted = (keys: number[]) => keys.filter((k) => joined.messageOf(k) !== undefined).length;
+    this.skippedWrongLength += counted(this.skippedKeys.wrongLength);
+    this.skippedNonFinite += counted(this.skippedKeys.nonFinite);
+    this.skippedKeys.wrongLength = [];
+    this.skippedKeys.nonFinite = [];
     if (this.dim === undefined) return;
     const layout = this.layout!;
     const slots = this.opts.placement?.slots;
@@ -354,17 +361,11 @@ export class IndexBuilder {
       this.source[w] = this.intern(this.sourceIds, m.source);
       w++;
     }
-    // The dropped rows' codes are zeroed (as a skipped row's are), and a split range's slots of them given back.
-    for (let r = w; r < this.n; r++) {
-      codes.fill(0, rowAt(r), rowAt(r) + layout.stride);
-      slots?.release();
-    }
+    // The dropped rows' codes are zeroed (as a skipped row's are), all of them before a split range gives their
+    // slots back: the other range, still claiming, may write into a slot as soon as it is free.
+    for (let r = w; r < this.n; r++) codes.fill(0, rowAt(r), rowAt(r) + layout.stride);
+    for (let r = w; r < this.n; r++) slots?.release();
     this.n = w;
-    const counted = (keys: number[]) => keys.filter((k) => joined.messageOf(k) !== undefined).length;
-    this.skippedWrongLength += counted(this.skippedKeys.wrongLength);
-    this.skippedNonFinite += counted(this.skippedKeys.nonFinite);
-    this.skippedKeys.wrongLength = [];
-    this.skippedKeys.nonFinite = [];
   }
 
   /**
