@@ -48,6 +48,23 @@ function build(archivePath: string, logs: string[] = []): Promise<IndexParts> {
 
 const AHEAD = /building in the thread started ahead of the build/;
 
+/** A fresh copy of the test archive, named `name`, for a test that changes it. */
+function copyOf(name: string): string {
+  const copy = path.join(dir, name);
+  fs.copyFileSync(file, copy);
+  return copy;
+}
+
+/** `fn` over the archive at `target`, opened for it and closed afterwards. */
+async function withArchive(target: string, fn: (a: Archive) => void | Promise<void>): Promise<void> {
+  const a = await openArchive(target);
+  try {
+    await fn(a);
+  } finally {
+    a.close();
+  }
+}
+
 
 /** Adds one message and its vector to `target` (written by better-sqlite3, as msgbrowse would); returns its id. */
 function addMessage(target: string, hash: string): number {
@@ -74,17 +91,13 @@ describe('the join an index build prepares ahead (Archive.prepareEmbeddingJoin)'
   });
 
   it('is dropped when the files change before the stream: a message added meanwhile is joined, not an orphan', async () => {
-    const copy = path.join(dir, 'changed-join.sqlite');
-    fs.copyFileSync(file, copy);
-    const a = await openArchive(copy);
-    try {
+    const copy = copyOf('changed-join.sqlite');
+    await withArchive(copy, (a) => {
       a.prepareEmbeddingJoin();
       const id = addMessage(copy, 'added-after-the-join');
       const ids = [...a.embeddings(MODEL)].map((r) => r.messageId);
       assert.ok(ids.includes(id), 'the vector of the message added after the join was prepared is streamed');
-    } finally {
-      a.close();
-    }
+    });
   });
 });
 
@@ -127,16 +140,14 @@ describe("the join a split build's lower range hands its upper range (Archive.sh
   });
 
   it('orphans are read, then dropped by the join; a damaged orphan is no error, a damaged row with a message is', async () => {
-    const copy = path.join(dir, 'orphans-later.sqlite');
-    fs.copyFileSync(file, copy);
+    const copy = copyOf('orphans-later.sqlite');
     const db = new Database(copy);
     const hashes = db.prepare('SELECT hash FROM messages ORDER BY id LIMIT 3 OFFSET 50').pluck().all() as string[];
     // Two orphans (their messages deleted), one of them damaged.
     db.prepare('UPDATE embeddings SET vec = x\'0000\' WHERE message_hash = ?').run(hashes[0]);
     db.prepare('DELETE FROM messages WHERE hash IN (?, ?)').run(hashes[0], hashes[1]);
     db.close();
-    const a = await openArchive(copy);
-    try {
+    await withArchive(copy, async (a) => {
       const want = [...a.embeddings(MODEL)].map(cols);
       const got = joinedLater(a, a.shareEmbeddingJoin());
       assert.equal(got.read.length, want.length + 1, 'the undamaged orphan is read (the damaged one held back)');
@@ -145,29 +156,20 @@ describe("the join a split build's lower range hands its upper range (Archive.sh
       d.prepare('UPDATE embeddings SET vec = x\'0000\' WHERE message_hash = ?').run(hashes[2]);
       d.close();
       await assert.rejects(async () => joinedLater(a, null), (e: Error) => /damaged/.test(e.message) && e.message.includes(hashes[2]));
-    } finally {
-      a.close();
-    }
+    });
   });
 
   it('is not used by an archive whose files changed since it was read, which joins through its own (the new message too)', async () => {
-    const copy = path.join(dir, 'shared-join.sqlite');
-    fs.copyFileSync(file, copy);
-    const a = await openArchive(copy);
-    try {
+    const copy = copyOf('shared-join.sqlite');
+    await withArchive(copy, async (a) => {
       const shared = a.shareEmbeddingJoin();
       const id = addMessage(copy, 'added-after-the-shared-join');
-      const b = await openArchive(copy);
-      try {
+      await withArchive(copy, (b) => {
         const got = joinedLater(b, shared);
         assert.equal(got.through, 'own');
         assert.ok(got.rows.some((r) => r[1] === id), 'the vector of the message added after the join was read is joined');
-      } finally {
-        b.close();
-      }
-    } finally {
-      a.close();
-    }
+      });
+    });
   });
 });
 
@@ -190,8 +192,7 @@ describe('an index-build thread started ahead of its build', () => {
   });
 
   it('builds the archive as it is when the build starts, not as it was when the thread prepared', async () => {
-    const copy = path.join(dir, 'changed-standby.sqlite');
-    fs.copyFileSync(file, copy);
+    const copy = copyOf('changed-standby.sqlite');
     prepareBuildThread(copy);
     await sleep(1500);
     const id = addMessage(copy, 'added-while-the-thread-waited');
@@ -203,8 +204,7 @@ describe('an index-build thread started ahead of its build', () => {
   });
 
   it('is not used for another archive, and ends when nobody takes it', async () => {
-    const other = path.join(dir, 'other.sqlite');
-    fs.copyFileSync(file, other);
+    const other = copyOf('other.sqlite');
     prepareBuildThread(other);
     const logs: string[] = [];
     await build(file, logs);
@@ -243,8 +243,7 @@ describe('an index-build thread started ahead of its build', () => {
   });
 
   it('reports an archive it could not open when its build is asked for, as a new thread would', async () => {
-    const gone = path.join(dir, 'gone.sqlite');
-    fs.copyFileSync(file, gone);
+    const gone = copyOf('gone.sqlite');
     prepareBuildThread(gone);
     fs.rmSync(gone);
     await sleep(300);
