@@ -293,7 +293,7 @@ export class IndexBuilder {
     const q = this.quantiser;
     const slots = this.opts.placement?.slots;
     slots?.claim(this.opts.model);
-    const at = layout.matrixOff + (slots ? slots.row(this.n) : this.n) * layout.stride;
+    const at = this.rowOffset(this.n);
     if (!q.quantise(vec, this.dim!, this.codes!, at)) {
       // Codes written so far are overwritten by the next row; zero them so padding invariants hold regardless.
       this.codes!.fill(0, at, at + layout.stride);
@@ -315,6 +315,12 @@ export class IndexBuilder {
     this.qnorm[i] = q.qnorm;
     this.sink?.append(vec);
     this.n++;
+  }
+
+  /** Where the builder's k-th row goes in memory (a split range's slot, else row k). */
+  private rowOffset(k: number): number {
+    const slots = this.opts.placement?.slots;
+    return this.layout!.matrixOff + (slots ? slots.row(k) : k) * this.layout!.stride;
   }
 
   private skip(rec: EmbeddingRecord, why: 'wrongLength' | 'nonFinite'): void {
@@ -340,7 +346,6 @@ export class IndexBuilder {
     if (this.dim === undefined) return;
     const layout = this.layout!;
     const slots = this.opts.placement?.slots;
-    const rowAt = (k: number) => layout.matrixOff + (slots ? slots.row(k) : k) * layout.stride;
     const codes = this.codes!;
     let w = 0;
     for (let r = 0; r < this.n; r++) {
@@ -348,7 +353,7 @@ export class IndexBuilder {
       if (!m) continue;
       if (w !== r) {
         // w < r: row w was read already (kept or dropped), so nothing unread is overwritten.
-        codes.copyWithin(rowAt(w), rowAt(r), rowAt(r) + layout.stride);
+        codes.copyWithin(this.rowOffset(w), this.rowOffset(r), this.rowOffset(r) + layout.stride);
         this.rowids[w] = this.rowids[r];
         this.scale[w] = this.scale[r];
         this.err[w] = this.err[r];
@@ -363,7 +368,7 @@ export class IndexBuilder {
     }
     // The dropped rows' codes are zeroed (as a skipped row's are), all of them before a split range gives their
     // slots back: the other range, still claiming, may write into a slot as soon as it is free.
-    for (let r = w; r < this.n; r++) codes.fill(0, rowAt(r), rowAt(r) + layout.stride);
+    for (let r = w; r < this.n; r++) codes.fill(0, this.rowOffset(r), this.rowOffset(r) + layout.stride);
     for (let r = w; r < this.n; r++) slots?.release();
     this.n = w;
   }
