@@ -35,6 +35,8 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
   private readonly results = new Map<string, Checked>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly running = new Map<string, AbortController>();
+  /** The check in flight per document: a quick-fix request waits for it instead of answering from nothing. */
+  private readonly inflight = new Map<string, Promise<CitationCheck[]>>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -74,7 +76,7 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
       setTimeout(() => {
         this.timers.delete(key);
         this.check(doc).catch(() => {
-          /* logged in check() */
+          /* logged in run() */
         });
       }, delayMs),
     );
@@ -84,9 +86,22 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
    * Checks a document now and publishes its diagnostics; `track` keeps a non-Markdown document checked until it
    * closes. Resolves with the checks (rejects when the archive cannot be read, or a newer check superseded this one).
    */
-  async check(doc: vscode.TextDocument, opts: { track?: boolean } = {}): Promise<CitationCheck[]> {
+  check(doc: vscode.TextDocument, opts: { track?: boolean } = {}): Promise<CitationCheck[]> {
     const key = doc.uri.toString();
     if (opts.track && doc.languageId !== 'markdown') this.tracked.add(key);
+    // Checking now supersedes a debounced check of the same document (it would read the same text).
+    clearTimeout(this.timers.get(key));
+    this.timers.delete(key);
+    const run = this.run(doc, key);
+    this.inflight.set(key, run);
+    const clear = () => {
+      if (this.inflight.get(key) === run) this.inflight.delete(key);
+    };
+    run.then(clear, clear);
+    return run;
+  }
+
+  private async run(doc: vscode.TextDocument, key: string): Promise<CitationCheck[]> {
     this.running.get(key)?.abort();
     const ctl = new AbortController();
     this.running.set(key, ctl);
@@ -157,9 +172,38 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     return { edit, count: fixes.length };
   }
 
-  provideCodeActions(doc: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
+  /**
+   * Waits until the results of `doc` are those of its current version: the check in flight finishes first, and when
+   * `start` is set (the person asked for the fixes: Ctrl+., the lightbulb's menu, `vscode.executeCodeActionProvider`)
+   * a check pending behind the debounce, or never run because the archive was unreadable, runs now. A quick fix asked
+   * for right after the document opened, changed or the archive changed is then offered, not silently missing. The
+   * editor's automatic requests (every cursor move) never start a check, so typing keeps its debounce.
+   */
+  private async settled(doc: vscode.TextDocument, token: vscode.CancellationToken, start: boolean): Promise<void> {
+    const key = doc.uri.toString();
+    if (!this.wants(doc)) return;
+    // A superseded check rejects; the one that replaced it is then in flight. Three rounds bound a document being edited.
+    for (let round = 0; round < 3 && !token.isCancellationRequested && this.results.get(key)?.version !== doc.version; round++) {
+      const running = this.inflight.get(key);
+      if (!running && !start) return;
+      await (running ?? this.check(doc)).catch(() => {
+        /* no archive: no fixes (logged in run()) */
+      });
+      if (!running) return;
+    }
+  }
+
+  async provideCodeActions(
+    doc: vscode.TextDocument,
+    range: vscode.Range | vscode.Selection,
+    context: vscode.CodeActionContext,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.CodeAction[]> {
     if (context.only && !context.only.contains(vscode.CodeActionKind.QuickFix) && !vscode.CodeActionKind.QuickFix.contains(context.only)) return [];
-    const ours = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE);
+    await this.settled(doc, token, context.triggerKind === vscode.CodeActionTriggerKind.Invoke);
+    if (token.isCancellationRequested) return [];
+    // The published diagnostics, not context.diagnostics: those are from before the check this request waited for.
+    const ours = this.collection.get(doc.uri) ?? [];
     const actions: vscode.CodeAction[] = [];
     const fixes = this.fixable(doc);
     for (const { check, range: at } of fixes) {
@@ -190,6 +234,7 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     for (const c of this.running.values()) c.abort();
     this.timers.clear();
     this.running.clear();
+    this.inflight.clear();
     for (const d of this.disposables) d.dispose();
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Integration suite: the citation check in the Problems panel. A Markdown document with one sound citation, one
  * altered quote, one gone citation and one moved citation gets exactly those diagnostics on open; the command
- * reports the same counts; the moved link's quick fix rewrites it and its diagnostic goes away.
+ * reports the same counts; the moved link's quick fix rewrites it and its diagnostic goes away, and a quick fix asked
+ * for before the debounced check ran waits for it.
  * Runs while the curated archive is served (right after editor-links). Registered in order by tests.ts.
  */
 import * as assert from 'node:assert/strict';
@@ -92,6 +93,34 @@ export function defineCitationCheck(m: Manifest): void {
       assert.ok(await vscode.workspace.applyEdit(fix.edit));
       assert.equal(doc.lineAt(9).text, `Moved: ${fixed}`);
       await waitFor('the moved diagnostic to clear', () =>
+        shape(ours()) === '4:quote-altered:Warning 7:citation-gone:Error' ? true : undefined,
+      );
+      await doc.save();
+    });
+
+    it('a quick fix asked for right after an edit, before the debounced check ran, waits for that check', async () => {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      const insert = new vscode.WorkspaceEdit();
+      insert.insert(uri, new vscode.Position(doc.lineCount, 0), `Again: ${moved}\n`);
+      assert.ok(await vscode.workspace.applyEdit(insert));
+      const lineNo = doc.lineCount - 2;
+      const line = doc.lineAt(lineNo);
+      assert.equal(line.text, `Again: ${moved}`);
+      // No diagnostic for the new line yet: the check runs 400 ms after the change.
+      assert.ok(!ours().some((d) => d.range.start.line === lineNo), 'asked before the new line was checked');
+      const col = line.text.indexOf('msgbrowse:');
+      const range = new vscode.Range(lineNo, col, lineNo, col + moved.length);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, range);
+      const fix = actions.find((a) => a.title.startsWith('Update the link'));
+      assert.ok(fix?.edit, `a quick fix among ${actions.map((a) => a.title).join(' | ') || 'none'}`);
+      // The check the request waited for is the one published: the new line's problem is in the Problems panel now.
+      assert.ok(
+        ours().some((d) => d.range.start.line === lineNo && d.code === 'citation-moved'),
+        `the new line's problem is published; got ${shape(ours()) || 'none'}`,
+      );
+      assert.ok(await vscode.workspace.applyEdit(fix.edit));
+      assert.equal(doc.lineAt(lineNo).text, `Again: ${fixed}`);
+      await waitFor('the new moved diagnostic to clear', () =>
         shape(ours()) === '4:quote-altered:Warning 7:citation-gone:Error' ? true : undefined,
       );
       await doc.save();
