@@ -160,7 +160,7 @@ async function main(): Promise<void> {
   try {
     // Nobody cancels a thread before its job is sent (a standby nobody claims is terminated): no need to poll here.
     const theJob = await job;
-    const { model, dim, total, range } = theJob;
+    const { model, dim, total, range, memory } = theJob;
     // Whoever sent the job did the same already, if it could.
     if (buildsAtLowPriority(theJob)) lowerPriority(tid);
     const opts = { model, dim, total, signal: abort.signal, onProgress: (progress: BuildProgress) => send({ type: 'progress', progress }), log: (message: string) => send({ type: 'log', message }) };
@@ -169,8 +169,10 @@ async function main(): Promise<void> {
     let part: SplitPart | undefined;
     try {
       if (range?.join === 'send') sendJoin(archive);
-      if (!range) whole = await consumeRecords(archive.embeddings(model, { shareVectors: true }), opts);
-      else {
+      if (!range) {
+        whole = await consumeRecords(archive.embeddings(model, { shareVectors: true }), { ...opts, ...(memory ? { memory } : {}) });
+        if (memory && whole.memory !== memory) send({ type: 'log', message: `index build: the memory made ahead held too few rows for model ${model}; the build made its own` });
+      } else {
         if (dim === undefined) throw new Error('A split index build needs the dimension its shared memory was sized for.');
         const stream = { shareVectors: true, after: range.after, upTo: range.upTo };
         if (range.join === 'receive') {

@@ -11,6 +11,7 @@ import type { VectorFilter } from '../search/types';
 import type { VectorErrorCode } from '../search/vector/errors';
 import type { BuildProgress, PackedParts, RowPlacement, SplitPart } from '../search/vector';
 import type { HelperScan, ScanShare } from '../search/vector/scan-share';
+import type { WasmMemory } from '../search/kernel/wasm-api';
 
 /** The archive methods the worker answers: the archive's own table (archive/methods.ts). */
 export { ARCHIVE_METHODS, isArchiveMethod, type ArchiveMethod } from '../archive/methods';
@@ -164,6 +165,11 @@ export interface BuildJob {
      */
     join?: 'send' | 'receive';
   };
+  /**
+   * A build in one thread: the memory the engine worker made for its rows (wholeBuildMemory), whose pages it commits
+   * meanwhile (search/vector/prefault.ts), so the build thread does not fault on each one.
+   */
+  memory?: WasmMemory;
 }
 
 /** What an index-build worker sends its engine worker. */

@@ -146,6 +146,28 @@ export interface BuilderOptions {
    * rows arrive, rows at 0, 1, 2….
    */
   placement?: { memory: WasmMemory; slots: RowSlots };
+  /**
+   * A build in one thread: the memory {@link wholeBuildMemory} made for it ahead of the build (so that another thread
+   * can commit its pages meanwhile, prefault.ts). Used when it holds the expected rows, else the builder makes its own.
+   */
+  memory?: WasmMemory;
+}
+
+/** The bytes a builder's own memory starts with for `expected` rows of `dim` (its rows, then their planes). */
+function wholeBuildBytes(dim: number, expected: number | undefined): number {
+  return metaLayout(layoutFor(strideFor(dim)), Math.max(1024, expected ?? 0)).end;
+}
+
+/**
+ * The memory a one-thread build of `expected` rows of `dim` starts with, made before the build (BuilderOptions.memory),
+ * and the byte range its rows and planes will be written to.
+ */
+export function wholeBuildMemory(dim: number, expected: number): { memory: WasmMemory; bytes: number } {
+  if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
+    throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
+  }
+  const bytes = wholeBuildBytes(dim, expected);
+  return { memory: kernelMemory(Math.min(MAX_PAGES, pagesFor(bytes))), bytes };
 }
 
 /** Where a split build's range puts its rows (split.ts's SlotClaims). */
@@ -213,9 +235,10 @@ export class IndexBuilder {
       // Sized by whoever split the build (split.ts): the claims keep every row inside it.
       this.memory = placement.memory;
     } else {
-      const bytes = metaLayout(this.layout, this.cap).end;
+      const bytes = wholeBuildBytes(dim, this.cap);
+      const given = this.opts.memory;
       // Shared (kernelMemory): a build in another thread posts it to the searching thread as is.
-      this.memory = kernelMemory(Math.min(MAX_PAGES, pagesFor(bytes)));
+      this.memory = given && given.buffer.byteLength >= bytes ? given : kernelMemory(Math.min(MAX_PAGES, pagesFor(bytes)));
     }
     this.codes = new Int8Array(this.memory.buffer);
     this.sink = this.opts.sink?.(dim);

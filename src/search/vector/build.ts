@@ -6,6 +6,7 @@ import { Int8VectorIndex } from './int8-index';
 import { KernelRowQuantiser } from './row-quantiser';
 import { MemoryRows, type RowSink } from './row-store';
 import { settleRows, SlotClaims, type RowPlacement, type SplitPart } from './split';
+import type { WasmMemory } from '../kernel/wasm-api';
 
 export interface BuildProgress {
   /** Records consumed so far. */
@@ -25,6 +26,8 @@ export interface BuildOptions {
   signal?: AbortSignal;
   /** Diagnostics: skipped rows, and (for the cache) why a cache file was not used. */
   log?: (message: string) => void;
+  /** consumeRecords: the memory made for the build ahead of it (accumulator.ts, wholeBuildMemory). */
+  memory?: WasmMemory;
 }
 
 /** Work this long between event-loop turns while building (lets cancellation and other requests through). */
@@ -74,7 +77,7 @@ export async function consumeRecords(
 ): Promise<IndexParts> {
   throwIfAborted(opts.signal);
   const quantiser = await KernelRowQuantiser.create();
-  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, quantiser });
+  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, quantiser, memory: opts.memory });
   const read = await feed(records, builder, opts);
   return checkedParts(builder.finish(), opts, read);
 }

@@ -6,7 +6,8 @@ export { mergeSplitParts, splitPartTransfer, splitPlacements, type RowPlacement,
 export type { IndexParts } from './accumulator';
 export { archiveRows, KeyedRows, type RowStore, type VectorSource } from './row-store';
 export { packParts, unpackParts, type PackedParts } from './transfer';
-export { keepBuildCoverage, type BuildStats } from './accumulator';
+export { keepBuildCoverage, wholeBuildMemory, type BuildStats } from './accumulator';
+export { prefault, type PrefaultResult } from './prefault';
 export { Int8VectorIndex, type VectorIndexStats, type SearchTrace, type IndexOrigin } from './int8-index';
 export { VectorIndexError, isVectorIndexError, type VectorErrorCode } from './errors';
 export type { VectorFilter, VectorHit, VectorIndex } from '../types';

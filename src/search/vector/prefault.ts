@@ -1,0 +1,51 @@
+/**
+ * Touching a build's index memory ahead of the build, from another thread.
+ *
+ * A fresh WebAssembly memory is committed page by page on first write, and on this project's machines each such
+ * page fault costs 10–20 µs (the guest's and the host's both map the page): 19k faults, about 0.35 s, for the
+ * 77 MB of a 100k × 768 index, paid by the build thread as it writes its rows (bench/analysis.md, 2026-12-04).
+ * A one-thread build leaves the other core idle, so the engine worker writes each page first: `Atomics.add(…, 0)` is
+ * a write (a read would map the shared zero page and fault again at the build's write) that never changes a byte,
+ * whatever the build has written there already. Faults of the same page are serialised by the kernel, so this only
+ * pays while it runs ahead of the build, which it does: a page takes it one fault, the build about five rows of
+ * SQL and quantisation.
+ *
+ * It works in small slices and yields between them, so the thread stays free for tool calls.
+ */
+import type { WasmMemory } from '../kernel/wasm-api';
+
+/** Linux's base page. */
+export const TOUCH_PAGE = 4096;
+/** Pages per slice: about 0.3–0.6 ms of faults, then a turn of the event loop. */
+const PAGES_PER_SLICE = 32;
+
+export interface PrefaultResult {
+  /** Pages written (each once). */
+  pages: number;
+  /** Whether it reached the end of the range (else `stop` ended it). */
+  complete: boolean;
+}
+
+/**
+ * Writes every page of `[from, to)` of `memory` once, without changing its bytes, until done or `stop()` says so
+ * (checked between slices). `yieldTurn` is how it gives the event loop a turn (default setImmediate).
+ */
+export async function prefault(
+  memory: WasmMemory,
+  from: number,
+  to: number,
+  stop: () => boolean,
+  yieldTurn: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
+): Promise<PrefaultResult> {
+  const words = new Int32Array(memory.buffer);
+  const end = Math.min(to, words.byteLength);
+  let at = Math.max(0, Math.floor(from / TOUCH_PAGE) * TOUCH_PAGE);
+  let pages = 0;
+  while (at < end) {
+    if (stop()) return { pages, complete: false };
+    const sliceEnd = Math.min(end, at + PAGES_PER_SLICE * TOUCH_PAGE);
+    for (; at < sliceEnd; at += TOUCH_PAGE, pages++) Atomics.add(words, at >> 2, 0);
+    await yieldTurn();
+  }
+  return { pages, complete: true };
+}
