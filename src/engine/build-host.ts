@@ -171,7 +171,15 @@ async function main(): Promise<void> {
       if (range?.join === 'send') sendJoin(archive);
       if (!range) {
         whole = await consumeRecords(archive.embeddings(model, { shareVectors: true }), { ...opts, ...(memory ? { memory } : {}) });
-        if (memory && whole.memory !== memory) send({ type: 'log', message: `index build: the memory made ahead held too few rows for model ${model}; the build made its own` });
+        if (memory) {
+          send({
+            type: 'log',
+            message:
+              whole.memory === memory
+                ? `index build: the rows of model ${model} went into the memory made ahead`
+                : `index build: the memory made ahead held too few rows for model ${model}; the build made its own`,
+          });
+        }
       } else {
         if (dim === undefined) throw new Error('A split index build needs the dimension its shared memory was sized for.');
         const stream = { shareVectors: true, after: range.after, upTo: range.upTo };

@@ -57,8 +57,11 @@ const LOWER_SHARE = 0.4;
 
 /** The threads a build uses by default; MSGBROWSE_TEST_SPLIT_MIN_ROWS lets tests split small archives. */
 function defaultThreads(total: number | undefined): number {
-  const min = Number(process.env.MSGBROWSE_TEST_SPLIT_MIN_ROWS ?? SPLIT_MIN_ROWS);
-  return (total ?? 0) >= min && os.availableParallelism() >= 2 ? 2 : 1;
+  return (total ?? 0) >= splitMinRows() && os.availableParallelism() >= 2 ? 2 : 1;
+}
+
+function splitMinRows(): number {
+  return Number(process.env.MSGBROWSE_TEST_SPLIT_MIN_ROWS ?? SPLIT_MIN_ROWS);
 }
 
 export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
@@ -80,7 +83,10 @@ export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
   discardBuildThread('upper');
   // Its memory is made here, and this thread commits its pages while the build thread reads (prefault.ts): the other
   // core is otherwise idle, and the build thread no longer faults on each page it writes.
-  const ahead = dim !== undefined && total !== undefined && total >= prefaultMinRows() ? madeAhead(req.model, dim, total, req.log) : undefined;
+  // Only where a core is left idle: a build that would be split (it fell back to one thread) or a one-core machine
+  // has none, and the pages would be committed on the core the build needs.
+  const idleCore = os.availableParallelism() >= 2 && (total ?? 0) < splitMinRows();
+  const ahead = dim !== undefined && total !== undefined && total >= prefaultMinRows() && idleCore ? madeAhead(req.model, dim, total, req.log) : undefined;
   const thread = runBuildThread(req, ahead ? { memory: ahead.memory } : {}, req.onProgress);
   let done = false;
   const touched = ahead ? prefault(ahead.memory, 0, ahead.bytes, () => done || req.signal?.aborted === true) : undefined;

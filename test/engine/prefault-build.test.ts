@@ -59,7 +59,7 @@ describe('one-thread builds into a memory committed ahead of them', () => {
     const ahead = await parts;
     const said = logs.map((m) => COMMITTED.exec(m)).find(Boolean);
     assert.ok(said, logs.join('\n'));
-    assert.ok(!logs.some((m) => /the memory made ahead held too few rows/.test(m)), 'the build thread wrote into the memory made ahead');
+    assert.ok(logs.some((m) => /the rows of model bench-embed went into the memory made ahead/.test(m)), logs.join('\n'));
     // Every page of the memory the build starts with: what wholeBuildMemory makes for these rows.
     const { bytes } = wholeBuildMemory(count.dim, count.count);
     assert.ok(Number(said[1]) > 0 && Number(said[1]) <= Math.ceil(bytes / TOUCH_PAGE), said[0]);
@@ -76,7 +76,24 @@ describe('one-thread builds into a memory committed ahead of them', () => {
     const ahead = await buildInWorker({ archivePath: file, model: MODEL, dim: m.dim, total: 1100, threads: 1, log: (x) => logs.push(x) });
     assert.ok(logs.some((x) => COMMITTED.test(x)), logs.join('\n'));
     // Made for 1100 rows, the memory holds only part of them; the builder grows it as rows arrive.
-    assert.ok(!logs.some((x) => /the memory made ahead held too few rows/.test(x)), logs.join('\n'));
+    assert.ok(logs.some((x) => /the rows of model bench-embed went into the memory made ahead/.test(x)), logs.join('\n'));
     assertSameParts(ahead, own);
+  });
+
+  it('a build that would be split (here: one that fell back to one thread) gets no memory made ahead: no core is idle', async () => {
+    process.env.MSGBROWSE_TEST_PREFAULT_MIN_ROWS = '1';
+    process.env.MSGBROWSE_TEST_SPLIT_MIN_ROWS = '100';
+    try {
+      const m = archive.embeddingModels().find((x) => x.model === MODEL)!;
+      const logs: string[] = [];
+      await buildInWorker({ archivePath: file, model: MODEL, dim: m.dim, total: m.count, threads: 1, log: (x) => logs.push(x) });
+      assert.ok(!logs.some((x) => COMMITTED.test(x) || /memory made ahead/.test(x)), logs.join('\n'));
+    } finally {
+      delete process.env.MSGBROWSE_TEST_SPLIT_MIN_ROWS;
+    }
+  });
+
+  it('no memory is made ahead past the 4 GiB a memory can hold', () => {
+    assert.throws(() => wholeBuildMemory(16384, 300_000), /past the 4 GiB a memory can hold/);
   });
 });

@@ -3,6 +3,7 @@
  * no byte changes (not even one another thread writes meanwhile), it yields between slices and stops when told.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { kernelMemory } from '../../src/search/kernel/kernel';
@@ -46,25 +47,43 @@ describe('prefault: a build memory committed ahead of the build', () => {
     const pages = 16; // 1 MiB
     const memory = kernelMemory(pages, pages);
     const words = new Int32Array(memory.buffer);
-    // The writer stores rounds of distinct values at every page's first word (where prefault writes) and its neighbour.
+    const control = new Int32Array(new SharedArrayBuffer(8)); // [started, done]
+    // The writer stores rounds of distinct values at every page's first word (where prefault writes) and its
+    // neighbour, from the moment it says it started until prefault has run beside it for a while.
     const writer = new Worker(
-      `const { workerData, parentPort } = require('node:worker_threads');
+      `const { workerData } = require('node:worker_threads');
        const w = new Int32Array(workerData.memory.buffer);
-       for (let round = 1; round <= 200; round++) for (let i = 0; i < w.length; i += 1024) { w[i] = round * 7 + i; w[i + 1] = round; }
-       parentPort.postMessage('done');`,
-      { eval: true, workerData: { memory } },
+       const c = new Int32Array(workerData.control);
+       Atomics.store(c, 0, 1);
+       let round = 0;
+       const t = Date.now();
+       while (Date.now() - t < 150) { round++; for (let i = 0; i < w.length; i += 1024) { w[i] = round * 7 + i; w[i + 1] = round; } }
+       Atomics.store(c, 1, round);`,
+      { eval: true, workerData: { memory, control: control.buffer } },
     );
-    const done = new Promise((resolve, reject) => {
-      writer.once('message', resolve);
-      writer.once('error', reject);
-    });
-    for (let k = 0; k < 50; k++) await prefault(memory, 0, words.byteLength, () => false, () => new Promise((r) => setImmediate(r)));
-    await done;
-    await writer.terminate();
-    for (let i = 0; i < words.length; i += 1024) {
-      assert.equal(words[i], 200 * 7 + i, `the writer's last value at word ${i}`);
-      assert.equal(words[i + 1], 200);
+    const failed = new Promise<never>((_, reject) => writer.once('error', reject));
+    while (Atomics.load(control, 0) === 0) await Promise.race([new Promise((r) => setTimeout(r, 1)), failed]);
+    let passes = 0;
+    while (Atomics.load(control, 1) === 0) {
+      await prefault(memory, 0, words.byteLength, () => false, async () => undefined);
+      passes++;
     }
+    await writer.terminate();
+    const last = Atomics.load(control, 1);
+    assert.ok(passes > 10, `prefault ran ${passes} times beside the writer`);
+    for (let i = 0; i < words.length; i += 1024) {
+      assert.equal(words[i], last * 7 + i, `the writer's last value at word ${i}`);
+      assert.equal(words[i + 1], last);
+    }
+  });
+
+  it('commits the pages: the process holds them afterwards (Linux)', { skip: process.platform !== 'linux' }, async () => {
+    const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
+    const memory = kernelMemory(1024, 1024); // 64 MiB, untouched
+    const before = rss();
+    await prefault(memory, 0, 64 << 20, () => false, async () => undefined);
+    const grew = rss() - before;
+    assert.ok(grew > 48 << 20, `RSS grew by ${(grew / 2 ** 20).toFixed(1)} MiB`);
   });
 
   it('a builder writes into the memory made ahead when it holds the expected rows, else makes its own; same parts', () => {

@@ -167,7 +167,10 @@ export function wholeBuildMemory(dim: number, expected: number): { memory: WasmM
     throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
   }
   const bytes = wholeBuildBytes(dim, expected);
-  return { memory: kernelMemory(Math.min(MAX_PAGES, pagesFor(bytes))), bytes };
+  if (pagesFor(bytes) > MAX_PAGES) {
+    throw new VectorIndexError('too_large', `${expected} vectors of dimension ${dim} need ${(bytes / 2 ** 30).toFixed(1)} GiB, past the 4 GiB a memory can hold`);
+  }
+  return { memory: kernelMemory(pagesFor(bytes)), bytes };
 }
 
 /** Where a split build's range puts its rows (split.ts's SlotClaims). */

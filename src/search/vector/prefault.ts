@@ -1,16 +1,21 @@
 /**
  * Touching a build's index memory ahead of the build, from another thread.
  *
- * A fresh WebAssembly memory is committed page by page on first write, and on this project's machines each such
- * page fault costs 10–20 µs (the guest's and the host's both map the page): 19k faults, about 0.35 s, for the
- * 77 MB of a 100k × 768 index, paid by the build thread as it writes its rows (bench/analysis.md, 2026-12-04).
- * A one-thread build leaves the other core idle, so the engine worker writes each page first: `Atomics.add(…, 0)` is
- * a write (a read would map the shared zero page and fault again at the build's write) that never changes a byte,
- * whatever the build has written there already. Faults of the same page are serialised by the kernel, so this only
- * pays while it runs ahead of the build, which it does: a page takes it one fault, the build about five rows of
- * SQL and quantisation.
+ * A fresh WebAssembly memory is committed page by page on first touch, and on this project's machines each such page
+ * fault costs 10–20 µs (the guest's and the host's both map the page): 19k faults, about 0.35 s, for the 77 MB of a
+ * 100k × 768 index, paid by the build thread as it writes its rows (bench/analysis.md, 2026-12-04). A one-thread
+ * build leaves the other core idle, so the engine worker writes each page first.
  *
- * It works in small slices and yields between them, so the thread stays free for tool calls.
+ * `Atomics.add(…, 0)` is a write (on a private mapping a read would map only the shared zero page, and the build's
+ * write would fault again) that never changes a byte, whatever the build has written there already: the read and the
+ * write-back are one indivisible instruction on x64 (`lock xadd`) and arm64 (`ldaddal`, or an exclusive load/store
+ * pair that retries when another core stored in between), so a plain store of the build lands before or after it,
+ * never lost. ECMAScript's memory model calls a plain write beside an atomic one a race and promises less; this
+ * relies on what V8 emits.
+ *
+ * Faults of the same page are serialised by the kernel, so this only pays while it runs ahead of the build, which it
+ * does: a page takes it one fault, the build about five rows of SQL and quantisation. It works in small slices and
+ * yields between them, so the thread stays free for tool calls.
  */
 import type { WasmMemory } from '../kernel/wasm-api';
 
