@@ -81,10 +81,9 @@ export async function buildInWorker(req: BuildRequest): Promise<IndexParts> {
   }
   // A build in one thread needs no upper range's thread (the engine worker may have started one ahead).
   discardBuildThread('upper');
-  // Its memory is made here, and this thread commits its pages while the build thread reads (prefault.ts): the other
-  // core is otherwise idle, and the build thread no longer faults on each page it writes.
-  // Only where a core is left idle: a build that would be split (it fell back to one thread) or a one-core machine
-  // has none, and the pages would be committed on the core the build needs.
+  // Where a core is left idle, its memory is made here and this thread commits its pages while the build thread
+  // reads (prefault.ts), so the build thread no longer faults on each page it writes. A build that would be split (it
+  // fell back to one thread) or a one-core machine leaves none: the pages would be committed on the build's core.
   const idleCore = os.availableParallelism() >= 2 && (total ?? 0) < splitMinRows();
   const ahead = dim !== undefined && total !== undefined && total >= prefaultMinRows() && idleCore ? madeAhead(req.model, dim, total, req.log) : undefined;
   const thread = runBuildThread(req, ahead ? { memory: ahead.memory } : {}, req.onProgress);

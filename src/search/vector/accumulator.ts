@@ -153,6 +153,13 @@ export interface BuilderOptions {
   memory?: WasmMemory;
 }
 
+/** Throws the builder's error for a dimension an index cannot have. */
+function checkDimension(dim: number): void {
+  if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
+    throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
+  }
+}
+
 /** The bytes a builder's own memory starts with for `expected` rows of `dim` (its rows, then their planes). */
 function wholeBuildBytes(dim: number, expected: number | undefined): number {
   return metaLayout(layoutFor(strideFor(dim)), Math.max(1024, expected ?? 0)).end;
@@ -163,9 +170,7 @@ function wholeBuildBytes(dim: number, expected: number | undefined): number {
  * and the byte range its rows and planes will be written to.
  */
 export function wholeBuildMemory(dim: number, expected: number): { memory: WasmMemory; bytes: number } {
-  if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
-    throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
-  }
+  checkDimension(dim);
   const bytes = wholeBuildBytes(dim, expected);
   if (pagesFor(bytes) > MAX_PAGES) {
     throw new VectorIndexError('too_large', `${expected} vectors of dimension ${dim} need ${(bytes / 2 ** 30).toFixed(1)} GiB, past the 4 GiB a memory can hold`);
@@ -228,9 +233,7 @@ export class IndexBuilder {
   }
 
   private start(dim: number): void {
-    if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
-      throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
-    }
+    checkDimension(dim);
     this.dim = dim;
     this.layout = layoutFor(strideFor(dim));
     const placement = this.opts.placement;

@@ -18,6 +18,7 @@
  * yields between them, so the thread stays free for tool calls.
  */
 import type { WasmMemory } from '../kernel/wasm-api';
+import { yieldToEventLoop } from './errors';
 
 /** Linux's base page. */
 export const TOUCH_PAGE = 4096;
@@ -33,14 +34,14 @@ export interface PrefaultResult {
 
 /**
  * Writes every page of `[from, to)` of `memory` once, without changing its bytes, until done or `stop()` says so
- * (checked between slices). `yieldTurn` is how it gives the event loop a turn (default setImmediate).
+ * (checked between slices). `yieldTurn` is how it gives the event loop a turn (default: one setImmediate).
  */
 export async function prefault(
   memory: WasmMemory,
   from: number,
   to: number,
   stop: () => boolean,
-  yieldTurn: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
+  yieldTurn: () => Promise<void> = yieldToEventLoop,
 ): Promise<PrefaultResult> {
   const words = new Int32Array(memory.buffer);
   const end = Math.min(to, words.byteLength);
