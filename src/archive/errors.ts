@@ -7,7 +7,8 @@ export type ArchiveErrorCode =
   | 'no_archive_in_directory'
   | 'not_sqlite'
   | 'not_msgbrowse'
-  | 'schema_too_new'
+  /** A table or column every tool reads is missing or of another type (the message names each). */
+  | 'incompatible_schema'
   | 'unreadable'
   | 'corrupt'
   | 'busy'

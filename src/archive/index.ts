@@ -5,7 +5,7 @@ export { currentStamps, fingerprint, type FileStamp } from './file-identity';
 export { inThread } from './async';
 export { ArchiveError, isArchiveError, type ArchiveErrorCode } from './errors';
 export { buildFtsQuery, ftsTokens, planFtsQuery, MAX_QUERY_TOKENS, type FtsQueryPlan } from './fts-query';
-export { MAX_SCHEMA_VERSION } from './schema';
+export { TESTED_SCHEMA_VERSION } from './schema';
 export { nameKey } from './queries/conversations';
 export { isWholeArchive } from './queries/scope-counts';
 export * from './types';

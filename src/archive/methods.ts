@@ -143,6 +143,13 @@ export const ARCHIVE_QUERIES = {
     return {
       path: s.path,
       schemaVersion: s.schema.version,
+      parts: {
+        people: s.schema.contacts,
+        facts: s.schema.facts,
+        reactions: s.schema.reactions,
+        embeddings: s.schema.embeddings,
+        digests: s.schema.journalDigests,
+      },
       ...counts,
       sources: { ...counts.sources },
       embeddingModels: modelsOf(s),

@@ -9,7 +9,7 @@ import { WasmArchive } from './archive';
 import { ARCHIVE_FILE_NAME } from './file-name';
 import { ArchiveConnection, type ConnectionOptions, toArchiveError } from './connection';
 import { ArchiveError } from './errors';
-import { MAX_SCHEMA_VERSION, REQUIRED_TABLES, detectSchema, tableNames } from './schema';
+import { schemaProblems, tableNames } from './schema';
 import type { Archive } from './types';
 import { loadEngine } from './wasm-engine';
 
@@ -105,19 +105,19 @@ export async function openArchive(pathOrDir: string, options: ConnectionOptions 
   }
   const conn = new ArchiveConnection(engine, file, options);
   try {
-    const { tables, schema } = conn.run((sql) => ({ tables: tableNames(sql), schema: detectSchema(sql) }));
-    const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
-    if (missing.length) {
+    const { tables, problems } = conn.run((sql) => ({ tables: tableNames(sql), problems: schemaProblems(sql) }));
+    if (!tables.has('conversations') || !tables.has('messages')) {
+      const missing = ['conversations', 'messages', 'messages_fts'].filter((t) => !tables.has(t));
       throw new ArchiveError(
         'not_msgbrowse',
         `${file} is a SQLite database but not a msgbrowse archive (missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')}). Point to the msgbrowse.sqlite that msgbrowse created.`,
         file,
       );
     }
-    if (schema.version > MAX_SCHEMA_VERSION) {
+    if (problems.length) {
       throw new ArchiveError(
-        'schema_too_new',
-        `${file} is at msgbrowse schema version ${schema.version}, newer than this extension understands (${MAX_SCHEMA_VERSION}). Update the extension.`,
+        'incompatible_schema',
+        `${file} cannot be served: ${problems.join('; ')}. Every tool reads these; point to a msgbrowse.sqlite that msgbrowse wrote itself (or a copy from its backups folder).`,
         file,
       );
     }

@@ -1,14 +1,13 @@
 /**
- * Which msgbrowse schema features an archive has. Detected from the file itself (user_version and
- * the real columns/tables), so v1..v16 archives all work:
- * - pre-v2: no `source` columns (everything is 'signal');
- * - pre-v3: no `embeddings`; pre-v6: no `reactions`; pre-v2: no `contacts`; pre-v4: no `contact_facts`;
- * - pre-v11: no `journal_digests`; pre-v15: digests without `message_count`;
- * - pre-v7/v8: attachments/links lack `conversation_id`/`ts_unix` (joined through `messages`).
+ * What an archive can do, read from its own tables and columns — never from `user_version` alone. msgbrowse only
+ * ever adds tables and columns (its migrations are immutable), so an archive newer than we tested is read through the
+ * parts we know; one that lost a part every tool reads is refused with that part named (`schemaProblems`).
  */
 import type { Sql } from './connection';
+import { SENTIMENT_TABLES } from './sentiment';
 
-export const MAX_SCHEMA_VERSION = 16;
+/** The newest msgbrowse schema version this build was tested with. A newer archive is a notice, not an error. */
+export const TESTED_SCHEMA_VERSION = 20;
 
 export interface SchemaInfo {
   version: number;
@@ -26,22 +25,61 @@ export interface SchemaInfo {
   linkGallery: boolean;
   embeddings: boolean;
   reactions: boolean;
-  /** v2+: `contacts` and `contact_identifiers`. */
+  /** v2+: `contacts` and `contact_identifiers`, and `conversations.contact_id` linking them. */
   contacts: boolean;
   /** v4+: `contact_facts`. */
   facts: boolean;
   /** v11+: `journal_digests`. */
   journalDigests: boolean;
+  /** `journal_digests.structured` and `.mood` (v11 was amended in place to add them; '' where missing). */
+  digestStructured: boolean;
   /** v15+: `journal_digests.message_count` (the day's count when the digest was written). */
   digestMessageCount: boolean;
+  /** v17+: the sentiment scores together with their opt-out table; read only through `sentiment.ts`. */
+  sentiment: boolean;
 }
 
-export const REQUIRED_TABLES = ['conversations', 'messages', 'messages_fts', 'attachments', 'links'] as const;
+export type Affinity = 'INTEGER' | 'TEXT' | 'REAL' | 'BLOB';
+export type Columns = Readonly<Record<string, Affinity>>;
 
-export function tableNames(sql: Sql): Set<string> {
-  const rows = sql.all("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
-  return new Set(rows.map((r) => String(r.name)));
-}
+/** The tables and columns every tool reads (all in msgbrowse since v1): without one of them nothing can be served. */
+const REQUIRED: Readonly<Record<string, Columns>> = {
+  conversations: { id: 'INTEGER', name: 'TEXT' },
+  messages: {
+    id: 'INTEGER',
+    hash: 'TEXT',
+    conversation_id: 'INTEGER',
+    ts: 'TEXT',
+    ts_unix: 'INTEGER',
+    sender: 'TEXT',
+    body: 'TEXT',
+    is_system: 'INTEGER',
+    seq: 'INTEGER',
+  },
+  attachments: { id: 'INTEGER', message_id: 'INTEGER', kind: 'TEXT', rel_path: 'TEXT', original_name: 'TEXT' },
+  links: { id: 'INTEGER', message_id: 'INTEGER', url: 'TEXT', domain: 'TEXT' },
+};
+
+/** The optional parts: a part whose tables or columns are missing (or of another type) is absent, never an error. */
+const OPTIONAL = {
+  contacts: { contacts: { id: 'INTEGER', display_name: 'TEXT' }, contact_identifiers: { contact_id: 'INTEGER', source: 'TEXT', identifier: 'TEXT' } },
+  facts: {
+    contact_facts: {
+      id: 'INTEGER',
+      contact_id: 'INTEGER',
+      fact: 'TEXT',
+      category: 'TEXT',
+      source: 'TEXT',
+      source_message_hash: 'TEXT',
+      source_ts: 'TEXT',
+      source_ts_unix: 'INTEGER',
+    },
+  },
+  reactions: { reactions: { id: 'INTEGER', conversation_id: 'INTEGER', message_hash: 'TEXT', emoji: 'TEXT', actor: 'TEXT' } },
+  embeddings: { embeddings: { message_hash: 'TEXT', model: 'TEXT', dim: 'INTEGER', vec: 'BLOB' } },
+  journalDigests: { journal_digests: { day: 'TEXT', body: 'TEXT', model: 'TEXT' } },
+  sentiment: SENTIMENT_TABLES,
+} satisfies Record<string, Record<string, Columns>>;
 
 interface ColumnInfo {
   type: string;
@@ -50,10 +88,66 @@ interface ColumnInfo {
   pk: number;
 }
 
+export function tableNames(sql: Sql): Set<string> {
+  const rows = sql.all("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
+  return new Set(rows.map((r) => String(r.name)));
+}
+
 /** A table's columns by name (pragma_table_info is a table-valued function: one cached statement for every table). */
 function columns(sql: Sql, table: string): Map<string, ColumnInfo> {
   const rows = sql.all('SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)', [table]);
   return new Map(rows.map((r) => [String(r.name), { type: String(r.type), notNull: Number(r.nn) === 1, pk: Number(r.pk) }]));
+}
+
+/** SQLite's column affinity of a declared type (https://sqlite.org/datatype3.html §3.1). */
+function affinity(declared: string): Affinity | 'NUMERIC' {
+  const t = declared.toUpperCase();
+  if (t.includes('INT')) return 'INTEGER';
+  if (/CHAR|CLOB|TEXT/.test(t)) return 'TEXT';
+  if (t === '' || t.includes('BLOB')) return 'BLOB';
+  if (/REAL|FLOA|DOUB/.test(t)) return 'REAL';
+  return 'NUMERIC';
+}
+
+/** Whether values written as `want` read back unchanged from a column declared `declared`. */
+function holds(want: Affinity, declared: string): boolean {
+  const a = affinity(declared);
+  if (a === 'BLOB') return true; // no affinity: values stay as written
+  if (want === 'INTEGER' || want === 'REAL') return a === 'INTEGER' || a === 'REAL' || a === 'NUMERIC';
+  return a === want; // TEXT into a numeric column would turn "007" into 7; a BLOB into TEXT changes its type
+}
+
+/**
+ * What is wrong with `table` for reading `want` from it (empty when nothing). `since` (e.g. "msgbrowse v1–v20") says
+ * who writes it, for the person reading a refusal.
+ */
+function columnProblems(sql: Sql, table: string, want: Columns, since = ''): string[] {
+  const have = columns(sql, table);
+  const note = (verb: string) => (since ? ` (${since} ${verb})` : '');
+  if (have.size === 0) return [`the table ${table} is missing${note('have it')}`];
+  return Object.entries(want).flatMap(([name, type]) => {
+    const c = have.get(name);
+    if (!c) return [`${table}.${name} is missing${note('have it')}`];
+    return holds(type, c.type) ? [] : [`${table}.${name} is declared ${c.type || 'without a type'}${note(`declare it ${type}`)}`];
+  });
+}
+
+const hasAll = (sql: Sql, part: Record<string, Columns>): boolean =>
+  Object.entries(part).every(([table, want]) => columnProblems(sql, table, want).length === 0);
+
+/**
+ * Why this archive cannot be served: each required table or column that is missing or of another type, named with
+ * what msgbrowse writes. Empty when it can be.
+ */
+export function schemaProblems(sql: Sql): string[] {
+  const since = `msgbrowse v1–v${TESTED_SCHEMA_VERSION}`;
+  const problems = Object.entries(REQUIRED).flatMap(([table, want]) => columnProblems(sql, table, want, since));
+  const fts = sql.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages_fts'");
+  if (fts === undefined || fts === null) problems.push(`the full-text index messages_fts is missing (${since} have it)`);
+  else if (!/\busing\s+fts5\b/i.test(String(fts)) || !columns(sql, 'messages_fts').has('body')) {
+    problems.push(`messages_fts is not an FTS5 index of body (${since} create it as fts5(body, content='messages'))`);
+  }
+  return problems;
 }
 
 /** See SchemaInfo.linkGallery: what msgbrowse's v8+ schema declares; a hand-made archive may differ. */
@@ -69,14 +163,14 @@ function linkGallery(sql: Sql, link: Map<string, ColumnInfo>): boolean {
 }
 
 export function detectSchema(sql: Sql): SchemaInfo {
-  const version = Number(sql.value('PRAGMA user_version') ?? 0);
-  const tables = tableNames(sql);
   const conv = columns(sql, 'conversations');
   const msg = columns(sql, 'messages');
   const att = columns(sql, 'attachments');
   const link = columns(sql, 'links');
+  const digest = columns(sql, 'journal_digests');
+  const journalDigests = hasAll(sql, OPTIONAL.journalDigests);
   return {
-    version,
+    version: Number(sql.value('PRAGMA user_version') ?? 0),
     conversationSource: conv.has('source'),
     messageSource: msg.has('source'),
     attachmentConversationId: att.has('conversation_id'),
@@ -84,12 +178,14 @@ export function detectSchema(sql: Sql): SchemaInfo {
     linkConversationId: link.has('conversation_id'),
     linkTsUnix: link.has('ts_unix'),
     linkGallery: linkGallery(sql, link),
-    embeddings: tables.has('embeddings'),
-    reactions: tables.has('reactions'),
-    contacts: tables.has('contacts') && tables.has('contact_identifiers'),
-    facts: tables.has('contact_facts'),
-    journalDigests: tables.has('journal_digests'),
-    digestMessageCount: tables.has('journal_digests') && columns(sql, 'journal_digests').has('message_count'),
+    embeddings: hasAll(sql, OPTIONAL.embeddings),
+    reactions: hasAll(sql, OPTIONAL.reactions),
+    contacts: hasAll(sql, OPTIONAL.contacts) && conv.has('contact_id'),
+    facts: hasAll(sql, OPTIONAL.facts),
+    journalDigests,
+    digestStructured: journalDigests && digest.has('structured') && digest.has('mood'),
+    digestMessageCount: journalDigests && digest.has('message_count'),
+    sentiment: hasAll(sql, OPTIONAL.sentiment),
   };
 }
 

@@ -407,9 +407,25 @@ export type SenderResolveResult =
    */
   | { kind: 'not_found'; suggestions: SenderMatch[]; elsewhere: SenderMatch[]; inScope?: SenderMatch[] };
 
+/** msgbrowse's optional parts this archive has, found from its tables (a missing one answers only its own tools). */
+export interface ArchiveParts {
+  /** `contacts` and their identifiers (msgbrowse v2+): search_contacts, get_contact. */
+  people: boolean;
+  /** `contact_facts` (v4+): the facts of get_contact. */
+  facts: boolean;
+  /** `reactions` (v6+): the reactions on message items. */
+  reactions: boolean;
+  /** `embeddings` (v3+): semantic search. */
+  embeddings: boolean;
+  /** `journal_digests` (v11+): the digest of get_journal_day. */
+  digests: boolean;
+}
+
 export interface ArchiveSummary {
   path: string;
+  /** `PRAGMA user_version`: what the archive claims; what it can do is `parts`. */
   schemaVersion: number;
+  parts: ArchiveParts;
   conversations: number;
   messages: number;
   sources: Record<string, number>;

@@ -135,6 +135,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     void serving?.catch(() => undefined);
     await opening;
     log.muted = false;
+    // The start line says what a person should know about the archive's schema (a newer msgbrowse wrote it).
+    const st = runtime.status().archive;
+    const archiveLabel = st.state === 'open' && st.notice ? `${opts.archive} (${st.notice})` : opts.archive;
     if (ledger) log('info', `disclosure ledger: ${ledger.file}`);
     if (opts.summary) {
       await printSummary(runtime, citation, opts.query);
@@ -145,7 +148,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     const served = (await serving)!;
     if (served.kind === 'stdio') {
       const handle = await served.serveStdio(served.server);
-      log('info', `serving ${opts.archive} over stdio`);
+      log('info', `serving ${archiveLabel} over stdio`);
       const why = await handle.closed;
       log('debug', `stdio session ended (${why})`);
       return 0;
@@ -166,7 +169,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     } catch (e) {
       throw new CliError(oneLine(e));
     }
-    process.stderr.write(servingBanner(opts.archive, handle.url, token, Boolean(envToken)));
+    process.stderr.write(servingBanner(archiveLabel, handle.url, token, Boolean(envToken)));
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);

@@ -1,7 +1,7 @@
 /** `--summary`: the archive summary and a sample keyword search with citation links, printed on stdout. */
 import { messageLink } from '../core/citation-format';
 import type { CitationFormat } from '../core/context';
-import type { Runtime } from '../core/index';
+import { missingParts, schemaNotice, type Runtime } from '../core/index';
 import { CliError } from './errors';
 
 function plainSnippet(s: string): string {
@@ -16,6 +16,10 @@ export async function printSummary(runtime: Runtime, citation: CitationFormat, q
   const out: string[] = [];
   out.push(`Archive     ${s.path}`);
   out.push(`Schema      v${s.schemaVersion}`);
+  const notice = schemaNotice(s.schemaVersion);
+  if (notice) out.push(`Notice      ${notice}`);
+  const missing = missingParts(s.parts);
+  if (missing.length) out.push(`Without     ${missing.join('; ')}`);
   out.push(`Content     ${s.conversations} conversations, ${s.messages} messages`);
   const sources = Object.entries(s.sources)
     .map(([k, v]) => `${k} ${v}`)

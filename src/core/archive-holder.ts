@@ -7,6 +7,7 @@
  * it to report content changes to listeners.
  */
 import { ArchiveError, currentStamps, fingerprint, type FileStamp } from '../archive/index';
+import { schemaNotice } from './compatibility';
 import type { OpenedArchive, ArchiveOpener, RuntimeLog } from './types';
 
 export interface HeldArchive {
@@ -120,7 +121,8 @@ export class ArchiveHolder {
       const held: HeldArchive = { opened, generation: ++this.generation, db: stamps.db, openedAt: fingerprint(stamps) };
       this.current = held;
       this.lastError = undefined;
-      this.log('info', `opened archive ${opened.path}`);
+      const notice = schemaNotice(opened.schemaVersion);
+      this.log('info', `opened archive ${opened.path}${notice ? ` (${notice})` : ''}`);
       this.onEvent({ kind: 'opened', path: opened.path });
       return held;
     } catch (e) {

@@ -22,3 +22,4 @@ export {
   type LedgerContents,
 } from './ledger';
 export { parseExclusions, isHiddenConversation, modelFacing } from './privacy';
+export { missingParts, schemaNotice, TESTED_SCHEMA_VERSION } from './compatibility';

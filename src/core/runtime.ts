@@ -12,6 +12,7 @@ import type { EmbedConfig } from '../embed/types';
 import type { CitationFormat, SemanticOptions, SemanticState, ServerContext } from './context';
 import { ArchiveHolder, archiveFingerprint } from './archive-holder';
 import { isBesideArchive } from './cache-dir';
+import { schemaNotice } from './compatibility';
 import { defaultVectorIndexBuilder } from './vector-index-source';
 import { modelFacing, parseExclusions } from './privacy';
 import type { Exclusion } from '../archive/types';
@@ -30,7 +31,7 @@ import type {
 /** Opens the archive in this thread (the CLI's choice). */
 export const inThreadOpener: ArchiveOpener = async (p) => {
   const sync = await openArchive(p);
-  return { archive: inThread(sync), sync, path: sync.path };
+  return { archive: inThread(sync), sync, path: sync.path, schemaVersion: sync.schemaVersion };
 };
 
 /**
@@ -50,10 +51,16 @@ export function workerOpener(opts: { workerScript?: string; log?: RuntimeLog; he
     return {
       archive: client,
       path: client.path,
+      schemaVersion: client.schemaVersion,
       vectorIndex: (model, o) => client.vectorIndex(model, o),
     };
   };
 }
+
+const noticeOf = (version: number): { notice?: string } => {
+  const notice = schemaNotice(version);
+  return notice ? { notice } : {};
+};
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const log: RuntimeLog = options.log ?? (() => {});
@@ -219,7 +226,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   function status(): RuntimeStatus {
     const held = holder.peek();
     const archive: RuntimeStatus['archive'] = held
-      ? { state: 'open', path: held.opened.path }
+      ? { state: 'open', path: held.opened.path, schemaVersion: held.opened.schemaVersion, ...noticeOf(held.opened.schemaVersion) }
       : holder.isOpening
         ? { state: 'opening' }
         : holder.lastError

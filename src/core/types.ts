@@ -12,6 +12,8 @@ export interface OpenedArchive {
   sync?: Archive;
   /** The resolved database file (the archive's own `path`). */
   path: string;
+  /** `PRAGMA user_version` at the open: what it claims, for the "newer than tested" notice (parts decide the rest). */
+  schemaVersion: number;
   /**
    * Present when the archive lives elsewhere (a worker): loads or builds the vector index where the archive is,
    * so neither the scan nor the build blocks this thread. The default builder prefers it over `sync`.
@@ -114,7 +116,8 @@ export interface RuntimeOptions {
 export type ArchiveOpenState =
   | { state: 'closed' }
   | { state: 'opening' }
-  | { state: 'open'; path: string }
+  /** `notice`: what a person should know about the archive's schema (see compatibility.ts), when anything. */
+  | { state: 'open'; path: string; schemaVersion: number; notice?: string }
   | { state: 'error'; error: string; code?: string };
 
 export type SemanticStatus =

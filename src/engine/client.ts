@@ -51,6 +51,8 @@ export interface VectorIndexOptions extends VectorOpenOptions {
 }
 
 export interface EngineClient extends AsyncArchive {
+  /** `PRAGMA user_version` when the worker last opened the archive. */
+  readonly schemaVersion: number;
   /**
    * Loads (from cache) or builds the vector index of `model` inside the worker. The returned proxy's `search()`
    * runs in the worker; after a worker restart it reloads the index transparently (from the cache).
@@ -68,6 +70,8 @@ class WorkerEngineClient implements VectorOpener {
   private readonly slots = new CancelSlots();
   private readonly script: WorkerScript;
   path: string;
+  /** `PRAGMA user_version` at the last open (0 until then). */
+  schemaVersion = 0;
 
   constructor(private readonly opts: EngineWorkerOptions) {
     this.script = resolveWorkerScript(opts.workerScript);
@@ -108,7 +112,7 @@ class WorkerEngineClient implements VectorOpener {
         if (this.conn === conn) this.conn = undefined;
       });
     }
-    this.path = await conn.ready;
+    ({ path: this.path, schemaVersion: this.schemaVersion } = await conn.ready);
     if (this.closed) throw new Error('The archive engine is closed.');
     return conn;
   }
@@ -212,6 +216,9 @@ export async function startEngineWorker(opts: EngineWorkerOptions): Promise<Engi
   const client = Object.assign(Object.create(null) as object, methodsFor(), {
     get path(): string {
       return impl.path;
+    },
+    get schemaVersion(): number {
+      return impl.schemaVersion;
     },
     excluding,
     vectorIndex: (model: string, o?: VectorIndexOptions) => impl.vectorIndex(model, o),

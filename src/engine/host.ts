@@ -350,7 +350,7 @@ async function main(): Promise<void> {
     const opened = await openArchive(init.archivePath);
     archive = opened;
     port.on('message', onMessage);
-    send({ type: 'ready', path: opened.path });
+    send({ type: 'ready', path: opened.path, schemaVersion: opened.schemaVersion });
     warmLazyGlobalsSoon();
   } catch (e) {
     send({ type: 'open-failed', error: toWireError(e) });

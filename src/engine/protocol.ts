@@ -109,7 +109,7 @@ export interface VectorIndexInfo {
 
 export type WorkerResponse =
   /** Sent once after the archive opened (or failed to open: then `error` is set and the worker exits). */
-  | { type: 'ready'; path: string }
+  | { type: 'ready'; path: string; schemaVersion: number }
   | { type: 'open-failed'; error: WireError }
   | { type: 'result'; id: number; value: unknown }
   | { type: 'error'; id: number; error: WireError }

@@ -34,7 +34,8 @@ const YOUNG_GENERATION_MB = 2;
 export class Connection {
   readonly worker: Worker;
   readonly pending = new Map<number, Pending>();
-  readonly ready: Promise<string>;
+  /** The archive's resolved path and `user_version`, once the worker opened it. */
+  readonly ready: Promise<{ path: string; schemaVersion: number }>;
   /** Set once the worker is gone (crash or close); later requests need a new connection. */
   dead = false;
   private crashReason = '';
@@ -67,11 +68,11 @@ export class Connection {
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
     keepFlagsAcross(this.worker);
-    this.ready = new Promise<string>((resolve, reject) => {
+    this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (msg: WorkerResponse) => {
         if (msg.type === 'ready') {
           this.started = true;
-          resolve(msg.path);
+          resolve({ path: msg.path, schemaVersion: msg.schemaVersion });
         } else if (msg.type === 'open-failed') reject(fromWireError(msg.error));
         else this.onMessage(msg);
       });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { ARCHIVE_FILE_NAME } from '../archive/index';
 import type { AsyncArchive } from '../archive/types';
-import { createRuntime, type ArchiveOpener, type Runtime, type SemanticStatus } from '../core/index';
+import { createRuntime, missingParts, type ArchiveOpener, type Runtime, type SemanticStatus } from '../core/index';
 import type { LogLevel, ServerContext } from '../core/context';
 import type { Disclosure } from '../core/ledger';
 import { isHiddenConversation } from '../core/privacy';
@@ -21,6 +21,11 @@ export interface ArchiveStatus {
   conversations: number;
   messages: number;
   fingerprint: string;
+  schemaVersion: number;
+  /** What a person should know about the archive's schema (a newer msgbrowse wrote it), when anything. */
+  notice?: string;
+  /** The optional parts the archive lacks (core/compatibility.ts missingParts). */
+  missing: string[];
   /** `percent`: how far the vector index build is, while it builds. */
   semantic: { ready: boolean; state: SemanticStatus['state']; reason?: string; percent?: number };
 }
@@ -257,6 +262,9 @@ export class ArchiveService implements vscode.Disposable {
         conversations: s.summary.conversations,
         messages: s.summary.messages,
         fingerprint: s.summary.fingerprint,
+        schemaVersion: s.summary.schemaVersion,
+        ...(s.archive.state === 'open' && s.archive.notice ? { notice: s.archive.notice } : {}),
+        missing: missingParts(s.summary.parts),
         semantic: describeSemantic(s.semantic),
       };
       const line = `archive ready: ${status.conversations} conversations, ${status.messages} messages; semantic ${

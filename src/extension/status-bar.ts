@@ -31,7 +31,13 @@ function describeArchive(s: ArchiveState): { text: string; tooltip: string } {
       const building = st.semantic.state === 'building' ? ` $(sync~spin) ${st.semantic.percent ?? 0}%` : '';
       return {
         text: `$(comment-discussion) ${compact(st.conversations)} · ${compact(st.messages)}${st.semantic.ready ? ' $(sparkle)' : building}`,
-        tooltip: `msgbrowse — ${path.basename(path.dirname(s.path))}/${path.basename(s.path)} (${s.origin})\n${st.conversations} conversations, ${st.messages} messages\n${sem}`,
+        tooltip: [
+          `msgbrowse — ${path.basename(path.dirname(s.path))}/${path.basename(s.path)} (${s.origin})`,
+          `${st.conversations} conversations, ${st.messages} messages`,
+          sem,
+          ...(st.notice ? [`Archive ${st.notice}`] : []),
+          ...(st.missing.length ? [`Without ${st.missing.join('; ')}`] : []),
+        ].join('\n'),
       };
     }
   }

@@ -7,11 +7,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { ArchiveError, openArchive, type ArchiveErrorCode } from '../../src/archive';
 import { loadEngine } from '../../src/archive/wasm-engine';
 import {
   buildCuratedArchive,
-  writeNewerSchemaArchive,
+  buildLegacyArchive,
+  makeFutureArchive,
+  writeArchiveWithoutColumn,
   writeNonMsgbrowseSqlite,
   writeRandomBytesFile,
   writeTruncatedArchive,
@@ -47,7 +50,7 @@ describe('openArchive inputs', () => {
       const a = await openArchive(p);
       try {
         assert.equal(a.path, desc.path);
-        assert.equal(a.schemaVersion, 16);
+        assert.equal(a.schemaVersion, 20);
         assert.equal((a as unknown as { stats: { mode: string } }).stats.mode, 'wal');
         assert.equal(a.summary().messages, desc.messages.length);
       } finally {
@@ -109,9 +112,47 @@ describe('openArchive errors', () => {
     await rejectsWith(openArchive(f), 'not_msgbrowse', f, 'not a msgbrowse archive', 'conversations');
   });
 
-  it('schema newer than 16 asks to update the extension', async () => {
-    const f = writeNewerSchemaArchive(path.join(tmp, 'future', 'msgbrowse.sqlite'), 17);
-    await rejectsWith(openArchive(f), 'schema_too_new', f, '17', '16', 'Update the extension');
+  it('a newer schema alone is no reason to refuse: a v23 archive opens and reads', async () => {
+    const d = buildLegacyArchive(path.join(tmp, 'future'), 20);
+    makeFutureArchive(d.path);
+    const a = await openArchive(d.path);
+    try {
+      assert.equal(a.schemaVersion, 23);
+      assert.equal(a.summary().messages, d.messages.length);
+      assert.deepEqual(a.summary().parts, { people: true, facts: true, reactions: true, embeddings: true, digests: true });
+    } finally {
+      a.close();
+    }
+  });
+
+  it('an archive that lost a column every tool reads is refused, naming it and who writes it', async () => {
+    const f = writeArchiveWithoutColumn(path.join(tmp, 'nosender', 'msgbrowse.sqlite'), 'messages', 'sender');
+    const e = await rejectsWith(openArchive(f), 'incompatible_schema', f, 'messages.sender is missing (msgbrowse v1–v20 have it)');
+    assert.doesNotMatch(e.message, /newer|update the extension/i);
+    const g = writeArchiveWithoutColumn(path.join(tmp, 'nourl', 'msgbrowse.sqlite'), 'links', 'url');
+    await rejectsWith(openArchive(g), 'incompatible_schema', 'links.url is missing');
+  });
+
+  it('a required column of another type, or a full-text index that is not FTS5 over body, is refused by name', async () => {
+    const make = (name: string, tsUnix: string, fts: string) => {
+      const f = path.join(tmp, name, 'msgbrowse.sqlite');
+      fs.mkdirSync(path.dirname(f), { recursive: true });
+      const db = new Database(f);
+      db.exec(`CREATE TABLE conversations (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+        CREATE TABLE messages (id INTEGER PRIMARY KEY, hash TEXT, conversation_id INTEGER, ts TEXT, ts_unix ${tsUnix},
+          sender TEXT, body TEXT, is_system INTEGER, seq INTEGER);
+        CREATE TABLE attachments (id INTEGER PRIMARY KEY, message_id INTEGER, kind TEXT, rel_path TEXT, original_name TEXT);
+        CREATE TABLE links (id INTEGER PRIMARY KEY, message_id INTEGER, url TEXT, domain TEXT);
+        CREATE VIRTUAL TABLE messages_fts USING ${fts};
+        INSERT INTO conversations VALUES (1, 'Harper');
+        INSERT INTO messages VALUES (1, 'h1', 1, '2022-03-01 09:00:00', 1646125200, 'Harper', 'hello', 0, 0);`);
+      db.close();
+      return f;
+    };
+    await rejectsWith(openArchive(make('texttime', 'TEXT', "fts5(body, content='messages', content_rowid='id')")), 'incompatible_schema', 'messages.ts_unix is declared TEXT (msgbrowse v1–v20 declare it INTEGER)');
+    await rejectsWith(openArchive(make('otherfts', 'INTEGER', "fts5(text, content='')")), 'incompatible_schema', 'messages_fts is not an FTS5 index of body');
+    const ok = await openArchive(make('plain', 'INTEGER', "fts5(body, content='messages', content_rowid='id')"));
+    ok.close();
   });
 
   it('truncated archive fails as corrupt (at open or on first query), never silently', async () => {

@@ -891,7 +891,7 @@ describe('summary and async adapter', () => {
   it('summary: counts, sources, first/last, models, fingerprint', () => {
     const s = a.summary();
     assert.equal(s.path, desc.path);
-    assert.equal(s.schemaVersion, 16);
+    assert.equal(s.schemaVersion, 20);
     assert.equal(s.conversations, desc.conversations.length);
     assert.equal(s.messages, desc.messages.length);
     const perSource: Record<string, number> = {};

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { buildCuratedArchive, buildHeavyFtsArchive, HEAVY_QUERY, type CuratedArchive } from '../fixtures/index';
+import { buildCuratedArchive, buildHeavyFtsArchive, buildLegacyArchive, HEAVY_QUERY, makeFutureArchive, writeArchiveWithoutColumn, type CuratedArchive } from '../fixtures/index';
 import { EXPECTED_TOOLS } from '../mcp/expected-tools';
 import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
 
@@ -220,10 +220,38 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
   it('--summary prints the summary and a sample keyword search with citation links', () => {
     const r = run(['--archive', curated.path, '--summary', '--link-scheme', 'vscode-insiders']);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /Schema +v16/);
+    assert.match(r.stdout, /Schema +v20/);
     assert.match(r.stdout, /Embeddings +.*test-embed \(\d+ vectors, dim 8\)/);
     assert.match(r.stdout, /Keyword search "[^"]+": top \d/);
     assert.match(r.stdout, /vscode-insiders:\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+/);
+  });
+
+  it('an archive a newer msgbrowse wrote (v23) is served, with the notice in --summary and the start line only', async () => {
+    const future = buildLegacyArchive(path.join(tmp, 'future'), 20);
+    makeFutureArchive(future.path);
+    const summary = run(['--archive', future.path, '--summary']);
+    assert.equal(summary.status, 0, summary.stderr);
+    assert.match(summary.stdout, /Schema +v23\nNotice +schema v23 — newer than v20, the newest this version was tested with; reading the tables it knows\n/);
+    assert.doesNotMatch(summary.stdout, /Without/);
+    const stderr: string[] = [];
+    const transport = new StdioClientTransport({ command: CLI_NODE, args: [cli, '--archive', future.path], cwd: tmp, env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }), stderr: 'pipe' });
+    transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    const client = new Client({ name: 'cli-test', version: '0' });
+    await client.connect(transport);
+    const r = await client.callTool({ name: 'search_messages', arguments: { query: 'lease' } });
+    assert.notEqual(r.isError, true, JSON.stringify(r.content));
+    assert.equal((r.structuredContent as { hits: unknown[] }).hits.length, future.messages.filter((m) => /\blease/.test(m.body)).length);
+    assert.doesNotMatch(JSON.stringify(r), /newer|v23/, 'the notice is for people, never in a tool result');
+    await client.close();
+    assert.match(stderr.join(''), /serving .*msgbrowse\.sqlite \(schema v23 — newer than v20[^)]*\) over stdio/);
+  });
+
+  it('an archive without messages.sender is refused with one line naming the column', () => {
+    const broken = writeArchiveWithoutColumn(path.join(tmp, 'nosender', 'msgbrowse.sqlite'), 'messages', 'sender');
+    const r = run(['--archive', broken, '--summary']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /^msgbrowse-mcp: cannot open archive: .*messages\.sender is missing \(msgbrowse v1–v20 have it\)/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   });
 
   it('--ledger FILE: a JSON line per tool call and resource read (client, arguments, hashes); refused inside the archive folder', async () => {

@@ -88,7 +88,7 @@ describe('runtime: archive', () => {
     const rt = createRuntime(options(path.dirname(curated.path)));
     assert.equal(rt.status().archive.state, 'closed');
     const st = await rt.describe();
-    assert.deepEqual(st.archive, { state: 'open', path: curated.path });
+    assert.deepEqual(st.archive, { state: 'open', path: curated.path, schemaVersion: 20 });
     assert.equal(st.summary?.messages, curated.messages.length);
     assert.equal(st.summary?.conversations, curated.conversations.length);
     assert.equal(st.version, '9.9.9');
@@ -511,7 +511,7 @@ describe('runtime: worker-backed archive', () => {
       options(curated.path, {
         openArchive: async (p) => {
           const client = await startEngineWorker({ archivePath: p });
-          return { archive: client, path: client.path, vectorIndex: (model, o) => client.vectorIndex(model, o) };
+          return { archive: client, path: client.path, schemaVersion: client.schemaVersion, vectorIndex: (model, o) => client.vectorIndex(model, o) };
         },
       }),
     );
@@ -538,7 +538,7 @@ describe('runtime: openers that cannot build an index', () => {
       options(curated.path, {
         openArchive: async (p) => {
           const client = await startEngineWorker({ archivePath: p });
-          return { archive: client, path: client.path };
+          return { archive: client, path: client.path, schemaVersion: client.schemaVersion };
         },
       }),
     );

@@ -12,7 +12,7 @@ import { ARCHIVE_METHODS, type ArchiveMethod } from '../../src/engine/protocol';
 import { isEngineClient, startEngineWorker, type EngineClient } from '../../src/engine';
 import {
   buildCuratedArchive,
-  writeNewerSchemaArchive,
+  writeArchiveWithoutColumn,
   writeNonMsgbrowseSqlite,
   writeRandomBytesFile,
   type CuratedArchive,
@@ -222,12 +222,8 @@ describe('engine worker: archive open errors keep their ArchiveError code and me
       },
     ],
     [
-      'schema from the future',
-      (d) => {
-        const f = path.join(d, 'future.sqlite');
-        writeNewerSchemaArchive(f);
-        return f;
-      },
+      'archive without messages.sender',
+      (d) => writeArchiveWithoutColumn(path.join(d, 'no-sender.sqlite'), 'messages', 'sender'),
     ],
     [
       'random bytes',

@@ -248,7 +248,7 @@ function sqlCoverage(model: string, file = curated.path): number {
 
 function buildRequest(own: Archive, model: string, dim: number, onProgress?: () => void) {
   return {
-    archive: { archive: inThread(own), sync: own, path: own.path },
+    archive: { archive: inThread(own), sync: own, path: own.path, schemaVersion: own.schemaVersion },
     model,
     dim,
     count: own.embeddingModels().find((m) => m.model === model)!.count,

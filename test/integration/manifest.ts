@@ -57,6 +57,11 @@ export interface IntegrationManifest {
     bodies: string[];
   };
   copilotHarness: CopilotHarnessManifest;
+  /**
+   * The same journal archive (people, facts, digests, reactions, vectors of `curated.embedModel`) as msgbrowse v16 and
+   * v20 wrote it, and as a future msgbrowse (v23) would: every tool must answer the same on each.
+   */
+  schemas: { v16: string; v20: string; v23: string; reacted: { id: number; hash: string }; cabin: { id: number } };
 }
 
 /**

@@ -11,7 +11,9 @@ import {
   CURATED_DIGEST_SUMMARY,
   buildDemoArchive,
   buildMsgbrowseMcpFixture,
+  buildJournalArchive,
   buildReimportArchive,
+  makeFutureArchive,
   embedText,
   reimportConversation,
   CURATED_MODELS,
@@ -85,6 +87,12 @@ export async function prepare(): Promise<Prepared> {
   const reimported = reimportConversation(reimport, reimportAfter);
   const { model, dim } = CURATED_MODELS[0];
   const embed = await startEmbedServer(model, dim);
+  const atVersion = (name: string, version: number) =>
+    buildJournalArchive(path.join(root, 'archives', name), { version, embeddings: [{ model, dim }] });
+  const v16 = atVersion('schema-v16', 16);
+  const v20 = atVersion('schema-v20', 20);
+  const v23 = atVersion('schema-v23', 20);
+  makeFutureArchive(v23.path);
 
   fs.writeFileSync(
     path.join(workspace, '.vscode', 'settings.json'),
@@ -167,6 +175,13 @@ export async function prepare(): Promise<Prepared> {
       })(),
     },
     copilotHarness: { script: '' },
+    schemas: {
+      v16: v16.path,
+      v20: v20.path,
+      v23: v23.path,
+      reacted: { id: v16.marks.reacted.id, hash: v16.marks.reacted.hash },
+      cabin: { id: v16.marks.cabin.id },
+    },
     second: {
       path: second.path,
       conversations: second.conversations.length,

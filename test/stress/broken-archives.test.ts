@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   buildCuratedArchive,
-  writeNewerSchemaArchive,
+  writeArchiveWithoutColumn,
   writeNonMsgbrowseSqlite,
   writeRandomBytesFile,
   writeTruncatedArchive,
@@ -105,12 +105,11 @@ describe('broken archives: specific errors, the rest keeps working', { timeout: 
     await expectAllFail(writeNonMsgbrowseSqlite(fresh('other')), /not a msgbrowse archive/i);
   });
 
-  it('a newer schema (user_version 17) → names both versions and what to do', async () => {
-    await expectAllFail(writeNewerSchemaArchive(fresh('newer'), 17), /17[\s\S]*16|newer/i);
+  it('an archive without messages.sender → names the column and who writes it', async () => {
+    await expectAllFail(writeArchiveWithoutColumn(fresh('nosender'), 'messages', 'sender'), /messages\.sender is missing \(msgbrowse v1–v20 have it\)/);
     const conn = open[open.length - 1].conn;
     const r = await call(conn, ['list_conversations', {}]);
-    assert.match(r.text, /version 17/);
-    assert.match(r.text, /update/i);
+    assert.match(r.text, /messages\.sender/);
   });
 
   it('a truncated file → a damage diagnosis (malformed / corrupt), never a crash', async () => {

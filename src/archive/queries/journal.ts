@@ -77,7 +77,8 @@ function hiddenHasMessages(sql: Sql, dayStartUnix: number, hiddenIds: readonly n
 
 function digestRow(sql: Sql, schema: SchemaInfo, day: string): JournalDigestRow | undefined {
   const r = sql.get(
-    `SELECT body, structured, mood, model, ${schema.digestMessageCount ? 'message_count' : '0'} AS message_count FROM journal_digests WHERE day = ?`,
+    `SELECT body, model, ${schema.digestStructured ? 'structured, mood' : "'' AS structured, '' AS mood"},
+            ${schema.digestMessageCount ? 'message_count' : '0'} AS message_count FROM journal_digests WHERE day = ?`,
     [day],
   );
   if (!r) return undefined;

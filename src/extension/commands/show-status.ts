@@ -16,6 +16,8 @@ export interface StatusReport {
   sessions: number;
   /** Active conversation exclusions, redaction mode, and where the disclosure ledger is. */
   privacy: PrivacyInfo;
+  /** What a person should know about the archive's schema (a newer msgbrowse wrote it), when anything. */
+  schemaNotice?: string;
 }
 
 export interface StatusSources {
@@ -36,6 +38,7 @@ export function statusReport(s: StatusSources): StatusReport {
     endpoint: s.endpoint.current && { kind: s.endpoint.current.kind, uri: s.endpoint.current.uri.toString() },
     sessions: s.endpoint.sessionCount(),
     privacy: s.privacy(),
+    ...(s.archive.state.kind === 'ready' && s.archive.state.status.notice ? { schemaNotice: s.archive.state.status.notice } : {}),
   };
 }
 
@@ -55,6 +58,7 @@ export class ShowStatusCommand implements Command {
     const p = report.privacy;
     const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
       { label: desc.text.replace(/\$\([^)]*\)\s*/g, ''), detail: desc.tooltip.replace(/\n/g, ' · ') },
+      ...(report.schemaNotice ? [{ label: `$(info) Archive ${report.schemaNotice}`, detail: 'msgbrowse wrote it after this extension was released; every tool reads the tables it knows' }] : []),
       {
         label: mcpApi ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}` : '$(warning) This editor has no MCP provider API',
         detail: mcpApi ? `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · definition version ${report.version}` : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',

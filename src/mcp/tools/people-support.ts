@@ -1,11 +1,13 @@
-/** What the two people tools share: the schema check (contacts exist since msgbrowse schema v2). */
-import type { AsyncArchive } from '../../archive/types';
+/** What the two people tools share: the archive must have msgbrowse's contacts (its tables, whatever its version). */
+import type { ArchiveParts, AsyncArchive } from '../../archive/types';
 import { ToolError } from '../../core/errors';
 
-export async function requirePeople(archive: AsyncArchive, signal: AbortSignal): Promise<number> {
-  const { schemaVersion } = await archive.summary(signal);
-  if (schemaVersion < 2) {
-    throw new ToolError(`this archive (msgbrowse schema v${schemaVersion}) keeps no people: contacts exist since schema v2 — update msgbrowse and re-import to get them`);
+export async function requirePeople(archive: AsyncArchive, signal: AbortSignal): Promise<ArchiveParts> {
+  const { parts } = await archive.summary(signal);
+  if (!parts.people) {
+    throw new ToolError(
+      'this archive keeps no people: it has no contacts and contact_identifiers tables (msgbrowse v2 and newer write them) — update msgbrowse and re-import to get them; the message tools work without them',
+    );
   }
-  return schemaVersion;
+  return parts;
 }

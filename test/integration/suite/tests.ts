@@ -20,6 +20,7 @@ import { defineViewerPaging } from './viewer-paging';
 import { defineCitationReimport } from './citation-reimport';
 import { defineLiveArchive } from './live-archive';
 import { defineSelectArchive } from './select-archive';
+import { defineCompatibility } from './compatibility';
 import { defineShowcase } from './showcase';
 import { defineCopilotHarness } from './copilot-harness';
 
@@ -45,6 +46,7 @@ export function defineSuites(): void {
     defineLiveArchive(m);
     defineMcpSurface(m);
     defineSelectArchive(m);
+    defineCompatibility(m);
     defineShowcase(m);
   });
 }
