@@ -9,7 +9,7 @@ import { ARCHIVE_METHODS, ARCHIVE_QUERIES, coverageMemoKey, type Snapshot } from
 import { listConversations } from './queries/conversations';
 import { EmbeddingIterator, embeddingModels, embeddingSpan, MessageMeta, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
-import { detectSchema, type SchemaInfo } from './schema';
+import { readableSchema, type SchemaInfo } from './schema';
 import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion, JoinedKeys, SharedEmbeddingJoin, UnjoinedEmbeddings } from './types';
 
 /** The per-open memo key of a prepared embeddings join (prepareEmbeddingJoin). */
@@ -56,7 +56,7 @@ export class WasmArchive implements Archive {
 
   /** Run one query family inside a snapshot, with the schema features of the current connection. */
   private q<T>(fn: (sql: Sql, schema: SchemaInfo) => T): T {
-    return this.conn.run((sql) => fn(sql, this.perOpen('schema', () => detectSchema(sql))));
+    return this.conn.run((sql) => fn(sql, this.perOpen('schema', () => readableSchema(sql, this.path))));
   }
 
   /** The query methods answering as if `exclude`'s conversations were not in the archive. */

@@ -9,7 +9,7 @@ import { WasmArchive } from './archive';
 import { ARCHIVE_FILE_NAME } from './file-name';
 import { ArchiveConnection, type ConnectionOptions, toArchiveError } from './connection';
 import { ArchiveError } from './errors';
-import { schemaProblems, tableNames } from './schema';
+import { readableSchema } from './schema';
 import type { Archive } from './types';
 import { loadEngine } from './wasm-engine';
 
@@ -105,22 +105,7 @@ export async function openArchive(pathOrDir: string, options: ConnectionOptions 
   }
   const conn = new ArchiveConnection(engine, file, options);
   try {
-    const { tables, problems } = conn.run((sql) => ({ tables: tableNames(sql), problems: schemaProblems(sql) }));
-    if (!tables.has('conversations') || !tables.has('messages')) {
-      const missing = ['conversations', 'messages', 'messages_fts'].filter((t) => !tables.has(t));
-      throw new ArchiveError(
-        'not_msgbrowse',
-        `${file} is a SQLite database but not a msgbrowse archive (missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')}). Point to the msgbrowse.sqlite that msgbrowse created.`,
-        file,
-      );
-    }
-    if (problems.length) {
-      throw new ArchiveError(
-        'incompatible_schema',
-        `${file} cannot be served: ${problems.join('; ')}. Every tool reads these; point to a msgbrowse.sqlite that msgbrowse wrote itself (or a copy from its backups folder).`,
-        file,
-      );
-    }
+    conn.run((sql) => readableSchema(sql, file));
     return new WasmArchive(conn, file);
   } catch (e) {
     conn.close();

@@ -4,6 +4,7 @@
  * parts we know; one that lost a part every tool reads is refused with that part named (`schemaProblems`).
  */
 import type { Sql } from './connection';
+import { ArchiveError } from './errors';
 import { SENTIMENT_TABLES } from './sentiment';
 
 /** The newest msgbrowse schema version this build was tested with. A newer archive is a notice, not an error. */
@@ -25,7 +26,7 @@ export interface SchemaInfo {
   linkGallery: boolean;
   embeddings: boolean;
   reactions: boolean;
-  /** v2+: `contacts` and `contact_identifiers`, and `conversations.contact_id` linking them. */
+  /** v2+: `contacts` and `contact_identifiers`, and `conversations.contact_id` and `.source` linking them. */
   contacts: boolean;
   /** v4+: `contact_facts`. */
   facts: boolean;
@@ -112,9 +113,9 @@ function affinity(declared: string): Affinity | 'NUMERIC' {
 /** Whether values written as `want` read back unchanged from a column declared `declared`. */
 function holds(want: Affinity, declared: string): boolean {
   const a = affinity(declared);
-  if (a === 'BLOB') return true; // no affinity: values stay as written
-  if (want === 'INTEGER' || want === 'REAL') return a === 'INTEGER' || a === 'REAL' || a === 'NUMERIC';
-  return a === want; // TEXT into a numeric column would turn "007" into 7; a BLOB into TEXT changes its type
+  if (a === 'BLOB' || want === 'BLOB') return true; // no affinity keeps every value; no affinity converts a BLOB
+  if (want === 'TEXT') return a === 'TEXT'; // a numeric column would turn "007" into 7
+  return a !== 'TEXT'; // a TEXT column would store numbers as text, which then compare as text
 }
 
 /**
@@ -128,7 +129,7 @@ function columnProblems(sql: Sql, table: string, want: Columns, since = ''): str
   return Object.entries(want).flatMap(([name, type]) => {
     const c = have.get(name);
     if (!c) return [`${table}.${name} is missing${note('have it')}`];
-    return holds(type, c.type) ? [] : [`${table}.${name} is declared ${c.type || 'without a type'}${note(`declare it ${type}`)}`];
+    return holds(type, c.type) ? [] : [`${table}.${name} is declared ${c.type}${note(`declare it ${type}`)}`];
   });
 }
 
@@ -148,6 +149,31 @@ export function schemaProblems(sql: Sql): string[] {
     problems.push(`messages_fts is not an FTS5 index of body (${since} create it as fts5(body, content='messages'))`);
   }
   return problems;
+}
+
+/**
+ * The features of an archive that can be served, or an ArchiveError naming why not: checked at every (re)open,
+ * since msgbrowse (or a person) may change the file under a running server.
+ */
+export function readableSchema(sql: Sql, file: string): SchemaInfo {
+  const tables = tableNames(sql);
+  if (!tables.has('conversations') || !tables.has('messages')) {
+    const missing = ['conversations', 'messages', 'messages_fts'].filter((t) => !tables.has(t));
+    throw new ArchiveError(
+      'not_msgbrowse',
+      `${file} is a SQLite database but not a msgbrowse archive (missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')}). Point to the msgbrowse.sqlite that msgbrowse created.`,
+      file,
+    );
+  }
+  const problems = schemaProblems(sql);
+  if (problems.length) {
+    throw new ArchiveError(
+      'incompatible_schema',
+      `${file} cannot be served: ${problems.join('; ')}. Every tool reads these; point to a msgbrowse.sqlite that msgbrowse wrote itself (or a copy from its backups folder).`,
+      file,
+    );
+  }
+  return detectSchema(sql);
 }
 
 /** See SchemaInfo.linkGallery: what msgbrowse's v8+ schema declares; a hand-made archive may differ. */
@@ -180,7 +206,7 @@ export function detectSchema(sql: Sql): SchemaInfo {
     linkGallery: linkGallery(sql, link),
     embeddings: hasAll(sql, OPTIONAL.embeddings),
     reactions: hasAll(sql, OPTIONAL.reactions),
-    contacts: hasAll(sql, OPTIONAL.contacts) && conv.has('contact_id'),
+    contacts: hasAll(sql, OPTIONAL.contacts) && conv.has('contact_id') && conv.has('source'),
     facts: hasAll(sql, OPTIONAL.facts),
     journalDigests,
     digestStructured: journalDigests && digest.has('structured') && digest.has('mood'),

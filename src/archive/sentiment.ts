@@ -1,8 +1,8 @@
 /**
  * The one way to read msgbrowse's sentiment scores (schema v17+). `contact_sentiment_optout` is a privacy promise:
- * a person who opted out is never scored, nor shown scored — and a scoring run in flight when they opted out can
- * still have written rows, so every read filters them out here (as msgbrowse's own reads do). Nothing we serve reads
- * sentiment today; test/archive/sentiment.test.ts fails on any other query of the table.
+ * a person who opted out is never scored, nor shown scored. msgbrowse deletes their scores when they opt out; rows
+ * left beside the marker (an older build's scoring run in flight, a hand-edited copy) are filtered out here too.
+ * Nothing we serve reads sentiment today; test/archive/sentiment.test.ts fails on any other query of the table.
  */
 import type { Columns, SchemaInfo } from './schema';
 

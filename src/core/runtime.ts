@@ -225,8 +225,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   function status(): RuntimeStatus {
     const held = holder.peek();
+    const summary = held && summaryCache?.generation === held.generation ? summaryCache.summary : undefined;
+    // The summary's version when it has one: msgbrowse may migrate the file in place under a running server.
+    const version = summary?.schemaVersion ?? held?.opened.schemaVersion ?? 0;
     const archive: RuntimeStatus['archive'] = held
-      ? { state: 'open', path: held.opened.path, schemaVersion: held.opened.schemaVersion, ...noticeOf(held.opened.schemaVersion) }
+      ? { state: 'open', path: held.opened.path, schemaVersion: version, ...noticeOf(version) }
       : holder.isOpening
         ? { state: 'opening' }
         : holder.lastError
@@ -235,7 +238,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return {
       archivePath: holder.configuredPath,
       archive,
-      summary: held && summaryCache?.generation === held.generation ? summaryCache.summary : undefined,
+      summary,
       semantic: semantic.status,
       embedModel: embed.model,
       version: options.version,

@@ -7,7 +7,9 @@ import Database from 'better-sqlite3';
 import {
   ArchiveWriter,
   buildCuratedArchive,
+  buildLegacyArchive,
   buildMsgbrowseMcpFixture,
+  makeFutureArchive,
   cosine,
   decodeVector,
   openWritable,
@@ -84,6 +86,28 @@ function expectedTopK(file: string, model: string, q: number[], k: number): { me
 }
 
 describe('runtime: archive', () => {
+  it('an archive msgbrowse migrates in place under a running server: the notice follows, and a column lost is refused by name', async () => {
+    const d = buildLegacyArchive(path.join(root, 'in-place'), 20);
+    const logs: string[] = [];
+    const rt = createRuntime(options(d.path, { openArchive: workerOpener(), log: (_l, m) => logs.push(m) }));
+    try {
+      const before = (await rt.describe()).archive;
+      assert.ok(before.state === 'open' && before.notice === undefined && before.schemaVersion === 20);
+      makeFutureArchive(d.path);
+      const after = (await rt.describe()).archive;
+      assert.ok(after.state === 'open', JSON.stringify(after));
+      assert.equal(after.schemaVersion, 23);
+      assert.equal(after.notice, 'schema v23 — newer than v20, the newest this version was tested with; reading the tables it knows');
+      assert.equal((await (await rt.context.archive()).listConversations()).length, d.conversations.length);
+      const db = openWritable(d.path);
+      db.exec('DROP VIEW v_recent_messages; DROP INDEX idx_messages_sender; ALTER TABLE messages DROP COLUMN sender');
+      db.close();
+      await assert.rejects((await rt.context.archive()).listConversations(), /messages\.sender is missing \(msgbrowse v1–v20 have it\)/);
+    } finally {
+      await rt.dispose();
+    }
+  });
+
   it('opens lazily from a data dir, reports status and a summary', async () => {
     const rt = createRuntime(options(path.dirname(curated.path)));
     assert.equal(rt.status().archive.state, 'closed');

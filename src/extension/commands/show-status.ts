@@ -58,7 +58,7 @@ export class ShowStatusCommand implements Command {
     const p = report.privacy;
     const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
       { label: desc.text.replace(/\$\([^)]*\)\s*/g, ''), detail: desc.tooltip.replace(/\n/g, ' · ') },
-      ...(report.schemaNotice ? [{ label: `$(info) Archive ${report.schemaNotice}`, detail: 'msgbrowse wrote it after this extension was released; every tool reads the tables it knows' }] : []),
+      ...(report.schemaNotice ? [{ label: `$(info) Archive ${report.schemaNotice}`, detail: 'its schema is newer than the msgbrowse schema this version was tested with; every tool reads the tables it knows' }] : []),
       {
         label: mcpApi ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}` : '$(warning) This editor has no MCP provider API',
         detail: mcpApi ? `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · definition version ${report.version}` : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',

@@ -55,7 +55,7 @@ export const getContact = defineTool({
     }
     const [info] = await contactInfos(env.ctx.citation, archive, [row], env.signal);
     const { facts, missing } = await contactFacts(env.ctx.citation, archive, row.id, redactsFor(env.ctx), env.signal);
-    if (!parts.facts) notes.push('this archive keeps no facts: it has no contact_facts table (msgbrowse v4 and newer write it; its `facts` command fills it)');
+    if (!parts.facts) notes.push('this archive keeps no facts: it has no contact_facts table (msgbrowse writes it since schema v4; its `facts` command fills it)');
     else if (!facts.length) notes.push('msgbrowse has extracted no facts about this person (its `facts` command does)');
     if (missing > 0) {
       notes.push(`${missing} fact${missing === 1 ? ' cites a message' : 's cite messages'} no longer in the archive (re-imported or deleted): message is null — treat ${missing === 1 ? 'it' : 'them'} as unverified`);

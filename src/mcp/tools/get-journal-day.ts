@@ -69,7 +69,7 @@ export const getJournalDay = defineTool({
       digest = { ...digest, summary: content(digest.summary, redact), highlights: digest.highlights.map((h) => ({ ...h, text: content(h.text, redact) })) };
       if (digest.stale) notes.push('the digest is stale: it was written when the day had a different number of messages; `msgbrowse journal` rewrites it');
     } else if (!info.digestsSupported) {
-      notes.push('this archive has no journal digests: it has no journal_digests table (msgbrowse v11 and newer write it; update msgbrowse, then run `msgbrowse journal`)');
+      notes.push('this archive has no journal digests: it has no journal_digests table (msgbrowse writes it since schema v11; `msgbrowse journal` fills it)');
     } else {
       notes.push('no journal digest for this day: `msgbrowse journal` writes digests');
     }

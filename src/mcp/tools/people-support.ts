@@ -3,10 +3,12 @@ import type { ArchiveParts, AsyncArchive } from '../../archive/types';
 import { ToolError } from '../../core/errors';
 
 export async function requirePeople(archive: AsyncArchive, signal: AbortSignal): Promise<ArchiveParts> {
-  const { parts } = await archive.summary(signal);
+  const { parts, schemaVersion } = await archive.summary(signal);
   if (!parts.people) {
     throw new ToolError(
-      'this archive keeps no people: it has no contacts and contact_identifiers tables (msgbrowse v2 and newer write them) — update msgbrowse and re-import to get them; the message tools work without them',
+      'this archive keeps no people: it has no contacts and contact_identifiers tables (msgbrowse writes them since schema v2)' +
+        (schemaVersion < 2 ? ' — update msgbrowse and re-import to get them' : '') +
+        '; the message tools work without them',
     );
   }
   return parts;
