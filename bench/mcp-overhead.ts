@@ -148,7 +148,7 @@ async function main(): Promise<void> {
   });
   const ctx = runtime.context;
   const def = searchMessages;
-  const env = (): ToolEnv => ({ ctx, archive: () => ctx.archive(), signal: new AbortController().signal, warn: () => {} });
+  const env = (): ToolEnv => ({ ctx, archive: () => ctx.archive(), signal: new AbortController().signal, warn: () => {}, budget: 8192 });
   const args = (q: string) => def.inputSchema.parse({ query: q });
   await def.handler(args(queries[0]), env());
   calls.clear();

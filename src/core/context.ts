@@ -70,6 +70,12 @@ export interface ServerContext {
    * surfaces (palette, viewer, hovers) never redact. See core/redact.ts.
    */
   readonly redact?: boolean;
+  /**
+   * How many bytes of compact `structuredContent` JSON a tool answer may take: what the client passes inline to its
+   * model (VS Code: `github.copilot.chat.agent.largeToolResultsToDisk.thresholdBytes`; CLI `--max-result-bytes`). Absent = 8192.
+   * Every tool fills its answer with whole items up to it and continues by cursor (mcp/answer-budget.ts).
+   */
+  readonly answerBudget?: number;
   version: string;
   log?(level: LogLevel, message: string): void;
   /**

@@ -14,6 +14,13 @@ export const MessageHitSchema = z.object({
   timestamp: z.string().describe("the archive's own timestamp string"),
   text: z.string().describe('message body, or a keyword snippet with matches in **…**; secrets in it read [redacted: one-time code], [redacted: card number], [redacted: IBAN] or [redacted: password]'),
   link: z.string().describe('citation link: cite the message as a markdown link to exactly this URI'),
+  text_length: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      'present when text was shortened to keep the answer small (it ends in "… [shortened]"): the whole text\'s length; get_context with this message_id and window 0 returns it whole (one longer than a whole answer: the resource msgbrowse://message/<message_id>)',
+    ),
   score: z.number().optional(),
   reactions: z
     .array(z.object({ emoji: z.string(), actor: z.string().describe('who reacted, as the archive names them ("Me" is the owner)') }))

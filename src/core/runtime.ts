@@ -78,6 +78,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let embed: EmbedConfig = normalizeEmbedConfig(options.embed);
   let citation: CitationFormat = { ...options.citation };
   let redact = options.redact ?? true;
+  let answerBudget = options.answerBudget;
   /** Bumps when the archive is (re)opened or settings change. */
   let generation = 0;
   let disposed = false;
@@ -216,6 +217,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     get redact() {
       return redact;
     },
+    get answerBudget() {
+      return answerBudget;
+    },
     version: options.version,
     log(level, message) {
       log(level, message);
@@ -268,8 +272,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async reload(patch?: Partial<RuntimeSettings>): Promise<void> {
       if (disposed) return;
       if (patch?.redact !== undefined) redact = patch.redact;
-      // Redaction alone changes how the next result is shaped: nothing to reopen.
-      if (patch && Object.keys(patch).every((k) => k === 'redact')) {
+      if (patch?.answerBudget !== undefined) answerBudget = patch.answerBudget;
+      // Redaction and the answer budget only change how the next result is shaped: nothing to reopen.
+      if (patch && Object.keys(patch).every((k) => k === 'redact' || k === 'answerBudget')) {
         emit({ kind: 'config' });
         return;
       }

@@ -77,6 +77,8 @@ export interface RuntimeOptions {
   redact?: boolean;
   /** Conversations hidden from the model (default: none). */
   privacy?: PrivacySettings;
+  /** Bytes of compact `structuredContent` JSON a tool answer may take (see ServerContext.answerBudget; default 8192). */
+  answerBudget?: number;
   /** Directory for the persistent vector-index cache (CLI: XDG cache dir, see `defaultCacheDir`). */
   cacheDir?: string;
   version: string;
@@ -162,6 +164,8 @@ export interface RuntimeSettings {
   /** Redact secrets in model-facing results (`msgbrowse.privacy.redact`, CLI `--no-redact`). */
   redact: boolean;
   privacy: PrivacySettings;
+  /** ServerContext.answerBudget: what the client passes inline to its model. */
+  answerBudget: number;
 }
 
 export interface Runtime {

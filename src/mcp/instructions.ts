@@ -6,6 +6,11 @@ export const SERVER_INSTRUCTIONS = [
     '(message_id or hash); read whole conversations with get_conversation (page with next_cursor); list_conversations gives ids, names and sources; ' +
     'list_media and list_links list attachments and shared URLs. Narrow by conversation_id (or conversation + source), sender and start/end dates (YYYY-MM-DD).',
   '',
+  'Pages: every answer is kept small enough to reach you whole. When more follows, it has next_cursor and a note saying which part ' +
+    'you have (e.g. "hits 1–18 of 50"); call the same tool again with the same arguments plus cursor = next_cursor for the next part. ' +
+    'A message text ending in "… [shortened]" (with text_length) is cut in a list: get_context with its message_id and window 0 shows it whole. ' +
+    'get_context keeps a large window centred on its message; earlier_cursor and later_cursor continue it with get_conversation.',
+  '',
   'Citations: every message in a result has a `link`. Cite each message you rely on as a markdown link whose target is that link copied verbatim, ' +
     'e.g. [Harper, 2022-03-01 09:00](<link>). Do not invent, shorten or alter links; quote message text exactly when you quote it.',
   '',

@@ -56,7 +56,16 @@ export {
   type SemanticStatusItem,
 } from '../core/results';
 
-export const notesField = z.array(z.string()).optional().describe('adjustments made to the request (e.g. clamped limits)');
+export const notesField = z
+  .array(z.string())
+  .optional()
+  .describe('what to know about this answer: adjustments made to the request (e.g. clamped limits), which part of the whole a page holds');
+
+/** The `cursor` argument of a tool that pages by offset (mcp/answer-budget.ts pageByOffset). */
+export const cursorField = (tool: string) =>
+  text('cursor', 200).optional().describe(`next_cursor from the previous ${tool} result, with the same other arguments, to read the next page`);
+
+export const nextCursorField = z.string().optional().describe('present when more follows: pass it as cursor, with the same other arguments, for the next page');
 
 /** has_attachment / has_link: msgbrowse's search page filters, on both halves of a search. */
 export const contentFilterShape = {

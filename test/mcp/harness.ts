@@ -75,6 +75,11 @@ export interface HarnessOptions {
   embed?: { baseUrl: string; model: string; timeoutMs?: number };
   /** Replace the embedder (e.g. to return a wrong-dimension vector). */
   embedder?: Embedder;
+  /**
+   * The answer budget in bytes (default 1 MiB: these tests check what a query finds; test/mcp/answer-budget.test.ts
+   * checks pages at the budgets clients use).
+   */
+  answerBudget?: number;
 }
 
 export interface Harness {
@@ -98,6 +103,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const ctx: ServerContext = {
     archive: async () => asyncArchive,
     citation: CITATION,
+    answerBudget: opts.answerBudget ?? 1 << 20,
     version: '0.0.0-test',
     log: (level, message) => logs.push({ level, message }),
     semantic: async (): Promise<SemanticState> => {

@@ -77,15 +77,16 @@ describe('protocol surface', () => {
     }
     const props = (name: string) => Object.keys(tools.find((t) => t.name === name)!.inputSchema.properties ?? {});
     assert.deepEqual(props('get_conversation'), ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'order', 'cursor']);
-    assert.deepEqual(props('search_messages'), ['query', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link', 'limit']);
-    assert.deepEqual(props('semantic_search'), ['query', 'k', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link']);
+    assert.deepEqual(props('search_messages'), ['query', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link', 'limit', 'cursor']);
+    assert.deepEqual(props('semantic_search'), ['query', 'k', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link', 'cursor']);
     assert.deepEqual(props('get_journal_day'), ['day', 'limit', 'cursor']);
-    assert.deepEqual(props('on_this_day'), ['date', 'per_year', 'limit']);
-    assert.deepEqual(props('search_contacts'), ['query']);
-    assert.deepEqual(props('get_contact'), ['contact_id', 'name']);
+    assert.deepEqual(props('on_this_day'), ['date', 'per_year', 'limit', 'cursor']);
+    assert.deepEqual(props('search_contacts'), ['query', 'cursor']);
+    assert.deepEqual(props('get_contact'), ['contact_id', 'name', 'cursor']);
     assert.deepEqual(props('get_context'), ['message_id', 'hash', 'window']);
-    assert.deepEqual(props('list_media'), ['conversation', 'conversation_id', 'source', 'kind', 'limit']);
-    assert.deepEqual(props('list_links'), ['domain', 'conversation', 'conversation_id', 'source', 'limit']);
+    assert.deepEqual(props('list_media'), ['conversation', 'conversation_id', 'source', 'kind', 'limit', 'cursor']);
+    assert.deepEqual(props('list_links'), ['domain', 'conversation', 'conversation_id', 'source', 'limit', 'cursor']);
+    assert.deepEqual(props('list_conversations'), ['source', 'name_contains', 'cursor']);
     assert.deepEqual(tools.find((t) => t.name === 'search_messages')!.inputSchema.required, ['query']);
   });
 

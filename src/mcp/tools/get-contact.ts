@@ -5,18 +5,21 @@ import { contactFacts, contactInfos } from '../../core/contact-info';
 import { ContactFactSchema, ContactSchema } from '../../core/results';
 import { inline, quote } from '../../core/text';
 import { citation, renderNotes, UNTRUSTED_NOTE } from '../render';
-import { notesField, positiveInt, strictInput, text } from '../tool-schemas';
-import { defineTool, RESULT_GUIDANCE } from '../tool';
+import { answerBytes, pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
+import { cursorField, nextCursorField, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 import { requirePeople } from './people-support';
 import { renderContact } from './render-contact';
 
 export const getContactInput = strictInput('get_contact', {
   contact_id: positiveInt('contact_id').optional().describe('contact_id from search_contacts (unambiguous)'),
   name: text('name', 200).optional().describe("the contact's display name (case and accents ignored); use search_contacts for part of a name"),
+  cursor: cursorField('get_contact'),
 });
 
 export const getContactOutput = ContactSchema.extend({
   facts: z.array(ContactFactSchema).describe('what msgbrowse extracted about this person, oldest source message first, each with the message it cites'),
+  next_cursor: nextCursorField.describe('present when more facts follow: pass it as cursor, with the same contact_id or name, for the next page'),
   notes: notesField,
 });
 
@@ -26,6 +29,7 @@ export const getContact = defineTool({
   description:
     'One person from msgbrowse\'s contacts, by contact_id or display name: identifiers across sources, conversations, and the facts msgbrowse\'s LLM extracted (birthday, work, places…), each with the message it was taken from — or null when that message no longer exists. ' +
     'Facts are machine-extracted: check them against their message before relying on them.' +
+    PAGING_GUIDANCE +
     RESULT_GUIDANCE,
   inputSchema: getContactInput,
   outputSchema: getContactOutput,
@@ -54,13 +58,24 @@ export const getContact = defineTool({
       }
     }
     const [info] = await contactInfos(env.ctx.citation, archive, [row], env.signal);
-    const { facts, missing } = await contactFacts(env.ctx.citation, archive, row.id, redactsFor(env.ctx), env.signal);
+    const { facts: all, missing } = await contactFacts(env.ctx.citation, archive, row.id, redactsFor(env.ctx), env.signal);
     if (!parts.facts) notes.push('this archive keeps no facts: it has no contact_facts table (msgbrowse writes it since schema v4; its `facts` command fills it)');
-    else if (!facts.length) notes.push('msgbrowse has extracted no facts about this person (its `facts` command does)');
+    else if (!all.length) notes.push('msgbrowse has extracted no facts about this person (its `facts` command does)');
     if (missing > 0) {
       notes.push(`${missing} fact${missing === 1 ? ' cites a message' : 's cite messages'} no longer in the archive (re-imported or deleted): message is null — treat ${missing === 1 ? 'it' : 'them'} as unverified`);
     }
-    const structured = { ...info, facts, ...(notes.length ? { notes } : {}) };
+    const { result: structured } = pageByOffset(
+      { tool: 'get_contact', args, budget: env.budget, noun: 'facts' },
+      all.map((f) => (f.message ? { ...f, message: shortenHit(f.message) } : f)),
+      (facts, page) => ({
+        ...info,
+        facts,
+        ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+        ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}),
+      }),
+      (f, room) => (f.message ? { ...f, message: shrinkMessage(f.message, room - answerBytes({ ...f, message: null })) } : f),
+    );
+    const facts = structured.facts;
     const text =
       `${renderContact(info)}\n${UNTRUSTED_NOTE}\n\nFacts (extracted by msgbrowse's LLM; check each against its message):` +
       (facts.length
@@ -68,7 +83,7 @@ export const getContact = defineTool({
             .map((f) => `\n- ${inline(f.fact, 300)} (${inline(f.category, 40)}, ${f.source_ts}) — ${f.message ? `${citation(f.message)}\n${quote(f.message.text, '  ')}` : 'source message no longer exists'}`)
             .join('')
         : ' none') +
-      renderNotes(notes);
+      renderNotes(structured.notes);
     return { structured, text };
   },
 });

@@ -8,6 +8,9 @@ import { clampLimit } from '../limits';
 import { conversationResourceLink, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
+import { budgetLabel, fitPage, shortenHit, shrinkMessage } from '../answer-budget';
+import { messageResourceUri } from '../../core/citation-format';
+import { encodeCursor } from '../cursor';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const CONTEXT_DEFAULT_WINDOW = 5;
@@ -36,6 +39,14 @@ export const getContextOutput = z.object({
   conversation_id: z.number().int(),
   source: z.string(),
   messages: z.array(MessageHitSchema),
+  earlier_cursor: z
+    .string()
+    .optional()
+    .describe('present when the window did not fit the answer: pass it as cursor to get_conversation to read the messages before the first shown (newest first)'),
+  later_cursor: z
+    .string()
+    .optional()
+    .describe('present when the window did not fit the answer: pass it as cursor to get_conversation to read the messages after the last shown'),
   notes: notesField,
 });
 
@@ -44,7 +55,9 @@ export const getContext = defineTool({
   title: 'Read around a message',
   description:
     'Return the messages surrounding a given message (window on each side, chronological, same conversation) for assembling context around a search hit. ' +
-    'Identify the message by message_id or by its stable hash; pass both (or message_id and the h= of a citation link) to follow a message that moved after a re-import.' + RESULT_GUIDANCE,
+    'Identify the message by message_id or by its stable hash; pass both (or message_id and the h= of a citation link) to follow a message that moved after a re-import. ' +
+    'The target message is shown whole; a window larger than the answer stays centred on it, with earlier_cursor and later_cursor to read on with get_conversation.' +
+    RESULT_GUIDANCE,
   inputSchema: getContextInput,
   outputSchema: getContextOutput,
   async handler(args, env) {
@@ -80,21 +93,40 @@ export const getContext = defineTool({
     const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const messages = await withHitExtras(archive, rows.map((m) => hitFromMessage(fmt, m, undefined, redact)), redact, env.signal);
-    const structured = {
-      message_id: target.id,
-      hash: target.hash,
-      conversation: target.conversation,
-      conversation_id: target.conversationId,
-      source: target.source,
-      messages,
-      ...(notes.length ? { notes } : {}),
+    const hits = await withHitExtras(archive, rows.map((m) => (m.id === target.id ? hitFromMessage(fmt, m, undefined, redact) : shortenHit(hitFromMessage(fmt, m, undefined, redact)))), redact, env.signal);
+    // Filled outward from the target (then one before, one after, …), so a window the budget cuts stays centred.
+    const at = Math.max(0, rows.findIndex((m) => m.id === target.id));
+    const outward = [at, ...Array.from({ length: 2 * rows.length }, (_, i) => (i % 2 ? at + (i + 1) / 2 : at - (i + 2) / 2))].filter((i) => i >= 0 && i < rows.length);
+    const order = outward.map((i) => hits[i]);
+    const build = (k: number) => {
+      const shown = outward.slice(0, k);
+      const lo = Math.min(...shown, at);
+      const hi = Math.max(...shown, at);
+      const cursors = {
+        ...(lo > 0 ? { earlier_cursor: encodeCursor({ conversationId: target.conversationId, tsUnix: rows[lo].tsUnix, id: rows[lo].id, newest: true }) } : {}),
+        ...(hi < rows.length - 1 ? { later_cursor: encodeCursor({ conversationId: target.conversationId, tsUnix: rows[hi].tsUnix, id: rows[hi].id }) } : {}),
+      };
+      const cut = k < rows.length ? [`${k} of the ${rows.length} messages of the window are shown, centred on the target (the answer budget is ${budgetLabel(env.budget)}): earlier_cursor and later_cursor read on with get_conversation`] : [];
+      if (k > 0 && order[0].text_length !== undefined) cut.push(`the message is longer than the answer budget; its whole text is the resource ${messageResourceUri(target.id, target.hash)}`);
+      return {
+        message_id: target.id,
+        hash: target.hash,
+        conversation: target.conversation,
+        conversation_id: target.conversationId,
+        source: target.source,
+        messages: shown.map((i, j) => [i, order[j]] as const).sort((x, y) => x[0] - y[0]).map(([, h]) => h),
+        ...cursors,
+        ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
+      };
     };
+    // A target longer than a whole answer leaves room for the note that names its resource.
+    const structured = build(fitPage(order, env.budget, build, (h, room) => shrinkMessage(h, room - 200)));
+    const messages = structured.messages;
     const text =
       `${messages.length} message${messages.length === 1 ? '' : 's'} around message_id ${target.id} in ${inline(target.conversation)} ` +
       `(${target.source}, conversation_id ${target.conversationId}), oldest first; the target is marked →.\n${UNTRUSTED_NOTE}\n\n` +
       renderHits(messages, { numbered: false, targetId: target.id }) +
-      renderNotes(notes);
+      renderNotes(structured.notes);
     // No message resource link: it would be this very result again (see the payload policy in render.ts).
     return { structured, text, resources: [conversationResourceLink({ id: target.conversationId, name: target.conversation, source: target.source })] };
   },

@@ -9,6 +9,7 @@ import { clampLimit } from '../limits';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
+import { fitPage, keptNote, shortenHit, shrinkMessage } from '../answer-budget';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const GET_CONVERSATION_DEFAULT_LIMIT = 100;
@@ -20,7 +21,7 @@ export const getConversationInput = strictInput('get_conversation', {
   source: conversationScopeShape.source.describe('source of the named conversation when the name exists in several sources'),
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
-  limit: positiveInt('limit').optional().describe('max messages to return (default 100, max 500; larger values are clamped)'),
+  limit: positiveInt('limit').optional().describe('max messages per page (default 100, max 500; larger values are clamped); a page also ends where the answer budget does'),
   order: z
     .enum(['oldest', 'newest'])
     .optional()
@@ -44,7 +45,7 @@ export const getConversation = defineTool({
   description:
     "Retrieve a conversation's transcript, oldest first (or newest first with order \"newest\"), optionally bounded by a date range. " +
     'Identify it by name (plus source if the name exists in several sources) or conversation_id; use list_conversations to discover them. ' +
-    'Long transcripts are paged: pass next_cursor back as cursor to continue.' + RESULT_GUIDANCE,
+    'Long transcripts are paged: pass next_cursor back as cursor to continue; a page holds what the answer budget allows (at most limit messages).' + RESULT_GUIDANCE,
   inputSchema: getConversationInput,
   outputSchema: getConversationOutput,
   async handler(args, env) {
@@ -93,28 +94,35 @@ export const getConversation = defineTool({
     );
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const messages = await withHitExtras(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), redact, env.signal);
-    if (large) env.progress?.(2, 2, `read ${messages.length} messages`);
-    const last = page.messages[page.messages.length - 1];
-    // Keyset paging: the next page starts strictly after (oldest) / before (newest) the last message returned.
-    const nextCursor =
-      page.next && last ? encodeCursor({ conversationId: conv.id, tsUnix: last.tsUnix, id: last.id, startUnix, endUnix, newest }) : undefined;
-    const structured = {
-      conversation: conv.name,
-      conversation_id: conv.id,
-      source: conv.source,
-      messages,
-      has_more: nextCursor !== undefined,
-      ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}),
-      ...(notes.length ? { notes } : {}),
+    const read = await withHitExtras(archive, page.messages.map((m) => shortenHit(hitFromMessage(fmt, m, undefined, redact))), redact, env.signal);
+    if (large) env.progress?.(2, 2, `read ${read.length} messages`);
+    // Keyset paging: the next page starts strictly after (oldest) / before (newest) the last message returned —
+    // the last of those the answer budget holds.
+    const build = (k: number) => {
+      const last = page.messages[k - 1];
+      const more = k < read.length || page.next;
+      const nextCursor = more && last ? encodeCursor({ conversationId: conv.id, tsUnix: last.tsUnix, id: last.id, startUnix, endUnix, newest }) : undefined;
+      const cut = k < read.length ? [keptNote(k, read.length, 'messages', env.budget)] : [];
+      return {
+        conversation: conv.name,
+        conversation_id: conv.id,
+        source: conv.source,
+        messages: read.slice(0, k),
+        has_more: nextCursor !== undefined,
+        ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}),
+        ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
+      };
     };
+    const structured = build(fitPage(read, env.budget, build, shrinkMessage));
+    const messages = structured.messages;
+    const nextCursor = structured.next_cursor;
     const bounds = startUnix !== undefined || endUnix !== undefined ? ` between ${args.start ?? 'the beginning'} and ${args.end ?? 'the end'}` : '';
     const text =
       `Transcript of ${inline(conv.name)} (${conv.source}, conversation_id ${conv.id})${bounds}: ${messages.length} message${messages.length === 1 ? '' : 's'}` +
       (after ? ' continuing from the cursor' : '') +
       `, ${newest ? 'newest' : 'oldest'} first.\n${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false })}` +
       (nextCursor ? `\n\nMore messages follow: call get_conversation with cursor "${nextCursor}".` : '') +
-      renderNotes(notes);
+      renderNotes(structured.notes);
     return { structured, text, resources: [conversationResourceLink(conv)] };
   },
 });

@@ -10,6 +10,7 @@ import { parseDay } from '../dates';
 import { clampLimit } from '../limits';
 import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { fitPage, keptNote, shortenHit, shrinkMessage } from '../answer-budget';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const JOURNAL_DAY_DEFAULT_LIMIT = 50;
@@ -17,7 +18,7 @@ export const JOURNAL_DAY_MAX_LIMIT = 500;
 
 export const getJournalDayInput = strictInput('get_journal_day', {
   day: text('day', 40).describe("the calendar day, YYYY-MM-DD, in the archive's own wall-clock time"),
-  limit: positiveInt('limit').optional().describe('max messages to return (default 50, max 500; larger values are clamped)'),
+  limit: positiveInt('limit').optional().describe('max messages per page (default 50, max 500; larger values are clamped); a page also ends where the answer budget does'),
   cursor: text('cursor').optional().describe('next_cursor from a previous get_journal_day result, to read the day\'s following messages'),
 });
 
@@ -78,20 +79,27 @@ export const getJournalDay = defineTool({
       env.signal,
     );
     const fmt = env.ctx.citation;
-    const messages = await withHitExtras(archive, page.messages.map((m) => hitFromMessage(fmt, m, undefined, redact)), redact, env.signal);
-    const last = page.messages[page.messages.length - 1];
-    const nextCursor = page.hasMore && last ? encodeDayCursor({ day, conversationId: last.conversationId, tsUnix: last.tsUnix, id: last.id }) : undefined;
-    const structured = {
-      day,
-      message_count: info.messageCount,
-      conversation_count: info.conversationCount,
-      source_counts: info.sourceCounts,
-      top_senders: info.topSenders,
-      digest,
-      messages,
-      ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}),
-      ...(notes.length ? { notes } : {}),
+    const read = await withHitExtras(archive, page.messages.map((m) => shortenHit(hitFromMessage(fmt, m, undefined, redact))), redact, env.signal);
+    const build = (k: number) => {
+      const last = page.messages[k - 1];
+      const more = k < read.length || page.hasMore;
+      const nextCursor = more && last ? encodeDayCursor({ day, conversationId: last.conversationId, tsUnix: last.tsUnix, id: last.id }) : undefined;
+      const cut = k < read.length ? [keptNote(k, read.length, 'messages', env.budget)] : [];
+      return {
+        day,
+        message_count: info.messageCount,
+        conversation_count: info.conversationCount,
+        source_counts: info.sourceCounts,
+        top_senders: info.topSenders,
+        digest,
+        messages: read.slice(0, k),
+        ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}),
+        ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
+      };
     };
+    const structured = build(fitPage(read, env.budget, build, shrinkMessage));
+    const messages = structured.messages;
+    const nextCursor = structured.next_cursor;
     const sources = Object.entries(info.sourceCounts)
       .map(([s, n]) => `${s} ${n}`)
       .join(', ');
@@ -104,7 +112,7 @@ export const getJournalDay = defineTool({
       (senders ? `; most from ${senders}` : '') +
       `.${digestText}\n${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false })}` +
       (nextCursor ? `\n\nMore messages follow: call get_journal_day with day "${day}" and cursor "${nextCursor}".` : '') +
-      renderNotes(notes);
+      renderNotes(structured.notes);
     return { structured, text };
   },
 });

@@ -1,17 +1,23 @@
 import { z } from 'zod';
 import { conversationInfo } from '../../core/hits';
+import { pageByOffset } from '../answer-budget';
+import { renderNotes } from '../render';
 import { resolveSource } from '../resolve';
-import { ConversationInfoSchema, strictInput, text } from '../tool-schemas';
+import { ConversationInfoSchema, cursorField, nextCursorField, notesField, strictInput, text } from '../tool-schemas';
 import { inline, linkLabel } from '../../core/text';
-import { defineTool } from '../tool';
+import { defineTool, PAGING_GUIDANCE } from '../tool';
 
 export const listConversationsInput = strictInput('list_conversations', {
   source: text('source', 40).optional().describe('only conversations from this source: signal, imessage or whatsapp'),
   name_contains: text('name_contains').optional().describe('only conversations whose name contains this text (case-insensitive)'),
+  cursor: cursorField('list_conversations'),
 });
 
 export const listConversationsOutput = z.object({
   conversations: z.array(ConversationInfoSchema),
+  total: z.number().int().describe('conversations matching the filters, on every page together'),
+  next_cursor: nextCursorField,
+  notes: notesField,
 });
 
 export const listConversations = defineTool({
@@ -19,7 +25,9 @@ export const listConversations = defineTool({
   title: 'List conversations',
   description:
     'List every conversation (person or group) with its id, source, message counts and date range, most recently active first. ' +
-    'Use the id (conversation_id) or the exact name with the other tools; the same name can exist in several sources.',
+    'Use the id (conversation_id) or the exact name with the other tools; the same name can exist in several sources. ' +
+    'With many conversations, name_contains or source finds one faster than paging.' +
+    PAGING_GUIDANCE,
   inputSchema: listConversationsInput,
   outputSchema: listConversationsOutput,
   async handler(args, env) {
@@ -27,17 +35,26 @@ export const listConversations = defineTool({
     const source = await resolveSource(archive, args.source, env.signal);
     const needle = args.name_contains?.trim();
     const rows = await archive.listConversations({ source, nameContains: needle ? needle : undefined }, env.signal);
-    const conversations = rows.map((c) => conversationInfo(env.ctx.citation, c));
+    const all = rows.map((c) => conversationInfo(env.ctx.citation, c));
+    const { result: structured } = pageByOffset({ tool: 'list_conversations', args, budget: env.budget, noun: 'conversations' }, all, (conversations, page) => ({
+      conversations,
+      total: all.length,
+      ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+      ...(page.notes.length ? { notes: page.notes } : {}),
+    }));
     const filters = [source ? `source "${source}"` : '', needle ? `name containing ${inline(needle)}` : ''].filter(Boolean).join(', ');
-    const lines = conversations.map(
+    const lines = structured.conversations.map(
       (c) =>
         `- [${linkLabel(c.name, 60)}](${c.link}) — ${c.source}, conversation_id ${c.id}, ${c.message_count} messages` +
         (c.first_timestamp ? `, ${c.first_timestamp} → ${c.last_timestamp}` : '') +
         `; ${c.images} images, ${c.videos} videos, ${c.files} files, ${c.links} links`,
     );
     const text =
-      `${conversations.length} conversation${conversations.length === 1 ? '' : 's'}${filters ? ` (${filters})` : ''}.` +
-      (lines.length ? `\n\n${lines.join('\n')}` : '');
-    return { structured: { conversations }, text };
+      `${all.length} conversation${all.length === 1 ? '' : 's'}${filters ? ` (${filters})` : ''}` +
+      (structured.conversations.length < all.length ? `; ${structured.conversations.length} on this page` : '') +
+      '.' +
+      (lines.length ? `\n\n${lines.join('\n')}` : '') +
+      renderNotes(structured.notes);
+    return { structured, text };
   },
 });

@@ -5,8 +5,9 @@ import { OnThisDayYearSchema } from '../../core/results';
 import { parseDay } from '../dates';
 import { clampLimit } from '../limits';
 import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
-import { notesField, positiveInt, strictInput, text } from '../tool-schemas';
-import { defineTool, RESULT_GUIDANCE } from '../tool';
+import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
+import { cursorField, nextCursorField, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
 export const ON_THIS_DAY_DEFAULT_PER_YEAR = 3;
 export const ON_THIS_DAY_MAX_PER_YEAR = 10;
@@ -16,12 +17,14 @@ export const ON_THIS_DAY_MAX_LIMIT = 50;
 export const onThisDayInput = strictInput('on_this_day', {
   date: text('date', 40).optional().describe('the day to look back from, YYYY-MM-DD (default: today on the local calendar)'),
   per_year: positiveInt('per_year').optional().describe('messages per earlier year (default 3, max 10; larger values are clamped)'),
-  limit: positiveInt('limit').optional().describe('messages in all (default 12, max 50; larger values are clamped)'),
+  limit: positiveInt('limit').optional().describe('messages in all, over every page (default 12, max 50; larger values are clamped)'),
+  cursor: cursorField('on_this_day'),
 });
 
 export const onThisDayOutput = z.object({
   date: z.string().describe('the day looked back from, YYYY-MM-DD'),
   years: z.array(OnThisDayYearSchema).describe('earlier years with messages on the same month and day, newest first; the longest messages of each'),
+  next_cursor: nextCursorField,
   notes: notesField,
 });
 
@@ -31,6 +34,7 @@ export const onThisDay = defineTool({
   description:
     'Messages from the same month and day in earlier years (up to 20 years back), newest year first: for each year the longest messages of that day, each cited. ' +
     'Without date it looks back from today. Years without messages that day are left out; the notes say why a result is empty.' +
+    PAGING_GUIDANCE +
     RESULT_GUIDANCE,
   inputSchema: onThisDayInput,
   outputSchema: onThisDayOutput,
@@ -44,12 +48,26 @@ export const onThisDay = defineTool({
     const r = await onThisDayUseCase(env.ctx.citation, archive, { date, perYear, limit, redact: redactsFor(env.ctx), onProgress: (done, total, message) => env.progress?.(done, total, message) }, env.signal);
     notes.push(...r.notes);
     const day = isoDay(date.year, date.month, date.day);
-    const structured = { date: day, years: r.years, ...(notes.length ? { notes } : {}) };
-    const count = r.years.reduce((n, y) => n + y.messages.length, 0);
+    // Paged by message, newest year first; a page regroups its messages under their years.
+    const all = r.years.flatMap((y) => y.messages.map((m) => ({ year: y.year, day: y.day, message: shortenHit(m) })));
+    const { result: structured } = pageByOffset(
+      { tool: 'on_this_day', args, budget: env.budget, noun: 'messages' },
+      all,
+      (items, page) => {
+        const years: typeof r.years = [];
+        for (const { year, day: yearDay, message } of items) {
+          if (years.at(-1)?.year !== year) years.push({ year, day: yearDay, messages: [] });
+          years.at(-1)!.messages.push(message);
+        }
+        return { date: day, years, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}), ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}) };
+      },
+      (x, room) => ({ ...x, message: shrinkMessage(x.message, room - 200) }),
+    );
+    const count = structured.years.reduce((n, y) => n + y.messages.length, 0);
     const text =
-      `On this day (${day.slice(5)}), looking back from ${day}: ${count} message${count === 1 ? '' : 's'} in ${r.years.length} earlier year${r.years.length === 1 ? '' : 's'}.\n${UNTRUSTED_NOTE}` +
-      r.years.map((y) => `\n\n### ${y.year} (${y.day})\n${renderHits(y.messages, { numbered: false })}`).join('') +
-      renderNotes(notes);
+      `On this day (${day.slice(5)}), looking back from ${day}: ${count} message${count === 1 ? '' : 's'} in ${structured.years.length} earlier year${structured.years.length === 1 ? '' : 's'}.\n${UNTRUSTED_NOTE}` +
+      structured.years.map((y) => `\n\n### ${y.year} (${y.day})\n${renderHits(y.messages, { numbered: false })}`).join('') +
+      renderNotes(structured.notes);
     return { structured, text };
   },
 });

@@ -6,9 +6,10 @@ import { readingNotes, receiptLine, receiptScope, searchReceipt } from '../../co
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
-import { contentFilterShape, conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../tool-schemas';
+import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
+import { contentFilterShape, conversationScopeShape, cursorField, dateParam, MAX_QUERY, MessageHitSchema, nextCursorField, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
-import { defineTool, RESULT_GUIDANCE } from '../tool';
+import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
@@ -22,13 +23,15 @@ export const searchMessagesInput = strictInput('search_messages', {
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
   ...contentFilterShape,
-  limit: positiveInt('limit').optional().describe('max results (default 20, max 100; larger values are clamped)'),
+  limit: positiveInt('limit').optional().describe('max results in total, over every page (default 20, max 100; larger values are clamped)'),
+  cursor: cursorField('search_messages'),
 });
 
 export const searchMessagesOutput = z.object({
   hits: z.array(MessageHitSchema),
   semantic: SemanticStatusSchema.describe('whether the semantic (meaning-based) half contributed, and why not'),
   receipt: SearchReceiptSchema.describe('what exactly was searched: scope, messages in it, vector coverage, how the query was read'),
+  next_cursor: nextCursorField,
   notes: notesField,
 });
 
@@ -39,7 +42,7 @@ export const searchMessages = defineTool({
     'Hybrid keyword + semantic search across all messages. Returns ranked snippets with exact provenance (conversation, conversation_id, source, sender, timestamp, message_id, hash) and a citation link. ' +
     'Filterable by conversation, sender, source, date range and whether a message has an attachment or a link. Keyword matching: every word is required, as a prefix (at most 32 distinct words). ' +
     'The receipt says what was searched (scope, messages in it, how many have vectors, the words used), so an empty result can be told from an unsearched one. ' +
-    'Use get_context on a hit to read the surrounding messages.' + RESULT_GUIDANCE,
+    'Use get_context on a hit to read the surrounding messages.' + PAGING_GUIDANCE + RESULT_GUIDANCE,
   inputSchema: searchMessagesInput,
   outputSchema: searchMessagesOutput,
   async handler(args, env) {
@@ -56,11 +59,22 @@ export const searchMessages = defineTool({
     if (semanticFailure) env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
     notes.push(...readingNotes(plan));
     const receipt = await searchReceipt(archive, { ...searched, plan, semantic }, semantic.model, env.signal, counts);
-    const structured = { hits, semantic, receipt, ...(notes.length ? { notes } : {}) };
+    const { result: structured } = pageByOffset(
+      { tool: 'search_messages', args, budget: env.budget, noun: 'hits' },
+      hits.map((h) => shortenHit(h)),
+      (page, p) => ({
+        hits: page,
+        semantic,
+        receipt,
+        ...(p.next_cursor ? { next_cursor: p.next_cursor } : {}),
+        ...(notes.length || p.notes.length ? { notes: [...notes, ...p.notes] } : {}),
+      }),
+      shrinkMessage,
+    );
     const mode = semantic.used ? `hybrid: keyword + semantic (model "${semantic.model}")` : `keyword only — semantic half unavailable: ${semantic.reason}`;
     const text =
       `${hits.length} hit${hits.length === 1 ? '' : 's'} for ${inline(query)} (${mode}), ranked by reciprocal-rank fusion; matches are in **bold**.\n` +
-      `${receiptLine(receipt)}\n${UNTRUSTED_NOTE}\n\n${renderHits(hits)}${renderNotes(notes)}`;
-    return { structured, text, resources: messageResourceLinks(hits) };
+      `${receiptLine(receipt)}\n${UNTRUSTED_NOTE}\n\n${renderHits(structured.hits)}${renderNotes(structured.notes)}`;
+    return { structured, text, resources: messageResourceLinks(structured.hits) };
   },
 });

@@ -7,11 +7,12 @@ import { isWholeArchive, receiptLine, receiptScope, searchReceipt } from '../../
 import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
-import { contentFilterShape, conversationScopeShape, dateParam, MAX_QUERY, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
+import { contentFilterShape, conversationScopeShape, cursorField, dateParam, MAX_QUERY, MessageHitSchema, nextCursorField, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { runSemantic, type SemanticOutcome } from '../../core/semantic-query';
 import { abortError } from '../../core/shared-task';
 import { inline } from '../../core/text';
-import { defineTool, RESULT_GUIDANCE } from '../tool';
+import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
 export const SEMANTIC_DEFAULT_K = 20;
 export const SEMANTIC_MAX_K = 100;
@@ -38,7 +39,7 @@ function buildingError(b: NonNullable<Extract<SemanticOutcome, { ok: false }>['b
 
 export const semanticSearchInput = strictInput('semantic_search', {
   query: text('query', MAX_QUERY).describe('natural-language query'),
-  k: positiveInt('k').optional().describe('number of results (default 20, max 100; larger values are clamped)'),
+  k: positiveInt('k').optional().describe('number of results in total, over every page (default 20, max 100; larger values are clamped)'),
   ...conversationScopeShape,
   sender: text('sender')
     .optional()
@@ -46,12 +47,14 @@ export const semanticSearchInput = strictInput('semantic_search', {
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
   ...contentFilterShape,
+  cursor: cursorField('semantic_search'),
 });
 
 export const semanticSearchOutput = z.object({
   hits: z.array(MessageHitSchema),
   model: z.string().describe('embedding model used'),
   receipt: SearchReceiptSchema.describe('what exactly was searched: scope, messages in it, and how many of them have vectors (only those can be hits)'),
+  next_cursor: nextCursorField,
   notes: notesField,
 });
 
@@ -61,7 +64,9 @@ export const semanticSearch = defineTool({
   description:
     'Pure vector (meaning-based) search over message embeddings: returns the k messages most similar in meaning to the query, ' +
     'with provenance, a citation link and the cosine similarity as score. Filterable by conversation, source, sender, date range and whether a message has an attachment or a link. ' +
-    'Needs an embedding model; search_messages works without one. The receipt says what was searched (scope, messages in it, how many have vectors).' + RESULT_GUIDANCE,
+    'Needs an embedding model; search_messages works without one. The receipt says what was searched (scope, messages in it, how many have vectors).' +
+    PAGING_GUIDANCE +
+    RESULT_GUIDANCE,
   inputSchema: semanticSearchInput,
   outputSchema: semanticSearchOutput,
   async handler(args, env) {
@@ -103,10 +108,21 @@ export const semanticSearch = defineTool({
       searchReceipt(archive, { ...searched, semantic: { used: true, model: sem.model } }, sem.model, env.signal, sem.counts),
     ]);
     if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
-    const structured = { hits, model: sem.model, receipt, ...(notes.length ? { notes } : {}) };
+    const { result: structured } = pageByOffset(
+      { tool: 'semantic_search', args, budget: env.budget, noun: 'hits' },
+      hits.map((h) => shortenHit(h)),
+      (page, p) => ({
+        hits: page,
+        model: sem.model,
+        receipt,
+        ...(p.next_cursor ? { next_cursor: p.next_cursor } : {}),
+        ...(notes.length || p.notes.length ? { notes: [...notes, ...p.notes] } : {}),
+      }),
+      shrinkMessage,
+    );
     const text =
       `${hits.length} message${hits.length === 1 ? '' : 's'} closest in meaning to ${inline(query)} (model "${sem.model}", score = cosine similarity).\n` +
-      `${receiptLine(receipt)}\n${UNTRUSTED_NOTE}\n\n${renderHits(hits)}${renderNotes(notes)}`;
-    return { structured, text, resources: messageResourceLinks(hits) };
+      `${receiptLine(receipt)}\n${UNTRUSTED_NOTE}\n\n${renderHits(structured.hits)}${renderNotes(structured.notes)}`;
+    return { structured, text, resources: messageResourceLinks(structured.hits) };
   },
 });

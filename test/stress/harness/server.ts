@@ -44,6 +44,8 @@ export function startRuntime(s: RuntimeSetup): Runtime {
     version: '0.0.0-test',
     log: (level, message) => s.logs?.push(`${level}: ${message}`),
     createEmbedder: model ? () => fixtureEmbedder(model, s.embedDim ?? 8) : undefined,
+    // These suites check what reads return under load and change; pages are test/mcp/answer-budget.test.ts's.
+    answerBudget: 1 << 22,
     ...s.extra,
   });
 }
