@@ -12,6 +12,10 @@ import { CliError } from './errors';
 import { NAME } from './identity';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8788';
+/** The CLI's answer budget: VS Code's inline limit, the smallest of the common clients'. */
+export const DEFAULT_MAX_RESULT_BYTES = 8192;
+export const MIN_MAX_RESULT_BYTES = 2048;
+export const MAX_MAX_RESULT_BYTES = 10_000_000;
 
 export const USAGE = `Usage: ${NAME} [options]
 
@@ -31,6 +35,9 @@ Options:
                        IBANs and passwords in messages become [redacted: …]; search still finds them)
   --exclude NAME       hide a conversation from MCP clients (repeatable): its exact name in any source, or
                        source:name for one source; it then answers exactly like one that does not exist
+  --max-result-bytes N the answer budget: bytes of compact structuredContent JSON a tool answer may take; more
+                       follows by cursor (default ${DEFAULT_MAX_RESULT_BYTES}, what VS Code passes inline; Claude Code takes
+                       about 40000; ${MIN_MAX_RESULT_BYTES} to ${MAX_MAX_RESULT_BYTES})
   --bridge FILE        relay stdio to the msgbrowse VS Code extension's in-process server, whose endpoint
                        file FILE (in the extension's global storage) it reads; no archive is opened here
   --summary            print the archive summary and a sample keyword search, then exit
@@ -45,6 +52,7 @@ Environment:
   MSGBROWSE_LLM_EMBED_MODEL   embedding model (default local-embed; empty disables semantic search)
   MSGBROWSE_LLM_API_KEY       embeddings API key (optional)
   MSGBROWSE_EXCLUDE_CONVERSATIONS  conversations to hide, one name (or source:name) per line; added to --exclude
+  MSGBROWSE_MAX_RESULT_BYTES  the answer budget, when --max-result-bytes is not given
   MSGBROWSE_MCP_LOG           log level on stderr: debug, info (default), warn, error
 `;
 
@@ -63,6 +71,8 @@ export interface CliOptions {
   redact: boolean;
   /** Conversations hidden from MCP clients: --exclude values, then MSGBROWSE_EXCLUDE_CONVERSATIONS lines. */
   exclude: string[];
+  /** --max-result-bytes (or MSGBROWSE_MAX_RESULT_BYTES): the answer budget. */
+  maxResultBytes: number;
 }
 
 /** `--bridge FILE`: relay stdio to the extension host's endpoint described by FILE (absolute). */
@@ -142,6 +152,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
         summary: { type: 'boolean' },
         query: { type: 'string' },
         exclude: { type: 'string', multiple: true },
+        'max-result-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -183,6 +194,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
       (path.basename(archive) === ARCHIVE_FILE_NAME ? ledgerProblem(ledger, archive) : undefined);
     if (problem) throw new CliError(problem, 2);
   }
+  const maxResultBytes = parseMaxResultBytes(o['max-result-bytes'] ?? env.MSGBROWSE_MAX_RESULT_BYTES, o['max-result-bytes'] !== undefined ? '--max-result-bytes' : 'MSGBROWSE_MAX_RESULT_BYTES');
   return {
     archive,
     http: o.http ?? false,
@@ -195,7 +207,17 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
     query: o.query,
     redact: !(o['no-redact'] ?? false),
     exclude,
+    maxResultBytes,
   };
+}
+
+function parseMaxResultBytes(value: string | undefined, where: string): number {
+  if (value === undefined || value.trim() === '') return DEFAULT_MAX_RESULT_BYTES;
+  const n = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || n < MIN_MAX_RESULT_BYTES || n > MAX_MAX_RESULT_BYTES) {
+    throw new CliError(`invalid ${where} "${value}": give a whole number of bytes from ${MIN_MAX_RESULT_BYTES} to ${MAX_MAX_RESULT_BYTES} (default ${DEFAULT_MAX_RESULT_BYTES})`, 2);
+  }
+  return n;
 }
 
 /**

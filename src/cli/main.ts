@@ -106,6 +106,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     citation,
     redact: opts.redact,
     privacy: { excludeConversations: opts.exclude },
+    answerBudget: opts.maxResultBytes,
     cacheDir: opts.cacheDir,
     version: VERSION,
     log,

@@ -14,7 +14,7 @@ import type { Disclosure } from '../core/ledger';
 import { isHiddenConversation } from '../core/privacy';
 import { EXTENSION_ID } from './constants';
 import { defaultDiscoveryEnv, discoverArchive, type Candidate } from './discovery';
-import { embedConfig, readSettings, type Settings } from './settings';
+import { embedConfig, HOST_RESULT_SETTINGS, hostAnswerBudget, readSettings, type Settings } from './settings';
 
 /** What the served archive holds, as the extension shows it. */
 export interface ArchiveStatus {
@@ -101,6 +101,7 @@ export class ArchiveService implements vscode.Disposable {
       embed: { baseUrl: this.settings.embedBaseUrl, model: '' },
       citation: { scheme: citationScheme, authority: EXTENSION_ID },
       redact: this.settings.redact,
+      answerBudget: this.settings.answerBudget,
       cacheDir,
       version: ext.extension.packageJSON.version as string,
       log: (level, message) => this.serverLog(level, message),
@@ -133,6 +134,13 @@ export class ArchiveService implements vscode.Disposable {
   /** Whether a conversation is hidden from Copilot by `msgbrowse.privacy.excludeConversations`. */
   isHiddenFromModel(c: { name: string; source: string }): boolean {
     return isHiddenConversation(c, this.runtime.exclusion());
+  }
+
+  /** Follows VS Code's inline limit for tool results (chat.agent.largeToolResultsToDisk): the next answer keeps to it. */
+  async applyAnswerBudget(): Promise<void> {
+    this.settings = { ...this.settings, answerBudget: hostAnswerBudget() };
+    this.log.info(`answer budget: ${this.settings.answerBudget} bytes (${HOST_RESULT_SETTINGS[0]})`);
+    await this.runtime.reload({ answerBudget: this.settings.answerBudget });
   }
 
   /** Applies `msgbrowse.privacy.*` to the running runtime: the next model call sees it, nothing reopens. */
@@ -228,6 +236,7 @@ export class ArchiveService implements vscode.Disposable {
       embed,
       redact: settings.redact,
       privacy: { excludeConversations: settings.excludeConversations },
+      answerBudget: settings.answerBudget,
     });
     if (!target.file) {
       this.log.info(`no archive found (searched ${target.searched.map((c) => c.file).join(', ') || 'nothing'})`);

@@ -22,7 +22,7 @@ import { LedgerView } from './ledger-view';
 import { McpEndpoint } from './mcp-endpoint';
 import { mcpApiAvailable, McpProvider } from './mcp-provider';
 import { SearchService } from './search-service';
-import { affectsPrivacy, affectsRuntime } from './settings';
+import { affectsAnswerBudget, affectsPrivacy, affectsRuntime } from './settings';
 import { offerJournalExcludes } from './journal-import';
 import { createStatusBar } from './status-bar';
 import type { McpTrafficEvent } from '../mcp';
@@ -132,6 +132,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
         log.info('privacy settings changed; applying them to Copilot without a reload');
         void archive.applyPrivacy();
       }
+      if (affectsAnswerBudget(e)) void archive.applyAnswerBudget();
       if (e.affectsConfiguration(`${CONFIG_SECTION}.server.transport`)) {
         void endpoint.ensure().then(() => archive.bump());
       }
@@ -195,6 +196,7 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     ledgerFile: () => ledger.file,
     disclosures: () => disclosures.snapshot(),
     mcpTraffic: () => traffic.map((e) => ({ ...e })),
+    overrideAnswerBudget: (bytes) => (bytes === undefined ? archive.applyAnswerBudget() : archive.runtime.reload({ answerBudget: bytes })),
   };
   const exports: MsgbrowseTestExports = { ...api, testHooks };
   return exports;

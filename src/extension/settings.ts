@@ -17,6 +17,40 @@ export interface Settings {
   excludeConversations: string[];
   /** `msgbrowse.privacy.redact`: secrets in served messages are redacted (default true). */
   redact: boolean;
+  /** What VS Code's agent passes inline to its model (hostAnswerBudget). */
+  answerBudget: number;
+}
+
+/**
+ * VS Code's settings whose threshold our answers keep under (a longer tool result reaches the model as a file path):
+ * the Copilot Chat agent's (`chat.agent.largeToolResultsToDisk.*` in its own namespace), and the same name in core,
+ * where it may move. Experiments can set another value that no extension can read; a person's own value wins.
+ */
+export const HOST_RESULT_SETTINGS = ['github.copilot.chat.agent.largeToolResultsToDisk', 'chat.agent.largeToolResultsToDisk'] as const;
+/** VS Code's default threshold. */
+const HOST_DEFAULT_THRESHOLD = 8192;
+/** With the host's limit turned off, answers still stay small enough not to crowd the model's context. */
+export const UNLIMITED_HOST_BUDGET = 32768;
+
+/** A host setting's value as the person set it (folder, workspace or user), under either name. */
+function hostSetting<T>(key: string): T | undefined {
+  for (const section of HOST_RESULT_SETTINGS) {
+    const v = vscode.workspace.getConfiguration(section).inspect<T>(key);
+    const set = v?.workspaceFolderValue ?? v?.workspaceValue ?? v?.globalValue;
+    if (set !== undefined) return set;
+  }
+  return undefined;
+}
+
+/** The answer budget VS Code's settings call for: its inline threshold, or UNLIMITED_HOST_BUDGET when turned off. */
+export function hostAnswerBudget(): number {
+  if (hostSetting<boolean>('enabled') === false) return UNLIMITED_HOST_BUDGET;
+  const n = hostSetting<number>('thresholdBytes');
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : HOST_DEFAULT_THRESHOLD;
+}
+
+export function affectsAnswerBudget(e: vscode.ConfigurationChangeEvent): boolean {
+  return HOST_RESULT_SETTINGS.some((s) => e.affectsConfiguration(s));
 }
 
 function expand(p: string): string {
@@ -38,6 +72,7 @@ export function readSettings(): Settings {
     embedModel: c.get<string>('embeddings.model', DEFAULT_EMBED_MODEL) ?? DEFAULT_EMBED_MODEL,
     excludeConversations: stringList(c.get<unknown>('privacy.excludeConversations', [])),
     redact: c.get<boolean>('privacy.redact', true) !== false,
+    answerBudget: hostAnswerBudget(),
   };
 }
 

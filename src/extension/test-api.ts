@@ -67,6 +67,8 @@ export interface MsgbrowseTestHooks {
   disclosures(): Promise<LedgerRow[]>;
   /** Where archive queries run: the engine worker thread, or the extension host thread (dev fallback). */
   engine(): 'worker' | 'in-thread';
+  /** Serves answers of up to `bytes` regardless of VS Code's threshold (undefined: follow it again). */
+  overrideAnswerBudget(bytes: number | undefined): Promise<void>;
 }
 
 /** A McpStdioServerDefinition's fields as returned by the provider. */

@@ -47,6 +47,7 @@ describe('parseCli: valid flags', () => {
       query: undefined,
       redact: true,
       exclude: [],
+      maxResultBytes: 8192,
     });
     assert.equal(DEFAULT_LISTEN, '127.0.0.1:8788');
   });
@@ -62,6 +63,7 @@ describe('parseCli: valid flags', () => {
         '--query', 'hello world',
         '--exclude', 'Family',
         '--exclude', 'signal:Work: Team',
+        '--max-result-bytes', '40000',
       ]),
       {
         archive: path.join(CWD, 'arch', 'msgbrowse.sqlite'),
@@ -75,6 +77,7 @@ describe('parseCli: valid flags', () => {
         query: 'hello world',
         redact: true,
         exclude: ['Family', 'signal:Work: Team'],
+        maxResultBytes: 40000,
       },
     );
     assert.equal(parse(['--no-redact']).redact, false, '--no-redact turns redaction off');
@@ -83,6 +86,15 @@ describe('parseCli: valid flags', () => {
     assert.deepEqual(http.listen, { host: '0.0.0.0', port: 9000 });
     assert.equal(http.allowRemote, true);
     assert.equal(http.archive, path.resolve('/abs/x.sqlite'));
+  });
+
+  it('the answer budget: --max-result-bytes wins over MSGBROWSE_MAX_RESULT_BYTES; out of range or not a number is an error', () => {
+    assert.equal(parse([], { ...ENV, MSGBROWSE_MAX_RESULT_BYTES: ' 16384 ' }).maxResultBytes, 16384);
+    assert.equal(parse(['--max-result-bytes', '2048'], { ...ENV, MSGBROWSE_MAX_RESULT_BYTES: '16384' }).maxResultBytes, 2048);
+    for (const bad of ['1000', '8k', '1e4', '10000001']) {
+      usageError(() => parse(['--max-result-bytes', bad]), `invalid --max-result-bytes "${bad}": give a whole number of bytes from 2048 to 10000000 (default 8192)`);
+    }
+    usageError(() => parse([], { ...ENV, MSGBROWSE_MAX_RESULT_BYTES: 'lots' }), /^invalid MSGBROWSE_MAX_RESULT_BYTES "lots"/);
   });
 
   it('--archive is trimmed; a missing archive is not checked here (no I/O)', () => {
@@ -231,10 +243,10 @@ describe('--help text', () => {
 
   it('documents exactly the flags the parser accepts', () => {
     assert.deepEqual(documented, [
-      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--exclude', '--bridge', '--summary', '--query',
+      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--exclude', '--max-result-bytes', '--bridge', '--summary', '--query',
       '--help', '-h', '--version', '-v',
     ]);
-    const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--ledger', '--exclude', '--query']);
+    const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--ledger', '--exclude', '--max-result-bytes', '--query']);
     for (const flag of documented) {
       const argv = withValue.has(flag) ? [flag, '127.0.0.1:1'] : [flag];
       if (flag === '--bridge') {

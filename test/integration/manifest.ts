@@ -62,6 +62,11 @@ export interface IntegrationManifest {
    * v20 wrote it, and as a future msgbrowse (v23) would: every tool must answer the same on each.
    */
   schemas: { v16: string; v20: string; v23: string; reacted: { id: number; hash: string }; cabin: { id: number } };
+  /**
+   * A real-size archive (400 conversations over ten years, 5% long messages, vectors of `curated.embedModel`): what
+   * the agent receives of each tool there must fit VS Code's inline limit.
+   */
+  realSize: { path: string; conversations: number; largest: { id: number; messages: number }; word: string };
 }
 
 /**

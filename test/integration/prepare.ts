@@ -12,6 +12,7 @@ import {
   buildDemoArchive,
   buildMsgbrowseMcpFixture,
   buildJournalArchive,
+  buildScaleArchive,
   buildReimportArchive,
   makeFutureArchive,
   embedText,
@@ -93,6 +94,7 @@ export async function prepare(): Promise<Prepared> {
   const v20 = atVersion('schema-v20', 20);
   const v23 = atVersion('schema-v23', 20);
   makeFutureArchive(v23.path);
+  const big = buildScaleArchive(path.join(root, 'archives', 'real-size', 'msgbrowse.sqlite'), { messages: 20_000, conversations: 400, dim, model, longMessages: 0.05, progress: false });
 
   fs.writeFileSync(
     path.join(workspace, '.vscode', 'settings.json'),
@@ -175,6 +177,12 @@ export async function prepare(): Promise<Prepared> {
       })(),
     },
     copilotHarness: { script: '' },
+    realSize: {
+      path: big.path,
+      conversations: big.conversations,
+      largest: { id: big.largestConversation.id, messages: big.largestConversation.messages },
+      word: big.sampleWords.frequent[0],
+    },
     schemas: {
       v16: v16.path,
       v20: v20.path,

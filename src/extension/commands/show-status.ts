@@ -18,6 +18,8 @@ export interface StatusReport {
   privacy: PrivacyInfo;
   /** What a person should know about the archive's schema (a newer msgbrowse wrote it), when anything. */
   schemaNotice?: string;
+  /** Bytes of structuredContent JSON a tool answer takes at most (VS Code's inline limit for tool results). */
+  answerBudget: number;
 }
 
 export interface StatusSources {
@@ -38,6 +40,7 @@ export function statusReport(s: StatusSources): StatusReport {
     endpoint: s.endpoint.current && { kind: s.endpoint.current.kind, uri: s.endpoint.current.uri.toString() },
     sessions: s.endpoint.sessionCount(),
     privacy: s.privacy(),
+    answerBudget: s.archive.runtime.context.answerBudget ?? 8192,
     ...(s.archive.state.kind === 'ready' && s.archive.state.status.notice ? { schemaNotice: s.archive.state.status.notice } : {}),
   };
 }
@@ -61,7 +64,9 @@ export class ShowStatusCommand implements Command {
       ...(report.schemaNotice ? [{ label: `$(info) Archive ${report.schemaNotice}`, detail: 'its schema is newer than the msgbrowse schema this version was tested with; every tool reads the tables it knows' }] : []),
       {
         label: mcpApi ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}` : '$(warning) This editor has no MCP provider API',
-        detail: mcpApi ? `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · definition version ${report.version}` : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
+        detail: mcpApi
+          ? `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · answers up to ${report.answerBudget} bytes each (github.copilot.chat.agent.largeToolResultsToDisk), more by cursor · definition version ${report.version}`
+          : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
       },
       {
         label: `$(shield) ${exclusionsLine(p.exclusions)}`,

@@ -247,5 +247,85 @@ export function defineAgent(m: Manifest): void {
       ratios.push(['get_context window 5', payloadFigure('get_context window 5', ctx.result, 'messages')]);
       for (const [label, r] of ratios) assert.ok(r <= 2, `${label}: ${r.toFixed(2)}× the structuredContent`);
     });
+
+    describe('on a real-size archive (400 conversations, long messages)', () => {
+      const big = m.realSize;
+      /** VS Code's pointer in place of a tool result longer than its threshold. */
+      const TO_FILE = /Large tool result \([^)]*\) written to file/;
+
+      async function serve(file: string): Promise<void> {
+        const a = await api();
+        await vscode.commands.executeCommand('msgbrowse.selectArchive', file);
+        await waitFor(`${file} served`, () => {
+          const s = a.state();
+          return (s.kind === 'ready' && s.path === file) || undefined;
+        });
+      }
+
+      /** Asks for one tool call; returns the items the model received under `key` and the JSON's length. */
+      async function received(tool: string, input: object, key: string): Promise<{ items: { link: string }[]; length: number; json: Record<string, unknown>; text: string }> {
+        let cited = '';
+        const ex = await ask(
+          model,
+          `Use ${tool}.`,
+          oneTool(tool, input, (r) => {
+            const items = structuredPart(r, key).json[key] as { link: string }[];
+            cited = items[0]?.link ?? '';
+            return cited ? `See [the first one](${cited}).` : 'Nothing.';
+          }),
+        );
+        const text = partText(ex.result);
+        assert.doesNotMatch(text, TO_FILE, `${tool} ${JSON.stringify(input)} reached the model as a file pointer`);
+        const { json, length } = structuredPart(ex.result, key);
+        const items = json[key] as { link: string }[];
+        assert.ok(items.length > 0 && cited === items[0].link, `${tool}: the model cites from what it received`);
+        assert.match(cited, new RegExp(`^${vscode.env.uriScheme}://msgbrowse\\.msgbrowse-vscode/c/\\d+`));
+        say(`  ${tool} ${JSON.stringify(input)}: ${items.length} item(s) inline in ${length} characters${json.next_cursor ? ', with next_cursor' : ''}`);
+        return { items, length, json, text };
+      }
+
+      before(async () => {
+        await serve(big.path);
+      });
+      after(async () => {
+        const a = await api();
+        await a.testHooks.overrideAnswerBudget(undefined);
+        await vscode.workspace.getConfiguration('github.copilot.chat.agent').update('largeToolResultsToDisk.thresholdBytes', undefined, vscode.ConfigurationTarget.Global);
+        await serve(m.curated.path);
+      });
+
+      it('search_messages (limit 3, 20, 50), list_conversations and get_conversation reach the model inline, and it cites from them', async function () {
+        this.timeout(300_000);
+        const budget = (await api()).testHooks.status().answerBudget;
+        assert.equal(budget, 8192, "VS Code's default threshold");
+        for (const limit of [3, 20, 50]) {
+          const r = await received('search_messages', { query: big.word, limit }, 'hits');
+          assert.ok(r.length <= budget);
+          if (limit === 50) assert.ok(r.json.next_cursor && r.items.length < 50, 'a limit beyond one answer pages');
+        }
+        const convs = await received('list_conversations', {}, 'conversations');
+        assert.ok(convs.length <= budget && convs.json.total === big.conversations && convs.json.next_cursor);
+        const page = await received('get_conversation', { conversation_id: big.largest.id, limit: 500 }, 'messages');
+        assert.ok(page.length <= budget && page.json.next_cursor);
+      });
+
+      it('the check is real: an answer over the threshold reaches the model as a file pointer', async function () {
+        this.timeout(120_000);
+        const a = await api();
+        await a.testHooks.overrideAnswerBudget(64 * 1024);
+        const ex = await ask(model, 'Search widely.', oneTool('search_messages', { query: big.word, limit: 50 }, () => 'Done.'));
+        assert.match(partText(ex.result), TO_FILE);
+        await a.testHooks.overrideAnswerBudget(undefined);
+      });
+
+      it("the answers follow VS Code's threshold when it changes (github.copilot.chat.agent.largeToolResultsToDisk.thresholdBytes)", async function () {
+        this.timeout(120_000);
+        const a = await api();
+        await vscode.workspace.getConfiguration('github.copilot.chat.agent').update('largeToolResultsToDisk.thresholdBytes', 4096, vscode.ConfigurationTarget.Global);
+        await waitFor('the answer budget to follow the setting', () => a.testHooks.status().answerBudget === 4096 || undefined);
+        const r = await received('search_messages', { query: big.word, limit: 20 }, 'hits');
+        assert.ok(r.length <= 4096, `${r.length} characters`);
+      });
+    });
   });
 }
