@@ -11,6 +11,8 @@ import { installKeyboard, renderModel, setActive, type ViewActions } from './ren
 const root = document.getElementById('scroller') as HTMLElement;
 const statusLine = document.getElementById('status') as HTMLElement;
 let model: ThreadModel | undefined;
+/** The arguments of the call whose result is shown (for its next page). */
+let toolArgs: Record<string, unknown> | undefined;
 
 function status(text: string): void {
   statusLine.textContent = text;
@@ -78,6 +80,31 @@ const actions: ViewActions = {
       },
     );
   },
+  next(call, b) {
+    b.disabled = true;
+    b.textContent = 'Loading…';
+    app.callServerTool(call).then(
+      (r) => {
+        const page = r.isError ? undefined : modelFromResult(r.structuredContent, call.arguments);
+        if (!page) {
+          b.disabled = false;
+          b.textContent = 'Next page';
+          status(textOf(r) || 'The next page could not be read.');
+          return;
+        }
+        toolArgs = call.arguments;
+        model = page;
+        status('');
+        render();
+        root.scrollTop = 0;
+      },
+      (e: unknown) => {
+        b.disabled = false;
+        b.textContent = 'Next page';
+        status(`Could not load the next page: ${e instanceof Error ? e.message : String(e)}`);
+      },
+    );
+  },
   ask(m) {
     const text = `What else should I know about [this message from ${m.sender} in ${m.conversation} (${m.timestamp})](${m.link})?`;
     app.sendMessage({ role: 'user', content: [{ type: 'text', text }] }).then(
@@ -92,7 +119,10 @@ installKeyboard(root, (row) => {
   if (m) actions.open(m);
 });
 
-app.ontoolinput = () => status('Reading the archive…');
+app.ontoolinput = (p) => {
+  toolArgs = p.arguments;
+  status('Reading the archive…');
+};
 app.ontoolcancelled = () => status('The tool call was cancelled.');
 app.ontoolresult = (r) => {
   if (r.isError) {
@@ -101,7 +131,7 @@ app.ontoolresult = (r) => {
     status(textOf(r) || 'The tool failed.');
     return;
   }
-  model = modelFromResult(r.structuredContent);
+  model = modelFromResult(r.structuredContent, toolArgs);
   if (!model || model.count === 0) {
     root.replaceChildren();
     status(model ? model.title : 'This result carries no messages.');

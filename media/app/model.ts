@@ -49,8 +49,16 @@ export interface ThreadSection {
   groups: ThreadGroup[];
 }
 
+/** A tools/call the view can make. */
+export interface ToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 export interface ThreadModel {
   title: string;
+  /** Which part of the whole answer this page holds (the result's note), and the call for the next page. */
+  page?: { note?: string; next?: ToolCall };
   sections: ThreadSection[];
   /** The highlighted message (by hash) and why. */
   focus?: { hash: string; kind: Highlight };
@@ -127,8 +135,37 @@ function groupsOf(hits: Hit[], section: number): ThreadGroup[] {
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : /(s|x|ch|sh)$/.test(one) ? 'es' : 's'}`;
 
+/** The note of a result that says which part of the whole a page holds ("hits 1–18 of 50 …"). */
+const PAGE_NOTE = /\d+–\d+ of \d+|\d+ of the \d+ |no more /;
+
+/**
+ * The next page of a paged result: the same tool with `cursor` (and the call's own arguments, when the tool needs
+ * them again). Which tool made the result is read from its shape; undefined when there is no next page, or when
+ * the call's arguments are needed and the host did not send them.
+ */
+export function nextPage(structured: Record<string, unknown>, args: Record<string, unknown> | undefined): ToolCall | undefined {
+  const cursor = structured.next_cursor;
+  if (typeof cursor !== 'string') return undefined;
+  const again = (name: string) => (args ? { name, arguments: { ...args, cursor } } : undefined);
+  if (Array.isArray(structured.hits)) return again(isObj(structured.receipt) && isObj(structured.receipt.keyword) ? 'search_messages' : 'semantic_search');
+  if (Array.isArray(structured.years)) return again('on_this_day');
+  if (typeof structured.day === 'string') return { name: 'get_journal_day', arguments: { day: structured.day, cursor } };
+  if (typeof structured.conversation_id === 'number') return { name: 'get_conversation', arguments: { cursor } };
+  return undefined;
+}
+
 /** The model of a tool result's structuredContent; undefined when it carries no messages the view knows. */
-export function modelFromResult(structured: unknown): ThreadModel | undefined {
+export function modelFromResult(structured: unknown, args?: Record<string, unknown>): ThreadModel | undefined {
+  const model = threadOf(structured);
+  if (!model || !isObj(structured)) return model;
+  const notes = Array.isArray(structured.notes) ? structured.notes.filter((n): n is string => typeof n === 'string') : [];
+  const note = notes.find((n) => PAGE_NOTE.test(n));
+  const next = nextPage(structured, args);
+  if (note || next) model.page = { ...(note ? { note: note.replace(/:.*$/, '') } : {}), ...(next ? { next } : {}) };
+  return model;
+}
+
+function threadOf(structured: unknown): ThreadModel | undefined {
   if (!isObj(structured)) return undefined;
   if (Array.isArray(structured.hits)) {
     const hits = hitsOf(structured.hits);

@@ -4,12 +4,14 @@
  * RTL overrides and very long lines stay inert, wrapped text. Keyboard: one message is in the tab order (roving
  * tabindex); ↑/↓, Home/End move between messages, Enter opens the message, the buttons act on it.
  */
-import { dayAndTime, type Highlight, type ThreadMessage, type ThreadModel } from './model';
+import { dayAndTime, type Highlight, type ThreadMessage, type ThreadModel, type ToolCall } from './model';
 
 export interface ViewActions {
   open(m: ThreadMessage): void;
   more(m: ThreadMessage, button: HTMLButtonElement): void;
   ask(m: ThreadMessage): void;
+  /** Loads the next page of the result (the model's page.next). */
+  next(call: ToolCall, button: HTMLButtonElement): void;
 }
 
 const BADGE: Record<Highlight, string> = { cited: 'cited', best: 'best match', first: 'first' };
@@ -165,6 +167,18 @@ export function renderModel(root: HTMLElement, model: ThreadModel, actions: View
       sec.appendChild(conv);
     }
     root.appendChild(sec);
+  }
+  if (model.page) {
+    // Which part of the whole this page is, and the next part (the same tool with the result's cursor).
+    const foot = el('footer', 'page');
+    if (model.page.note) foot.appendChild(el('span', 'page-note', model.page.note));
+    const next = model.page.next;
+    if (next) {
+      const b = button('Next page', 'next', `Load the next page (${next.name} with its cursor)`, (btn) => actions.next(next, btn));
+      b.tabIndex = 0;
+      foot.appendChild(b);
+    }
+    root.appendChild(foot);
   }
   const rows = messages(root);
   const focus = (model.focus && rows.find((r) => r.dataset.hash === model.focus?.hash)) ?? rows[0];

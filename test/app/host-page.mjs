@@ -38,4 +38,5 @@ window.startHost = async (html, hostContext) => {
 };
 
 window.sendToolResult = (result) => window.hostBridge.sendToolResult(result);
+window.sendToolInput = (args) => window.hostBridge.sendToolInput({ arguments: args });
 window.setHostContext = (ctx) => window.hostBridge.setHostContext(ctx);

@@ -142,7 +142,7 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     ).outputFiles[0].text;
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgbrowse-app-view-'));
     desc = buildCuratedArchive(dir);
-    runtime = startRuntime({ archivePath: desc.path });
+    runtime = startRuntime({ archivePath: desc.path, extra: { answerBudget: 8192 } });
     conn = await connectInMemory(runtime, 'app-view-test');
     client = conn.client;
 
@@ -224,6 +224,25 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     if (process.env.UPDATE_SCREENSHOTS === '1') {
       await page.locator('#view').screenshot({ path: path.join(root, 'media/screenshots/mcp-app-thread.png') });
     }
+  });
+
+  it('a paged result says which part it holds and loads the next page through the host (tools/call with its cursor)', async () => {
+    const args = { query: 'the', limit: 60 };
+    const r = await call('search_messages', args);
+    const first = r.structuredContent as { hits: Hit[]; next_cursor?: string };
+    assert.ok(first.next_cursor, 'the curated archive pages this search at the default budget');
+    await page.evaluate((a) => (window as unknown as { sendToolInput(a: unknown): Promise<void> }).sendToolInput(a), args);
+    await show(r);
+    await view.waitForSelector('footer.page button.next');
+    assert.match((await view.textContent('footer.page .page-note')) ?? '', new RegExp(`^hits 1–${first.hits.length} of \\d+`));
+    await view.click('footer.page button.next');
+    const req = await waitEvent('tools/call');
+    assert.deepEqual({ name: req.params.name, arguments: req.params.arguments }, { name: 'search_messages', arguments: { ...args, cursor: first.next_cursor } });
+    const second = (await call('search_messages', { ...args, cursor: first.next_cursor })).structuredContent as { hits: Hit[] };
+    await view.waitForFunction((h) => !!document.querySelector(`article.msg[data-hash="${h}"]`), second.hits[0].hash);
+    const rows = await view.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('article.msg')).map((e) => e.dataset.hash));
+    assert.deepEqual([...rows].sort(), second.hits.map((h) => h.hash).sort(), 'the view shows the second page, and only it');
+    assert.match((await view.textContent('footer.page .page-note')) ?? '', new RegExp(`^hits ${first.hits.length + 1}–`));
   });
 
   it('click and Enter on a message ask the host to open its citation link (ui/open-link)', async () => {
