@@ -3,7 +3,7 @@
  *
  *   npm run bench                               everything (100k, 1M, 1M×384, 1M×768; generates archives once, ~8 GB)
  *   npm run bench -- --quick                    100k×768 only, shorter loops (sanity run)
- *   npm run bench -- --only archive|vector|e2e|cold|responsive   one section (comma-separated list allowed)
+ *   npm run bench -- --only archive|vector|e2e|cold|responsive|answers   one section (comma-separated list allowed)
  *   npm run bench -- --no-write                 print only, leave bench/RESULTS.md alone
  *   npm run bench -- --report-only              only recompose bench/RESULTS.md from the stored results
  *
@@ -16,15 +16,16 @@ import * as path from 'node:path';
 import { BENCH_DIR, ensureArchive, SPECS } from './lib/data';
 import { machineFacts, REPO } from './lib/proc';
 import { renderReport, type ReportInput } from './lib/report';
-import { load, store, type Stored } from './lib/results';
+import { gitCommit, load, store, type Stored } from './lib/results';
 import { FULL_PLAN, QUICK_PLAN } from './lib/stats';
 import { archiveTables, runArchiveSection, type ArchiveSectionResult } from './sections/archive';
 import { coldTables, runColdSection, type ColdResult } from './sections/cold';
 import { e2eTable, runE2eSection, type E2eResult } from './sections/e2e';
 import { responsiveTable, runResponsiveSection, type ResponsiveResult } from './sections/responsive';
+import { answersReport, answersTable, runAnswersSection, type AnswersResult } from './sections/answers';
 import { runVectorSection, vectorColdTable, vectorTable, type VectorSectionResult } from './sections/vector';
 
-const SECTIONS = ['archive', 'vector', 'e2e', 'cold', 'responsive'] as const;
+const SECTIONS = ['archive', 'vector', 'e2e', 'cold', 'responsive', 'answers'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const argv = process.argv.slice(2);
@@ -47,13 +48,14 @@ for (const s of only) {
 }
 
 const CONFIGS: Record<Section, string[]> = quick
-  ? { archive: ['m100k_e768'], vector: ['m100k_e768'], e2e: ['m100k_e768'], cold: ['m100k_e768'], responsive: ['m100k_e768'] }
+  ? { archive: ['m100k_e768'], vector: ['m100k_e768'], e2e: ['m100k_e768'], cold: ['m100k_e768'], responsive: ['m100k_e768'], answers: ['m20k_long'] }
   : {
       archive: ['m100k_e768', 'm1m'],
       vector: ['m100k_e768', 'm1m_e384', 'm1m_e768'],
       e2e: ['m100k_e768', 'm1m_e768'],
       cold: ['m1m_e768'],
       responsive: ['m1m_e768'],
+      answers: ['m20k_long', 'm40k_c20k'],
     };
 
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
     }
   };
 
+  const answers: AnswersResult[] = [];
   for (const section of only) {
     for (const name of CONFIGS[section]) {
       const a = archives.get(name)!;
@@ -95,6 +98,9 @@ async function main(): Promise<void> {
       } else if (section === 'cold') {
         const r = await attempt(`cold ${name}`, () => runColdSection(a, { log }));
         if (r) (store('cold', name, command, quick, r, machine), (printed = coldTables(r)));
+      } else if (section === 'answers') {
+        const r = await attempt(`answers ${name}`, () => runAnswersSection(a, { log }));
+        if (r) (answers.push(r), (printed = answersTable([r])));
       } else if (section === 'responsive') {
         const r = await attempt(`responsive ${name}`, () => runResponsiveSection(a, { log }));
         if (r) (store('responsive', name, command, quick, r, machine), (printed = responsiveTable([r])));
@@ -102,6 +108,13 @@ async function main(): Promise<void> {
       if (printed) process.stdout.write(`\n## ${section} — ${name}\n\n${printed}\n`);
     }
   }
+
+  // Sizes, not times: written whole by the run that measured them (bench/ANSWERS.md), never composed from stored runs.
+  if (answers.length === CONFIGS.answers.length && !quick && !noWrite) {
+    fs.writeFileSync(path.join(REPO, 'bench', 'ANSWERS.md'), answersReport(answers, command, gitCommit()));
+    log('bench/ANSWERS.md written');
+  }
+  if (!only.some((s) => s !== 'answers')) return;
 
   // Compose the report from the stored results of the same mode (quick results never mix into the full report).
   const collect = <T>(section: Section): Stored<T>[] => CONFIGS[section].map((n) => load<T>(section, n, quick)).filter((x): x is Stored<T> => !!x);
@@ -112,7 +125,7 @@ async function main(): Promise<void> {
     cold: collect<ColdResult>('cold'),
     responsive: collect<ResponsiveResult>('responsive'),
     notRun: [
-      ...SECTIONS.flatMap((s) => CONFIGS[s].filter((n) => !load(s, n, quick)).map((n) => `${s} on ${n}`)),
+      ...SECTIONS.filter((s) => s !== 'answers').flatMap((s) => CONFIGS[s].filter((n) => !load(s, n, quick)).map((n) => `${s} on ${n}`)),
       ...failures.map((f) => `failed in this run: ${f}`),
     ],
   };

@@ -18,6 +18,9 @@ export interface ArchiveSpec {
   dim: number;
   model: string;
   seed: number;
+  /** buildScaleArchive's defaults when absent. */
+  conversations?: number;
+  longMessages?: number;
 }
 
 /** Bump when the generator's output would change for the same parameters. */
@@ -28,6 +31,9 @@ export const SPECS: Record<string, ArchiveSpec> = {
   m1m: { name: 'm1m', messages: 1_000_000, dim: 0, model: 'nomic-embed-text', seed: 1 },
   m1m_e768: { name: 'm1m_e768', messages: 1_000_000, dim: 768, model: 'nomic-embed-text', seed: 1 },
   m1m_e384: { name: 'm1m_e384', messages: 1_000_000, dim: 384, model: 'all-minilm', seed: 1 },
+  // Issue 39's shapes: a real archive's length of messages (5% long) in 400 conversations, and 20,000 conversations.
+  m20k_long: { name: 'm20k_long', messages: 20_000, conversations: 400, longMessages: 0.05, dim: 64, model: 'bench-embed', seed: 1 },
+  m40k_c20k: { name: 'm40k_c20k', messages: 40_000, conversations: 20_000, dim: 0, model: 'bench-embed', seed: 1 },
 };
 
 export interface BenchArchive {
@@ -69,6 +75,8 @@ export function ensureArchive(name: string, log: (m: string) => void = (m) => pr
     dim: spec.dim || undefined,
     model: spec.model,
     seed: spec.seed,
+    ...(spec.conversations ? { conversations: spec.conversations } : {}),
+    ...(spec.longMessages ? { longMessages: spec.longMessages } : {}),
     progress: true,
   });
   fs.writeFileSync(path.join(dir, 'stamp.json'), JSON.stringify({ params: stampOf(spec), desc }, null, 1));

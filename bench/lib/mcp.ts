@@ -90,7 +90,7 @@ export interface CliSession {
 export async function startCliSession(
   cli: string,
   archive: string,
-  opts: { cacheDir: string; embedBaseUrl?: string; embedModel: string },
+  opts: { cacheDir: string; embedBaseUrl?: string; embedModel: string; extraArgs?: string[] },
 ): Promise<CliSession> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MSGBROWSE_')) env[k] = v;
@@ -100,7 +100,7 @@ export async function startCliSession(
   const t0 = performance.now();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cli, '--archive', archive, '--cache-dir', opts.cacheDir],
+    args: [cli, '--archive', archive, '--cache-dir', opts.cacheDir, ...(opts.extraArgs ?? [])],
     env,
     stderr: 'pipe',
   });
