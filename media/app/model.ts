@@ -144,6 +144,8 @@ const PAGE_NOTE = /\d+–\d+ of \d+|\d+ of the \d+ |no more /;
  * the call's arguments are needed and the host did not send them.
  */
 export function nextPage(structured: Record<string, unknown>, args: Record<string, unknown> | undefined): ToolCall | undefined {
+  // get_context's window cut short: read on after it with get_conversation.
+  if (typeof structured.later_cursor === 'string') return { name: 'get_conversation', arguments: { cursor: structured.later_cursor } };
   const cursor = structured.next_cursor;
   if (typeof cursor !== 'string') return undefined;
   const again = (name: string) => (args ? { name, arguments: { ...args, cursor } } : undefined);

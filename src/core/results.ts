@@ -19,7 +19,7 @@ export const MessageHitSchema = z.object({
     .int()
     .optional()
     .describe(
-      'present when text was shortened to keep the answer small (it ends in "… [shortened]"): the whole text\'s length; get_context with this message_id and window 0 returns it whole (one longer than a whole answer: the resource msgbrowse://message/<message_id>)',
+      'present when text was shortened to keep the answer small: the whole text\'s length. The text then ends in "… [shortened: N characters; …]", which says where to read it whole (get_context with this message_id and window 0; one longer than a whole answer: its msgbrowse://message resource)',
     ),
   score: z.number().optional(),
   reactions: z

@@ -14,6 +14,7 @@ import type { Disclosure } from '../core/ledger';
 import { isHiddenConversation } from '../core/privacy';
 import { EXTENSION_ID } from './constants';
 import { defaultDiscoveryEnv, discoverArchive, type Candidate } from './discovery';
+import { usableBudget } from '../mcp/answer-budget';
 import { embedConfig, HOST_RESULT_SETTINGS, hostAnswerBudget, readSettings, type Settings } from './settings';
 
 /** What the served archive holds, as the extension shows it. */
@@ -119,6 +120,7 @@ export class ArchiveService implements vscode.Disposable {
       if (e.kind === 'archive-changed') void this.refreshStatus(false, e.replaced);
       else if (e.kind !== 'config') void this.refreshStatus();
     });
+    this.logAnswerBudget();
   }
 
   /** What MCP servers serve: the runtime's model-facing context (excluded conversations do not exist there). */
@@ -139,8 +141,16 @@ export class ArchiveService implements vscode.Disposable {
   /** Follows VS Code's inline limit for tool results (chat.agent.largeToolResultsToDisk): the next answer keeps to it. */
   async applyAnswerBudget(): Promise<void> {
     this.settings = { ...this.settings, answerBudget: hostAnswerBudget() };
-    this.log.info(`answer budget: ${this.settings.answerBudget} bytes (${HOST_RESULT_SETTINGS[0]})`);
+    this.logAnswerBudget();
     await this.runtime.reload({ answerBudget: this.settings.answerBudget });
+  }
+
+  /** Says what answers keep to, and when VS Code's threshold is one a page cannot be made to. */
+  private logAnswerBudget(): void {
+    const asked = this.settings.answerBudget;
+    const used = usableBudget(asked);
+    if (used === asked) this.log.info(`tool answers keep to ${used} bytes (${HOST_RESULT_SETTINGS[0]})`);
+    else this.log.warn(`${HOST_RESULT_SETTINGS[0]}.thresholdBytes is ${asked}: tool answers keep to ${used} bytes instead (one page must hold a message with its citation, and a stdio line at most 10 MiB); VS Code hands the model a larger one as a file`);
   }
 
   /** Applies `msgbrowse.privacy.*` to the running runtime: the next model call sees it, nothing reopens. */

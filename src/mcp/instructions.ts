@@ -8,7 +8,8 @@ export const SERVER_INSTRUCTIONS = [
   '',
   'Pages: every answer is kept small enough to reach you whole. When more follows, it has next_cursor and a note saying which part ' +
     'you have (e.g. "hits 1–18 of 50"); call the same tool again with the same arguments plus cursor = next_cursor for the next part. ' +
-    'A message text ending in "… [shortened]" (with text_length) is cut in a list: get_context with its message_id and window 0 shows it whole. ' +
+    'A message text ending in "… [shortened: N characters; …]" (with text_length) is cut to keep the answer small; the marker says where to read it whole ' +
+    '(get_context with its message_id and window 0; a message longer than a whole answer: its msgbrowse://message resource). ' +
     'get_context keeps a large window centred on its message; earlier_cursor and later_cursor continue it with get_conversation.',
   '',
   'Citations: every message in a result has a `link`. Cite each message you rely on as a markdown link whose target is that link copied verbatim, ' +

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ServerContext } from '../core/context';
-import { DEFAULT_ANSWER_BUDGET, MIN_ANSWER_BUDGET } from './answer-budget';
+import { usableBudget } from './answer-budget';
 import { appToolMeta, registerAppView } from './app-view';
 import { errorMessage, ToolError } from '../core/errors';
 import { discloseToolCall } from './disclosure';
@@ -134,7 +134,7 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
     async (args: z.output<typeof def.inputSchema>, extra): Promise<CallToolResult> => {
       const env: ToolEnv = {
         ctx,
-        budget: Math.max(MIN_ANSWER_BUDGET, ctx.answerBudget ?? DEFAULT_ANSWER_BUDGET),
+        budget: usableBudget(ctx.answerBudget),
         archive: () => ctx.archive(),
         signal: extra.signal,
         warn: (message) => {

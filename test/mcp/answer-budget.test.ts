@@ -1,14 +1,17 @@
 /**
  * Every tool's answer fits the answer budget a client passes inline (VS Code: 8 KiB) on a real-size archive (400
- * conversations over ten years, 5% long messages, facts, a digest), and walking its pages by cursor gives the whole
- * answer: the same items in the same order, none twice, none lost, every message with its citation.
+ * conversations over ten years, 5% long messages, facts, a long digest) with the outliers real archives have (a
+ * message with 60 attachments and 80 reactions, a 3,000-character URL, a person with 150 identifiers), and walking
+ * its pages by cursor gives the whole answer: the same items in the same order, none twice, none lost, every
+ * message with its citation and any shortened text a true prefix of the stored body, with its true length.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { answerBytes } from '../../src/mcp/answer-budget';
-import { ArchiveWriter, buildScaleArchive, embedText, openWritable, putDigest, putFact, writeJournalDays, type ScaleArchiveDescription } from '../fixtures/index';
+import { answerBytes, cutText, shortenHit, shrinkMessage } from '../../src/mcp/answer-budget';
+import type { MessageHit } from '../../src/core/results';
+import { addIdentifier, ArchiveWriter, buildScaleArchive, embedText, openWritable, putDigest, putFact, writeJournalDays, type ScaleArchiveDescription } from '../fixtures/index';
 import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
 import { startHarness, tempDir, type Harness } from './harness';
 
@@ -21,7 +24,8 @@ let desc: ScaleArchiveDescription;
 let embed: TestEmbedServer;
 const harness = new Map<number, Harness>();
 let facts: { contactId: number; count: number };
-let busy: { conversationId: number; day: string; longMessage: number };
+let busy: { conversationId: number; day: string; longMessage: number; crowded: number; longUrl: string };
+let bodies: Database.Database;
 
 type Json = Record<string, unknown>;
 
@@ -36,8 +40,9 @@ function itemsOf(tool: string, s: Json): unknown[] {
 function keyOf(item: unknown): { key: string; text?: string } {
   const o = item as Json;
   const m = (o.m ?? o.message ?? o) as Json | null;
-  if (m && typeof m.hash === 'string') return { key: `${String(o.fact ?? '')}${m.hash}`, text: String(m.text).replace(/ … \[shortened\]$/, '') };
-  return { key: JSON.stringify(o) };
+  if (m && typeof m.hash === 'string') return { key: `${String(o.category ?? '')}${String(o.source_ts ?? '')}${m.hash}`, text: String(m.text).replace(/ … \[shortened: [\s\S]*$/, '') };
+  // Other items by what no shrinking touches (an item larger than a page has its long lists and strings cut).
+  return { key: [o.id, o.link, o.name, o.kind, o.domain, typeof o.url === 'string' ? o.url.slice(0, 100) : undefined].join('|') };
 }
 
 /** Every message item anywhere in an answer keeps what a citation needs. */
@@ -53,7 +58,16 @@ function assertCitable(s: unknown, where: string): number {
         assert.match(String(o.hash), /^[0-9a-f]{64}$/, where);
         assert.equal(typeof o.conversation_id, 'number', where);
         assert.match(String(o.link), /^vscode:\/\/msgbrowse\.msgbrowse-vscode\/c\/\d+\/at\/\d+\?h=[0-9a-f]{16}$/, where);
-        if (o.text_length !== undefined) assert.ok(String(o.text).endsWith('… [shortened]') && Number(o.text_length) > [...String(o.text)].length - 14, where);
+        if (o.text_length !== undefined) {
+          // The shortened text is the stored body's beginning, and text_length its whole length.
+          const body = (bodies.prepare('SELECT body FROM messages WHERE id = ?').get(o.message_id) as { body: string }).body;
+          const m = /^([\s\S]*) … \[shortened: (\d+) characters; ([^\]]+)\]$/.exec(String(o.text));
+          assert.ok(m, `${where}: a shortened text ends with its marker: ${String(o.text).slice(-80)}`);
+          assert.ok(body.startsWith(m[1]), `${where}: shortened text is not the body's beginning`);
+          assert.equal(Number(m[2]), [...body].length, `${where}: the marker's length`);
+          assert.equal(o.text_length, [...body].length, `${where}: text_length`);
+          assert.match(m[3], /get_context with message_id \d+ and window 0 shows it whole|the resource msgbrowse:\/\/message\/\d+\?h=[0-9a-f]{16} holds it whole/);
+        }
       }
       Object.values(o).forEach(walk);
     }
@@ -94,18 +108,41 @@ before(async () => {
     facts = { contactId: Number(conv.contact_id), count: long.length };
     writeJournalDays(db);
     const day = String(ro(`SELECT date(ts_unix, 'unixepoch') AS d FROM messages GROUP BY d ORDER BY COUNT(*) DESC LIMIT 1`).d);
-    putDigest(db, day, { summary: 'A long day. '.repeat(60), mood: 'upbeat', people: ['Alex'], themes: ['plans'], highlights: [{ text: 'the plan', time: '09:00' }], messageCount: 1 });
+    putDigest(db, day, {
+      summary: 'A long day of plans and replies. '.repeat(300),
+      mood: 'upbeat',
+      people: Array.from({ length: 40 }, (_, i) => `Person ${i}`),
+      themes: ['plans'],
+      highlights: Array.from({ length: 30 }, (_, i) => ({ text: `highlight ${i}: ${'so much happened '.repeat(30)}`, time: '09:00' })),
+      messageCount: 1,
+    });
     const longest = Number(ro('SELECT id FROM messages WHERE length(body) BETWEEN 4000 AND 6000 ORDER BY id LIMIT 1').id);
-    busy = { conversationId: Number(conv.id), day, longMessage: longest };
+    // The outliers: a message with 60 attachments and 80 reactions, a 3,000-character URL, 150 identifiers.
+    const c = ro('SELECT source, name FROM conversations WHERE id = ?', conv.id);
+    const longUrl = `https://tracking.example.com/${'segment/'.repeat(370)}end`;
+    const [crowded] = new ArchiveWriter(db).appendMessages(Number(conv.id), String(c.source), String(c.name), [
+      {
+        ts: '2026-06-01 10:00:00',
+        sender: 'Me',
+        body: 'the whole album, with everybody reacting',
+        attachments: Array.from({ length: 60 }, (_, i) => ({ kind: 'image' as const, relPath: `media/album_photo_number_${i}.jpg`, originalName: `album_photo_number_${i}.jpg` })),
+        reactions: Array.from({ length: 80 }, (_, i) => ({ emoji: '❤️', actor: `Reactor Number ${i}` })),
+      },
+      { ts: '2026-06-01 10:01:00', sender: 'Me', body: `track it here ${longUrl}`, links: [longUrl] },
+    ]);
+    for (let i = 0; i < 150; i++) addIdentifier(db, Number(conv.contact_id), 'signal', `+1 555 01${String(i).padStart(4, '0')} (an old number of theirs)`);
+    busy = { conversationId: Number(conv.id), day, longMessage: longest, crowded: crowded.id, longUrl };
   } finally {
     db.close();
   }
   embed = await startEmbedServer((req) => ({ body: { data: (JSON.parse(req.body).input as string[]).map((t, index) => ({ index, embedding: embedText(t, 8, MODEL) })) } }));
+  bodies = new Database(desc.path, { readonly: true });
   for (const budget of [...BUDGETS, WHOLE]) harness.set(budget, await startHarness({ archivePath: desc.path, embed: { baseUrl: embed.baseUrl, model: MODEL }, answerBudget: budget }));
 });
 
 after(async () => {
   for (const h of harness.values()) await h.close();
+  bodies?.close();
   await embed?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -123,8 +160,32 @@ const calls = (): [string, Json][] => [
   ['list_links', { limit: 300 }],
   ['list_media', { limit: 300 }],
   ['search_contacts', { query: 'a' }],
+  ['search_contacts', { query: 'an old number' }],
   ['get_contact', { contact_id: facts.contactId }],
+  ['list_links', { domain: 'tracking.example.com' }],
 ];
+
+describe('shortening', () => {
+  it('cuts at a grapheme and never inside a redaction label', () => {
+    const family = '👩‍👩‍👧';
+    assert.equal(cutText(`ab${family}cd`, 3), 'ab', 'an emoji sequence is whole or not at all');
+    assert.equal(cutText(`ab${family}cd`, 2 + [...family].length), `ab${family}`);
+    assert.equal(cutText('pay to [redacted: card number] today', 20), 'pay to');
+    assert.equal(cutText('word '.repeat(10), 23), 'word word word word');
+  });
+
+  it('a message shrunk to a room keeps its whole length and where to read it whole, measured in bytes', () => {
+    const hit: MessageHit = { message_id: 7, hash: 'a'.repeat(64), conversation: 'C', conversation_id: 1, source: 'signal', sender: 'S', timestamp: 't', link: 'l', text: 'é'.repeat(6000) };
+    const once = shortenHit(hit);
+    assert.equal(once.text_length, 6000);
+    for (const room of [400, 700, 1500]) {
+      const small = shrinkMessage(once, room);
+      assert.ok(answerBytes(small) <= room, `${answerBytes(small)} > ${room}`);
+      assert.equal(small.text_length, 6000, 'the whole length, not the shortened one');
+      assert.match(small.text, / … \[shortened: 6000 characters; get_context with message_id 7 and window 0 shows it whole\]$/);
+    }
+  });
+});
 
 describe('every answer fits the budget, and its pages add up to the whole', () => {
   for (const budget of BUDGETS) {
@@ -133,7 +194,7 @@ describe('every answer fits the budget, and its pages add up to the whole', () =
       for (const [tool, args] of calls()) {
         const whole = await walk(harness.get(WHOLE)!, WHOLE, tool, args);
         const paged = await walk(h, budget, tool, args);
-        assert.ok(whole.items.length > 3, `${tool} ${JSON.stringify(args)}: the fixture gives it only ${whole.items.length} items`);
+        assert.ok(whole.items.length > 0, `${tool} ${JSON.stringify(args)}: the fixture gives it no items`);
         // The same items in the same order; a message a small page could not hold whole shows a prefix of its text.
         const got = paged.items.map(keyOf);
         const want = whole.items.map(keyOf);
@@ -141,7 +202,7 @@ describe('every answer fits the budget, and its pages add up to the whole', () =
         got.forEach((x, i) => assert.ok(want[i].text === undefined || want[i].text!.startsWith(x.text!), `${tool}: item ${i} text is not the whole one's`));
         if (budget >= 8192) assert.equal(got.filter((x, i) => x.text !== want[i].text).length, 0, `${tool}: items cut further at ${budget}`);
         assert.equal(new Set(got.map((x) => x.key)).size, got.length, `${tool}: an item twice`);
-        if (budget <= 8192 && tool !== 'get_contact') assert.ok(paged.pages > 1, `${tool} ${JSON.stringify(args)}: one page at ${budget} bytes proves nothing`);
+        if (budget <= 8192 && whole.items.length > 3 && tool !== 'get_contact') assert.ok(paged.pages > 1, `${tool} ${JSON.stringify(args)}: one page at ${budget} bytes proves nothing`);
       }
     });
   }
@@ -159,8 +220,11 @@ describe('every answer fits the budget, and its pages add up to the whole', () =
       assert.deepEqual(msgs.map((m) => m.message_id), whole.slice(first, last + 1).map((m) => m.message_id), 'contiguous');
       assert.ok(Math.abs(at - first - (last - at)) <= 1 || first === 0 || last === whole.length - 1, `centred: ${first}..${at}..${last}`);
       const target = msgs.find((m) => m.message_id === busy.longMessage)!;
-      if (budget === 2048) assert.match((s.notes as string[]).join(' '), /whole text is the resource msgbrowse:\/\/message\/\d+\?h=[0-9a-f]{16}/);
-      else assert.equal(target.text_length, undefined, `the target is whole at ${budget}`);
+      if (budget === 2048) {
+        assert.match((s.notes as string[]).join(' '), /longer than a whole answer; its whole text is the resource msgbrowse:\/\/message\/\d+\?h=[0-9a-f]{16}/);
+        const r = await h.call('get_context', { message_id: busy.longMessage, window: 50 });
+        assert.ok(r.content.some((c) => c.type === 'resource_link' && c.uri.startsWith(`msgbrowse://message/${busy.longMessage}?h=`) && !c.annotations?.audience), 'the model gets the message resource to read it whole');
+      } else assert.equal(target.text_length, undefined, `the target is whole at ${budget}`);
       if (first > 0) {
         const before = await h.ok<Json>('get_conversation', { cursor: s.earlier_cursor });
         assert.equal((before.messages as { message_id: number }[])[0].message_id, whole[first - 1].message_id, 'earlier_cursor reads on backwards');
@@ -172,13 +236,29 @@ describe('every answer fits the budget, and its pages add up to the whole', () =
     }
   });
 
+  it('an item larger than a page (60 attachments, 80 reactions; a 3,000-character URL; 150 identifiers) is shrunk to fit, its citation whole, and said', async () => {
+    const h = harness.get(2048)!;
+    for (const [tool, args] of [
+      ['get_context', { message_id: busy.crowded, window: 0 }],
+      ['list_links', { domain: 'tracking.example.com' }],
+      ['search_contacts', { query: 'an old number' }],
+    ] as const) {
+      const s = await h.ok<Json>(tool, args);
+      assert.ok(answerBytes(s) <= 2048, `${tool}: ${answerBytes(s)} bytes`);
+      assertCitable(s, tool);
+      assert.match((s.notes as string[]).join(' '), /larger than the answer budget: its longest parts are shortened \(its citation is whole\)/, tool);
+    }
+    const whole = await harness.get(WHOLE)!.ok<{ messages: { reactions: unknown[]; attachments: unknown[] }[] }>('get_context', { message_id: busy.crowded, window: 0 });
+    assert.deepEqual([whole.messages[0].reactions.length, whole.messages[0].attachments.length], [80, 60], 'nothing is cut when it fits');
+  });
+
   it('long bodies are shortened in lists, marked, with their length; get_context window 0 reads one whole', async () => {
     const h = harness.get(8192)!;
     const page = await h.ok<{ messages: { message_id: number; text: string; text_length?: number }[] }>('get_conversation', { conversation_id: busy.conversationId, limit: 500 });
     const all = (await walk(h, 8192, 'get_conversation', { conversation_id: busy.conversationId })).items as { message_id: number; text_length?: number }[];
     const cut = all.find((m) => m.text_length !== undefined);
     assert.ok(cut, 'the conversation has a long message');
-    assert.ok(page.messages.every((m) => [...m.text].length <= 1000 + 14));
+    assert.ok(page.messages.every((m) => [...m.text.replace(/ … \[shortened: [\s\S]*$/, '')].length <= 1000));
     const whole = await h.ok<{ messages: { text: string; text_length?: number }[] }>('get_context', { message_id: cut.message_id, window: 0 });
     assert.equal(whole.messages[0].text_length, undefined);
     assert.equal([...whole.messages[0].text].length, cut.text_length);

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { ArchiveService } from '../archive-service';
 import type { McpEndpoint } from '../mcp-endpoint';
 import { exclusionsLine, ledgerLine, redactionLine, type PrivacyInfo } from '../privacy-summary';
+import { usableBudget } from '../../mcp/answer-budget';
 import { describeState } from '../status-bar';
 import type { Command } from './command-manager';
 
@@ -40,7 +41,7 @@ export function statusReport(s: StatusSources): StatusReport {
     endpoint: s.endpoint.current && { kind: s.endpoint.current.kind, uri: s.endpoint.current.uri.toString() },
     sessions: s.endpoint.sessionCount(),
     privacy: s.privacy(),
-    answerBudget: s.archive.runtime.context.answerBudget ?? 8192,
+    answerBudget: usableBudget(s.archive.runtime.context.answerBudget),
     ...(s.archive.state.kind === 'ready' && s.archive.state.status.notice ? { schemaNotice: s.archive.state.status.notice } : {}),
   };
 }

@@ -5,7 +5,7 @@ import { contactFacts, contactInfos } from '../../core/contact-info';
 import { ContactFactSchema, ContactSchema } from '../../core/results';
 import { inline, quote } from '../../core/text';
 import { citation, renderNotes, UNTRUSTED_NOTE } from '../render';
-import { answerBytes, pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
+import { answerBytes, pageByOffset, shortenHit, shrinkFields, shrinkMessage } from '../answer-budget';
 import { cursorField, nextCursorField, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 import { requirePeople } from './people-support';
@@ -57,7 +57,12 @@ export const getContact = defineTool({
         throw new ToolError(`no contact is named ${JSON.stringify(name)}` + (close.length ? `; names containing it: ${close.join(', ')}` : ' — use search_contacts with part of the name'));
       }
     }
-    const [info] = await contactInfos(env.ctx.citation, archive, [row], env.signal);
+    let [info] = await contactInfos(env.ctx.citation, archive, [row], env.signal);
+    if (answerBytes(info) > env.budget / 2) {
+      // A person with more identifiers and conversations than half a page: the longest lists are cut, facts go on.
+      info = shrinkFields(info, env.budget / 2);
+      notes.push("this person's identifiers and conversations are more than a page holds: the longest lists are cut; search_contacts lists them too, and list_conversations every conversation");
+    }
     const { facts: all, missing } = await contactFacts(env.ctx.citation, archive, row.id, redactsFor(env.ctx), env.signal);
     if (!parts.facts) notes.push('this archive keeps no facts: it has no contact_facts table (msgbrowse writes it since schema v4; its `facts` command fills it)');
     else if (!all.length) notes.push('msgbrowse has extracted no facts about this person (its `facts` command does)');

@@ -5,10 +5,10 @@ import { ToolError } from '../../core/errors';
 import { withHitExtras } from '../../core/hit-extras';
 import { hitFromMessage, redactsFor } from '../../core/hits';
 import { clampLimit } from '../limits';
-import { conversationResourceLink, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
-import { budgetLabel, fitPage, shortenHit, shrinkMessage } from '../answer-budget';
+import { budgetLabel, fitPage, OVERSIZE_NOTE, shortenHit, shrinkMessage } from '../answer-budget';
 import { messageResourceUri } from '../../core/citation-format';
 import { encodeCursor } from '../cursor';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
@@ -98,6 +98,7 @@ export const getContext = defineTool({
     const at = Math.max(0, rows.findIndex((m) => m.id === target.id));
     const outward = [at, ...Array.from({ length: 2 * rows.length }, (_, i) => (i % 2 ? at + (i + 1) / 2 : at - (i + 2) / 2))].filter((i) => i >= 0 && i < rows.length);
     const order = outward.map((i) => hits[i]);
+    let oversized = false;
     const build = (k: number) => {
       const shown = outward.slice(0, k);
       const lo = Math.min(...shown, at);
@@ -107,7 +108,8 @@ export const getContext = defineTool({
         ...(hi < rows.length - 1 ? { later_cursor: encodeCursor({ conversationId: target.conversationId, tsUnix: rows[hi].tsUnix, id: rows[hi].id }) } : {}),
       };
       const cut = k < rows.length ? [`${k} of the ${rows.length} messages of the window are shown, centred on the target (the answer budget is ${budgetLabel(env.budget)}): earlier_cursor and later_cursor read on with get_conversation`] : [];
-      if (k > 0 && order[0].text_length !== undefined) cut.push(`the message is longer than the answer budget; its whole text is the resource ${messageResourceUri(target.id, target.hash)}`);
+      if (k > 0 && order[0].text_length !== undefined) cut.push(`the message is longer than a whole answer; its whole text is the resource ${wholeAt}`);
+      if (oversized) cut.push(OVERSIZE_NOTE);
       return {
         message_id: target.id,
         hash: target.hash,
@@ -119,8 +121,12 @@ export const getContext = defineTool({
         ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
       };
     };
-    // A target longer than a whole answer leaves room for the note that names its resource.
-    const structured = build(fitPage(order, env.budget, build, (h, room) => shrinkMessage(h, room - 200)));
+    // A target longer than a whole answer is read whole in its resource (linked below): room is left for the note.
+    const wholeAt = messageResourceUri(target.id, target.hash);
+    const fit = fitPage(order, env.budget, build, (h, room) => shrinkMessage(h, room - 200, `the resource ${wholeAt} holds it whole`));
+    oversized = fit.oversized;
+    const structured = build(fit.kept);
+    const targetCut = structured.messages.find((m) => m.message_id === target.id)?.text_length !== undefined;
     const messages = structured.messages;
     const text =
       `${messages.length} message${messages.length === 1 ? '' : 's'} around message_id ${target.id} in ${inline(target.conversation)} ` +
@@ -128,6 +134,14 @@ export const getContext = defineTool({
       renderHits(messages, { numbered: false, targetId: target.id }) +
       renderNotes(structured.notes);
     // No message resource link: it would be this very result again (see the payload policy in render.ts).
-    return { structured, text, resources: [conversationResourceLink({ id: target.conversationId, name: target.conversation, source: target.source })] };
+    return {
+      structured,
+      text,
+      resources: [
+        conversationResourceLink({ id: target.conversationId, name: target.conversation, source: target.source }),
+        // The whole of a message no answer can hold: for the model (no user-only audience), to read on.
+        ...(targetCut ? [{ ...messageResourceLinks([structured.messages.find((m) => m.message_id === target.id)!])[0], annotations: undefined }] : []),
+      ],
+    };
   },
 });

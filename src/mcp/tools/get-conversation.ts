@@ -9,7 +9,7 @@ import { clampLimit } from '../limits';
 import { resolveScope } from '../resolve';
 import { conversationScopeShape, dateParam, MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { inline } from '../../core/text';
-import { fitPage, keptNote, shortenHit, shrinkMessage } from '../answer-budget';
+import { fitPage, keptNote, OVERSIZE_NOTE, shortenHit, shrinkMessage } from '../answer-budget';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const GET_CONVERSATION_DEFAULT_LIMIT = 100;
@@ -98,11 +98,12 @@ export const getConversation = defineTool({
     if (large) env.progress?.(2, 2, `read ${read.length} messages`);
     // Keyset paging: the next page starts strictly after (oldest) / before (newest) the last message returned —
     // the last of those the answer budget holds.
+    let oversized = false;
     const build = (k: number) => {
       const last = page.messages[k - 1];
       const more = k < read.length || page.next;
       const nextCursor = more && last ? encodeCursor({ conversationId: conv.id, tsUnix: last.tsUnix, id: last.id, startUnix, endUnix, newest }) : undefined;
-      const cut = k < read.length ? [keptNote(k, read.length, 'messages', env.budget)] : [];
+      const cut = [...(k < read.length ? [keptNote(k, read.length, 'messages', env.budget)] : []), ...(oversized ? [OVERSIZE_NOTE] : [])];
       return {
         conversation: conv.name,
         conversation_id: conv.id,
@@ -113,7 +114,9 @@ export const getConversation = defineTool({
         ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
       };
     };
-    const structured = build(fitPage(read, env.budget, build, shrinkMessage));
+    const fit = fitPage(read, env.budget, build, shrinkMessage);
+    oversized = fit.oversized;
+    const structured = build(fit.kept);
     const messages = structured.messages;
     const nextCursor = structured.next_cursor;
     const bounds = startUnix !== undefined || endUnix !== undefined ? ` between ${args.start ?? 'the beginning'} and ${args.end ?? 'the end'}` : '';

@@ -10,7 +10,7 @@ import { parseDay } from '../dates';
 import { clampLimit } from '../limits';
 import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
-import { fitPage, keptNote, shortenHit, shrinkMessage } from '../answer-budget';
+import { answerBytes, fitPage, keptNote, OVERSIZE_NOTE, shortenHit, shrinkFields, shrinkMessage } from '../answer-budget';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 
 export const JOURNAL_DAY_DEFAULT_LIMIT = 50;
@@ -68,6 +68,11 @@ export const getJournalDay = defineTool({
       notes.push('no journal digest for this day: `msgbrowse journal` writes digests');
     } else if (digest) {
       digest = { ...digest, summary: content(digest.summary, redact), highlights: digest.highlights.map((h) => ({ ...h, text: content(h.text, redact) })) };
+      if (answerBytes(digest) > env.budget / 2) {
+        // It comes on every page of the day: at most half of one, its longest parts cut (after redaction).
+        digest = shrinkFields(digest, env.budget / 2);
+        notes.push('the digest is longer than half an answer: its longest parts are cut');
+      }
       if (digest.stale) notes.push('the digest is stale: it was written when the day had a different number of messages; `msgbrowse journal` rewrites it');
     } else if (!info.digestsSupported) {
       notes.push('this archive has no journal digests: it has no journal_digests table (msgbrowse writes it since schema v11; `msgbrowse journal` fills it)');
@@ -80,11 +85,12 @@ export const getJournalDay = defineTool({
     );
     const fmt = env.ctx.citation;
     const read = await withHitExtras(archive, page.messages.map((m) => shortenHit(hitFromMessage(fmt, m, undefined, redact))), redact, env.signal);
+    let oversized = false;
     const build = (k: number) => {
       const last = page.messages[k - 1];
       const more = k < read.length || page.hasMore;
       const nextCursor = more && last ? encodeDayCursor({ day, conversationId: last.conversationId, tsUnix: last.tsUnix, id: last.id }) : undefined;
-      const cut = k < read.length ? [keptNote(k, read.length, 'messages', env.budget)] : [];
+      const cut = [...(k < read.length ? [keptNote(k, read.length, 'messages', env.budget)] : []), ...(oversized ? [OVERSIZE_NOTE] : [])];
       return {
         day,
         message_count: info.messageCount,
@@ -97,7 +103,9 @@ export const getJournalDay = defineTool({
         ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
       };
     };
-    const structured = build(fitPage(read, env.budget, build, shrinkMessage));
+    const fit = fitPage(read, env.budget, build, shrinkMessage);
+    oversized = fit.oversized;
+    const structured = build(fit.kept);
     const messages = structured.messages;
     const nextCursor = structured.next_cursor;
     const sources = Object.entries(info.sourceCounts)

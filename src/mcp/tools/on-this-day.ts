@@ -51,7 +51,7 @@ export const onThisDay = defineTool({
     // Paged by message, newest year first; a page regroups its messages under their years.
     const all = r.years.flatMap((y) => y.messages.map((m) => ({ year: y.year, day: y.day, message: shortenHit(m) })));
     const { result: structured } = pageByOffset(
-      { tool: 'on_this_day', args, budget: env.budget, noun: 'messages' },
+      { tool: 'on_this_day', args, budget: env.budget, noun: 'messages', basis: { value: day, changed: `the day looked back from is now ${day}` } },
       all,
       (items, page) => {
         const years: typeof r.years = [];

@@ -60,7 +60,14 @@ export const searchMessages = defineTool({
     notes.push(...readingNotes(plan));
     const receipt = await searchReceipt(archive, { ...searched, plan, semantic }, semantic.model, env.signal, counts);
     const { result: structured } = pageByOffset(
-      { tool: 'search_messages', args, budget: env.budget, noun: 'hits' },
+      {
+        tool: 'search_messages',
+        args,
+        budget: env.budget,
+        noun: 'hits',
+        // Keyword-only and hybrid rank differently: a walk that began on one and goes on with the other says so.
+        basis: { value: semantic.used ? semantic.model : null, changed: semantic.used ? 'the semantic half of the search is in use since the previous page' : `the semantic half of the search is off since the previous page (${semantic.reason})` },
+      },
       hits.map((h) => shortenHit(h)),
       (page, p) => ({
         hits: page,

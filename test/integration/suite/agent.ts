@@ -322,6 +322,12 @@ export function defineAgent(m: Manifest): void {
         this.timeout(120_000);
         const a = await api();
         await vscode.workspace.getConfiguration('github.copilot.chat.agent').update('largeToolResultsToDisk.thresholdBytes', 4096, vscode.ConfigurationTarget.Global);
+        // VS Code honours the key: an 8 KiB answer now reaches the model as a file…
+        await a.testHooks.overrideAnswerBudget(8192);
+        const over = await ask(model, 'Search again.', oneTool('search_messages', { query: big.word, limit: 20 }, () => 'Done.'));
+        assert.match(partText(over.result), TO_FILE);
+        // …and our answers follow it.
+        await a.testHooks.overrideAnswerBudget(undefined);
         await waitFor('the answer budget to follow the setting', () => a.testHooks.status().answerBudget === 4096 || undefined);
         const r = await received('search_messages', { query: big.word, limit: 20 }, 'hits');
         assert.ok(r.length <= 4096, `${r.length} characters`);
