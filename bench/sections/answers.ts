@@ -38,10 +38,10 @@ export interface AnswersResult {
 
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null), 'utf8');
 
-/** The number of items a page holds (the first array of objects in it; on_this_day's are per year). */
+/** The number of items a page holds (on_this_day's are per year). */
 function itemCount(s: Record<string, unknown>): number {
   if (Array.isArray(s.years)) return (s.years as { messages: unknown[] }[]).reduce((n, y) => n + y.messages.length, 0);
-  const list = Object.values(s).find((v) => Array.isArray(v) && v.length > 0 && typeof v[0] === 'object');
+  const list = ['hits', 'messages', 'conversations', 'media', 'links', 'contacts', 'facts'].map((k) => s[k]).find(Array.isArray);
   return Array.isArray(list) ? list.length : 0;
 }
 
@@ -77,7 +77,8 @@ export async function runAnswersSection(a: BenchArchive, opts: { log: (m: string
       ['list_media', {}],
       ['list_links', {}],
       ['get_journal_day', { day, limit: 500 }],
-      ['on_this_day', { date: day, per_year: 10, limit: 50 }],
+      // A year after the busiest day, so that day is among the years looked back on.
+      ['on_this_day', { date: `${Number(day.slice(0, 4)) + 1}${day.slice(4)}`, per_year: 10, limit: 50 }],
       ['search_contacts', { query: 'a' }],
     ];
     for (const [tool, args] of calls) {
