@@ -11,7 +11,8 @@
  *   2–6 (the payment-card industries), passing the Luhn check, and not part of a longer number: not touching a letter,
  *   digit, `+` (phone numbers) or `_`, nor a `.`/`,`/`-`/`/`/`:` that continues the number (amounts, dates, times).
  * - **IBAN**: a country code with its registered IBAN length (`IBAN_LENGTHS`), two check digits, then the BBAN,
- *   contiguous or in groups of four separated by single spaces; the mod-97 checksum must be 1. Case-insensitive.
+ *   contiguous, in groups or wrapped, with single spaces between its characters; the mod-97 checksum must be 1.
+ *   Case-insensitive.
  * - **One-time code**: a run of 4–8 digits (or 3+3 / 4+4 with one space or dash: `123 456`, `123-456`) next to a code
  *   keyword (`CODE_KEYWORDS`: code, OTP, PIN, TAN, verification, código, verificação, Bestätigungscode, codice,
  *   vérification, verificatiecode…; en/es/pt/de/fr/it/nl): after it with at most three short words and a `:`/`=`/`#`
@@ -22,7 +23,12 @@
  * - **Password**: a password keyword (`PASSWORD_KEYWORDS`: password, passcode, passwd, pwd, pw, contraseña, senha,
  *   Passwort, Kennwort, mot de passe, mdp, wachtwoord, parola d'ordine…) followed by `:` or `=` (then any value), or by
  *   a copula (`is`, `es`, `é`, `ist`, `lautet`, `est`, `è`, `is:`) and a value that looks like a secret (it has a digit
- *   or a symbol, or is quoted) — so "the password is wrong" stays. The value is one token, or a quoted string.
+ *   or a symbol, or is quoted) — so "the password is wrong" stays. The value is one whole token (trailing punctuation
+ *   included), or a quoted string.
+ *
+ * The detectors read a view of the text (detectorView): any run of Unicode spaces and line breaks is one space,
+ * invisible format characters are dropped and digits of every script are ASCII digits; what they find is redacted in
+ * the original, whatever its spelling.
  *
  * Only content is redacted (bodies, keyword snippets, attachment names, link URLs); ids, hashes, timestamps, names
  * and citation links are never touched (a link's `?h=` hash prefix can be all digits). Labels carry no digits, so
@@ -147,20 +153,17 @@ function findIbans(text: string, out: SecretSpan[]): void {
     const len = IBAN_LENGTHS[m[1].toUpperCase()];
     if (!len) continue;
     const start = m.index;
-    // Contiguous, or groups of four separated by single spaces (the printed form).
+    // Contiguous, in groups, or wrapped anywhere: single spaces between its characters (the view's spaces are any
+    // space or line break); the registered length and the mod-97 checksum make a false match all but impossible.
     let i = start;
     let compact = '';
-    let grouped: boolean | undefined;
     while (compact.length < len && i < text.length) {
       const ch = text[i];
       if (/[A-Za-z0-9]/.test(ch)) {
         compact += ch;
         i++;
-      } else if (ch === ' ' && compact.length % 4 === 0 && grouped !== false && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) {
-        grouped = true;
-        i++;
-      } else break;
-      if (grouped === undefined && compact.length === 5) grouped = false;
+      } else if (ch === ' ' && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) i++;
+      else break;
     }
     if (compact.length !== len || /[\p{L}\p{N}_]/u.test(text[i] ?? '')) continue;
     if ((compact.slice(4).match(/\d/g)?.length ?? 0) < 6) continue;
@@ -300,10 +303,9 @@ function findPasswords(text: string, out: SecretSpan[]): void {
     let value = m[4];
     const quoted = /^["'`“«]/.test(value);
     const inUrl = /[?&;]$/.test(text.slice(Math.max(0, m.index - 1), m.index));
-    if (!quoted) {
-      if (inUrl) value = value.replace(/[&#].*$/, '');
-      value = value.replace(/[.,;:!?)\]}>"'”»]+$/, '');
-    }
+    // The whole token: `hunter2!` is a password with its `!` (a sentence's full stop goes with it: better than a
+    // secret's last character left behind). In a URL the value ends at the next parameter.
+    if (!quoted && inUrl) value = value.replace(/[&#].*$/, '');
     if (value === '' || value.startsWith('[redacted')) continue;
     if (m[3] !== undefined && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value)) continue;
     const start = m.index + m[0].length - m[4].length;
@@ -311,22 +313,70 @@ function findPasswords(text: string, out: SecretSpan[]): void {
   }
 }
 
+// ---------- the view the detectors read ----------
+
+/** Every space and break a message can put between the groups of a number: Unicode spaces, tabs, line breaks. */
+const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029]/u;
+/** Invisible format characters (zero-width space and joiners, word joiner, soft hyphen, bidi marks…). */
+const INVISIBLE = /\p{Cf}/u;
+const DECIMAL = /\p{Nd}/u;
+
+/** ASCII value of a decimal digit of any script: Unicode encodes each script's 0–9 as one contiguous run. */
+function digitValue(cp: number): number {
+  let zero = cp;
+  while (zero > 0 && cp - zero < 60 && DECIMAL.test(String.fromCodePoint(zero - 1))) zero--;
+  return (cp - zero) % 10;
+}
+
+/**
+ * What the detectors read: `text` with every run of spaces and breaks as one space, invisible format characters
+ * dropped, and digits of every script as ASCII digits — so `4111 1111…` with no-break spaces, a code written in
+ * Arabic-Indic digits or an IBAN wrapped over two lines is the number it is. `from[i]`/`to[i]` are the original
+ * range of the view's character i, so spans found in the view redact exactly the original characters.
+ */
+function detectorView(text: string): { text: string; from: number[]; to: number[] } {
+  let out = '';
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i)!;
+    const ch = String.fromCodePoint(cp);
+    const next = i + ch.length;
+    if (SPACE.test(ch)) {
+      if (out.endsWith(' ')) to[to.length - 1] = next;
+      else (out += ' ', from.push(i), to.push(next));
+    } else if (INVISIBLE.test(ch)) {
+      if (to.length) to[to.length - 1] = next;
+    } else if (cp > 0x7f && DECIMAL.test(ch)) {
+      out += String(digitValue(cp));
+      from.push(i);
+      to.push(next);
+    } else {
+      for (let j = i; j < next; j++) (out += text[j], from.push(j), to.push(j + 1));
+    }
+    i = next;
+  }
+  return { text: out, from, to };
+}
+
 // ---------- the public API ----------
 
-/** Every secret in `text`, sorted, overlaps merged (the earliest detector's kind wins). */
+/** Every secret in `text` (original positions), sorted, overlaps merged (the earliest detector's kind wins). */
 export function findSecrets(text: string): SecretSpan[] {
-  if (!/\d|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola/i.test(text)) return [];
+  if (!/\p{Nd}|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola/iu.test(text)) return [];
+  const view = detectorView(text);
   const found: SecretSpan[] = [];
-  findCards(text, found);
-  findIbans(text, found);
-  findPasswords(text, found);
-  findCodes(text, found);
+  findCards(view.text, found);
+  findIbans(view.text, found);
+  findPasswords(view.text, found);
+  findCodes(view.text, found);
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: SecretSpan[] = [];
   for (const s of found) {
+    const span = { start: view.from[s.start], end: view.to[s.end - 1], kind: s.kind };
     const last = merged[merged.length - 1];
-    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
-    else merged.push({ ...s });
+    if (last && span.start < last.end) last.end = Math.max(last.end, span.end);
+    else merged.push(span);
   }
   return merged;
 }

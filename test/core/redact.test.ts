@@ -68,7 +68,8 @@ describe('IBANs', () => {
 describe('passwords', () => {
   const cases: [string, string][] = [
     ['password: hunter2', 'password: [redacted: password]'],
-    ['wifi password is Sunny-Day-42!', 'wifi password is [redacted: password]!'],
+    ['wifi password is Sunny-Day-42!', 'wifi password is [redacted: password]'],
+    ['password: hunter2!', 'password: [redacted: password]'],
     ['Passwort: Sommer2024', 'Passwort: [redacted: password]'],
     ['Kennwort=geheim', 'Kennwort=[redacted: password]'],
     ['contraseña = "mi clave secreta"', 'contraseña = [redacted: password]'],
@@ -149,6 +150,100 @@ describe('properties', () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+/**
+ * The spellings a real message gives a secret (issue #40): any Unicode space, a tab, two spaces or a line break between
+ * the groups, an invisible character between digits, digits of another script, and whatever stands around it. The
+ * oracle is independent of the detectors: the secret's digits as ASCII, which no redacted text may still hold.
+ */
+describe('secrets whatever their spelling', () => {
+  const SEPARATORS = [' ', '\u00a0', '\u202f', '\u2009', '\u2007', '\u3000', '\t', '  ', ' \u200b', '\u200b', '\n', ' \n'];
+  const ZEROS = [0x30, 0x660, 0x6f0, 0x966, 0x9e6, 0xff10, 0xe50];
+  const BEFORE = ['', 'see ', '(', '"', '«', '🙂 ', 'number:\n', 'x\u00a0'];
+  const AFTER = ['', ' ', '.', ')', '!', '"', '»', ' 🙂', '\n', ', thanks'];
+  /** A digit string in the script whose zero is `zero`. */
+  const script = (digits: string, zero: number) => digits.replace(/\d/g, (d) => String.fromCodePoint(zero + Number(d)));
+  /** The digits of `text` of any script, in ASCII (the test's own reading, not the redactor's). */
+  const asciiDigits = (text: string) =>
+    [...text].map((ch) => { const z = ZEROS.find((x) => ch.codePointAt(0)! >= x && ch.codePointAt(0)! < x + 10); return z === undefined ? (/\d/.test(ch) ? ch : ' ') : String(ch.codePointAt(0)! - z); }).join('').replace(/ /g, '');
+  const pick = <T>(xs: readonly T[]) => fc.constantFrom(...xs);
+
+  const luhnCard = fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 15, maxLength: 15 }).map((ds) => {
+    const body = `4${ds.slice(1).join('')}`;
+    for (let c = 0; c < 10; c++) if (luhnValid(body + c)) return body + c;
+    return '4111111111111111';
+  });
+
+  it('card numbers grouped with any space, tab, two spaces, a line break or an invisible character, in any script', () => {
+    fc.assert(
+      fc.property(luhnCard, pick(SEPARATORS), pick(ZEROS), pick(BEFORE), pick(AFTER), (card, sep, zero, before, after) => {
+        const written = script(card.match(/.{4}/g)!.join(sep), zero);
+        const out = redactText(`pay with ${before}${written}${after}`);
+        assert.ok(out.includes('[redacted: card number]'), JSON.stringify(out));
+        assert.ok(!asciiDigits(out).includes(card.slice(0, 8)) && !asciiDigits(out).includes(card.slice(8)), JSON.stringify(out));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('IBANs grouped or wrapped onto two lines', () => {
+    const ibans = ['DE89370400440532013000', 'GB82WEST12345698765432', 'FR1420041010050500013M02606', 'NL91ABNA0417164300', 'PT50000201231234567890154'];
+    fc.assert(
+      fc.property(pick(ibans), pick(SEPARATORS), fc.integer({ min: 1, max: 5 }), pick(BEFORE), pick(AFTER), (iban, sep, wrapAt, before, after) => {
+        const groups = iban.match(/.{1,4}/g)!;
+        const written = groups.map((g, i) => (i === 0 ? g : (i === Math.min(wrapAt, groups.length - 1) ? '\n' : sep) + g)).join('');
+        const out = redactText(`IBAN ${before}${written}${after}`);
+        assert.ok(out.includes('[redacted: IBAN]'), JSON.stringify(out));
+        assert.ok(!asciiDigits(out).includes(asciiDigits(iban).slice(-8)), JSON.stringify(out));
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it('one-time codes written 3+3 with any space, or in another script', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 100000, max: 999999 }), pick(SEPARATORS.filter((s) => !s.includes('\n'))), pick(ZEROS), pick(['Your code is ', 'código: ', 'Ihr Bestätigungscode lautet ', 'OTP ']), pick(AFTER), (n, sep, zero, lead, after) => {
+        const code = String(n);
+        const out = redactText(`${lead}${script(code.slice(0, 3) + sep + code.slice(3), zero)}${after}`);
+        assert.ok(out.includes('[redacted: one-time code]'), JSON.stringify(out));
+        assert.ok(!asciiDigits(out).includes(code.slice(0, 3) + code.slice(3)), JSON.stringify(out));
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it('a password with its last character, whatever follows it', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9]{3,12}[!?.#$%*]?$/), pick(['password: ', 'Passwort = ', 'senha: ', 'pwd=']), pick(AFTER), (value, lead, after) => {
+        const out = redactText(`${lead}${value}${after}`);
+        assert.ok(out.startsWith(`${lead}[redacted: password]`), JSON.stringify(out));
+        assert.ok(!out.includes(value.slice(-3)) || after.includes(value.slice(-3)), JSON.stringify(out));
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it('near misses stay as written, whatever their spaces and scripts: postal codes, order numbers, amounts, phone numbers, times', () => {
+    const misses = [
+      (s: string) => `zip code${s}90210`,
+      (s: string) => `code postal${s}75001`,
+      (s: string) => `Order #100${s}234${s}567 shipped`,
+      (s: string) => `total 1${s}234${s}567${s}€`,
+      (s: string) => `le montant est de 12${s}345,50${s}EUR`,
+      (s: string) => `call +49${s}151${s}2345${s}6789`,
+      (s: string) => `on 2024-05-01 at 12:30${s}or 01/05/2024`,
+      (s: string) => `the invoice 4716${s}0000${s}1111${s}2224 (bad Luhn)`,
+      (s: string) => `Meeting code:${s}123${s}456${s}789`,
+    ];
+    fc.assert(
+      fc.property(pick(misses), pick(SEPARATORS.filter((s) => s.trim() === '' && !s.includes('\n'))), pick(ZEROS), (miss, sep, zero) => {
+        const text = script(miss(sep), zero);
+        assert.equal(redactText(text), text);
+      }),
+      { numRuns: 600 },
     );
   });
 });

@@ -24,9 +24,11 @@ import { hybridSearch } from '../../src/core/hybrid-search';
 const SEED = fuzzSeed();
 const RUNS = scale(1_500, 15_000);
 
-const compact = (s: string) => s.replace(/[ -]/g, '');
+/** The test's own reading of a text (not the redactor's): Arabic-Indic digits as ASCII, JSON's escaped breaks as spaces. */
+const ascii = (s: string) => s.replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x660)).replace(/\\[ntr]/g, ' ');
+const compact = (s: string) => ascii(s).replace(/[\s\p{Cf}-]/gu, '');
 /** Output with the separators inside digit/letter groups removed, so a grouped secret is found however it is cut. */
-const joined = (s: string) => s.replace(/(?<=[0-9A-Za-z])[ -](?=[0-9A-Za-z])/g, '');
+const joined = (s: string) => ascii(s).replace(/(?<=[0-9A-Za-z])[\s\p{Cf}-]+(?=[0-9A-Za-z])/gu, '');
 
 /** The first planted secret (or a 10-character piece of a card/IBAN) in `out` that the call's own arguments do not contain. */
 function leak(out: string, args: string): string | undefined {
