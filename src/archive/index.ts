@@ -6,6 +6,6 @@ export { inThread } from './async';
 export { ArchiveError, isArchiveError, type ArchiveErrorCode } from './errors';
 export { buildFtsQuery, ftsTokens, planFtsQuery, MAX_QUERY_TOKENS, type FtsQueryPlan } from './fts-query';
 export { TESTED_SCHEMA_VERSION } from './schema';
-export { nameKey } from './queries/conversations';
+export { looseNameKey, nameKey, suggest as closestConversations } from './queries/conversations';
 export { isWholeArchive } from './queries/scope-counts';
 export * from './types';

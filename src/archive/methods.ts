@@ -11,7 +11,7 @@ import { fingerprint, type ArchiveIdentity } from './file-identity';
 import { attachments } from './queries/media';
 import { context } from './queries/message-context';
 import { conversationPage } from './queries/conversation-page';
-import { filterConversations, resolveConversation } from './queries/conversations';
+import { filterConversations, looseNameKey, resolveConversation } from './queries/conversations';
 import { links } from './queries/links';
 import { attachmentsForMessages, messageByHash, messageById, messagesByHashPrefix, messagesByIds, reactionsForHashes } from './queries/messages';
 import { hiddenCoverage, modelCoverage, scopeCounts } from './queries/scope-counts';
@@ -78,9 +78,15 @@ export interface Snapshot {
   readonly exclude: Exclusion;
 }
 
-/** Whether a conversation is one `exclude` names (exact name, in any source or in the given one). */
+/**
+ * Whether a conversation is one `exclude` names, in any source or in the given one: by its exact name, or as
+ * conversation names are matched everywhere else, ignoring case, accents, emoji and extra spaces (a name typed from
+ * memory hides what it means; hiding more is the safe side).
+ */
 export function isExcludedConversation(c: { name: string; source: string }, exclude: Exclusion | undefined): boolean {
-  return !!exclude && exclude.some((x) => x.name === c.name && (x.source === undefined || x.source === c.source));
+  if (!exclude || exclude.length === 0) return false;
+  const key = looseNameKey(c.name);
+  return exclude.some((x) => (x.source === undefined || x.source === c.source) && (x.name === c.name || (key !== '' && looseNameKey(x.name) === key)));
 }
 
 /**

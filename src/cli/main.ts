@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { embedConfigFromEnv } from '../embed/config';
 import type { CitationFormat } from '../core/context';
-import { createRuntime, LedgerWriter, workerOpener, type Runtime } from '../core/index';
+import { createRuntime, LedgerWriter, unmatchedExclusionLines, workerOpener, type Runtime } from '../core/index';
 import { ARCHIVE_FILE_NAME } from '../archive/file-name';
 import { compiledEngineModule, prewarmEngine } from '../archive/wasm-engine';
 import { ledgerProblem, parseBridge, parseCli, USAGE } from './args';
@@ -140,6 +140,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     const st = runtime.status().archive;
     const archiveLabel = st.state === 'open' && st.notice ? `${opts.archive} (${st.notice})` : opts.archive;
     if (ledger) log('info', `disclosure ledger: ${ledger.file}`);
+    // An exclusion that hides nothing is said before anything is served (a typo must not pass for privacy).
+    for (const line of unmatchedExclusionLines(await runtime.exclusions())) log('warn', `--exclude ${line}`);
     if (opts.summary) {
       await printSummary(runtime, citation, opts.query);
       return 0;

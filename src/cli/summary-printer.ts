@@ -28,6 +28,15 @@ export async function printSummary(runtime: Runtime, citation: CitationFormat, q
   out.push(`Span        ${s.firstTs || '-'} … ${s.lastTs || '-'}`);
   const models = s.embeddingModels.map((m) => `${m.model} (${m.count} vectors, dim ${m.dim})`).join(', ');
   out.push(`Embeddings  ${models || '(none)'}`);
+  for (const m of await runtime.exclusions()) {
+    out.push(
+      `Hidden      "${m.entry}" → ${
+        m.matched.length
+          ? m.matched.map((c) => `${c.source}:${c.name}`).join(', ')
+          : `nothing: it matches no conversation${m.closest.length ? ` (closest: ${m.closest.map((n) => `"${n}"`).join(', ')})` : ''}`
+      }`,
+    );
+  }
   const sem = await runtime.context.semantic();
   out.push(`Semantic    ${sem.available ? `ready (${sem.index.size} vectors of ${sem.index.model})` : `unavailable: ${sem.reason}`}`);
 

@@ -6,8 +6,9 @@
  * scan skips their rows. The person's own surfaces (palette search, viewer, tree view, hovers) use the runtime's
  * `personal` context, which sees everything and marks these conversations as hidden from Copilot.
  */
+import { closestConversations } from '../archive/index';
 import { isExcludedConversation } from '../archive/methods';
-import type { AsyncArchive, ConversationExclusion, Exclusion } from '../archive/types';
+import type { AsyncArchive, ConversationExclusion, ConversationRow, Exclusion } from '../archive/types';
 import type { VectorFilter, VectorIndex } from '../search/types';
 import type { SemanticOptions, SemanticState, ServerContext } from './context';
 
@@ -31,11 +32,40 @@ export function parseExclusions(entries: readonly unknown[] | undefined): Exclus
   };
   for (const raw of entries ?? []) {
     if (typeof raw !== 'string' || raw.trim() === '') continue;
-    add({ name: raw });
-    const m = SOURCE_PREFIX.exec(raw);
-    if (m) add({ name: m[2], source: m[1] });
+    const entry = raw.trim();
+    add({ name: entry });
+    const m = SOURCE_PREFIX.exec(entry);
+    if (m) add({ name: m[2].trim(), source: m[1] });
   }
   return out;
+}
+
+/** What one exclusion entry hides: the conversations it matches, or (none) the closest names there are. */
+export interface ExclusionMatch {
+  entry: string;
+  matched: { name: string; source: string }[];
+  /** When it matches nothing: up to three conversation names close to it. */
+  closest: string[];
+}
+
+/** Each entry of the setting with what it hides in `all` (every conversation), so a typo is said, not silent. */
+export function matchExclusions(all: readonly ConversationRow[], entries: readonly unknown[]): ExclusionMatch[] {
+  return entries
+    .filter((e): e is string => typeof e === 'string' && e.trim() !== '')
+    .map((raw) => {
+      const entry = raw.trim();
+      const x = parseExclusions([entry]);
+      const matched = all.filter((c) => isExcludedConversation(c, x)).map((c) => ({ name: c.name, source: c.source }));
+      const closest = matched.length ? [] : closestConversations([...all], SOURCE_PREFIX.exec(entry)?.[2] ?? entry).slice(0, 3).map((c) => c.name);
+      return { entry, matched, closest };
+    });
+}
+
+/** One line per entry that hides nothing (for logs and warnings), or none. */
+export function unmatchedExclusionLines(matches: readonly ExclusionMatch[]): string[] {
+  return matches
+    .filter((m) => m.matched.length === 0)
+    .map((m) => `"${m.entry}" matches no conversation, so it hides nothing${m.closest.length ? ` — closest: ${m.closest.map((n) => `"${n}"`).join(', ')}` : ''}`);
 }
 
 /** Whether a conversation is hidden by the given setting entries (for the person's surfaces to mark it). */

@@ -14,7 +14,7 @@ import { ArchiveHolder, archiveFingerprint } from './archive-holder';
 import { isBesideArchive } from './cache-dir';
 import { schemaNotice } from './compatibility';
 import { defaultVectorIndexBuilder } from './vector-index-source';
-import { modelFacing, parseExclusions } from './privacy';
+import { matchExclusions, modelFacing, parseExclusions } from './privacy';
 import type { Exclusion } from '../archive/types';
 import { SemanticManager } from './semantic-backend';
 import type {
@@ -194,6 +194,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const gate = options.beforeCall ?? (async () => {});
   let exclusion: Exclusion = parseExclusions(options.privacy?.excludeConversations);
+  let exclusionEntries: readonly string[] = options.privacy?.excludeConversations ?? [];
   const personal: ServerContext = {
     onDidChange(listener: () => void): () => void {
       const l = (e: RuntimeEvent) => {
@@ -256,6 +257,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     context,
     personal,
     exclusion: () => exclusion,
+    async exclusions(signal?: AbortSignal) {
+      if (!exclusionEntries.length) return [];
+      return matchExclusions(await (await personal.archive()).listConversations(undefined, signal), exclusionEntries);
+    },
     status,
     async describe(signal?: AbortSignal): Promise<RuntimeStatus> {
       try {
@@ -273,18 +278,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (disposed) return;
       if (patch?.redact !== undefined) redact = patch.redact;
       if (patch?.answerBudget !== undefined) answerBudget = patch.answerBudget;
-      // Redaction and the answer budget only change how the next result is shaped: nothing to reopen.
-      if (patch && Object.keys(patch).every((k) => k === 'redact' || k === 'answerBudget')) {
+      if (patch?.privacy) {
+        exclusion = parseExclusions(patch.privacy.excludeConversations);
+        exclusionEntries = patch.privacy.excludeConversations;
+        generation++;
+      }
+      // Redaction, exclusions and the answer budget only change what the next call answers: nothing to reopen.
+      if (patch && Object.keys(patch).every((k) => k === 'redact' || k === 'answerBudget' || k === 'privacy')) {
         emit({ kind: 'config' });
         return;
       }
       generation++;
-      if (patch?.privacy) exclusion = parseExclusions(patch.privacy.excludeConversations);
-      // Only the exclusion changed: it applies from the next call on, the archive and the index stay open.
-      if (patch && Object.keys(patch).every((k) => k === 'privacy')) {
-        emit({ kind: 'config' });
-        return;
-      }
       if (patch?.embed) embed = normalizeEmbedConfig(patch.embed);
       if (patch?.citation) citation = { ...patch.citation };
       if (patch?.archivePath !== undefined) holder.setPath(patch.archivePath);

@@ -1,3 +1,4 @@
+import type { ExclusionMatch } from './privacy';
 import type { Archive, ArchiveSummary, AsyncArchive, Exclusion } from '../archive/types';
 import type { EmbedConfig, Embedder } from '../embed/types';
 import type { VectorIndex } from '../search/types';
@@ -178,6 +179,8 @@ export interface Runtime {
   readonly personal: ServerContext;
   /** The current exclusion (parsed privacy settings), for the person's surfaces to mark hidden conversations. */
   exclusion(): Exclusion;
+  /** Each exclusion entry with the conversations it hides (or the closest names when none): a typo is said. */
+  exclusions(signal?: AbortSignal): Promise<ExclusionMatch[]>;
   /** Snapshot without I/O. */
   status(): RuntimeStatus;
   /** Opens the archive if needed and returns the status with a fresh summary (throws nothing). */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { ARCHIVE_FILE_NAME } from '../archive/index';
 import type { AsyncArchive } from '../archive/types';
-import { createRuntime, missingParts, type ArchiveOpener, type Runtime, type SemanticStatus } from '../core/index';
+import { createRuntime, missingParts, unmatchedExclusionLines, type ArchiveOpener, type Runtime, type SemanticStatus } from '../core/index';
 import type { LogLevel, ServerContext } from '../core/context';
 import type { Disclosure } from '../core/ledger';
 import { isHiddenConversation } from '../core/privacy';
@@ -82,6 +82,8 @@ export class ArchiveService implements vscode.Disposable {
   private lastFingerprint = '';
   private lastStatusLine = '';
   private applying: Promise<void> = Promise.resolve();
+  /** The unmatched exclusion entries last warned about (checkExclusions). */
+  private warnedExclusions = '';
   private disposed = false;
 
   constructor(
@@ -138,6 +140,22 @@ export class ArchiveService implements vscode.Disposable {
     return isHiddenConversation(c, this.runtime.exclusion());
   }
 
+  /**
+   * Says loudly when an entry of msgbrowse.privacy.excludeConversations hides nothing (a typo must not pass for
+   * privacy): in the log and, once per change, as a warning that opens the setting.
+   */
+  private async checkExclusions(): Promise<void> {
+    const lines = unmatchedExclusionLines(await this.runtime.exclusions().catch(() => []));
+    const key = lines.join('\n');
+    if (key === this.warnedExclusions) return;
+    this.warnedExclusions = key;
+    if (!lines.length || this.disposed) return;
+    for (const line of lines) this.log.warn(`msgbrowse.privacy.excludeConversations: ${line}`);
+    const more = lines.length > 1 ? ` (and ${lines.length - 1} more entr${lines.length === 2 ? 'y' : 'ies'})` : '';
+    const pick = await vscode.window.showWarningMessage(`msgbrowse: the exclusion ${lines[0]}${more}.`, 'Open Settings');
+    if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations');
+  }
+
   /** Follows VS Code's inline limit for tool results (chat.agent.largeToolResultsToDisk): the next answer keeps to it. */
   async applyAnswerBudget(): Promise<void> {
     this.settings = { ...this.settings, answerBudget: hostAnswerBudget() };
@@ -153,12 +171,14 @@ export class ArchiveService implements vscode.Disposable {
     else this.log.warn(`${HOST_RESULT_SETTINGS[0]}.thresholdBytes is ${asked}: tool answers keep to ${used} bytes instead (one page must hold a message with its citation, and a stdio line at most 10 MiB); VS Code hands the model a larger one as a file`);
   }
 
-  /** Applies `msgbrowse.privacy.*` to the running runtime: the next model call sees it, nothing reopens. */
+  /** Applies `msgbrowse.privacy.*` (exclusions and redaction) to the running runtime: the next model call sees it. */
   async applyPrivacy(): Promise<void> {
     await this.applying;
     const settings = readSettings();
     this.settings = settings;
-    await this.runtime.reload({ privacy: { excludeConversations: settings.excludeConversations } });
+    await this.runtime.reload({ privacy: { excludeConversations: settings.excludeConversations }, redact: settings.redact });
+    this.log.info(`redaction of secrets for Copilot: ${settings.redact ? 'on' : 'off'}`);
+    void this.checkExclusions();
     this.log.info(`hidden from Copilot: ${settings.excludeConversations.length} conversation entr${settings.excludeConversations.length === 1 ? 'y' : 'ies'}`);
     this.bump();
   }
@@ -294,6 +314,7 @@ export class ArchiveService implements vscode.Disposable {
       const changed = status.fingerprint !== this.lastFingerprint;
       this.lastFingerprint = status.fingerprint;
       this.setState({ kind: 'ready', path: file, status, origin: this.origin });
+      void this.checkExclusions();
       this.trackBuild(status.semantic.state === 'building', status.semantic.percent);
       if (forceBump || (changed && bumpOnContentChange)) this.bump();
       else if (changed) this.contentChanged.fire();

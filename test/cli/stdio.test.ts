@@ -246,6 +246,15 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.match(stderr.join(''), /serving .*msgbrowse\.sqlite \(schema v23 — newer than v20[^)]*\) over stdio/);
   });
 
+  it('--exclude: matched as names are (case, accents), each listed by --summary; one that hides nothing is a warning on stderr', () => {
+    const r = run(['--archive', curated.path, '--summary', '--exclude', 'zoe', '--exclude', 'Famly']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^Hidden +"zoe" → \w+:Zoë$/m);
+    assert.match(r.stdout, /^Hidden +"Famly" → nothing: it matches no conversation \(closest: "Family"/m);
+    assert.match(r.stderr, /--exclude "Famly" matches no conversation, so it hides nothing — closest: "Family"/);
+    assert.doesNotMatch(r.stderr, /"zoe" matches no/);
+  });
+
   it('an archive without messages.sender is refused with one line naming the column', () => {
     const broken = writeArchiveWithoutColumn(path.join(tmp, 'nosender', 'msgbrowse.sqlite'), 'messages', 'sender');
     const r = run(['--archive', broken, '--summary']);

@@ -623,4 +623,19 @@ describe('runtime: the model-facing context keeps every setting of the base', ()
       }
     }
   });
+
+  it('the privacy settings together (what the extension applies on any privacy change) take effect at once, without a reopen', async () => {
+    const rt = createRuntime(options(curated.path, { redact: false }));
+    try {
+      const before = await rt.personal.archive();
+      const name = curated.conversations[0].name;
+      await rt.reload({ privacy: { excludeConversations: [name] }, redact: true, answerBudget: 4096 });
+      assert.equal(rt.context.redact, true);
+      assert.equal(rt.context.answerBudget, 4096);
+      assert.ok(!(await (await rt.context.archive()).listConversations()).some((c) => c.name === name), 'the exclusion applies');
+      assert.equal(await rt.personal.archive(), before, 'nothing reopened');
+    } finally {
+      await rt.dispose();
+    }
+  });
 });

@@ -67,6 +67,8 @@ export interface IntegrationManifest {
    * the agent receives of each tool there must fit VS Code's inline limit.
    */
   realSize: { path: string; conversations: number; largest: { id: number; messages: number }; word: string };
+  /** The secrets archive (test/fixtures/secrets.ts): `code` is a one-time code in a message `query` finds. */
+  secrets: { path: string; code: string; query: string };
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   buildMsgbrowseMcpFixture,
   buildJournalArchive,
   buildScaleArchive,
+  buildSecretsArchive,
   buildReimportArchive,
   makeFutureArchive,
   embedText,
@@ -177,6 +178,7 @@ export async function prepare(): Promise<Prepared> {
       })(),
     },
     copilotHarness: { script: '' },
+    secrets: { path: buildSecretsArchive(path.join(root, 'archives', 'secrets')).path, code: '483920', query: 'verification' },
     realSize: {
       path: big.path,
       conversations: big.conversations,

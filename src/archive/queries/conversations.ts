@@ -56,6 +56,14 @@ export function nameKey(s: string): string {
   return s.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC').trim().toLocaleLowerCase('en-US');
 }
 
+/**
+ * A name as a person types it from memory: nameKey without emoji, invisible characters and extra spaces
+ * ("Lisbon Trip 🏖️" → "lisbon trip"). What an exclusion entry is matched by ('' for a name of emoji only).
+ */
+export function looseNameKey(s: string): string {
+  return nameKey(s.replace(/[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Cf}\uFE0E\uFE0F]/gu, ' ')).replace(/\s+/g, ' ').trim();
+}
+
 export function listConversations(
   sql: Sql,
   schema: SchemaInfo,

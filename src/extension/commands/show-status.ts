@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { ArchiveService } from '../archive-service';
 import type { McpEndpoint } from '../mcp-endpoint';
 import { exclusionsLine, ledgerLine, redactionLine, type PrivacyInfo } from '../privacy-summary';
+import { unmatchedExclusionLines, type ExclusionMatch } from '../../core/index';
 import { usableBudget } from '../../mcp/answer-budget';
 import { describeState } from '../status-bar';
 import type { Command } from './command-manager';
@@ -21,6 +22,8 @@ export interface StatusReport {
   schemaNotice?: string;
   /** Bytes of structuredContent JSON a tool answer takes at most (VS Code's inline limit for tool results). */
   answerBudget: number;
+  /** Each exclusion entry with what it hides (filled by the command; empty in the status bar's report). */
+  exclusions: ExclusionMatch[];
 }
 
 export interface StatusSources {
@@ -42,6 +45,7 @@ export function statusReport(s: StatusSources): StatusReport {
     sessions: s.endpoint.sessionCount(),
     privacy: s.privacy(),
     answerBudget: usableBudget(s.archive.runtime.context.answerBudget),
+    exclusions: [],
     ...(s.archive.state.kind === 'ready' && s.archive.state.status.notice ? { schemaNotice: s.archive.state.status.notice } : {}),
   };
 }
@@ -55,7 +59,7 @@ export class ShowStatusCommand implements Command {
   ) {}
 
   async execute(opts?: { quiet?: boolean }): Promise<StatusReport> {
-    const report = statusReport(this.sources);
+    const report = { ...statusReport(this.sources), exclusions: await this.sources.archive.runtime.exclusions().catch(() => []) };
     if (opts?.quiet) return report;
     const mcpApi = this.sources.mcpApi;
     const desc = describeState(report.state);
@@ -74,6 +78,12 @@ export class ShowStatusCommand implements Command {
         detail: `${redactionLine(p.redact)} · settings msgbrowse.privacy.*`,
         run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy'),
       },
+      // What each exclusion hides; one that hides nothing is a warning.
+      ...report.exclusions.map((m) => ({
+        label: m.matched.length ? `$(eye-closed) "${m.entry}" hides ${m.matched.length} conversation${m.matched.length === 1 ? '' : 's'}` : `$(warning) "${m.entry}" hides nothing`,
+        detail: m.matched.length ? m.matched.map((c) => `${c.source}:${c.name}`).join(', ') : unmatchedExclusionLines([m])[0],
+        run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations'),
+      })),
       {
         label: '$(eye) What Copilot Has Seen',
         detail: ledgerLine(p.ledgerFile),

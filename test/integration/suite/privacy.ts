@@ -46,5 +46,41 @@ export function definePrivacy(m: Manifest): void {
       await config().update('privacy.excludeConversations', undefined, vscode.ConfigurationTarget.Global);
       await invokeEventually('search_messages', { query: 'lease agreement' }, (t) => t.includes(link), 'search_messages with the conversation back');
     });
+
+    it('an entry typed from memory still hides its conversation, one that matches nothing is said (Show Server Status)', async () => {
+      const lease = m.curated.lease;
+      const link = citation(lease.conversationId, lease.id);
+      const palette = (await vscode.commands.executeCommand<PaletteResult>('msgbrowse.searchMessages', 'lease agreement'))!;
+      const name = palette.hits.find((h) => h.message_id === lease.id)?.conversation ?? '';
+      assert.ok(name, 'the palette names the lease conversation');
+      await config().update('privacy.excludeConversations', [` ${name.toUpperCase()} `, 'no such chat at all'], vscode.ConfigurationTarget.Global);
+      await invokeEventually('search_messages', { query: 'lease agreement' }, (t) => !t.includes(link), 'the upper-case entry with spaces hiding the conversation');
+      const report = (await vscode.commands.executeCommand('msgbrowse.showStatus', { quiet: true })) as { exclusions: { entry: string; matched: { name: string }[]; closest: string[] }[] };
+      assert.deepEqual(report.exclusions.map((x) => [x.entry, x.matched.map((c) => c.name)]), [[name.toUpperCase(), [name]], ['no such chat at all', []]]);
+      await config().update('privacy.excludeConversations', undefined, vscode.ConfigurationTarget.Global);
+      await invokeEventually('search_messages', { query: 'lease agreement' }, (t) => t.includes(link), 'the conversation back');
+    });
+
+    it('msgbrowse.privacy.redact applies to the next tool call both ways, without a reload', async () => {
+      const a = await api();
+      const s = m.secrets;
+      await vscode.commands.executeCommand('msgbrowse.selectArchive', s.path);
+      try {
+        const served = (t: string) => t.includes(s.code);
+        // On (the default): the code is a label.
+        const on = await invokeEventually('search_messages', { query: s.query }, (t) => t.includes('[redacted: one-time code]'), 'the secrets archive, redacted');
+        assert.ok(!served(on));
+        await config().update('privacy.redact', false, vscode.ConfigurationTarget.Global);
+        await invokeEventually('search_messages', { query: s.query }, served, 'redaction off reaching the server');
+        // Back on — the dangerous direction: the running server must stop sending the code.
+        await config().update('privacy.redact', undefined, vscode.ConfigurationTarget.Global);
+        const again = await invokeEventually('search_messages', { query: s.query }, (t) => !served(t), 'redaction on reaching the server');
+        assert.ok(again.includes('[redacted: one-time code]'));
+        assert.equal(a.testHooks.status().privacy.redact, true, 'the status says what the server does');
+      } finally {
+        await config().update('privacy.redact', undefined, vscode.ConfigurationTarget.Global);
+        await vscode.commands.executeCommand('msgbrowse.selectArchive', m.curated.path);
+      }
+    });
   });
 }
