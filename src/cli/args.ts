@@ -27,6 +27,7 @@ Options:
   --http               serve streamable HTTP at /mcp instead of stdio
   --listen HOST:PORT   HTTP address (default ${DEFAULT_LISTEN}; loopback only unless --allow-remote)
   --allow-remote       allow a non-loopback --listen address (anyone with the token can read your archive)
+  --rotate-token       with --http: replace the stored token (saved client configurations then need the new one)
   --link-scheme NAME   scheme of citation links (default vscode; e.g. vscode-insiders, cursor)
   --cache-dir DIR      vector index cache (default $XDG_CACHE_HOME/msgbrowse-vscode or ~/.cache/msgbrowse-vscode)
   --ledger FILE        append a JSON line per tool call and resource read served to a client (time, client,
@@ -47,7 +48,8 @@ Options:
 
 Environment:
   MSGBROWSE_DATA_DIR          data dir holding msgbrowse.sqlite
-  MSGBROWSE_MCP_TOKEN         bearer token for --http (default: a random one, printed at start)
+  MSGBROWSE_MCP_TOKEN         bearer token for --http (default: one made at first use and kept, 0600, in
+                              $XDG_STATE_HOME/msgbrowse-mcp/http-token or ~/.local/state/msgbrowse-mcp/http-token)
   MSGBROWSE_LLM_BASE_URL      embeddings endpoint (default http://127.0.0.1:4000/v1)
   MSGBROWSE_LLM_EMBED_MODEL   embedding model (default local-embed; empty disables semantic search)
   MSGBROWSE_LLM_API_KEY       embeddings API key (optional)
@@ -73,6 +75,8 @@ export interface CliOptions {
   exclude: string[];
   /** --max-result-bytes (or MSGBROWSE_MAX_RESULT_BYTES): the answer budget. */
   maxResultBytes: number;
+  /** --rotate-token: replace the stored --http token. */
+  rotateToken: boolean;
 }
 
 /** `--bridge FILE`: relay stdio to the extension host's endpoint described by FILE (absolute). */
@@ -153,6 +157,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
         query: { type: 'string' },
         exclude: { type: 'string', multiple: true },
         'max-result-bytes': { type: 'string' },
+        'rotate-token': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -170,6 +175,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
   }
   if (o.listen !== undefined && !o.http) throw new CliError('--listen needs --http', 2);
   if (o.query !== undefined && !o.summary) throw new CliError('--query needs --summary', 2);
+  if (o['rotate-token'] && !o.http) throw new CliError('--rotate-token needs --http (the token is what HTTP clients send)', 2);
   const listen = parseListen(o.listen ?? DEFAULT_LISTEN);
   const allowRemote = o['allow-remote'] ?? false;
   if (o.http && !isLoopbackHost(listen.host) && !allowRemote) {
@@ -208,6 +214,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
     redact: !(o['no-redact'] ?? false),
     exclude,
     maxResultBytes,
+    rotateToken: o['rotate-token'] ?? false,
   };
 }
 

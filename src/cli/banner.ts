@@ -13,12 +13,19 @@ function clientConfig(url: string, token: string): string {
 
 /**
  * The whole banner, newline-terminated, for one write (so a reader of stderr sees the URL and the client config
- * together). A generated token is shown with the client config; a token from MSGBROWSE_MCP_TOKEN is never echoed.
+ * together). The stored token is shown with the client config; a token from MSGBROWSE_MCP_TOKEN is never echoed.
  */
-export function servingBanner(archive: string, url: string, token: string, tokenFromEnv: boolean): string {
+export function servingBanner(
+  archive: string,
+  url: string,
+  token: string,
+  source: { from: 'env' } | { from: 'file'; file: string; created: boolean },
+): string {
   const banner = [`${NAME}: serving ${archive} at ${url}`];
-  if (!tokenFromEnv) {
-    banner.push(`${NAME}: token (set MSGBROWSE_MCP_TOKEN to choose your own): ${token}`);
+  if (source.from === 'file') {
+    banner.push(
+      `${NAME}: token ${source.created ? 'made and kept' : 'kept'} in ${source.file} (the same at every start; --rotate-token makes a new one, MSGBROWSE_MCP_TOKEN sets your own): ${token}`,
+    );
     banner.push(clientConfig(url, token));
   } else {
     banner.push(`${NAME}: token from MSGBROWSE_MCP_TOKEN (send it as "Authorization: Bearer <token>")`);

@@ -6,7 +6,6 @@
  */
 // First, before any other module runs: the V8 setting that keeps this server small (see memory.ts).
 import './memory';
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { embedConfigFromEnv } from '../embed/config';
@@ -16,6 +15,7 @@ import { ARCHIVE_FILE_NAME } from '../archive/file-name';
 import { compiledEngineModule, prewarmEngine } from '../archive/wasm-engine';
 import { ledgerProblem, parseBridge, parseCli, USAGE } from './args';
 import { servingBanner } from './banner';
+import { stateDir, storedToken, TOKEN_FILE_NAME, type StoredToken } from './token';
 import { CliError, oneLine } from './errors';
 import { AUTHORITY, NAME, VERSION } from './identity';
 import { makeLogger } from './log';
@@ -158,21 +158,28 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     }
 
     const envToken = env.MSGBROWSE_MCP_TOKEN?.trim();
-    const token = envToken || randomBytes(24).toString('base64url');
     if (envToken && envToken.length < 16) log('warn', 'MSGBROWSE_MCP_TOKEN is short; use at least 16 random characters');
+    if (envToken && opts.rotateToken) log('warn', '--rotate-token: MSGBROWSE_MCP_TOKEN is set and wins; the stored token is replaced all the same');
+    let stored: StoredToken | undefined;
+    try {
+      stored = envToken && !opts.rotateToken ? undefined : storedToken(path.join(stateDir(env), TOKEN_FILE_NAME), opts.rotateToken);
+    } catch (e) {
+      throw new CliError(`cannot keep the HTTP token in ${stateDir(env)}: ${oneLine(e)} — set MSGBROWSE_MCP_TOKEN instead`);
+    }
+    if (stored?.tightened) log('warn', `${stored.file} could be read by other users; it is private (0600) again`);
+    const token = envToken || stored!.token;
     let handle;
     try {
       handle = await served.serveHttp({
         createServer: () => served.createMcpServer(runtime.context),
         listen: { host: opts.listen.host, port: opts.listen.port, allowRemote: opts.allowRemote },
         secret: token,
-        refusal: 'http',
         log,
       });
     } catch (e) {
       throw new CliError(oneLine(e));
     }
-    process.stderr.write(servingBanner(archiveLabel, handle.url, token, Boolean(envToken)));
+    process.stderr.write(servingBanner(archiveLabel, handle.url, token, envToken ? { from: 'env' } : { from: 'file', file: stored!.file, created: stored!.created }));
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);

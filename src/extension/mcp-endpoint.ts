@@ -91,7 +91,6 @@ export class McpEndpoint implements vscode.Disposable {
       listen: kind === 'socket' ? { socketPath: 'auto' } : { host: '127.0.0.1', port: 0 },
       secret: this.secret,
       secretHeader: SECRET_HEADER,
-      refusal: 'vscode',
       log: (level, message) => this.log[level](`mcp: ${message}`),
     });
     this.handle = handle;

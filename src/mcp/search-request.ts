@@ -16,6 +16,8 @@ export interface SearchArgs extends ScopeArgs {
 
 export interface SearchRequest {
   query: string;
+  /** What the model should know about how its request was read (invisible characters dropped). */
+  notes: string[];
   range: ReturnType<typeof parseDayRange>;
   archive: AsyncArchive;
   scope: Scope;
@@ -24,6 +26,7 @@ export interface SearchRequest {
 
 export async function searchRequest(args: SearchArgs, env: ToolEnv): Promise<SearchRequest> {
   const query = cleanQuery(args.query);
+  const notes = /\p{Cf}/u.test(args.query) ? ['invisible characters (zero-width spaces or joiners) were removed from the query'] : [];
   const range = parseDayRange(args.start, args.end);
   const archive = await env.archive();
   const scope = await resolveScope(archive, args, env.signal, env.choose);
@@ -36,5 +39,5 @@ export async function searchRequest(args: SearchArgs, env: ToolEnv): Promise<Sea
     ...(args.has_attachment !== undefined ? { hasAttachment: args.has_attachment } : {}),
     ...(args.has_link !== undefined ? { hasLink: args.has_link } : {}),
   };
-  return { query, range, archive, scope, filter };
+  return { query, notes, range, archive, scope, filter };
 }

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ServerContext } from '../core/context';
 import { usableBudget } from './answer-budget';
@@ -66,6 +67,7 @@ export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {})
   withIcons(server, 'prompts/list', 'prompts', () => PROMPT_ICONS);
   withIcons(server, 'resources/templates/list', 'resourceTemplates', () => RESOURCE_ICONS);
   if (observe) for (const method of OBSERVED) observeRequests(server, method, observe);
+  answerBadToolCalls(server);
   // Advertise exactly what is implemented: the SDK's registrations turn on listChanged for tools and prompts, which
   // never change here (the set is fixed at build time); resources do change (subscriptions.ts).
   server.server.registerCapabilities({
@@ -76,6 +78,36 @@ export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {})
     logging: {},
   });
   return server;
+}
+
+/** Why a tools/call's params cannot be a call at all (the SDK's schema would refuse them), or undefined. */
+function toolCallProblem(msg: JSONRPCMessage): string | undefined {
+  const m = msg as { method?: string; id?: unknown; params?: unknown };
+  if (m.method !== 'tools/call' || m.id === undefined) return undefined;
+  const p = m.params as { name?: unknown; arguments?: unknown } | undefined;
+  if (!p || typeof p !== 'object' || Array.isArray(p)) return 'tools/call needs params {"name": "<tool>", "arguments": {…}}';
+  if (typeof p.name !== 'string') return 'tools/call needs the tool name as a string in params.name (tools/list lists them)';
+  const a = p.arguments;
+  if (a === undefined || (typeof a === 'object' && a !== null && !Array.isArray(a))) return undefined;
+  const got = a === null ? 'null' : Array.isArray(a) ? 'a list' : `a ${typeof a} (${JSON.stringify(a).slice(0, 40)})`;
+  return `arguments of ${p.name.slice(0, 60)} must be an object of named parameters, e.g. {"query": "Lisbon"}; got ${got}`;
+}
+
+/**
+ * A tools/call whose params no tool can take (arguments that are no object, a name that is no string) is answered
+ * -32602 with one actionable line, where the SDK answers -32603 with its validation dump.
+ */
+function answerBadToolCalls(server: McpServer): void {
+  const connect = server.connect.bind(server);
+  server.connect = async (transport: Transport) => {
+    await connect(transport);
+    const onmessage = transport.onmessage;
+    transport.onmessage = (msg, extra) => {
+      const problem = toolCallProblem(msg);
+      if (problem === undefined) return onmessage?.(msg, extra);
+      void transport.send({ jsonrpc: '2.0', id: (msg as { id: string | number }).id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
+    };
+  };
 }
 
 type RequestHandler = (req: unknown, extra: unknown) => Promise<Record<string, unknown>>;

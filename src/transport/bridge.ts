@@ -11,7 +11,7 @@ import * as http from 'node:http';
 import type { Readable, Writable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { LineTransport } from './line-transport';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { processAlive, readBridgeEndpoint, type BridgeEndpoint } from './bridge-endpoint';
 
@@ -92,7 +92,7 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
     // A dropped SSE stream is reconnected a few times; a host that is gone is caught by the watchdog below.
     reconnectionOptions: { initialReconnectionDelay: 500, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 1.5, maxRetries: 3 },
   });
-  const downstream = new StdioServerTransport(opts.stdin ?? process.stdin, opts.stdout ?? process.stdout);
+  const downstream = new LineTransport(opts.stdin ?? process.stdin, opts.stdout ?? process.stdout);
 
   let finish!: (code: number) => void;
   const done = new Promise<number>((resolve) => (finish = resolve));

@@ -12,17 +12,11 @@ export type RefusalReason = 'path' | 'host' | 'origin' | 'secret';
 export type SecretScheme = { kind: 'bearer' } | { kind: 'header'; name: string };
 
 /**
- * Status codes used for refusals.
- * - `vscode` (default): every refusal is 404. VS Code starts an OAuth sign-in on 401/403, so an
- *   in-process server must never answer with either.
- * - `http`: the conventional codes (401 bad/missing secret, 403 Host/Origin, 404 path); for the CLI.
+ * Every refusal is 404, with its reason in the JSON body: VS Code answers a 401 or 403 with an OAuth sign-in flow, so a
+ * saved configuration whose token went stale (or a foreign Host or Origin) would send a person into a sign-in that
+ * cannot succeed. The same for the extension's endpoint and the CLI.
  */
-export type RefusalMode = 'vscode' | 'http';
-
-export const REFUSAL_STATUS: Record<RefusalMode, Record<RefusalReason, number>> = {
-  vscode: { path: 404, host: 404, origin: 404, secret: 404 },
-  http: { path: 404, host: 403, origin: 403, secret: 401 },
-};
+export const REFUSAL_STATUS = 404;
 
 export interface GuardOptions {
   /** The request path served; everything else is refused. */

@@ -14,7 +14,6 @@ import {
   loopbackOrigins,
   REFUSAL_STATUS,
   type GuardOptions,
-  type RefusalMode,
   type SecretScheme,
 } from './guard';
 import { bind, cleanupEndpoint, isWildcardHost, type BoundEndpoint, type ListenTarget } from './listen';
@@ -30,8 +29,6 @@ export interface HttpServeOptions {
   secret: string;
   /** Custom header carrying the secret (extension: e.g. `X-Msgbrowse-Secret`); absent → `Authorization: Bearer`. */
   secretHeader?: string;
-  /** `vscode` (default): every refusal is 404, never 401/403. `http`: 401 secret, 403 Host/Origin. */
-  refusal?: RefusalMode;
   /** Served path, default `/mcp`. */
   path?: string;
   /** Extra accepted `Host` values (`name:port`), e.g. a LAN name when remote access is allowed. */
@@ -92,7 +89,6 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandl
   if (!opts.secret) throw new Error('serveHttp: a non-empty secret is required');
   const log: TransportLog = opts.log ?? (() => {});
   const mcpPath = opts.path ?? '/mcp';
-  const refusalStatus = REFUSAL_STATUS[opts.refusal ?? 'vscode'];
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxSessions = opts.maxSessions ?? 64;
   const idleMs = opts.sessionIdleMs ?? 30 * 60_000;
@@ -113,7 +109,7 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandl
       // Wrong paths are routine noise (probes); Host/Origin/secret refusals are worth a warning.
       const where = refusal.reason === 'path' ? JSON.stringify((req.url ?? '').slice(0, 200)) : mcpPath;
       log(refusal.reason === 'path' ? 'debug' : 'warn', `refused ${req.method} ${where}: ${refusal.reason}`);
-      return sendJsonError(res, refusalStatus[refusal.reason], -32000, refusal.message);
+      return sendJsonError(res, REFUSAL_STATUS, -32000, refusal.message);
     }
     const method = req.method ?? '';
     if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') {

@@ -4,7 +4,6 @@ export {
   checkRequest,
   secretsEqual,
   REFUSAL_STATUS,
-  type RefusalMode,
   type RefusalReason,
   type SecretScheme,
 } from './guard';

@@ -1,6 +1,6 @@
 /** One MCP server over stdio: stdout carries only JSON-RPC, logs go elsewhere (stderr). */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { LineTransport } from './line-transport';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 
@@ -22,7 +22,7 @@ export interface StdioHandle {
 export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}): Promise<StdioHandle> {
   const stdin = opts.stdin ?? process.stdin;
   const stdout = opts.stdout ?? process.stdout;
-  const transport = new StdioServerTransport(stdin, stdout);
+  const transport = new LineTransport(stdin, stdout);
 
   let finish!: (why: 'stdin-end' | 'signal' | 'closed') => void;
   const closed = new Promise<'stdin-end' | 'signal' | 'closed'>((resolve) => (finish = resolve));

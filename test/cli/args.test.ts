@@ -48,6 +48,7 @@ describe('parseCli: valid flags', () => {
       redact: true,
       exclude: [],
       maxResultBytes: 8192,
+      rotateToken: false,
     });
     assert.equal(DEFAULT_LISTEN, '127.0.0.1:8788');
   });
@@ -78,6 +79,7 @@ describe('parseCli: valid flags', () => {
         redact: true,
         exclude: ['Family', 'signal:Work: Team'],
         maxResultBytes: 40000,
+        rotateToken: false,
       },
     );
     assert.equal(parse(['--no-redact']).redact, false, '--no-redact turns redaction off');
@@ -95,6 +97,11 @@ describe('parseCli: valid flags', () => {
       usageError(() => parse(['--max-result-bytes', bad]), `invalid --max-result-bytes "${bad}": give a whole number of bytes from 2048 to 10000000 (default 8192)`);
     }
     usageError(() => parse([], { ...ENV, MSGBROWSE_MAX_RESULT_BYTES: 'lots' }), /^invalid MSGBROWSE_MAX_RESULT_BYTES "lots"/);
+  });
+
+  it('--rotate-token goes with --http', () => {
+    assert.equal(parse(['--http', '--rotate-token']).rotateToken, true);
+    usageError(() => parse(['--rotate-token']), '--rotate-token needs --http (the token is what HTTP clients send)');
   });
 
   it('--archive is trimmed; a missing archive is not checked here (no I/O)', () => {
@@ -243,7 +250,7 @@ describe('--help text', () => {
 
   it('documents exactly the flags the parser accepts', () => {
     assert.deepEqual(documented, [
-      '--archive', '--http', '--listen', '--allow-remote', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--exclude', '--max-result-bytes', '--bridge', '--summary', '--query',
+      '--archive', '--http', '--listen', '--allow-remote', '--rotate-token', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--exclude', '--max-result-bytes', '--bridge', '--summary', '--query',
       '--help', '-h', '--version', '-v',
     ]);
     const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--ledger', '--exclude', '--max-result-bytes', '--query']);

@@ -121,11 +121,11 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
       await transport.terminateSession();
       await client.close();
 
-      // Refusals use conventional statuses in CLI mode.
-      assert.equal(await post(r.port, {}), 401);
-      assert.equal(await post(r.port, { authorization: 'Bearer wrong' }), 401);
-      assert.equal(await post(r.port, { authorization: `Bearer ${TOKEN}`, host: `evil.example:${r.port}` }), 403);
-      assert.equal(await post(r.port, { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' }), 403);
+      // Refusals are 404, as the extension's endpoint gives them (a 401/403 sends VS Code into a sign-in flow).
+      assert.equal(await post(r.port, {}), 404);
+      assert.equal(await post(r.port, { authorization: 'Bearer wrong' }), 404);
+      assert.equal(await post(r.port, { authorization: `Bearer ${TOKEN}`, host: `evil.example:${r.port}` }), 404);
+      assert.equal(await post(r.port, { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' }), 404);
       assert.equal(await post(r.port, { authorization: `Bearer ${TOKEN}` }, '/other'), 404);
     } finally {
       assert.equal(await stop(r), 0, r.stderr());
@@ -138,8 +138,41 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
     });
   });
 
-  it('without MSGBROWSE_MCP_TOKEN generates a token and prints a ready-to-paste client config', async () => {
-    const r = await start(['--archive', curated.path], { MSGBROWSE_LLM_EMBED_MODEL: '' });
+  it('without MSGBROWSE_MCP_TOKEN: one token, kept 0600 across restarts (a saved configuration keeps working); --rotate-token replaces it', async () => {
+    const state = path.join(tmp, 'state-home');
+    const env = { MSGBROWSE_LLM_EMBED_MODEL: '', XDG_STATE_HOME: state };
+    const tokenOf = async (args: string[] = []) => {
+      const r = await start(['--archive', curated.path, ...args], env);
+      try {
+        const deadline = Date.now() + 5000;
+        while (!r.stderr().includes('claude mcp add') && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+        const m = r.stderr().match(/"Authorization": "Bearer ([A-Za-z0-9_-]{32,})"/);
+        assert.ok(m, r.stderr());
+        return { token: m[1], err: r.stderr() };
+      } finally {
+        assert.equal(await stop(r), 0);
+      }
+    };
+    const first = await tokenOf();
+    const file = path.join(state, 'msgbrowse-mcp', 'http-token');
+    assert.match(first.err, /token made and kept in .*http-token/);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
+    const second = await tokenOf();
+    assert.equal(second.token, first.token, 'the same token after a restart');
+    assert.match(second.err, /token kept in/);
+    fs.chmodSync(file, 0o644);
+    const tightened = await tokenOf();
+    assert.equal(tightened.token, first.token);
+    assert.match(tightened.err, /could be read by other users; it is private \(0600\) again/);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    const rotated = await tokenOf(['--rotate-token']);
+    assert.notEqual(rotated.token, first.token);
+    assert.equal(fs.readFileSync(file, 'utf8').trim(), rotated.token);
+  });
+
+  it('prints a ready-to-paste client config with the kept token', async () => {
+    const r = await start(['--archive', curated.path], { MSGBROWSE_LLM_EMBED_MODEL: '', XDG_STATE_HOME: path.join(tmp, 'state-config') });
     try {
       const deadline = Date.now() + 5000;
       while (!r.stderr().includes('claude mcp add') && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));

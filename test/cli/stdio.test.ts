@@ -255,6 +255,51 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.doesNotMatch(r.stderr, /"zoe" matches no/);
   });
 
+  it('what cannot be read on the wire is answered and the server keeps serving: not JSON (-32700), a line over 10 MiB (-32600), arguments that are no object (-32602)', async () => {
+    const child = spawn(CLI_NODE, [cli, '--archive', curated.path], { cwd: tmp, env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const replies = new Map<string | number | null, Record<string, unknown>>();
+    const nulls: Record<string, unknown>[] = [];
+    let buf = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        const msg = JSON.parse(buf.slice(0, nl)) as { id?: string | number | null };
+        buf = buf.slice(nl + 1);
+        if (msg.id === null) nulls.push(msg);
+        else if (msg.id !== undefined) replies.set(msg.id, msg);
+      }
+    });
+    const send = (line: string) => child.stdin.write(`${line}\n`);
+    const reply = async (id: string | number) => {
+      for (let i = 0; i < 300 && !replies.has(id); i++) await new Promise((r) => setTimeout(r, 50));
+      return replies.get(id) as { result?: Record<string, unknown>; error?: { code: number; message: string } } | undefined;
+    };
+    try {
+      send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'wire', version: '0' } } }));
+      assert.ok((await reply(1))?.result, 'initialized');
+      send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      send('{"jsonrpc": "2.0", "id": 2, "method": tools/list}');
+      send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search_messages', arguments: 'lease' } }));
+      send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'search_messages', arguments: { query: 'x'.repeat(11 * 1024 * 1024) } } }));
+      send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'search_messages', arguments: { query: 'le\u200base' } } }));
+      const bad = await reply(3);
+      assert.deepEqual(bad?.error, { code: -32602, message: 'arguments of search_messages must be an object of named parameters, e.g. {"query": "Lisbon"}; got a string ("lease")' });
+      const big = await reply(4);
+      assert.equal(big?.error?.code, -32600);
+      assert.match(big?.error?.message ?? '', /longer than 10485760 bytes \(10 MiB\), the most one line may carry; it was not read/);
+      const zw = await reply(5);
+      const sc = (zw?.result?.structuredContent ?? {}) as { hits: unknown[]; notes?: string[] };
+      assert.ok(sc.hits.length > 0, 'a zero-width space inside a word no longer empties the search');
+      assert.ok(sc.notes?.some((n) => /invisible characters .* were removed from the query/.test(n)));
+      assert.deepEqual(nulls.map((n) => (n as { error: { code: number } }).error.code), [-32700], 'the line that is not JSON is answered, id null');
+      assert.equal(replies.has(2), false);
+    } finally {
+      child.stdin.end();
+      await new Promise((r) => child.once('exit', r));
+    }
+    assert.equal(child.exitCode, 0);
+  });
+
   it('an archive without messages.sender is refused with one line naming the column', () => {
     const broken = writeArchiveWithoutColumn(path.join(tmp, 'nosender', 'msgbrowse.sqlite'), 'messages', 'sender');
     const r = run(['--archive', broken, '--summary']);

@@ -74,7 +74,6 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
         listen: kind === 'socket' ? { socketPath: 'auto' } : { host: '127.0.0.1', port: 0 },
         secret: SECRET,
         secretHeader: HEADER,
-        refusal: 'vscode',
       });
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgbrowse-bridge-'));
       file = path.join(dir, 'mcp-endpoint.json');

@@ -320,11 +320,11 @@ describe('HTTP transport: VS Code client request sequence (extHostMcp.ts)', () =
   });
 });
 
-describe('HTTP transport, CLI mode (Bearer token, conventional statuses)', () => {
+describe('HTTP transport, CLI mode (Bearer token; refusals 404 as in the extension, the reason in the body)', () => {
   let h: HttpServerHandle;
   let port: number;
   before(async () => {
-    h = await serveHttp({ createServer: makeServer, listen: { host: '127.0.0.1', port: 0 }, secret: SECRET, refusal: 'http' });
+    h = await serveHttp({ createServer: makeServer, listen: { host: '127.0.0.1', port: 0 }, secret: SECRET });
     port = h.endpoint.kind === 'tcp' ? h.endpoint.port : 0;
   });
   after(() => h.close());
@@ -337,15 +337,21 @@ describe('HTTP transport, CLI mode (Bearer token, conventional statuses)', () =>
     await client.close();
   });
 
-  it('401 for a missing/wrong token, 403 for Host/Origin, 404 for other paths', async () => {
+  it('404 for a missing or wrong token, a foreign Host or Origin and other paths, each saying why', async () => {
     const base = { 'content-type': 'application/json', accept: ACCEPT };
-    assert.equal((await raw({ port }, { headers: base, body: INIT })).status, 401);
-    assert.equal((await raw({ port }, { headers: { ...base, authorization: 'Bearer nope' }, body: INIT })).status, 401);
-    assert.equal((await raw({ port }, { headers: { ...base, authorization: `Basic ${SECRET}` }, body: INIT })).status, 401);
     const auth = { ...base, authorization: `Bearer ${SECRET}` };
-    assert.equal((await raw({ port }, { headers: { ...auth, host: `evil.example:${port}` }, body: INIT })).status, 403);
-    assert.equal((await raw({ port }, { headers: { ...auth, origin: 'https://evil.example' }, body: INIT })).status, 403);
-    assert.equal((await raw({ port }, { headers: auth, path: '/other', body: INIT })).status, 404);
+    for (const [headers, path, why] of [
+      [base, '/mcp', /token|secret|authori/i],
+      [{ ...base, authorization: 'Bearer nope' }, '/mcp', /token|secret|authori/i],
+      [{ ...base, authorization: `Basic ${SECRET}` }, '/mcp', /token|secret|authori/i],
+      [{ ...auth, host: `evil.example:${port}` }, '/mcp', /Host/],
+      [{ ...auth, origin: 'https://evil.example' }, '/mcp', /origin/i],
+      [auth, '/other', /path|\/mcp/],
+    ] as const) {
+      const r = await raw({ port }, { headers, path, body: INIT });
+      assert.equal(r.status, 404, r.body);
+      assert.match(r.body, why);
+    }
   });
 });
 

@@ -53,7 +53,7 @@ function toConversation(r: Row): ConversationRow {
 
 /** Loose key for name matching: trimmed, case-insensitive, diacritics folded (`Zoë` ~ `zoe`). */
 export function nameKey(s: string): string {
-  return s.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC').trim().toLocaleLowerCase('en-US');
+  return s.replace(/\p{Cf}/gu, '').normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC').trim().toLocaleLowerCase('en-US');
 }
 
 /**

@@ -48,7 +48,8 @@ export const searchMessages = defineTool({
   async handler(args, env) {
     const notes: string[] = [];
     const limit = clampLimit('limit', args.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, notes);
-    const { query, range, archive, scope, filter } = await searchRequest(args, env);
+    const { query, notes: read, range, archive, scope, filter } = await searchRequest(args, env);
+    notes.push(...read);
     const searched = { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link };
     const { hits, semantic, semanticFailure, plan, counts } = await hybridSearch(
       env.ctx,

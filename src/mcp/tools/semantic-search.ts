@@ -72,7 +72,8 @@ export const semanticSearch = defineTool({
   async handler(args, env) {
     const notes: string[] = [];
     const k = clampLimit('k', args.k, SEMANTIC_DEFAULT_K, SEMANTIC_MAX_K, notes);
-    const { query, range, archive, scope, filter } = await searchRequest(args, env);
+    const { query, notes: read, range, archive, scope, filter } = await searchRequest(args, env);
+    notes.push(...read);
     const searched = { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link };
     const counted = receiptScope(searched);
     // The hits' messages, their extras and the receipt's counts come back in one archive call after the vector search.

@@ -1,0 +1,57 @@
+/**
+ * The --http token, stable across restarts: a saved client configuration keeps working (a new token at every start
+ * turned each restart into a refused client). Kept in the user's state directory, 0600 in a 0700 folder;
+ * --rotate-token makes a new one; MSGBROWSE_MCP_TOKEN wins over both.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const TOKEN_FILE_NAME = 'http-token';
+
+/**
+ * `$XDG_STATE_HOME/msgbrowse-mcp`, else `~/.local/state/msgbrowse-mcp` (Linux and other Unixes);
+ * `~/Library/Application Support/msgbrowse-mcp` on macOS; `%LOCALAPPDATA%\msgbrowse-mcp` on Windows.
+ */
+export function stateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'msgbrowse-mcp');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'msgbrowse-mcp');
+  if (platform === 'win32') return path.join(env.LOCALAPPDATA?.trim() || path.join(home, 'AppData', 'Local'), 'msgbrowse-mcp');
+  return path.join(home, '.local', 'state', 'msgbrowse-mcp');
+}
+
+export interface StoredToken {
+  token: string;
+  file: string;
+  /** Made by this start (first use or --rotate-token). */
+  created: boolean;
+  /** The file could be read by others and was made private again. */
+  tightened: boolean;
+}
+
+const VALID = /^[A-Za-z0-9_-]{32,}$/;
+
+/** The stored token, made (or, with `rotate`, replaced) as needed. */
+export function storedToken(file: string, rotate = false): StoredToken {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  if (!rotate) {
+    try {
+      const token = fs.readFileSync(file, 'utf8').trim();
+      if (VALID.test(token)) {
+        const loose = process.platform !== 'win32' && (fs.statSync(file).mode & 0o077) !== 0;
+        if (loose) fs.chmodSync(file, 0o600);
+        return { token, file, created: false, tightened: loose };
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  const token = randomBytes(24).toString('base64url');
+  // Written beside and renamed over: a reader never sees half a token, and the file is private from its first byte.
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${token}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+  return { token, file, created: true, tightened: false };
+}
