@@ -53,6 +53,7 @@ Environment:
   MSGBROWSE_LLM_BASE_URL      embeddings endpoint (default http://127.0.0.1:4000/v1)
   MSGBROWSE_LLM_EMBED_MODEL   embedding model (default local-embed; empty disables semantic search)
   MSGBROWSE_LLM_API_KEY       embeddings API key (optional)
+  MSGBROWSE_LLM_TIMEOUT       embeddings request timeout: a Go duration (30s, 1m30s) or seconds (default 60s)
   MSGBROWSE_EXCLUDE_CONVERSATIONS  conversations to hide, one name (or source:name) per line; added to --exclude
   MSGBROWSE_MAX_RESULT_BYTES  the answer budget, when --max-result-bytes is not given
   MSGBROWSE_MCP_LOG           log level on stderr: debug, info (default), warn, error

@@ -10,6 +10,20 @@ export class ToolError extends Error {
 }
 
 /**
+ * A refused request of the protocol (a resource, prompt or completion) with its JSON-RPC error code. Its message is the
+ * plain sentence (the SDK's McpError puts "MCP error <code>:" in front, which a client's own McpError then doubles).
+ */
+export class ProtocolError extends ToolError {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}
+
+/**
  * Maps anything thrown by a handler to a one-line actionable message. Known errors (ours, the archive's,
  * the embeddings client's) keep their message; anything else is reported without a stack trace.
  */

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { registerAppResource, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '../core/errors';
 
 export const THREAD_VIEW_URI = 'ui://msgbrowse/thread';
 export const THREAD_VIEW_MIME = RESOURCE_MIME_TYPE;
@@ -49,7 +50,7 @@ export function threadViewHtml(): string {
   for (const file of candidates()) {
     if (fs.existsSync(file)) return (cached = fs.readFileSync(file, 'utf8'));
   }
-  throw new McpError(ErrorCode.InternalError, `the conversation view is not built (${THREAD_VIEW_FILE} missing: run node esbuild.js)`);
+  throw new ProtocolError(ErrorCode.InternalError, `the conversation view is not built (${THREAD_VIEW_FILE} missing: run node esbuild.js)`);
 }
 
 /** Registers `ui://msgbrowse/thread` (listed in resources/list, read with its CSP metadata). */

@@ -5,12 +5,12 @@
  * `total` and `hasMore`. One handler (not the SDK's per-field completers) so totals are exact even when the
  * candidates are millions (message ids).
  */
-import { McpError, ErrorCode, CompleteRequestSchema, type CompleteResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, CompleteRequestSchema, type CompleteResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AsyncArchive, ConversationRow } from '../archive/types';
 import type { ServerContext } from '../core/context';
 import { rankCompletions } from '../core/completion-rank';
-import { errorMessage } from '../core/errors';
+import { errorMessage, ProtocolError } from '../core/errors';
 import { CONVERSATION_RESOURCE_TEMPLATE, MESSAGE_RESOURCE_TEMPLATE, MESSAGE_RESOURCE_TEMPLATE_BARE } from '../core/citation-format';
 import { PROMPTS } from './prompts';
 
@@ -75,14 +75,14 @@ export function registerCompletions(server: McpServer, ctx: ServerContext): void
     let kind: CompletionKind | undefined;
     if (ref.type === 'ref/prompt') {
       const p = PROMPTS.find((x) => x.name === ref.name);
-      if (!p) throw new McpError(ErrorCode.InvalidParams, `no prompt named ${JSON.stringify(ref.name)}; prompts/list shows them`);
+      if (!p) throw new ProtocolError(ErrorCode.InvalidParams, `no prompt named ${JSON.stringify(ref.name)}; prompts/list shows them`);
       if (!(argument.name in p.args)) {
-        throw new McpError(ErrorCode.InvalidParams, `prompt ${p.name} has no argument ${JSON.stringify(argument.name)}; its arguments: ${Object.keys(p.args).join(', ')}`);
+        throw new ProtocolError(ErrorCode.InvalidParams, `prompt ${p.name} has no argument ${JSON.stringify(argument.name)}; its arguments: ${Object.keys(p.args).join(', ')}`);
       }
       kind = p.args[argument.name].complete;
     } else {
       const vars = TEMPLATE_VARIABLES[ref.uri];
-      if (!vars) throw new McpError(ErrorCode.InvalidParams, `no resource template ${JSON.stringify(ref.uri)}; resources/templates/list shows them`);
+      if (!vars) throw new ProtocolError(ErrorCode.InvalidParams, `no resource template ${JSON.stringify(ref.uri)}; resources/templates/list shows them`);
       kind = vars[argument.name];
     }
     if (!kind) return { completion: { values: [], total: 0, hasMore: false } };
@@ -90,7 +90,7 @@ export function registerCompletions(server: McpServer, ctx: ServerContext): void
       const { values, total } = await completeKind(kind, await ctx.archive(), argument.value ?? '', extra.signal);
       return { completion: { values, total, hasMore: total > values.length } };
     } catch (e) {
-      throw new McpError(ErrorCode.InternalError, `completion failed: ${errorMessage(e)}`);
+      throw new ProtocolError(ErrorCode.InternalError, `completion failed: ${errorMessage(e)}`);
     }
   });
 }

@@ -2,8 +2,12 @@ import { ToolError } from '../core/errors';
 
 const DAY = 86_400;
 
-/** Parses a strict `YYYY-MM-DD` calendar date to the Unix second of its 00:00:00 UTC (wall-clock-as-UTC). */
-export function parseDay(value: string, field: string): number {
+/**
+ * Parses a `YYYY-MM-DD` calendar date (surrounding spaces ignored, as everywhere) to the Unix second of its 00:00:00
+ * UTC (wall-clock-as-UTC).
+ */
+export function parseDay(raw: string, field: string): number {
+  const value = raw.trim();
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!m) throw new ToolError(`${field} must be a date in YYYY-MM-DD form (e.g. 2022-03-01), got ${JSON.stringify(clip(value))}`);
   const y = Number(m[1]);
@@ -28,10 +32,10 @@ export interface DayRange {
 
 /** Validates `start`/`end` (inclusive calendar days in the archive's wall-clock time) and start ≤ end. */
 export function parseDayRange(start: string | undefined, end: string | undefined): DayRange {
-  const s = start === undefined || start === '' ? undefined : parseDay(start, 'start');
-  const e = end === undefined || end === '' ? undefined : parseDay(end, 'end') + DAY - 1;
+  const s = start === undefined || start.trim() === '' ? undefined : parseDay(start, 'start');
+  const e = end === undefined || end.trim() === '' ? undefined : parseDay(end, 'end') + DAY - 1;
   if (s !== undefined && e !== undefined && s > e) {
-    throw new ToolError(`start ${start} is after end ${end}; give start on or before end`);
+    throw new ToolError(`start ${start?.trim()} is after end ${end?.trim()}; give start on or before end`);
   }
   return { startUnix: s, endUnix: e };
 }

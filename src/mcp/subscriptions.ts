@@ -10,9 +10,9 @@
  * the only per-session state (a stateless request could not subscribe anyway).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerContext } from '../core/context';
-import { errorMessage } from '../core/errors';
+import { errorMessage, ProtocolError } from '../core/errors';
 import { inline } from '../core/text';
 import { parseResourceId } from '../core/citation-format';
 
@@ -121,7 +121,7 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     const uri = req.params.uri;
-    if (typeof uri !== 'string' || uri.length > 2048) throw new McpError(ErrorCode.InvalidParams, 'uri must be a string of at most 2048 characters');
+    if (typeof uri !== 'string' || uri.length > 2048) throw new ProtocolError(ErrorCode.InvalidParams, 'uri must be a string of at most 2048 characters');
     const target = parseSubscribable(uri);
     // Subscribing is always accepted (MCP leaves unknown URIs open): a conversation or message that is not in the
     // archive yet is notified when an import brings it; a URI that is not one of ours can never change.

@@ -13,6 +13,8 @@ export function text(field: string, max = MAX_TEXT) {
 export function positiveInt(field: string) {
   return z
     .number({ error: (iss) => (iss.input === undefined ? `${field} is required` : `${field} must be an integer`) })
+    // Beyond 2^53 a number is no exact integer any more: say "too large", not "not an integer" (2**60 is one).
+    .max(Number.MAX_SAFE_INTEGER, { error: `${field} is too large: give a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`, abort: true })
     .int({ error: `${field} must be an integer` })
     .min(1, { error: `${field} must be at least 1` });
 }

@@ -110,7 +110,9 @@ describe('disclosure of resource reads', () => {
     assert.deepEqual(c.messages, []);
     const gone = await one(() => h.client.readResource({ uri: `msgbrowse://message/${'0'.repeat(64)}` }));
     assert.equal(gone.ok, false);
-    assert.match(gone.error ?? '', /no message with hash/);
+    // Recorded as the person will read it in "What Copilot Has Seen": the plain sentence, not an internal error.
+    assert.match(gone.error ?? '', /^no message with hash 0{64} in this archive/);
+    assert.doesNotMatch(gone.error ?? '', /internal error|please report|MCP error/);
   });
 
   test('a throwing disclose callback never fails the call', async () => {

@@ -220,6 +220,45 @@ describe('completion/complete', () => {
   });
 });
 
+describe('refused requests', () => {
+  /** The error a client sees: its code, and the sentence said once ("MCP error -32002: …", not the prefix twice). */
+  const refusal = (code: number, sentence: RegExp) => (e: unknown) => {
+    const err = e as { code?: number; message?: string };
+    assert.equal(err.code, code);
+    assert.equal((err.message ?? '').match(/MCP error/g)?.length, 1, err.message);
+    assert.match(err.message ?? '', sentence);
+    assert.doesNotMatch(err.message ?? '', /internal error|please report/);
+    return true;
+  };
+
+  it('a resource, a prompt and a completion say what was wrong once, with its JSON-RPC code', async () => {
+    const c = await connect();
+    try {
+      await assert.rejects(c.client.readResource({ uri: `msgbrowse://message/${'0'.repeat(64)}` }), refusal(-32002, /no message with hash 0{64}/));
+      await assert.rejects(c.client.readResource({ uri: 'msgbrowse://conversation/999999' }), refusal(-32002, /conversation 999999 not found/));
+      await assert.rejects(c.client.readResource({ uri: 'msgbrowse://message/abc' }), refusal(-32602, /must be a message_id or a 64-hex hash/));
+      await assert.rejects(c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harpr' } }), refusal(-32602, /closest: Harper/));
+      await assert.rejects(c.client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }), refusal(-32602, /no prompt named "nope"/));
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('summarize_conversation takes its dates like the tools: spaces around them ignored, a start after the end refused', async () => {
+    const c = await connect();
+    try {
+      const r = await c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harper', start: ' 2022-01-01', end: '2022-12-31 ' } });
+      assert.match(r.messages[0].content.type === 'text' ? r.messages[0].content.text : '', /from 2022-01-01 to 2022-12-31/);
+      await assert.rejects(
+        c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harper', start: '2023-05-01', end: '2023-01-01' } }),
+        refusal(-32602, /start 2023-05-01 is after end 2023-01-01/),
+      );
+    } finally {
+      await c.close();
+    }
+  });
+});
+
 describe('live resources', () => {
   it('a subscribed conversation is notified after msgbrowse writes to it; others and unsubscribed ones are not; list_changed after a new conversation', async () => {
     const c = await connect();

@@ -226,8 +226,7 @@ describe('get_conversation', () => {
 
 describe('dates', () => {
   test('strict YYYY-MM-DD, real calendar dates, start ≤ end', async () => {
-    for (const bad of ['2022-3-1', 'yesterday', '2022-03-01T00:00:00', '03/01/2022', ' 2022-03-01', '']) {
-      if (bad === '') continue;
+    for (const bad of ['2022-3-1', 'yesterday', '2022-03-01T00:00:00', '03/01/2022', '2022 -03-01']) {
       assert.match(await h.err('search_messages', { query: 'lease', start: bad }), /start must be a date in YYYY-MM-DD form/, bad);
     }
     assert.match(await h.err('search_messages', { query: 'lease', end: '2022-02-30' }), /end "2022-02-30" is not a real calendar date/);
@@ -236,6 +235,16 @@ describe('dates', () => {
     const leap = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper', start: '2020-02-29' });
     assert.ok(leap.messages.length > 0);
     assert.match(await h.err('semantic_search', { query: 'x', start: '2022-13-01' }), /not a real calendar date/);
+  });
+
+  test('spaces around a date are ignored, as get_journal_day and the prompts ignore them', async () => {
+    const exact = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper', start: '2022-03-01', end: '2022-03-31' });
+    const spaced = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper', start: ' 2022-03-01', end: '2022-03-31\t' });
+    assert.deepEqual(spaced.messages.map((m) => m.message_id), exact.messages.map((m) => m.message_id));
+    const found = await plain.ok<{ hits: Hit[] }>('search_messages', { query: 'lease', start: ' 2022-03-01 ', end: ' 2022-03-01' });
+    assert.ok(found.hits.length >= 1 && found.hits.every((x) => x.timestamp.startsWith('2022-03-01')));
+    const blank = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper', start: '  ' });
+    assert.ok(blank.messages.length >= exact.messages.length, 'a blank date is no filter, as an empty one');
   });
 
   test('date filters on search are inclusive days', async () => {
@@ -279,6 +288,10 @@ describe('search_messages', () => {
     assert.deepEqual(r.notes, ['limit 150 is above the maximum 100; used 100']);
     assert.ok(r.hits.length <= 100);
     assert.match(await plain.err('search_messages', { query: 'the', limit: 0 }), /limit must be at least 1/);
+    // 2**60 is an integer, only not an exact one for JavaScript: say so rather than "must be an integer".
+    assert.match(await plain.err('search_messages', { query: 'the', limit: 2 ** 60 }), /limit is too large: give a whole number from 1 to 9007199254740991/);
+    assert.match(await plain.err('get_context', { message_id: 2 ** 60 }), /message_id is too large/);
+    assert.match(await plain.err('search_messages', { query: 'the', limit: 2.5 }), /limit must be an integer/);
   });
 
   test('FTS syntax and hostile queries are plain text', async () => {

@@ -2,11 +2,11 @@
  * Every prompt (VS Code: `/mcp.msgbrowse.<name>`), and their registration: adding a prompt is its file plus one entry
  * in PROMPTS. Arguments are strings (MCP); their completions come from completions.ts.
  */
-import { McpError, ErrorCode, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { ServerContext } from '../../core/context';
-import { errorMessage } from '../../core/errors';
+import { errorMessage, ProtocolError, ToolError } from '../../core/errors';
 import { findDiscussion } from './find-topic';
 import { onThisDayPrompt } from './look-back';
 import { prepareMeeting } from './meeting-prep';
@@ -30,8 +30,10 @@ export function registerPrompts(server: McpServer, ctx: ServerContext): void {
       try {
         text = await p.build(args, { archive: () => ctx.archive(), signal: extra.signal });
       } catch (e) {
-        if (e instanceof McpError) throw e;
-        throw new McpError(ErrorCode.InternalError, `prompt ${p.name} failed: ${errorMessage(e)}`);
+        if (e instanceof ProtocolError) throw e;
+        // A prompt argument that names nothing (a ToolError) is the caller's to fix; anything else is ours.
+        if (e instanceof ToolError) throw new ProtocolError(ErrorCode.InvalidParams, e.message);
+        throw new ProtocolError(ErrorCode.InternalError, `prompt ${p.name} failed: ${errorMessage(e)}`);
       }
       return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
     });

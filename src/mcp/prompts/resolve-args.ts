@@ -1,9 +1,9 @@
 /** Turning prompt arguments into archive things, with errors that say what exists instead. */
-import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { AsyncArchive, ConversationRow } from '../../archive/types';
 import { inline } from '../../core/text';
 import { parseDay } from '../dates';
-import { errorMessage } from '../../core/errors';
+import { errorMessage, ProtocolError } from '../../core/errors';
 
 /** A conversation from a completed value: `name`, or `name (source)` as completions write duplicated names. */
 export async function conversationArg(archive: AsyncArchive, value: string, signal?: AbortSignal): Promise<ConversationRow> {
@@ -18,10 +18,10 @@ export async function conversationArg(archive: AsyncArchive, value: string, sign
   }
   if (r.kind === 'found') return r.conversation;
   if (r.kind === 'ambiguous') {
-    throw new McpError(ErrorCode.InvalidParams, `${inline(v)} names ${r.candidates.length} conversations; pick one of: ${r.candidates.map((c) => `${c.name} (${c.source})`).join(', ')}`);
+    throw new ProtocolError(ErrorCode.InvalidParams, `${inline(v)} names ${r.candidates.length} conversations; pick one of: ${r.candidates.map((c) => `${c.name} (${c.source})`).join(', ')}`);
   }
   const close = r.suggestions.slice(0, 5).map((c) => `${c.name} (${c.source})`);
-  throw new McpError(ErrorCode.InvalidParams, `no conversation named ${inline(v)}${close.length ? `; closest: ${close.join(', ')}` : ''}`);
+  throw new ProtocolError(ErrorCode.InvalidParams, `no conversation named ${inline(v)}${close.length ? `; closest: ${close.join(', ')}` : ''}`);
 }
 
 /** An optional YYYY-MM-DD argument (undefined when blank). */
@@ -30,12 +30,12 @@ export function dayArg(value: string | undefined, field: string): string | undef
   try {
     parseDay(value.trim(), field);
   } catch (e) {
-    throw new McpError(ErrorCode.InvalidParams, errorMessage(e));
+    throw new ProtocolError(ErrorCode.InvalidParams, errorMessage(e));
   }
   return value.trim();
 }
 
 export function requiredArg(value: string | undefined, field: string): string {
-  if (value === undefined || value.trim() === '') throw new McpError(ErrorCode.InvalidParams, `${field} is required`);
+  if (value === undefined || value.trim() === '') throw new ProtocolError(ErrorCode.InvalidParams, `${field} is required`);
   return value.trim();
 }

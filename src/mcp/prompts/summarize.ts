@@ -1,3 +1,5 @@
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '../../core/errors';
 import { CITE_RULES, definePrompt } from './prompt';
 import { conversationArg, dayArg, requiredArg } from './resolve-args';
 
@@ -15,6 +17,7 @@ export const summarizeConversation = definePrompt({
     const c = await conversationArg(archive, requiredArg(args.conversation, 'conversation'), env.signal);
     const start = dayArg(args.start, 'start');
     const end = dayArg(args.end, 'end');
+    if (start && end && start > end) throw new ProtocolError(ErrorCode.InvalidParams, `start ${start} is after end ${end}; give start on or before end`);
     const period = start || end ? ` from ${start ?? 'the beginning'} to ${end ?? 'the end'}` : '';
     const call = JSON.stringify({ conversation_id: c.id, ...(start ? { start } : {}), ...(end ? { end } : {}), limit: 500 });
     return (
