@@ -339,6 +339,13 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.equal(refused.status, 2);
     assert.match(refused.stderr, /refusing --ledger .*inside the archive's folder/);
     assert.ok(!fs.existsSync(path.join(path.dirname(curated.path), 'l.jsonl')));
+    // The same folder reached through a symlink is the same folder.
+    const link = path.join(tmp, 'archive-folder-link');
+    fs.symlinkSync(path.dirname(curated.path), link);
+    const throughLink = run(['--archive', curated.path, '--ledger', path.join(link, 'l.jsonl')]);
+    assert.equal(throughLink.status, 2);
+    assert.match(throughLink.stderr, /refusing --ledger .*inside the archive's folder/);
+    assert.ok(!fs.existsSync(path.join(path.dirname(curated.path), 'l.jsonl')));
   });
 
   it('usage errors exit 2; --help and --version exit 0', () => {

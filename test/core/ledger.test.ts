@@ -106,6 +106,25 @@ describe('ledger: writing and reading', () => {
     assert.match(logs[0], /refusing to write the ledger .* beside the archive/);
   });
 
+  it('a symlink on either side does not lead the ledger in beside the archive', () => {
+    const data = path.join(root, 'real-data');
+    fs.mkdirSync(data, { recursive: true });
+    const archive = path.join(data, 'msgbrowse.sqlite');
+    fs.writeFileSync(archive, '');
+    fs.symlinkSync(data, path.join(root, 'data-link'));
+    fs.mkdirSync(path.join(root, 'alias'));
+    fs.symlinkSync(archive, path.join(root, 'alias', 'msgbrowse.sqlite'));
+    // The ledger's folder is a link to the archive's; a not-yet-created folder under that link; the archive is a link.
+    assert.equal(ledgerBesideArchive(path.join(root, 'data-link', 'l.jsonl'), archive), true);
+    assert.equal(ledgerBesideArchive(path.join(root, 'data-link', 'new', 'deeper', 'l.jsonl'), archive), true);
+    assert.equal(ledgerBesideArchive(path.join(data, 'l.jsonl'), path.join(root, 'alias', 'msgbrowse.sqlite')), true);
+    assert.equal(ledgerBesideArchive(path.join(root, 'alias', 'l.jsonl'), path.join(root, 'alias', 'msgbrowse.sqlite')), true, 'the folder named is refused too');
+    assert.equal(ledgerBesideArchive(path.join(root, 'elsewhere', 'l.jsonl'), path.join(root, 'alias', 'msgbrowse.sqlite')), false);
+    const w = new LedgerWriter(path.join(root, 'data-link', 'l.jsonl'), { archivePath: () => archive, log: () => undefined });
+    assert.equal(w.append(entry('x')), false);
+    assert.deepEqual(fs.readdirSync(data), ['msgbrowse.sqlite']);
+  });
+
   it('write failures are logged, never thrown', () => {
     const blocker = path.join(root, 'blocker');
     fs.writeFileSync(blocker, '');
