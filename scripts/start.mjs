@@ -53,8 +53,13 @@ if (!fs.existsSync(archive)) {
 console.error('• Demo archive summary:\n');
 run('node', [cli, '--archive', dataDir, '--summary']);
 
-const serveArgs = args.includes('--stdio') ? ['--archive', dataDir] : ['--archive', dataDir, '--http'];
+// Anything else after `npm start --` goes to the server (e.g. --listen 127.0.0.1:9000).
+const serveArgs = ['--archive', dataDir, ...(args.includes('--stdio') ? [] : ['--http']), ...args.filter((a) => a !== '--stdio')];
 console.error(`\n• Starting: msgbrowse-mcp ${serveArgs.join(' ')}  (Ctrl-C to stop)\n`);
 const child = spawn('node', [cli, ...serveArgs], { cwd: root, stdio: 'inherit' });
+// package.json runs us with `exec`, so npm's forwarded SIGINT/SIGTERM reach this process (a shell in between would
+// hold them); we pass them on. If npm itself is killed outright, our parent changes: stop the server with it.
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+const parent = process.ppid;
+setInterval(() => process.ppid !== parent && child.kill('SIGTERM'), 500).unref();
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

@@ -179,8 +179,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     } catch (e) {
       throw new CliError(oneLine(e));
     }
-    process.stderr.write(servingBanner(archiveLabel, handle.url, token, envToken ? { from: 'env' } : { from: 'file', file: stored!.file, created: stored!.created }));
-    await new Promise<void>((resolve) => {
+    // Listen for the stop signals before announcing the URL: whoever reads the banner may stop us at once.
+    const stopped = new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -189,6 +189,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    process.stderr.write(servingBanner(archiveLabel, handle.url, token, envToken ? { from: 'env' } : { from: 'file', file: stored!.file, created: stored!.created }));
+    await stopped;
     log('info', 'shutting down');
     await handle.close();
     return 0;

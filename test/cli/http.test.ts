@@ -56,8 +56,9 @@ async function start(args: string[], env: Record<string, string>): Promise<Runni
   return { child, url: m[1], port: Number(m[2]), stderr: () => err };
 }
 
-async function stop(r: Running): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => r.child.on('exit', (c) => resolve(c)));
+/** Sends SIGINT; resolves with the exit code, or the signal's name when the process died of one. */
+async function stop(r: Running): Promise<number | string | null> {
+  const exited = new Promise<number | string | null>((resolve) => r.child.on('exit', (c, sig) => resolve(c ?? sig)));
   r.child.kill('SIGINT');
   return exited;
 }
@@ -150,7 +151,7 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
         assert.ok(m, r.stderr());
         return { token: m[1], err: r.stderr() };
       } finally {
-        assert.equal(await stop(r), 0);
+        assert.equal(await stop(r), 0, r.stderr());
       }
     };
     const first = await tokenOf();
