@@ -164,7 +164,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     try {
       stored = envToken && !opts.rotateToken ? undefined : storedToken(path.join(stateDir(env), TOKEN_FILE_NAME), opts.rotateToken);
     } catch (e) {
-      throw new CliError(`cannot keep the HTTP token in ${stateDir(env)}: ${oneLine(e)} — set MSGBROWSE_MCP_TOKEN instead`);
+      throw new CliError(`cannot keep the HTTP token: ${oneLine(e)} — set MSGBROWSE_MCP_TOKEN instead`);
     }
     if (stored?.tightened) log('warn', `${stored.file} could be read by other users; it is private (0600) again`);
     const token = envToken || stored!.token;

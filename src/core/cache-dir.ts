@@ -16,6 +16,8 @@ export function defaultCacheDir(
 ): string {
   const xdg = env.XDG_CACHE_HOME?.trim();
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, CACHE_DIR_NAME);
+  // An empty or relative HOME must not put the cache under the current folder: the temp folder then.
+  if (!path.isAbsolute(home)) home = os.tmpdir();
   if (platform === 'darwin') return path.join(home, 'Library', 'Caches', CACHE_DIR_NAME);
   if (platform === 'win32') {
     const local = env.LOCALAPPDATA?.trim() || path.join(home, 'AppData', 'Local');

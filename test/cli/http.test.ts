@@ -191,6 +191,19 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
     }
   });
 
+  it('an empty HOME without XDG_STATE_HOME: one clear line, and no token written under the current folder', async () => {
+    const here = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    const child = spawn(CLI_NODE, [cli, '--archive', curated.path, '--http', '--listen', '127.0.0.1:0'], { cwd: here, env: cleanEnv({ HOME: '' }) });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000); // served instead of refusing: fail, not hang
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    clearTimeout(killer);
+    assert.equal(code, 1, err);
+    assert.match(err, /cannot keep the HTTP token: the home folder is "", not an absolute path; set HOME or XDG_STATE_HOME — set MSGBROWSE_MCP_TOKEN instead/);
+    assert.deepEqual(fs.readdirSync(here), []);
+  });
+
   it('refuses a port already in use with one clear line', async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));

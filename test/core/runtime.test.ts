@@ -583,6 +583,9 @@ describe('runtime helpers', () => {
     assert.equal(defaultCacheDir({}, 'linux', '/home/u'), '/home/u/.cache/msgbrowse-vscode');
     assert.equal(defaultCacheDir({ XDG_CACHE_HOME: 'relative' }, 'linux', '/home/u'), '/home/u/.cache/msgbrowse-vscode');
     assert.equal(defaultCacheDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Caches/msgbrowse-vscode');
+    // An empty or relative HOME never means "here" (the current folder may hold the archive).
+    assert.equal(defaultCacheDir({}, 'linux', ''), path.join(os.tmpdir(), '.cache', 'msgbrowse-vscode'));
+    assert.equal(defaultCacheDir({}, 'linux', '~'), path.join(os.tmpdir(), '.cache', 'msgbrowse-vscode'));
     assert.ok(isBesideArchive('/data', '/data/msgbrowse.sqlite'));
     assert.ok(isBesideArchive('/data/cache', '/data/msgbrowse.sqlite'));
     assert.ok(!isBesideArchive('/home/u/.cache/msgbrowse-vscode', '/data/msgbrowse.sqlite'));
