@@ -7,13 +7,10 @@ import type { ArchiveConnection, Sql } from './connection';
 import { fingerprint } from './file-identity';
 import { ARCHIVE_METHODS, ARCHIVE_QUERIES, coverageMemoKey, type Snapshot } from './methods';
 import { listConversations } from './queries/conversations';
-import { EmbeddingIterator, embeddingModels, embeddingSpan, MessageMeta, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
+import { EmbeddingIterator, embeddingModels, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
 import { readableSchema, type SchemaInfo } from './schema';
-import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion, JoinedKeys, SharedEmbeddingJoin, UnjoinedEmbeddings } from './types';
-
-/** The per-open memo key of a prepared embeddings join (prepareEmbeddingJoin). */
-const JOIN_KEY = 'embeddingJoin';
+import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion } from './types';
 
 // The query methods are installed on the prototype from the table below the class.
 // eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unsafe-declaration-merging
@@ -89,58 +86,12 @@ export class WasmArchive implements Archive {
   }
 
   embeddings(model: string, opts?: EmbeddingStreamOptions): IterableIterator<EmbeddingRecord> {
-    // The stream's first batch takes a prepared join (prepareEmbeddingJoin) of this open, else scans `messages`.
-    return new EmbeddingIterator((fn) => this.q(fn), model, opts, (sql, schema) => this.takePerOpen<MessageMeta>(JOIN_KEY) ?? new MessageMeta(sql, schema));
+    return new EmbeddingIterator((fn) => this.q(fn), model, opts);
   }
 
-  embeddingsJoinedLater(model: string, opts: { shareVectors?: boolean; after?: number; upTo?: number; expected: number }): UnjoinedEmbeddings {
-    const { expected, ...stream } = opts;
-    const it = new EmbeddingIterator((fn) => this.q(fn), model, { ...stream, deferJoin: { expected } });
-    return Object.assign(it, {
-      join: (shared: SharedEmbeddingJoin | null): JoinedKeys =>
-        this.q((sql, schema) => {
-          if (shared !== null && fingerprint(this.conn.identity()) === shared.fingerprint) {
-            let meta: MessageMeta | undefined;
-            try {
-              meta = new MessageMeta(shared.tables);
-            } catch {
-              // Tables that do not hold together (RangeError): a join of this connection's own, as for a changed archive.
-            }
-            if (meta) return it.joinThrough(meta, 'shared');
-          }
-          return it.joinThrough(new MessageMeta(sql, schema), 'own');
-        }),
-    });
-  }
-
-  prepareEmbeddingJoin(): void {
-    this.q((sql, schema) => this.joinOfThisOpen(sql, schema));
-  }
-
-  shareEmbeddingJoin(): SharedEmbeddingJoin {
-    return this.q((sql, schema) => ({ tables: this.joinOfThisOpen(sql, schema).tablesOf(), fingerprint: fingerprint(this.conn.identity()) }));
-  }
-
-  /** The join the next stream takes: made once per open, in shared memory so that another thread can adopt it. */
-  private joinOfThisOpen(sql: Sql, schema: SchemaInfo): MessageMeta {
-    return this.perOpen(JOIN_KEY, () => new MessageMeta(sql, schema, { shared: true }));
-  }
-
-  /** Removes and returns a value `perOpen` made for the current open, if any. Call only inside a run. */
-  private takePerOpen<T>(key: string): T | undefined {
-    if (this.memoOpen !== this.conn.opens) return undefined;
-    const value = this.memo.get(key) as T | undefined;
-    this.memo.delete(key);
-    return value;
-  }
-
-  embeddingSpan(model: string): { first: number; last: number } | undefined {
-    return this.q((sql, schema) => embeddingSpan(sql, schema, model, this.models(sql, schema), this.perOpen('spans', () => new Map())));
-  }
-
-  /** The embedding models of this open, counted once; a grouping of several also notes their rowid spans. */
+  /** The embedding models of this open, counted once. */
   private models(sql: Sql, schema: SchemaInfo): EmbeddingModelInfo[] {
-    return this.perOpen('models', () => embeddingModels(sql, schema, this.perOpen('spans', () => new Map())));
+    return this.perOpen('models', () => embeddingModels(sql, schema));
   }
 
   primeModelCoverage(model: string, count: number, fp: string): boolean {

@@ -7,7 +7,6 @@
  */
 
 import type { ArchiveMethod, ArchiveQueryMethods } from './methods';
-import type { MessageMetaTables } from './queries/embeddings';
 
 export type Source = 'signal' | 'imessage' | 'whatsapp' | (string & {});
 
@@ -279,14 +278,6 @@ export interface EmbeddingModelInfo {
   dim: number;
 }
 
-/** The embeddings' join to messages one connection made, for another thread's connection (Archive.shareEmbeddingJoin). */
-export interface SharedEmbeddingJoin {
-  /** The hash → message map's tables (structured-cloneable; its memory is shared, not copied). */
-  tables: MessageMetaTables;
-  /** The archive fingerprint (file-identity.ts) of the files the map was read from. */
-  fingerprint: string;
-}
-
 /** The columns an embedding record takes from its message. */
 export interface MessageColumns {
   messageId: number;
@@ -294,27 +285,6 @@ export interface MessageColumns {
   tsUnix: number;
   sender: string;
   source: string;
-}
-
-/** The messages of a stream joined after it was read (UnjoinedEmbeddings.join), by the records' `joinKey`. */
-export interface JoinedKeys {
-  /** The message of the record with this `joinKey`, or undefined: an orphan (no message has its hash). */
-  messageOf(key: number): MessageColumns | undefined;
-  /** Whether the join handed over was used (`shared`) or `messages` was scanned for one (`own`). */
-  readonly through: 'shared' | 'own';
-}
-
-/**
- * A stream of embeddings joined to their messages only after it was read (Archive.embeddingsJoinedLater): a split
- * index build's upper range scans while the lower range makes the join it then hands over.
- */
-export interface UnjoinedEmbeddings extends IterableIterator<EmbeddingRecord> {
-  /**
-   * Once the stream has ended: the messages of its records, through `shared` (another connection's join) when this
-   * archive's files are still those it was read from, else through a scan of `messages` now. Throws the
-   * `bad_embedding` error the joined stream would have thrown at its first damaged row that has a message.
-   */
-  join(shared: SharedEmbeddingJoin | null): JoinedKeys;
 }
 
 export interface EmbeddingRecord {
@@ -333,11 +303,6 @@ export interface EmbeddingRecord {
   /** `messages.source` (lets the vector index filter by source during its scan). */
   source?: string;
   vec: Float32Array;
-  /**
-   * Only on the records of a stream joined later (UnjoinedEmbeddings), whose message columns are NaN and absent
-   * until its `join` finds them by this key.
-   */
-  readonly joinKey?: number;
 }
 
 export type ResolveResult =
@@ -443,34 +408,9 @@ export interface ArchiveSummary {
 export type ArchiveQueries = ArchiveQueryMethods & {
   /**
    * Streams every embedding of `model` that belongs to an existing message (orphans skipped). With `shareVectors`,
-   * a record's `vec` is valid only until the iterator reads its next batch (2048 rows): for index builds. With
-   * `after` and/or `upTo`, only the rows whose rowid lies in (after, upTo].
+   * a record's `vec` is valid only until the iterator reads its next batch (2048 rows): for index builds.
    */
-  embeddings(model: string, opts?: { shareVectors?: boolean; after?: number; upTo?: number }): IterableIterator<EmbeddingRecord>;
-  /**
-   * Builds now, in one snapshot, what the next `embeddings` stream joins its rows to their messages through (one
-   * scan of `messages`, whatever the model): an index-build thread does it while it waits for its job. That stream
-   * takes it, so it is held only until then; a change of the files meanwhile drops it, and the stream scans afresh.
-   */
-  prepareEmbeddingJoin(): void;
-  /**
-   * The `embeddings` stream of one rowid range, read without a join to messages (orphans and damaged rows included,
-   * the damaged held back) and joined by its `join` once read. `expected`: about how many rows the range holds.
-   */
-  embeddingsJoinedLater(model: string, opts: { shareVectors?: boolean; after?: number; upTo?: number; expected: number }): UnjoinedEmbeddings;
-  /**
-   * The join `prepareEmbeddingJoin` makes (made now if this open has none, and still this archive's to stream with),
-   * in memory another thread reads without a copy, with the fingerprint of the files it was read from: a split
-   * index build's lower range hands it to the upper range, which joins its rows through it
-   * (embeddingsJoinedLater) instead of scanning `messages` itself.
-   */
-  shareEmbeddingJoin(): SharedEmbeddingJoin;
-  /**
-   * The lowest and highest rowid among the `model` embeddings that `embeddings` streams (it reads no negative
-   * rowid), undefined when it has none: where an index build splits the rows between its threads (`embeddings`
-   * with `after` and `upTo`).
-   */
-  embeddingSpan(model: string): { first: number; last: number } | undefined;
+  embeddings(model: string, opts?: { shareVectors?: boolean }): IterableIterator<EmbeddingRecord>;
   /**
    * Reads the vectors of `model` stored at embedding `rowids` into `out` (row i at `i * dim`), in one snapshot.
    * Returns how many were found with that model and dimension; a lower count means the archive changed under

@@ -4,8 +4,6 @@
  * The entry (bundled to dist/cli.js): wires the argument parser, the logger, the runtime, the transports,
  * the --summary printer and the HTTP banner. Like src/extension/ it is a top-level adapter; it never imports `vscode`.
  */
-// First, before any other module runs: the V8 setting that keeps this server small (see memory.ts).
-import './memory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { embedConfigFromEnv } from '../embed/config';
@@ -100,7 +98,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     // --summary stays in this thread. This thread, which only waits meanwhile, scans part of each unfiltered vector
     // search beside the worker: at most half of it and at most 10 ms, so the transport waits no longer than that
     // (about 3 ms at 100k vectors; the extension host never scans).
-    openArchive: opts.summary ? undefined : workerOpener({ log, helpScans: true }),
+    openArchive: opts.summary ? undefined : workerOpener({ log }),
     archivePath: opts.archive,
     embed: embedConfigFromEnv(env),
     citation,

@@ -19,7 +19,6 @@ import type { Exclusion } from '../archive/types';
 import { SemanticManager } from './semantic-backend';
 import type {
   ArchiveOpener,
-  OpenHints,
   Runtime,
   RuntimeEvent,
   RuntimeLog,
@@ -38,14 +37,11 @@ export const inThreadOpener: ArchiveOpener = async (p) => {
  * Opens the archive in the engine worker thread: queries, vector builds and scans run off this thread
  * (what the extension host needs). `workerScript` overrides the worker entry (tests).
  */
-export function workerOpener(opts: { workerScript?: string; log?: RuntimeLog; helpScans?: boolean } = {}): ArchiveOpener {
-  return async (p, hints) => {
+export function workerOpener(opts: { workerScript?: string; log?: RuntimeLog } = {}): ArchiveOpener {
+  return async (p) => {
     const client = await startEngineWorker({
       archivePath: p,
       workerScript: opts.workerScript,
-      helpScans: opts.helpScans,
-      // The build's thread starts beside the worker's own start, with its engine and join ready by the build.
-      ...(hints?.vectorIndex ? { standbyBuild: hints.vectorIndex } : {}),
       log: opts.log ? (level, message) => opts.log!(level, `engine worker: ${message}`) : undefined,
     });
     return {
@@ -85,14 +81,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let summaryCache: { generation: number; stamp: string; summary: NonNullable<RuntimeStatus['summary']> } | undefined;
 
   const opener = options.openArchive ?? inThreadOpener;
-  /** The index the prewarm will load or build once the archive opens (see prewarm below). */
-  const openHints = (): OpenHints => {
-    const model = embed.model.trim();
-    return options.prewarmSemantic && model ? { vectorIndex: { model, ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) } } : {};
-  };
   const holder = new ArchiveHolder(
     options.archivePath,
-    (p) => opener(p, openHints()),
+    opener,
     log,
     options.closeGraceMs ?? 10_000,
     (e) => {

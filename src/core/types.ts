@@ -35,16 +35,7 @@ export interface OpenedArchive {
   ) => Promise<VectorIndex>;
 }
 
-/** What the runtime expects to ask of an archive right after it opens (an opener may get ready for it). */
-export interface OpenHints {
-  /**
-   * The runtime prewarms this model's vector index (RuntimeOptions.prewarmSemantic): it loads it from `cacheDir`
-   * or, when no cache file holds it, builds it.
-   */
-  vectorIndex?: { model: string; cacheDir?: string };
-}
-
-export type ArchiveOpener = (path: string, hints?: OpenHints) => Promise<OpenedArchive>;
+export type ArchiveOpener = (path: string) => Promise<OpenedArchive>;
 
 export interface VectorBuildRequest {
   archive: OpenedArchive;

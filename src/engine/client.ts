@@ -15,7 +15,7 @@ import type { VectorIndex } from '../search/types';
 import type { BuildProgress } from '../search/vector';
 import { CancelSlots } from './cancel-slots';
 import { Connection } from './worker-connection';
-import { ARCHIVE_METHODS, type ArchiveMethod, type EngineLog, type StandbyBuildHint, type VectorIndexInfo, type VectorOpenOptions } from './protocol';
+import { ARCHIVE_METHODS, type ArchiveMethod, type EngineLog, type VectorIndexInfo, type VectorOpenOptions } from './protocol';
 import { VectorIndexProxy, type VectorOpener } from './vector-proxy';
 import { abortError } from './wire-error';
 import { resolveWorkerScript, type WorkerScript } from './worker-script';
@@ -27,20 +27,10 @@ export interface EngineWorkerOptions {
   archivePath: string;
   /** Override the worker entry (a built `.js`, or a `.ts` source run through tsx). */
   workerScript?: string;
+  /** Override the index-build worker's entry (tests wrap it). */
+  buildScript?: string;
   /** Diagnostics: worker crash and restart, cache decisions, anything the worker prints. */
   log?: EngineLog;
-  /**
-   * Scan unfiltered vector searches on the calling thread too, beside the worker (search/vector/scan-share.ts):
-   * for a thread that has nothing else to do while it waits (the CLI's). Never in the extension host, whose thread
-   * VS Code and every other extension share.
-   */
-  helpScans?: boolean;
-  /**
-   * An index build of this model is expected right after the open (the caller prewarms the index): the worker
-   * starts its build thread beside its own start unless the cache holds the index (WorkerInit.standbyBuild). Only
-   * for the first start: a restarted worker finds its index in the cache.
-   */
-  standbyBuild?: StandbyBuildHint;
 }
 
 export interface VectorIndexOptions extends VectorOpenOptions {
@@ -103,7 +93,7 @@ class WorkerEngineClient implements VectorOpener {
           if (crashed && !this.closed) this.opts.log?.('error', message);
         },
         this.opts.log,
-        generation === 1 ? this.opts.standbyBuild : undefined,
+        this.opts.buildScript,
       );
       this.conn = conn;
       conn.holdWhileStarting();
@@ -138,7 +128,7 @@ class WorkerEngineClient implements VectorOpener {
     const conn = await this.connection();
     const id = this.nextId++;
     const info = await conn.request<VectorIndexInfo>(
-      (rid, slot) => ({ type: 'vector.open', id: rid, slot, model, ...source, ...(this.opts.helpScans ? { share: true } : {}) }),
+      (rid, slot) => ({ type: 'vector.open', id: rid, slot, model, ...source }),
       id,
       signal,
       onProgress as ((p: unknown) => void) | undefined,

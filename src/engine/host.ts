@@ -5,18 +5,13 @@
  * Requests are answered in arrival order. Synchronous queries run to completion unless their shared cancel flag
  * is set (SQLite's progress handler polls it); vector builds and scans poll the flag through their signal.
  */
-// First: the V8 flags the process keeps, which this worker's start has just reset (worker-flags.ts).
-import './worker-flags';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { openArchive, resolveArchivePath } from '../archive';
+import { openArchive } from '../archive';
 import type { Archive } from '../archive/types';
 import { compiledEngineModuleNow, useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
-import type { HelperScan } from '../search/vector/scan-share';
 import { archiveRows, cacheFilePath, Int8VectorIndex, keepBuildCoverage, loadCachedParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
-import { buildInWorker, discardBuildThread, prepareBuildThread } from './index-build';
+import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
 import { pollingSignal, type PollingAbort } from './polling-signal';
 import { installInterruptHandler } from './interrupt';
@@ -47,8 +42,6 @@ const indexes = new Map<number, VectorIndex>();
 const running = new Map<number, PollingAbort>();
 /** Their completions, so close() lets a cancelled build clean up (remove its temporary cache file) first. */
 const settling = new Set<Promise<void>>();
-/** Searches a client thread scans beside, by request id: where its `vector.helped` findings go. */
-const helpers = new Map<number, (scan: HelperScan) => void>();
 /** Cache files being written after their build, by path (a later open of the same file waits for it). */
 const writing = new Map<string, Promise<void>>();
 /** How long close() waits for cancelled work to unwind before the thread exits anyway. */
@@ -162,7 +155,7 @@ async function openVectorIndex(
     model: req.model,
     dim,
     total,
-    span: () => withSlot(req.slot, () => db.embeddingSpan(req.model)),
+    ...(init.buildScript ? { script: init.buildScript } : {}),
     // This thread's compiled engine (handed over at start, or compiled here when the host's was not ready yet):
     // the build thread instantiates it instead of compiling sqlite3.wasm again, 75-85 ms on a first semantic call.
     ...(wasmModule ? { wasmModule } : {}),
@@ -205,30 +198,13 @@ async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open
     const handle = nextHandle++;
     indexes.set(handle, index);
     const info: VectorIndexInfo = { handle, model: index.model, dim: index.dim, size: index.size };
-    if (req.share && index instanceof Int8VectorIndex) {
-      try {
-        info.share = index.share();
-      } catch (e) {
-        // Only a speed-up: the index answers unshared.
-        send({ type: 'log', level: 'warn', message: `vector index for model ${index.model}: scans are not shared with the client thread: ${e instanceof Error ? e.message : String(e)}` });
-      }
-    }
     send({ type: 'result', id: req.id, value: info });
   } catch (e) {
     fail(req.id, req.slot, e);
   } finally {
     running.delete(req.id);
-    // A build thread started ahead is not needed once an index is open (loaded, or built by another thread).
-    discardBuildThread();
   }
 }
-
-/**
- * Tests cancel a search "while the worker is at it" by holding each vector search back for
- * MSGBROWSE_TEST_SEARCH_STALL_MS before it scans (never set outside the test suite): on a small index the answer
- * could otherwise come back before the test's cancel. The wait is a timer, so a cancel still arrives meanwhile.
- */
-const SEARCH_STALL_MS = Number(process.env.MSGBROWSE_TEST_SEARCH_STALL_MS ?? 0);
 
 async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.search' }>): Promise<void> {
   const index = indexes.get(req.handle);
@@ -242,22 +218,13 @@ async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.se
   }
   const abort = pollingSignal(() => flags.isSet(req.slot));
   running.set(req.id, abort);
-  // A search the client scans beside: its findings arrive as `vector.helped`, after this request. Listened for
-  // before anything here awaits, or a `vector.helped` handled meanwhile would be dropped and the search never end.
-  const helped = req.job !== undefined ? new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve)) : undefined;
   try {
-    if (SEARCH_STALL_MS > 0) await new Promise((resolve) => setTimeout(resolve, SEARCH_STALL_MS));
-    abort.signal.throwIfAborted();
-    const hits =
-      req.job !== undefined && helped && index instanceof Int8VectorIndex
-        ? await index.search(req.query, req.k, req.filter, abort.signal, { job: req.job, helped })
-        : await index.search(req.query, req.k, req.filter, abort.signal);
+    const hits = await index.search(req.query, req.k, req.filter, abort.signal);
     send({ type: 'result', id: req.id, value: hits });
   } catch (e) {
     fail(req.id, req.slot, e);
   } finally {
     running.delete(req.id);
-    helpers.delete(req.id);
   }
 }
 
@@ -280,7 +247,6 @@ async function shutdown(): Promise<void> {
     }
   }
   indexes.clear();
-  discardBuildThread();
   try {
     archive?.close();
   } catch {
@@ -301,9 +267,6 @@ function onMessage(req: WorkerRequest): void {
       return track(handleVectorOpen(req, db));
     case 'vector.search':
       return track(handleVectorSearch(req));
-    case 'vector.helped':
-      helpers.get(req.id)?.(req.scan);
-      return;
     case 'vector.dispose': {
       const index = indexes.get(req.handle);
       indexes.delete(req.handle);
@@ -319,31 +282,8 @@ function onMessage(req: WorkerRequest): void {
   }
 }
 
-/**
- * Starts the index-build thread of an expected build (WorkerInit.standbyBuild) beside this thread's own start, so
- * its engine, its connection and its join to messages are ready by the time the build is asked for; nothing when
- * the cache holds the index (it loads in tens of milliseconds) or the path does not resolve (the open reports it).
- */
-function startStandbyBuild(): void {
-  const hint = init.standbyBuild;
-  if (!hint) return;
-  let file: string;
-  try {
-    file = resolveArchivePath(init.archivePath);
-  } catch {
-    return;
-  }
-  // The cache file's name is made from the archive's resolved path, as `vector.open` names it (VectorOpenOptions.name).
-  if (hint.cacheDir && fs.existsSync(cacheFilePath(hint.cacheDir, file, hint.model))) return;
-  prepareBuildThread(file, init.wasmModule);
-  // And the thread of its upper range, should the build be split (buildInWorker ends it if not): it prepares only
-  // its engine and the archive, and is handed the lower range's join.
-  if (os.availableParallelism() >= 2) prepareBuildThread(file, init.wasmModule, undefined, 'upper');
-}
-
 async function main(): Promise<void> {
   keepEventLoopAlive(port);
-  startStandbyBuild();
   try {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
     await installInterruptHandler(() => flags.isSet(currentSlot));

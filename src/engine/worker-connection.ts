@@ -5,8 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { compiledEngineModuleNow } from '../archive/wasm-engine';
 import type { CancelSlots } from './cancel-slots';
-import { keepFlagsAcross, keptV8Flags } from './v8-flags';
-import type { EngineLog, StandbyBuildHint, WorkerInit, WorkerRequest, WorkerResponse } from './protocol';
+import type { EngineLog, WorkerInit, WorkerRequest, WorkerResponse } from './protocol';
 import { abortError, fromWireError } from './wire-error';
 import type { WorkerScript } from './worker-script';
 
@@ -50,24 +49,16 @@ export class Connection {
     /** `crashed`: it had started and then died (not a failed open, not a close). */
     private readonly onDeath: (conn: Connection, message: string, crashed: boolean) => void,
     private readonly log?: EngineLog,
-    standbyBuild?: StandbyBuildHint,
+    buildScript?: string,
   ) {
     const wasmModule = compiledEngineModuleNow();
-    const flags = keptV8Flags();
-    const init: WorkerInit = {
-      archivePath,
-      cancelFlags: slots.buffer,
-      ...(wasmModule ? { wasmModule } : {}),
-      ...(standbyBuild ? { standbyBuild } : {}),
-      ...(flags.length ? { keepV8Flags: [...flags] } : {}),
-    };
+    const init: WorkerInit = { archivePath, cancelFlags: slots.buffer, ...(wasmModule ? { wasmModule } : {}), ...(buildScript ? { buildScript } : {}) };
     this.worker = new Worker(script.file, {
       eval: script.eval,
       workerData: init,
       execArgv: script.eval ? [] : undefined,
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
-    keepFlagsAcross(this.worker);
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (msg: WorkerResponse) => {
         if (msg.type === 'ready') {

@@ -26,7 +26,6 @@ import {
   buildCuratedArchive,
   buildMsgbrowseMcpFixture,
   dayStartUnix,
-  collidingHashes,
   decodeVector,
   isEmbeddable,
   openWritable,
@@ -799,30 +798,21 @@ describe('the media gallery over a damaged archive', () => {
 });
 
 describe('the embeddings ⋈ messages join of an index build', () => {
-  it("is SQL's `m.hash = e.message_hash`, row for row: hashes whose byte keys collide join to their own message, a BLOB hash to none", async () => {
+  it("is SQL's `m.hash = e.message_hash`, row for row: an orphan joins to nothing, nor does a BLOB holding a TEXT hash's bytes", async () => {
     const d = buildMsgbrowseMcpFixture(path.join(tmp, 'collide'));
     const db = openWritable(d.path);
     const model = 'test-embed';
-    let twins: string[] = [];
+    let x = '';
     try {
       const embedded = db
         .prepare('SELECT m.id, m.hash FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ? ORDER BY m.id')
         .all(model) as { id: number; hash: string }[];
-      assert.ok(embedded.length >= 3, 'the fixture embeds at least three messages');
-      const [[x, y], [p, q]] = collidingHashes(2);
-      const rehash = (from: string, to: string) => {
-        db.prepare('UPDATE messages SET hash = ? WHERE hash = ?').run(to, from);
-        db.prepare('UPDATE embeddings SET message_hash = ? WHERE message_hash = ?').run(to, from);
-      };
-      // Two embedded messages get hashes that collide in the byte-key table: the full bytes must tell them apart.
-      rehash(embedded[0].hash, x);
-      rehash(embedded[1].hash, y);
-      // A third one's colliding twin has no message: that embedding is an orphan, though its key lands on p's slot.
-      rehash(embedded[2].hash, p);
-      new ArchiveWriter(db).putRawEmbedding(q, model, 8, Buffer.alloc(32));
+      assert.ok(embedded.length >= 1, 'the fixture embeds messages');
+      x = embedded[0].hash;
+      // An embedding whose hash no message has: an orphan.
+      new ArchiveWriter(db).putRawEmbedding('f'.repeat(64), model, 8, Buffer.alloc(32));
       // The same bytes as an existing TEXT hash, stored as a BLOB: SQL's join does not match it, so neither may we.
       db.prepare('INSERT INTO embeddings(message_hash, model, dim, vec) VALUES (?, ?, 8, ?)').run(Buffer.from(x), model, Buffer.alloc(32));
-      twins = [x, y, p];
     } finally {
       db.close();
     }
@@ -841,8 +831,7 @@ describe('the embeddings ⋈ messages join of an index build', () => {
     try {
       const got = [...b.embeddings(model)].map((r) => ({ rowid: r.rowid, id: r.messageId, hash: r.hash, vec: [...r.vec] }));
       assert.deepEqual(got, expected);
-      for (const h of twins) assert.equal(got.filter((r) => r.hash === h).length, 1, `the message hashed ${h} keeps its one embedding`);
-      assert.equal(got.length, expected.length);
+      assert.equal(got.filter((r) => r.hash === x).length, 1, `the message hashed ${x} keeps its one embedding`);
     } finally {
       b.close();
     }

@@ -1,8 +1,8 @@
 /**
  * A vector index build never holds the thread that answers archive calls: it runs in an index-build worker of its
- * own. The build thread is frozen outright (MSGBROWSE_TEST_BUILD_STALL_MS blocks it synchronously before the build
- * finishes); archive calls sent meanwhile must all be answered while the build is still pending. If the build ran
- * on the engine worker's thread, every one of them would wait for the frozen build.
+ * own. The build thread is frozen outright (a wrapper of the build script blocks it synchronously as it posts its
+ * result); archive calls sent meanwhile must all be answered while the build is still pending. If the build ran on
+ * the engine worker's thread, every one of them would wait for the frozen build.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -21,13 +21,22 @@ const logs: string[] = [];
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'build-thread-'));
   curated = buildCuratedArchive(path.join(dir, 'archive'));
-  // Workers copy the environment when they start: the engine worker, and the build worker it starts, see it.
-  process.env.MSGBROWSE_TEST_BUILD_STALL_MS = String(STALL_MS);
+  const frozen = path.join(dir, 'frozen-build.ts');
+  fs.writeFileSync(
+    frozen,
+    `const { parentPort } = require('node:worker_threads');
+const post = parentPort.postMessage.bind(parentPort);
+parentPort.postMessage = (msg, transfer) => {
+  if (msg.type === 'built') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${STALL_MS});
+  post(msg, transfer);
+};
+require(${JSON.stringify(path.resolve(__dirname, '../../src/engine/build-host.ts'))});
+`,
+  );
   // The first engine of this process: the host's compile of sqlite3.wasm is still running when it is asked for,
   // and neither the engine worker nor its build workers may compile another (the host hands its module to the
   // engine worker, which hands the one it has to every build worker).
-  engine = await startEngineWorker({ archivePath: curated.path, log: (_level, message) => logs.push(message) });
-  delete process.env.MSGBROWSE_TEST_BUILD_STALL_MS;
+  engine = await startEngineWorker({ archivePath: curated.path, buildScript: frozen, log: (_level, message) => logs.push(message) });
 });
 
 after(async () => {

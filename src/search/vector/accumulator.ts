@@ -3,8 +3,7 @@
  * scores, per-row metadata for filtering, per-row quantisation numbers for the exactness bound, and the original
  * float32 rows handed to a RowSink (memory or the cache file).
  */
-import type { Archive, EmbeddingRecord, JoinedKeys } from '../../archive/types';
-import { arenaBytes, MappedArena } from '../../archive/mapped-arena';
+import type { Archive, EmbeddingRecord } from '../../archive/types';
 import { VectorIndexError } from './errors';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayout, type MetaLayout } from './layout';
 import { strideFor } from './quantize';
@@ -140,17 +139,6 @@ export interface BuilderOptions {
    * times faster but needs an async instantiation (see row-quantiser.ts).
    */
   quantiser?: RowQuantiser;
-  /**
-   * One range of a build split between threads (split.ts): rows go into this shared memory, pre-sized for every
-   * row, at the slots `slots` hands out; the memory never grows. Absent: a memory of the builder's own, grown as
-   * rows arrive, rows at 0, 1, 2….
-   */
-  placement?: { memory: WasmMemory; slots: RowSlots };
-  /**
-   * A build in one thread: the memory {@link wholeBuildMemory} made for it ahead of the build (so that another thread
-   * can commit its pages meanwhile, prefault.ts). Used when it holds the expected rows, else the builder makes its own.
-   */
-  memory?: WasmMemory;
 }
 
 /** Throws the builder's error for a dimension an index cannot have. */
@@ -158,41 +146,6 @@ function checkDimension(dim: number): void {
   if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
     throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
   }
-}
-
-/** The bytes a builder's own memory starts with for `expected` rows of `dim` (its rows, then their planes). */
-function wholeBuildBytes(dim: number, expected: number | undefined): number {
-  return metaLayout(layoutFor(strideFor(dim)), Math.max(1024, expected ?? 0)).end;
-}
-
-/**
- * The memory a one-thread build of `expected` rows of `dim` starts with, made before the build (BuilderOptions.memory),
- * and the byte range its rows and planes will be written to.
- */
-export function wholeBuildMemory(dim: number, expected: number): { memory: WasmMemory; bytes: number } {
-  checkDimension(dim);
-  const bytes = wholeBuildBytes(dim, expected);
-  if (pagesFor(bytes) > MAX_PAGES) {
-    throw new VectorIndexError('too_large', `${expected} vectors of dimension ${dim} need ${(bytes / 2 ** 30).toFixed(1)} GiB, past the 4 GiB a memory can hold`);
-  }
-  return { memory: kernelMemory(pagesFor(bytes)), bytes };
-}
-
-/** Where a split build's range puts its rows (split.ts's SlotClaims). */
-export interface RowSlots {
-  /** The row index of the range's k-th usable row. */
-  row(k: number): number;
-  /** Takes a slot for the next row; throws when the shared memory has none left. */
-  claim(model: string): void;
-  /** Gives back the slot of a row that turned out unusable. */
-  release(): void;
-}
-
-/** A builder's rows and per-row arrays without the planes written into memory (a split build's range). */
-export interface BuiltRows extends Omit<IndexParts, 'model' | 'memory' | 'meta' | 'scale' | 'err' | 'qnorm'> {
-  scale: Float32Array;
-  err: Float32Array;
-  qnorm: Float32Array;
 }
 
 export class IndexBuilder {
@@ -212,10 +165,6 @@ export class IndexBuilder {
   private scale = new Float32Array(0);
   private err = new Float32Array(0);
   private qnorm = new Float32Array(0);
-  /** Each row's `joinKey`, for the rows of a stream joined later (its message columns come with {@link join}). */
-  private keys = new Int32Array(0);
-  /** Such a stream's skipped rows, counted by {@link join} (an orphan is not a skipped row, as in a joined stream). */
-  private readonly skippedKeys: { wrongLength: number[]; nonFinite: number[] } = { wrongLength: [], nonFinite: [] };
   private readonly senderIds = new Map<string, number>();
   private readonly sourceIds = new Map<string, number>();
   private skippedWrongLength = 0;
@@ -236,16 +185,8 @@ export class IndexBuilder {
     checkDimension(dim);
     this.dim = dim;
     this.layout = layoutFor(strideFor(dim));
-    const placement = this.opts.placement;
-    if (placement) {
-      // Sized by whoever split the build (split.ts): the claims keep every row inside it.
-      this.memory = placement.memory;
-    } else {
-      const bytes = wholeBuildBytes(dim, this.cap);
-      const given = this.opts.memory;
-      // Shared (kernelMemory): a build in another thread posts it to the searching thread as is.
-      this.memory = given && given.buffer.byteLength >= bytes ? given : kernelMemory(Math.min(MAX_PAGES, pagesFor(bytes)));
-    }
+    // Shared (kernelMemory): a build in another thread posts it to the searching thread as is.
+    this.memory = kernelMemory(Math.min(MAX_PAGES, pagesFor(metaLayout(this.layout, this.cap).end)));
     this.codes = new Int8Array(this.memory.buffer);
     this.sink = this.opts.sink?.(dim);
   }
@@ -254,12 +195,11 @@ export class IndexBuilder {
     const layout = this.layout!;
     const memory = this.memory!;
     const need = layout.matrixOff + (this.n + 1) * layout.stride;
-    if (!this.opts.placement && need > memory.buffer.byteLength) {
+    if (need > memory.buffer.byteLength) {
       ensureMemory(memory, need, this.opts.model);
       this.codes = new Int8Array(memory.buffer);
     }
-    if (this.n === 0 && this.ids.length === 0) this.allocRows(this.cap);
-    else if (this.n >= this.ids.length) {
+    if (this.n >= this.ids.length) {
       const need2 = Math.max(this.n + 1, this.cap);
       this.ids = grow(this.ids, need2);
       this.rowids = grow(this.rowids, need2);
@@ -270,28 +210,7 @@ export class IndexBuilder {
       this.scale = grow(this.scale, need2);
       this.err = grow(this.err, need2);
       this.qnorm = grow(this.qnorm, need2);
-      this.keys = grow(this.keys, need2);
     }
-  }
-
-  /**
-   * The per-row arrays' first allocation, for `k` rows (the expected count): one buffer malloc maps by itself rather than
-   * ten arrays from the thread's arena (mapped-arena.ts: what a build thread would leave resident). finish() returns copies of them.
-   */
-  private allocRows(k: number): void {
-    const rows = [
-      [Float64Array, k],
-      [Float64Array, k],
-      [Float64Array, k],
-      [Int32Array, k],
-      [Int32Array, k],
-      [Int32Array, k],
-      [Float32Array, k],
-      [Float32Array, k],
-      [Float32Array, k],
-      [Int32Array, k],
-    ] as const;
-    [this.ids, this.rowids, this.ts, this.conv, this.sender, this.source, this.scale, this.err, this.qnorm, this.keys] = new MappedArena(arenaBytes(rows)).arrays(rows);
   }
 
   private intern(map: Map<string, number>, value: string | undefined): number {
@@ -308,26 +227,23 @@ export class IndexBuilder {
     const vec = rec.vec;
     if (this.dim === undefined) {
       if (vec.length === 0) {
-        this.skip(rec, 'wrongLength');
+        this.skip('wrongLength');
         return;
       }
       this.start(vec.length);
     }
     if (vec.length !== this.dim) {
-      this.skip(rec, 'wrongLength');
+      this.skip('wrongLength');
       return;
     }
     this.ensureRow();
     const layout = this.layout!;
     const q = this.quantiser;
-    const slots = this.opts.placement?.slots;
-    slots?.claim(this.opts.model);
-    const at = this.rowOffset(this.n);
+    const at = layout.matrixOff + this.n * layout.stride;
     if (!q.quantise(vec, this.dim!, this.codes!, at)) {
       // Codes written so far are overwritten by the next row; zero them so padding invariants hold regardless.
       this.codes!.fill(0, at, at + layout.stride);
-      slots?.release();
-      this.skip(rec, 'nonFinite');
+      this.skip('nonFinite');
       return;
     }
     const i = this.n;
@@ -335,10 +251,8 @@ export class IndexBuilder {
     this.rowids[i] = rec.rowid;
     this.conv[i] = rec.conversationId;
     this.ts[i] = rec.tsUnix;
-    if (rec.joinKey === undefined) {
-      this.sender[i] = this.intern(this.senderIds, rec.sender);
-      this.source[i] = this.intern(this.sourceIds, rec.source);
-    } else this.keys[i] = rec.joinKey;
+    this.sender[i] = this.intern(this.senderIds, rec.sender);
+    this.source[i] = this.intern(this.sourceIds, rec.source);
     this.scale[i] = q.scale;
     this.err[i] = q.err;
     this.qnorm[i] = q.qnorm;
@@ -346,77 +260,23 @@ export class IndexBuilder {
     this.n++;
   }
 
-  /** Where the builder's k-th row goes in memory (a split range's slot, else row k). */
-  private rowOffset(k: number): number {
-    const slots = this.opts.placement?.slots;
-    return this.layout!.matrixOff + (slots ? slots.row(k) : k) * this.layout!.stride;
-  }
-
-  private skip(rec: EmbeddingRecord, why: 'wrongLength' | 'nonFinite'): void {
-    if (rec.joinKey !== undefined) this.skippedKeys[why].push(rec.joinKey);
-    else if (why === 'wrongLength') this.skippedWrongLength++;
+  private skip(why: 'wrongLength' | 'nonFinite'): void {
+    if (why === 'wrongLength') this.skippedWrongLength++;
     else this.skippedNonFinite++;
   }
 
-  /**
-   * The records of a stream joined later (UnjoinedEmbeddings), once it has ended: each row takes its message's
-   * columns, rows without a message (orphans) are removed (the rows after them move up, a split range's slots of
-   * them are given back), and skipped rows count only when they have a message. Afterwards the rows are those the
-   * joined stream would have built, in the same order.
-   */
-  join(joined: JoinedKeys): void {
-    // The rows a sink kept would no longer line up with the index's (no stream joined later has one).
-    if (this.sink) throw new Error('IndexBuilder.join: a builder whose float rows go to a sink cannot be joined later');
-    const counted = (keys: number[]) => keys.filter((k) => joined.messageOf(k) !== undefined).length;
-    this.skippedWrongLength += counted(this.skippedKeys.wrongLength);
-    this.skippedNonFinite += counted(this.skippedKeys.nonFinite);
-    this.skippedKeys.wrongLength = [];
-    this.skippedKeys.nonFinite = [];
-    if (this.dim === undefined) return;
-    const layout = this.layout!;
-    const slots = this.opts.placement?.slots;
-    const codes = this.codes!;
-    let w = 0;
-    for (let r = 0; r < this.n; r++) {
-      const m = joined.messageOf(this.keys[r]);
-      if (!m) continue;
-      if (w !== r) {
-        // w < r: row w was read already (kept or dropped), so nothing unread is overwritten.
-        codes.copyWithin(this.rowOffset(w), this.rowOffset(r), this.rowOffset(r) + layout.stride);
-        this.rowids[w] = this.rowids[r];
-        this.scale[w] = this.scale[r];
-        this.err[w] = this.err[r];
-        this.qnorm[w] = this.qnorm[r];
-      }
-      this.ids[w] = m.messageId;
-      this.conv[w] = m.conversationId;
-      this.ts[w] = m.tsUnix;
-      this.sender[w] = this.intern(this.senderIds, m.sender);
-      this.source[w] = this.intern(this.sourceIds, m.source);
-      w++;
-    }
-    // The dropped rows' codes are zeroed (as a skipped row's are), all of them before a split range gives their
-    // slots back: the other range, still claiming, may write into a slot as soon as it is free.
-    for (let r = w; r < this.n; r++) codes.fill(0, this.rowOffset(r), this.rowOffset(r) + layout.stride);
-    for (let r = w; r < this.n; r++) slots?.release();
-    this.n = w;
-  }
-
-  /**
-   * A split build's range (`placement`): its per-row arrays, its int8 rows left where the slots put them; undefined
-   * when no record had a usable length.
-   */
-  finishRows(): BuiltRows | undefined {
+  /** The finished parts; `undefined` dim (no usable record at all) is reported as an error by the caller. */
+  finish(): IndexParts | undefined {
     if (this.dim === undefined) return undefined;
     const n = this.n;
-    return { ...this.rowArrays(this.dim), scale: this.scale.slice(0, n), err: this.err.slice(0, n), qnorm: this.qnorm.slice(0, n) };
-  }
-
-  /** What both finishes return of the rows built: the per-row arrays cut to length, the interned names, the counts. */
-  private rowArrays(dim: number): Omit<BuiltRows, 'scale' | 'err' | 'qnorm'> {
-    const n = this.n;
+    const memory = this.memory!;
+    const planes = planesAfter(memory, this.layout!, n, this.opts.model);
+    planes.scale.set(this.scale.subarray(0, n));
+    planes.err.set(this.err.subarray(0, n));
+    planes.qnorm.set(this.qnorm.subarray(0, n));
+    this.scale = this.err = this.qnorm = new Float32Array(0);
     return {
-      dim,
+      dim: this.dim,
       n,
       layout: this.layout!,
       rowids: this.rowids.slice(0, n),
@@ -428,20 +288,9 @@ export class IndexBuilder {
       senders: [...this.senderIds.keys()],
       sources: [...this.sourceIds.keys()],
       stats: { indexed: n, skippedWrongLength: this.skippedWrongLength, skippedNonFinite: this.skippedNonFinite },
+      model: this.opts.model,
+      memory,
+      ...planes,
     };
-  }
-
-  /** The finished parts; `undefined` dim (no usable record at all) is reported as an error by the caller. */
-  finish(): IndexParts | undefined {
-    if (this.opts.placement) throw new Error('IndexBuilder: a split build range finishes with finishRows()');
-    if (this.dim === undefined) return undefined;
-    const n = this.n;
-    const memory = this.memory!;
-    const planes = planesAfter(memory, this.layout!, n, this.opts.model);
-    planes.scale.set(this.scale.subarray(0, n));
-    planes.err.set(this.err.subarray(0, n));
-    planes.qnorm.set(this.qnorm.subarray(0, n));
-    this.scale = this.err = this.qnorm = new Float32Array(0);
-    return { ...this.rowArrays(this.dim), model: this.opts.model, memory, ...planes };
   }
 }

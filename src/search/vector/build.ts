@@ -1,12 +1,10 @@
 /** Building an index from a stream of embedding records: progress, cancellation, the in-memory variant. */
-import type { EmbeddingRecord, JoinedKeys } from '../../archive/types';
+import type { EmbeddingRecord } from '../../archive/types';
 import { IndexBuilder, type IndexParts } from './accumulator';
 import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { Int8VectorIndex } from './int8-index';
 import { KernelRowQuantiser } from './row-quantiser';
 import { MemoryRows, type RowSink } from './row-store';
-import { settleRows, SlotClaims, type RowPlacement, type SplitPart } from './split';
-import type { WasmMemory } from '../kernel/wasm-api';
 
 export interface BuildProgress {
   /** Records consumed so far. */
@@ -26,8 +24,6 @@ export interface BuildOptions {
   signal?: AbortSignal;
   /** Diagnostics: skipped rows, and (for the cache) why a cache file was not used. */
   log?: (message: string) => void;
-  /** consumeRecords: the memory made for the build ahead of it (accumulator.ts, wholeBuildMemory). */
-  memory?: WasmMemory;
 }
 
 /** Work this long between event-loop turns while building (lets cancellation and other requests through). */
@@ -77,36 +73,14 @@ export async function consumeRecords(
 ): Promise<IndexParts> {
   throwIfAborted(opts.signal);
   const quantiser = await KernelRowQuantiser.create();
-  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, quantiser, memory: opts.memory });
+  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, quantiser });
   const read = await feed(records, builder, opts);
   return checkedParts(builder.finish(), opts, read);
 }
 
 /**
- * One range of a build split between threads (split.ts): its records go into `placement`'s shared memory, its
- * per-row arrays come back for mergeSplitParts. `opts.dim` is required (the memory was sized for it); `opts.total`
- * is the range's expected count (for progress).
- */
-export async function consumeRange(
-  records: Iterable<EmbeddingRecord>,
-  opts: BuildOptions & { dim: number },
-  placement: RowPlacement,
-  /** Records of a stream joined later (UnjoinedEmbeddings): their messages, asked for once every record is in. */
-  joined?: () => Promise<JoinedKeys>,
-): Promise<SplitPart> {
-  throwIfAborted(opts.signal);
-  const quantiser = await KernelRowQuantiser.create();
-  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, quantiser, placement: { memory: placement.memory, slots: new SlotClaims(placement) } });
-  await feed(records, builder, opts);
-  if (joined) builder.join(await joined());
-  // The dimension was given, so the builder started at once: it has rows (perhaps none).
-  return settleRows(builder.finishRows()!, placement);
-}
-
-/**
  * The parts of a finished build, or the error of a build that found no usable vector (`read`: records read, by
- * default those the parts counted); logs the rows it skipped. Also the last step of a split build, after
- * mergeSplitParts.
+ * default those the parts counted); logs the rows it skipped.
  */
 export function checkedParts(parts: IndexParts | undefined, opts: Pick<BuildOptions, 'model' | 'log'>, read?: number): IndexParts {
   if (!parts || parts.n === 0) {

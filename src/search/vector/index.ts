@@ -1,13 +1,11 @@
 /** The exact int8 + WASM SIMD vector index (see int8-index.ts for the exactness argument). */
 export { buildVectorIndex, type BuildOptions, type BuildProgress } from './build';
 export { loadOrBuildVectorIndex, loadCachedParts, writeCacheFile, cacheFilePath, vectorCacheKey, type LoadOrBuildOptions } from './cache';
-export { checkedParts, consumeRange, consumeRecords } from './build';
-export { mergeSplitParts, splitPartTransfer, splitPlacements, type RowPlacement, type SplitPart } from './split';
+export { checkedParts, consumeRecords } from './build';
 export type { IndexParts } from './accumulator';
 export { archiveRows, KeyedRows, type RowStore, type VectorSource } from './row-store';
 export { packParts, unpackParts, type PackedParts } from './transfer';
-export { keepBuildCoverage, wholeBuildMemory, type BuildStats } from './accumulator';
-export { prefault, type PrefaultResult } from './prefault';
+export { keepBuildCoverage, type BuildStats } from './accumulator';
 export { Int8VectorIndex, type VectorIndexStats, type SearchTrace, type IndexOrigin } from './int8-index';
 export { VectorIndexError, isVectorIndexError, type VectorErrorCode } from './errors';
 export type { VectorFilter, VectorHit, VectorIndex } from '../types';

@@ -15,31 +15,24 @@
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../types';
 import type { IndexParts, BuildStats } from './accumulator';
-import { abortError, VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
+import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
 import { exactCosine, queryLevels, quantiseRow } from './quantize';
 import type { RowStore } from './row-store';
 import { TopHits } from './topk';
 import { Candidates } from './candidates';
-import { pagesFor, WASM_PAGE } from './layout';
-import { chunkCount, claimChunk, closeJob, helperScratch, isUnfiltered, type HelperScan, type ScanShare } from './scan-share';
 
-/** A search whose scan a helper thread shares (scan-share.ts): the job it made, and what it will post. */
-export interface SharedScan {
-  job: SharedArrayBuffer;
-  helped: Promise<HelperScan>;
+/** A query quantised for the kernel, with its exact norm. */
+interface Query {
+  vec: Float32Array;
+  codes: Int16Array;
+  scale: number;
+  err: number;
+  norm: number;
 }
 
-/** `p`, or the signal's abort: a helper's answer is awaited no longer than the search it belongs to. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
+/** A row filter resolved to the index's interned ids; undefined: no row can match. */
+type RowTest = ((r: number) => boolean) | null;
 
 export type IndexOrigin = 'memory' | 'built' | 'cache';
 
@@ -78,7 +71,6 @@ export class Int8VectorIndex implements VectorIndex {
    */
   yieldMs = 4;
   private parts: IndexParts | undefined;
-  private shareInfo: ScanShare | undefined;
   private readonly senderIds: Map<string, number>;
   private readonly sourceIds: Map<string, number>;
 
@@ -117,22 +109,7 @@ export class Int8VectorIndex implements VectorIndex {
     };
   }
 
-  /**
-   * What a helper thread needs to share this index's scans (scan-share.ts): made once, with the helper's scratch
-   * after the per-row planes (about 45 KB for 768 dimensions).
-   */
-  share(): ScanShare {
-    if (this.shareInfo) return this.shareInfo;
-    const { parts } = this.live();
-    const scratch = helperScratch(parts.layout, parts.meta);
-    const have = parts.memory.buffer.byteLength / WASM_PAGE;
-    if (pagesFor(scratch.end) > have) parts.memory.grow(pagesFor(scratch.end) - have);
-    this.shareInfo = { memory: parts.memory, layout: parts.layout, meta: parts.meta, n: parts.n, dim: parts.dim, scratch };
-    return this.shareInfo;
-  }
-
   dispose(): void {
-    this.shareInfo = undefined;
     this.rows?.close();
     this.rows = undefined;
     this.parts = undefined;
@@ -145,10 +122,16 @@ export class Int8VectorIndex implements VectorIndex {
     return { parts: this.parts, rows: this.rows };
   }
 
-  /** `shared`: a helper thread scans beside this one (unfiltered searches only; a filtered one scans alone). */
-  async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal, shared?: SharedScan): Promise<VectorHit[]> {
+  async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal): Promise<VectorHit[]> {
     throwIfAborted(signal);
-    let { parts } = this.live();
+    const q = this.quantiseQuery(query, k);
+    const test = this.rowTest(filter ?? {});
+    if (test === undefined) return this.empty();
+    const found = await this.scan(q, k, test, signal);
+    return this.rescore(q, k, found, signal);
+  }
+
+  private quantiseQuery(query: Float32Array, k: number): Query {
     const dim = this.dim;
     if (query.length !== dim) {
       throw new VectorIndexError(
@@ -157,29 +140,22 @@ export class Int8VectorIndex implements VectorIndex {
           'endpoint serves a different model than the one used by `msgbrowse embed`',
       );
     }
-    if (!Number.isInteger(k) || k < 1) {
-      throw new VectorIndexError('invalid_k', `k must be a positive integer, got ${k}`);
-    }
-    const layout = parts.layout;
-    const stride = layout.stride;
-    const qCodes = new Int16Array(stride);
-    const qq = quantiseRow(query, dim, qCodes, 0, queryLevels(stride));
+    if (!Number.isInteger(k) || k < 1) throw new VectorIndexError('invalid_k', `k must be a positive integer, got ${k}`);
+    const stride = this.live().parts.layout.stride;
+    const codes = new Int16Array(stride);
+    const qq = quantiseRow(query, dim, codes, 0, queryLevels(stride));
     if (!qq) throw new VectorIndexError('invalid_query', 'the query vector contains NaN or infinite values');
     if (qq.scale === 0) {
       throw new VectorIndexError('zero_query', 'the query vector has zero length (all components are 0); cosine similarity is undefined');
     }
-    let qn2 = 0;
-    for (let i = 0; i < dim; i++) qn2 += query[i] * query[i];
-    const qNorm = Math.sqrt(qn2);
+    let n2 = 0;
+    for (let i = 0; i < dim; i++) n2 += query[i] * query[i];
+    return { vec: query, codes, scale: qq.scale, err: qq.err, norm: Math.sqrt(n2) };
+  }
 
-    // Resolve the filter to per-row comparisons on interned ids.
-    const f = filter ?? {};
-    const useConv = f.conversationId !== undefined;
-    const fConv = f.conversationId ?? 0;
-    const useStart = f.startUnix !== undefined;
-    const fStart = f.startUnix ?? 0;
-    const useEnd = f.endUnix !== undefined;
-    const fEnd = f.endUnix ?? 0;
+  /** The filter as a per-row test on typed arrays (null: every row), or undefined when no row can match. */
+  private rowTest(f: VectorFilter): RowTest | undefined {
+    const { parts } = this.live();
     // An interned id for the sender/source filter: -1 = no filter, undefined = no row can match.
     const interned = (kind: 'sender' | 'source', value: string | undefined, names: readonly string[], ids: Map<string, number>) => {
       if (value === undefined) return -1;
@@ -189,116 +165,73 @@ export class Int8VectorIndex implements VectorIndex {
       return ids.get(value);
     };
     const fSender = interned('sender', f.sender, parts.senders, this.senderIds);
-    if (fSender === undefined) return this.empty();
     const fSource = interned('source', f.source, parts.sources, this.sourceIds);
-    if (fSource === undefined) return this.empty();
-    const useSender = fSender >= 0;
-    const useSource = fSource >= 0;
-    const hidden = f.excludeConversationIds && f.excludeConversationIds.length ? new Set(f.excludeConversationIds) : undefined;
-    const useHidden = hidden !== undefined;
     const only = f.onlyMessageIds ? new Set(f.onlyMessageIds) : undefined;
-    const skip = f.skipMessageIds && f.skipMessageIds.length ? new Set(f.skipMessageIds) : undefined;
-    if (only && only.size === 0) return this.empty();
-    const useIds = only !== undefined || skip !== undefined;
-    // The same test a helper thread applies before it shares the scan (scan-share.ts).
-    const filtered = !isUnfiltered(f);
+    if (fSender === undefined || fSource === undefined || only?.size === 0) return undefined;
+    const hidden = f.excludeConversationIds?.length ? new Set(f.excludeConversationIds) : undefined;
+    const skip = f.skipMessageIds?.length ? new Set(f.skipMessageIds) : undefined;
+    const { conv, ts, sender, source, ids } = parts;
+    const { conversationId: c, startUnix: start, endUnix: end } = f;
+    if (c === undefined && start === undefined && end === undefined && fSender < 0 && fSource < 0 && !hidden && !only && !skip) return null;
+    // One closure of plain comparisons: V8 inlines it into the scan loop.
+    return (r) =>
+      (c === undefined || conv[r] === c) &&
+      (start === undefined || ts[r] >= start) &&
+      (end === undefined || ts[r] <= end) &&
+      (fSender < 0 || sender[r] === fSender) &&
+      (fSource < 0 || source[r] === fSource) &&
+      (hidden === undefined || !hidden.has(conv[r])) &&
+      (only === undefined || only.has(ids[r])) &&
+      (skip === undefined || !skip.has(ids[r]));
+  }
 
-    const sq = qq.scale;
-    const fq = qq.err;
-    let found = new Candidates(k);
+  /** Scores every row (or those passing `test`) with the kernel, a chunk at a time, keeping the candidates. */
+  private async scan(q: Query, k: number, test: RowTest, signal: AbortSignal | undefined): Promise<Candidates> {
+    let { parts } = this.live();
+    const { layout } = parts;
+    const found = new Candidates(k);
     const n = this.size;
-    const chunks = chunkCount(layout, n);
-    // A shared job (scan-share.ts): chunks come from the counter the helper takes them from too. A filtered search
-    // (which the helper never scans) closes the job, so the helper finds nothing left to take.
-    const counter = shared ? new Int32Array(shared.job) : undefined;
-    const job = counter && !filtered ? counter : undefined;
-    if (counter && !job) closeJob(counter, chunks);
-    let sequential = 0;
-    const next = (): number => (job ? claimChunk(job, chunks) : sequential < chunks ? sequential++ : -1);
-    const scoreChunk = (c: number): void => {
-      const start = c * layout.chunkRows;
-      const { memory, meta } = parts;
-      const count = Math.min(layout.chunkRows, n - start);
-      const buf = memory.buffer;
-      // The query is rewritten for every chunk: concurrent searches share the kernel's buffers between yields.
-      new Int16Array(buf, layout.queryOff, stride).set(qCodes);
-      const dots = new Int32Array(buf, layout.outOff, count);
-      const uppers = new Float32Array(buf, layout.uOff, count);
-      if (!filtered) {
-        this.kernel.score_rows(
-          layout.queryOff,
-          layout.matrixOff + start * stride,
-          count,
-          stride,
-          meta.metaOff + start * 4,
-          meta.plane,
-          sq,
-          fq,
-          layout.outOff,
-          layout.uOff,
-        );
-        found.offerChunk(dots, uppers, count, start, undefined, sq, fq, parts);
-        return;
-      }
-      const { conv, ts, sender, source, ids } = parts;
-      const idx = new Int32Array(buf, layout.idxOff, count);
-      let m = 0;
-      const end = start + count;
-      for (let r = start; r < end; r++) {
-        if (useConv && conv[r] !== fConv) continue;
-        if (useStart && !(ts[r] >= fStart)) continue;
-        if (useEnd && !(ts[r] <= fEnd)) continue;
-        if (useSender && sender[r] !== fSender) continue;
-        if (useSource && source[r] !== fSource) continue;
-        if (useHidden && hidden.has(conv[r])) continue;
-        if (useIds && ((only && !only.has(ids[r])) || skip?.has(ids[r]))) continue;
-        idx[m++] = r;
-      }
-      if (m === 0) return;
-      this.kernel.score_idx(layout.queryOff, layout.matrixOff, layout.idxOff, m, stride, meta.metaOff, meta.plane, sq, fq, layout.outOff, layout.uOff);
-      found.offerChunk(dots, uppers, m, start, idx, sq, fq, parts);
-    };
-
     let lastYield = performance.now();
-    let first = true;
-    for (let c = next(); c >= 0; c = next()) {
-      if (!first && performance.now() - lastYield >= this.yieldMs) {
+    for (let start = 0; start < n; start += layout.chunkRows) {
+      if (start > 0 && performance.now() - lastYield >= this.yieldMs) {
         await yieldToEventLoop();
         throwIfAborted(signal);
         parts = this.live().parts;
         lastYield = performance.now();
       }
-      first = false;
-      scoreChunk(c);
-    }
-    if (job) {
-      // The helper's share: what it found, and the chunks it took but could not score.
-      const helped = await untilAborted(shared!.helped, signal);
-      parts = this.live().parts;
-      if (!helped.lost) {
-        for (const c of helped.unscanned) scoreChunk(c);
-        found.merge(helped);
-      } else {
-        // Which chunks the helper took is unknown: scan everything here, and use nothing of its answer.
-        found = new Candidates(k);
-        for (let c = 0; c < chunks; c++) scoreChunk(c);
+      const { memory, meta } = parts;
+      const count = Math.min(layout.chunkRows, n - start);
+      const buf = memory.buffer;
+      // The query is rewritten for every chunk: concurrent searches share the kernel's buffers between yields.
+      new Int16Array(buf, layout.queryOff, layout.stride).set(q.codes);
+      const dots = new Int32Array(buf, layout.outOff, count);
+      const uppers = new Float32Array(buf, layout.uOff, count);
+      if (!test) {
+        this.kernel.score_rows(layout.queryOff, layout.matrixOff + start * layout.stride, count, layout.stride, meta.metaOff + start * 4, meta.plane, q.scale, q.err, layout.outOff, layout.uOff);
+        found.offerChunk(dots, uppers, count, start, undefined, q.scale, q.err, parts);
+        continue;
       }
+      const idx = new Int32Array(buf, layout.idxOff, count);
+      let m = 0;
+      for (let r = start; r < start + count; r++) if (test(r)) idx[m++] = r;
+      if (m === 0) continue;
+      this.kernel.score_idx(layout.queryOff, layout.matrixOff, layout.idxOff, m, layout.stride, meta.metaOff, meta.plane, q.scale, q.err, layout.outOff, layout.uOff);
+      found.offerChunk(dots, uppers, m, start, idx, q.scale, q.err, parts);
     }
     found.prune();
-    const nc = found.n;
-    const candRows = found.rows;
-    const candUpper = found.upper;
-    const scanned = found.scanned;
+    return found;
+  }
 
-    // Exact rescoring in descending order of upper bound.
+  /** Exact cosine of the candidates, in descending order of upper bound, until none left can enter the top k. */
+  private async rescore(q: Query, k: number, found: Candidates, signal: AbortSignal | undefined): Promise<VectorHit[]> {
+    const dim = this.dim;
+    const { n: nc, rows: candRows, upper: candUpper } = found;
     const order = new Uint32Array(nc);
     for (let i = 0; i < nc; i++) order[i] = i;
     order.sort((x, y) => candUpper[y] - candUpper[x]);
     const top = new TopHits(k);
     let pos = 0;
-    // The stop test runs per batch, and k rows and a few more usually suffice: so small batches after the first
-    // (each costs one read transaction, ~0.04 ms; each row read back and scored ~5 µs). At 100k × 768 a top-20
-    // rescores 52 rows on average instead of 89 with doubling batches. Past 256 rows they double again.
+    // The stop test runs per batch and k rows and a few more usually suffice: small batches, doubling past 256 rows.
     const step = Math.max(8, Math.ceil(k / 4));
     let batch = Math.max(24, k);
     let rescored = 0;
@@ -317,15 +250,12 @@ export class Int8VectorIndex implements VectorIndex {
       rows.readRows(sorted, cnt, rowBuf);
       for (let i = 0; i < cnt; i++) {
         const vec = rowBuf.subarray(i * dim, i * dim + dim);
-        // A vector read back from the archive must still be the one this row was quantised from: otherwise its
-        // bound does not hold and its score would be ranked on the old row's terms. Such a row (re-embedded,
-        // deleted, rowid reused) is left out until the index is rebuilt.
+        // A row re-embedded, deleted or whose rowid was reused no longer matches its int8 row: left out until a rebuild.
         if (!this.rowMatches(p, sorted[i], vec)) {
           stale++;
           continue;
         }
-        const score = exactCosine(query, qNorm, vec, dim);
-        top.offer({ messageId: p.ids[sorted[i]], score });
+        top.offer({ messageId: p.ids[sorted[i]], score: exactCosine(q.vec, q.norm, vec, dim) });
       }
       rescored += cnt;
       pos = end;
@@ -337,7 +267,7 @@ export class Int8VectorIndex implements VectorIndex {
     }
     // A search cancelled while it ran never resolves with results, even when it finished without yielding.
     throwIfAborted(signal);
-    this.lastTrace = { scanned, candidates: nc, rescored, stale };
+    this.lastTrace = { scanned: found.scanned, candidates: nc, rescored, stale };
     return top.items.map((h) => ({ messageId: h.messageId, score: h.score }));
   }
 
