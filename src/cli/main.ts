@@ -98,7 +98,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     // --summary stays in this thread. This thread, which only waits meanwhile, scans part of each unfiltered vector
     // search beside the worker: at most half of it and at most 10 ms, so the transport waits no longer than that
     // (about 3 ms at 100k vectors; the extension host never scans).
-    openArchive: opts.summary ? undefined : workerOpener({ log }),
+    openArchive: opts.summary ? undefined : workerOpener({ log, helpScans: true }),
     archivePath: opts.archive,
     embed: embedConfigFromEnv(env),
     citation,

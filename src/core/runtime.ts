@@ -37,11 +37,12 @@ export const inThreadOpener: ArchiveOpener = async (p) => {
  * Opens the archive in the engine worker thread: queries, vector builds and scans run off this thread
  * (what the extension host needs). `workerScript` overrides the worker entry (tests).
  */
-export function workerOpener(opts: { workerScript?: string; log?: RuntimeLog } = {}): ArchiveOpener {
+export function workerOpener(opts: { workerScript?: string; log?: RuntimeLog; helpScans?: boolean } = {}): ArchiveOpener {
   return async (p) => {
     const client = await startEngineWorker({
       archivePath: p,
       workerScript: opts.workerScript,
+      helpScans: opts.helpScans,
       log: opts.log ? (level, message) => opts.log!(level, `engine worker: ${message}`) : undefined,
     });
     return {

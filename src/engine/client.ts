@@ -31,6 +31,11 @@ export interface EngineWorkerOptions {
   buildScript?: string;
   /** Diagnostics: worker crash and restart, cache decisions, anything the worker prints. */
   log?: EngineLog;
+  /**
+   * Scan unfiltered vector searches on the calling thread too, beside the worker (search/vector/scan-share.ts):
+   * for a thread that only waits meanwhile (the CLI's). Never in the extension host, whose thread others share.
+   */
+  helpScans?: boolean;
 }
 
 export interface VectorIndexOptions extends VectorOpenOptions {
@@ -128,7 +133,7 @@ class WorkerEngineClient implements VectorOpener {
     const conn = await this.connection();
     const id = this.nextId++;
     const info = await conn.request<VectorIndexInfo>(
-      (rid, slot) => ({ type: 'vector.open', id: rid, slot, model, ...source }),
+      (rid, slot) => ({ type: 'vector.open', id: rid, slot, model, ...source, ...(this.opts.helpScans ? { share: true } : {}) }),
       id,
       signal,
       onProgress as ((p: unknown) => void) | undefined,

@@ -11,6 +11,7 @@ import type { Archive } from '../archive/types';
 import { compiledEngineModuleNow, useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
 import { archiveRows, cacheFilePath, Int8VectorIndex, keepBuildCoverage, loadCachedParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
+import type { HelperScan } from '../search/vector/scan-share';
 import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
 import { pollingSignal, type PollingAbort } from './polling-signal';
@@ -42,6 +43,8 @@ const indexes = new Map<number, VectorIndex>();
 const running = new Map<number, PollingAbort>();
 /** Their completions, so close() lets a cancelled build clean up (remove its temporary cache file) first. */
 const settling = new Set<Promise<void>>();
+/** Searches a client thread scans beside, by request id: where its `vector.helped` findings go. */
+const helpers = new Map<number, (scan: HelperScan) => void>();
 /** Cache files being written after their build, by path (a later open of the same file waits for it). */
 const writing = new Map<string, Promise<void>>();
 /** How long close() waits for cancelled work to unwind before the thread exits anyway. */
@@ -198,6 +201,14 @@ async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open
     const handle = nextHandle++;
     indexes.set(handle, index);
     const info: VectorIndexInfo = { handle, model: index.model, dim: index.dim, size: index.size };
+    if (req.share && index instanceof Int8VectorIndex) {
+      try {
+        info.share = index.share();
+      } catch (e) {
+        // Only a speed-up: the index answers unshared.
+        send({ type: 'log', level: 'warn', message: `vector index for model ${index.model}: scans are not shared with the client thread: ${e instanceof Error ? e.message : String(e)}` });
+      }
+    }
     send({ type: 'result', id: req.id, value: info });
   } catch (e) {
     fail(req.id, req.slot, e);
@@ -218,13 +229,18 @@ async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.se
   }
   const abort = pollingSignal(() => flags.isSet(req.slot));
   running.set(req.id, abort);
+  // A search the client scans beside: its findings arrive as `vector.helped`, after this request. Listened for
+  // before anything here awaits, or a `vector.helped` handled meanwhile would be dropped and the search never end.
+  const helped = req.job !== undefined ? new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve)) : undefined;
   try {
-    const hits = await index.search(req.query, req.k, req.filter, abort.signal);
+    const shared = req.job !== undefined && helped ? { job: req.job, helped } : undefined;
+    const hits = shared && index instanceof Int8VectorIndex ? await index.search(req.query, req.k, req.filter, abort.signal, shared) : await index.search(req.query, req.k, req.filter, abort.signal);
     send({ type: 'result', id: req.id, value: hits });
   } catch (e) {
     fail(req.id, req.slot, e);
   } finally {
     running.delete(req.id);
+    helpers.delete(req.id);
   }
 }
 
@@ -267,6 +283,9 @@ function onMessage(req: WorkerRequest): void {
       return track(handleVectorOpen(req, db));
     case 'vector.search':
       return track(handleVectorSearch(req));
+    case 'vector.helped':
+      helpers.get(req.id)?.(req.scan);
+      return;
     case 'vector.dispose': {
       const index = indexes.get(req.handle);
       indexes.delete(req.handle);

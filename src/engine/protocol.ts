@@ -10,6 +10,7 @@ import type { Exclusion } from '../archive/types';
 import type { VectorFilter } from '../search/types';
 import type { VectorErrorCode } from '../search/vector/errors';
 import type { BuildProgress, PackedParts } from '../search/vector';
+import type { HelperScan, ScanShare } from '../search/vector/scan-share';
 
 /** The archive methods the worker answers: the archive's own table (archive/methods.ts). */
 export { ARCHIVE_METHODS, isArchiveMethod, type ArchiveMethod } from '../archive/methods';
@@ -36,8 +37,11 @@ export const NO_SLOT = -1;
 export type WorkerRequest =
   /** `exclude`: conversations the call must not see (the archive's `excluding`); absent: none. */
   | { type: 'call'; id: number; slot: number; method: ArchiveMethod; args: unknown[]; exclude?: Exclusion }
-  | ({ type: 'vector.open'; id: number; slot: number; model: string } & VectorOpenOptions)
-  | { type: 'vector.search'; id: number; slot: number; handle: number; query: Float32Array; k: number; filter?: VectorFilter }
+  /** `share`: answer with what a helper thread needs to share the index's scans (VectorIndexInfo.share). */
+  | ({ type: 'vector.open'; id: number; slot: number; model: string; share?: boolean } & VectorOpenOptions)
+  /** `job`: the client scans beside the worker (scan-share.ts); its findings follow as `vector.helped`. */
+  | { type: 'vector.search'; id: number; slot: number; handle: number; query: Float32Array; k: number; filter?: VectorFilter; job?: SharedArrayBuffer }
+  | { type: 'vector.helped'; id: number; scan: HelperScan }
   | { type: 'vector.dispose'; id: number; handle: number }
   | { type: 'cancel'; id: number }
   | { type: 'close'; id: number };
@@ -74,6 +78,8 @@ export interface VectorIndexInfo {
   model: string;
   dim: number;
   size: number;
+  /** When the open asked for it: the index's shared memory and layout, for a helper thread (scan-share.ts). */
+  share?: ScanShare;
 }
 
 export type WorkerResponse =

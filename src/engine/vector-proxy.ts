@@ -1,5 +1,12 @@
-/** A VectorIndex whose data lives in the engine worker; it reloads itself after a worker restart. */
+/**
+ * A VectorIndex whose data lives in the engine worker; it reloads itself after a worker restart.
+ *
+ * When the worker shares the index (the client asked for `helpScans`), an unfiltered search is scanned by this
+ * thread too, beside the worker (search/vector/scan-share.ts): this thread would only wait for the answer
+ * otherwise. One shared search at a time; a search started meanwhile, or a filtered one, the worker scans alone.
+ */
 import type { VectorFilter, VectorHit, VectorIndex } from '../search/types';
+import { isUnfiltered, lostScan, newJob, ScanHelper, type HelperScan } from '../search/vector/scan-share';
 import type { Connection } from './worker-connection';
 import type { VectorIndexInfo, VectorOpenOptions } from './protocol';
 import { abortError } from './wire-error';
@@ -10,6 +17,7 @@ export interface VectorOpener {
   nextRequestId(): number;
 }
 
+/** A VectorIndex whose data lives in the worker. */
 export class VectorIndexProxy implements VectorIndex {
   readonly model: string;
   readonly dim: number;
@@ -18,6 +26,15 @@ export class VectorIndexProxy implements VectorIndex {
   private conn: Connection;
   private disposed = false;
   private reopening: Promise<void> | undefined;
+  /** This thread's side of shared scans (undefined: the worker scans alone). */
+  private helper: Promise<ScanHelper | undefined> | undefined;
+  /**
+   * A shared search is in flight: this thread helps one search at a time (it scans up to half of it
+   * synchronously), so concurrent searches do not add up to a long stall of its event loop.
+   */
+  private sharing = false;
+  /** Diagnostics: searches this thread scanned beside the worker, and the rows it scored for them. */
+  readonly helped = { searches: 0, rows: 0 };
 
   constructor(
     private readonly client: VectorOpener,
@@ -31,28 +48,64 @@ export class VectorIndexProxy implements VectorIndex {
     this.size = info.size;
     this.handle = info.handle;
     this.conn = conn;
+    this.helper = helperFor(info);
   }
 
   async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal): Promise<VectorHit[]> {
     if (this.disposed) throw new Error(`The vector index of model "${this.model}" was disposed.`);
     if (signal?.aborted) throw abortError(signal);
-    if (this.conn.dead) await this.reopen(signal);
-    const { conn, handle } = this;
+    if (this.conn.dead) {
+      // The dead worker's index memory is not kept alive by this thread while the new one loads.
+      this.helper = undefined;
+      await this.reopen(signal);
+    }
+    const conn = this.conn;
+    const handle = this.handle;
     const q = new Float32Array(query);
-    return conn.request<VectorHit[]>((id, slot) => ({ type: 'vector.search', id, slot, handle, query: q, k, filter }), this.client.nextRequestId(), signal);
+    const helper = this.helper && !this.sharing && isUnfiltered(filter) ? await this.helper : undefined;
+    if (signal?.aborted) throw abortError(signal);
+    // The state may have moved on while the helper was made: share only what is still current.
+    if (helper && !this.sharing && conn === this.conn && !conn.dead && !this.disposed) {
+      this.sharing = true;
+      try {
+        const job = newJob();
+        const id = this.client.nextRequestId();
+        const answer = conn.request<VectorHit[]>((rid, slot) => ({ type: 'vector.search', id: rid, slot, handle, query: q, k, filter, job }), id, signal);
+        let scan: HelperScan | undefined;
+        try {
+          scan = helper.help(job, q, k);
+        } finally {
+          // Always answered: the worker waits for this before it rescores.
+          conn.post({ type: 'vector.helped', id, scan: scan ?? lostScan() });
+        }
+        this.helped.searches++;
+        this.helped.rows += scan.scanned;
+        return await answer;
+      } finally {
+        this.sharing = false;
+      }
+    }
+    return conn.request<VectorHit[]>(
+      (id, slot) => ({ type: 'vector.search', id, slot, handle, query: q, k, filter }),
+      this.client.nextRequestId(),
+      signal,
+    );
   }
 
   /** The worker restarted: load the index again (from the cache the first build wrote). */
   private async reopen(signal?: AbortSignal): Promise<void> {
-    this.reopening ??= this.client
-      .openVector(this.model, this.source)
-      .then(({ info, conn }) => {
-        this.handle = info.handle;
-        this.conn = conn;
-      })
-      .finally(() => {
-        this.reopening = undefined;
-      });
+    if (!this.reopening) {
+      this.reopening = this.client
+        .openVector(this.model, this.source)
+        .then(({ info, conn }) => {
+          this.handle = info.handle;
+          this.conn = conn;
+          this.helper = helperFor(info);
+        })
+        .finally(() => {
+          this.reopening = undefined;
+        });
+    }
     const pending = this.reopening;
     if (!signal) return pending;
     await Promise.race([
@@ -67,6 +120,13 @@ export class VectorIndexProxy implements VectorIndex {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    // The helper holds the index's memory: let it go with the index.
+    this.helper = undefined;
     if (!this.conn.dead) this.conn.post({ type: 'vector.dispose', id: 0, handle: this.handle });
   }
+}
+
+/** This thread's helper for an index the worker shares; none when it does not, or the kernel cannot load here. */
+function helperFor(info: VectorIndexInfo): Promise<ScanHelper | undefined> | undefined {
+  return info.share ? ScanHelper.create(info.share).catch(() => undefined) : undefined;
 }

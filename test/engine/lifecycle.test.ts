@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { VectorIndexProxy } from '../../src/engine/vector-proxy';
 import { resolveWorkerScript, startEngineWorker, type EngineClient } from '../../src/engine';
 import { buildCuratedArchive, CURATED_MODELS, embedText, type CuratedArchive } from '../fixtures';
 
@@ -124,6 +125,29 @@ describe('engine worker: crashes and restarts', () => {
     assert.deepStrictEqual(await index.search(q, 5), hits);
     assert.equal(fs.readdirSync(cacheDir).length, 1);
     index.dispose();
+  });
+});
+
+describe('engine worker: a restart with scans shared (helpScans, as the CLI runs)', () => {
+  it('the index reloads in the new worker and this thread helps its scans again', async () => {
+    const engine = await startEngineWorker({ archivePath: curated.path, workerScript: crashScript, helpScans: true });
+    try {
+      const { model, dim } = CURATED_MODELS[0];
+      const cacheDir = path.join(dir, 'cache-shared');
+      const index = (await engine.vectorIndex(model, { cacheDir })) as unknown as VectorIndexProxy;
+      const q = new Float32Array(embedText('lease agreement', dim, model));
+      const hits = await index.search(q, 5);
+      assert.equal(index.helped.searches, 1);
+      for (let i = 0; i < 200 && !(fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => f.endsWith('.idx'))); i++) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await assert.rejects(engine.messageById(CRASH_EXIT_ID), /stopped unexpectedly/);
+      assert.deepStrictEqual(await index.search(q, 5), hits);
+      assert.equal(index.helped.searches, 2, 'shared with the restarted worker too');
+      index.dispose();
+    } finally {
+      await engine.close();
+    }
   });
 });
 

@@ -17,6 +17,7 @@ import { inThread } from '../../src/archive';
 import { defaultVectorIndexBuilder } from '../../src/core/index';
 import { buildCuratedArchive, CURATED_MODELS, embedText, openWritable, type CuratedArchive } from '../fixtures';
 import { archivePathIn, buildArchive } from '../fixtures/build';
+import type { VectorIndexProxy } from '../../src/engine/vector-proxy';
 import { outcome } from './outcome';
 
 let dir: string;
@@ -138,13 +139,13 @@ describe('engine worker: vector indexes', () => {
   });
 });
 
-describe('an index of several chunks in the worker', () => {
-  // 1536 dimensions: 2730 rows per chunk, so 6000 messages make 3 chunks.
+describe('scans shared with the client thread (helpScans, as the CLI runs)', () => {
+  // 1536 dimensions: 2730 rows per chunk, so 6000 messages make 3 chunks to share.
   const model = 'share-embed';
   const dim = 1536;
   let file: string;
   let own: Archive;
-  let engine6k: EngineClient;
+  let helping: EngineClient;
 
   before(async () => {
     file = buildArchive({
@@ -161,41 +162,52 @@ describe('an index of several chunks in the worker', () => {
       embeddings: [{ model, dim }],
     }).path;
     own = await openArchive(file);
-    engine6k = await startEngineWorker({ archivePath: file });
+    helping = await startEngineWorker({ archivePath: file, helpScans: true });
   });
 
   after(async () => {
-    await engine6k?.close();
+    await helping?.close();
     own?.close();
   });
 
-  it('answers exactly what an in-thread index answers, filtered, unfiltered and concurrent', async () => {
+  it('answers exactly what one thread answers, with the chunks split between the threads', async () => {
     const local = await buildVectorIndex(own.embeddings(model), { model, dim });
-    const remote = await engine6k.vectorIndex(model);
+    const remote = (await helping.vectorIndex(model)) as unknown as VectorIndexProxy;
     assert.equal(remote.size, 6000);
     const texts = ['lease agreement', 'trip to the cabin', 'coffee', 'deposit sent', 'dinner 3', 'message 1-77'];
     for (const t of texts) {
       const q = new Float32Array(embedText(t, dim, model));
       for (const k of [1, 20, 100]) assert.deepStrictEqual(await remote.search(q, k), await local.search(q, k), `${t} k=${k}`);
     }
+    assert.equal(remote.helped.searches, texts.length * 3, 'every unfiltered search was shared');
+    // Which thread takes which chunk depends on timing (this thread starts as soon as it has sent the search, the
+    // worker when it wakes up); this thread takes at most 2 of the 3 chunks of each.
+    assert.ok(remote.helped.rows > 0, 'the client thread scored rows');
+    assert.ok(remote.helped.rows <= remote.helped.searches * 2 * 2730, 'the worker scored rows too');
+
+    // Filtered searches, and searches started while a shared one is in flight, run in the worker alone.
+    const before = remote.helped.searches;
     const q = new Float32Array(embedText('coffee', dim, model));
     for (const f of [{ source: 'whatsapp' }, { sender: 'Me' }, { excludeConversationIds: [own.listConversations()[0].id] }]) {
       assert.deepStrictEqual(await remote.search(q, 20, f), await local.search(q, 20, f), JSON.stringify(f));
     }
+    assert.equal(remote.helped.searches, before, 'filtered searches are not shared');
     const concurrent = texts.map((t) => new Float32Array(embedText(t, dim, model)));
     const answers = await Promise.all(concurrent.map((v) => remote.search(v, 20)));
     for (const [i, v] of concurrent.entries()) assert.deepStrictEqual(answers[i], await local.search(v, 20), `concurrent ${texts[i]}`);
+    assert.equal(remote.helped.searches, before + 1, 'one shared search at a time');
     local.dispose();
     remote.dispose();
   });
 
+  // A timeout: a search whose vector.helped was dropped would never end (the bug this test found), not fail.
   it('a search cancelled at once or once sent, then the next one: the next answers exactly', { timeout: 60_000 }, async () => {
     const local = await buildVectorIndex(own.embeddings(model), { model, dim });
     {
-      const remote = await engine6k.vectorIndex(model);
+      const remote = (await helping.vectorIndex(model)) as unknown as VectorIndexProxy;
       for (const t of ['coffee', 'the lease', 'dinner 5']) {
         const q = new Float32Array(embedText(t, dim, model));
-        // Cancelled before it is sent, and once the worker has it.
+        // Cancelled before it is sent, and once this thread has helped and the worker has it.
         for (const late of [false, true]) {
           const ctrl = new AbortController();
           const cancelled = remote.search(q, 20, undefined, ctrl.signal);
@@ -205,6 +217,7 @@ describe('an index of several chunks in the worker', () => {
           assert.deepStrictEqual(await remote.search(q, 20), await local.search(q, 20), `${t}, cancelled ${late ? 'late' : 'at once'}`);
         }
       }
+      assert.ok(remote.helped.searches >= 6);
       local.dispose();
       remote.dispose();
     }

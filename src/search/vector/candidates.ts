@@ -1,6 +1,10 @@
 /**
  * The candidates of one exact search while it scans (see int8-index.ts for the bound): every row whose upper bound
  * may still reach the top k, and the k largest lower bounds seen, whose smallest is the pruning threshold L.
+ *
+ * A scan shared by two threads (scan-share.ts) keeps one of these per thread. Each thread's L is the k-th largest
+ * lower bound of the rows IT scored, never above the k-th largest of all rows, so what it drops is dropped safely;
+ * merging the other thread's lower bounds and candidates gives the same candidates a single scan would keep.
  */
 import { KLargest } from './topk';
 
@@ -17,6 +21,22 @@ export interface RowBounds {
   scale: Float32Array;
   err: Float32Array;
   qnorm: Float32Array;
+}
+
+/** What one thread's share of a scan found, in a form that crosses threads (structured clone). */
+export interface ScanFindings {
+  /** Candidate rows and their float64 upper bounds (the first `rows.length`). */
+  rows: Int32Array;
+  upper: Float64Array;
+  /** The k largest lower bounds among the rows scored (fewer when fewer rows were scored). */
+  lowers: Float64Array;
+  /** Rows scored. */
+  scanned: number;
+}
+
+/** Findings of a share that scored nothing (or whose findings are not to be used). */
+export function noFindings(): ScanFindings {
+  return { rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 };
 }
 
 export class Candidates {
@@ -59,6 +79,20 @@ export class Candidates {
       }
     }
     this.scanned += m;
+  }
+
+  /** Takes in another thread's findings for the same search (its rows are disjoint from ours). */
+  merge(other: ScanFindings): void {
+    for (let i = 0; i < other.lowers.length; i++) this.L = this.lower.push(other.lowers[i]);
+    const L = this.L;
+    for (let i = 0; i < other.rows.length; i++) if (other.upper[i] >= L) this.add(other.rows[i], other.upper[i]);
+    this.scanned += other.scanned;
+  }
+
+  /** This scan's findings, pruned, as copies that can be posted to another thread. */
+  findings(): ScanFindings {
+    this.prune();
+    return { rows: this.rows.slice(0, this.n), upper: this.upper.slice(0, this.n), lowers: this.lower.values(), scanned: this.scanned };
   }
 
   /** Drops every candidate whose upper bound is below L (keeps the order of the rest). */

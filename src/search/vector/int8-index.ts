@@ -15,12 +15,31 @@
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../types';
 import type { IndexParts, BuildStats } from './accumulator';
-import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
+import { abortError, VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
 import { exactCosine, queryLevels, quantiseRow } from './quantize';
 import type { RowStore } from './row-store';
 import { TopHits } from './topk';
 import { Candidates } from './candidates';
+import { pagesFor, WASM_PAGE } from './layout';
+import { chunkCount, claimChunk, closeJob, helperScratch, type HelperScan, type ScanShare } from './scan-share';
+
+/** A search whose scan a helper thread shares (scan-share.ts): the job it made, and what it will post. */
+export interface SharedScan {
+  job: SharedArrayBuffer;
+  helped: Promise<HelperScan>;
+}
+
+/** `p`, or the signal's abort: a helper's answer is awaited no longer than the search it belongs to. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
 
 /** A query quantised for the kernel, with its exact norm. */
 interface Query {
@@ -71,6 +90,7 @@ export class Int8VectorIndex implements VectorIndex {
    */
   yieldMs = 4;
   private parts: IndexParts | undefined;
+  private shareInfo: ScanShare | undefined;
   private readonly senderIds: Map<string, number>;
   private readonly sourceIds: Map<string, number>;
 
@@ -109,7 +129,22 @@ export class Int8VectorIndex implements VectorIndex {
     };
   }
 
+  /**
+   * What a helper thread needs to share this index's scans (scan-share.ts): made once, with the helper's scratch
+   * after the per-row planes (about 45 KB for 768 dimensions).
+   */
+  share(): ScanShare {
+    if (this.shareInfo) return this.shareInfo;
+    const { parts } = this.live();
+    const scratch = helperScratch(parts.layout, parts.meta);
+    const have = parts.memory.buffer.byteLength / WASM_PAGE;
+    if (pagesFor(scratch.end) > have) parts.memory.grow(pagesFor(scratch.end) - have);
+    this.shareInfo = { memory: parts.memory, layout: parts.layout, meta: parts.meta, n: parts.n, dim: parts.dim, scratch };
+    return this.shareInfo;
+  }
+
   dispose(): void {
+    this.shareInfo = undefined;
     this.rows?.close();
     this.rows = undefined;
     this.parts = undefined;
@@ -122,12 +157,15 @@ export class Int8VectorIndex implements VectorIndex {
     return { parts: this.parts, rows: this.rows };
   }
 
-  async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal): Promise<VectorHit[]> {
+  /** `shared`: a helper thread scans beside this one (unfiltered searches only; a filtered one scans alone). */
+  async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal, shared?: SharedScan): Promise<VectorHit[]> {
     throwIfAborted(signal);
     const q = this.quantiseQuery(query, k);
     const test = this.rowTest(filter ?? {});
+    // A job the helper may have started on: close it so it takes nothing more (it never scans a filtered search).
+    if (test !== null && shared) closeJob(new Int32Array(shared.job), chunkCount(this.live().parts.layout, this.size));
     if (test === undefined) return this.empty();
-    const found = await this.scan(q, k, test, signal);
+    const found = await this.scan(q, k, test, signal, test === null ? shared : undefined);
     return this.rescore(q, k, found, signal);
   }
 
@@ -185,20 +223,21 @@ export class Int8VectorIndex implements VectorIndex {
       (skip === undefined || !skip.has(ids[r]));
   }
 
-  /** Scores every row (or those passing `test`) with the kernel, a chunk at a time, keeping the candidates. */
-  private async scan(q: Query, k: number, test: RowTest, signal: AbortSignal | undefined): Promise<Candidates> {
+  /**
+   * Scores every row (or those passing `test`) with the kernel, a chunk at a time, keeping the candidates. With
+   * `shared`, chunks come from the counter the helper takes them from too, and its findings are merged at the end.
+   */
+  private async scan(q: Query, k: number, test: RowTest, signal: AbortSignal | undefined, shared?: SharedScan): Promise<Candidates> {
     let { parts } = this.live();
     const { layout } = parts;
-    const found = new Candidates(k);
+    let found = new Candidates(k);
     const n = this.size;
-    let lastYield = performance.now();
-    for (let start = 0; start < n; start += layout.chunkRows) {
-      if (start > 0 && performance.now() - lastYield >= this.yieldMs) {
-        await yieldToEventLoop();
-        throwIfAborted(signal);
-        parts = this.live().parts;
-        lastYield = performance.now();
-      }
+    const chunks = chunkCount(layout, n);
+    const job = shared ? new Int32Array(shared.job) : undefined;
+    let sequential = 0;
+    const next = (): number => (job ? claimChunk(job, chunks) : sequential < chunks ? sequential++ : -1);
+    const scoreChunk = (c: number): void => {
+      const start = c * layout.chunkRows;
       const { memory, meta } = parts;
       const count = Math.min(layout.chunkRows, n - start);
       const buf = memory.buffer;
@@ -209,14 +248,37 @@ export class Int8VectorIndex implements VectorIndex {
       if (!test) {
         this.kernel.score_rows(layout.queryOff, layout.matrixOff + start * layout.stride, count, layout.stride, meta.metaOff + start * 4, meta.plane, q.scale, q.err, layout.outOff, layout.uOff);
         found.offerChunk(dots, uppers, count, start, undefined, q.scale, q.err, parts);
-        continue;
+        return;
       }
       const idx = new Int32Array(buf, layout.idxOff, count);
       let m = 0;
       for (let r = start; r < start + count; r++) if (test(r)) idx[m++] = r;
-      if (m === 0) continue;
+      if (m === 0) return;
       this.kernel.score_idx(layout.queryOff, layout.matrixOff, layout.idxOff, m, layout.stride, meta.metaOff, meta.plane, q.scale, q.err, layout.outOff, layout.uOff);
       found.offerChunk(dots, uppers, m, start, idx, q.scale, q.err, parts);
+    };
+    let lastYield = performance.now();
+    for (let c = next(), first = true; c >= 0; c = next(), first = false) {
+      if (!first && performance.now() - lastYield >= this.yieldMs) {
+        await yieldToEventLoop();
+        throwIfAborted(signal);
+        parts = this.live().parts;
+        lastYield = performance.now();
+      }
+      scoreChunk(c);
+    }
+    if (shared) {
+      // The helper's share: what it found, and the chunks it took but could not score.
+      const helped = await untilAborted(shared.helped, signal);
+      parts = this.live().parts;
+      if (!helped.lost) {
+        for (const c of helped.unscanned) scoreChunk(c);
+        found.merge(helped);
+      } else {
+        // Which chunks the helper took is unknown: scan everything here, and use nothing of its answer.
+        found = new Candidates(k);
+        for (let c = 0; c < chunks; c++) scoreChunk(c);
+      }
     }
     found.prune();
     return found;

@@ -13,6 +13,11 @@ export class KLargest {
     return this.size < this.k ? -Infinity : this.heap[0];
   }
 
+  /** The values kept (at most k, in no particular order). */
+  values(): Float64Array {
+    return this.heap.slice(0, this.size);
+  }
+
   /** Offers a value; returns the new threshold (`min`). */
   push(v: number): number {
     const h = this.heap;
