@@ -56,7 +56,12 @@ async function timed<T>(f: () => Promise<T>): Promise<number> {
   return performance.now() - t0;
 }
 
-async function session(cli: string, a: BenchArchive, cacheDir: string, embedBaseUrl: string): Promise<{ s: CliSession; t0: number }> {
+async function session(
+  cli: string,
+  a: BenchArchive,
+  cacheDir: string,
+  embedBaseUrl: string,
+): Promise<{ s: CliSession; t0: number }> {
   const t0 = performance.now();
   const s = await startCliSession(cli, a.file, { cacheDir, embedBaseUrl, embedModel: a.spec.model });
   return { s, t0 };
@@ -70,7 +75,12 @@ async function measure(cli: string, a: BenchArchive, embedBaseUrl: string, queri
     if (r.isError) throw new Error(`semantic_search failed: ${JSON.stringify(r.content)}`);
     const firstSemanticBuild = performance.now() - cold.t0;
     // The cache file is written after the index answers: wait for it before the next start reads it.
-    for (let i = 0; i < 600 && !fs.readdirSync(cacheDir, { recursive: true }).some((f) => String(f).endsWith('.idx')); i++) await new Promise((res) => setTimeout(res, 50));
+    for (
+      let i = 0;
+      i < 600 && !fs.readdirSync(cacheDir, { recursive: true }).some((f) => String(f).endsWith('.idx'));
+      i++
+    )
+      await new Promise((res) => setTimeout(res, 50));
     await cold.s.close();
 
     const warm = await session(cli, a, cacheDir, embedBaseUrl);
@@ -84,12 +94,25 @@ async function measure(cli: string, a: BenchArchive, embedBaseUrl: string, queri
     for (const q of queries) {
       kw.push(await timed(() => callTool(warm.s.client, 'search_messages', { query: q.split(' ')[0], limit: 20 })));
       sem.push(await timed(() => callTool(warm.s.client, 'semantic_search', { query: q, k: 20 })));
-      semF.push(await timed(() => callTool(warm.s.client, 'semantic_search', { query: q, k: 20, start: '2021-01-01', end: '2022-12-31' })));
+      semF.push(
+        await timed(() =>
+          callTool(warm.s.client, 'semantic_search', { query: q, k: 20, start: '2021-01-01', end: '2022-12-31' }),
+        ),
+      );
     }
     const rssMb = (warm.s.rss() ?? 0) / 2 ** 20;
     const peakRssMb = (warm.s.peakRss() ?? 0) / 2 ** 20;
     await warm.s.close();
-    return { firstSemanticBuild, firstKeyword, firstSemanticCached, keywordMedian: median(kw), semanticMedian: median(sem), filteredSemanticMedian: median(semF), rssMb, peakRssMb };
+    return {
+      firstSemanticBuild,
+      firstKeyword,
+      firstSemanticCached,
+      keywordMedian: median(kw),
+      semanticMedian: median(sem),
+      filteredSemanticMedian: median(semF),
+      rssMb,
+      peakRssMb,
+    };
   } finally {
     fs.rmSync(cacheDir, { recursive: true, force: true });
   }
@@ -102,7 +125,18 @@ async function main(): Promise<void> {
   const worktree = buildRef(ref!);
   const cliA = path.join(worktree, 'dist', 'cli.js');
   const embed = await startEmbedServer(a.spec.dim);
-  const queries = ['dinner plans this weekend', 'the lease agreement', 'flight to lisbon', 'birthday present ideas', 'doctor appointment', 'coffee tomorrow', 'rent payment', 'the cabin trip', 'running late', 'new job offer'];
+  const queries = [
+    'dinner plans this weekend',
+    'the lease agreement',
+    'flight to lisbon',
+    'birthday present ideas',
+    'doctor appointment',
+    'coffee tomorrow',
+    'rent payment',
+    'the cabin trip',
+    'running late',
+    'new job offer',
+  ];
   const runs: Record<'A' | 'B', Figures[]> = { A: [], B: [] };
   try {
     for (let i = 0; i < rounds; i++) {
@@ -110,7 +144,9 @@ async function main(): Promise<void> {
       for (const v of i % 2 ? (['B', 'A'] as const) : (['A', 'B'] as const)) {
         const f = await measure(v === 'A' ? cliA : cliB, a, embed.baseUrl, queries);
         runs[v].push(f);
-        log(`round ${i + 1} ${v}: ${JSON.stringify(f, (_k, x: unknown) => (typeof x === 'number' ? Math.round(x * 10) / 10 : x))}`);
+        log(
+          `round ${i + 1} ${v}: ${JSON.stringify(f, (_k, x: unknown) => (typeof x === 'number' ? Math.round(x * 10) / 10 : x))}`,
+        );
       }
     }
   } finally {

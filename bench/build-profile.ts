@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     const fd = fs.openSync(a.file, 'r');
     const buf = Buffer.allocUnsafe(16 << 20);
     let pos = 0;
-    for (let got; (got = fs.readSync(fd, buf, 0, buf.length, pos)) > 0; ) pos += got;
+    for (let got: number; (got = fs.readSync(fd, buf, 0, buf.length, pos)) > 0; ) pos += got;
     fs.closeSync(fd);
   });
   rows.push([`read the whole archive file (${(a.bytes / 1e6).toFixed(0)} MB) with 16 MB reads`, readMs]);
@@ -70,10 +70,19 @@ async function main(): Promise<void> {
         if (got < 2048) break;
       }
     })[0];
-  rows.push(['SQLite WASM: step the join SQL of earlier builds (embeddings ⋈ messages), read nothing', scan(joinSql, perPage)]);
-  rows.push(['SQLite WASM: step the embeddings-only SQL builds use now, read nothing, one read call per page', scan(scanSql, perPage)]);
+  rows.push([
+    'SQLite WASM: step the join SQL of earlier builds (embeddings ⋈ messages), read nothing',
+    scan(joinSql, perPage),
+  ]);
+  rows.push([
+    'SQLite WASM: step the embeddings-only SQL builds use now, read nothing, one read call per page',
+    scan(scanSql, perPage),
+  ]);
   rows.push(['… the same with the read-ahead builds use (64 KiB per read call)', scan(scanSql)]);
-  rows.push(['SQLite WASM: one scan of messages into the hash → message map', time(() => conn.run((s) => new MessageMeta(s, schema)))[0]]);
+  rows.push([
+    'SQLite WASM: one scan of messages into the hash → message map',
+    time(() => conn.run((s) => new MessageMeta(s, schema)))[0],
+  ]);
 
   // The archive's iterator (what the build consumes) and the quantiser on top of it.
   const [iterMs] = time(() => {

@@ -35,7 +35,10 @@ import { widePrefix } from './lib/trace';
 const ROUNDS = 25;
 
 /** Each query once (warm-up), then ROUNDS rounds of all of them in turn: the median, and each query's median. */
-async function timeQueries(fn: (q: string) => Promise<unknown> | unknown, queries: string[]): Promise<{ median: number; per: Map<string, number> }> {
+async function timeQueries(
+  fn: (q: string) => Promise<unknown> | unknown,
+  queries: string[],
+): Promise<{ median: number; per: Map<string, number> }> {
   for (const q of queries) await fn(q); // warm-up
   const samples: number[] = [];
   const byQuery = new Map<string, number[]>(queries.map((q) => [q, []]));
@@ -54,7 +57,11 @@ async function timeQueries(fn: (q: string) => Promise<unknown> | unknown, querie
 /** Per-query medians of the rows the keyword ratio is made of (filled as the rows below are timed). */
 const perQuery = new Map<string, Map<string, number>>();
 
-async function timeEach(fn: (q: string) => Promise<unknown> | unknown, queries: string[], keep?: string): Promise<number> {
+async function timeEach(
+  fn: (q: string) => Promise<unknown> | unknown,
+  queries: string[],
+  keep?: string,
+): Promise<number> {
   const { median, per } = await timeQueries(fn, queries);
   if (keep) perQuery.set(keep, per);
   return median;
@@ -63,20 +70,36 @@ async function timeEach(fn: (q: string) => Promise<unknown> | unknown, queries: 
 async function main(): Promise<void> {
   const a = ensureArchive(process.argv[2] ?? 'm100k_e768');
   // The e2e section's keyword queries (bench/sections/e2e.ts), so the figures line up with its keyword-only row.
-  const queries = ['with', a.desc.sampleWords.rare[0], 'coffee tonight', widePrefix(a.desc.seed).prefix, 'cafe', 'dinner weekend', 'flight hotel', a.desc.sampleWords.medium[3]];
+  const queries = [
+    'with',
+    a.desc.sampleWords.rare[0],
+    'coffee tonight',
+    widePrefix(a.desc.seed).prefix,
+    'cafe',
+    'dinner weekend',
+    'flight hotel',
+    a.desc.sampleWords.medium[3],
+  ];
   const rows: [string, number][] = [];
 
   // The keyword SQL itself: natively and in our engine, in-thread (what search_messages asks the archive first).
   const nativeDb = openNativeKeyword(a.file);
   const { sql: nsql, schema } = nativeDb;
   const limit = 20;
-  rows.push(['keyword SQL natively (better-sqlite3, in-thread)', await timeEach((q) => nativeDb.search(q), queries, 'native')]);
+  rows.push([
+    'keyword SQL natively (better-sqlite3, in-thread)',
+    await timeEach((q) => nativeDb.search(q), queries, 'native'),
+  ]);
   const sync = await openArchive(a.file);
-  rows.push(['keyword SQL in our WASM engine, in-thread (public Archive API)', await timeEach((q) => sync.searchKeyword({ query: q, limit }), queries)]);
+  rows.push([
+    'keyword SQL in our WASM engine, in-thread (public Archive API)',
+    await timeEach((q) => sync.searchKeyword({ query: q, limit }), queries),
+  ]);
   // Everything the keyword half asks the archive, in one thread: the search, the hits' reactions and attachment
   // names, the receipt's count (search_messages runs these three; the rows above are the first one alone).
   const memo = new Map<string, unknown>();
-  const once = <T>(k: string, f: () => T): T => (memo.has(k) ? (memo.get(k) as T) : (memo.set(k, f()), memo.get(k) as T));
+  const once = <T>(k: string, f: () => T): T =>
+    memo.has(k) ? (memo.get(k) as T) : (memo.set(k, f()), memo.get(k) as T);
   const nativeSnapshot: Snapshot = {
     sql: nsql,
     schema,
@@ -88,17 +111,22 @@ async function main(): Promise<void> {
     memo: (k, f) => once(`memo:${k}`, f),
     exclude: [],
   };
-  const wholeTool = (run: {
-    search: (q: string) => { id: number; hash: string }[];
-    extras: (hashes: string[], ids: number[]) => unknown;
-    counts: () => unknown;
-  }) => (q: string) => {
-    const hits = run.search(q);
-    run.extras(hits.map((h) => h.hash), [...new Set(hits.map((h) => h.id))]);
-    run.counts();
-  };
+  const wholeTool =
+    (run: {
+      search: (q: string) => { id: number; hash: string }[];
+      extras: (hashes: string[], ids: number[]) => unknown;
+      counts: () => unknown;
+    }) =>
+    (q: string) => {
+      const hits = run.search(q);
+      run.extras(
+        hits.map((h) => h.hash),
+        [...new Set(hits.map((h) => h.id))],
+      );
+      run.counts();
+    };
   rows.push([
-    'the keyword half\'s whole SQL natively: search + hit extras + receipt count (better-sqlite3, in-thread)',
+    "the keyword half's whole SQL natively: search + hit extras + receipt count (better-sqlite3, in-thread)",
     await timeEach(
       wholeTool({
         search: (q) => ARCHIVE_QUERIES.searchKeyword(nativeSnapshot, { query: q, limit }),
@@ -111,7 +139,11 @@ async function main(): Promise<void> {
   rows.push([
     'the same three in our WASM engine, in-thread',
     await timeEach(
-      wholeTool({ search: (q) => sync.searchKeyword({ query: q, limit }), extras: (h, i) => sync.hitExtras(h, i), counts: () => sync.scopeCounts({}) }),
+      wholeTool({
+        search: (q) => sync.searchKeyword({ query: q, limit }),
+        extras: (h, i) => sync.hitExtras(h, i),
+        counts: () => sync.scopeCounts({}),
+      }),
       queries,
       'wasm',
     ),
@@ -148,21 +180,42 @@ async function main(): Promise<void> {
   });
   const ctx = runtime.context;
   const def = searchMessages;
-  const env = (): ToolEnv => ({ ctx, archive: () => ctx.archive(), signal: new AbortController().signal, warn: () => {}, budget: 8192 });
+  const env = (): ToolEnv => ({
+    ctx,
+    archive: () => ctx.archive(),
+    signal: new AbortController().signal,
+    warn: () => {},
+    budget: 8192,
+  });
   const args = (q: string) => def.inputSchema.parse({ query: q });
   await def.handler(args(queries[0]), env());
   calls.clear();
   const handlerMs = await timeEach((q) => def.handler(args(q), env()), queries);
   const perCall = queries.length * (ROUNDS + 1);
   for (const [method, list] of [...calls].sort((x, y) => x[0].localeCompare(y[0]))) {
-    rows.push([`… archive call through the engine worker: ${method} (${(list.length / perCall).toFixed(1)} per tool call)`, dist(list).median]);
+    rows.push([
+      `… archive call through the engine worker: ${method} (${(list.length / perCall).toFixed(1)} per tool call)`,
+      dist(list).median,
+    ]);
   }
   rows.push(['tool handler alone (archive calls + hit shaping + receipt + markdown)', handlerMs]);
   const sample = await def.handler(args(queries[0]), env());
-  const result = { content: [{ type: 'text', text: sample.text }, ...(sample.resources ?? [])], structuredContent: sample.structured };
-  rows.push(['SDK input validation (zod, inputSchema)', await timeEach((q) => def.inputSchema.safeParseAsync({ query: q }), queries)]);
-  rows.push(['SDK output validation (zod, outputSchema on structuredContent)', await timeEach(() => def.outputSchema.safeParseAsync(sample.structured), queries)]);
-  rows.push([`JSON serialisation of the result (${(JSON.stringify(result).length / 1024).toFixed(1)} KB)`, await timeEach(() => JSON.stringify(result), queries)]);
+  const result = {
+    content: [{ type: 'text', text: sample.text }, ...(sample.resources ?? [])],
+    structuredContent: sample.structured,
+  };
+  rows.push([
+    'SDK input validation (zod, inputSchema)',
+    await timeEach((q) => def.inputSchema.safeParseAsync({ query: q }), queries),
+  ]);
+  rows.push([
+    'SDK output validation (zod, outputSchema on structuredContent)',
+    await timeEach(() => def.outputSchema.safeParseAsync(sample.structured), queries),
+  ]);
+  rows.push([
+    `JSON serialisation of the result (${(JSON.stringify(result).length / 1024).toFixed(1)} KB)`,
+    await timeEach(() => JSON.stringify(result), queries),
+  ]);
 
   const [ct, st] = InMemoryTransport.createLinkedPair();
   const server = createMcpServer(ctx);
@@ -170,13 +223,22 @@ async function main(): Promise<void> {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(ct);
   await client.listTools();
-  rows.push(['whole call from an SDK client, in-memory transport (client validates too)', await timeEach((q) => callTool(client, 'search_messages', { query: q }), queries)]);
+  rows.push([
+    'whole call from an SDK client, in-memory transport (client validates too)',
+    await timeEach((q) => callTool(client, 'search_messages', { query: q }), queries),
+  ]);
   await client.close();
 
   const cli = ensureCliBundle((m) => process.stderr.write(`${m}\n`));
-  const s = await startCliSession(cli, a.file, { cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-overhead-')), embedModel: '' });
+  const s = await startCliSession(cli, a.file, {
+    cacheDir: fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-overhead-')),
+    embedModel: '',
+  });
   try {
-    rows.push(['whole call over stdio to the built CLI (dist/cli.js)', await timeEach((q) => callTool(s.client, 'search_messages', { query: q }), queries, 'stdio')]);
+    rows.push([
+      'whole call over stdio to the built CLI (dist/cli.js)',
+      await timeEach((q) => callTool(s.client, 'search_messages', { query: q }), queries, 'stdio'),
+    ]);
     rows.push(['ping over stdio to the built CLI (transport floor)', await timeEach(() => s.client.ping(), queries)]);
   } finally {
     await s.close();
@@ -185,21 +247,42 @@ async function main(): Promise<void> {
   // the difference to the row above is the SDK client's time, not the server's.
   const raw = await rawStdioSession(cli, a.file);
   try {
-    rows.push(['… the same call from a minimal JSON-RPC client (JSON.parse only, no SDK)', await timeEach((q) => raw.call('tools/call', { name: 'search_messages', arguments: { query: q } }), queries, 'raw')]);
+    rows.push([
+      '… the same call from a minimal JSON-RPC client (JSON.parse only, no SDK)',
+      await timeEach(
+        (q) => raw.call('tools/call', { name: 'search_messages', arguments: { query: q } }),
+        queries,
+        'raw',
+      ),
+    ]);
   } finally {
     raw.close();
   }
   await runtime.dispose();
   sync.close();
   nativeDb.close();
-  console.log(table([`search_messages keyword-only, ${a.spec.name}, ${queries.length} queries × ${ROUNDS}`, 'median ms'], rows.map(([k, v]) => [k, ms(v)])));
+  console.log(
+    table(
+      [`search_messages keyword-only, ${a.spec.name}, ${queries.length} queries × ${ROUNDS}`, 'median ms'],
+      rows.map(([k, v]) => [k, ms(v)]),
+    ),
+  );
   // Per query: the ratio the issue asks about (the call over stdio against the search SQL natively), and what the
   // call costs outside SQLite (the call over stdio minus the keyword half's whole SQL in our engine, in-thread).
   const [native, wasm, stdio, bare] = ['native', 'wasm', 'stdio', 'raw'].map((k) => perQuery.get(k)!);
   console.log();
   console.log(
     table(
-      ['query (medians, ms)', 'search SQL natively', "keyword half's SQL, our engine in-thread", 'whole call over stdio (SDK client)', 'call / native SQL', 'outside SQLite', 'the call from a minimal client', 'its ratio'],
+      [
+        'query (medians, ms)',
+        'search SQL natively',
+        "keyword half's SQL, our engine in-thread",
+        'whole call over stdio (SDK client)',
+        'call / native SQL',
+        'outside SQLite',
+        'the call from a minimal client',
+        'its ratio',
+      ],
       queries.map((q) => [
         q,
         ms(native.get(q)!),
@@ -215,19 +298,31 @@ async function main(): Promise<void> {
 }
 
 /** The built CLI over stdio, driven by newline-delimited JSON-RPC written and parsed here (one request at a time). */
-async function rawStdioSession(cli: string, archive: string): Promise<{ call: (method: string, params: unknown) => Promise<unknown>; close: () => void }> {
+async function rawStdioSession(
+  cli: string,
+  archive: string,
+): Promise<{ call: (method: string, params: unknown) => Promise<unknown>; close: () => void }> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MSGBROWSE_')) env[k] = v;
   env.MSGBROWSE_LLM_EMBED_MODEL = '';
   env.MSGBROWSE_MCP_LOG = 'warn';
-  const child = spawn(process.execPath, [cli, '--archive', archive, '--cache-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-overhead-raw-'))], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(
+    process.execPath,
+    [cli, '--archive', archive, '--cache-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-overhead-raw-'))],
+    { env, stdio: ['pipe', 'pipe', 'ignore'] },
+  );
   let buffered = '';
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (d: string) => {
     buffered += d;
     for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-      const msg = JSON.parse(buffered.slice(0, nl)) as { id?: number; method?: string; result?: { isError?: boolean }; error?: { message: string } };
+      const msg = JSON.parse(buffered.slice(0, nl)) as {
+        id?: number;
+        method?: string;
+        result?: { isError?: boolean };
+        error?: { message: string };
+      };
       buffered = buffered.slice(nl + 1);
       // Notifications and requests of the server's own (no id of ours) are not answers.
       const p = msg.method === undefined && msg.id !== undefined ? pending.get(msg.id) : undefined;
@@ -247,7 +342,11 @@ async function rawStdioSession(cli: string, archive: string): Promise<{ call: (m
       pending.set(++id, { resolve, reject });
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     });
-  await call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-raw', version: '1' } });
+  await call('initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'bench-raw', version: '1' },
+  });
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   return { call, close: () => child.kill() };
 }

@@ -23,7 +23,9 @@ async function main(): Promise<void> {
   const conn = new ArchiveConnection(engine, a.file);
   const schema = conn.run((s) => detectSchema(s));
   let captured = '';
-  conn.run((s) => transcript({ all: (q, p) => ((captured = q), s.all(q, p)), get: s.get, value: s.value }, schema, opts));
+  conn.run((s) =>
+    transcript({ all: (q, p) => ((captured = q), s.all(q, p)), get: s.get, value: s.value }, schema, opts),
+  );
   const db = new engine.sqlite3.oo1.DB({ filename: a.file, flags: 'r', vfs: engine.vfs.walName });
   db.exec('PRAGMA locking_mode=EXCLUSIVE');
   const st = db.prepare(captured);
@@ -36,12 +38,44 @@ async function main(): Promise<void> {
   };
   const rows: [string, number][] = [
     ['archive.transcript() (public API)', dist(timeSync(() => archive.transcript(opts), plan)).median],
-    ['connection: empty read transaction (BEGIN/COMMIT + identity checks)', dist(timeSync(() => conn.run(() => 1), plan)).median],
-    ['bare sqlite-wasm: step 101 rows, read nothing', dist(timeSync(run(() => 0), plan)).median],
-    ['bare sqlite-wasm: step + row objects `get({})`', dist(timeSync(run(() => st.get({})), plan)).median],
-    ['bare sqlite-wasm: step + arrays `get([])`', dist(timeSync(run(() => st.get([])), plan)).median],
+    [
+      'connection: empty read transaction (BEGIN/COMMIT + identity checks)',
+      dist(timeSync(() => conn.run(() => 1), plan)).median,
+    ],
+    [
+      'bare sqlite-wasm: step 101 rows, read nothing',
+      dist(
+        timeSync(
+          run(() => 0),
+          plan,
+        ),
+      ).median,
+    ],
+    [
+      'bare sqlite-wasm: step + row objects `get({})`',
+      dist(
+        timeSync(
+          run(() => st.get({})),
+          plan,
+        ),
+      ).median,
+    ],
+    [
+      'bare sqlite-wasm: step + arrays `get([])`',
+      dist(
+        timeSync(
+          run(() => st.get([])),
+          plan,
+        ),
+      ).median,
+    ],
   ];
-  console.log(table(['transcript first page, ' + a.spec.name, 'median ms'], rows.map(([k, v]) => [k, ms(v)])));
+  console.log(
+    table(
+      [`transcript first page, ${a.spec.name}`, 'median ms'],
+      rows.map(([k, v]) => [k, ms(v)]),
+    ),
+  );
   st.finalize();
   db.close();
   conn.close();

@@ -48,7 +48,14 @@ for (const s of only) {
 }
 
 const CONFIGS: Record<Section, string[]> = quick
-  ? { archive: ['m100k_e768'], vector: ['m100k_e768'], e2e: ['m100k_e768'], cold: ['m100k_e768'], responsive: ['m100k_e768'], answers: ['m20k_long'] }
+  ? {
+      archive: ['m100k_e768'],
+      vector: ['m100k_e768'],
+      e2e: ['m100k_e768'],
+      cold: ['m100k_e768'],
+      responsive: ['m100k_e768'],
+      answers: ['m20k_long'],
+    }
   : {
       archive: ['m100k_e768', 'm1m'],
       vector: ['m100k_e768', 'm1m_e384', 'm1m_e768'],
@@ -64,10 +71,16 @@ const log = (m: string) => process.stderr.write(`[bench +${((Date.now() - t0) / 
 
 async function main(): Promise<void> {
   const machine = machineFacts();
-  log(`cache ${BENCH_DIR}; ${machine.cores} × ${machine.cpu}, ${machine.memGiB} GiB, load ${machine.load}; sections ${only.join(', ')}${quick ? ' (quick)' : ''}`);
+  log(
+    `cache ${BENCH_DIR}; ${machine.cores} × ${machine.cpu}, ${machine.memGiB} GiB, load ${machine.load}; sections ${only.join(', ')}${quick ? ' (quick)' : ''}`,
+  );
   const needed = [...new Set(only.flatMap((s) => CONFIGS[s]))];
   // Generate in a sensible order (small first), reusing stamped archives.
-  const archives = new Map(Object.keys(SPECS).filter((n) => needed.includes(n)).map((n) => [n, ensureArchive(n, log)]));
+  const archives = new Map(
+    Object.keys(SPECS)
+      .filter((n) => needed.includes(n))
+      .map((n) => [n, ensureArchive(n, log)]),
+  );
   const plan = quick ? QUICK_PLAN : FULL_PLAN;
   const failures: string[] = [];
   const attempt = async <T>(what: string, fn: () => Promise<T>): Promise<T | undefined> => {
@@ -88,22 +101,26 @@ async function main(): Promise<void> {
       let printed = '';
       if (section === 'archive') {
         const r = await attempt(`archive ${name}`, () => runArchiveSection(a, { plan, rounds: quick ? 1 : 2, log }));
-        if (r) (store('archive', name, command, quick, r, machine), (printed = archiveTables(r)));
+        if (r) store('archive', name, command, quick, r, machine), (printed = archiveTables(r));
       } else if (section === 'vector') {
-        const r = await attempt(`vector ${name}`, () => runVectorSection(a, { queries: 20, baselineQueries: a.spec.messages >= 1e6 ? 2 : 3, log }));
-        if (r) (store('vector', name, command, quick, r, machine), (printed = `${vectorTable([r])}\n\n${vectorColdTable([r])}`));
+        const r = await attempt(`vector ${name}`, () =>
+          runVectorSection(a, { queries: 20, baselineQueries: a.spec.messages >= 1e6 ? 2 : 3, log }),
+        );
+        if (r)
+          store('vector', name, command, quick, r, machine),
+            (printed = `${vectorTable([r])}\n\n${vectorColdTable([r])}`);
       } else if (section === 'e2e') {
         const r = await attempt(`e2e ${name}`, () => runE2eSection(a, { plan, log }));
-        if (r) (store('e2e', name, command, quick, r, machine), (printed = e2eTable([r])));
+        if (r) store('e2e', name, command, quick, r, machine), (printed = e2eTable([r]));
       } else if (section === 'cold') {
         const r = await attempt(`cold ${name}`, () => runColdSection(a, { log }));
-        if (r) (store('cold', name, command, quick, r, machine), (printed = coldTables(r)));
+        if (r) store('cold', name, command, quick, r, machine), (printed = coldTables(r));
       } else if (section === 'answers') {
         const r = await attempt(`answers ${name}`, () => runAnswersSection(a, { log }));
-        if (r) (answers.push(r), (printed = answersTable([r])));
+        if (r) answers.push(r), (printed = answersTable([r]));
       } else if (section === 'responsive') {
         const r = await attempt(`responsive ${name}`, () => runResponsiveSection(a, { log }));
-        if (r) (store('responsive', name, command, quick, r, machine), (printed = responsiveTable([r])));
+        if (r) store('responsive', name, command, quick, r, machine), (printed = responsiveTable([r]));
       }
       if (printed) process.stdout.write(`\n## ${section} — ${name}\n\n${printed}\n`);
     }
@@ -117,7 +134,8 @@ async function main(): Promise<void> {
   if (!only.some((s) => s !== 'answers')) return;
 
   // Compose the report from the stored results of the same mode (quick results never mix into the full report).
-  const collect = <T>(section: Section): Stored<T>[] => CONFIGS[section].map((n) => load<T>(section, n, quick)).filter((x): x is Stored<T> => !!x);
+  const collect = <T>(section: Section): Stored<T>[] =>
+    CONFIGS[section].map((n) => load<T>(section, n, quick)).filter((x): x is Stored<T> => !!x);
   const input: ReportInput = {
     archive: collect<ArchiveSectionResult>('archive'),
     vector: collect<VectorSectionResult>('vector'),
@@ -125,7 +143,9 @@ async function main(): Promise<void> {
     cold: collect<ColdResult>('cold'),
     responsive: collect<ResponsiveResult>('responsive'),
     notRun: [
-      ...SECTIONS.filter((s) => s !== 'answers').flatMap((s) => CONFIGS[s].filter((n) => !load(s, n, quick)).map((n) => `${s} on ${n}`)),
+      ...SECTIONS.filter((s) => s !== 'answers').flatMap((s) =>
+        CONFIGS[s].filter((n) => !load(s, n, quick)).map((n) => `${s} on ${n}`),
+      ),
       ...failures.map((f) => `failed in this run: ${f}`),
     ],
   };

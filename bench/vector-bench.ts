@@ -121,7 +121,16 @@ function dataRow(d: Data, i: number): Float32Array {
 
 function* records(d: Data): Generator<EmbeddingRecord> {
   for (let i = 0; i < d.n; i++) {
-    yield { rowid: i + 1, messageId: i + 1, hash: '', conversationId: d.conv[i], tsUnix: d.ts[i], sender: 'Me', source: 'signal', vec: dataRow(d, i) };
+    yield {
+      rowid: i + 1,
+      messageId: i + 1,
+      hash: '',
+      conversationId: d.conv[i],
+      tsUnix: d.ts[i],
+      sender: 'Me',
+      source: 'signal',
+      vec: dataRow(d, i),
+    };
   }
 }
 
@@ -176,7 +185,7 @@ function stats(ms: number[]): { median: number; p95: number; min: number } {
 function writeNpy(file: string, shape: [number, number], chunks: Iterable<Float32Array>): void {
   let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape[0]}, ${shape[1]}), }`;
   const total = 10 + header.length + 1;
-  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
+  header += `${' '.repeat((64 - (total % 64)) % 64)}\n`;
   const pre = Buffer.alloc(10);
   pre.write('\x93NUMPY', 0, 'latin1');
   pre[6] = 1;
@@ -315,7 +324,7 @@ async function runConfig(n: number, dim: number): Promise<Row> {
       jsMs.push(performance.now() - s);
       const got = new Set(ours[i].map((h) => h.messageId));
       hit += exact.filter((h) => got.has(h.messageId)).length;
-      exact.forEach((h, r) => (scoreErr = Math.max(scoreErr, Math.abs(h.score - ours[i][r].score))));
+      for (const [r, h] of exact.entries()) scoreErr = Math.max(scoreErr, Math.abs(h.score - ours[i][r].score));
     }
     log(`JS baseline median ${stats(jsMs).median.toFixed(0)} ms`);
     const res = index.stats;
@@ -343,7 +352,10 @@ async function runConfig(n: number, dim: number): Promise<Row> {
       writeNpy(qFile, [queries.length, dim], queries);
       data.blocks.length = 0; // let the JS copy go before numpy loads its own
       const out = JSON.parse(
-        execFileSync('python3', ['-c', NUMPY_SCRIPT, matFile, qFile, String(K)], { encoding: 'utf8', maxBuffer: 64 << 20 }),
+        execFileSync('python3', ['-c', NUMPY_SCRIPT, matFile, qFile, String(K)], {
+          encoding: 'utf8',
+          maxBuffer: 64 << 20,
+        }),
       ) as { times: number[]; ids: number[][] };
       row.numpy = stats(out.times.slice(3));
       let agree = 0;
@@ -370,7 +382,9 @@ async function main(): Promise<void> {
     `\nVector search, top-${K}, ${Q} queries: median / p95 (min) ms; JS baseline over ${QB} queries; ` +
       `${os.cpus().length} cores, node ${process.version}, load average before/after ${loadBefore} / ${os.loadavg()[0].toFixed(1)}\n`,
   );
-  console.log('| vectors | ours: top-20 | ours: 10% date filter | numpy `mat @ q` + argpartition | ours ÷ numpy | JS exact cosine (msgbrowse) | ours ÷ JS | recall@20 (max score err) | rows rescored | index memory (÷ float32) | build + cache (longest event-loop stall) | load from cache | longest stall while searching |');
+  console.log(
+    '| vectors | ours: top-20 | ours: 10% date filter | numpy `mat @ q` + argpartition | ours ÷ numpy | JS exact cosine (msgbrowse) | ours ÷ JS | recall@20 (max score err) | rows rescored | index memory (÷ float32) | build + cache (longest event-loop stall) | load from cache | longest stall while searching |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const np = r.numpy ? `${f(r.ours.median / r.numpy.median, 2)}×` : 'n/a';

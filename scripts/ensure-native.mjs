@@ -16,10 +16,13 @@ export function ensureNative() {
   console.error('• Building better-sqlite3 for the tests and benchmarks (npm rebuild, about 2 minutes on 2 cores)…');
   const r = spawnSync('npm', ['rebuild', 'better-sqlite3', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0 || !loads()) {
-    console.error('✖ better-sqlite3 could not be built (needs python3, make and a C++ compiler); see the npm output above.');
+    console.error(
+      '✖ better-sqlite3 could not be built (needs python3, make and a C++ compiler); see the npm output above.',
+    );
     return false;
   }
   return true;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exit(ensureNative() ? 0 : 1);
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  process.exit(ensureNative() ? 0 : 1);

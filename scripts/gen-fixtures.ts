@@ -54,9 +54,8 @@ function summary(kind: string, d: ArchiveDescription): Record<string, unknown> {
 }
 
 function main(): void {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parse = () =>
+    parseArgs({
       allowPositionals: true,
       options: {
         demo: { type: 'boolean' },
@@ -72,6 +71,9 @@ function main(): void {
         help: { type: 'boolean', short: 'h' },
       },
     });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err));
   }
@@ -81,7 +83,12 @@ function main(): void {
     return;
   }
   const modes = ['demo', 'curated', 'mcp', 'legacy', 'scale'].filter((k) => v[k as keyof typeof v] !== undefined);
-  if (modes.length !== 1) fail(modes.length === 0 ? 'choose one of --demo, --curated, --mcp, --legacy, --scale' : `choose only one of ${modes.map((m) => `--${m}`).join(', ')}`);
+  if (modes.length !== 1)
+    fail(
+      modes.length === 0
+        ? 'choose one of --demo, --curated, --mcp, --legacy, --scale'
+        : `choose only one of ${modes.map((m) => `--${m}`).join(', ')}`,
+    );
   const out = (d: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(d)}\n`);
 
   if (v.demo) {

@@ -43,7 +43,7 @@ function segDist(px, py, ax, ay, bx, by) {
   const dy = by - ay;
   const l2 = dx * dx + dy * dy;
   let t = l2 === 0 ? 0 : ((px - ax) * dx + (py - ay) * dy) / l2;
-  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  t = t < 0 ? 0 : Math.min(t, 1);
   return len(px - ax - t * dx, py - ay - t * dy);
 }
 
@@ -63,14 +63,20 @@ const rrect = (x0, y0, x1, y1, r) => {
 };
 
 /** A line from a to b with round caps, of width w (a capsule). */
-const line = (ax, ay, bx, by, w = STROKE) => (x, y) => segDist(x, y, ax, ay, bx, by) - w / 2;
+const line =
+  (ax, ay, bx, by, w = STROKE) =>
+  (x, y) =>
+    segDist(x, y, ax, ay, bx, by) - w / 2;
 
 /** A polyline through points [[x, y], …] of width w, with round joins and caps. */
-const polyline = (pts, w = STROKE) => (x, y) => {
-  let d = Infinity;
-  for (let i = 0; i + 1 < pts.length; i++) d = Math.min(d, segDist(x, y, pts[i][0], pts[i][1], pts[i + 1][0], pts[i + 1][1]));
-  return d - w / 2;
-};
+const polyline =
+  (pts, w = STROKE) =>
+  (x, y) => {
+    let d = Infinity;
+    for (let i = 0; i + 1 < pts.length; i++)
+      d = Math.min(d, segDist(x, y, pts[i][0], pts[i][1], pts[i + 1][0], pts[i + 1][1]));
+    return d - w / 2;
+  };
 
 /** A closed polygon [[x, y], …] (exact distance, even-odd inside test). */
 const polygon = (pts) => (x, y) => {
@@ -113,22 +119,35 @@ const arc = (cx, cy, r, from, to, w = STROKE) => {
 /** A four-pointed star (a sparkle) centred on (cx, cy): points at radius R, waist at radius r. */
 const sparkle = (cx, cy, R, r) =>
   polygon([
-    [cx, cy - R], [cx + r, cy - r], [cx + R, cy], [cx + r, cy + r],
-    [cx, cy + R], [cx - r, cy + r], [cx - R, cy], [cx - r, cy - r],
+    [cx, cy - R],
+    [cx + r, cy - r],
+    [cx + R, cy],
+    [cx + r, cy + r],
+    [cx, cy + R],
+    [cx - r, cy + r],
+    [cx - R, cy],
+    [cx - r, cy - r],
   ]);
 
-const union = (...fs) => (x, y) => {
-  let d = Infinity;
-  for (const f of fs) d = Math.min(d, f(x, y));
-  return d;
-};
-const intersect = (...fs) => (x, y) => {
-  let d = -Infinity;
-  for (const f of fs) d = Math.max(d, f(x, y));
-  return d;
-};
+const union =
+  (...fs) =>
+  (x, y) => {
+    let d = Infinity;
+    for (const f of fs) d = Math.min(d, f(x, y));
+    return d;
+  };
+const intersect =
+  (...fs) =>
+  (x, y) => {
+    let d = -Infinity;
+    for (const f of fs) d = Math.max(d, f(x, y));
+    return d;
+  };
 /** The outline of a shape, w wide, centred on its edge. */
-const outline = (f, w = STROKE) => (x, y) => Math.abs(f(x, y)) - w / 2;
+const outline =
+  (f, w = STROKE) =>
+  (x, y) =>
+    Math.abs(f(x, y)) - w / 2;
 /** A shape grown by g on every side. */
 const grow = (f, g) => (x, y) => f(x, y) - g;
 
@@ -144,7 +163,8 @@ const paint = (colour, f) => ({ paint: colour, f });
 const gapAround = (f, g = 1.5) => clear(grow(f, STROKE / 2 + g));
 
 /** A lens of radius r centred on (cx, cy) and a 3 px handle on the diagonal, its round end centred on (end, ·). */
-const handleOf = (cx, cy, r, end) => line(cx + (r + 0.5) * Math.SQRT1_2, cy + (r + 0.5) * Math.SQRT1_2, end, cy - cx + end, 3);
+const handleOf = (cx, cy, r, end) =>
+  line(cx + (r + 0.5) * Math.SQRT1_2, cy + (r + 0.5) * Math.SQRT1_2, end, cy - cx + end, 3);
 const magnifier = (cx, cy, r, end) => [ink(outline(circle(cx, cy, r))), ink(handleOf(cx, cy, r, end))];
 
 /** An arc swept clockwise from direction `from` to `to`, with a filled arrowhead at its end pointing onward. */
@@ -172,7 +192,14 @@ const ICONS = {
   // The msgbrowse mark (media/icon.png): a blue tile, a white bubble, three blue dots.
   server: [
     paint('tile', rrect(2, 2, 30, 30, 7)),
-    paint('paper', bubble(7, 8, 25, 21.5, 4.5, [[9, 19], [14.5, 19], [9, 26]])),
+    paint(
+      'paper',
+      bubble(7, 8, 25, 21.5, 4.5, [
+        [9, 19],
+        [14.5, 19],
+        [9, 26],
+      ]),
+    ),
     paint('tile', circle(11.5, 14.75, 1.35)),
     paint('tile', circle(16, 14.75, 1.35)),
     paint('tile', circle(20.5, 14.75, 1.35)),
@@ -180,14 +207,30 @@ const ICONS = {
 
   // Two overlapping speech bubbles: the conversations.
   list_conversations: (() => {
-    const back = bubble(11, 3, 29, 17, 3.5, [[21, 14], [26, 14], [26, 21]]);
-    const front = bubble(3, 11, 21, 25, 3.5, [[6, 22], [11, 22], [6, 29]]);
+    const back = bubble(11, 3, 29, 17, 3.5, [
+      [21, 14],
+      [26, 14],
+      [26, 21],
+    ]);
+    const front = bubble(3, 11, 21, 25, 3.5, [
+      [6, 22],
+      [11, 22],
+      [6, 29],
+    ]);
     return [ink(outline(back)), gapAround(front), ink(outline(front))];
   })(),
 
   // One speech bubble with two lines of text.
   get_conversation: [
-    ink(outline(bubble(3, 4, 29, 23, 4, [[8, 20], [15, 20], [8, 28]]))),
+    ink(
+      outline(
+        bubble(3, 4, 29, 23, 4, [
+          [8, 20],
+          [15, 20],
+          [8, 28],
+        ]),
+      ),
+    ),
     ink(line(9, 11, 23, 11)),
     ink(line(9, 16, 19, 16)),
   ],
@@ -203,10 +246,22 @@ const ICONS = {
 
   // A message with what comes before and after it: a bubble between an up and a down chevron.
   get_context: [
-    ink(polyline([[10, 8], [16, 3], [22, 8]])),
+    ink(
+      polyline([
+        [10, 8],
+        [16, 3],
+        [22, 8],
+      ]),
+    ),
     ink(outline(rrect(4, 11, 28, 21, 3))),
     ink(line(9, 16, 23, 16)),
-    ink(polyline([[10, 24], [16, 29], [22, 24]])),
+    ink(
+      polyline([
+        [10, 24],
+        [16, 29],
+        [22, 24],
+      ]),
+    ),
   ],
 
   // A picture: a frame, a sun and a mountain.
@@ -215,7 +270,19 @@ const ICONS = {
     return [
       ink(outline(frame)),
       ink(circle(21.5, 11.5, 2.5)),
-      ink(intersect(polygon([[3, 28], [12, 16], [19, 23], [22, 20], [29, 26], [29, 28]]), frame)),
+      ink(
+        intersect(
+          polygon([
+            [3, 28],
+            [12, 16],
+            [19, 23],
+            [22, 20],
+            [29, 26],
+            [29, 28],
+          ]),
+          frame,
+        ),
+      ),
     ];
   })(),
 
@@ -266,7 +333,7 @@ const ICONS = {
     return [
       ink(outline(card)),
       ink(circle(11, 13, 2.75)),
-      ink(intersect(circle(11, 23.5, 5.5), (x, y) => y - 21.5, card)),
+      ink(intersect(circle(11, 23.5, 5.5), (_x, y) => y - 21.5, card)),
       ink(line(18, 13, 25, 13)),
       ink(line(18, 18, 23, 18)),
     ];
@@ -277,8 +344,24 @@ const ICONS = {
 
   // Resources: a page with a folded corner and lines of text.
   resource: [
-    ink(outline(polygon([[7, 3], [19, 3], [25, 9], [25, 29], [7, 29]]))),
-    ink(polyline([[19, 3], [19, 9], [25, 9]])),
+    ink(
+      outline(
+        polygon([
+          [7, 3],
+          [19, 3],
+          [25, 9],
+          [25, 29],
+          [7, 29],
+        ]),
+      ),
+    ),
+    ink(
+      polyline([
+        [19, 3],
+        [19, 9],
+        [25, 9],
+      ]),
+    ),
     ink(line(11, 16, 21, 16)),
     ink(line(11, 21, 21, 21)),
   ],
@@ -336,7 +419,8 @@ function assertMargin(name, rgba) {
   for (let y = 0; y < SIZE; y++) {
     for (let x = 0; x < SIZE; x++) {
       const border = x < 2 || y < 2 || x >= SIZE - 2 || y >= SIZE - 2;
-      if (border && rgba[(y * SIZE + x) * 4 + 3] !== 0) throw new Error(`icon ${name} paints pixel (${x}, ${y}) in the 2 px margin`);
+      if (border && rgba[(y * SIZE + x) * 4 + 3] !== 0)
+        throw new Error(`icon ${name} paints pixel (${x}, ${y}) in the 2 px margin`);
     }
   }
 }
@@ -395,9 +479,14 @@ class BitWriter {
   }
 }
 
-const LEN_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
+const LEN_BASE = [
+  3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258,
+];
 const LEN_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DIST_BASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
+const DIST_BASE = [
+  1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
+  8193, 12289, 16385, 24577,
+];
 const DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
 
 /** The fixed Huffman code of a literal/length symbol (RFC 1951 §3.2.6). */
@@ -579,7 +668,12 @@ function build() {
 
 /** Every icon in both themes on a light and a dark background, 4× and 1×: a row per icon. */
 function contactSheet(rendered) {
-  const BGS = [[0xff, 0xff, 0xff], [0xf3, 0xf3, 0xf3], [0x1f, 0x1f, 0x1f], [0x25, 0x25, 0x26]];
+  const BGS = [
+    [0xff, 0xff, 0xff],
+    [0xf3, 0xf3, 0xf3],
+    [0x1f, 0x1f, 0x1f],
+    [0x25, 0x25, 0x26],
+  ];
   const SCALE = 4;
   const PAD = 8;
   const cell = SIZE * SCALE + 2 * PAD;
@@ -630,10 +724,14 @@ if (check) {
     if (!fs.existsSync(file) || !fs.readFileSync(file).equals(bytes)) stale.push(path.relative(ROOT, file));
   }
   const expected = new Set([...files.keys()].map((f) => path.basename(f)));
-  const extra = fs.existsSync(ICON_DIR) ? fs.readdirSync(ICON_DIR).filter((f) => f.endsWith('.png') && !expected.has(f)) : [];
+  const extra = fs.existsSync(ICON_DIR)
+    ? fs.readdirSync(ICON_DIR).filter((f) => f.endsWith('.png') && !expected.has(f))
+    : [];
   for (const f of extra) stale.push(`media/icons/${f} (not generated)`);
   if (stale.length) {
-    console.error(`gen-icons --check: ${stale.length} file(s) differ from a fresh render; run \`node scripts/gen-icons.mjs\`:`);
+    console.error(
+      `gen-icons --check: ${stale.length} file(s) differ from a fresh render; run \`node scripts/gen-icons.mjs\`:`,
+    );
     for (const f of stale) console.error(`  ${f}`);
     process.exit(1);
   }

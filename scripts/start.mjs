@@ -54,7 +54,12 @@ console.error('• Demo archive summary:\n');
 run('node', [cli, '--archive', dataDir, '--summary']);
 
 // Anything else after `npm start --` goes to the server (e.g. --listen 127.0.0.1:9000).
-const serveArgs = ['--archive', dataDir, ...(args.includes('--stdio') ? [] : ['--http']), ...args.filter((a) => a !== '--stdio')];
+const serveArgs = [
+  '--archive',
+  dataDir,
+  ...(args.includes('--stdio') ? [] : ['--http']),
+  ...args.filter((a) => a !== '--stdio'),
+];
 console.error(`\n• Starting: msgbrowse-mcp ${serveArgs.join(' ')}  (Ctrl-C to stop)\n`);
 const child = spawn('node', [cli, ...serveArgs], { cwd: root, stdio: 'inherit' });
 // package.json runs us with `exec`, so npm's forwarded SIGINT/SIGTERM reach this process (a shell in between would

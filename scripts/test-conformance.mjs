@@ -108,7 +108,8 @@ function findNode() {
   const explicit = process.env.MSGBROWSE_CONFORMANCE_NODE;
   if (explicit) {
     const v = majorOf(explicit);
-    if (v && v.major >= MIN_NODE_MAJOR) return { bin: explicit, version: v.version, origin: 'MSGBROWSE_CONFORMANCE_NODE' };
+    if (v && v.major >= MIN_NODE_MAJOR)
+      return { bin: explicit, version: v.version, origin: 'MSGBROWSE_CONFORMANCE_NODE' };
     tried.push(`MSGBROWSE_CONFORMANCE_NODE=${explicit} (${v ? v.version : 'not runnable'})`);
   }
   const hostDir = process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
@@ -151,13 +152,22 @@ function readBaseline() {
   const raw = JSON.parse(fs.readFileSync(BASELINE, 'utf8'));
   const entries = Object.entries(raw).filter(([k]) => !k.startsWith('$'));
   for (const [k, v] of entries) {
-    if (typeof v !== 'string' || !v.trim()) throw new Error(`${path.relative(root, BASELINE)}: "${k}" needs a reason (a string)`);
+    if (typeof v !== 'string' || !v.trim())
+      throw new Error(`${path.relative(root, BASELINE)}: "${k}" needs a reason (a string)`);
   }
   return new Map(entries);
 }
 
 // ── The proxy: bearer token in, the proxy's loopback Host/Origin mapped to the server's, everything else untouched ───
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 function startProxy(upstream, token) {
   const up = new URL(upstream);
@@ -171,7 +181,8 @@ function startProxy(upstream, token) {
     const host = String(req.headers.host ?? '').toLowerCase();
     if (own.hosts.has(host)) headers.host = upHost;
     const origin = req.headers.origin;
-    if (typeof origin === 'string' && own.origins.has(origin.trim().toLowerCase().replace(/\/$/, ''))) headers.origin = upOrigin;
+    if (typeof origin === 'string' && own.origins.has(origin.trim().toLowerCase().replace(/\/$/, '')))
+      headers.origin = upOrigin;
     headers.authorization = `Bearer ${token}`;
     const out = http.request(
       { host: up.hostname, port: up.port, method: req.method, path: req.url, headers, agent },
@@ -237,7 +248,10 @@ function startServer(cliArgs, env, timeoutMs = 30_000) {
   exitCleanups.push(() => running() && child.kill('SIGKILL'));
   cleanups.push(stop);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server printed no URL within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`the server printed no URL within ${timeoutMs} ms:\n${stderr}`)),
+      timeoutMs,
+    );
     child.stderr.on('data', (d) => {
       stderr += d;
       const m = /serving .* at (http:\/\/127\.0\.0\.1:\d+\/mcp)\b/.exec(stderr);
@@ -322,7 +336,10 @@ async function main() {
   try {
     if (ensureBundle(root)) note('built dist/ with node esbuild.js');
     fs.mkdirSync(path.dirname(archive));
-    fs.writeFileSync(archive, zlib.gunzipSync(fs.readFileSync(path.join(root, 'media', 'demo', 'msgbrowse.sqlite.gz'))));
+    fs.writeFileSync(
+      archive,
+      zlib.gunzipSync(fs.readFileSync(path.join(root, 'media', 'demo', 'msgbrowse.sqlite.gz'))),
+    );
   } catch (e) {
     return fatal('build the bundle and unpack the demo archive', e);
   }
@@ -332,7 +349,16 @@ async function main() {
   let server;
   try {
     server = await startServer(
-      [path.join(root, 'dist', 'cli.js'), '--archive', archive, '--cache-dir', path.join(tmp, 'cache'), '--http', '--listen', '127.0.0.1:0'],
+      [
+        path.join(root, 'dist', 'cli.js'),
+        '--archive',
+        archive,
+        '--cache-dir',
+        path.join(tmp, 'cache'),
+        '--http',
+        '--listen',
+        '127.0.0.1:0',
+      ],
       {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: home,
@@ -356,7 +382,12 @@ async function main() {
 
   // Every scenario the runner has (`--suite all`: the active suite plus its pending ones).
   const resultsDir = path.join(tmp, 'results');
-  const run = await runRunner(node.bin, runner.entry, ['server', '--url', proxy.url, '--suite', 'all', '-o', resultsDir], tmp);
+  const run = await runRunner(
+    node.bin,
+    runner.entry,
+    ['server', '--url', proxy.url, '--suite', 'all', '-o', resultsDir],
+    tmp,
+  );
   if (interrupted) return new Promise(() => {}); // the signal handler reports and exits
   const out = stripAnsi(run.out);
   const checks = readChecks(resultsDir);
@@ -372,7 +403,9 @@ async function main() {
     if (!verbose) process.stdout.write(run.out.slice(-4000));
     return fatal(
       `run ${RUNNER}`,
-      run.timedOut ? `timed out after ${RUN_TIMEOUT_MS / 1000} s` : `no summary in its output (exit ${run.code}); see above`,
+      run.timedOut
+        ? `timed out after ${RUN_TIMEOUT_MS / 1000} s`
+        : `no summary in its output (exit ${run.code}); see above`,
     );
   }
 
@@ -411,7 +444,12 @@ async function main() {
   }
   for (const scenario of baseline.keys()) {
     if (!outcomes.has(scenario)) {
-      rows.push({ scenario, verdict: `UNKNOWN: not a scenario of ${RUNNER}@${runner.version}; remove it from the baseline`, failures: [], bad: true });
+      rows.push({
+        scenario,
+        verdict: `UNKNOWN: not a scenario of ${RUNNER}@${runner.version}; remove it from the baseline`,
+        failures: [],
+        bad: true,
+      });
       failed++;
     }
   }

@@ -76,7 +76,10 @@ function jsonOf(r) {
 /** A successful tools/call result: not isError, has text content and structuredContent. */
 function toolResult(r) {
   const res = jsonOf(r);
-  const text = (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  const text = (res.content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
   assert(res.isError !== true, `tool returned isError: ${oneLine(text)}`);
   assert(text.length > 0, 'no text content');
   assert(res.structuredContent && typeof res.structuredContent === 'object', 'no structuredContent');
@@ -88,7 +91,10 @@ function assertHit(h, where) {
   assert(/^[0-9a-f]{64}$/.test(h.hash ?? ''), `${where}: hash ${JSON.stringify(h.hash)} is not a sha256 hex`);
   const m = MESSAGE_LINK.exec(h.link ?? '');
   assert(m, `${where}: link ${JSON.stringify(h.link)} is not vscode://${AUTHORITY}/c/<id>/at/<id>?h=<16 hex>`);
-  assert(Number(m[1]) === h.conversation_id && Number(m[2]) === h.message_id, `${where}: link ${h.link} disagrees with ids`);
+  assert(
+    Number(m[1]) === h.conversation_id && Number(m[2]) === h.message_id,
+    `${where}: link ${h.link} disagrees with ids`,
+  );
   assert(h.hash.startsWith(m[3]), `${where}: link ${h.link} carries another hash than ${h.hash}`);
   for (const k of ['conversation', 'source', 'sender', 'timestamp', 'text']) {
     assert(typeof h[k] === 'string', `${where}: ${k} missing`);
@@ -157,46 +163,72 @@ async function main() {
 
   // 3. stdio.
   let stdioTools;
-  await check('stdio tools/list: the seven tools with titles, read-only annotations, input and output schemas', async () => {
-    const { tools } = jsonOf(await runInspector(inspector, env, stdio, ['--method', 'tools/list']));
-    assert(Array.isArray(tools), 'no tools array');
-    const names = tools.map((t) => t.name);
-    assert(
-      JSON.stringify([...names].sort()) === JSON.stringify([...EXPECTED_TOOLS].sort()),
-      `tools are ${names.join(', ')}; expected ${EXPECTED_TOOLS.join(', ')}`,
-    );
-    for (const t of tools) {
-      assert(typeof t.title === 'string' && t.title.length > 0, `${t.name}: no title`);
-      assert(typeof t.description === 'string' && t.description.length > 20, `${t.name}: no description`);
-      const a = t.annotations ?? {};
+  await check(
+    'stdio tools/list: the seven tools with titles, read-only annotations, input and output schemas',
+    async () => {
+      const { tools } = jsonOf(await runInspector(inspector, env, stdio, ['--method', 'tools/list']));
+      assert(Array.isArray(tools), 'no tools array');
+      const names = tools.map((t) => t.name);
       assert(
-        a.readOnlyHint === true && a.destructiveHint === false && a.idempotentHint === true && a.openWorldHint === false,
-        `${t.name}: annotations ${JSON.stringify(a)}`,
+        JSON.stringify([...names].sort()) === JSON.stringify([...EXPECTED_TOOLS].sort()),
+        `tools are ${names.join(', ')}; expected ${EXPECTED_TOOLS.join(', ')}`,
       );
-      assert(t.inputSchema?.type === 'object' && t.inputSchema.additionalProperties === false, `${t.name}: inputSchema not a strict object`);
-      assert(t.outputSchema?.type === 'object' && t.outputSchema.properties, `${t.name}: no object outputSchema`);
-    }
-    const search = tools.find((t) => t.name === 'search_messages');
-    assert(search.inputSchema.required?.includes('query'), 'search_messages: query is not required');
-    assert(search.outputSchema.properties.hits?.type === 'array', 'search_messages: outputSchema has no hits array');
-    stdioTools = names;
-  });
+      for (const t of tools) {
+        assert(typeof t.title === 'string' && t.title.length > 0, `${t.name}: no title`);
+        assert(typeof t.description === 'string' && t.description.length > 20, `${t.name}: no description`);
+        const a = t.annotations ?? {};
+        assert(
+          a.readOnlyHint === true &&
+            a.destructiveHint === false &&
+            a.idempotentHint === true &&
+            a.openWorldHint === false,
+          `${t.name}: annotations ${JSON.stringify(a)}`,
+        );
+        assert(
+          t.inputSchema?.type === 'object' && t.inputSchema.additionalProperties === false,
+          `${t.name}: inputSchema not a strict object`,
+        );
+        assert(t.outputSchema?.type === 'object' && t.outputSchema.properties, `${t.name}: no object outputSchema`);
+      }
+      const search = tools.find((t) => t.name === 'search_messages');
+      assert(search.inputSchema.required?.includes('query'), 'search_messages: query is not required');
+      assert(search.outputSchema.properties.hits?.type === 'array', 'search_messages: outputSchema has no hits array');
+      stdioTools = names;
+    },
+  );
 
   let leaseHits;
   await check('stdio search_messages query=lease: cited hits with message_id, hash and link', async () => {
     const { res, text, data } = toolResult(await call('search_messages', { query: 'lease' }));
     assert(Array.isArray(data.hits) && data.hits.length >= 2, `expected >= 2 hits, got ${data.hits?.length}`);
-    data.hits.forEach((h, i) => assertHit(h, `hit ${i}`));
-    assert(data.hits.every((h) => /\*\*lease\*\*/i.test(h.text)), 'a hit text lacks the bold **lease** match');
-    assert(data.hits.some((h) => h.conversation === 'Harper' && h.text.includes('the **lease** agreement is ready')), 'the Harper lease message is missing');
-    assert(data.semantic?.used === false && /no embedding model/.test(data.semantic.reason ?? ''), `semantic status ${JSON.stringify(data.semantic)}`);
+    for (const [i, h] of data.hits.entries()) assertHit(h, `hit ${i}`);
+    assert(
+      data.hits.every((h) => /\*\*lease\*\*/i.test(h.text)),
+      'a hit text lacks the bold **lease** match',
+    );
+    assert(
+      data.hits.some((h) => h.conversation === 'Harper' && h.text.includes('the **lease** agreement is ready')),
+      'the Harper lease message is missing',
+    );
+    assert(
+      data.semantic?.used === false && /no embedding model/.test(data.semantic.reason ?? ''),
+      `semantic status ${JSON.stringify(data.semantic)}`,
+    );
     for (const h of data.hits) assert(text.includes(h.link), `text content does not cite ${h.link}`);
     const links = res.content.filter((c) => c.type === 'resource_link').map((c) => c.uri);
     const first = data.hits[0];
-    assert(links.includes(`msgbrowse://message/${first.message_id}?h=${first.hash.slice(0, 16)}`), `no hash-anchored resource_link for the first hit (${links.join(', ')})`);
+    assert(
+      links.includes(`msgbrowse://message/${first.message_id}?h=${first.hash.slice(0, 16)}`),
+      `no hash-anchored resource_link for the first hit (${links.join(', ')})`,
+    );
     // The payload policy: message links of a search are for the user (shown, read on demand), never inlined for the model.
-    const audiences = res.content.filter((c) => c.type === 'resource_link').map((c) => JSON.stringify(c.annotations?.audience));
-    assert(audiences.every((a) => a === '["user"]'), `search message links must carry audience ["user"], got ${audiences.join(', ')}`);
+    const audiences = res.content
+      .filter((c) => c.type === 'resource_link')
+      .map((c) => JSON.stringify(c.annotations?.audience));
+    assert(
+      audiences.every((a) => a === '["user"]'),
+      `search message links must carry audience ["user"], got ${audiences.join(', ')}`,
+    );
     leaseHits = data.hits;
   });
 
@@ -205,20 +237,35 @@ async function main() {
     const target = leaseHits.find((h) => h.text.includes('agreement')) ?? leaseHits[0];
     const { res, data } = toolResult(await call('get_context', { hash: target.hash, window: 2 }));
     const links = res.content.filter((c) => c.type === 'resource_link').map((c) => c.uri);
-    assert(links.length === 1 && links[0] === `msgbrowse://conversation/${target.conversation_id}`, `get_context links only its conversation, got ${links.join(', ')}`);
+    assert(
+      links.length === 1 && links[0] === `msgbrowse://conversation/${target.conversation_id}`,
+      `get_context links only its conversation, got ${links.join(', ')}`,
+    );
     assert(data.message_id === target.message_id, `message_id ${data.message_id}, expected ${target.message_id}`);
-    assert(data.hash === target.hash && data.conversation_id === target.conversation_id, 'hash or conversation_id differ from the hit');
-    assert(Array.isArray(data.messages) && data.messages.some((m) => m.message_id === target.message_id), 'target not among messages');
+    assert(
+      data.hash === target.hash && data.conversation_id === target.conversation_id,
+      'hash or conversation_id differ from the hit',
+    );
+    assert(
+      Array.isArray(data.messages) && data.messages.some((m) => m.message_id === target.message_id),
+      'target not among messages',
+    );
     assert(data.messages.length >= 2 && data.messages.length <= 5, `window 2 gave ${data.messages.length} messages`);
-    data.messages.forEach((m, i) => assertHit(m, `context ${i}`));
+    for (const [i, m] of data.messages.entries()) assertHit(m, `context ${i}`);
     const ts = data.messages.map((m) => m.timestamp);
-    assert(ts.every((t, i) => i === 0 || ts[i - 1] <= t), `messages not in time order: ${ts.join(', ')}`);
+    assert(
+      ts.every((t, i) => i === 0 || ts[i - 1] <= t),
+      `messages not in time order: ${ts.join(', ')}`,
+    );
   });
 
   await check('stdio list_conversations: every conversation with counts and links, most recent first', async () => {
     const { data } = toolResult(await call('list_conversations'));
     const convs = data.conversations;
-    assert(Array.isArray(convs) && convs.length === summary.conversations, `got ${convs?.length}, archive has ${summary.conversations}`);
+    assert(
+      Array.isArray(convs) && convs.length === summary.conversations,
+      `got ${convs?.length}, archive has ${summary.conversations}`,
+    );
     const total = convs.reduce((n, c) => n + c.message_count, 0);
     assert(total === summary.messages, `message counts sum to ${total}, archive has ${summary.messages}`);
     for (const c of convs) {
@@ -226,60 +273,109 @@ async function main() {
       assert(m && Number(m[1]) === c.id, `${c.name}: link ${c.link}`);
     }
     const names = convs.map((c) => `${c.name}/${c.source}`);
-    for (const want of ['Harper/signal', 'Zoë/signal', 'Mallory <script>/signal', 'MJ/whatsapp', 'Empty Thread/signal']) {
+    for (const want of [
+      'Harper/signal',
+      'Zoë/signal',
+      'Mallory <script>/signal',
+      'MJ/whatsapp',
+      'Empty Thread/signal',
+    ]) {
       assert(names.includes(want), `missing ${want} in ${names.join(', ')}`);
     }
     assert(convs.filter((c) => c.name === 'MJ').length === 2, 'MJ should exist in two sources');
     // Timestamps keep the archive's own text (legacy iMessage rows read "Apr 01, 2017 12:00:00 PM"): compare as dates.
     const last = convs.filter((c) => c.last_timestamp).map((c) => [c.last_timestamp, Date.parse(c.last_timestamp)]);
-    assert(last.every(([t, ms]) => Number.isFinite(ms) || !t), `unparseable last_timestamp in ${last.map(([t]) => t).join(', ')}`);
-    assert(last.every(([, ms], i) => i === 0 || last[i - 1][1] >= ms), `not most recent first: ${last.map(([t]) => t).join(', ')}`);
+    assert(
+      last.every(([t, ms]) => Number.isFinite(ms) || !t),
+      `unparseable last_timestamp in ${last.map(([t]) => t).join(', ')}`,
+    );
+    assert(
+      last.every(([, ms], i) => i === 0 || last[i - 1][1] >= ms),
+      `not most recent first: ${last.map(([t]) => t).join(', ')}`,
+    );
   });
 
-  await check('stdio get_conversation with an unknown name: isError, "not found", points to list_conversations', async () => {
-    const res = jsonOf(await call('get_conversation', { name: 'Nobody Such' }));
-    const text = (res.content ?? []).map((c) => c.text ?? '').join('\n');
-    assert(res.isError === true, `isError is ${res.isError}: ${oneLine(text)}`);
-    assert(/not found/.test(text) && text.includes('Nobody Such') && text.includes('list_conversations'), `message: ${oneLine(text)}`);
-    assert(!/\bat .+:\d+:\d+/.test(text), 'message carries a stack trace');
-  });
+  await check(
+    'stdio get_conversation with an unknown name: isError, "not found", points to list_conversations',
+    async () => {
+      const res = jsonOf(await call('get_conversation', { name: 'Nobody Such' }));
+      const text = (res.content ?? []).map((c) => c.text ?? '').join('\n');
+      assert(res.isError === true, `isError is ${res.isError}: ${oneLine(text)}`);
+      assert(
+        /not found/.test(text) && text.includes('Nobody Such') && text.includes('list_conversations'),
+        `message: ${oneLine(text)}`,
+      );
+      assert(!/\bat .+:\d+:\d+/.test(text), 'message carries a stack trace');
+    },
+  );
 
   await check('stdio unknown tool argument: isError naming the allowed parameters', async () => {
     const res = jsonOf(await call('get_conversation', { conversation: 'Harper' }));
     const text = (res.content ?? []).map((c) => c.text ?? '').join('\n');
     assert(res.isError === true, `isError is ${res.isError}`);
-    assert(/unknown parameter "conversation"/.test(text) && /allowed: .*conversation_id/.test(text), `message: ${oneLine(text)}`);
+    assert(
+      /unknown parameter "conversation"/.test(text) && /allowed: .*conversation_id/.test(text),
+      `message: ${oneLine(text)}`,
+    );
   });
 
   await check('stdio resources/templates/list: conversation and message templates', async () => {
-    const { resourceTemplates } = jsonOf(await runInspector(inspector, env, stdio, ['--method', 'resources/templates/list']));
+    const { resourceTemplates } = jsonOf(
+      await runInspector(inspector, env, stdio, ['--method', 'resources/templates/list']),
+    );
     const uris = (resourceTemplates ?? []).map((t) => t.uriTemplate).sort();
     assert(
       JSON.stringify(uris) === JSON.stringify(['msgbrowse://conversation/{id}', 'msgbrowse://message/{id}{?h}']),
       `templates ${uris.join(', ')}`,
     );
-    assert(resourceTemplates.every((t) => t.mimeType === 'text/markdown' && t.title), 'a template lacks title or mimeType');
+    assert(
+      resourceTemplates.every((t) => t.mimeType === 'text/markdown' && t.title),
+      'a template lacks title or mimeType',
+    );
   });
 
-  await check('stdio resources/read msgbrowse://message/<hit>: markdown with the citation link, JSON with the same ids', async () => {
-    assert(leaseHits, 'needs the search hits');
-    const h = leaseHits[0];
-    const uri = `msgbrowse://message/${h.message_id}?h=${h.hash.slice(0, 16)}`;
-    const { contents } = jsonOf(await runInspector(inspector, env, stdio, ['--method', 'resources/read', '--uri', uri]));
-    assert(Array.isArray(contents) && contents.length > 0 && contents.every((c) => c.uri === uri), `contents ${oneLine(JSON.stringify(contents))}`);
-    const md = contents.find((c) => c.mimeType === 'text/markdown');
-    assert(md && md.text.includes(h.link) && md.text.includes('lease'), 'no markdown content with the citation link and the message');
-    const js = contents.find((c) => c.mimeType === 'application/json');
-    assert(js, `no application/json content (got ${contents.map((c) => c.mimeType).join(', ')})`);
-    const m = JSON.parse(js.text).message;
-    assert(m?.message_id === h.message_id && m.hash === h.hash && m.link === h.link, `JSON message ${oneLine(JSON.stringify(m))}`);
-  });
+  await check(
+    'stdio resources/read msgbrowse://message/<hit>: markdown with the citation link, JSON with the same ids',
+    async () => {
+      assert(leaseHits, 'needs the search hits');
+      const h = leaseHits[0];
+      const uri = `msgbrowse://message/${h.message_id}?h=${h.hash.slice(0, 16)}`;
+      const { contents } = jsonOf(
+        await runInspector(inspector, env, stdio, ['--method', 'resources/read', '--uri', uri]),
+      );
+      assert(
+        Array.isArray(contents) && contents.length > 0 && contents.every((c) => c.uri === uri),
+        `contents ${oneLine(JSON.stringify(contents))}`,
+      );
+      const md = contents.find((c) => c.mimeType === 'text/markdown');
+      assert(
+        md?.text.includes(h.link) && md.text.includes('lease'),
+        'no markdown content with the citation link and the message',
+      );
+      const js = contents.find((c) => c.mimeType === 'application/json');
+      assert(js, `no application/json content (got ${contents.map((c) => c.mimeType).join(', ')})`);
+      const m = JSON.parse(js.text).message;
+      assert(
+        m?.message_id === h.message_id && m.hash === h.hash && m.link === h.link,
+        `JSON message ${oneLine(JSON.stringify(m))}`,
+      );
+    },
+  );
 
   // 4. Streamable HTTP with a bearer token (server on a kernel-chosen free loopback port, URL read from its banner).
   let server;
   try {
     server = await startHttpServer(
-      [cli, '--archive', path.join(archiveDir, 'msgbrowse.sqlite'), '--cache-dir', path.join(tmp, 'vector-cache'), '--http', '--listen', '127.0.0.1:0'],
+      [
+        cli,
+        '--archive',
+        path.join(archiveDir, 'msgbrowse.sqlite'),
+        '--cache-dir',
+        path.join(tmp, 'vector-cache'),
+        '--http',
+        '--listen',
+        '127.0.0.1:0',
+      ],
       { ...env, MSGBROWSE_MCP_TOKEN: TOKEN },
     );
   } catch (e) {
@@ -302,10 +398,20 @@ async function main() {
     });
     await check('http list_conversations source=whatsapp: filtered', async () => {
       const { data } = toolResult(await call('list_conversations', { source: 'whatsapp' }, http, auth));
-      assert(data.conversations.length >= 2 && data.conversations.every((c) => c.source === 'whatsapp'), `got ${oneLine(JSON.stringify(data.conversations.map((c) => c.source)))}`);
+      assert(
+        data.conversations.length >= 2 && data.conversations.every((c) => c.source === 'whatsapp'),
+        `got ${oneLine(JSON.stringify(data.conversations.map((c) => c.source)))}`,
+      );
     });
     await check('http with a wrong token: the inspector is refused (non-zero exit, "Refused")', async () => {
-      const r = await runInspector(inspector, env, http, ['--transport', 'http', '--header', 'Authorization: Bearer wrong-token-wrong-token', '--method', 'tools/list']);
+      const r = await runInspector(inspector, env, http, [
+        '--transport',
+        'http',
+        '--header',
+        'Authorization: Bearer wrong-token-wrong-token',
+        '--method',
+        'tools/list',
+      ]);
       assert(r.code !== 0, 'inspector exited 0');
       assert(/Refused: missing or wrong secret/.test(r.stdout + r.stderr), `output: ${oneLine(r.stdout + r.stderr)}`);
     });
@@ -318,7 +424,10 @@ async function main() {
   // 5. Read-only: the archive dir holds the same bytes and no new files (-wal, -shm, journals).
   await check('the archive is byte-for-byte unchanged and no files were added', () => {
     const after = digestDir(archiveDir);
-    assert(JSON.stringify(Object.keys(after)) === JSON.stringify(Object.keys(before)), `files ${Object.keys(before).join(',')} → ${Object.keys(after).join(',')}`);
+    assert(
+      JSON.stringify(Object.keys(after)) === JSON.stringify(Object.keys(before)),
+      `files ${Object.keys(before).join(',')} → ${Object.keys(after).join(',')}`,
+    );
     for (const [name, digest] of Object.entries(before)) assert(after[name] === digest, `${name} changed`);
   });
 

@@ -17,5 +17,8 @@ const run = (args, what) => {
 };
 run(['esbuild.js'], 'building the extension (node esbuild.js)');
 run(['scripts/build-integration.js'], 'bundling the integration suite');
-const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/integration/runTest.ts'], { cwd: root, stdio: 'inherit' });
+const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/integration/runTest.ts'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(r.status ?? 1);

@@ -23,7 +23,7 @@ import { readHostEnv } from './test-host/host-env.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const unitOnly = process.argv.includes('--unit');
 const totals = { passed: 0, failed: 0, skipped: 0 };
-let failedSteps = [];
+const failedSteps = [];
 
 /** A step that cannot run because an earlier one failed: one line, counted as a failure. */
 function blocked(title, why) {
@@ -38,8 +38,14 @@ function step(title, cmd, argv, { parse, env } = {}) {
     const started = Date.now();
     const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; process.stdout.write(d); });
-    child.stderr.on('data', (d) => { out += d; process.stderr.write(d); });
+    child.stdout.on('data', (d) => {
+      out += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+      process.stderr.write(d);
+    });
     child.on('close', (code) => {
       const counts = parse ? parse(out) : undefined;
       if (counts) {
@@ -49,7 +55,9 @@ function step(title, cmd, argv, { parse, env } = {}) {
       }
       const ok = code === 0 && (!counts || counts.failed === 0);
       if (!ok) failedSteps.push(title);
-      console.log(`── ${title}: ${ok ? 'ok' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(
+        `── ${title}: ${ok ? 'ok' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
       resolve(ok);
     });
   });
@@ -81,19 +89,29 @@ const unitFiles = allTestFiles.filter((f) => !f.startsWith('test/integration/') 
 const appFiles = allTestFiles.filter((f) => f.startsWith('test/app/'));
 /** The MCP App view (dist/thread-app.html) in the test host's Debian Chromium through playwright-core. */
 const appViewStep = (env) =>
-  step('MCP App view in Chromium (Playwright, ext-apps AppBridge as the host)', 'node', ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...appFiles], {
-    parse: parseNodeTest,
-    env,
-  });
+  step(
+    'MCP App view in Chromium (Playwright, ext-apps AppBridge as the host)',
+    'node',
+    ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...appFiles],
+    {
+      parse: parseNodeTest,
+      env,
+    },
+  );
 
 const tsc = path.join(root, 'node_modules/.bin/tsc');
 if (!fs.existsSync(tsc)) {
   console.log('Installing dependencies (npm ci)…');
-  if (spawnSync('npm', ['ci', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
+  if (spawnSync('npm', ['ci', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' }).status !== 0)
+    process.exit(1);
 }
 // `npm start` installs with --ignore-scripts; the fixture generator and the parity tests need better-sqlite3 built.
 if (!ensureNative()) process.exit(1);
 
+await step('Format and lint (Biome; `npm run format` fixes)', path.join(root, 'node_modules/.bin/biome'), [
+  'check',
+  '.',
+]);
 await step('Type-check', tsc, ['-p', '.', '--noEmit']);
 await step('Type-check the webview script', tsc, ['-p', 'media/viewer', '--noEmit']);
 await step('Type-check the MCP App view', tsc, ['-p', 'media/app', '--noEmit']);
@@ -122,40 +140,72 @@ if (!unitOnly) {
     console.log(`\nCI: installing the offline test host cold into ${freshHostDir} (fresh npm cache)`);
   }
   if (!offlineHost && !process.env.VSCODE_TEST_EXECUTABLE) hostEnv.MSGBROWSE_TEST_VSCODE = 'download';
-  const hostDir = hostEnv.MSGBROWSE_TEST_HOST_DIR || process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
+  const hostDir =
+    hostEnv.MSGBROWSE_TEST_HOST_DIR ||
+    process.env.MSGBROWSE_TEST_HOST_DIR ||
+    path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
   const hostReady = offlineHost
-    ? await step('Install the offline VS Code test host (first run only; every run under CI)', 'bash', ['scripts/test-host/setup.sh'], { env: hostEnv })
+    ? await step(
+        'Install the offline VS Code test host (first run only; every run under CI)',
+        'bash',
+        ['scripts/test-host/setup.sh'],
+        { env: hostEnv },
+      )
     : true;
   await appViewStep(hostEnv);
-  await step('Independent client: the official MCP Inspector (CLI mode) against dist/cli.js', 'node', ['scripts/test-inspector.mjs'], {
-    parse: parsePlain,
-    env: freshHostDir ? { ...hostEnv, npm_config_cache: path.join(freshHostDir, 'npm-cache') } : hostEnv,
-  });
+  await step(
+    'Independent client: the official MCP Inspector (CLI mode) against dist/cli.js',
+    'node',
+    ['scripts/test-inspector.mjs'],
+    {
+      parse: parsePlain,
+      env: freshHostDir ? { ...hostEnv, npm_config_cache: path.join(freshHostDir, 'npm-cache') } : hostEnv,
+    },
+  );
   // The official conformance runner (devDependency, exact pin) under the test host's Node >= 22; its baseline lists
   // only the scenarios that need the runner's own fixture tools/resources/prompts (scripts/conformance-baseline.json).
-  await step('Official MCP conformance runner against dist/cli.js over HTTP', 'node', ['scripts/test-conformance.mjs'], {
-    parse: parsePlain,
-    env: hostEnv,
-  });
+  await step(
+    'Official MCP conformance runner against dist/cli.js over HTTP',
+    'node',
+    ['scripts/test-conformance.mjs'],
+    {
+      parse: parsePlain,
+      env: hostEnv,
+    },
+  );
   const cliTests = ['test/cli/stdio.test.ts', 'test/cli/http.test.ts', 'test/cli/live-surface.test.ts'];
   const nodes = offlineHost && hostReady ? readHostEnv(hostDir) : {};
   for (const major of ['22', '24']) {
     const title = `CLI protocol tests with the CLI under Node ${major}`;
     const bin = nodes[`NODE${major}`];
     if (!offlineHost) {
-      console.log(`\n(${title}: skipped off the offline route; run them with MSGBROWSE_CLI_NODE=<node ${major}> node --import tsx --test ${cliTests.join(' ')})`);
+      console.log(
+        `\n(${title}: skipped off the offline route; run them with MSGBROWSE_CLI_NODE=<node ${major}> node --import tsx --test ${cliTests.join(' ')})`,
+      );
     } else if (!bin || !fs.existsSync(bin)) {
-      blocked(title, `Node ${major} is missing from ${hostDir}/host.env: the test host install failed above (bash scripts/test-host/setup.sh installs it).`);
+      blocked(
+        title,
+        `Node ${major} is missing from ${hostDir}/host.env: the test host install failed above (bash scripts/test-host/setup.sh installs it).`,
+      );
     } else {
-      await step(title, 'node', ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...cliTests], {
-        parse: parseNodeTest,
-        env: { MSGBROWSE_CLI_NODE: bin },
-      });
+      await step(
+        title,
+        'node',
+        ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...cliTests],
+        {
+          parse: parseNodeTest,
+          env: { MSGBROWSE_CLI_NODE: bin },
+        },
+      );
     }
   }
   const integration = 'Integration tests in a real VS Code extension host';
   if (hostReady) await step(integration, 'node', ['scripts/test-integration.mjs'], { parse: parsePlain, env: hostEnv });
-  else blocked(integration, `The offline VS Code test host is not installed (see the install step above); fix it, then run: bash scripts/test-host/setup.sh`);
+  else
+    blocked(
+      integration,
+      `The offline VS Code test host is not installed (see the install step above); fix it, then run: bash scripts/test-host/setup.sh`,
+    );
   if (freshHostDir) fs.rmSync(freshHostDir, { recursive: true, force: true });
 }
 

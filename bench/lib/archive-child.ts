@@ -95,12 +95,19 @@ async function main(): Promise<void> {
         expected = c.expected;
       }
     }
-    send({ type: 'result', key, samples, idsMatch: JSON.stringify(ids) === JSON.stringify(expected), count: ids.length });
+    send({
+      type: 'result',
+      key,
+      samples,
+      idsMatch: JSON.stringify(ids) === JSON.stringify(expected),
+      count: ids.length,
+    });
   }
   conn.close();
   archive.close();
-  process.stdout.write(`${JSON.stringify({ type: 'end', rssEnd: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024 })}\n`, () =>
-    process.exit(0),
+  process.stdout.write(
+    `${JSON.stringify({ type: 'end', rssEnd: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024 })}\n`,
+    () => process.exit(0),
   );
 }
 

@@ -32,7 +32,15 @@ export const SPECS: Record<string, ArchiveSpec> = {
   m1m_e768: { name: 'm1m_e768', messages: 1_000_000, dim: 768, model: 'nomic-embed-text', seed: 1 },
   m1m_e384: { name: 'm1m_e384', messages: 1_000_000, dim: 384, model: 'all-minilm', seed: 1 },
   // Issue 39's shapes: a real archive's length of messages (5% long) in 400 conversations, and 20,000 conversations.
-  m20k_long: { name: 'm20k_long', messages: 20_000, conversations: 400, longMessages: 0.05, dim: 64, model: 'bench-embed', seed: 1 },
+  m20k_long: {
+    name: 'm20k_long',
+    messages: 20_000,
+    conversations: 400,
+    longMessages: 0.05,
+    dim: 64,
+    model: 'bench-embed',
+    seed: 1,
+  },
   m40k_c20k: { name: 'm40k_c20k', messages: 40_000, conversations: 20_000, dim: 0, model: 'bench-embed', seed: 1 },
 };
 
@@ -61,7 +69,10 @@ export function cachedArchive(name: string): BenchArchive | undefined {
 }
 
 /** Generate (or reuse) an archive; progress goes to stderr. */
-export function ensureArchive(name: string, log: (m: string) => void = (m) => process.stderr.write(`${m}\n`)): BenchArchive {
+export function ensureArchive(
+  name: string,
+  log: (m: string) => void = (m) => process.stderr.write(`${m}\n`),
+): BenchArchive {
   const hit = cachedArchive(name);
   if (hit) return hit;
   const spec = SPECS[name];
@@ -69,7 +80,9 @@ export function ensureArchive(name: string, log: (m: string) => void = (m) => pr
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'msgbrowse.sqlite');
-  log(`generating ${name}: ${spec.messages} messages${spec.dim ? ` × ${spec.dim}-d embeddings (${spec.model})` : ''} → ${file}`);
+  log(
+    `generating ${name}: ${spec.messages} messages${spec.dim ? ` × ${spec.dim}-d embeddings (${spec.model})` : ''} → ${file}`,
+  );
   const desc = buildScaleArchive(file, {
     messages: spec.messages,
     dim: spec.dim || undefined,

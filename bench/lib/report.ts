@@ -44,7 +44,12 @@ function verdicts(r: ReportInput): Verdict[] {
     out.push({
       issue: '2',
       target: 'open a 1M-message archive in < 100 ms',
-      verdict: open < 100 ? (open + init < 100 ? 'met' : `met for the open itself; missed by ${ms(open + init - 100)} ms if the once-per-process WASM engine init is counted`) : `missed by ${ms(open - 100)} ms`,
+      verdict:
+        open < 100
+          ? open + init < 100
+            ? 'met'
+            : `met for the open itself; missed by ${ms(open + init - 100)} ms if the once-per-process WASM engine init is counted`
+          : `missed by ${ms(open - 100)} ms`,
       numbers: `open ${ms(open)} ms in a fresh process with the file evicted from the page cache (warm reopen ${ms(m1m.ours.warmOpenMs)} ms); WASM engine init (once per process) ${ms(init)} ms`,
     });
     const added = Math.min(...m1m.ours.addedRss);
@@ -54,12 +59,19 @@ function verdicts(r: ReportInput): Verdict[] {
       verdict: added < 150 * 2 ** 20 ? 'met' : `missed by ${mb(added - 150 * 2 ** 20)}`,
       numbers: `RSS added by engine init + open: ${mb(added)}`,
     });
-  } else out.push({ issue: '2', target: 'open a 1M-message archive in < 100 ms, < 150 MB', verdict: 'not run', numbers: '' });
+  } else
+    out.push({
+      issue: '2',
+      target: 'open a 1M-message archive in < 100 ms, < 150 MB',
+      verdict: 'not run',
+      numbers: '',
+    });
   for (const a of r.archive.map((x) => x.result)) {
     const p = prim(a);
     const keys = [...a.cases.map((c) => c.key).filter((k) => k !== 'list_conv'), 'list_conv_sql'];
     const over = keys.filter((k) => a.ours.perCase[k].median / p.perCase[k].median > 3);
-    const label = (k: string) => (k === 'list_conv_sql' ? 'list conversations (uncached)' : (a.cases.find((c) => c.key === k)?.label ?? k));
+    const label = (k: string) =>
+      k === 'list_conv_sql' ? 'list conversations (uncached)' : (a.cases.find((c) => c.key === k)?.label ?? k);
     const gm = geomean(keys.map((k) => a.ours.perCase[k].median / p.perCase[k].median));
     out.push({
       issue: '2',
@@ -67,7 +79,9 @@ function verdicts(r: ReportInput): Verdict[] {
       verdict: over.length === 0 ? 'met' : `missed for ${over.length} of ${keys.length} kinds`,
       numbers:
         `vs node:sqlite ${p.version}: geo-mean ${gm.toFixed(2)}×` +
-        (over.length ? `; over 3×: ${over.map((k) => `${label(k)} ${(a.ours.perCase[k].median / p.perCase[k].median).toFixed(1)}× (${ms(a.ours.perCase[k].median)} vs ${ms(p.perCase[k].median)} ms)`).join(', ')}` : ''),
+        (over.length
+          ? `; over 3×: ${over.map((k) => `${label(k)} ${(a.ours.perCase[k].median / p.perCase[k].median).toFixed(1)}× (${ms(a.ours.perCase[k].median)} vs ${ms(p.perCase[k].median)} ms)`).join(', ')}`
+          : ''),
     });
     const kw = a.cases.filter((c) => c.group === 'keyword').map((c) => c.key);
     const kwOver = kw.filter((k) => a.ours.perCase[k].median / p.perCase[k].median > 3);
@@ -75,7 +89,11 @@ function verdicts(r: ReportInput): Verdict[] {
       issue: '5',
       target: `keyword queries within 3× of native at the median (${a.archive})`,
       verdict: kwOver.length === 0 ? 'met' : `missed for ${kwOver.length} of ${kw.length}`,
-      numbers: kw.map((k) => `${label(k).replace('keyword: ', '')} ${(a.ours.perCase[k].median / p.perCase[k].median).toFixed(2)}×`).join(', '),
+      numbers: kw
+        .map(
+          (k) => `${label(k).replace('keyword: ', '')} ${(a.ours.perCase[k].median / p.perCase[k].median).toFixed(2)}×`,
+        )
+        .join(', '),
     });
   }
   const v768 = r.vector.find((v) => v.result.archive === 'm1m_e768')?.result;
@@ -121,14 +139,17 @@ function verdicts(r: ReportInput): Verdict[] {
       : { issue: '5', target: '`search_messages` end to end at 100k < 50 ms median', verdict: 'not run', numbers: '' },
   );
   // Issue 15: the first semantic call on an empty cache, and the server's memory with the 100k index loaded.
-  for (const [name, limitMs, label] of [['m100k_e768', 1000, '100k×768'], ['m1m_e768', 10_000, '1M×768']] as const) {
+  for (const [name, limitMs, label] of [
+    ['m100k_e768', 1000, '100k×768'],
+    ['m1m_e768', 10_000, '1M×768'],
+  ] as const) {
     const e = r.e2e.find((x) => x.result.archive === name)?.result;
     if (!e?.firstBuild) continue;
     out.push({
       issue: '15',
       target: `first semantic call (builds the vector index) ≤ ${limitMs / 1000} s at ${label}`,
       verdict: e.firstBuild.ms <= limitMs ? 'met' : `missed by ${ms(e.firstBuild.ms - limitMs)} ms`,
-      numbers: `${ms(e.firstBuild.ms)} ms${e.firstBuild.runs && e.firstBuild.runs.length > 1 ? ` median of ${e.firstBuild.runs.length} fresh servers (runs ${e.firstBuild.runs.map(ms).join(', ')})` : ''} from the call to its answer, sent right after initialize to a server with an empty index cache (the archive ${e.firstBuild.residentBefore !== undefined ? `${(100 * e.firstBuild.residentBefore).toFixed(0)}% ` : ""}in the OS page cache)${e.firstBuild.polls ? ` (asked again ${e.firstBuild.polls} times while it said "still building")` : ''}`,
+      numbers: `${ms(e.firstBuild.ms)} ms${e.firstBuild.runs && e.firstBuild.runs.length > 1 ? ` median of ${e.firstBuild.runs.length} fresh servers (runs ${e.firstBuild.runs.map(ms).join(', ')})` : ''} from the call to its answer, sent right after initialize to a server with an empty index cache (the archive ${e.firstBuild.residentBefore !== undefined ? `${(100 * e.firstBuild.residentBefore).toFixed(0)}% ` : ''}in the OS page cache)${e.firstBuild.polls ? ` (asked again ${e.firstBuild.polls} times while it said "still building")` : ''}`,
     });
   }
   // Issue 15: the keyword half and semantic_search end to end over stdio, against their references in the same run.
@@ -172,7 +193,10 @@ function verdicts(r: ReportInput): Verdict[] {
   const cold = r.cold.find((c) => c.result.archive === 'm1m_e768')?.result;
   if (cold) {
     const lib = groupRuns(cold.lib, (x) => x.key);
-    const cliRuns = groupRuns(cold.cli.filter((x) => x.mode === 'keyword'), (x) => x.query);
+    const cliRuns = groupRuns(
+      cold.cli.filter((x) => x.mode === 'keyword'),
+      (x) => x.query,
+    );
     const worst = Math.max(...lib.map((g) => g.median.totalMs));
     const cliWorst = Math.max(...cliRuns.map((g) => g.median.totalMs));
     out.push({
@@ -185,7 +209,12 @@ function verdicts(r: ReportInput): Verdict[] {
             : `met in the library (engine init + open + query); the CLI from process spawn takes ${ms(cliWorst)} ms for the worst query`
           : `missed: ${ms(worst)} ms for the worst query (median of ${lib[0]?.totals.length ?? 0} cold runs)`,
       numbers:
-        lib.map((g) => `${g.median.label}: median ${ms(g.median.totalMs)} ms (init ${ms(g.median.initMs)} + open ${ms(g.median.openMs)} + query ${ms(g.median.firstMs)}; runs ${g.totals.map(ms).join(', ')})`).join('; ') +
+        lib
+          .map(
+            (g) =>
+              `${g.median.label}: median ${ms(g.median.totalMs)} ms (init ${ms(g.median.initMs)} + open ${ms(g.median.openMs)} + query ${ms(g.median.firstMs)}; runs ${g.totals.map(ms).join(', ')})`,
+          )
+          .join('; ') +
         `; CLI spawn → first answer: ${cliRuns.map((g) => `"${g.key}" median ${ms(g.median.totalMs)} ms (runs ${g.totals.map(ms).join(', ')})`).join(', ')}`,
     });
     // Issue 15: the engine is loaded while the CLI starts and when the extension activates (prewarmEngine), so the
@@ -198,13 +227,24 @@ function verdicts(r: ReportInput): Verdict[] {
       out.push({
         issue: '15',
         target: 'cold 4.6 GB archive, first common-word answer ≤ 0.4 s median (engine loaded at start)',
-        verdict: m <= 400 ? `met (median of ${warm.length} cold runs; ${warm.filter((t) => t > 400).length} single runs over 0.4 s)` : `missed by ${ms(m - 400)} ms`,
+        verdict:
+          m <= 400
+            ? `met (median of ${warm.length} cold runs; ${warm.filter((t) => t > 400).length} single runs over 0.4 s)`
+            : `missed by ${ms(m - 400)} ms`,
         numbers:
           `open + first query ${ms(m)} ms median (runs ${warm.map(ms).join(', ')}); engine init, off this path now, ${ms(median(common.map((x) => x.initMs)))} ms` +
-          (cliCommon ? `; through the CLI, its first search_messages after initialize: ${ms(cliCommon.median.firstCallMs)} ms (it also counts the archive for the receipt)` : ''),
+          (cliCommon
+            ? `; through the CLI, its first search_messages after initialize: ${ms(cliCommon.median.firstCallMs)} ms (it also counts the archive for the receipt)`
+            : ''),
       });
     }
-  } else out.push({ issue: '5', target: 'a 4.6 GB archive opens and answers its first keyword query in < 1 s', verdict: 'not run', numbers: '' });
+  } else
+    out.push({
+      issue: '5',
+      target: 'a 4.6 GB archive opens and answers its first keyword query in < 1 s',
+      verdict: 'not run',
+      numbers: '',
+    });
   const resp = r.responsive.find((x) => x.result.vectors >= 900_000)?.result ?? r.responsive[0]?.result;
   if (resp?.wait) {
     out.push({
@@ -249,7 +289,12 @@ export function renderReport(r: ReportInput, header: { command: string; machine:
   }
   parts.push('## Targets');
   parts.push('');
-  parts.push(table(['issue', 'target', 'verdict', 'numbers'], v.map((x) => [`#${x.issue}`, x.target, `**${x.verdict}**`, x.numbers])));
+  parts.push(
+    table(
+      ['issue', 'target', 'verdict', 'numbers'],
+      v.map((x) => [`#${x.issue}`, x.target, `**${x.verdict}**`, x.numbers]),
+    ),
+  );
   parts.push('');
   if (header.analysis) {
     parts.push(header.analysis.trim());
@@ -271,7 +316,16 @@ export function renderReport(r: ReportInput, header: { command: string; machine:
       parts.push('');
       parts.push(archiveTables(a));
       parts.push('');
-      parts.push('Queries: ' + a.cases.map((c) => `${c.label} = ${c.detail} (${c.statements} statement${c.statements > 1 ? 's' : ''}, ${c.rows} rows)`).join('; ') + '.');
+      parts.push(
+        'Queries: ' +
+          a.cases
+            .map(
+              (c) =>
+                `${c.label} = ${c.detail} (${c.statements} statement${c.statements > 1 ? 's' : ''}, ${c.rows} rows)`,
+            )
+            .join('; ') +
+          '.',
+      );
     }
     parts.push('');
   }
@@ -279,9 +333,9 @@ export function renderReport(r: ReportInput, header: { command: string; machine:
     parts.push('## Vector search (issue 5): semantic top-20');
     parts.push('');
     parts.push(
-      'The archive\'s own embeddings. Ours = the int8 + WASM SIMD index loaded from its cache file, exact rescoring. numpy = rows ' +
+      "The archive's own embeddings. Ours = the int8 + WASM SIMD index loaded from its cache file, exact rescoring. numpy = rows " +
         'normalised once in float32, per query `mat @ q` + argpartition (OpenBLAS, all cores). msgbrowse-style = per query, every ' +
-        'embedding row with its message read from SQLite (native better-sqlite3, msgbrowse\'s join), blob decoded, float64 cosine, ' +
+        "embedding row with its message read from SQLite (native better-sqlite3, msgbrowse's join), blob decoded, float64 cosine, " +
         'stable sort of all rows. Exact = float64 cosine over all rows, ties by message id.',
     );
     parts.push('');
@@ -308,7 +362,9 @@ export function renderReport(r: ReportInput, header: { command: string; machine:
       parts.push('');
     }
     if (r.vector.length) {
-      parts.push('Vector index, from the vector section (build = SQLite scan of every embedding + quantisation + cache file write; load = plain file reads of the cache):');
+      parts.push(
+        'Vector index, from the vector section (build = SQLite scan of every embedding + quantisation + cache file write; load = plain file reads of the cache):',
+      );
       parts.push('');
       parts.push(vectorColdTable(r.vector.map((x) => x.result)));
       parts.push('');

@@ -17,7 +17,10 @@ import { npyRows, readNpy } from './npy';
 
 async function main(): Promise<void> {
   const [file, model, dimArg, convArg, qFile, cacheDir, workerScript] = process.argv.slice(2);
-  const embed = await startEmbedServer(Number(dimArg), qFile !== '-' && fs.existsSync(qFile) ? npyRows(readNpy(qFile)) : []);
+  const embed = await startEmbedServer(
+    Number(dimArg),
+    qFile !== '-' && fs.existsSync(qFile) ? npyRows(readNpy(qFile)) : [],
+  );
   fs.rmSync(cacheDir, { recursive: true, force: true });
   fs.mkdirSync(cacheDir, { recursive: true });
   const runtime = createRuntime({
@@ -116,7 +119,10 @@ async function main(): Promise<void> {
     if (done) break; // answered after the build finished: not counted
     latencies.push(performance.now() - s);
     waits.push(Math.max(0, performance.now() - s - idleMs[name]));
-    if (performance.now() - s - idleMs[name] > 50) process.stderr.write(`slow ${name} at ${(s - t0).toFixed(0)} ms: waited ${(performance.now() - s - idleMs[name]).toFixed(0)} ms\n`);
+    if (performance.now() - s - idleMs[name] > 50)
+      process.stderr.write(
+        `slow ${name} at ${(s - t0).toFixed(0)} ms: waited ${(performance.now() - s - idleMs[name]).toFixed(0)} ms\n`,
+      );
     byTool[name] = (byTool[name] ?? 0) + 1;
     if (r.isError) errors.push(`${name}: ${toolText(r)}`);
     await new Promise((r2) => setTimeout(r2, 20));

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BENCH_DIR } from './data';
-import { machineFacts, REPO } from './proc';
+import { type machineFacts, REPO } from './proc';
 
 export interface Stored<T> {
   section: string;
@@ -26,16 +26,37 @@ const DIR = path.join(BENCH_DIR, 'results');
 export function gitCommit(): { commit: string; dirty: boolean } {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench', ':!bench/RESULTS.md', ':!bench/analysis.md'], { cwd: REPO, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync(
+        'git',
+        ['status', '--porcelain', '--', 'src', 'bench', ':!bench/RESULTS.md', ':!bench/analysis.md'],
+        { cwd: REPO, encoding: 'utf8' },
+      ).trim() !== '';
     return { commit, dirty };
   } catch {
     return { commit: 'unknown', dirty: false };
   }
 }
 
-export function store<T>(section: string, config: string, command: string, quick: boolean, result: T, machineAtStart: ReturnType<typeof machineFacts>): Stored<T> {
+export function store<T>(
+  section: string,
+  config: string,
+  command: string,
+  quick: boolean,
+  result: T,
+  machineAtStart: ReturnType<typeof machineFacts>,
+): Stored<T> {
   fs.mkdirSync(DIR, { recursive: true });
-  const s: Stored<T> = { section, config, command, date: new Date().toISOString(), ...gitCommit(), machine: machineAtStart, quick, result };
+  const s: Stored<T> = {
+    section,
+    config,
+    command,
+    date: new Date().toISOString(),
+    ...gitCommit(),
+    machine: machineAtStart,
+    quick,
+    result,
+  };
   fs.writeFileSync(path.join(DIR, `${section}-${config}${quick ? '-quick' : ''}.json`), JSON.stringify(s));
   return s;
 }

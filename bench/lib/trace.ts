@@ -76,7 +76,11 @@ export function rowKey(r: Record<string, unknown>): string {
   return JSON.stringify(Object.values(r));
 }
 
-function recordingSql(inner: Sql, log: Statement[] | undefined, keys: string[][] | undefined): Sql & { rowsSeen: number } {
+function recordingSql(
+  inner: Sql,
+  log: Statement[] | undefined,
+  keys: string[][] | undefined,
+): Sql & { rowsSeen: number } {
   const self = {
     rowsSeen: 0,
     all(sql: string, params: readonly Param[] = []): Row[] {
@@ -136,54 +140,137 @@ function casesFrom(a: BenchArchive, inner: Sql, only: string[] | undefined): Que
       'SELECT conversation_id AS cid, COUNT(*) AS n FROM messages GROUP BY conversation_id HAVING n >= 20 ORDER BY n, conversation_id LIMIT 1',
       [],
     );
-    const smallMid = one<{ id: number }>('SELECT id FROM messages WHERE conversation_id = ? ORDER BY ts_unix, id LIMIT 1 OFFSET ?', [
-      small.cid,
-      Math.floor(small.n / 2),
-    ]);
+    const smallMid = one<{ id: number }>(
+      'SELECT id FROM messages WHERE conversation_id = ? ORDER BY ts_unix, id LIMIT 1 OFFSET ?',
+      [small.cid, Math.floor(small.n / 2)],
+    );
     const rare = desc.sampleWords.rare[0];
     const prefix = widePrefix(desc.seed);
     const specs: Omit<QueryCase, 'statements' | 'expected' | 'rows' | 'keys'>[] = [
-      { key: 'kw_common', label: 'keyword: common word', group: 'keyword', detail: '"with" (~8% of messages)', call: { method: 'searchKeyword', args: [{ query: 'with', limit: 20 }] } },
-      { key: 'kw_rare', label: 'keyword: rare word', group: 'keyword', detail: `"${rare}" (vocabulary rank ~20k)`, call: { method: 'searchKeyword', args: [{ query: rare, limit: 20 }] } },
-      { key: 'kw_and', label: 'keyword: two-word AND', group: 'keyword', detail: '"coffee tonight"', call: { method: 'searchKeyword', args: [{ query: 'coffee tonight', limit: 20 }] } },
-      { key: 'kw_prefix', label: 'keyword: prefix', group: 'keyword', detail: `"${prefix.prefix}" (prefix of ${prefix.terms} vocabulary words)`, call: { method: 'searchKeyword', args: [{ query: prefix.prefix, limit: 20 }] } },
-      { key: 'kw_diacritics', label: 'keyword: diacritics', group: 'keyword', detail: '"cafe" must match "café"', call: { method: 'searchKeyword', args: [{ query: 'cafe', limit: 20 }] } },
-      { key: 'kw_filtered', label: 'keyword: common + filters', group: 'keyword', detail: '"with" in the largest conversation, sender "Me"', call: { method: 'searchKeyword', args: [{ query: 'with', limit: 20, conversationId: big.id, sender: 'Me' }] } },
-      { key: 'tr_first', label: 'transcript: first page', group: 'transcript', detail: `100 messages, largest conversation (${big.messages} messages)`, call: { method: 'transcript', args: [{ conversationId: big.id, limit: 100 }] } },
-      { key: 'tr_mid', label: 'transcript: middle keyset page', group: 'transcript', detail: '100 messages after the middle message (keyset cursor)', call: { method: 'transcript', args: [{ conversationId: big.id, limit: 100, after: { tsUnix: midRow.ts_unix, id: midRow.id } }] } },
-      { key: 'ctx_big', label: 'context: big conversation', group: 'context', detail: 'window 5 around the middle message of the largest conversation', call: { method: 'context', args: [midRow.id, 5] } },
-      { key: 'ctx_small', label: 'context: small conversation', group: 'context', detail: `window 5, conversation of ${small.n} messages`, call: { method: 'context', args: [smallMid.id, 5] } },
-      { key: 'list_conv', label: 'list conversations', group: 'listing', detail: `all ${desc.conversations} conversations with counts (ours: the archive layer caches this per connection)`, call: { method: 'listConversations', args: [] } },
-      { key: 'media', label: 'media listing', group: 'listing', detail: 'all kinds, newest 200', call: { method: 'attachments', args: [{ kinds: [], limit: 200 }] } },
-      { key: 'links', label: 'links listing', group: 'listing', detail: 'deduplicated per URL, first 200', call: { method: 'links', args: [{ limit: 200 }] } },
+      {
+        key: 'kw_common',
+        label: 'keyword: common word',
+        group: 'keyword',
+        detail: '"with" (~8% of messages)',
+        call: { method: 'searchKeyword', args: [{ query: 'with', limit: 20 }] },
+      },
+      {
+        key: 'kw_rare',
+        label: 'keyword: rare word',
+        group: 'keyword',
+        detail: `"${rare}" (vocabulary rank ~20k)`,
+        call: { method: 'searchKeyword', args: [{ query: rare, limit: 20 }] },
+      },
+      {
+        key: 'kw_and',
+        label: 'keyword: two-word AND',
+        group: 'keyword',
+        detail: '"coffee tonight"',
+        call: { method: 'searchKeyword', args: [{ query: 'coffee tonight', limit: 20 }] },
+      },
+      {
+        key: 'kw_prefix',
+        label: 'keyword: prefix',
+        group: 'keyword',
+        detail: `"${prefix.prefix}" (prefix of ${prefix.terms} vocabulary words)`,
+        call: { method: 'searchKeyword', args: [{ query: prefix.prefix, limit: 20 }] },
+      },
+      {
+        key: 'kw_diacritics',
+        label: 'keyword: diacritics',
+        group: 'keyword',
+        detail: '"cafe" must match "café"',
+        call: { method: 'searchKeyword', args: [{ query: 'cafe', limit: 20 }] },
+      },
+      {
+        key: 'kw_filtered',
+        label: 'keyword: common + filters',
+        group: 'keyword',
+        detail: '"with" in the largest conversation, sender "Me"',
+        call: { method: 'searchKeyword', args: [{ query: 'with', limit: 20, conversationId: big.id, sender: 'Me' }] },
+      },
+      {
+        key: 'tr_first',
+        label: 'transcript: first page',
+        group: 'transcript',
+        detail: `100 messages, largest conversation (${big.messages} messages)`,
+        call: { method: 'transcript', args: [{ conversationId: big.id, limit: 100 }] },
+      },
+      {
+        key: 'tr_mid',
+        label: 'transcript: middle keyset page',
+        group: 'transcript',
+        detail: '100 messages after the middle message (keyset cursor)',
+        call: {
+          method: 'transcript',
+          args: [{ conversationId: big.id, limit: 100, after: { tsUnix: midRow.ts_unix, id: midRow.id } }],
+        },
+      },
+      {
+        key: 'ctx_big',
+        label: 'context: big conversation',
+        group: 'context',
+        detail: 'window 5 around the middle message of the largest conversation',
+        call: { method: 'context', args: [midRow.id, 5] },
+      },
+      {
+        key: 'ctx_small',
+        label: 'context: small conversation',
+        group: 'context',
+        detail: `window 5, conversation of ${small.n} messages`,
+        call: { method: 'context', args: [smallMid.id, 5] },
+      },
+      {
+        key: 'list_conv',
+        label: 'list conversations',
+        group: 'listing',
+        detail: `all ${desc.conversations} conversations with counts (ours: the archive layer caches this per connection)`,
+        call: { method: 'listConversations', args: [] },
+      },
+      {
+        key: 'media',
+        label: 'media listing',
+        group: 'listing',
+        detail: 'all kinds, newest 200',
+        call: { method: 'attachments', args: [{ kinds: [], limit: 200 }] },
+      },
+      {
+        key: 'links',
+        label: 'links listing',
+        group: 'listing',
+        detail: 'deduplicated per URL, first 200',
+        call: { method: 'links', args: [{ limit: 200 }] },
+      },
     ];
-    return specs.filter((s) => !only || only.includes(s.key)).map((s) => {
-      const log: Statement[] = [];
-      const keys: string[][] = [];
-      const sql = recordingSql(inner, log, keys);
-      const args = s.call.args as never[];
-      let result: unknown;
-      switch (s.call.method) {
-        case 'searchKeyword':
-          result = searchKeyword(sql, schema, args[0]);
-          break;
-        case 'transcript':
-          result = transcript(sql, schema, args[0]);
-          break;
-        case 'context':
-          result = context(sql, schema, args[0], args[1]);
-          break;
-        case 'listConversations':
-          result = listConversations(sql, schema);
-          break;
-        case 'attachments':
-          result = attachments(sql, schema, args[0]);
-          break;
-        case 'links':
-          result = links(sql, schema, args[0]);
-          break;
-      }
-      return { ...s, statements: log, expected: idsOf(s.call.method, result), keys, rows: sql.rowsSeen };
-    });
+    return specs
+      .filter((s) => !only || only.includes(s.key))
+      .map((s) => {
+        const log: Statement[] = [];
+        const keys: string[][] = [];
+        const sql = recordingSql(inner, log, keys);
+        const args = s.call.args as never[];
+        let result: unknown;
+        switch (s.call.method) {
+          case 'searchKeyword':
+            result = searchKeyword(sql, schema, args[0]);
+            break;
+          case 'transcript':
+            result = transcript(sql, schema, args[0]);
+            break;
+          case 'context':
+            result = context(sql, schema, args[0], args[1]);
+            break;
+          case 'listConversations':
+            result = listConversations(sql, schema);
+            break;
+          case 'attachments':
+            result = attachments(sql, schema, args[0]);
+            break;
+          case 'links':
+            result = links(sql, schema, args[0]);
+            break;
+        }
+        return { ...s, statements: log, expected: idsOf(s.call.method, result), keys, rows: sql.rowsSeen };
+      });
   }
 }

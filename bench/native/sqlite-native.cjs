@@ -50,7 +50,9 @@ function timeSync(fn) {
   return out;
 }
 
-const prepared = new Map(cases.map((c) => [c.key, c.statements.map((s) => ({ st: db.prepare(s.sql), params: s.params }))]));
+const prepared = new Map(
+  cases.map((c) => [c.key, c.statements.map((s) => ({ st: db.prepare(s.sql), params: s.params }))]),
+);
 /** Same rule as bench/lib/trace.ts rowKey. */
 function rowKey(r) {
   if (r.id !== undefined) return String(r.id);
@@ -58,7 +60,7 @@ function rowKey(r) {
   if (r.conversation_id !== undefined) return `c${String(r.conversation_id)}`;
   return JSON.stringify(Object.values(r));
 }
-const send = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+const send = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
 send({ type: 'ready', engine, version, node: process.version, openMs, rss0, rssOpen });
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const key = line.trim();

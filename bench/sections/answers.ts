@@ -41,7 +41,9 @@ const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null), 'utf8
 /** The number of items a page holds (on_this_day's are per year). */
 function itemCount(s: Record<string, unknown>): number {
   if (Array.isArray(s.years)) return (s.years as { messages: unknown[] }[]).reduce((n, y) => n + y.messages.length, 0);
-  const list = ['hits', 'messages', 'conversations', 'media', 'links', 'contacts', 'facts'].map((k) => s[k]).find(Array.isArray);
+  const list = ['hits', 'messages', 'conversations', 'media', 'links', 'contacts', 'facts']
+    .map((k) => s[k])
+    .find(Array.isArray);
   return Array.isArray(list) ? list.length : 0;
 }
 
@@ -64,14 +66,17 @@ export async function runAnswersSection(a: BenchArchive, opts: { log: (m: string
   try {
     const busiest = a.desc.largestConversation;
     const day = busiestDay(a.file);
-    const hit = (await callTool(whole.client, 'search_messages', { query: a.desc.sampleWords.frequent[1], limit: 1 })).structuredContent as { hits: { message_id: number }[] } | undefined;
+    const hit = (await callTool(whole.client, 'search_messages', { query: a.desc.sampleWords.frequent[1], limit: 1 }))
+      .structuredContent as { hits: { message_id: number }[] } | undefined;
     const calls: [string, Record<string, unknown>][] = [
       ['list_conversations', {}],
       ['get_conversation', { conversation_id: busiest.id }],
       ['get_conversation', { conversation_id: busiest.id, limit: 500 }],
       ['search_messages', { query: a.desc.sampleWords.frequent[0] }],
       ['search_messages', { query: a.desc.sampleWords.frequent[0], limit: 50 }],
-      ...(emb ? ([['semantic_search', { query: a.desc.sampleWords.medium[0], k: 50 }]] as [string, Record<string, unknown>][]) : []),
+      ...(emb
+        ? ([['semantic_search', { query: a.desc.sampleWords.medium[0], k: 50 }]] as [string, Record<string, unknown>][])
+        : []),
       ['get_context', { message_id: hit?.hits[0]?.message_id ?? 1, window: 5 }],
       ['get_context', { message_id: hit?.hits[0]?.message_id ?? 1, window: 50 }],
       ['list_media', {}],
@@ -94,7 +99,11 @@ export async function runAnswersSection(a: BenchArchive, opts: { log: (m: string
       let largest = 0;
       let items = 0;
       do {
-        const p = await callTool(paged.client, tool, cursor === undefined ? args : tool === 'get_conversation' ? { cursor } : { ...args, cursor });
+        const p = await callTool(
+          paged.client,
+          tool,
+          cursor === undefined ? args : tool === 'get_conversation' ? { cursor } : { ...args, cursor },
+        );
         if (p.isError || !p.structuredContent) {
           errors.push(`${label} page ${pages + 1}: ${toolText(p)}`);
           break;
@@ -106,22 +115,42 @@ export async function runAnswersSection(a: BenchArchive, opts: { log: (m: string
         pages++;
         cursor = typeof p.structuredContent.next_cursor === 'string' ? p.structuredContent.next_cursor : undefined;
       } while (cursor !== undefined && pages < 2000);
-      rows.push({ call: label, wholeBytes: bytes(w.structuredContent), firstPageBytes: first, largestPageBytes: largest, pages, items });
-      log(`answers ${a.spec.name}: ${label} whole ${bytes(w.structuredContent)} B, ${pages} page(s), largest ${largest} B`);
+      rows.push({
+        call: label,
+        wholeBytes: bytes(w.structuredContent),
+        firstPageBytes: first,
+        largestPageBytes: largest,
+        pages,
+        items,
+      });
+      log(
+        `answers ${a.spec.name}: ${label} whole ${bytes(w.structuredContent)} B, ${pages} page(s), largest ${largest} B`,
+      );
     }
   } finally {
     await whole.close();
     await paged.close();
     await embed?.close();
   }
-  return { archive: a.spec.name, messages: a.desc.messages, conversations: a.desc.conversations, budget: DEFAULT_BUDGET, rows, errors };
+  return {
+    archive: a.spec.name,
+    messages: a.desc.messages,
+    conversations: a.desc.conversations,
+    budget: DEFAULT_BUDGET,
+    rows,
+    errors,
+  };
 }
 
 /** The day with the most messages (read natively: the bench's own reference, not the code under test). */
 function busiestDay(file: string): string {
   const db = new Database(file, { readonly: true });
   try {
-    return (db.prepare("SELECT date(ts_unix, 'unixepoch') AS d FROM messages GROUP BY d ORDER BY COUNT(*) DESC, d LIMIT 1").get() as { d: string }).d;
+    return (
+      db
+        .prepare("SELECT date(ts_unix, 'unixepoch') AS d FROM messages GROUP BY d ORDER BY COUNT(*) DESC, d LIMIT 1")
+        .get() as { d: string }
+    ).d;
   } finally {
     db.close();
   }
@@ -134,7 +163,14 @@ export function answersTable(results: AnswersResult[]): string {
         `${r.archive}: ${r.messages.toLocaleString('en-US')} messages in ${r.conversations.toLocaleString('en-US')} conversations; answer budget ${r.budget} bytes\n\n` +
         table(
           ['call', 'whole answer (bytes)', 'first page', 'largest page', 'pages to the end', 'items'],
-          r.rows.map((x) => [x.call, x.wholeBytes.toLocaleString('en-US'), x.firstPageBytes.toLocaleString('en-US'), x.largestPageBytes.toLocaleString('en-US'), String(x.pages), String(x.items)]),
+          r.rows.map((x) => [
+            x.call,
+            x.wholeBytes.toLocaleString('en-US'),
+            x.firstPageBytes.toLocaleString('en-US'),
+            x.largestPageBytes.toLocaleString('en-US'),
+            String(x.pages),
+            String(x.items),
+          ]),
         ) +
         (r.errors.length ? `\n\nErrors: ${r.errors.join('; ')}` : ''),
     )
@@ -142,7 +178,11 @@ export function answersTable(results: AnswersResult[]): string {
 }
 
 /** bench/ANSWERS.md: the tables with the command, date and commit that produced them. */
-export function answersReport(results: AnswersResult[], command: string, git: { commit: string; dirty: boolean }): string {
+export function answersReport(
+  results: AnswersResult[],
+  command: string,
+  git: { commit: string; dirty: boolean },
+): string {
   return [
     '# Answers that reach the model (`npm run bench -- --only answers`)',
     '',

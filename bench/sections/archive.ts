@@ -89,7 +89,9 @@ export async function runArchiveSection(
   try {
     for (let round = 1; round <= opts.rounds; round++) {
       evicted = evictFromPageCache([a.file, `${a.file}-wal`]) && evicted;
-      log(`[archive ${a.spec.name}] round ${round}/${opts.rounds}: starting ours (fresh process, file evicted from the page cache), then the native engines`);
+      log(
+        `[archive ${a.spec.name}] round ${round}/${opts.rounds}: starting ours (fresh process, file evicted from the page cache), then the native engines`,
+      );
       const t = tsxCommand(path.join(REPO, 'bench', 'lib', 'archive-child.ts'), [a.file, casesFile, planJson]);
       const engines: { id: string; child: LineChild<Record<string, unknown>, CaseReply> }[] = [];
       try {
@@ -97,9 +99,31 @@ export async function runArchiveSection(
         engines.push({ id: 'ours', child: o });
         const oursReady = await o.ready;
         const native = path.join(REPO, 'bench', 'native', 'sqlite-native.cjs');
-        if (n22) engines.push({ id: 'node:sqlite', child: new LineChild('node:sqlite', n22, [native, 'node:sqlite', a.file, casesFile, planJson]) });
-        engines.push({ id: 'better-sqlite3', child: new LineChild('better-sqlite3', process.execPath, [native, 'better-sqlite3', a.file, casesFile, planJson, betterPath]) });
-        engines.push({ id: 'python', child: new LineChild('python', 'python3', [path.join(REPO, 'bench', 'native', 'sqlite_native.py'), a.file, casesFile, planJson]) });
+        if (n22)
+          engines.push({
+            id: 'node:sqlite',
+            child: new LineChild('node:sqlite', n22, [native, 'node:sqlite', a.file, casesFile, planJson]),
+          });
+        engines.push({
+          id: 'better-sqlite3',
+          child: new LineChild('better-sqlite3', process.execPath, [
+            native,
+            'better-sqlite3',
+            a.file,
+            casesFile,
+            planJson,
+            betterPath,
+          ]),
+        });
+        engines.push({
+          id: 'python',
+          child: new LineChild('python', 'python3', [
+            path.join(REPO, 'bench', 'native', 'sqlite_native.py'),
+            a.file,
+            casesFile,
+            planJson,
+          ]),
+        });
         const readies = new Map<string, Record<string, unknown>>([['ours', oursReady]]);
         for (const e of engines.slice(1)) readies.set(e.id, await e.child.ready);
         // Interleaved per case (engine order rotates), so load changes on the shared machine hit every engine alike.
@@ -117,7 +141,12 @@ export async function runArchiveSection(
           const end = (await e.child.quit()) as Record<string, number> | undefined;
           const ready = readies.get(e.id)!;
           if (e.id === 'ours') {
-            ours.push({ ...(ready as unknown as OursOut), rssEnd: end?.rssEnd ?? NaN, maxRss: end?.maxRss ?? NaN, results: replies.get('ours') as OursOut['results'] });
+            ours.push({
+              ...(ready as unknown as OursOut),
+              rssEnd: end?.rssEnd ?? NaN,
+              maxRss: end?.maxRss ?? NaN,
+              results: replies.get('ours') as OursOut['results'],
+            });
           } else {
             const out = { ...(ready as unknown as NativeOut), results: replies.get(e.id) as NativeOut['results'] };
             natives.set(e.id, [...(natives.get(e.id) ?? []), out]);
@@ -145,7 +174,14 @@ export async function runArchiveSection(
       rows[c.key] = outs[0].results[c.key]?.rows ?? -1;
     }
     perCase.list_conv_sql = perCase.list_conv;
-    return { id, label: NATIVE_LABELS[id] ?? id, version: outs[0].version, openMs: outs.map((o) => o.openMs), perCase, rows };
+    return {
+      id,
+      label: NATIVE_LABELS[id] ?? id,
+      version: outs[0].version,
+      openMs: outs.map((o) => o.openMs),
+      perCase,
+      rows,
+    };
   });
   // Every native returned, statement by statement, the same rows (key columns) as our engine did for the capture.
   const mismatches: string[] = [];
@@ -161,7 +197,14 @@ export async function runArchiveSection(
     fileBytes: a.bytes,
     messages: a.desc.messages,
     conversations: a.desc.conversations,
-    cases: cases.map((c) => ({ key: c.key, label: c.label, group: c.group, detail: c.detail, statements: c.statements.length, rows: c.rows })),
+    cases: cases.map((c) => ({
+      key: c.key,
+      label: c.label,
+      group: c.group,
+      detail: c.detail,
+      statements: c.statements.length,
+      rows: c.rows,
+    })),
     ours: {
       initMs: ours.map((o) => o.initMs),
       coldOpenMs: ours.map((o) => o.openMs),
@@ -209,7 +252,8 @@ export function archiveTables(r: ArchiveSectionResult): string {
   // Geo-mean over the query kinds (list_conv counted once, uncached).
   const gmKeys = keys.filter((k) => k !== 'list_conv');
   // Cases an engine timed once (a pathological plan of its own SQLite version) are left out of its geo-mean.
-  const gm = (e: EngineSummary) => geomean(gmKeys.filter((k) => e.perCase[k].n > 1).map((k) => r.ours.perCase[k].median / e.perCase[k].median));
+  const gm = (e: EngineSummary) =>
+    geomean(gmKeys.filter((k) => e.perCase[k].n > 1).map((k) => r.ours.perCase[k].median / e.perCase[k].median));
   rows.push([
     '**geo-mean ratio** (all kinds, listing uncached)',
     '',
@@ -220,7 +264,15 @@ export function archiveTables(r: ArchiveSectionResult): string {
   ]);
   const q = table(header, rows);
   const open = table(
-    ['archive', 'file', 'WASM engine init', 'first open, fresh process (page cache evicted)', 'warm reopen', 'RSS added by init + open', ...r.natives.map((n) => `${n.id} open`)],
+    [
+      'archive',
+      'file',
+      'WASM engine init',
+      'first open, fresh process (page cache evicted)',
+      'warm reopen',
+      'RSS added by init + open',
+      ...r.natives.map((n) => `${n.id} open`),
+    ],
     [
       [
         `${r.archive} (${r.messages.toLocaleString('en-US')} messages, ${r.conversations} conversations)`,
@@ -233,7 +285,11 @@ export function archiveTables(r: ArchiveSectionResult): string {
       ],
     ],
   );
-  const slow = keys.flatMap((k) => r.natives.filter((n) => n.perCase[k]?.n === 1).map((n) => `${n.id} on ${labels.get(k) ?? k} (${ms(n.perCase[k].median)} ms)`));
+  const slow = keys.flatMap((k) =>
+    r.natives
+      .filter((n) => n.perCase[k]?.n === 1)
+      .map((n) => `${n.id} on ${labels.get(k) ?? k} (${ms(n.perCase[k].median)} ms)`),
+  );
   return (
     `${open}\n\n${q}\n\n` +
     `Every statement returned the same rows (key column of every row, in order) in every native engine as in ours: ${r.rowsAgree ? 'yes' : `**NO** (${(r.mismatches ?? []).join(', ')})`}. ` +

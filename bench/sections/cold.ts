@@ -67,14 +67,23 @@ export async function runColdSection(a: BenchArchive, opts: { log: (m: string) =
   const lib: ColdLibRun[] = [];
   let evicted = true;
   try {
-    for (let rep = 0; rep < REPS; rep++) for (const c of cases) {
-      evicted = evictFromPageCache(files) && evicted;
-      const residentBefore = residentFraction(a.file);
-      log(`[cold ${a.spec.name}] archive layer, fresh process, file evicted (${((residentBefore ?? NaN) * 100).toFixed(1)}% resident): open + first ${c.label}`);
-      const t = tsxCommand(path.join(REPO, 'bench', 'lib', 'archive-child.ts'), [a.file, casesFile, '{}', '--first', c.key]);
-      const out = await runJson<FirstOut>(t.cmd, t.args, { label: 'archive-child --first' });
-      lib.push({ ...out, key: c.key, label: c.label, residentBefore });
-    }
+    for (let rep = 0; rep < REPS; rep++)
+      for (const c of cases) {
+        evicted = evictFromPageCache(files) && evicted;
+        const residentBefore = residentFraction(a.file);
+        log(
+          `[cold ${a.spec.name}] archive layer, fresh process, file evicted (${((residentBefore ?? NaN) * 100).toFixed(1)}% resident): open + first ${c.label}`,
+        );
+        const t = tsxCommand(path.join(REPO, 'bench', 'lib', 'archive-child.ts'), [
+          a.file,
+          casesFile,
+          '{}',
+          '--first',
+          c.key,
+        ]);
+        const out = await runJson<FirstOut>(t.cmd, t.args, { label: 'archive-child --first' });
+        lib.push({ ...out, key: c.key, label: c.label, residentBefore });
+      }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -98,7 +107,9 @@ export async function runColdSection(a: BenchArchive, opts: { log: (m: string) =
       const cacheFiles = m.mode === 'hybrid' ? fs.readdirSync(e2eCache).map((f) => path.join(e2eCache, f)) : [];
       evicted = evictFromPageCache([...files, ...cacheFiles]) && evicted;
       const residentBefore = residentFraction(a.file);
-      log(`[cold ${a.spec.name}] CLI over stdio, ${m.mode}, file${cacheFiles.length ? ' and index cache' : ''} evicted: spawn → first search_messages "${m.query}"`);
+      log(
+        `[cold ${a.spec.name}] CLI over stdio, ${m.mode}, file${cacheFiles.length ? ' and index cache' : ''} evicted: spawn → first search_messages "${m.query}"`,
+      );
       const t0 = performance.now();
       const s = await startCliSession(cli, a.file, {
         cacheDir: m.mode === 'hybrid' ? e2eCache : path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-cold-keyword`),
@@ -137,7 +148,10 @@ export function median(xs: number[]): number {
 }
 
 /** Runs grouped by what they measure, each group summarised by the run with the median total. */
-export function groupRuns<T extends { totalMs: number }>(runs: T[], keyOf: (r: T) => string): { key: string; median: T; totals: number[] }[] {
+export function groupRuns<T extends { totalMs: number }>(
+  runs: T[],
+  keyOf: (r: T) => string,
+): { key: string; median: T; totals: number[] }[] {
   const groups = new Map<string, T[]>();
   for (const r of runs) groups.set(keyOf(r), [...(groups.get(keyOf(r)) ?? []), r]);
   return [...groups].map(([key, rs]) => {
@@ -149,7 +163,17 @@ export function groupRuns<T extends { totalMs: number }>(runs: T[], keyOf: (r: T
 
 export function coldTables(r: ColdResult): string {
   const lib = table(
-    ['archive layer, fresh process, page cache evicted', 'WASM engine init', 'open', 'first query', '**init + open + first query** median (all runs)', 'open + first query (engine loaded at start) median', 'since process start (incl. node + tsx startup)', 'RSS after open (added)', 'same ids as native'],
+    [
+      'archive layer, fresh process, page cache evicted',
+      'WASM engine init',
+      'open',
+      'first query',
+      '**init + open + first query** median (all runs)',
+      'open + first query (engine loaded at start) median',
+      'since process start (incl. node + tsx startup)',
+      'RSS after open (added)',
+      'same ids as native',
+    ],
     groupRuns(r.lib, (x) => x.key).map(({ median: x, totals }) => [
       `${r.archive} (${mb(r.fileBytes)}): ${x.label}`,
       `${ms(x.initMs)} ms`,
@@ -163,7 +187,14 @@ export function coldTables(r: ColdResult): string {
     ]),
   );
   const cli = table(
-    ['production CLI (dist/cli.js) over stdio, page cache evicted', 'spawn → initialized', 'first search_messages', '**spawn → first answer** median (all runs)', 'server peak RSS', 'semantic half used'],
+    [
+      'production CLI (dist/cli.js) over stdio, page cache evicted',
+      'spawn → initialized',
+      'first search_messages',
+      '**spawn → first answer** median (all runs)',
+      'server peak RSS',
+      'semantic half used',
+    ],
     groupRuns(r.cli, (x) => `${x.mode}|${x.query}`).map(({ median: x, totals }) => [
       `${r.archive}: ${x.mode === 'hybrid' ? 'hybrid (index cache file evicted too)' : 'keyword only (no embedding model)'}, "${x.query}"`,
       `${ms(x.connectMs)} ms`,

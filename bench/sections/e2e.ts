@@ -7,7 +7,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchArchive } from '../lib/data';
 import { BENCH_DIR } from '../lib/data';
-import { callTool, ensureCliBundle, startCliSession, startEmbedServer, toolText, type CliSession, type ToolResult } from '../lib/mcp';
+import {
+  callTool,
+  ensureCliBundle,
+  startCliSession,
+  startEmbedServer,
+  toolText,
+  type CliSession,
+  type ToolResult,
+} from '../lib/mcp';
 import { openNativeKeyword } from '../lib/native-keyword';
 import { npyRows, readNpy } from '../lib/npy';
 import { residentFraction } from '../lib/proc';
@@ -43,7 +51,10 @@ export interface E2eResult {
   serverPeakRss?: number;
 }
 
-export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log: (m: string) => void }): Promise<E2eResult> {
+export async function runE2eSection(
+  a: BenchArchive,
+  opts: { plan: LoopPlan; log: (m: string) => void },
+): Promise<E2eResult> {
   const { log, plan } = opts;
   const emb = a.desc.embeddings;
   if (!emb) throw new Error(`${a.spec.name} has no embeddings`);
@@ -54,7 +65,16 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
   // Never inside the archive's directory: the runtime refuses to write a cache beside the archive.
   const cacheDir = path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-e2e`);
   const cacheExisted = fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).length > 0;
-  const queries = ['with', a.desc.sampleWords.rare[0], 'coffee tonight', widePrefix(a.desc.seed).prefix, 'cafe', 'dinner weekend', 'flight hotel', a.desc.sampleWords.medium[3]];
+  const queries = [
+    'with',
+    a.desc.sampleWords.rare[0],
+    'coffee tonight',
+    widePrefix(a.desc.seed).prefix,
+    'cafe',
+    'dinner weekend',
+    'flight hotel',
+    a.desc.sampleWords.medium[3],
+  ];
   const errors: string[] = [];
   let semanticUsed = 0;
   let hybridCalls = 0;
@@ -86,7 +106,11 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
     for (let run = 0; run < (small ? 5 : 1); run++) {
       fs.rmSync(emptyCache, { recursive: true, force: true });
       fs.mkdirSync(emptyCache, { recursive: true });
-      const f = await startCliSession(cli, a.file, { cacheDir: emptyCache, embedBaseUrl: embed.baseUrl, embedModel: emb.model });
+      const f = await startCliSession(cli, a.file, {
+        cacheDir: emptyCache,
+        embedBaseUrl: embed.baseUrl,
+        embedModel: emb.model,
+      });
       try {
         const r = await firstSemanticAnswer(f.client);
         runs.push({ ms: r.ms, polls: r.polls });
@@ -111,7 +135,9 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
       ...(residentBefore !== undefined ? { residentBefore } : {}),
       ...(rssAfterBuild.length ? { rssAfterBuild } : {}),
     };
-    log(`[e2e ${a.spec.name}] hybrid search_messages over stdio (embeddings at ${embed.baseUrl}; index cache ${cacheExisted ? 'present' : 'absent'})`);
+    log(
+      `[e2e ${a.spec.name}] hybrid search_messages over stdio (embeddings at ${embed.baseUrl}; index cache ${cacheExisted ? 'present' : 'absent'})`,
+    );
     const s = await startCliSession(cli, a.file, { cacheDir, embedBaseUrl: embed.baseUrl, embedModel: emb.model });
     let firstCallMs: number;
     let hybrid: Dist;
@@ -124,8 +150,20 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
       firstCallMs = first.ms;
       check(first.result, false);
       let i = 0;
-      hybrid = dist(await timeAsync(async () => check(await callTool(s.client, 'search_messages', { query: queries[i++ % queries.length] }), true), plan));
-      semanticOnly = dist(await timeAsync(async () => check(await callTool(s.client, 'semantic_search', { query: queries[i++ % queries.length] }), false), plan));
+      hybrid = dist(
+        await timeAsync(
+          async () =>
+            check(await callTool(s.client, 'search_messages', { query: queries[i++ % queries.length] }), true),
+          plan,
+        ),
+      );
+      semanticOnly = dist(
+        await timeAsync(
+          async () =>
+            check(await callTool(s.client, 'semantic_search', { query: queries[i++ % queries.length] }), false),
+          plan,
+        ),
+      );
       serverRss = s.rss();
       serverPeakRss = s.peakRss();
     } finally {
@@ -136,7 +174,13 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
     let keywordOnly: Dist;
     try {
       let i = 0;
-      keywordOnly = dist(await timeAsync(async () => check(await callTool(k.client, 'search_messages', { query: queries[i++ % queries.length] }), false), plan));
+      keywordOnly = dist(
+        await timeAsync(
+          async () =>
+            check(await callTool(k.client, 'search_messages', { query: queries[i++ % queries.length] }), false),
+          plan,
+        ),
+      );
     } finally {
       await k.close();
     }
@@ -178,7 +222,9 @@ export async function runE2eSection(a: BenchArchive, opts: { plan: LoopPlan; log
  * says "still building" while a longer build runs, so it is asked again every 100 ms until it answers. A build that
  * never ends fails the section (after 10 × the 1M target) instead of hanging the bench.
  */
-async function firstSemanticAnswer(client: CliSession['client']): Promise<{ result: ToolResult; ms: number; polls: number }> {
+async function firstSemanticAnswer(
+  client: CliSession['client'],
+): Promise<{ result: ToolResult; ms: number; polls: number }> {
   const t = performance.now();
   let polls = 0;
   let result = await callTool(client, 'semantic_search', { query: 'coffee tonight' });
@@ -195,7 +241,7 @@ function readWhole(file: string): void {
   const fd = fs.openSync(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(16 << 20);
-    for (let pos = 0, got; (got = fs.readSync(fd, buf, 0, buf.length, pos)) > 0; ) pos += got;
+    for (let pos = 0, got: number; (got = fs.readSync(fd, buf, 0, buf.length, pos)) > 0; ) pos += got;
   } finally {
     fs.closeSync(fd);
   }
@@ -203,7 +249,19 @@ function readWhole(file: string): void {
 
 export function e2eTable(rs: E2eResult[]): string {
   return table(
-    ['archive', '**search_messages hybrid** median / p95 ms', 'keyword-only search_messages median / p95', 'its keyword SQL natively (same queries) median / p95', 'semantic_search median / p95', 'spawn → initialized', 'first semantic_search answer (index from cache / built)', 'first semantic_search, empty cache, right after initialize', 'hybrid calls with semantic half used', 'server RSS, index loaded (peak)', 'tool errors'],
+    [
+      'archive',
+      '**search_messages hybrid** median / p95 ms',
+      'keyword-only search_messages median / p95',
+      'its keyword SQL natively (same queries) median / p95',
+      'semantic_search median / p95',
+      'spawn → initialized',
+      'first semantic_search answer (index from cache / built)',
+      'first semantic_search, empty cache, right after initialize',
+      'hybrid calls with semantic half used',
+      'server RSS, index loaded (peak)',
+      'tool errors',
+    ],
     rs.map((r) => [
       `${r.archive} (${r.messages.toLocaleString('en-US')} messages, ${r.vectors.toLocaleString('en-US')} vectors)`,
       `**${ms(r.hybrid.median)}** / ${ms(r.hybrid.p95)}`,

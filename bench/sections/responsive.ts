@@ -25,10 +25,15 @@ export interface ResponsiveResult {
   errors: string[];
 }
 
-export async function runResponsiveSection(a: BenchArchive, opts: { log: (m: string) => void }): Promise<ResponsiveResult> {
+export async function runResponsiveSection(
+  a: BenchArchive,
+  opts: { log: (m: string) => void },
+): Promise<ResponsiveResult> {
   const emb = a.desc.embeddings;
   if (!emb) throw new Error(`${a.spec.name} has no embeddings`);
-  opts.log(`[responsive ${a.spec.name}] building the ${emb.count}-vector index in the engine worker (no cache) while tool calls run`);
+  opts.log(
+    `[responsive ${a.spec.name}] building the ${emb.count}-vector index in the engine worker (no cache) while tool calls run`,
+  );
   // The engine worker and its index-build thread as they ship (dist/engine-worker.js, which starts
   // dist/index-build-worker.js beside it): run from src/ through tsx, a worker would transpile its sources and
   // assemble the vector kernel from its text (wabt) while the calls are timed.
@@ -42,20 +47,40 @@ export async function runResponsiveSection(a: BenchArchive, opts: { log: (m: str
     path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-responsive`),
     path.join(REPO, 'dist', 'engine-worker.js'),
   ]);
-  const out = await runJson<Omit<ResponsiveResult, 'archive' | 'vectors' | 'dim'>>(t.cmd, t.args, { label: 'responsive-child' });
+  const out = await runJson<Omit<ResponsiveResult, 'archive' | 'vectors' | 'dim'>>(t.cmd, t.args, {
+    label: 'responsive-child',
+  });
   return { archive: a.spec.name, vectors: emb.count, dim: emb.dim, ...out };
 }
 
 export function responsiveTable(rs: ResponsiveResult[]): string {
   return table(
-    ['index build in the engine worker', 'build (semantic_search waiting)', 'tool calls answered during the build', 'their latency median / p95 / max', '**time they waited** (latency − the tool\'s idle median) median / p95 / max, calls over 50 ms', 'idle latency per tool', '**main-thread event-loop delay max** (p99, mean)', 'same, idle machine baseline (2 s before)', 'errors'],
+    [
+      'index build in the engine worker',
+      'build (semantic_search waiting)',
+      'tool calls answered during the build',
+      'their latency median / p95 / max',
+      "**time they waited** (latency − the tool's idle median) median / p95 / max, calls over 50 ms",
+      'idle latency per tool',
+      '**main-thread event-loop delay max** (p99, mean)',
+      'same, idle machine baseline (2 s before)',
+      'errors',
+    ],
     rs.map((r) => [
       `${r.vectors.toLocaleString('en-US')} × ${r.dim} (${r.archive})`,
       `${(r.buildMs / 1000).toFixed(1)} s${r.buildError ? ` — error: ${r.buildError}` : `, then ${r.semanticHits} hits`}`,
-      `${r.calls} (${Object.entries(r.byTool).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+      `${r.calls} (${Object.entries(r.byTool)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
       `${ms(r.latency.median)} / ${ms(r.latency.p95)} / ${ms(r.latency.max)} ms`,
-      r.wait ? `**${ms(r.wait.median)} / ${ms(r.wait.p95)} / ${ms(r.wait.max)} ms**, ${r.wait.over50} over 50 ms` : 'not measured',
-      r.idleMs ? Object.entries(r.idleMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ') : 'not measured',
+      r.wait
+        ? `**${ms(r.wait.median)} / ${ms(r.wait.p95)} / ${ms(r.wait.max)} ms**, ${r.wait.over50} over 50 ms`
+        : 'not measured',
+      r.idleMs
+        ? Object.entries(r.idleMs)
+            .map(([k, v]) => `${k} ${ms(v)}`)
+            .join(', ')
+        : 'not measured',
       `**${ms(r.lag.max)} ms** (${ms(r.lag.p99)}, ${ms(r.lag.mean)})`,
       `${ms(r.idleLag.max)} ms (${ms(r.idleLag.p99)}, ${ms(r.idleLag.mean)})`,
       r.errors.length ? r.errors.join('; ') : 'none',

@@ -96,23 +96,48 @@ export async function runVectorSection(
     log(`[vector ${a.spec.name}] exporting ${emb.count} × ${emb.dim} vectors from SQLite for numpy (python sqlite3)`);
     const out = await runJson<{ seconds: number }>(
       'python3',
-      [path.join(REPO, 'bench', 'native', 'vector_ref.py'), 'export', a.file, emb.model, exportDir, String(opts.queries)],
+      [
+        path.join(REPO, 'bench', 'native', 'vector_ref.py'),
+        'export',
+        a.file,
+        emb.model,
+        exportDir,
+        String(opts.queries),
+      ],
       { label: 'vector export' },
     );
     exportSeconds = out.seconds;
     fs.writeFileSync(stampFile, stamp);
   }
   const cacheDir = path.join(BENCH_DIR, 'index-caches', `${a.spec.name}-vector`);
-  log(`[vector ${a.spec.name}] our index: build without cache, load from cache, ${opts.queries} queries; msgbrowse-style scan × ${opts.baselineQueries}`);
+  log(
+    `[vector ${a.spec.name}] our index: build without cache, load from cache, ${opts.queries} queries; msgbrowse-style scan × ${opts.baselineQueries}`,
+  );
   const ours = await runJson<ChildOut>(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', path.join(REPO, 'bench', 'lib', 'vector-child.ts'), a.file, emb.model, cacheDir, path.join(exportDir, 'queries.npy'), String(opts.baselineQueries)],
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      path.join(REPO, 'bench', 'lib', 'vector-child.ts'),
+      a.file,
+      emb.model,
+      cacheDir,
+      path.join(exportDir, 'queries.npy'),
+      String(opts.baselineQueries),
+    ],
     { label: 'vector-child' },
   );
-  log(`[vector ${a.spec.name}] ours median ${ms(dist(ours.times).median)} ms; build ${(ours.buildMs / 1000).toFixed(1)} s, load ${ms(ours.loadMs)} ms; numpy reference + exact float64 ground truth`);
-  const ref = await runJson<RefOut>('python3', [path.join(REPO, 'bench', 'native', 'vector_ref.py'), 'bench', exportDir, String(K), '3'], {
-    label: 'numpy reference',
-  });
+  log(
+    `[vector ${a.spec.name}] ours median ${ms(dist(ours.times).median)} ms; build ${(ours.buildMs / 1000).toFixed(1)} s, load ${ms(ours.loadMs)} ms; numpy reference + exact float64 ground truth`,
+  );
+  const ref = await runJson<RefOut>(
+    'python3',
+    [path.join(REPO, 'bench', 'native', 'vector_ref.py'), 'bench', exportDir, String(K), '3'],
+    {
+      label: 'numpy reference',
+    },
+  );
   let hit = 0;
   let err = 0;
   let npHit = 0;
@@ -120,9 +145,9 @@ export async function runVectorSection(
   ref.exactIds.forEach((exact, i) => {
     hit += overlap(ours.ids[i], exact);
     npHit += overlap(ref.numpyIds[i], exact);
-    exact.forEach((_, r) => (err = Math.max(err, Math.abs(ours.scores[i][r] - ref.exactScores[i][r]))));
+    for (let r = 0; r < exact.length; r++) err = Math.max(err, Math.abs(ours.scores[i][r] - ref.exactScores[i][r]));
   });
-  ours.baseIds.forEach((ids, i) => (baseHit += overlap(ids, ref.exactIds[i])));
+  for (const [i, ids] of ours.baseIds.entries()) baseHit += overlap(ids, ref.exactIds[i]);
   return {
     archive: a.spec.name,
     model: emb.model,
@@ -182,7 +207,13 @@ export function vectorTable(rs: VectorSectionResult[]): string {
 
 export function vectorColdTable(rs: VectorSectionResult[]): string {
   return table(
-    ['vectors', 'index build without cache (SQLite scan + quantise + cache write)', 'load from cache', 'cache file', 'peak RSS of the building process'],
+    [
+      'vectors',
+      'index build without cache (SQLite scan + quantise + cache write)',
+      'load from cache',
+      'cache file',
+      'peak RSS of the building process',
+    ],
     rs.map((r) => [
       `${r.n.toLocaleString('en-US')} × ${r.dim}`,
       `${(r.buildMs / 1000).toFixed(1)} s`,

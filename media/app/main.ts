@@ -4,7 +4,12 @@
  * tool-result and host-context notifications, ui/open-link, ui/message, proxied tools/call) — no hand-rolled
  * postMessage, no network (the document's CSP allows none). It shows only what the tool result carries.
  */
-import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import {
+  App,
+  applyDocumentTheme,
+  applyHostStyleVariables,
+  type McpUiHostContext,
+} from '@modelcontextprotocol/ext-apps';
 import { mergeContext, modelFromResult, type ThreadMessage, type ThreadModel } from './model';
 import { installKeyboard, renderModel, setActive, type ViewActions } from './render';
 
@@ -28,23 +33,32 @@ function applyContext(ctx: McpUiHostContext | undefined): void {
   if (ctx.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
   const dims = ctx.containerDimensions as { height?: number; maxHeight?: number } | undefined;
   const h = dims?.height ?? dims?.maxHeight;
-  if (typeof h === 'number' && h > 0) document.documentElement.style.setProperty('--app-max-height', `${Math.floor(h)}px`);
+  if (typeof h === 'number' && h > 0)
+    document.documentElement.style.setProperty('--app-max-height', `${Math.floor(h)}px`);
 }
 
 const findMessage = (hash: string | undefined): ThreadMessage | undefined =>
-  model?.sections.flatMap((s) => s.groups).flatMap((g) => g.messages).find((m) => m.hash === hash);
+  model?.sections
+    .flatMap((s) => s.groups)
+    .flatMap((g) => g.messages)
+    .find((m) => m.hash === hash);
 
 function render(focusHash?: string): void {
   if (!model) return;
   const focus = renderModel(root, model, actions);
-  const target = (focusHash && root.querySelector<HTMLElement>(`article.msg[data-hash="${CSS.escape(focusHash)}"]`)) || focus;
+  const target =
+    (focusHash && root.querySelector<HTMLElement>(`article.msg[data-hash="${CSS.escape(focusHash)}"]`)) || focus;
   if (target) {
     setActive(root, target, !!focusHash);
     if (!focusHash) target.scrollIntoView({ block: 'nearest' });
   }
 }
 
-const textOf = (r: { content?: { type: string; text?: string }[] }) => (r.content ?? []).map((c) => (c.type === 'text' ? (c.text ?? '') : '')).join('\n').trim();
+const textOf = (r: { content?: { type: string; text?: string }[] }) =>
+  (r.content ?? [])
+    .map((c) => (c.type === 'text' ? (c.text ?? '') : ''))
+    .join('\n')
+    .trim();
 
 const actions: ViewActions = {
   open(m) {
@@ -66,7 +80,9 @@ const actions: ViewActions = {
         }
         const added = mergeContext(model, m.hash, r.structuredContent);
         render(m.hash);
-        const again = root.querySelector<HTMLButtonElement>(`article.msg[data-hash="${CSS.escape(m.hash)}"] button.more`);
+        const again = root.querySelector<HTMLButtonElement>(
+          `article.msg[data-hash="${CSS.escape(m.hash)}"] button.more`,
+        );
         if (again) {
           again.disabled = true;
           again.textContent = added ? `${added} more shown` : 'No more context';

@@ -104,7 +104,10 @@ export function dayAndTime(ts: string): { day: string; time: string } {
   const t = timeValue(ts);
   if (!Number.isFinite(t)) return { day: '', time: ts };
   const d = new Date(t);
-  return { day: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`, time: `${pad(d.getHours())}:${pad(d.getMinutes())}` };
+  return {
+    day: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`,
+    time: `${pad(d.getHours())}:${pad(d.getMinutes())}`,
+  };
 }
 
 /** Oldest first; unreadable timestamps by string, ties by id. */
@@ -124,7 +127,13 @@ function groupsOf(hits: Hit[], section: number): ThreadGroup[] {
   for (const h of hits) {
     let g = groups.get(h.conversation_id);
     if (!g) {
-      g = { key: `${section}:${h.conversation_id}`, conversation: h.conversation, conversationId: h.conversation_id, source: typeof h.source === 'string' ? h.source : '', messages: [] };
+      g = {
+        key: `${section}:${h.conversation_id}`,
+        conversation: h.conversation,
+        conversationId: h.conversation_id,
+        source: typeof h.source === 'string' ? h.source : '',
+        messages: [],
+      };
       groups.set(h.conversation_id, g);
     }
     if (!g.messages.some((m) => m.hash === h.hash)) g.messages.push(h);
@@ -143,15 +152,23 @@ const PAGE_NOTE = /\d+–\d+ of \d+|\d+ of the \d+ |no more /;
  * them again). Which tool made the result is read from its shape; undefined when there is no next page, or when
  * the call's arguments are needed and the host did not send them.
  */
-export function nextPage(structured: Record<string, unknown>, args: Record<string, unknown> | undefined): ToolCall | undefined {
+export function nextPage(
+  structured: Record<string, unknown>,
+  args: Record<string, unknown> | undefined,
+): ToolCall | undefined {
   // get_context's window cut short: read on after it with get_conversation.
-  if (typeof structured.later_cursor === 'string') return { name: 'get_conversation', arguments: { cursor: structured.later_cursor } };
+  if (typeof structured.later_cursor === 'string')
+    return { name: 'get_conversation', arguments: { cursor: structured.later_cursor } };
   const cursor = structured.next_cursor;
   if (typeof cursor !== 'string') return undefined;
   const again = (name: string) => (args ? { name, arguments: { ...args, cursor } } : undefined);
-  if (Array.isArray(structured.hits)) return again(isObj(structured.receipt) && isObj(structured.receipt.keyword) ? 'search_messages' : 'semantic_search');
+  if (Array.isArray(structured.hits))
+    return again(
+      isObj(structured.receipt) && isObj(structured.receipt.keyword) ? 'search_messages' : 'semantic_search',
+    );
   if (Array.isArray(structured.years)) return again('on_this_day');
-  if (typeof structured.day === 'string') return { name: 'get_journal_day', arguments: { day: structured.day, cursor } };
+  if (typeof structured.day === 'string')
+    return { name: 'get_journal_day', arguments: { day: structured.day, cursor } };
   if (typeof structured.conversation_id === 'number') return { name: 'get_conversation', arguments: { cursor } };
   return undefined;
 }
@@ -160,7 +177,9 @@ export function nextPage(structured: Record<string, unknown>, args: Record<strin
 export function modelFromResult(structured: unknown, args?: Record<string, unknown>): ThreadModel | undefined {
   const model = threadOf(structured);
   if (!model || !isObj(structured)) return model;
-  const notes = Array.isArray(structured.notes) ? structured.notes.filter((n): n is string => typeof n === 'string') : [];
+  const notes = Array.isArray(structured.notes)
+    ? structured.notes.filter((n): n is string => typeof n === 'string')
+    : [];
   const note = notes.find((n) => PAGE_NOTE.test(n));
   const next = nextPage(structured, args);
   if (note || next) model.page = { ...(note ? { note: note.replace(/:.*$/, '') } : {}), ...(next ? { next } : {}) };
@@ -172,7 +191,9 @@ function threadOf(structured: unknown): ThreadModel | undefined {
   if (Array.isArray(structured.hits)) {
     const hits = hitsOf(structured.hits);
     return {
-      title: hits.length ? `${plural(hits.length, 'match')} in ${plural(new Set(hits.map((h) => h.conversation_id)).size, 'conversation')}` : 'No matches',
+      title: hits.length
+        ? `${plural(hits.length, 'match')} in ${plural(new Set(hits.map((h) => h.conversation_id)).size, 'conversation')}`
+        : 'No matches',
       sections: [{ groups: groupsOf(hits, 0) }],
       focus: hits[0] && { hash: hits[0].hash, kind: 'best' },
       snippets: true,
@@ -208,7 +229,9 @@ function threadOf(structured: unknown): ThreadModel | undefined {
             : plural(hits.length, 'message');
     return {
       title,
-      sections: [{ heading: typeof structured.day === 'string' ? structured.day : undefined, groups: groupsOf(hits, 0) }],
+      sections: [
+        { heading: typeof structured.day === 'string' ? structured.day : undefined, groups: groupsOf(hits, 0) },
+      ],
       focus: centre ? { hash: centre.hash, kind: 'cited' } : hits[0] && { hash: hits[0].hash, kind: 'first' },
       snippets: false,
       count: hits.length,

@@ -118,12 +118,19 @@ function messageArticle(m: ThreadMessage, model: ThreadModel, continued: boolean
 
   const bar = el('div', 'actions');
   bar.appendChild(button('Open', 'open', 'Open this message in the conversation viewer', () => actions.open(m)));
-  bar.appendChild(button('Show more context', 'more', 'Load the messages around this one (get_context)', (b) => actions.more(m, b)));
-  bar.appendChild(button('Ask about this', 'ask', 'Ask Copilot about this message (with its citation)', () => actions.ask(m)));
+  bar.appendChild(
+    button('Show more context', 'more', 'Load the messages around this one (get_context)', (b) => actions.more(m, b)),
+  );
+  bar.appendChild(
+    button('Ask about this', 'ask', 'Ask Copilot about this message (with its citation)', () => actions.ask(m)),
+  );
   row.appendChild(bar);
 
   const preview = plain(m.text, model.snippets);
-  row.setAttribute('aria-label', `${m.sender}, ${m.timestamp}${highlight ? `, ${BADGE[highlight]}` : ''}${m.reactions?.length ? `, ${m.reactions.length} reactions` : ''}: ${preview.length > 160 ? `${preview.slice(0, 160)}…` : preview}`);
+  row.setAttribute(
+    'aria-label',
+    `${m.sender}, ${m.timestamp}${highlight ? `, ${BADGE[highlight]}` : ''}${m.reactions?.length ? `, ${m.reactions.length} reactions` : ''}: ${preview.length > 160 ? `${preview.slice(0, 160)}…` : preview}`,
+  );
   row.addEventListener('click', () => actions.open(m));
   return row;
 }
@@ -143,7 +150,10 @@ export function renderModel(root: HTMLElement, model: ThreadModel, actions: View
     for (const g of section.groups) {
       const conv = el('section', 'conv');
       conv.dataset.key = g.key;
-      conv.setAttribute('aria-label', `${g.conversation} (${g.source}), ${g.messages.length} message${g.messages.length === 1 ? '' : 's'}`);
+      conv.setAttribute(
+        'aria-label',
+        `${g.conversation} (${g.source}), ${g.messages.length} message${g.messages.length === 1 ? '' : 's'}`,
+      );
       const h = el('h3', 'conv-name');
       const name = el('span', 'name', g.conversation);
       name.dir = 'auto';
@@ -174,7 +184,9 @@ export function renderModel(root: HTMLElement, model: ThreadModel, actions: View
     if (model.page.note) foot.appendChild(el('span', 'page-note', model.page.note));
     const next = model.page.next;
     if (next) {
-      const b = button('Next page', 'next', `Load the next page (${next.name} with its cursor)`, (btn) => actions.next(next, btn));
+      const b = button('Next page', 'next', `Load the next page (${next.name} with its cursor)`, (btn) =>
+        actions.next(next, btn),
+      );
       b.tabIndex = 0;
       foot.appendChild(b);
     }

@@ -16,7 +16,9 @@ try {
   const bytes = fs.readFileSync(desc.path);
   const out = path.join(__dirname, 'msgbrowse.sqlite.gz');
   fs.writeFileSync(out, gzipSync(bytes, { level: 9 }));
-  console.log(`${path.relative(process.cwd(), out)}: ${desc.conversations.length} conversations, ${desc.messages.length} messages, ${fs.statSync(out).size} bytes`);
+  console.log(
+    `${path.relative(process.cwd(), out)}: ${desc.conversations.length} conversations, ${desc.messages.length} messages, ${fs.statSync(out).size} bytes`,
+  );
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -109,7 +109,11 @@ function renderMessage(m: ViewerMessage): HTMLElement {
         fig.appendChild(el('figcaption', undefined, a.name));
         atts.appendChild(fig);
       } else {
-        const chip = el('span', `att chip ${a.kind}`, `${a.kind === 'video' ? '🎞' : a.kind === 'image' ? '🖼' : '📎'} ${a.name || a.relPath || 'attachment'}`);
+        const chip = el(
+          'span',
+          `att chip ${a.kind}`,
+          `${a.kind === 'video' ? '🎞' : a.kind === 'image' ? '🖼' : '📎'} ${a.name || a.relPath || 'attachment'}`,
+        );
         chip.title = a.relPath || a.name;
         atts.appendChild(chip);
       }
@@ -151,8 +155,14 @@ function setHeader(c: ViewerConversation): void {
 
 function saveState(): void {
   if (!conversation) return;
-  const highlightHash = highlightId !== undefined ? document.getElementById(`m${highlightId}`)?.dataset.hash : undefined;
-  const state: ViewerState = { conversationId: conversation.id, anchorId: firstVisibleId(), highlightId, ...(highlightHash ? { highlightHash } : {}) };
+  const highlightHash =
+    highlightId !== undefined ? document.getElementById(`m${highlightId}`)?.dataset.hash : undefined;
+  const state: ViewerState = {
+    conversationId: conversation.id,
+    anchorId: firstVisibleId(),
+    highlightId,
+    ...(highlightHash ? { highlightHash } : {}),
+  };
   vscode.setState(state);
   post({ type: 'state', state });
 }
@@ -334,7 +344,13 @@ function gotoFind(delta: number): boolean {
 let reportAfterJump: number | undefined;
 function reportFound(id: number): void {
   const row = id ? document.getElementById(`m${id}`) : null;
-  post({ type: 'found', query: findQuery, count: findIds.length, currentId: id, highlighted: !!row?.classList.contains('highlight') });
+  post({
+    type: 'found',
+    query: findQuery,
+    count: findIds.length,
+    currentId: id,
+    highlighted: !!row?.classList.contains('highlight'),
+  });
 }
 
 function runFind(q: string): void {

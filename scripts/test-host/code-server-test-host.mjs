@@ -61,7 +61,8 @@ function hostConfig() {
   }
   cfg.CHROMIUM ||= '/usr/bin/chromium';
   for (const k of ['CS_NODE', 'CS_ENTRY', 'CHROMIUM']) {
-    if (!cfg[k] || !fs.existsSync(cfg[k])) fail(`${k} not found (${cfg[k] ?? 'unset'}); run scripts/test-host/setup.sh first`);
+    if (!cfg[k] || !fs.existsSync(cfg[k]))
+      fail(`${k} not found (${cfg[k] ?? 'unset'}); run scripts/test-host/setup.sh first`);
   }
   return cfg;
 }
@@ -123,15 +124,20 @@ const child = spawn(
   cfg.CS_NODE,
   [
     cfg.CS_ENTRY,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--user-data-dir', userData,
-    '--extensions-dir', extensionsDir,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--user-data-dir',
+    userData,
+    '--extensions-dir',
+    extensionsDir,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
     '--disable-getting-started-override',
-    '--vscode-option', 'enable-smoke-test-driver',
+    '--vscode-option',
+    'enable-smoke-test-driver',
     folder,
   ],
   {
@@ -150,7 +156,9 @@ const child = spawn(
 function devLocation() {
   if (devPaths.length === 1) return devPaths[0];
   const dir = path.join(tmp, 'dev-extensions');
-  devPaths.forEach((p, i) => fs.cpSync(p, path.join(dir, `${i}-${path.basename(p)}`), { recursive: true, dereference: true }));
+  for (const [i, p] of devPaths.entries()) {
+    fs.cpSync(p, path.join(dir, `${i}-${path.basename(p)}`), { recursive: true, dereference: true });
+  }
   return dir;
 }
 
@@ -191,7 +199,12 @@ async function domRequest(page, json) {
   try {
     const links = page.locator('.interactive-list a[data-href]');
     if (req.op === 'links') {
-      reply({ ok: true, links: await links.evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('data-href'), text: a.textContent }))) });
+      reply({
+        ok: true,
+        links: await links.evaluateAll((as) =>
+          as.map((a) => ({ href: a.getAttribute('data-href'), text: a.textContent })),
+        ),
+      });
     } else if (req.op === 'click') {
       // The last matching link: the answer's, after any the tool's output may show.
       const all = await links.evaluateAll((as) => as.map((a) => a.getAttribute('data-href') ?? ''));
@@ -199,7 +212,8 @@ async function domRequest(page, json) {
       all.forEach((h, j) => {
         if (h.startsWith(req.href)) i = j;
       });
-      if (i < 0) return reply({ ok: false, error: `no rendered link starting with ${req.href}; links: ${all.join(', ')}` });
+      if (i < 0)
+        return reply({ ok: false, error: `no rendered link starting with ${req.href}; links: ${all.join(', ')}` });
       const link = links.nth(i);
       await link.scrollIntoViewIfNeeded({ timeout: 5_000 }).catch(() => {});
       // force: the chat list repaints while the response settles, so actionability checks may never settle.
@@ -255,14 +269,24 @@ try {
   const deadline = Date.now() + timeoutS * 1000;
   await Promise.race([
     waitHealthy(port, Date.now() + 60_000),
-    new Promise((_, rej) => child.once('exit', (c) => rej(new Error(`code-server exited early (${c}); log: ${logFile}`)))),
+    new Promise((_, rej) =>
+      child.once('exit', (c) => rej(new Error(`code-server exited early (${c}); log: ${logFile}`))),
+    ),
   ]);
   const { chromium } = require('playwright-core');
   browser = await chromium.launchPersistentContext(path.join(tmp, 'chromium'), {
     executablePath: cfg.CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1400, height: 900 },
   });
   const page = browser.pages()[0] ?? (await browser.newPage());
@@ -281,7 +305,8 @@ try {
       console.error(`code-server-test-host: screenshot written to ${process.env.SHOT}`);
     }
     if (verbose) console.log(`[${level}] ${text}`);
-    else if (logPrefix && text.includes(`[${logPrefix}]`)) console.log(text.slice(text.indexOf(`[${logPrefix}]`) + logPrefix.length + 3));
+    else if (logPrefix && text.includes(`[${logPrefix}]`))
+      console.log(text.slice(text.indexOf(`[${logPrefix}]`) + logPrefix.length + 3));
   });
   if (agentChat) await seedAgentChat(page, port);
   const payload = JSON.stringify([
@@ -304,7 +329,8 @@ try {
   }
 } catch (e) {
   console.error(`code-server-test-host: ${e instanceof Error ? e.message : String(e)}`);
-  if (!verbose && fs.existsSync(logFile)) console.error(fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n'));
+  if (!verbose && fs.existsSync(logFile))
+    console.error(fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n'));
   exitCode = 1;
 }
 await cleanup();

@@ -9,10 +9,13 @@ import path from 'node:path';
 export function readHostEnv(dir) {
   try {
     return Object.fromEntries(
-      fs.readFileSync(path.join(dir, 'host.env'), 'utf8').split('\n').flatMap((l) => {
-        const m = /^([A-Z0-9_]+)=(.*)$/.exec(l.trim());
-        return m ? [[m[1], m[2]]] : [];
-      }),
+      fs
+        .readFileSync(path.join(dir, 'host.env'), 'utf8')
+        .split('\n')
+        .flatMap((l) => {
+          const m = /^([A-Z0-9_]+)=(.*)$/.exec(l.trim());
+          return m ? [[m[1], m[2]]] : [];
+        }),
     );
   } catch {
     return {};

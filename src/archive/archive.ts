@@ -7,16 +7,27 @@ import type { ArchiveConnection, Sql } from './connection';
 import { fingerprint } from './file-identity';
 import { ARCHIVE_METHODS, ARCHIVE_QUERIES, coverageMemoKey, type Snapshot } from './methods';
 import { listConversations } from './queries/conversations';
-import { EmbeddingIterator, embeddingModels, readEmbeddingVectors, type EmbeddingStreamOptions } from './queries/embeddings';
+import {
+  EmbeddingIterator,
+  embeddingModels,
+  readEmbeddingVectors,
+  type EmbeddingStreamOptions,
+} from './queries/embeddings';
 import { summaryCounts } from './queries/summary';
 import { readableSchema, type SchemaInfo } from './schema';
-import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, ExcludingQueries, Exclusion } from './types';
+import type {
+  Archive,
+  ArchiveQueries,
+  EmbeddingModelInfo,
+  EmbeddingRecord,
+  ExcludingQueries,
+  Exclusion,
+} from './types';
 
 // The query methods are installed on the prototype from the table below the class.
-// eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-unsafe-declaration-merging
 export interface WasmArchive extends ArchiveQueries {}
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above declares what the table below installs.
 export class WasmArchive implements Archive {
   /**
    * Values derived from the current connection's snapshot (schema features, the conversation
@@ -38,7 +49,12 @@ export class WasmArchive implements Archive {
 
   /** Diagnostics: the read mode in use and how often the connection was reopened/retried. */
   get stats(): { mode: string | undefined; opens: number; retries: number; readAhead: boolean } {
-    return { mode: this.conn.mode, opens: this.conn.opens, retries: this.conn.retries, readAhead: this.conn.readsAhead };
+    return {
+      mode: this.conn.mode,
+      opens: this.conn.opens,
+      retries: this.conn.retries,
+      readAhead: this.conn.readsAhead,
+    };
   }
 
   /** `compute()` once per connection (re)open. Call only inside a run. */
@@ -53,12 +69,19 @@ export class WasmArchive implements Archive {
 
   /** Run one query family inside a snapshot, with the schema features of the current connection. */
   private q<T>(fn: (sql: Sql, schema: SchemaInfo) => T): T {
-    return this.conn.run((sql) => fn(sql, this.perOpen('schema', () => readableSchema(sql, this.path))));
+    return this.conn.run((sql) =>
+      fn(
+        sql,
+        this.perOpen('schema', () => readableSchema(sql, this.path)),
+      ),
+    );
   }
 
   /** The query methods answering as if `exclude`'s conversations were not in the archive. */
   excluding(exclude: Exclusion): ExcludingQueries {
-    const frozen = Object.freeze(exclude.map((x) => Object.freeze(x.source === undefined ? { name: x.name } : { name: x.name, source: x.source })));
+    const frozen = Object.freeze(
+      exclude.map((x) => Object.freeze(x.source === undefined ? { name: x.name } : { name: x.name, source: x.source })),
+    );
     const out: Record<string, unknown> = {};
     for (const name of ARCHIVE_METHODS) {
       const run = ARCHIVE_QUERIES[name] as (s: Snapshot, ...args: unknown[]) => unknown;

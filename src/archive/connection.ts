@@ -118,7 +118,6 @@ export function sqliteCode(e: unknown): number | undefined {
   return typeof rc === 'number' ? rc : undefined;
 }
 
-
 /** Errors a concurrent writer's checkpoint can cause on our lock-free reader (retry after reopen). */
 export function isTransient(e: unknown): boolean {
   const rc = sqliteCode(e);

@@ -47,7 +47,10 @@ export interface FtsQueryPlan {
 
 /** FTS5's folding of a term (unicode61 remove_diacritics 2): case and diacritics do not matter. */
 function termKey(t: string): string {
-  return t.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return t
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 export function planFtsQuery(input: string, maxTokens = MAX_QUERY_TOKENS): FtsQueryPlan {

@@ -13,7 +13,14 @@ import { context } from './queries/message-context';
 import { conversationPage } from './queries/conversation-page';
 import { filterConversations, looseNameKey, resolveConversation } from './queries/conversations';
 import { links } from './queries/links';
-import { attachmentsForMessages, messageByHash, messageById, messagesByHashPrefix, messagesByIds, reactionsForHashes } from './queries/messages';
+import {
+  attachmentsForMessages,
+  messageByHash,
+  messageById,
+  messagesByHashPrefix,
+  messagesByIds,
+  reactionsForHashes,
+} from './queries/messages';
 import { hiddenCoverage, modelCoverage, scopeCounts } from './queries/scope-counts';
 import { searchKeyword } from './queries/search';
 import { conversationSenders, distinctSenders, resolveSender } from './queries/senders';
@@ -86,7 +93,11 @@ export interface Snapshot {
 export function isExcludedConversation(c: { name: string; source: string }, exclude: Exclusion | undefined): boolean {
   if (!exclude || exclude.length === 0) return false;
   const key = looseNameKey(c.name);
-  return exclude.some((x) => (x.source === undefined || x.source === c.source) && (x.name === c.name || (key !== '' && looseNameKey(x.name) === key)));
+  return exclude.some(
+    (x) =>
+      (x.source === undefined || x.source === c.source) &&
+      (x.name === c.name || (key !== '' && looseNameKey(x.name) === key)),
+  );
 }
 
 /**
@@ -112,7 +123,9 @@ function modelsOf(s: Snapshot): EmbeddingModelInfo[] {
   const ids = hiddenIdsOf(s);
   const models = s.models().map((m) => ({ ...m }));
   if (!ids.length) return models;
-  return models.map((m) => ({ ...m, count: m.count - hiddenCoverage(s.sql, s.schema, m.model, ids) })).filter((m) => m.count > 0);
+  return models
+    .map((m) => ({ ...m, count: m.count - hiddenCoverage(s.sql, s.schema, m.model, ids) }))
+    .filter((m) => m.count > 0);
 }
 
 /** Where a snapshot memoises the vector coverage of `model` (Archive.primeModelCoverage fills the same entry). */
@@ -183,7 +196,16 @@ export const ARCHIVE_QUERIES = {
       s.memo('senders', () => distinctSenders(s.sql)),
       name,
       { conversationId: scope.conversationId, source: scope.source },
-      (sender, sc) => scopeCounts(s.sql, s.schema, { ...sc, sender }, undefined, () => s.counts().messages, () => 0, hidden).messages,
+      (sender, sc) =>
+        scopeCounts(
+          s.sql,
+          s.schema,
+          { ...sc, sender },
+          undefined,
+          () => s.counts().messages,
+          () => 0,
+          hidden,
+        ).messages,
       (id) => (hiddenIds.has(id) ? [] : conversationSenders(s.sql, id, 8)),
     );
   },
@@ -197,17 +219,27 @@ export const ARCHIVE_QUERIES = {
     const c = keptConversations(s).find((x) => x.id === opts.conversationId);
     return conversationPage(s.sql, s.schema, c ? { ...c } : undefined, opts, hiddenIdsOf(s));
   },
-  searchKeyword: (s: Snapshot, opts: KeywordSearchOptions): KeywordHit[] => searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  searchKeyword: (s: Snapshot, opts: KeywordSearchOptions): KeywordHit[] =>
+    searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s)),
   /**
    * The keyword half of search_messages in one snapshot, so one worker round trip: the hits, their reactions and
    * attachments (as hitExtras), and, given a `scope`, the receipt's counts of it (as scopeCounts). Three round trips
    * made the call over stdio 11–18% slower at 100k messages.
    */
-  searchKeywordBundle: (s: Snapshot, opts: KeywordSearchOptions, scope?: ScopeFilter, model?: string): KeywordSearchBundle => {
+  searchKeywordBundle: (
+    s: Snapshot,
+    opts: KeywordSearchOptions,
+    scope?: ScopeFilter,
+    model?: string,
+  ): KeywordSearchBundle => {
     const hits = searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s));
     return {
       hits,
-      extras: extrasOf(s, hits.map((h) => h.hash), [...new Set(hits.map((h) => h.id))]),
+      extras: extrasOf(
+        s,
+        hits.map((h) => h.hash),
+        [...new Set(hits.map((h) => h.id))],
+      ),
       ...(scope ? { counts: countScope(s, scope, model) } : {}),
     };
   },
@@ -216,9 +248,9 @@ export const ARCHIVE_QUERIES = {
     context(s.sql, s.schema, messageId, window, hiddenIdsOf(s)),
   attachments: (s: Snapshot, opts: AttachmentOptions): { items: AttachmentRow[]; hasMore: boolean } =>
     attachments(s.sql, s.schema, opts, hiddenIdsOf(s)),
-  links: (s: Snapshot, opts: LinkOptions): { items: LinkRow[]; hasMore: boolean } => links(s.sql, s.schema, opts, hiddenIdsOf(s)),
-  messageById: (s: Snapshot, id: number): MessageRow | undefined =>
-    keepRows(s, [messageById(s.sql, s.schema, id)])[0],
+  links: (s: Snapshot, opts: LinkOptions): { items: LinkRow[]; hasMore: boolean } =>
+    links(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  messageById: (s: Snapshot, id: number): MessageRow | undefined => keepRows(s, [messageById(s.sql, s.schema, id)])[0],
   messageByHash: (s: Snapshot, hash: string): MessageRow | undefined =>
     keepRows(s, [messageByHash(s.sql, s.schema, hash)])[0],
   /** Up to `limit` (≤ 10) messages whose hash starts with the hex `prefix`, ordered by hash. */
@@ -234,7 +266,11 @@ export const ARCHIVE_QUERIES = {
     const messages = keepRows(s, messagesByIds(s.sql, s.schema, ids));
     return {
       messages,
-      extras: extrasOf(s, messages.map((m) => m.hash), [...new Set(messages.map((m) => m.id))]),
+      extras: extrasOf(
+        s,
+        messages.map((m) => m.hash),
+        [...new Set(messages.map((m) => m.id))],
+      ),
       ...(scope ? { counts: countScope(s, scope, model) } : {}),
     };
   },
@@ -246,24 +282,29 @@ export const ARCHIVE_QUERIES = {
   /** What every cited hit carries beside its text, in one snapshot (one worker round trip per result). */
   hitExtras: (s: Snapshot, hashes: string[], ids: number[]): HitExtrasRows => extrasOf(s, hashes, ids),
   /** A day's counts (from `messages`), its digest, and the nearest days with messages when it has none. */
-  journalDay: (s: Snapshot, day: string, dayStartUnix: number): JournalDay => journalDay(s.sql, s.schema, day, dayStartUnix, hiddenIdsOf(s)),
+  journalDay: (s: Snapshot, day: string, dayStartUnix: number): JournalDay =>
+    journalDay(s.sql, s.schema, day, dayStartUnix, hiddenIdsOf(s)),
   /** A page of a day's counted messages in DayTranscript order. */
   dayMessages: (s: Snapshot, opts: DayMessagesOptions): { messages: MessageRow[]; hasMore: boolean } =>
     dayMessages(s.sql, s.schema, opts, hiddenIdsOf(s)),
   /** The year of the earliest message, undefined when there is none. */
   firstMessageYear: (s: Snapshot): number | undefined => firstMessageYear(s.sql, hiddenIdsOf(s)),
-  onThisDay: (s: Snapshot, opts: OnThisDayOptions): { day: string; messages: MessageRow[] }[] => onThisDay(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  onThisDay: (s: Snapshot, opts: OnThisDayOptions): { day: string; messages: MessageRow[] }[] =>
+    onThisDay(s.sql, s.schema, opts, hiddenIdsOf(s)),
   /** Contacts matching a name or identifier (case and accents ignored), ranked; `total` counts every match. */
-  searchContacts: (s: Snapshot, query: string, limit: number): { items: ContactRow[]; total: number } => searchContacts(peopleOf(s), query, limit),
+  searchContacts: (s: Snapshot, query: string, limit: number): { items: ContactRow[]; total: number } =>
+    searchContacts(peopleOf(s), query, limit),
   contactById: (s: Snapshot, id: number): ContactRow | undefined => {
     const c = peopleOf(s).contacts.find((x) => x.id === id);
     return c ? structuredClone(c) : undefined;
   },
   /** Contacts whose display name equals `name`, case and accents ignored. */
   contactsNamed: (s: Snapshot, name: string): ContactRow[] => contactsNamed(peopleOf(s), name),
-  contactFacts: (s: Snapshot, contactId: number): ContactFactRow[] => contactFacts(s.sql, s.schema, contactId, hiddenOf(s)),
+  contactFacts: (s: Snapshot, contactId: number): ContactFactRow[] =>
+    contactFacts(s.sql, s.schema, contactId, hiddenOf(s)),
   /** Every sender with a message the caller may see ("No-Sender" system rows aside), for completions. */
-  senderNames: (s: Snapshot): string[] => s.memo(`sender-names:${hiddenIdsOf(s).join(',')}`, () => senderNames(s.sql, hiddenIdsOf(s))).slice(),
+  senderNames: (s: Snapshot): string[] =>
+    s.memo(`sender-names:${hiddenIdsOf(s).join(',')}`, () => senderNames(s.sql, hiddenIdsOf(s))).slice(),
   /** Message ids starting with the typed digits (completions of msgbrowse://message/{id}). */
   messageIdsWithPrefix: (s: Snapshot, prefix: string, limit: number): { ids: number[]; total: number } =>
     messageIdsWithPrefix(s.sql, prefix, limit, hiddenIdsOf(s)),
@@ -288,22 +329,28 @@ export const ARCHIVE_QUERIES = {
       .map((r) => ({ ...r })),
   /** Ids of the messages that have an attachment / a link (for the semantic half's has_attachment / has_link). */
   messageIdsWith: (s: Snapshot, kind: 'attachment' | 'link'): number[] =>
-    s.memo(`ids-with:${kind}:${hiddenIdsOf(s).join(',')}`, () => {
-      const hidden = hiddenIdsOf(s);
-      return s.sql
-        .all(
-          `SELECT DISTINCT x.message_id AS id FROM ${kind === 'attachment' ? 'attachments' : 'links'} x${
-            hidden.length ? ' WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.message_id AND m.conversation_id IN (SELECT value FROM json_each(?)))' : ''
-          } ORDER BY x.message_id`,
-          hidden.length ? [jsonList(hidden)] : [],
-        )
-        .map((r) => num(r.id));
-    }).slice(),
+    s
+      .memo(`ids-with:${kind}:${hiddenIdsOf(s).join(',')}`, () => {
+        const hidden = hiddenIdsOf(s);
+        return s.sql
+          .all(
+            `SELECT DISTINCT x.message_id AS id FROM ${kind === 'attachment' ? 'attachments' : 'links'} x${
+              hidden.length
+                ? ' WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.message_id AND m.conversation_id IN (SELECT value FROM json_each(?)))'
+                : ''
+            } ORDER BY x.message_id`,
+            hidden.length ? [jsonList(hidden)] : [],
+          )
+          .map((r) => num(r.id));
+      })
+      .slice(),
 } satisfies Record<string, (s: Snapshot, ...args: never[]) => unknown>;
 
 /** The people the caller may see (memoised per open and exclusion). */
 function peopleOf(s: Snapshot): ReturnType<typeof loadPeople> {
-  return s.memo(`people:${hiddenIdsOf(s).join(',')}`, () => loadPeople(s.sql, s.schema, keptConversations(s), hiddenOf(s)));
+  return s.memo(`people:${hiddenIdsOf(s).join(',')}`, () =>
+    loadPeople(s.sql, s.schema, keptConversations(s), hiddenOf(s)),
+  );
 }
 
 /** Rows of point lookups (no limit involved) without those of hidden conversations. */
@@ -346,7 +393,7 @@ export type ArchiveQueryMethods = {
 export const ARCHIVE_METHODS: readonly ArchiveMethod[] = Object.freeze(Object.keys(ARCHIVE_QUERIES) as ArchiveMethod[]);
 
 export function isArchiveMethod(name: unknown): name is ArchiveMethod {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(ARCHIVE_QUERIES, name);
+  return typeof name === 'string' && Object.hasOwn(ARCHIVE_QUERIES, name);
 }
 
 /**

@@ -58,7 +58,10 @@ export interface ReadonlyVfs {
    * The same through a read-ahead file: each read of `reads` in turn (offset, length) on one open file, as a scanning
    * connection's main database; returns each read's code and bytes, and how many read calls reached the file.
    */
-  probeReadAhead(file: string, reads: [offset: number, n: number][]): { results: { rc: number; bytes: Uint8Array }[]; fileReads: number };
+  probeReadAhead(
+    file: string,
+    reads: [offset: number, n: number][],
+  ): { results: { rc: number; bytes: Uint8Array }[]; fileReads: number };
   /** Whether the main database of the connection at `dbPointer` is read ahead. */
   readsAhead(dbPointer: number): boolean;
   /**
@@ -327,7 +330,12 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
    * Opens `file` through xOpen as a main db with a `bufBytes` buffer in the WASM heap, hands both to `use`, then
    * closes and frees them; an open that fails gives `failed(rc)`.
    */
-  const probeFile = <T>(file: string, bufBytes: number, use: (pFile: number, pBuf: number) => T, failed: (rc: number) => T): T => {
+  const probeFile = <T>(
+    file: string,
+    bufBytes: number,
+    use: (pFile: number, pBuf: number) => T,
+    failed: (rc: number) => T,
+  ): T => {
     const pFile = wasm.alloc(capi.sqlite3_file.structInfo.sizeof);
     const zName = wasm.allocCString(file);
     const pOut = wasm.alloc(8);
@@ -349,8 +357,16 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
     return { rc, bytes: wasm.heap8u().slice(pBuf, pBuf + n) };
   };
   const probeRead = (file: string, offset: bigint, n: number): { rc: number; bytes: Uint8Array } =>
-    probeFile(file, n, (pFile, pBuf) => readInto(pFile, pBuf, offset, n), (rc) => ({ rc, bytes: new Uint8Array(0) }));
-  const probeReadAhead = (file: string, reads: [number, number][]): { results: { rc: number; bytes: Uint8Array }[]; fileReads: number } =>
+    probeFile(
+      file,
+      n,
+      (pFile, pBuf) => readInto(pFile, pBuf, offset, n),
+      (rc) => ({ rc, bytes: new Uint8Array(0) }),
+    );
+  const probeReadAhead = (
+    file: string,
+    reads: [number, number][],
+  ): { results: { rc: number; bytes: Uint8Array }[]; fileReads: number } =>
     probeFile(
       file,
       Math.max(0, ...reads.map(([, n]) => n)),

@@ -63,7 +63,10 @@ const REQUIRED: Readonly<Record<string, Columns>> = {
 
 /** The optional parts: a part whose tables or columns are missing (or of another type) is absent, never an error. */
 const OPTIONAL = {
-  contacts: { contacts: { id: 'INTEGER', display_name: 'TEXT' }, contact_identifiers: { contact_id: 'INTEGER', source: 'TEXT', identifier: 'TEXT' } },
+  contacts: {
+    contacts: { id: 'INTEGER', display_name: 'TEXT' },
+    contact_identifiers: { contact_id: 'INTEGER', source: 'TEXT', identifier: 'TEXT' },
+  },
   facts: {
     contact_facts: {
       id: 'INTEGER',
@@ -76,7 +79,9 @@ const OPTIONAL = {
       source_ts_unix: 'INTEGER',
     },
   },
-  reactions: { reactions: { id: 'INTEGER', conversation_id: 'INTEGER', message_hash: 'TEXT', emoji: 'TEXT', actor: 'TEXT' } },
+  reactions: {
+    reactions: { id: 'INTEGER', conversation_id: 'INTEGER', message_hash: 'TEXT', emoji: 'TEXT', actor: 'TEXT' },
+  },
   embeddings: { embeddings: { message_hash: 'TEXT', model: 'TEXT', dim: 'INTEGER', vec: 'BLOB' } },
   journalDigests: { journal_digests: { day: 'TEXT', body: 'TEXT', model: 'TEXT' } },
   sentiment: SENTIMENT_TABLES,
@@ -97,7 +102,9 @@ export function tableNames(sql: Sql): Set<string> {
 /** A table's columns by name (pragma_table_info is a table-valued function: one cached statement for every table). */
 function columns(sql: Sql, table: string): Map<string, ColumnInfo> {
   const rows = sql.all('SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)', [table]);
-  return new Map(rows.map((r) => [String(r.name), { type: String(r.type), notNull: Number(r.nn) === 1, pk: Number(r.pk) }]));
+  return new Map(
+    rows.map((r) => [String(r.name), { type: String(r.type), notNull: Number(r.nn) === 1, pk: Number(r.pk) }]),
+  );
 }
 
 /** SQLite's column affinity of a declared type (https://sqlite.org/datatype3.html §3.1). */
@@ -144,7 +151,8 @@ export function schemaProblems(sql: Sql): string[] {
   const since = `msgbrowse v1–v${TESTED_SCHEMA_VERSION}`;
   const problems = Object.entries(REQUIRED).flatMap(([table, want]) => columnProblems(sql, table, want, since));
   const fts = sql.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages_fts'");
-  if (fts === undefined || fts === null) problems.push(`the full-text index messages_fts is missing (${since} have it)`);
+  if (fts === undefined || fts === null)
+    problems.push(`the full-text index messages_fts is missing (${since} have it)`);
   else if (!/\busing\s+fts5\b/i.test(String(fts)) || !columns(sql, 'messages_fts').has('body')) {
     problems.push(`messages_fts is not an FTS5 index of body (${since} create it as fts5(body, content='messages'))`);
   }
@@ -183,9 +191,12 @@ function linkGallery(sql: Sql, link: Map<string, ColumnInfo>): boolean {
   // `id` is the rowid (INTEGER PRIMARY KEY, the only key column): first occurrences are joined back by it.
   const keys = [...link].filter(([, c]) => c.pk > 0);
   if (keys.length !== 1 || keys[0][0] !== 'id' || keys[0][1].type.toUpperCase() !== 'INTEGER') return false;
-  const leads = (index: string, column: string) => sql.value('SELECT name FROM pragma_index_info(?) WHERE seqno = 0', [index]) === column;
+  const leads = (index: string, column: string) =>
+    sql.value('SELECT name FROM pragma_index_info(?) WHERE seqno = 0', [index]) === column;
   if (!leads('idx_links_gallery', 'url') || !leads('idx_links_domain', 'domain')) return false;
-  return !/\bcollate\b/i.test(String(sql.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'links'") ?? ''));
+  return !/\bcollate\b/i.test(
+    String(sql.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'links'") ?? ''),
+  );
 }
 
 export function detectSchema(sql: Sql): SchemaInfo {

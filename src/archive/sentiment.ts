@@ -8,7 +8,15 @@ import type { Columns, SchemaInfo } from './schema';
 
 /** What a reader needs: the scores and the opt-outs (without the second, no score may be read). */
 export const SENTIMENT_TABLES: Readonly<Record<string, Columns>> = {
-  message_sentiment: { message_hash: 'TEXT', model: 'TEXT', lexicon_version: 'TEXT', construct: 'TEXT', score: 'REAL', ts_unix: 'INTEGER', contact_id: 'INTEGER' },
+  message_sentiment: {
+    message_hash: 'TEXT',
+    model: 'TEXT',
+    lexicon_version: 'TEXT',
+    construct: 'TEXT',
+    score: 'REAL',
+    ts_unix: 'INTEGER',
+    contact_id: 'INTEGER',
+  },
   contact_sentiment_optout: { contact_id: 'INTEGER' },
 };
 

@@ -22,9 +22,14 @@ export interface Engine {
 type WasmModule = object;
 type WasmInstance = object;
 type WasmImports = Record<string, Record<string, unknown>>;
-const wasmApi = (globalThis as unknown as {
-  WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule>; instantiate(m: WasmModule, imports: WasmImports): Promise<WasmInstance> };
-}).WebAssembly;
+const wasmApi = (
+  globalThis as unknown as {
+    WebAssembly: {
+      compile(bytes: Uint8Array): Promise<WasmModule>;
+      instantiate(m: WasmModule, imports: WasmImports): Promise<WasmInstance>;
+    };
+  }
+).WebAssembly;
 
 type InitModule = (opts: {
   print: (...a: unknown[]) => void;
@@ -89,7 +94,11 @@ export function prewarmEngine(): void {
 
 /** Test hook: whether this thread's engine compile has started / finished, and whether the engine is loaded. */
 export function engineWarmth(): { compileStarted: boolean; compiled: boolean; loadStarted: boolean } {
-  return { compileStarted: compiling !== undefined || compiled !== undefined, compiled: compiled !== undefined, loadStarted: engine !== undefined };
+  return {
+    compileStarted: compiling !== undefined || compiled !== undefined,
+    compiled: compiled !== undefined,
+    loadStarted: engine !== undefined,
+  };
 }
 
 async function load(): Promise<Engine> {

@@ -89,9 +89,7 @@ export interface BridgeCliOptions {
 export function excludeFromEnv(env: NodeJS.ProcessEnv): string[] {
   const v = env.MSGBROWSE_EXCLUDE_CONVERSATIONS;
   if (!v) return [];
-  return v
-    .split(/\r?\n/)
-    .filter((line) => line.trim() !== '');
+  return v.split(/\r?\n/).filter((line) => line.trim() !== '');
 }
 
 export function parseListen(value: string): { host: string; port: number } {
@@ -107,7 +105,8 @@ export function parseListen(value: string): { host: string; port: number } {
     portText = v;
   } else {
     const i = v.lastIndexOf(':');
-    if (i < 0 || v.indexOf(':') !== i) throw new CliError(`invalid --listen "${value}": use HOST:PORT, e.g. ${DEFAULT_LISTEN}`, 2);
+    if (i < 0 || v.indexOf(':') !== i)
+      throw new CliError(`invalid --listen "${value}": use HOST:PORT, e.g. ${DEFAULT_LISTEN}`, 2);
     host = v.slice(0, i) || '127.0.0.1';
     portText = v.slice(i + 1);
   }
@@ -139,9 +138,8 @@ export function parseBridge(argv: string[], cwd: string): BridgeCliOptions | und
 }
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): CliOptions | 'help' | 'version' {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parse = () =>
+    parseArgs({
       args: argv,
       strict: true,
       allowPositionals: false,
@@ -163,6 +161,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
         version: { type: 'boolean', short: 'v' },
       },
     });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
   } catch (e) {
     const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
     throw new CliError(`${msg.replace(/\.$/, '')} (see ${NAME} --help)`, 2);
@@ -176,7 +177,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
   }
   if (o.listen !== undefined && !o.http) throw new CliError('--listen needs --http', 2);
   if (o.query !== undefined && !o.summary) throw new CliError('--query needs --summary', 2);
-  if (o['rotate-token'] && !o.http) throw new CliError('--rotate-token needs --http (the token is what HTTP clients send)', 2);
+  if (o['rotate-token'] && !o.http)
+    throw new CliError('--rotate-token needs --http (the token is what HTTP clients send)', 2);
   const listen = parseListen(o.listen ?? DEFAULT_LISTEN);
   const allowRemote = o['allow-remote'] ?? false;
   if (o.http && !isLoopbackHost(listen.host) && !allowRemote) {
@@ -201,7 +203,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
       (path.basename(archive) === ARCHIVE_FILE_NAME ? ledgerProblem(ledger, archive) : undefined);
     if (problem) throw new CliError(problem, 2);
   }
-  const maxResultBytes = parseMaxResultBytes(o['max-result-bytes'] ?? env.MSGBROWSE_MAX_RESULT_BYTES, o['max-result-bytes'] !== undefined ? '--max-result-bytes' : 'MSGBROWSE_MAX_RESULT_BYTES');
+  const maxResultBytes = parseMaxResultBytes(
+    o['max-result-bytes'] ?? env.MSGBROWSE_MAX_RESULT_BYTES,
+    o['max-result-bytes'] !== undefined ? '--max-result-bytes' : 'MSGBROWSE_MAX_RESULT_BYTES',
+  );
   return {
     archive,
     http: o.http ?? false,
@@ -223,7 +228,10 @@ function parseMaxResultBytes(value: string | undefined, where: string): number {
   if (value === undefined || value.trim() === '') return DEFAULT_MAX_RESULT_BYTES;
   const n = Number(value.trim());
   if (!/^\d+$/.test(value.trim()) || n < MIN_MAX_RESULT_BYTES || n > MAX_MAX_RESULT_BYTES) {
-    throw new CliError(`invalid ${where} "${value}": give a whole number of bytes from ${MIN_MAX_RESULT_BYTES} to ${MAX_MAX_RESULT_BYTES} (default ${DEFAULT_MAX_RESULT_BYTES})`, 2);
+    throw new CliError(
+      `invalid ${where} "${value}": give a whole number of bytes from ${MIN_MAX_RESULT_BYTES} to ${MAX_MAX_RESULT_BYTES} (default ${DEFAULT_MAX_RESULT_BYTES})`,
+      2,
+    );
   }
   return n;
 }

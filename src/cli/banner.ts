@@ -30,5 +30,5 @@ export function servingBanner(
   } else {
     banner.push(`${NAME}: token from MSGBROWSE_MCP_TOKEN (send it as "Authorization: Bearer <token>")`);
   }
-  return banner.join('\n') + '\n';
+  return `${banner.join('\n')}\n`;
 }

@@ -144,7 +144,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       await printSummary(runtime, citation, opts.query);
       return 0;
     }
-    if (!opts.redact) log('warn', 'secret redaction is off (--no-redact): MCP clients receive one-time codes, card numbers, IBANs and passwords as written');
+    if (!opts.redact)
+      log(
+        'warn',
+        'secret redaction is off (--no-redact): MCP clients receive one-time codes, card numbers, IBANs and passwords as written',
+      );
 
     const served = (await serving)!;
     if (served.kind === 'stdio') {
@@ -156,17 +160,22 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     }
 
     const envToken = env.MSGBROWSE_MCP_TOKEN?.trim();
-    if (envToken && envToken.length < 16) log('warn', 'MSGBROWSE_MCP_TOKEN is short; use at least 16 random characters');
-    if (envToken && opts.rotateToken) log('warn', '--rotate-token: MSGBROWSE_MCP_TOKEN is set and wins; the stored token is replaced all the same');
+    if (envToken && envToken.length < 16)
+      log('warn', 'MSGBROWSE_MCP_TOKEN is short; use at least 16 random characters');
+    if (envToken && opts.rotateToken)
+      log('warn', '--rotate-token: MSGBROWSE_MCP_TOKEN is set and wins; the stored token is replaced all the same');
     let stored: StoredToken | undefined;
     try {
-      stored = envToken && !opts.rotateToken ? undefined : storedToken(path.join(stateDir(env), TOKEN_FILE_NAME), opts.rotateToken);
+      stored =
+        envToken && !opts.rotateToken
+          ? undefined
+          : storedToken(path.join(stateDir(env), TOKEN_FILE_NAME), opts.rotateToken);
     } catch (e) {
       throw new CliError(`cannot keep the HTTP token: ${oneLine(e)} — set MSGBROWSE_MCP_TOKEN instead`);
     }
     if (stored?.tightened) log('warn', `${stored.file} could be read by other users; it is private (0600) again`);
     const token = envToken || stored!.token;
-    let handle;
+    let handle: Awaited<ReturnType<typeof served.serveHttp>>;
     try {
       handle = await served.serveHttp({
         createServer: () => served.createMcpServer(runtime.context),
@@ -187,7 +196,14 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
-    process.stderr.write(servingBanner(archiveLabel, handle.url, token, envToken ? { from: 'env' } : { from: 'file', file: stored!.file, created: stored!.created }));
+    process.stderr.write(
+      servingBanner(
+        archiveLabel,
+        handle.url,
+        token,
+        envToken ? { from: 'env' } : { from: 'file', file: stored!.file, created: stored!.created },
+      ),
+    );
     await stopped;
     log('info', 'shutting down');
     await handle.close();

@@ -6,13 +6,22 @@ import { CliError } from './errors';
 
 function plainSnippet(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return s.replace(/\u0002/g, '[').replace(/\u0003/g, ']').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return s
+    .replace(/\u0002/g, '[')
+    .replace(/\u0003/g, ']')
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim();
 }
 
-export async function printSummary(runtime: Runtime, citation: CitationFormat, query: string | undefined): Promise<void> {
+export async function printSummary(
+  runtime: Runtime,
+  citation: CitationFormat,
+  query: string | undefined,
+): Promise<void> {
   const st = await runtime.describe();
   const s = st.summary;
-  if (!s) throw new CliError(`cannot read the archive summary${st.archive.state === 'error' ? `: ${st.archive.error}` : ''}`);
+  if (!s)
+    throw new CliError(`cannot read the archive summary${st.archive.state === 'error' ? `: ${st.archive.error}` : ''}`);
   const out: string[] = [];
   out.push(`Archive     ${s.path}`);
   out.push(`Schema      v${s.schemaVersion}`);
@@ -38,7 +47,9 @@ export async function printSummary(runtime: Runtime, citation: CitationFormat, q
     );
   }
   const sem = await runtime.context.semantic();
-  out.push(`Semantic    ${sem.available ? `ready (${sem.index.size} vectors of ${sem.index.model})` : `unavailable: ${sem.reason}`}`);
+  out.push(
+    `Semantic    ${sem.available ? `ready (${sem.index.size} vectors of ${sem.index.model})` : `unavailable: ${sem.reason}`}`,
+  );
 
   const archive = await runtime.context.archive();
   let q = query?.trim();
@@ -65,5 +76,5 @@ export async function printSummary(runtime: Runtime, citation: CitationFormat, q
       out.push(`    ${messageLink(citation, h.conversationId, h.id, h.hash)}`);
     }
   }
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(`${out.join('\n')}\n`);
 }

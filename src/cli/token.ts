@@ -14,13 +14,19 @@ export const TOKEN_FILE_NAME = 'http-token';
  * `$XDG_STATE_HOME/msgbrowse-mcp`, else `~/.local/state/msgbrowse-mcp` (Linux and other Unixes);
  * `~/Library/Application Support/msgbrowse-mcp` on macOS; `%LOCALAPPDATA%\msgbrowse-mcp` on Windows.
  */
-export function stateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
+export function stateDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home = os.homedir(),
+): string {
   const xdg = env.XDG_STATE_HOME?.trim();
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'msgbrowse-mcp');
   // An empty or relative HOME would put the token under the current folder (perhaps beside the archive).
-  if (!path.isAbsolute(home)) throw new Error(`the home folder is ${JSON.stringify(home)}, not an absolute path; set HOME or XDG_STATE_HOME`);
+  if (!path.isAbsolute(home))
+    throw new Error(`the home folder is ${JSON.stringify(home)}, not an absolute path; set HOME or XDG_STATE_HOME`);
   if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'msgbrowse-mcp');
-  if (platform === 'win32') return path.join(env.LOCALAPPDATA?.trim() || path.join(home, 'AppData', 'Local'), 'msgbrowse-mcp');
+  if (platform === 'win32')
+    return path.join(env.LOCALAPPDATA?.trim() || path.join(home, 'AppData', 'Local'), 'msgbrowse-mcp');
   return path.join(home, '.local', 'state', 'msgbrowse-mcp');
 }
 

@@ -54,7 +54,9 @@ export class ArchiveHolder {
     private readonly opener: ArchiveOpener,
     private readonly log: RuntimeLog,
     private readonly graceMs: number,
-    private readonly onEvent: (e: { kind: 'opened'; path: string } | { kind: 'error'; error: string } | { kind: 'replaced' }) => void,
+    private readonly onEvent: (
+      e: { kind: 'opened'; path: string } | { kind: 'error'; error: string } | { kind: 'replaced' },
+    ) => void,
     private readonly missingMessage: () => string = () => 'No msgbrowse archive is selected.',
   ) {}
 
@@ -94,7 +96,12 @@ export class ArchiveHolder {
     const c = this.check();
     if (c) {
       if (!c.replaced) return c.held;
-      this.log('info', c.gone ? `archive file disappeared: ${c.held.opened.path}` : `archive file was replaced: reopening ${c.held.opened.path}`);
+      this.log(
+        'info',
+        c.gone
+          ? `archive file disappeared: ${c.held.opened.path}`
+          : `archive file was replaced: reopening ${c.held.opened.path}`,
+      );
       this.invalidate();
       this.onEvent({ kind: 'replaced' });
     }
@@ -130,7 +137,11 @@ export class ArchiveHolder {
         const message = e instanceof Error ? e.message : String(e);
         const code = (e as { code?: unknown }).code;
         const changed = this.lastError?.message !== message;
-        this.lastError = { message, code: typeof code === 'string' ? code : undefined, fingerprint: archiveFingerprint(wanted) };
+        this.lastError = {
+          message,
+          code: typeof code === 'string' ? code : undefined,
+          fingerprint: archiveFingerprint(wanted),
+        };
         if (changed) {
           this.log('error', `cannot open archive ${wanted}: ${message}`);
           this.onEvent({ kind: 'error', error: message });

@@ -34,7 +34,9 @@ export function isBesideArchive(cacheDir: string, archiveFile: string): boolean 
   const within = (c: string, dir: string) => c === dir || c.startsWith(dir + path.sep);
   const dir = path.resolve(path.dirname(archiveFile));
   const c = path.resolve(cacheDir);
-  return within(c, dir) || within(realPath(c), realPath(dir)) || within(realPath(c), path.dirname(realPath(archiveFile)));
+  return (
+    within(c, dir) || within(realPath(c), realPath(dir)) || within(realPath(c), path.dirname(realPath(archiveFile)))
+  );
 }
 
 /** `p` with symlinks resolved as far as it exists; the part not created yet is appended as written. */

@@ -87,7 +87,10 @@ export interface CheckOptions {
 
 /** The citation text with the given ids and hash, everything else (scheme, authority's case, form) kept. */
 export function rewriteCitation(text: string, to: { conversationId: number; messageId: number; hash: string }): string {
-  const ids = text.replace(/\/?c\/\d+\/at\/\d+/, (m) => `${m.startsWith('/') ? '/' : ''}c/${to.conversationId}/at/${to.messageId}`);
+  const ids = text.replace(
+    /\/?c\/\d+\/at\/\d+/,
+    (m) => `${m.startsWith('/') ? '/' : ''}c/${to.conversationId}/at/${to.messageId}`,
+  );
   const hash = citationHash(to.hash);
   const withHash = ids.replace(/\?h(=|%3D)[0-9a-f]+$/i, (_m, sep: string) => `?h${sep}${hash}`);
   return withHash === ids && !/\?h(=|%3D)/i.test(ids) ? `${ids}?h=${hash}` : withHash;
@@ -186,7 +189,11 @@ function unwrap(text: string): { text: string; cut: number } {
   }
 }
 
-function blockquoteAbove(lines: readonly Line[], lineNo: number, citedLines: ReadonlySet<number>): FoundQuote | undefined {
+function blockquoteAbove(
+  lines: readonly Line[],
+  lineNo: number,
+  citedLines: ReadonlySet<number>,
+): FoundQuote | undefined {
   let top = lineNo - 1;
   while (top >= 0 && BLOCKQUOTE.test(lines[top].text) && !citedLines.has(top)) top--;
   top++;
@@ -197,7 +204,8 @@ function blockquoteAbove(lines: readonly Line[], lineNo: number, citedLines: Rea
     const line = lines[i];
     const marker = /^ {0,3}(?:> ?)+/.exec(line.text)?.[0] ?? '';
     const content = line.text.slice(marker.length);
-    if (start < 0 && content.trim() !== '') start = line.start + marker.length + (content.length - content.trimStart().length);
+    if (start < 0 && content.trim() !== '')
+      start = line.start + marker.length + (content.length - content.trimStart().length);
     parts.push(content.trim());
   }
   const joined = parts.filter(Boolean).join(' ');
@@ -368,7 +376,12 @@ async function classify(archive: AsyncArchive, c: CitationSpan, signal?: AbortSi
       fix: 'update',
     };
   }
-  if (r.checked) return { status: 'ok', note: `resolves to message ${m.id} in conversation ${m.conversationId} (${m.conversation})`, message: m };
+  if (r.checked)
+    return {
+      status: 'ok',
+      note: `resolves to message ${m.id} in conversation ${m.conversationId} (${m.conversation})`,
+      message: m,
+    };
   return {
     status: 'unverified',
     note: `an old link without a hash: message ${m.id} in conversation ${m.conversationId} exists, but nothing proves it is the message that was cited (ids change when msgbrowse re-imports)`,
@@ -405,7 +418,15 @@ export async function checkCitations(
     if (message) {
       check.message = message;
       // Rewritten from this citation's own text, so each occurrence keeps its form and scheme.
-      if (fix) check.fix = { kind: fix, text: rewriteCitation(c.text, { conversationId: message.conversationId, messageId: message.id, hash: message.hash }) };
+      if (fix)
+        check.fix = {
+          kind: fix,
+          text: rewriteCitation(c.text, {
+            conversationId: message.conversationId,
+            messageId: message.id,
+            hash: message.hash,
+          }),
+        };
       const q = quotes[i];
       if (q) check.quote = { ...q, ...compareQuote(q.text, message.body) };
     }
@@ -424,7 +445,14 @@ export interface CitationCheckSummary {
 }
 
 export function summarizeChecks(checks: readonly CitationCheck[]): CitationCheckSummary {
-  const s: CitationCheckSummary = { citations: checks.length, ok: 0, moved: 0, gone: 0, unverified: 0, quotes: { checked: 0, matches: 0, altered: 0, fabricated: 0 } };
+  const s: CitationCheckSummary = {
+    citations: checks.length,
+    ok: 0,
+    moved: 0,
+    gone: 0,
+    unverified: 0,
+    quotes: { checked: 0, matches: 0, altered: 0, fabricated: 0 },
+  };
   for (const c of checks) {
     s[c.status]++;
     if (c.quote) {

@@ -39,14 +39,21 @@ function describe(c: CitedMessage): string {
   return `message ${c.messageId}${c.conversationId !== undefined ? ` in conversation ${c.conversationId}` : ''}${c.hash ? ` (hash ${c.hash}…)` : ''}`;
 }
 
-export async function resolveCitation(archive: AsyncArchive, cited: CitedMessage, signal?: AbortSignal): Promise<CitationResolution> {
+export async function resolveCitation(
+  archive: AsyncArchive,
+  cited: CitedMessage,
+  signal?: AbortSignal,
+): Promise<CitationResolution> {
   const byId = await archive.messageById(cited.messageId, signal);
   if (!cited.hash) {
     if (byId) return { status: 'exact', message: byId, checked: false };
-    return { status: 'gone', note: `${describe(cited)} is not in this archive (an old link without a hash cannot be followed)` };
+    return {
+      status: 'gone',
+      note: `${describe(cited)} is not in this archive (an old link without a hash cannot be followed)`,
+    };
   }
   const hash = cited.hash.toLowerCase();
-  if (byId && byId.hash.startsWith(hash)) return { status: 'exact', message: byId, checked: true };
+  if (byId?.hash.startsWith(hash)) return { status: 'exact', message: byId, checked: true };
   const found = await archive.messagesByHashPrefix(hash, 2, signal);
   if (found.length === 1) {
     const m = found[0];
@@ -57,7 +64,10 @@ export async function resolveCitation(archive: AsyncArchive, cited: CitedMessage
     };
   }
   if (found.length > 1) {
-    return { status: 'gone', note: `the hash ${hash} of ${describe(cited)} is too short to name one message; use the full hash` };
+    return {
+      status: 'gone',
+      note: `the hash ${hash} of ${describe(cited)} is too short to name one message; use the full hash`,
+    };
   }
   return {
     status: 'gone',

@@ -9,7 +9,12 @@ import { content, hitFromMessage } from './hits';
 import { withHitExtras } from './hit-extras';
 import type { ContactFact, ContactInfo } from './results';
 
-export async function contactInfos(fmt: CitationFormat, archive: AsyncArchive, rows: ContactRow[], signal?: AbortSignal): Promise<ContactInfo[]> {
+export async function contactInfos(
+  fmt: CitationFormat,
+  archive: AsyncArchive,
+  rows: ContactRow[],
+  signal?: AbortSignal,
+): Promise<ContactInfo[]> {
   if (!rows.length) return [];
   const convs = new Map((await archive.listConversations(undefined, signal)).map((c) => [c.id, c]));
   return rows.map((r) => ({
@@ -18,7 +23,17 @@ export async function contactInfos(fmt: CitationFormat, archive: AsyncArchive, r
     identifiers: r.identifiers.map((i) => ({ ...i })),
     conversations: r.conversationIds.flatMap((id) => {
       const c = convs.get(id);
-      return c ? [{ id: c.id, name: c.name, source: c.source, message_count: c.messageCount, link: conversationLink(fmt, c.id) }] : [];
+      return c
+        ? [
+            {
+              id: c.id,
+              name: c.name,
+              source: c.source,
+              message_count: c.messageCount,
+              link: conversationLink(fmt, c.id),
+            },
+          ]
+        : [];
     }),
     fact_count: r.factCount,
   }));
@@ -38,6 +53,11 @@ export async function contactFacts(
     source_ts: f.sourceTs,
     message: f.message ? hitFromMessage(fmt, f.message, undefined, redact) : null,
   }));
-  await withHitExtras(archive, facts.flatMap((f) => (f.message ? [f.message] : [])), redact, signal);
+  await withHitExtras(
+    archive,
+    facts.flatMap((f) => (f.message ? [f.message] : [])),
+    redact,
+    signal,
+  );
   return { facts, missing: facts.filter((f) => f.message === null).length };
 }

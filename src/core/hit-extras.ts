@@ -20,7 +20,9 @@ export interface KnownExtras {
  * The extras several archive calls read with their hits, as one KnownExtras: a message's rows are taken from the
  * first part that read it, so one in two parts (a hybrid hit both halves found) does not carry them twice.
  */
-export function knownExtras(parts: { hashes: Iterable<string>; ids: Iterable<number>; rows: HitExtrasRows }[]): KnownExtras {
+export function knownExtras(
+  parts: { hashes: Iterable<string>; ids: Iterable<number>; rows: HitExtrasRows }[],
+): KnownExtras {
   const hashes = new Set<string>();
   const ids = new Set<number>();
   const rows: HitExtrasRows = { reactions: [], attachments: [] };
@@ -40,7 +42,13 @@ export function knownExtras(parts: { hashes: Iterable<string>; ids: Iterable<num
  * `known`: extras read with the hits (searchKeywordBundle, hitMessagesBundle); only hits outside them cost an archive
  * call.
  */
-export async function withHitExtras<T extends Extras>(archive: AsyncArchive, hits: T[], redact: boolean, signal?: AbortSignal, known?: KnownExtras): Promise<T[]> {
+export async function withHitExtras<T extends Extras>(
+  archive: AsyncArchive,
+  hits: T[],
+  redact: boolean,
+  signal?: AbortSignal,
+  known?: KnownExtras,
+): Promise<T[]> {
   if (!hits.length) return hits;
   const missing = known ? hits.filter((h) => !known.hashes.has(h.hash) || !known.ids.has(h.message_id)) : hits;
   let { reactions, attachments } = known?.rows ?? { reactions: [], attachments: [] };
@@ -51,8 +59,12 @@ export async function withHitExtras<T extends Extras>(archive: AsyncArchive, hit
       signal,
     );
     // (A message's hash and id go together, so nothing is read twice; the filters keep it so regardless.)
-    reactions = known ? [...reactions, ...more.reactions.filter((r) => !known.hashes.has(r.messageHash))] : more.reactions;
-    attachments = known ? [...attachments, ...more.attachments.filter((a) => !known.ids.has(a.messageId))] : more.attachments;
+    reactions = known
+      ? [...reactions, ...more.reactions.filter((r) => !known.hashes.has(r.messageHash))]
+      : more.reactions;
+    attachments = known
+      ? [...attachments, ...more.attachments.filter((a) => !known.ids.has(a.messageId))]
+      : more.attachments;
   }
   const byHash = new Map<string, { emoji: string; actor: string }[]>();
   for (const r of reactions) {

@@ -76,18 +76,26 @@ export async function hybridSearch(
   const [bundle, sem] = await Promise.all([
     counted.then((model) => archive.searchKeywordBundle({ query, limit, ...filter }, req.receiptScope, model, signal)),
     // Never wait for an index build or a slow endpoint: the keyword half answers now, the hybrid one next time.
-    runSemantic(ctx, archive, query, limit, filter, signal, { wait: false, state, embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS }),
+    runSemantic(ctx, archive, query, limit, filter, signal, {
+      wait: false,
+      state,
+      embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS,
+    }),
   ]);
   const fmt = ctx.citation;
   // Both halves read their hits' extras with their hits, so the fused hits need no archive call of their own.
   const known = knownExtras([
     { hashes: bundle.hits.map((h) => h.hash), ids: bundle.hits.map((h) => h.id), rows: bundle.extras },
-    ...(sem.ok ? [{ hashes: sem.hits.map((h) => h.message.hash), ids: sem.hits.map((h) => h.messageId), rows: sem.extras }] : []),
+    ...(sem.ok
+      ? [{ hashes: sem.hits.map((h) => h.message.hash), ids: sem.hits.map((h) => h.messageId), rows: sem.extras }]
+      : []),
   ]);
   const hits = await withHitExtras(
     archive,
     fuseHybrid(bundle.hits, sem.ok ? sem.hits : [], limit).map((e) =>
-      e.keyword ? hitFromKeyword(fmt, e.keyword, e.score, req.redact) : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),
+      e.keyword
+        ? hitFromKeyword(fmt, e.keyword, e.score, req.redact)
+        : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),
     ),
     req.redact === true,
     signal,
@@ -99,6 +107,13 @@ export async function hybridSearch(
   // Both models come from the same state, so they agree; were they ever not to, the counts are read again for the
   // model reported rather than shown under the wrong one.
   let counts = bundle.counts;
-  if (req.receiptScope && (await counted) !== semantic.model) counts = await archive.scopeCounts(req.receiptScope, semantic.model, signal);
-  return { hits, semantic, ...(counts ? { counts } : {}), plan: planFtsQuery(query), ...(!sem.ok && sem.kind !== 'unavailable' ? { semanticFailure: sem.reason } : {}) };
+  if (req.receiptScope && (await counted) !== semantic.model)
+    counts = await archive.scopeCounts(req.receiptScope, semantic.model, signal);
+  return {
+    hits,
+    semantic,
+    ...(counts ? { counts } : {}),
+    plan: planFtsQuery(query),
+    ...(!sem.ok && sem.kind !== 'unavailable' ? { semanticFailure: sem.reason } : {}),
+  };
 }

@@ -21,5 +21,12 @@ export {
   type DisclosureEntry,
   type LedgerContents,
 } from './ledger';
-export { parseExclusions, isHiddenConversation, matchExclusions, modelFacing, unmatchedExclusionLines, type ExclusionMatch } from './privacy';
+export {
+  parseExclusions,
+  isHiddenConversation,
+  matchExclusions,
+  modelFacing,
+  unmatchedExclusionLines,
+  type ExclusionMatch,
+} from './privacy';
 export { missingParts, schemaNotice, TESTED_SCHEMA_VERSION } from './compatibility';

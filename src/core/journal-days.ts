@@ -75,7 +75,10 @@ export function localToday(now = new Date()): CalendarDate {
  * The days "on this day" searches for `date`: the same month and day in each earlier year, newest first, from
  * year − 1 down to max(first year, year − 20). Feb 29 exists only in leap years (other years are skipped).
  */
-export function onThisDayDays(date: CalendarDate, firstYear: number): { day: string; startUnix: number; year: number }[] {
+export function onThisDayDays(
+  date: CalendarDate,
+  firstYear: number,
+): { day: string; startUnix: number; year: number }[] {
   const out: { day: string; startUnix: number; year: number }[] = [];
   for (let y = date.year - 1; y >= Math.max(firstYear, date.year - ON_THIS_DAY_YEARS); y--) {
     if (date.month === 2 && date.day === 29 && !isLeapYear(y)) continue;
@@ -101,7 +104,12 @@ export interface OnThisDayResult {
   notes: string[];
 }
 
-export async function onThisDay(fmt: CitationFormat, archive: AsyncArchive, req: OnThisDayRequest, signal?: AbortSignal): Promise<OnThisDayResult> {
+export async function onThisDay(
+  fmt: CitationFormat,
+  archive: AsyncArchive,
+  req: OnThisDayRequest,
+  signal?: AbortSignal,
+): Promise<OnThisDayResult> {
   const notes: string[] = [];
   const { date } = req;
   const first = await archive.firstMessageYear(signal);
@@ -109,9 +117,12 @@ export async function onThisDay(fmt: CitationFormat, archive: AsyncArchive, req:
   if (first === undefined) return { years: [], notes: ['the archive has no messages'] };
   const days = onThisDayDays(date, first);
   const lowest = Math.max(first, date.year - ON_THIS_DAY_YEARS);
-  if (date.month === 2 && date.day === 29) notes.push('February 29 exists only in leap years: the other years have no such day and were skipped');
+  if (date.month === 2 && date.day === 29)
+    notes.push('February 29 exists only in leap years: the other years have no such day and were skipped');
   if (lowest > date.year - 1) {
-    notes.push(`the archive's first message is from ${first}, so there is no earlier year than ${date.year} to look back on`);
+    notes.push(
+      `the archive's first message is from ${first}, so there is no earlier year than ${date.year} to look back on`,
+    );
     return { years: [], notes };
   }
   // One day per archive call, so a wide look back reports progress (and cancels) between years.
@@ -122,19 +133,34 @@ export async function onThisDay(fmt: CitationFormat, archive: AsyncArchive, req:
     req.onProgress?.(i, days.length, `looking at ${d.day}`);
     const [g] = await archive.onThisDay({ days: [d], perDay: req.perYear, limit: left }, signal);
     if (!g) continue;
-    years.push({ year: d.year, day: g.day, messages: g.messages.map((m) => hitFromMessage(fmt, m, undefined, req.redact)) });
+    years.push({
+      year: d.year,
+      day: g.day,
+      messages: g.messages.map((m) => hitFromMessage(fmt, m, undefined, req.redact)),
+    });
     left -= g.messages.length;
   }
   req.onProgress?.(days.length, days.length, 'done');
-  await withHitExtras(archive, years.flatMap((y) => y.messages), req.redact === true, signal);
+  await withHitExtras(
+    archive,
+    years.flatMap((y) => y.messages),
+    req.redact === true,
+    signal,
+  );
   if (!years.length) {
-    notes.push(`no messages on ${label} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`);
+    notes.push(
+      `no messages on ${label} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`,
+    );
   }
   return { years, notes };
 }
 
 /** The journal digest of the UTC day of `tsUnix` (the viewer shows it above a cited message), or null. */
-export async function digestOfDayAt(archive: AsyncArchive, tsUnix: number, signal?: AbortSignal): Promise<(JournalDigest & { day: string }) | null> {
+export async function digestOfDayAt(
+  archive: AsyncArchive,
+  tsUnix: number,
+  signal?: AbortSignal,
+): Promise<(JournalDigest & { day: string }) | null> {
   const start = Math.floor(tsUnix / 86_400) * 86_400;
   const day = new Date(start * 1000).toISOString().slice(0, 10);
   const info = await archive.journalDay(day, start, signal);

@@ -77,7 +77,8 @@ export function parseLedgerLine(line: string): DisclosureEntry | undefined {
     return undefined;
   }
   if (!isRecord(v) || v.v !== LEDGER_VERSION) return undefined;
-  if (typeof v.time !== 'string' || typeof v.name !== 'string' || (v.kind !== 'tool' && v.kind !== 'resource')) return undefined;
+  if (typeof v.time !== 'string' || typeof v.name !== 'string' || (v.kind !== 'tool' && v.kind !== 'resource'))
+    return undefined;
   if (typeof v.ok !== 'boolean' || !Array.isArray(v.messages)) return undefined;
   const messages = v.messages.filter((m): m is DisclosedMessage => isRecord(m) && typeof m.hash === 'string');
   return { ...(v as unknown as DisclosureEntry), messages };

@@ -56,7 +56,11 @@ export function matchExclusions(all: readonly ConversationRow[], entries: readon
       const entry = raw.trim();
       const x = parseExclusions([entry]);
       const matched = all.filter((c) => isExcludedConversation(c, x)).map((c) => ({ name: c.name, source: c.source }));
-      const closest = matched.length ? [] : closestConversations([...all], SOURCE_PREFIX.exec(entry)?.[2] ?? entry).slice(0, 3).map((c) => c.name);
+      const closest = matched.length
+        ? []
+        : closestConversations([...all], SOURCE_PREFIX.exec(entry)?.[2] ?? entry)
+            .slice(0, 3)
+            .map((c) => c.name);
       return { entry, matched, closest };
     });
 }
@@ -65,7 +69,10 @@ export function matchExclusions(all: readonly ConversationRow[], entries: readon
 export function unmatchedExclusionLines(matches: readonly ExclusionMatch[]): string[] {
   return matches
     .filter((m) => m.matched.length === 0)
-    .map((m) => `"${m.entry}" matches no conversation, so it hides nothing${m.closest.length ? ` — closest: ${m.closest.map((n) => `"${n}"`).join(', ')}` : ''}`);
+    .map(
+      (m) =>
+        `"${m.entry}" matches no conversation, so it hides nothing${m.closest.length ? ` — closest: ${m.closest.map((n) => `"${n}"`).join(', ')}` : ''}`,
+    );
 }
 
 /** Whether a conversation is hidden by the given setting entries (for the person's surfaces to mark it). */
@@ -87,7 +94,9 @@ function excludingIndex(index: VectorIndex, hiddenIds: (signal?: AbortSignal) =>
     },
     async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal) {
       const ids = await hiddenIds(signal);
-      const merged: VectorFilter = ids.length ? { ...filter, excludeConversationIds: [...(filter?.excludeConversationIds ?? []), ...ids] } : { ...filter };
+      const merged: VectorFilter = ids.length
+        ? { ...filter, excludeConversationIds: [...(filter?.excludeConversationIds ?? []), ...ids] }
+        : { ...filter };
       return index.search(query, k, merged, signal);
     },
     dispose() {

@@ -48,6 +48,9 @@ export class SharedQueryEmbedder implements Embedder {
 
   /** Lets the request for `text` finish without a waiter (a caller whose budget ran out stops waiting for it). */
   release(text: string): void {
-    this.inFlight.get(text)?.detach().catch(() => {});
+    this.inFlight
+      .get(text)
+      ?.detach()
+      .catch(() => {});
   }
 }

@@ -10,7 +10,11 @@ const INVISIBLE_CHARS = /\p{Cf}/gu;
  */
 export function cleanQuery(q: string): string {
   // eslint-disable-next-line no-control-regex
-  const c = q.replace(INVISIBLE_CHARS, '').replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim();
-  if (c === '') throw new ToolError('query is required: give the words (or, for semantic_search, a description) to search for');
+  const c = q
+    .replace(INVISIBLE_CHARS, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+    .trim();
+  if (c === '')
+    throw new ToolError('query is required: give the words (or, for semantic_search, a description) to search for');
   return c;
 }

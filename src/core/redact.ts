@@ -78,8 +78,14 @@ function standsAlone(text: string, start: number, end: number): boolean {
   // Amounts: €1234, $ 1234, 1234 €, 1234%, EUR 1234, 1234 euros.
   if (/[$€£¥₹%]/.test(before) || (before === ' ' && /[$€£¥₹]/.test(before2))) return false;
   if (/[€$£¥%]/.test(after) || (after === ' ' && /[€$£¥%]/.test(after2))) return false;
-  if (/(?:^|[^\p{L}])(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP)\s?$/iu.test(text.slice(Math.max(0, start - 5), start))) return false;
-  if (/^\s?(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP|euros?|dollars?|dólares|reais|pesos)(?![\p{L}])/iu.test(text.slice(end, end + 9))) return false;
+  if (/(?:^|[^\p{L}])(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP)\s?$/iu.test(text.slice(Math.max(0, start - 5), start)))
+    return false;
+  if (
+    /^\s?(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP|euros?|dollars?|dólares|reais|pesos)(?![\p{L}])/iu.test(
+      text.slice(end, end + 9),
+    )
+  )
+    return false;
   return true;
 }
 
@@ -93,7 +99,9 @@ function cardGroupsOk(groups: string[]): boolean {
 
 function validCard(groups: string[]): boolean {
   const digits = groups.join('');
-  return digits.length >= 13 && digits.length <= 19 && /^[2-6]/.test(digits) && cardGroupsOk(groups) && luhnValid(digits);
+  return (
+    digits.length >= 13 && digits.length <= 19 && /^[2-6]/.test(digits) && cardGroupsOk(groups) && luhnValid(digits)
+  );
 }
 
 /**
@@ -126,13 +134,94 @@ function findCards(text: string, out: SecretSpan[]): void {
 
 /** Registered IBAN lengths by country (SWIFT IBAN registry). */
 export const IBAN_LENGTHS: Readonly<Record<string, number>> = {
-  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BI: 27, BR: 29, BY: 28, CH: 21, CR: 22,
-  CY: 28, CZ: 24, DE: 22, DJ: 27, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FK: 18, FO: 18, FR: 27, GB: 22,
-  GE: 22, GI: 23, GL: 18, GR: 27, GT: 28, HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30,
-  KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20, LV: 21, LY: 25, MC: 27, MD: 24, ME: 22, MK: 19, MN: 20, MR: 27,
-  MT: 31, MU: 30, NI: 28, NL: 18, NO: 15, OM: 23, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29, RO: 24, RS: 22, RU: 33,
-  SA: 24, SC: 31, SD: 18, SE: 24, SI: 19, SK: 24, SM: 27, SO: 23, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29,
-  VA: 22, VG: 24, XK: 20, YE: 30,
+  AD: 24,
+  AE: 23,
+  AL: 28,
+  AT: 20,
+  AZ: 28,
+  BA: 20,
+  BE: 16,
+  BG: 22,
+  BH: 22,
+  BI: 27,
+  BR: 29,
+  BY: 28,
+  CH: 21,
+  CR: 22,
+  CY: 28,
+  CZ: 24,
+  DE: 22,
+  DJ: 27,
+  DK: 18,
+  DO: 28,
+  EE: 20,
+  EG: 29,
+  ES: 24,
+  FI: 18,
+  FK: 18,
+  FO: 18,
+  FR: 27,
+  GB: 22,
+  GE: 22,
+  GI: 23,
+  GL: 18,
+  GR: 27,
+  GT: 28,
+  HR: 21,
+  HU: 28,
+  IE: 22,
+  IL: 23,
+  IQ: 23,
+  IS: 26,
+  IT: 27,
+  JO: 30,
+  KW: 30,
+  KZ: 20,
+  LB: 28,
+  LC: 32,
+  LI: 21,
+  LT: 20,
+  LU: 20,
+  LV: 21,
+  LY: 25,
+  MC: 27,
+  MD: 24,
+  ME: 22,
+  MK: 19,
+  MN: 20,
+  MR: 27,
+  MT: 31,
+  MU: 30,
+  NI: 28,
+  NL: 18,
+  NO: 15,
+  OM: 23,
+  PK: 24,
+  PL: 28,
+  PS: 29,
+  PT: 25,
+  QA: 29,
+  RO: 24,
+  RS: 22,
+  RU: 33,
+  SA: 24,
+  SC: 31,
+  SD: 18,
+  SE: 24,
+  SI: 19,
+  SK: 24,
+  SM: 27,
+  SO: 23,
+  ST: 25,
+  SV: 28,
+  TL: 23,
+  TN: 24,
+  TR: 26,
+  UA: 29,
+  VA: 22,
+  VG: 24,
+  XK: 20,
+  YE: 30,
 };
 
 export function ibanChecksumValid(compact: string): boolean {
@@ -180,35 +269,130 @@ function findIbans(text: string, out: SecretSpan[]): void {
  */
 export const CODE_KEYWORDS: readonly string[] = [
   // en
-  'code', 'codes', 'otp', 'pin', 'passcode', 'verification', 'one-time', '2fa', 'mfa', 'token',
+  'code',
+  'codes',
+  'otp',
+  'pin',
+  'passcode',
+  'verification',
+  'one-time',
+  '2fa',
+  'mfa',
+  'token',
   // es
-  'código', 'codigo', 'códigos', 'verificación', 'verificacion', 'clave',
+  'código',
+  'codigo',
+  'códigos',
+  'verificación',
+  'verificacion',
+  'clave',
   // pt
-  'códigos', 'verificação', 'verificacao',
+  'códigos',
+  'verificação',
+  'verificacao',
   // de
-  'tan', 'mtan', 'smstan', 'sms-tan', 'pushtan', 'bestätigungscode', 'bestaetigungscode', 'sicherheitscode',
-  'verifizierungscode', 'anmeldecode', 'einmalcode', 'einmalpasswort', 'freischaltcode', 'aktivierungscode',
-  'zugangscode', 'bestätigungs-code', 'sms-code', 'login-code',
+  'tan',
+  'mtan',
+  'smstan',
+  'sms-tan',
+  'pushtan',
+  'bestätigungscode',
+  'bestaetigungscode',
+  'sicherheitscode',
+  'verifizierungscode',
+  'anmeldecode',
+  'einmalcode',
+  'einmalpasswort',
+  'freischaltcode',
+  'aktivierungscode',
+  'zugangscode',
+  'bestätigungs-code',
+  'sms-code',
+  'login-code',
   // fr
-  'vérification', 'verification', 'code de vérification',
+  'vérification',
+  'verification',
+  'code de vérification',
   // it
-  'codice', 'verifica',
+  'codice',
+  'verifica',
   // nl
-  'verificatiecode', 'inlogcode', 'beveiligingscode', 'toegangscode', 'sms-code',
+  'verificatiecode',
+  'inlogcode',
+  'beveiligingscode',
+  'toegangscode',
+  'sms-code',
 ];
 
 /** Qualifiers that make a "code" something public: postal, area, error… (before or after the keyword). */
 export const NOT_SECRET_CODES: readonly string[] = [
-  'zip', 'postal', 'post', 'area', 'country', 'dialing', 'dialling', 'error', 'status', 'exit', 'return', 'http',
-  'bar', 'qr', 'source', 'swift', 'bic', 'sort', 'tax', 'product', 'item', 'article', 'promo', 'discount', 'coupon',
-  'voucher', 'referral', 'invite', 'invitation', 'dress', 'morse', 'zip-code', 'iso', 'hs', 'airport', 'iata',
-  'postale', 'área', 'area', 'erro', 'error', 'fehler', 'erreur', 'errore', 'fout', 'fiscale', 'fiscal', 'postcode',
-  'postleitzahl', 'país', 'pays', 'paese', 'landes', 'länder', 'fehlercode', 'ländercode', 'vorwahl', 'de área',
+  'zip',
+  'postal',
+  'post',
+  'area',
+  'country',
+  'dialing',
+  'dialling',
+  'error',
+  'status',
+  'exit',
+  'return',
+  'http',
+  'bar',
+  'qr',
+  'source',
+  'swift',
+  'bic',
+  'sort',
+  'tax',
+  'product',
+  'item',
+  'article',
+  'promo',
+  'discount',
+  'coupon',
+  'voucher',
+  'referral',
+  'invite',
+  'invitation',
+  'dress',
+  'morse',
+  'zip-code',
+  'iso',
+  'hs',
+  'airport',
+  'iata',
+  'postale',
+  'área',
+  'area',
+  'erro',
+  'error',
+  'fehler',
+  'erreur',
+  'errore',
+  'fout',
+  'fiscale',
+  'fiscal',
+  'postcode',
+  'postleitzahl',
+  'país',
+  'pays',
+  'paese',
+  'landes',
+  'länder',
+  'fehlercode',
+  'ländercode',
+  'vorwahl',
+  'de área',
 ];
 
-const WORD = '[\\p{L}\\p{M}][\\p{L}\\p{M}\'’-]*';
+const WORD = "[\\p{L}\\p{M}][\\p{L}\\p{M}'’-]*";
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const byLength = (xs: readonly string[]) => [...new Set(xs)].sort((a, b) => b.length - a.length).map(escapeRe).join('|');
+const byLength = (xs: readonly string[]) =>
+  [...new Set(xs)]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRe)
+    .join('|');
 const KEYWORD_RE = `(?:${byLength(CODE_KEYWORDS)})`;
 /** The code digits: 4–8 digits, or 3+3 / 4+4 split by one space or dash. */
 const CODE_DIGITS = '(?:\\d{3}[ -]\\d{3}|\\d{4}[ -]\\d{4}|\\d{4,8})';
@@ -237,7 +421,8 @@ function qualifierIn(gap: string): boolean {
 function codeStandsAlone(text: string, start: number, end: number): boolean {
   if (!standsAlone(text, start, end)) return false;
   // Not the head of a longer number or of a phone number written in groups (0151 2345 6789).
-  if (/^[ -]\d/.test(text.slice(end, end + 2)) || /\d[ -]$/.test(text.slice(Math.max(0, start - 2), start))) return false;
+  if (/^[ -]\d/.test(text.slice(end, end + 2)) || /\d[ -]$/.test(text.slice(Math.max(0, start - 2), start)))
+    return false;
   return true;
 }
 
@@ -246,18 +431,91 @@ function codeStandsAlone(text: string, start: number, end: number): boolean {
  * is 123456`); at most one other word (a brand name) may be among them.
  */
 const CONNECTORS = new Set([
-  'is', 'was', 'your', 'my', 'the', 'a', 'an', 'as', 'to', 'for', 'use', 'new', 'login', 'sign-in', 'security', 'one-time',
-  'es', 'tu', 'su', 'el', 'la', 'de', 'del', 'para', 'nuevo', 'nueva', 'seguridad', 'acceso',
-  'é', 'o', 'seu', 'sua', 'novo', 'nova', 'segurança', 'acesso', 'da', 'do',
-  'ist', 'lautet', 'ihr', 'ihre', 'dein', 'deine', 'der', 'die', 'das', 'neuer', 'neue', 'für', 'zur', 'sms',
-  'est', 'votre', 'ton', 'le', 'du', 'pour', 'nouveau', 'sécurité', 'connexion',
-  'è', 'il', 'tuo', 'tua', 'di', 'per', 'nuovo', 'sicurezza', 'accesso',
-  'uw', 'je', 'het', 'een', 'voor', 'nieuwe', 'van',
+  'is',
+  'was',
+  'your',
+  'my',
+  'the',
+  'a',
+  'an',
+  'as',
+  'to',
+  'for',
+  'use',
+  'new',
+  'login',
+  'sign-in',
+  'security',
+  'one-time',
+  'es',
+  'tu',
+  'su',
+  'el',
+  'la',
+  'de',
+  'del',
+  'para',
+  'nuevo',
+  'nueva',
+  'seguridad',
+  'acceso',
+  'é',
+  'o',
+  'seu',
+  'sua',
+  'novo',
+  'nova',
+  'segurança',
+  'acesso',
+  'da',
+  'do',
+  'ist',
+  'lautet',
+  'ihr',
+  'ihre',
+  'dein',
+  'deine',
+  'der',
+  'die',
+  'das',
+  'neuer',
+  'neue',
+  'für',
+  'zur',
+  'sms',
+  'est',
+  'votre',
+  'ton',
+  'le',
+  'du',
+  'pour',
+  'nouveau',
+  'sécurité',
+  'connexion',
+  'è',
+  'il',
+  'tuo',
+  'tua',
+  'di',
+  'per',
+  'nuovo',
+  'sicurezza',
+  'accesso',
+  'uw',
+  'je',
+  'het',
+  'een',
+  'voor',
+  'nieuwe',
+  'van',
   ...CODE_KEYWORDS,
 ]);
 
 function gapOk(gap: string): boolean {
-  const words = gap.toLowerCase().split(/[^\p{L}\p{M}'’-]+/u).filter(Boolean);
+  const words = gap
+    .toLowerCase()
+    .split(/[^\p{L}\p{M}'’-]+/u)
+    .filter(Boolean);
   return words.filter((w) => !CONNECTORS.has(w)).length <= 1;
 }
 
@@ -275,7 +533,11 @@ function findCodes(text: string, out: SecretSpan[]): void {
     const end = start + m[1].length;
     const kwStart = end + m[2].length;
     const kwEnd = kwStart + m[3].length;
-    const following = text.slice(kwEnd, kwEnd + 16).split(/[^\p{L}\p{M}]+/u).slice(0, 2).join(' ');
+    const following = text
+      .slice(kwEnd, kwEnd + 16)
+      .split(/[^\p{L}\p{M}]+/u)
+      .slice(0, 2)
+      .join(' ');
     if (qualifierIn(m[2]) || qualifierBefore(text, kwStart) || qualifierIn(following) || !gapOk(m[2])) continue;
     if (!codeStandsAlone(text, start, end)) continue;
     out.push({ start, end, kind: 'one-time code' });
@@ -286,9 +548,27 @@ function findCodes(text: string, out: SecretSpan[]): void {
 
 /** Words that announce a password (lowercase). en, es, pt, de, fr, it, nl. */
 export const PASSWORD_KEYWORDS: readonly string[] = [
-  'password', 'passwords', 'passwd', 'pwd', 'pw', 'passcode', 'passphrase', 'wifi password', 'wi-fi password',
-  'contraseña', 'contrasena', 'senha', 'palavra-passe', 'palavra passe', 'passwort', 'kennwort', 'mot de passe', 'mdp',
-  'parola d\'ordine', 'parola chiave', 'wachtwoord',
+  'password',
+  'passwords',
+  'passwd',
+  'pwd',
+  'pw',
+  'passcode',
+  'passphrase',
+  'wifi password',
+  'wi-fi password',
+  'contraseña',
+  'contrasena',
+  'senha',
+  'palavra-passe',
+  'palavra passe',
+  'passwort',
+  'kennwort',
+  'mot de passe',
+  'mdp',
+  "parola d'ordine",
+  'parola chiave',
+  'wachtwoord',
 ];
 const COPULAS = ['is', 'es', 'é', 'ist', 'lautet', 'est', 'è', 'era', 'is now', 'ist jetzt', 'es ahora'];
 const PASSWORD_RE = new RegExp(
@@ -344,7 +624,7 @@ function detectorView(text: string): { text: string; from: number[]; to: number[
     const next = i + ch.length;
     if (SPACE.test(ch)) {
       if (out.endsWith(' ')) to[to.length - 1] = next;
-      else (out += ' ', from.push(i), to.push(next));
+      else (out += ' '), from.push(i), to.push(next);
     } else if (INVISIBLE.test(ch)) {
       if (to.length) to[to.length - 1] = next;
     } else if (cp > 0x7f && DECIMAL.test(ch)) {
@@ -352,7 +632,7 @@ function detectorView(text: string): { text: string; from: number[]; to: number[
       from.push(i);
       to.push(next);
     } else {
-      for (let j = i; j < next; j++) (out += text[j], from.push(j), to.push(j + 1));
+      for (let j = i; j < next; j++) (out += text[j]), from.push(j), to.push(j + 1);
     }
     i = next;
   }

@@ -12,7 +12,11 @@ export const MessageHitSchema = z.object({
   source: z.string(),
   sender: z.string(),
   timestamp: z.string().describe("the archive's own timestamp string"),
-  text: z.string().describe('message body, or a keyword snippet with matches in **…**; secrets in it read [redacted: one-time code], [redacted: card number], [redacted: IBAN] or [redacted: password]'),
+  text: z
+    .string()
+    .describe(
+      'message body, or a keyword snippet with matches in **…**; secrets in it read [redacted: one-time code], [redacted: card number], [redacted: IBAN] or [redacted: password]',
+    ),
   link: z.string().describe('citation link: cite the message as a markdown link to exactly this URI'),
   text_length: z
     .number()
@@ -23,11 +27,21 @@ export const MessageHitSchema = z.object({
     ),
   score: z.number().optional(),
   reactions: z
-    .array(z.object({ emoji: z.string(), actor: z.string().describe('who reacted, as the archive names them ("Me" is the owner)') }))
+    .array(
+      z.object({
+        emoji: z.string(),
+        actor: z.string().describe('who reacted, as the archive names them ("Me" is the owner)'),
+      }),
+    )
     .optional()
     .describe('reactions to this message, oldest first (absent when it has none)'),
   attachments: z
-    .array(z.object({ kind: z.string().describe('image, video or file'), name: z.string().describe('the file name as sent (untrusted)') }))
+    .array(
+      z.object({
+        kind: z.string().describe('image, video or file'),
+        name: z.string().describe('the file name as sent (untrusted)'),
+      }),
+    )
     .optional()
     .describe('files attached to this message (absent when it has none); list_media has their paths'),
 });
@@ -86,8 +100,11 @@ export const SearchScopeSchema = z.object({
   conversation: z.string().optional(),
   source: z.string().optional().describe('the source searched (absent: every source)'),
   sender: z.string().optional().describe('the stored sender name searched (after resolving case, accents and "me")'),
-  start: z.string().optional().describe("first day searched, YYYY-MM-DD in the archive's own wall-clock time (absent: no lower bound)"),
-  end: z.string().optional().describe("last day searched, inclusive, YYYY-MM-DD wall-clock (absent: no upper bound)"),
+  start: z
+    .string()
+    .optional()
+    .describe("first day searched, YYYY-MM-DD in the archive's own wall-clock time (absent: no lower bound)"),
+  end: z.string().optional().describe('last day searched, inclusive, YYYY-MM-DD wall-clock (absent: no upper bound)'),
   has_attachment: z.boolean().optional().describe('only messages with (true) / without (false) an attachment'),
   has_link: z.boolean().optional().describe('only messages with (true) / without (false) a link'),
 });
@@ -97,7 +114,9 @@ export const KeywordReadingSchema = z.object({
   tokens: z.array(z.string()).describe('the words searched; a keyword hit contains every one of them as a word prefix'),
   total_tokens: z.number().int().describe('words in the query as given'),
   duplicates_removed: z.number().int().describe('repeated words searched once (case and accents do not matter)'),
-  ignored: z.array(z.string()).describe('distinct words without a letter or digit, which keyword search cannot match and leaves out'),
+  ignored: z
+    .array(z.string())
+    .describe('distinct words without a letter or digit, which keyword search cannot match and leaves out'),
   dropped_over_cap: z.number().int().describe('distinct words beyond max_tokens that were not searched'),
   max_tokens: z.number().int(),
 });
@@ -105,7 +124,10 @@ export type KeywordReading = z.infer<typeof KeywordReadingSchema>;
 
 export const VectorCoverageSchema = z.object({
   model: z.string().describe('the configured embedding model'),
-  messages_with_vectors: z.number().int().describe('messages in scope that have a vector for the model (only these can be semantic hits)'),
+  messages_with_vectors: z
+    .number()
+    .int()
+    .describe('messages in scope that have a vector for the model (only these can be semantic hits)'),
 });
 
 /** What a search looked at: enough to tell "nobody said it" from "it was not searched". */
@@ -119,13 +141,19 @@ export const SearchReceiptSchema = z.object({
 export type SearchReceipt = z.infer<typeof SearchReceiptSchema>;
 
 export const JournalDigestSchema = z.object({
-  summary: z.string().describe("msgbrowse's LLM summary of the day (untrusted: written by a model from other people's messages)"),
+  summary: z
+    .string()
+    .describe("msgbrowse's LLM summary of the day (untrusted: written by a model from other people's messages)"),
   mood: z.string().describe('upbeat, neutral, quiet or tense ("" when not recorded)'),
   people: z.array(z.string()),
   themes: z.array(z.string()),
   highlights: z.array(z.object({ text: z.string(), time: z.string().describe('HH:MM, or "" when not known') })),
   model: z.string().describe('the model that wrote the digest'),
-  stale: z.boolean().describe("true when the digest was written for a different number of messages than the day has now (re-run `msgbrowse journal`)"),
+  stale: z
+    .boolean()
+    .describe(
+      'true when the digest was written for a different number of messages than the day has now (re-run `msgbrowse journal`)',
+    ),
 });
 export type JournalDigest = z.infer<typeof JournalDigestSchema>;
 
@@ -147,7 +175,9 @@ export const ContactConversationSchema = z.object({
 export const ContactSchema = z.object({
   contact_id: z.number().int(),
   name: z.string().describe('display name'),
-  identifiers: z.array(z.object({ source: z.string(), identifier: z.string() })).describe('phone numbers, addresses and names this person has in each source'),
+  identifiers: z
+    .array(z.object({ source: z.string(), identifier: z.string() }))
+    .describe('phone numbers, addresses and names this person has in each source'),
   conversations: z.array(ContactConversationSchema),
   fact_count: z.number().int().describe('facts msgbrowse extracted about this person (get_contact lists them)'),
 });
@@ -157,6 +187,8 @@ export const ContactFactSchema = z.object({
   fact: z.string().describe('extracted by an LLM from the cited message: check it against the message'),
   category: z.string(),
   source_ts: z.string().describe("the source message's timestamp as recorded with the fact"),
-  message: MessageHitSchema.nullable().describe('the message the fact was taken from, found by its hash; null when it no longer exists'),
+  message: MessageHitSchema.nullable().describe(
+    'the message the fact was taken from, found by its hash; null when it no longer exists',
+  ),
 });
 export type ContactFact = z.infer<typeof ContactFactSchema>;

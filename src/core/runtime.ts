@@ -37,7 +37,9 @@ export const inThreadOpener: ArchiveOpener = async (p) => {
  * Opens the archive in the engine worker thread: queries, vector builds and scans run off this thread
  * (what the extension host needs). `workerScript` overrides the worker entry (tests).
  */
-export function workerOpener(opts: { workerScript?: string; log?: RuntimeLog; helpScans?: boolean } = {}): ArchiveOpener {
+export function workerOpener(
+  opts: { workerScript?: string; log?: RuntimeLog; helpScans?: boolean } = {},
+): ArchiveOpener {
   return async (p) => {
     const client = await startEngineWorker({
       archivePath: p,
@@ -123,7 +125,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const dir = options.cacheDir;
     if (!dir) return undefined;
     if (isBesideArchive(dir, archiveFile)) {
-      if (!warnedCache) log('warn', `not caching the vector index in ${dir}: it is beside the archive (we never write there)`);
+      if (!warnedCache)
+        log('warn', `not caching the vector index in ${dir}: it is beside the archive (we never write there)`);
       warnedCache = true;
       return undefined;
     }
@@ -168,7 +171,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return;
       }
       closed = undefined;
-      if (!watched || watched.generation !== c.held.generation) watched = { generation: c.held.generation, reported: c.held.openedAt };
+      if (!watched || watched.generation !== c.held.generation)
+        watched = { generation: c.held.generation, reported: c.held.openedAt };
       if (c.fingerprint === watched.reported) {
         watched.pending = undefined;
         return;

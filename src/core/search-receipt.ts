@@ -45,10 +45,16 @@ export function keywordReading(plan: FtsQueryPlan): KeywordReading {
 export function readingNotes(plan: FtsQueryPlan): string[] {
   const notes: string[] = [];
   if (plan.overCap > 0) {
-    notes.push(`the query has ${plan.tokens.length + plan.overCap} distinct words; keyword search used the first ${MAX_QUERY_TOKENS} and dropped ${plan.overCap}`);
+    notes.push(
+      `the query has ${plan.tokens.length + plan.overCap} distinct words; keyword search used the first ${MAX_QUERY_TOKENS} and dropped ${plan.overCap}`,
+    );
   }
-  if (plan.duplicates > 0) notes.push(`${plan.duplicates} repeated word${plan.duplicates === 1 ? ' was' : 's were'} searched once`);
-  if (plan.ignored.length > 0) notes.push(`${plan.ignored.length} word${plan.ignored.length === 1 ? '' : 's'} without a letter or digit cannot match and ${plan.ignored.length === 1 ? 'was' : 'were'} left out`);
+  if (plan.duplicates > 0)
+    notes.push(`${plan.duplicates} repeated word${plan.duplicates === 1 ? ' was' : 's were'} searched once`);
+  if (plan.ignored.length > 0)
+    notes.push(
+      `${plan.ignored.length} word${plan.ignored.length === 1 ? '' : 's'} without a letter or digit cannot match and ${plan.ignored.length === 1 ? 'was' : 'were'} left out`,
+    );
   return notes;
 }
 
@@ -93,7 +99,9 @@ export async function searchReceipt(
     scope,
     messages_in_scope: counts.messages,
     // Labelled with the model the counts are of (the same as `model` when they were asked for here).
-    ...(counts.model && counts.withVectors !== undefined ? { vector_coverage: { model: counts.model, messages_with_vectors: counts.withVectors } } : {}),
+    ...(counts.model && counts.withVectors !== undefined
+      ? { vector_coverage: { model: counts.model, messages_with_vectors: counts.withVectors } }
+      : {}),
     ...(req.plan ? { keyword: keywordReading(req.plan) } : {}),
     semantic: req.semantic,
   };
@@ -103,13 +111,18 @@ export async function searchReceipt(
 export function receiptLine(r: SearchReceipt): string {
   const s = r.scope;
   const parts: string[] = [];
-  parts.push(s.conversation !== undefined ? `conversation ${inline(s.conversation)} (id ${s.conversation_id})` : 'all conversations');
+  parts.push(
+    s.conversation !== undefined
+      ? `conversation ${inline(s.conversation)} (id ${s.conversation_id})`
+      : 'all conversations',
+  );
   if (s.source && s.conversation === undefined) parts.push(`source ${s.source}`);
   if (s.sender !== undefined) parts.push(`sender ${inline(s.sender)}`);
   if (s.start || s.end) parts.push(`${s.start ?? '…'} to ${s.end ?? '…'}`);
   if (s.has_attachment !== undefined) parts.push(s.has_attachment ? 'with attachments' : 'without attachments');
   if (s.has_link !== undefined) parts.push(s.has_link ? 'with links' : 'without links');
   let line = `Searched ${parts.join(', ')}: ${r.messages_in_scope} message${r.messages_in_scope === 1 ? '' : 's'}`;
-  if (r.vector_coverage) line += `, ${r.vector_coverage.messages_with_vectors} with vectors for "${r.vector_coverage.model}"`;
+  if (r.vector_coverage)
+    line += `, ${r.vector_coverage.messages_with_vectors} with vectors for "${r.vector_coverage.model}"`;
   return `${line}.`;
 }

@@ -90,7 +90,8 @@ export class SemanticManager {
 
   private embedder(cfg: EmbedConfig): Embedder {
     const key = JSON.stringify([cfg.baseUrl, cfg.model, cfg.apiKey ?? '', cfg.timeoutMs ?? 0]);
-    if (this.embedderCache?.key !== key) this.embedderCache = { key, embedder: new SharedQueryEmbedder(this.createEmbedder(cfg)) };
+    if (this.embedderCache?.key !== key)
+      this.embedderCache = { key, embedder: new SharedQueryEmbedder(this.createEmbedder(cfg)) };
     return this.embedderCache.embedder;
   }
 
@@ -106,7 +107,8 @@ export class SemanticManager {
   private progressOf(build: Build): BuildProgressInfo {
     const percent = buildPercent(build.done, build.count);
     const elapsed = Date.now() - build.started;
-    const etaMs = build.done > 0 ? Math.max(0, Math.round((elapsed * (build.count - build.done)) / build.done)) : undefined;
+    const etaMs =
+      build.done > 0 ? Math.max(0, Math.round((elapsed * (build.count - build.done)) / build.done)) : undefined;
     return { percent, ...(etaMs !== undefined ? { etaMs } : {}), done: build.ended };
   }
 
@@ -205,7 +207,14 @@ export class SemanticManager {
       if (!build || this.building !== build || this.disposed) return;
       build.done = Math.min(p.done, build.count);
       // setStatus drops repeats, so listeners (the status bar) hear about each whole percent once.
-      if (!this.built) this.setStatus({ state: 'building', model, dim: info.dim, count: info.count, percent: buildPercent(build.done, build.count) });
+      if (!this.built)
+        this.setStatus({
+          state: 'building',
+          model,
+          dim: info.dim,
+          count: info.count,
+          percent: buildPercent(build.done, build.count),
+        });
     };
     const task = new SharedTask<VectorIndex>((signal) =>
       this.builder({
@@ -224,7 +233,17 @@ export class SemanticManager {
       () => undefined,
       () => undefined,
     );
-    build = { generation: held.generation, model, dim: info.dim, count: info.count, stamp, task, done: 0, started, ended };
+    build = {
+      generation: held.generation,
+      model,
+      dim: info.dim,
+      count: info.count,
+      stamp,
+      task,
+      done: 0,
+      started,
+      ended,
+    };
     this.building = build;
     if (!this.built) this.setStatus({ state: 'building', model, dim: info.dim, count: info.count, percent: 0 });
     task.observe().then(
@@ -236,9 +255,20 @@ export class SemanticManager {
         this.building = undefined;
         this.failed = undefined;
         const old = this.built;
-        this.built = { generation: build.generation, model, dim: info.dim, count: info.count, stamp, index, builtAt: Date.now() };
+        this.built = {
+          generation: build.generation,
+          model,
+          dim: info.dim,
+          count: info.count,
+          stamp,
+          index,
+          builtAt: Date.now(),
+        };
         if (old && old.index !== index) old.index.dispose();
-        this.log('info', `vector index ready: ${index.size} vectors of "${model}" (dim ${info.dim}) in ${Date.now() - started} ms`);
+        this.log(
+          'info',
+          `vector index ready: ${index.size} vectors of "${model}" (dim ${info.dim}) in ${Date.now() - started} ms`,
+        );
         this.setStatus({ state: 'ready', model, dim: info.dim, size: index.size });
       },
       (e: unknown) => {

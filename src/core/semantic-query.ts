@@ -1,4 +1,11 @@
-import type { AsyncArchive, HitExtrasRows, MessageFilter, MessageRow, ScopeCounts, ScopeFilter } from '../archive/types';
+import type {
+  AsyncArchive,
+  HitExtrasRows,
+  MessageFilter,
+  MessageRow,
+  ScopeCounts,
+  ScopeFilter,
+} from '../archive/types';
 import { isArchiveError } from '../archive/errors';
 import { dimensionMismatchError, isEmbedError } from '../embed/errors';
 import type { VectorFilter } from '../search/types';
@@ -54,7 +61,13 @@ export type SemanticOutcome =
    * `wait: false`); `failed`: configured but this query failed; `timeout`: the embeddings endpoint did not answer
    * within `embedBudgetMs` (the request goes on in the background).
    */
-  | { ok: false; kind: 'unavailable' | 'failed' | 'timeout'; reason: string; model?: string; building?: BuildProgressInfo };
+  | {
+      ok: false;
+      kind: 'unavailable' | 'failed' | 'timeout';
+      reason: string;
+      model?: string;
+      building?: BuildProgressInfo;
+    };
 
 export interface SemanticRunOptions {
   /** Wait for a vector index that is still building (default true); false answers `index building: N%` at once. */
@@ -93,7 +106,10 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T | typeof TIMED_OU
   let timer: NodeJS.Timeout | undefined;
   p.catch(() => {});
   try {
-    return await Promise.race([p, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -145,13 +161,23 @@ export async function runSemantic(
     }
     if (vec.length !== index.dim) throw dimensionMismatchError(embedder.model, vec.length, index.dim);
     if (!vec.some((x) => x !== 0)) {
-      return { ok: false, kind: 'failed', model, reason: `the embeddings endpoint returned an all-zero vector for this query (model "${embedder.model}")` };
+      return {
+        ok: false,
+        kind: 'failed',
+        model,
+        reason: `the embeddings endpoint returned an all-zero vector for this query (model "${embedder.model}")`,
+      };
     }
     const found = await index.search(vec, k, await vectorFilter(archive, filter, signal), signal);
     // The hits' messages, their extras and the receipt's counts: one archive call (none for no hits and no receipt).
     const read =
       found.length || opts.receiptScope
-        ? await archive.hitMessagesBundle(found.map((h) => h.messageId), opts.receiptScope, model, signal)
+        ? await archive.hitMessagesBundle(
+            found.map((h) => h.messageId),
+            opts.receiptScope,
+            model,
+            signal,
+          )
         : { messages: [], extras: { reactions: [], attachments: [] } };
     const byId = new Map(read.messages.map((m) => [m.id, m]));
     const hits: SemanticHitRow[] = [];
@@ -159,11 +185,23 @@ export async function runSemantic(
       const m = byId.get(h.messageId);
       if (m) hits.push({ messageId: h.messageId, score: h.score, message: m });
     }
-    return { ok: true, model, hits, dropped: found.length - hits.length, extras: read.extras, ...(read.counts ? { counts: read.counts } : {}) };
+    return {
+      ok: true,
+      model,
+      hits,
+      dropped: found.length - hits.length,
+      extras: read.extras,
+      ...(read.counts ? { counts: read.counts } : {}),
+    };
   } catch (e) {
     if (signal.aborted) throw e;
     // Embedding and vector-index errors carry actionable messages of their own.
-    const reason = isEmbedError(e) || isArchiveError(e) ? e.message : e instanceof Error && e.message ? e.message.split('\n')[0] : errorMessage(e);
+    const reason =
+      isEmbedError(e) || isArchiveError(e)
+        ? e.message
+        : e instanceof Error && e.message
+          ? e.message.split('\n')[0]
+          : errorMessage(e);
     return { ok: false, kind: 'failed', model, reason };
   }
 }

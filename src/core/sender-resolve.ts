@@ -13,7 +13,8 @@ export interface SenderScope {
   source?: string;
 }
 
-const list = (xs: SenderMatch[]) => xs.map((s) => `${inline(s.name)} (${s.messages} message${s.messages === 1 ? '' : 's'})`).join(', ');
+const list = (xs: SenderMatch[]) =>
+  xs.map((s) => `${inline(s.name)} (${s.messages} message${s.messages === 1 ? '' : 's'})`).join(', ');
 
 /** The stored sender to filter on (undefined: no sender filter); throws a ToolError naming candidates otherwise. */
 export async function resolveSenderFilter(
@@ -33,12 +34,16 @@ export async function resolveSenderFilter(
       ? ` in source "${scope.source}"`
       : ' in this archive';
   if (r.kind === 'ambiguous') {
-    throw new ToolError(`sender ${inline(name)} matches several senders${where}: ${list(r.candidates)} — pass the exact spelling of one`);
+    throw new ToolError(
+      `sender ${inline(name)} matches several senders${where}: ${list(r.candidates)} — pass the exact spelling of one`,
+    );
   }
   let msg = `no sender ${inline(name)}${where}.`;
-  if (r.elsewhere.length) msg += ` ${list(r.elsewhere)} ${r.elsewhere.length === 1 ? 'has' : 'have'} messages outside this scope — drop the conversation/source filter to search them.`;
+  if (r.elsewhere.length)
+    msg += ` ${list(r.elsewhere)} ${r.elsewhere.length === 1 ? 'has' : 'have'} messages outside this scope — drop the conversation/source filter to search them.`;
   if (r.suggestions.length) msg += ` Closest senders: ${list(r.suggestions)}.`;
   if (r.inScope?.length) msg += ` Senders there: ${list(r.inScope)}.`;
-  msg += ' Senders match ignoring case and accents; "Me" (or "me") is the archive owner; use a name exactly as results show it.';
+  msg +=
+    ' Senders match ignoring case and accents; "Me" (or "me") is the archive owner; use a name exactly as results show it.';
   throw new ToolError(msg);
 }

@@ -3,7 +3,14 @@
  * persistent cache when a cache dir is given, built in memory otherwise. A worker-backed archive builds and
  * searches its index inside the worker; an in-thread archive does it here.
  */
-import { archiveRows, consumeRecords, Int8VectorIndex, keepBuildCoverage, loadOrBuildVectorIndex, vectorCacheKey } from '../search/vector/index';
+import {
+  archiveRows,
+  consumeRecords,
+  Int8VectorIndex,
+  keepBuildCoverage,
+  loadOrBuildVectorIndex,
+  vectorCacheKey,
+} from '../search/vector/index';
 import { archiveFingerprint } from './archive-holder';
 import type { VectorIndexBuilder } from './types';
 
@@ -36,7 +43,13 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
     return index;
   };
   if (!req.cacheDir) {
-    const parts = await consumeRecords(records(), { model: req.model, dim: req.dim, total: req.count, signal: req.signal, onProgress: req.onProgress });
+    const parts = await consumeRecords(records(), {
+      model: req.model,
+      dim: req.dim,
+      total: req.count,
+      signal: req.signal,
+      onProgress: req.onProgress,
+    });
     return prime(await Int8VectorIndex.create(parts, rows(parts), 'memory'));
   }
   const index = await loadOrBuildVectorIndex({

@@ -29,7 +29,10 @@ export function embedConfigFromEnv(env: EnvLike = process.env): EmbedConfig {
 
 /** Trims the model and URL, drops trailing `/` from the base URL, and applies the timeout default. */
 export function normalizeEmbedConfig(c: EmbedConfig): EmbedConfig {
-  const timeout = c.timeoutMs !== undefined && Number.isFinite(c.timeoutMs) && c.timeoutMs > 0 ? c.timeoutMs : DEFAULT_EMBED_TIMEOUT_MS;
+  const timeout =
+    c.timeoutMs !== undefined && Number.isFinite(c.timeoutMs) && c.timeoutMs > 0
+      ? c.timeoutMs
+      : DEFAULT_EMBED_TIMEOUT_MS;
   const apiKey = c.apiKey?.trim();
   return {
     baseUrl: c.baseUrl.trim().replace(/\/+$/, ''),

@@ -41,7 +41,8 @@ export class OpenAIEmbedder implements Embedder {
 
   constructor(config: EmbedConfig, opts: OpenAIEmbedderOptions = {}) {
     this.config = normalizeEmbedConfig(config);
-    if (this.config.model === '') throw new EmbedError('not_configured', `semantic search is unavailable: ${NO_EMBED_MODEL_REASON}`);
+    if (this.config.model === '')
+      throw new EmbedError('not_configured', `semantic search is unavailable: ${NO_EMBED_MODEL_REASON}`);
     let parsed: URL;
     try {
       parsed = new URL(`${this.config.baseUrl}/embeddings`);
@@ -117,7 +118,7 @@ export class OpenAIEmbedder implements Embedder {
   private httpError(status: number, body: string): EmbedError {
     const excerpt = firstChars(body.replace(/\s+/g, ' ').trim(), 300);
     const mentionsModel = /model/i.test(body);
-    if (status === 404 && mentionsModel || ((status === 400 || status === 422) && mentionsModel)) {
+    if ((status === 404 && mentionsModel) || ((status === 400 || status === 422) && mentionsModel)) {
       return new EmbedError(
         'model_rejected',
         `the embeddings endpoint ${this.url} rejected model "${this.model}" (HTTP ${status}: ${excerpt}) — set ` +
@@ -125,8 +126,15 @@ export class OpenAIEmbedder implements Embedder {
         status,
       );
     }
-    const auth = status === 401 || status === 403 ? ' — check MSGBROWSE_LLM_API_KEY (CLI) or the msgbrowse.embeddings API key setting (VS Code)' : '';
-    return new EmbedError('http', `the embeddings endpoint POST ${this.url} returned HTTP ${status}: ${excerpt || '(empty body)'}${auth}`, status);
+    const auth =
+      status === 401 || status === 403
+        ? ' — check MSGBROWSE_LLM_API_KEY (CLI) or the msgbrowse.embeddings API key setting (VS Code)'
+        : '';
+    return new EmbedError(
+      'http',
+      `the embeddings endpoint POST ${this.url} returned HTTP ${status}: ${excerpt || '(empty body)'}${auth}`,
+      status,
+    );
   }
 
   private parse(body: string): Float32Array {
@@ -134,7 +142,10 @@ export class OpenAIEmbedder implements Embedder {
     try {
       json = JSON.parse(body);
     } catch {
-      throw new EmbedError('bad_response', `the embeddings endpoint ${this.url} did not return JSON: ${firstChars(body, 300)}`);
+      throw new EmbedError(
+        'bad_response',
+        `the embeddings endpoint ${this.url} did not return JSON: ${firstChars(body, 300)}`,
+      );
     }
     const parsed = ResponseSchema.safeParse(json);
     if (!parsed.success) {
@@ -146,14 +157,23 @@ export class OpenAIEmbedder implements Embedder {
     }
     const data = parsed.data.data ?? [];
     if (data.length !== 1) {
-      throw new EmbedError('bad_response', `the embeddings endpoint ${this.url} returned ${data.length} embeddings for 1 input`);
+      throw new EmbedError(
+        'bad_response',
+        `the embeddings endpoint ${this.url} returned ${data.length} embeddings for 1 input`,
+      );
     }
     const item = data[0];
     if (item.index !== undefined && item.index !== 0) {
-      throw new EmbedError('bad_response', `the embeddings endpoint ${this.url} returned embedding index ${item.index} for 1 input`);
+      throw new EmbedError(
+        'bad_response',
+        `the embeddings endpoint ${this.url} returned embedding index ${item.index} for 1 input`,
+      );
     }
     if (item.embedding.length === 0) {
-      throw new EmbedError('bad_response', `the embeddings endpoint ${this.url} returned an empty embedding for model "${this.model}"`);
+      throw new EmbedError(
+        'bad_response',
+        `the embeddings endpoint ${this.url} returned an empty embedding for model "${this.model}"`,
+      );
     }
     return Float32Array.from(item.embedding);
   }

@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
-import { consumeRecords, packParts, type BuildProgress } from '../search/vector';
+import { consumeRecords, packParts, type BuildProgress, type IndexParts } from '../search/vector';
 import { installInterruptHandler } from './interrupt';
 import { pollingSignal } from './polling-signal';
 import type { BuildWorkerInit, BuildWorkerMessage } from './protocol';
@@ -27,13 +27,17 @@ function send(msg: BuildWorkerMessage, transfer: ArrayBuffer[] = []): void {
 async function main(): Promise<void> {
   try {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
-    else send({ type: 'log', message: 'index build: no compiled engine was handed over; compiling sqlite3.wasm in the build thread' });
+    else
+      send({
+        type: 'log',
+        message: 'index build: no compiled engine was handed over; compiling sqlite3.wasm in the build thread',
+      });
     await installInterruptHandler(cancelled);
     // This connection only scans the model's embeddings: read ahead, 16 pages per read call.
     const archive = await openArchive(init.archivePath, { readAhead: true });
     const abort = pollingSignal(cancelled);
     const { model, dim, total } = init;
-    let parts;
+    let parts: IndexParts;
     try {
       parts = await consumeRecords(archive.embeddings(model, { shareVectors: true }), {
         model,
@@ -50,7 +54,10 @@ async function main(): Promise<void> {
     const { packed, transfer } = packParts(parts);
     send({ type: 'built', parts: packed }, transfer);
   } catch (e) {
-    send({ type: 'failed', error: cancelled() ? { kind: 'abort', message: 'The request was cancelled.' } : toWireError(e) });
+    send({
+      type: 'failed',
+      error: cancelled() ? { kind: 'abort', message: 'The request was cancelled.' } : toWireError(e),
+    });
   } finally {
     port.close();
   }

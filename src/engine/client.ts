@@ -15,7 +15,13 @@ import type { VectorIndex } from '../search/types';
 import type { BuildProgress } from '../search/vector';
 import { CancelSlots } from './cancel-slots';
 import { Connection } from './worker-connection';
-import { ARCHIVE_METHODS, type ArchiveMethod, type EngineLog, type VectorIndexInfo, type VectorOpenOptions } from './protocol';
+import {
+  ARCHIVE_METHODS,
+  type ArchiveMethod,
+  type EngineLog,
+  type VectorIndexInfo,
+  type VectorOpenOptions,
+} from './protocol';
 import { VectorIndexProxy, type VectorOpener } from './vector-proxy';
 import { abortError } from './wire-error';
 import { resolveWorkerScript, type WorkerScript } from './worker-script';
@@ -120,7 +126,11 @@ class WorkerEngineClient implements VectorOpener {
     if (signal?.aborted) throw abortError(signal);
     const conn = await this.connection();
     const id = this.nextId++;
-    return conn.request((rid, slot) => ({ type: 'call', id: rid, slot, method, args, ...(exclude?.length ? { exclude } : {}) }), id, signal);
+    return conn.request(
+      (rid, slot) => ({ type: 'call', id: rid, slot, method, args, ...(exclude?.length ? { exclude } : {}) }),
+      id,
+      signal,
+    );
   }
 
   async openVector(
@@ -133,7 +143,14 @@ class WorkerEngineClient implements VectorOpener {
     const conn = await this.connection();
     const id = this.nextId++;
     const info = await conn.request<VectorIndexInfo>(
-      (rid, slot) => ({ type: 'vector.open', id: rid, slot, model, ...source, ...(this.opts.helpScans ? { share: true } : {}) }),
+      (rid, slot) => ({
+        type: 'vector.open',
+        id: rid,
+        slot,
+        model,
+        ...source,
+        ...(this.opts.helpScans ? { share: true } : {}),
+      }),
       id,
       signal,
       onProgress as ((p: unknown) => void) | undefined,
@@ -231,4 +248,3 @@ function splitSignal(args: unknown[]): { callArgs: unknown[]; signal?: AbortSign
   while (callArgs.length > 0 && callArgs[callArgs.length - 1] === undefined) callArgs.pop();
   return { callArgs, signal };
 }
-

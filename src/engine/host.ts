@@ -10,7 +10,16 @@ import { openArchive } from '../archive';
 import type { Archive } from '../archive/types';
 import { compiledEngineModuleNow, useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
-import { archiveRows, cacheFilePath, Int8VectorIndex, keepBuildCoverage, loadCachedParts, vectorCacheKey, writeCacheFile, type BuildStats } from '../search/vector';
+import {
+  archiveRows,
+  cacheFilePath,
+  Int8VectorIndex,
+  keepBuildCoverage,
+  loadCachedParts,
+  vectorCacheKey,
+  writeCacheFile,
+  type BuildStats,
+} from '../search/vector';
 import type { HelperScan } from '../search/vector/scan-share';
 import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
@@ -105,11 +114,15 @@ function withSlot<T>(slot: number, fn: () => T): T {
 function handleCall(req: Extract<WorkerRequest, { type: 'call' }>, db: Archive): void {
   if (flags.isSet(req.slot)) return fail(req.id, req.slot, undefined);
   if (!isArchiveMethod(req.method)) {
-    send({ type: 'error', id: req.id, error: { kind: 'error', message: `Unknown archive method "${String(req.method)}".` } });
+    send({
+      type: 'error',
+      id: req.id,
+      error: { kind: 'error', message: `Unknown archive method "${String(req.method)}".` },
+    });
     return;
   }
   try {
-    const target = req.exclude && req.exclude.length ? db.excluding(req.exclude) : db;
+    const target = req.exclude?.length ? db.excluding(req.exclude) : db;
     const method = target[req.method] as (...args: unknown[]) => unknown;
     const value = withSlot(req.slot, () => method.apply(target, req.args));
     send({ type: 'result', id: req.id, value });
@@ -136,11 +149,20 @@ async function openVectorIndex(
   // The build counted the model's vector coverage (a cache file recorded its build's count): the first search
   // receipt need not count it again, while the archive is still the one `req.key` was made from.
   const primeCoverage = (stats: BuildStats | undefined): void =>
-    keepBuildCoverage(db, req.model, stats, req.fingerprint, (message) => send({ type: 'log', level: 'info', message }));
+    keepBuildCoverage(db, req.model, stats, req.fingerprint, (message) =>
+      send({ type: 'log', level: 'info', message }),
+    );
   let cache: { cacheDir: string; key: string; name: string; file: string } | undefined;
   if (req.cacheDir) {
     const key =
-      req.key ?? vectorCacheKey({ path: db.path, model: req.model, dim, count: total, fingerprint: withSlot(req.slot, () => db.summary().fingerprint) });
+      req.key ??
+      vectorCacheKey({
+        path: db.path,
+        model: req.model,
+        dim,
+        count: total,
+        fingerprint: withSlot(req.slot, () => db.summary().fingerprint),
+      });
     const name = req.name ?? db.path;
     cache = { cacheDir: req.cacheDir, key, name, file: cacheFilePath(req.cacheDir, name, req.model) };
     // A build that just finished may still be writing this file: read it once it is complete.
@@ -206,7 +228,11 @@ async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open
         info.share = index.share();
       } catch (e) {
         // Only a speed-up: the index answers unshared.
-        send({ type: 'log', level: 'warn', message: `vector index for model ${index.model}: scans are not shared with the client thread: ${e instanceof Error ? e.message : String(e)}` });
+        send({
+          type: 'log',
+          level: 'warn',
+          message: `vector index for model ${index.model}: scans are not shared with the client thread: ${e instanceof Error ? e.message : String(e)}`,
+        });
       }
     }
     send({ type: 'result', id: req.id, value: info });
@@ -223,7 +249,10 @@ async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.se
     send({
       type: 'error',
       id: req.id,
-      error: { kind: 'error', message: 'This vector index is no longer loaded in the engine worker (it was disposed).' },
+      error: {
+        kind: 'error',
+        message: 'This vector index is no longer loaded in the engine worker (it was disposed).',
+      },
     });
     return;
   }
@@ -234,7 +263,10 @@ async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.se
   const helped = req.job !== undefined ? new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve)) : undefined;
   try {
     const shared = req.job !== undefined && helped ? { job: req.job, helped } : undefined;
-    const hits = shared && index instanceof Int8VectorIndex ? await index.search(req.query, req.k, req.filter, abort.signal, shared) : await index.search(req.query, req.k, req.filter, abort.signal);
+    const hits =
+      shared && index instanceof Int8VectorIndex
+        ? await index.search(req.query, req.k, req.filter, abort.signal, shared)
+        : await index.search(req.query, req.k, req.filter, abort.signal);
     send({ type: 'result', id: req.id, value: hits });
   } catch (e) {
     fail(req.id, req.slot, e);

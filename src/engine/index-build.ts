@@ -25,7 +25,11 @@ export function buildInWorker(req: BuildRequest): Promise<IndexParts> {
   const init: BuildWorkerInit = { ...job, cancelFlag: new SharedArrayBuffer(4) };
   const flag = new Int32Array(init.cancelFlag);
   const script = resolveWorkerScript(override, 'build');
-  const worker = new Worker(script.file, { eval: script.eval, workerData: init, execArgv: script.eval ? [] : undefined });
+  const worker = new Worker(script.file, {
+    eval: script.eval,
+    workerData: init,
+    execArgv: script.eval ? [] : undefined,
+  });
   return new Promise<IndexParts>((resolve, reject) => {
     let settled = false;
     let reason = '';
@@ -51,7 +55,13 @@ export function buildInWorker(req: BuildRequest): Promise<IndexParts> {
     worker.on('error', (e: Error) => (reason = e.message || e.name));
     worker.once('exit', (code) => {
       clearTimeout(killTimer);
-      finish(() => reject(new Error(`The index-build worker stopped unexpectedly (${reason || `exit code ${code}`}); the next search starts the build again.`)));
+      finish(() =>
+        reject(
+          new Error(
+            `The index-build worker stopped unexpectedly (${reason || `exit code ${code}`}); the next search starts the build again.`,
+          ),
+        ),
+      );
     });
   });
 }

@@ -40,7 +40,16 @@ export type WorkerRequest =
   /** `share`: answer with what a helper thread needs to share the index's scans (VectorIndexInfo.share). */
   | ({ type: 'vector.open'; id: number; slot: number; model: string; share?: boolean } & VectorOpenOptions)
   /** `job`: the client scans beside the worker (scan-share.ts); its findings follow as `vector.helped`. */
-  | { type: 'vector.search'; id: number; slot: number; handle: number; query: Float32Array; k: number; filter?: VectorFilter; job?: SharedArrayBuffer }
+  | {
+      type: 'vector.search';
+      id: number;
+      slot: number;
+      handle: number;
+      query: Float32Array;
+      k: number;
+      filter?: VectorFilter;
+      job?: SharedArrayBuffer;
+    }
   | { type: 'vector.helped'; id: number; scan: HelperScan }
   | { type: 'vector.dispose'; id: number; handle: number }
   | { type: 'cancel'; id: number }

@@ -13,7 +13,11 @@ import { abortError } from './wire-error';
 
 /** What the proxy needs from the client: (re)open an index in the current worker, and request ids. */
 export interface VectorOpener {
-  openVector(model: string, source: VectorOpenOptions, signal?: AbortSignal): Promise<{ info: VectorIndexInfo; conn: Connection }>;
+  openVector(
+    model: string,
+    source: VectorOpenOptions,
+    signal?: AbortSignal,
+  ): Promise<{ info: VectorIndexInfo; conn: Connection }>;
   nextRequestId(): number;
 }
 
@@ -70,7 +74,11 @@ export class VectorIndexProxy implements VectorIndex {
       try {
         const job = newJob();
         const id = this.client.nextRequestId();
-        const answer = conn.request<VectorHit[]>((rid, slot) => ({ type: 'vector.search', id: rid, slot, handle, query: q, k, filter, job }), id, signal);
+        const answer = conn.request<VectorHit[]>(
+          (rid, slot) => ({ type: 'vector.search', id: rid, slot, handle, query: q, k, filter, job }),
+          id,
+          signal,
+        );
         let scan: HelperScan | undefined;
         try {
           scan = helper.help(job, q, k);

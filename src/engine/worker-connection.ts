@@ -52,7 +52,12 @@ export class Connection {
     buildScript?: string,
   ) {
     const wasmModule = compiledEngineModuleNow();
-    const init: WorkerInit = { archivePath, cancelFlags: slots.buffer, ...(wasmModule ? { wasmModule } : {}), ...(buildScript ? { buildScript } : {}) };
+    const init: WorkerInit = {
+      archivePath,
+      cancelFlags: slots.buffer,
+      ...(wasmModule ? { wasmModule } : {}),
+      ...(buildScript ? { buildScript } : {}),
+    };
     this.worker = new Worker(script.file, {
       eval: script.eval,
       workerData: init,

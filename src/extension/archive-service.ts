@@ -8,7 +8,14 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { ARCHIVE_FILE_NAME } from '../archive/index';
 import type { AsyncArchive } from '../archive/types';
-import { createRuntime, missingParts, unmatchedExclusionLines, type ArchiveOpener, type Runtime, type SemanticStatus } from '../core/index';
+import {
+  createRuntime,
+  missingParts,
+  unmatchedExclusionLines,
+  type ArchiveOpener,
+  type Runtime,
+  type SemanticStatus,
+} from '../core/index';
 import type { LogLevel, ServerContext } from '../core/context';
 import type { Disclosure } from '../core/ledger';
 import { isHiddenConversation } from '../core/privacy';
@@ -152,8 +159,12 @@ export class ArchiveService implements vscode.Disposable {
     if (!lines.length || this.disposed) return;
     for (const line of lines) this.log.warn(`msgbrowse.privacy.excludeConversations: ${line}`);
     const more = lines.length > 1 ? ` (and ${lines.length - 1} more entr${lines.length === 2 ? 'y' : 'ies'})` : '';
-    const pick = await vscode.window.showWarningMessage(`msgbrowse: the exclusion ${lines[0]}${more}.`, 'Open Settings');
-    if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations');
+    const pick = await vscode.window.showWarningMessage(
+      `msgbrowse: the exclusion ${lines[0]}${more}.`,
+      'Open Settings',
+    );
+    if (pick)
+      void vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations');
   }
 
   /** Follows VS Code's inline limit for tool results (chat.agent.largeToolResultsToDisk): the next answer keeps to it. */
@@ -168,7 +179,10 @@ export class ArchiveService implements vscode.Disposable {
     const asked = this.settings.answerBudget;
     const used = usableBudget(asked);
     if (used === asked) this.log.info(`tool answers keep to ${used} bytes (${HOST_RESULT_SETTINGS[0]})`);
-    else this.log.warn(`${HOST_RESULT_SETTINGS[0]}.thresholdBytes is ${asked}: tool answers keep to ${used} bytes instead (one page must hold a message with its citation, and a stdio line at most 10 MiB); VS Code hands the model a larger one as a file`);
+    else
+      this.log.warn(
+        `${HOST_RESULT_SETTINGS[0]}.thresholdBytes is ${asked}: tool answers keep to ${used} bytes instead (one page must hold a message with its citation, and a stdio line at most 10 MiB); VS Code hands the model a larger one as a file`,
+      );
   }
 
   /** Applies `msgbrowse.privacy.*` (exclusions and redaction) to the running runtime: the next model call sees it. */
@@ -176,10 +190,15 @@ export class ArchiveService implements vscode.Disposable {
     await this.applying;
     const settings = readSettings();
     this.settings = settings;
-    await this.runtime.reload({ privacy: { excludeConversations: settings.excludeConversations }, redact: settings.redact });
+    await this.runtime.reload({
+      privacy: { excludeConversations: settings.excludeConversations },
+      redact: settings.redact,
+    });
     this.log.info(`redaction of secrets for Copilot: ${settings.redact ? 'on' : 'off'}`);
     void this.checkExclusions();
-    this.log.info(`hidden from Copilot: ${settings.excludeConversations.length} conversation entr${settings.excludeConversations.length === 1 ? 'y' : 'ies'}`);
+    this.log.info(
+      `hidden from Copilot: ${settings.excludeConversations.length} conversation entr${settings.excludeConversations.length === 1 ? 'y' : 'ies'}`,
+    );
     this.bump();
   }
 
@@ -339,7 +358,11 @@ export class ArchiveService implements vscode.Disposable {
     const ac = new AbortController();
     const slow = setTimeout(() => {
       void vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'msgbrowse: preparing semantic search (vector index)', cancellable: true },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: 'msgbrowse: preparing semantic search (vector index)',
+          cancellable: true,
+        },
         (_p, token) => {
           token.onCancellationRequested(() => ac.abort());
           return done;
@@ -348,7 +371,11 @@ export class ArchiveService implements vscode.Disposable {
     }, 1000);
     const done = this.runtime.personal
       .semantic(ac.signal)
-      .then((s) => this.log.info(s.available ? `semantic search ready (${s.index.size} vectors)` : `semantic search unavailable: ${s.reason}`))
+      .then((s) =>
+        this.log.info(
+          s.available ? `semantic search ready (${s.index.size} vectors)` : `semantic search unavailable: ${s.reason}`,
+        ),
+      )
       .catch((e: unknown) => this.log.warn(`semantic warm-up stopped: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => clearTimeout(slow));
     await done;
@@ -364,7 +391,10 @@ export class ArchiveService implements vscode.Disposable {
     if (building && !this.buildProgress) {
       let shown = 0;
       void vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'msgbrowse: building the vector index (search_messages answers with keyword results meanwhile)' },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: 'msgbrowse: building the vector index (search_messages answers with keyword results meanwhile)',
+        },
         (progress) => {
           this.buildReport = (p) => {
             if (p > shown) progress.report({ increment: p - shown, message: `${p}%` });

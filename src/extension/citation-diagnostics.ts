@@ -50,7 +50,9 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
         providedCodeActionKinds: CitationDiagnostics.providedCodeActionKinds,
       }),
       vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d, 0)),
-      vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length && this.schedule(e.document, DEBOUNCE_MS)),
+      vscode.workspace.onDidChangeTextDocument(
+        (e) => e.contentChanges.length && this.schedule(e.document, DEBOUNCE_MS),
+      ),
       vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri)),
       onDidChangeArchive(() => this.refreshAll()),
     );
@@ -121,7 +123,9 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
         // No archive (or an unreadable one): say nothing about the links rather than call them all gone.
         this.results.delete(key);
         this.collection.delete(doc.uri);
-        this.log.debug(`citation check of ${doc.uri.fsPath || key} skipped: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.debug(
+          `citation check of ${doc.uri.fsPath || key} skipped: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
       throw e;
     } finally {
@@ -130,14 +134,20 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
   }
 
   private diagnostics(doc: vscode.TextDocument, checks: readonly CitationCheck[]): vscode.Diagnostic[] {
-    const range = (start: number, length: number) => new vscode.Range(doc.positionAt(start), doc.positionAt(start + length));
+    const range = (start: number, length: number) =>
+      new vscode.Range(doc.positionAt(start), doc.positionAt(start + length));
     return findingsOf(checks).map((f) => {
       const d = new vscode.Diagnostic(range(f.start, f.length), f.message, SEVERITY[f.severity]);
       d.source = DIAGNOSTIC_SOURCE;
       d.code = f.code;
       const c = checks[f.check].citation;
       if (f.code.startsWith('quote-')) {
-        d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(doc.uri, range(c.start, c.length)), 'the citation this quote is checked against')];
+        d.relatedInformation = [
+          new vscode.DiagnosticRelatedInformation(
+            new vscode.Location(doc.uri, range(c.start, c.length)),
+            'the citation this quote is checked against',
+          ),
+        ];
       }
       return d;
     });
@@ -159,7 +169,10 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     if (!r) return [];
     return r.checks.flatMap((check) => {
       if (!check.fix || (kind && check.fix.kind !== kind)) return [];
-      const range = new vscode.Range(doc.positionAt(check.citation.start), doc.positionAt(check.citation.start + check.citation.length));
+      const range = new vscode.Range(
+        doc.positionAt(check.citation.start),
+        doc.positionAt(check.citation.start + check.citation.length),
+      );
       return doc.getText(range) === check.citation.text ? [{ check, range }] : [];
     });
   }
@@ -183,7 +196,11 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     const key = doc.uri.toString();
     if (!this.wants(doc)) return;
     // A superseded check rejects; the one that replaced it is then in flight. Three rounds bound a document being edited.
-    for (let round = 0; round < 3 && !token.isCancellationRequested && this.results.get(key)?.version !== doc.version; round++) {
+    for (
+      let round = 0;
+      round < 3 && !token.isCancellationRequested && this.results.get(key)?.version !== doc.version;
+      round++
+    ) {
       const running = this.inflight.get(key);
       if (!running && !start) return;
       await (running ?? this.check(doc)).catch(() => {
@@ -199,7 +216,12 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     context: vscode.CodeActionContext,
     token: vscode.CancellationToken,
   ): Promise<vscode.CodeAction[]> {
-    if (context.only && !context.only.contains(vscode.CodeActionKind.QuickFix) && !vscode.CodeActionKind.QuickFix.contains(context.only)) return [];
+    if (
+      context.only &&
+      !context.only.contains(vscode.CodeActionKind.QuickFix) &&
+      !vscode.CodeActionKind.QuickFix.contains(context.only)
+    )
+      return [];
     await this.settled(doc, token, context.triggerKind === vscode.CodeActionTriggerKind.Invoke);
     if (token.isCancellationRequested) return [];
     // The published diagnostics, not context.diagnostics: those are from before the check this request waited for.
@@ -216,13 +238,18 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
       const action = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
       action.edit = new vscode.WorkspaceEdit();
       action.edit.replace(doc.uri, at, fix.text);
-      action.diagnostics = ours.filter((d) => d.range.isEqual(at) && d.code === (moved ? 'citation-moved' : 'citation-unverified'));
+      action.diagnostics = ours.filter(
+        (d) => d.range.isEqual(at) && d.code === (moved ? 'citation-moved' : 'citation-unverified'),
+      );
       action.isPreferred = moved;
       actions.push(action);
     }
     const moved = fixes.filter((f) => f.check.fix!.kind === 'update');
     if (moved.length > 1 && actions.some((a) => a.isPreferred)) {
-      const all = new vscode.CodeAction(`Update all ${moved.length} moved msgbrowse links in this file`, vscode.CodeActionKind.QuickFix);
+      const all = new vscode.CodeAction(
+        `Update all ${moved.length} moved msgbrowse links in this file`,
+        vscode.CodeActionKind.QuickFix,
+      );
       all.edit = this.updateAllEdit(doc).edit;
       actions.push(all);
     }

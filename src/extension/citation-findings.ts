@@ -8,7 +8,12 @@ import { checkCitations, type CitationCheck, type CitationCheckSummary } from '.
 import { inline } from '../core/text';
 import { findCitations } from './citation-ref';
 
-export type FindingCode = 'citation-gone' | 'citation-moved' | 'citation-unverified' | 'quote-altered' | 'quote-fabricated';
+export type FindingCode =
+  | 'citation-gone'
+  | 'citation-moved'
+  | 'citation-unverified'
+  | 'quote-altered'
+  | 'quote-fabricated';
 
 export interface Finding {
   code: FindingCode;
@@ -22,13 +27,20 @@ export interface Finding {
 }
 
 /** Checks every msgbrowse citation of a document's text (Markdown code skipped when `markdown`). */
-export function checkDocumentText(archive: AsyncArchive, text: string, markdown: boolean, signal?: AbortSignal): Promise<CitationCheck[]> {
+export function checkDocumentText(
+  archive: AsyncArchive,
+  text: string,
+  markdown: boolean,
+  signal?: AbortSignal,
+): Promise<CitationCheck[]> {
   return checkCitations(archive, text, findCitations(text), { markdown, signal });
 }
 
 function who(c: CitationCheck): string {
   const m = c.message;
-  return m ? `message ${m.id} (${m.sender || 'unknown sender'} in ${m.conversation})` : `message ${c.citation.messageId}`;
+  return m
+    ? `message ${m.id} (${m.sender || 'unknown sender'} in ${m.conversation})`
+    : `message ${c.citation.messageId}`;
 }
 
 /** Gone → error; moved, altered or fabricated quote → warning; an old link without a hash → information. */
@@ -39,17 +51,37 @@ export function findingsOf(checks: readonly CitationCheck[]): Finding[] {
     if (c.status === 'gone') {
       out.push({ ...link, code: 'citation-gone', severity: 'error', message: `Citation gone: ${c.note}.` });
     } else if (c.status === 'moved') {
-      out.push({ ...link, code: 'citation-moved', severity: 'warning', message: `Citation moved: ${c.note}. Quick fix: update the link.` });
+      out.push({
+        ...link,
+        code: 'citation-moved',
+        severity: 'warning',
+        message: `Citation moved: ${c.note}. Quick fix: update the link.`,
+      });
     } else if (c.status === 'unverified') {
-      out.push({ ...link, code: 'citation-unverified', severity: 'information', message: `Citation unverified: ${c.note}.` });
+      out.push({
+        ...link,
+        code: 'citation-unverified',
+        severity: 'information',
+        message: `Citation unverified: ${c.note}.`,
+      });
     }
     const q = c.quote;
     if (q && q.verdict !== 'matches') {
       const at = { start: q.start, length: q.length, check: i };
       out.push(
         q.verdict === 'altered'
-          ? { ...at, code: 'quote-altered', severity: 'warning', message: `Quote altered: ${who(c)} does not say this word for word; closest passage: ${inline(q.closest ?? '', 160)}.` }
-          : { ...at, code: 'quote-fabricated', severity: 'warning', message: `Quote not found: ${who(c)} says nothing like this.` },
+          ? {
+              ...at,
+              code: 'quote-altered',
+              severity: 'warning',
+              message: `Quote altered: ${who(c)} does not say this word for word; closest passage: ${inline(q.closest ?? '', 160)}.`,
+            }
+          : {
+              ...at,
+              code: 'quote-fabricated',
+              severity: 'warning',
+              message: `Quote not found: ${who(c)} says nothing like this.`,
+            },
       );
     }
   });
@@ -68,6 +100,10 @@ export function summaryLine(s: CitationCheckSummary): string {
     s.unverified && `${s.unverified} unverified (no hash)`,
   ].filter(Boolean);
   const q = s.quotes;
-  const quotes = [q.matches && `${q.matches} ${q.matches === 1 ? 'matches' : 'match'}`, q.altered && `${q.altered} altered`, q.fabricated && `${q.fabricated} not found`].filter(Boolean);
+  const quotes = [
+    q.matches && `${q.matches} ${q.matches === 1 ? 'matches' : 'match'}`,
+    q.altered && `${q.altered} altered`,
+    q.fabricated && `${q.fabricated} not found`,
+  ].filter(Boolean);
   return `${plural(s.citations, 'citation')}: ${links.join(', ')}${quotes.length ? ` · ${plural(q.checked, 'quote')}: ${quotes.join(', ')}` : ''}`;
 }

@@ -54,7 +54,9 @@ export class CitationLinkProvider implements vscode.DocumentLinkProvider, vscode
       } else {
         msg = await a.messageById(hit.messageId);
         if (!msg || msg.conversationId !== hit.conversationId) {
-          md.appendText(`msgbrowse: message ${hit.messageId} is not in conversation ${hit.conversationId} of the current archive.`);
+          md.appendText(
+            `msgbrowse: message ${hit.messageId} is not in conversation ${hit.conversationId} of the current archive.`,
+          );
           return new vscode.Hover(md, range);
         }
       }

@@ -15,7 +15,11 @@ export interface CitationRef {
 /** The citation of a result item (any of core/results.ts's cited items), anchored by its hash when it has one. */
 export function refOf(item: { conversation_id: number; message_id: number; hash?: string }): CitationRef {
   const hash = parseCitationHash(item.hash);
-  return { conversationId: item.conversation_id, messageId: item.message_id, ...(hash ? { hash: citationHash(hash) } : {}) };
+  return {
+    conversationId: item.conversation_id,
+    messageId: item.message_id,
+    ...(hash ? { hash: citationHash(hash) } : {}),
+  };
 }
 
 const PATH_RE = /^\/?c\/(\d{1,15})\/at\/(\d{1,15})\/?$/;
@@ -72,7 +76,14 @@ export function findCitations(text: string): CitationMatch[] {
     const messageId = Number(m[2] ?? m[4]);
     if (!Number.isSafeInteger(conversationId) || !Number.isSafeInteger(messageId)) continue;
     const hash = parseCitationHash(m[5]);
-    out.push({ conversationId, messageId, ...(hash ? { hash } : {}), start: m.index ?? 0, length: m[0].length, text: m[0] });
+    out.push({
+      conversationId,
+      messageId,
+      ...(hash ? { hash } : {}),
+      start: m.index ?? 0,
+      length: m[0].length,
+      text: m[0],
+    });
   }
   return out;
 }

@@ -27,7 +27,9 @@ export class ConversationsView implements vscode.TreeDataProvider<Node>, vscode.
     item.description = `${r.messageCount} · ${r.lastTs.slice(0, 10)}${hidden ? ' · hidden from Copilot' : ''}`;
     item.tooltip =
       `${r.name} (${r.source})\n${r.messageCount} messages, ${r.firstTs} – ${r.lastTs}\n${r.images} images, ${r.videos} videos, ${r.files} files, ${r.links} links` +
-      (hidden ? '\nHidden from Copilot (msgbrowse.privacy.excludeConversations): its tools and resources answer as if it did not exist.' : '');
+      (hidden
+        ? '\nHidden from Copilot (msgbrowse.privacy.excludeConversations): its tools and resources answer as if it did not exist.'
+        : '');
     item.iconPath = new vscode.ThemeIcon(hidden ? 'eye-closed' : 'comment-discussion');
     if (hidden) item.contextValue = 'conversation.hidden';
     item.command = { command: 'msgbrowse.openConversation', title: 'Open', arguments: [r.id] };

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { ARCHIVE_FILE_NAME } from '../archive/index';
 
 export async function materializeDemo(ext: vscode.ExtensionContext): Promise<string> {

@@ -50,14 +50,21 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   if (!openArchive) log.warn(`engine worker ${workerScript} missing; queries run on the extension host thread`);
   // What every tool call and resource read served to a model: a JSON line in global storage (never beside the archive).
   // The writer refuses to write beside the served archive (asked per line; `archive` exists by the first call).
-  const ledger: DisclosureLedger = new DisclosureLedger(context.globalStorageUri, (): string | undefined => archive.currentPath, log);
+  const ledger: DisclosureLedger = new DisclosureLedger(
+    context.globalStorageUri,
+    (): string | undefined => archive.currentPath,
+    log,
+  );
   const archive = new ArchiveService(context, log, scheme, openArchive, ledger.disclose);
   const privacy = () => currentPrivacy(ledger);
   context.subscriptions.push(archive, ledger);
 
   const endpoint = new McpEndpoint(
     archive.context,
-    () => (vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('server.transport', 'auto') === 'tcp' ? 'tcp' : 'auto'),
+    () =>
+      vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('server.transport', 'auto') === 'tcp'
+        ? 'tcp'
+        : 'auto',
     log,
     // The stdio bridge's endpoint file (0600, global storage: per machine, never synced), one per extension host
     // (every window has its own endpoint and secret).
@@ -95,7 +102,11 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   // The API's callers are other extensions, which may hand results to a model: they get what a model may see.
   const apiSearch = new SearchService(archive.context, () => false, true);
 
-  const uriHandler = new CitationUriHandler((ref) => openCitation(viewer, ref, false, log), (id) => viewer.open(id), log);
+  const uriHandler = new CitationUriHandler(
+    (ref) => openCitation(viewer, ref, false, log),
+    (id) => viewer.open(id),
+    log,
+  );
   context.subscriptions.push(vscode.window.registerUriHandler(uriHandler));
 
   const links = new CitationLinkProvider(() => archive.archive());
@@ -109,7 +120,10 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   context.subscriptions.push(citations);
 
   const conversations = new ConversationsView(archive);
-  context.subscriptions.push(conversations, vscode.window.registerTreeDataProvider('msgbrowse.conversations', conversations));
+  context.subscriptions.push(
+    conversations,
+    vscode.window.registerTreeDataProvider('msgbrowse.conversations', conversations),
+  );
 
   // "What Copilot Has Seen": messages are looked up in the archive itself (not what is served now), by hash.
   const disclosures = new LedgerView(ledger, () => archive.archive());
@@ -146,9 +160,13 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   );
 
   void vscode.commands.executeCommand('setContext', 'msgbrowse.state', 'opening');
-  const ready = archive.apply().catch((e: unknown) => log.error(`activation: ${e instanceof Error ? e.message : String(e)}`));
+  const ready = archive
+    .apply()
+    .catch((e: unknown) => log.error(`activation: ${e instanceof Error ? e.message : String(e)}`));
   if (context.extensionMode !== vscode.ExtensionMode.Test) {
-    void ready.then(() => offerJournalExcludes(context, log)).catch((e: unknown) => log.warn(`journal exclusions: ${e instanceof Error ? e.message : String(e)}`));
+    void ready
+      .then(() => offerJournalExcludes(context, log))
+      .catch((e: unknown) => log.warn(`journal exclusions: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   const api: MsgbrowseApi = {
@@ -196,7 +214,8 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
     ledgerFile: () => ledger.file,
     disclosures: () => disclosures.snapshot(),
     mcpTraffic: () => traffic.map((e) => ({ ...e })),
-    overrideAnswerBudget: (bytes) => (bytes === undefined ? archive.applyAnswerBudget() : archive.runtime.reload({ answerBudget: bytes })),
+    overrideAnswerBudget: (bytes) =>
+      bytes === undefined ? archive.applyAnswerBudget() : archive.runtime.reload({ answerBudget: bytes }),
   };
   const exports: MsgbrowseTestExports = { ...api, testHooks };
   return exports;

@@ -19,9 +19,13 @@ export async function offerJournalExcludes(ext: vscode.ExtensionContext, log: vs
   const current = new Set(readSettings().excludeConversations);
   const missing = found.names.filter((n) => !current.has(n));
   if (missing.length === 0) return;
-  const stamp = createHash('sha256').update(JSON.stringify([found.file, ...missing])).digest('hex');
+  const stamp = createHash('sha256')
+    .update(JSON.stringify([found.file, ...missing]))
+    .digest('hex');
   if (ext.globalState.get<string>(DISMISSED_KEY) === stamp) return;
-  log.info(`msgbrowse config ${found.file} excludes ${found.names.length} conversation(s) from its journal; offering to hide them from Copilot`);
+  log.info(
+    `msgbrowse config ${found.file} excludes ${found.names.length} conversation(s) from its journal; offering to hide them from Copilot`,
+  );
   const hide = 'Hide from Copilot';
   const show = 'Show Names';
   const never = "Don't Ask Again";
@@ -36,10 +40,17 @@ export async function offerJournalExcludes(ext: vscode.ExtensionContext, log: vs
   if (choice === show) {
     const picked = await vscode.window.showQuickPick(
       missing.map((n) => ({ label: n, picked: true })),
-      { canPickMany: true, title: 'msgbrowse: conversations to hide from Copilot', placeHolder: 'From journal.exclude_conversations; unpick any to keep visible' },
+      {
+        canPickMany: true,
+        title: 'msgbrowse: conversations to hide from Copilot',
+        placeHolder: 'From journal.exclude_conversations; unpick any to keep visible',
+      },
     );
     if (!picked || picked.length === 0) return;
-    return apply(picked.map((p) => p.label), current);
+    return apply(
+      picked.map((p) => p.label),
+      current,
+    );
   }
   if (choice === hide) return apply(missing, current);
   if (choice === never) await ext.globalState.update(DISMISSED_KEY, stamp);
@@ -47,6 +58,10 @@ export async function offerJournalExcludes(ext: vscode.ExtensionContext, log: vs
 
 async function apply(names: string[], current: Set<string>): Promise<void> {
   const next = [...current, ...names.filter((n) => !current.has(n))];
-  await vscode.workspace.getConfiguration(CONFIG_SECTION).update('privacy.excludeConversations', next, vscode.ConfigurationTarget.Global);
-  void vscode.window.showInformationMessage(`msgbrowse: ${names.length} conversation${names.length === 1 ? ' is' : 's are'} now hidden from Copilot.`);
+  await vscode.workspace
+    .getConfiguration(CONFIG_SECTION)
+    .update('privacy.excludeConversations', next, vscode.ConfigurationTarget.Global);
+  void vscode.window.showInformationMessage(
+    `msgbrowse: ${names.length} conversation${names.length === 1 ? ' is' : 's are'} now hidden from Copilot.`,
+  );
 }

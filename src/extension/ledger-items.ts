@@ -17,7 +17,9 @@ export function callLabel(e: DisclosureEntry): string {
 function summarizeArguments(args: Record<string, unknown>): string {
   const parts = Object.entries(args)
     .filter(([, v]) => v !== undefined && v !== null && v !== '')
-    .map(([k, v]) => `${k}: ${typeof v === 'string' ? JSON.stringify(oneLine(v, 40)) : oneLine(JSON.stringify(v), 40)}`);
+    .map(
+      ([k, v]) => `${k}: ${typeof v === 'string' ? JSON.stringify(oneLine(v, 40)) : oneLine(JSON.stringify(v), 40)}`,
+    );
   return parts.join(', ');
 }
 

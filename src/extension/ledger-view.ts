@@ -77,7 +77,9 @@ export class LedgerView implements vscode.TreeDataProvider<LedgerNode>, vscode.D
       messageLabel(m, row && { sender: row.sender, conversation: row.conversation, body: row.body }),
       vscode.TreeItemCollapsibleState.None,
     );
-    item.tooltip = row ? `${row.sender} in ${row.conversation} (${row.source}), ${row.ts}\nhash ${row.hash}` : `hash ${m.hash}`;
+    item.tooltip = row
+      ? `${row.sender} in ${row.conversation} (${row.source}), ${row.ts}\nhash ${row.hash}`
+      : `hash ${m.hash}`;
     item.iconPath = new vscode.ThemeIcon(row ? 'comment' : 'circle-slash');
     if (row) {
       item.command = {
@@ -114,7 +116,10 @@ export class LedgerView implements vscode.TreeDataProvider<LedgerNode>, vscode.D
     const plain = async (n: LedgerNode): Promise<LedgerRow> => {
       const item = await this.getTreeItem(n);
       const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-      const row: LedgerRow = { label, ...(typeof item.description === 'string' ? { description: item.description } : {}) };
+      const row: LedgerRow = {
+        label,
+        ...(typeof item.description === 'string' ? { description: item.description } : {}),
+      };
       if (item.command) row.command = { command: item.command.command, arguments: item.command.arguments };
       if (n.kind === 'call') row.children = await Promise.all(this.getChildren(n).map(plain));
       return row;

@@ -100,7 +100,13 @@ export class McpEndpoint implements vscode.Disposable {
     const fingerprint = createHash('sha256').update(`${where}\n${this.secret}`).digest('hex').slice(0, 12);
     this.info =
       ep.kind === 'socket'
-        ? { kind: 'socket', uri: vscode.Uri.from({ scheme: 'unix', path: ep.path, fragment: '/mcp' }), socketPath: ep.path, headers, fingerprint }
+        ? {
+            kind: 'socket',
+            uri: vscode.Uri.from({ scheme: 'unix', path: ep.path, fragment: '/mcp' }),
+            socketPath: ep.path,
+            headers,
+            fingerprint,
+          }
         : { kind: 'tcp', uri: vscode.Uri.parse(handle.url), host: ep.host, port: ep.port, headers, fingerprint };
     if (this.endpointFile) {
       sweepStaleBridgeEndpoints(path.dirname(this.endpointFile));

@@ -32,7 +32,12 @@ export interface BridgeDefinition {
 }
 
 /** The bridge's definition for the endpoint `ep` (pure apart from process.execPath). */
-export function bridgeDefinition(cliPath: string, endpointFile: string, archiveVersion: string, ep: EndpointInfo): BridgeDefinition {
+export function bridgeDefinition(
+  cliPath: string,
+  endpointFile: string,
+  archiveVersion: string,
+  ep: EndpointInfo,
+): BridgeDefinition {
   return {
     label: MCP_SERVER_LABEL,
     command: process.execPath,
@@ -75,7 +80,8 @@ export class McpProvider implements vscode.McpServerDefinitionProvider<vscode.Mc
   private async definition(): Promise<BridgeDefinition> {
     const ep = await this.endpoint.ensure();
     if (!this.endpoint.endpointFile) throw new Error('msgbrowse: the MCP endpoint has no endpoint file');
-    if (this.lastFingerprint !== undefined && this.lastFingerprint !== ep.fingerprint) queueMicrotask(() => this.changed());
+    if (this.lastFingerprint !== undefined && this.lastFingerprint !== ep.fingerprint)
+      queueMicrotask(() => this.changed());
     this.lastFingerprint = ep.fingerprint;
     return bridgeDefinition(this.cliPath, this.endpoint.endpointFile, this.archive.version, ep);
   }
@@ -95,7 +101,9 @@ export class McpProvider implements vscode.McpServerDefinitionProvider<vscode.Mc
     this.resolved++;
     // Only makes sure the listener (and its endpoint file) exist; the definition is already complete.
     const ep = await this.endpoint.ensure();
-    this.log.info(`VS Code is starting the msgbrowse MCP bridge (${ep.kind}, version ${def.version ?? this.archive.version})`);
+    this.log.info(
+      `VS Code is starting the msgbrowse MCP bridge (${ep.kind}, version ${def.version ?? this.archive.version})`,
+    );
     return def;
   }
 }

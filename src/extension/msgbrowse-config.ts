@@ -11,7 +11,9 @@ import path from 'node:path';
 import { userConfigDir, type DiscoveryEnv } from './discovery';
 
 /** Where msgbrowse looks for config.yaml when `--config` is not given, in its order. */
-export function msgbrowseConfigCandidates(e: Pick<DiscoveryEnv, 'env' | 'platform' | 'home' | 'workspaceFolders'>): string[] {
+export function msgbrowseConfigCandidates(
+  e: Pick<DiscoveryEnv, 'env' | 'platform' | 'home' | 'workspaceFolders'>,
+): string[] {
   const out: string[] = [];
   const add = (f: string) => {
     if (!out.includes(f)) out.push(f);
@@ -30,7 +32,12 @@ function scalar(raw: string): string | undefined {
   if (t === '' || t === '~' || t === 'null') return undefined;
   if (t.startsWith('"')) {
     const m = /^"((?:[^"\\]|\\.)*)"\s*(#.*)?$/.exec(t);
-    return m ? m[1].replace(/\\(["\\/])/g, '$1').replace(/\\t/g, '\t').replace(/\\n/g, '\n') : undefined;
+    return m
+      ? m[1]
+          .replace(/\\(["\\/])/g, '$1')
+          .replace(/\\t/g, '\t')
+          .replace(/\\n/g, '\n')
+      : undefined;
   }
   if (t.startsWith("'")) {
     const m = /^'((?:[^']|'')*)'\s*(#.*)?$/.exec(t);
@@ -101,7 +108,10 @@ export function parseJournalExcludes(text: string): string[] {
 }
 
 /** The first msgbrowse config file that exists, with its journal exclusions (undefined: none found or unreadable). */
-export function findJournalExcludes(candidates: readonly string[], read: (file: string) => string | undefined = readIfFile): { file: string; names: string[] } | undefined {
+export function findJournalExcludes(
+  candidates: readonly string[],
+  read: (file: string) => string | undefined = readIfFile,
+): { file: string; names: string[] } | undefined {
   for (const file of candidates) {
     const text = read(file);
     if (text === undefined) continue;

@@ -17,13 +17,18 @@ const NAMES_SHOWN = 5;
 
 export function exclusionsLine(exclusions: readonly string[]): string {
   if (exclusions.length === 0) return 'Excluded conversations: none';
-  const shown = exclusions.slice(0, NAMES_SHOWN).map((n) => `"${n}"`).join(', ');
+  const shown = exclusions
+    .slice(0, NAMES_SHOWN)
+    .map((n) => `"${n}"`)
+    .join(', ');
   const more = exclusions.length > NAMES_SHOWN ? `, and ${exclusions.length - NAMES_SHOWN} more` : '';
   return `Excluded conversations: ${exclusions.length} (${shown}${more})`;
 }
 
 export function redactionLine(redact: boolean): string {
-  return redact ? 'Redaction: on (secrets in messages are masked before a model sees them)' : 'Redaction: off (messages are served as archived)';
+  return redact
+    ? 'Redaction: on (secrets in messages are masked before a model sees them)'
+    : 'Redaction: off (messages are served as archived)';
 }
 
 export function ledgerLine(ledgerFile: string): string {

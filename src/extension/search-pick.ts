@@ -63,10 +63,15 @@ export function showSearchPick(search: SearchService, open: OpenHit, initial = '
       .search(q, 30, ac.signal)
       .then((res) => {
         if (mine !== seq) return;
-        const items: HitItem[] = res.hits.map((h) => hitItem(h, search.hiddenFromModel({ name: h.conversation, source: h.source })));
+        const items: HitItem[] = res.hits.map((h) =>
+          hitItem(h, search.hiddenFromModel({ name: h.conversation, source: h.source })),
+        );
         if (!res.semantic.used) {
           items.push({ label: '', kind: vscode.QuickPickItemKind.Separator, alwaysShow: true });
-          items.push({ label: `$(info) keyword results only: ${res.semantic.reason ?? 'semantic search unavailable'}`, alwaysShow: true });
+          items.push({
+            label: `$(info) keyword results only: ${res.semantic.reason ?? 'semantic search unavailable'}`,
+            alwaysShow: true,
+          });
         }
         if (!res.hits.length) items.unshift({ label: `No messages match "${q}"`, alwaysShow: true });
         qp.items = items;

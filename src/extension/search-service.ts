@@ -41,10 +41,18 @@ export class SearchService {
       if (typeof query !== 'string') throw new ToolError('query must be a string');
       if (query.length > MAX_QUERY) throw new ToolError(`query is too long (at most ${MAX_QUERY} characters)`);
       if (!Number.isSafeInteger(limit) || limit < 1) throw new ToolError('limit must be an integer of at least 1');
-      const req = { query: cleanQuery(query), limit: Math.min(limit, MAX_LIMIT), redact: this.modelFacing && redactsFor(this.context) };
+      const req = {
+        query: cleanQuery(query),
+        limit: Math.min(limit, MAX_LIMIT),
+        redact: this.modelFacing && redactsFor(this.context),
+      };
       const archive = await this.context.archive();
       const { hits, semantic, semanticFailure } = await hybridSearch(this.context, archive, req, signal);
-      if (semanticFailure) this.context.log?.('warn', `semantic half of the palette search failed; keyword results only: ${semanticFailure}`);
+      if (semanticFailure)
+        this.context.log?.(
+          'warn',
+          `semantic half of the palette search failed; keyword results only: ${semanticFailure}`,
+        );
       return { hits, semantic };
     } catch (e) {
       if (signal.aborted) throw e;
@@ -62,7 +70,12 @@ export class SearchService {
     // The same date rules (and one-line errors) as the tools' date arguments.
     const d = date === undefined ? localToday() : calendarDateAt(parseDay(date, 'date'));
     const archive = await this.context.archive();
-    const r = await onThisDay(this.context.citation, archive, { date: d, perYear: 5, limit: 50, redact: this.modelFacing && redactsFor(this.context) }, signal);
+    const r = await onThisDay(
+      this.context.citation,
+      archive,
+      { date: d, perYear: 5, limit: 50, redact: this.modelFacing && redactsFor(this.context) },
+      signal,
+    );
     return { ...r, date: d };
   }
 }

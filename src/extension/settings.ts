@@ -26,7 +26,10 @@ export interface Settings {
  * the Copilot Chat agent's (`chat.agent.largeToolResultsToDisk.*` in its own namespace), and the same name in core,
  * where it may move. Experiments can set another value that no extension can read; a person's own value wins.
  */
-export const HOST_RESULT_SETTINGS = ['github.copilot.chat.agent.largeToolResultsToDisk', 'chat.agent.largeToolResultsToDisk'] as const;
+export const HOST_RESULT_SETTINGS = [
+  'github.copilot.chat.agent.largeToolResultsToDisk',
+  'chat.agent.largeToolResultsToDisk',
+] as const;
 /** VS Code's default threshold. */
 const HOST_DEFAULT_THRESHOLD = 8192;
 /** With the host's limit turned off, answers still stay small enough not to crowd the model's context. */
@@ -102,13 +105,16 @@ export async function embedConfig(settings: Settings, secrets: vscode.SecretStor
 export async function promptApiKey(secrets: vscode.SecretStorage): Promise<boolean> {
   const value = await vscode.window.showInputBox({
     title: 'msgbrowse: Embeddings API Key',
-    prompt: 'Sent as "Authorization: Bearer <key>" to msgbrowse.embeddings.baseUrl. Leave empty to remove the stored key.',
+    prompt:
+      'Sent as "Authorization: Bearer <key>" to msgbrowse.embeddings.baseUrl. Leave empty to remove the stored key.',
     password: true,
     ignoreFocusOut: true,
   });
   if (value === undefined) return false;
   if (value.trim()) await secrets.store(SECRET_API_KEY, value.trim());
   else await secrets.delete(SECRET_API_KEY);
-  vscode.window.showInformationMessage(value.trim() ? 'msgbrowse: API key stored in Secret Storage.' : 'msgbrowse: API key removed.');
+  vscode.window.showInformationMessage(
+    value.trim() ? 'msgbrowse: API key stored in Secret Storage.' : 'msgbrowse: API key removed.',
+  );
   return true;
 }

@@ -27,7 +27,9 @@ function describeArchive(s: ArchiveState): { text: string; tooltip: string } {
       return { text: '$(warning) msgbrowse', tooltip: `Cannot open ${s.path}: ${s.message}` };
     case 'ready': {
       const st = s.status;
-      const sem = st.semantic.ready ? 'semantic search ready' : `keyword only: ${st.semantic.reason ?? 'semantic search unavailable'}`;
+      const sem = st.semantic.ready
+        ? 'semantic search ready'
+        : `keyword only: ${st.semantic.reason ?? 'semantic search unavailable'}`;
       const building = st.semantic.state === 'building' ? ` $(sync~spin) ${st.semantic.percent ?? 0}%` : '';
       return {
         text: `$(comment-discussion) ${compact(st.conversations)} · ${compact(st.messages)}${st.semantic.ready ? ' $(sparkle)' : building}`,

@@ -30,7 +30,9 @@ export class CitationUriHandler implements vscode.UriHandler {
       );
       return;
     }
-    this.log.info(`opening citation c/${ref.conversationId}/at/${ref.messageId}${ref.hash ? `?h=${ref.hash}` : ' (no hash: not checked)'}`);
+    this.log.info(
+      `opening citation c/${ref.conversationId}/at/${ref.messageId}${ref.hash ? `?h=${ref.hash}` : ' (no hash: not checked)'}`,
+    );
     this.open(ref);
   }
 }

@@ -38,7 +38,12 @@ export function usableBudget(bytes: number | undefined): number {
  * How many of `items`, from the first, fit: the largest k whose `build(k)` is within `budget`. `build` must grow
  * with k below `items.length` (the last page may drop a cursor or a note, so it is tried on its own first).
  */
-export function fitCount(count: number, budget: number, itemBytes: (i: number) => number, build: (k: number) => unknown): number {
+export function fitCount(
+  count: number,
+  budget: number,
+  itemBytes: (i: number) => number,
+  build: (k: number) => unknown,
+): number {
   if (count === 0) return 0;
   // Items add at least their own bytes: the first k whose own bytes pass the budget bounds the search.
   let upper = 0;
@@ -80,11 +85,16 @@ export function cutText(text: string, max: number): string {
 const readWholeWith = (hit: MessageHit) => `get_context with message_id ${hit.message_id} and window 0 shows it whole`;
 
 /** The text of a message item without the shortening marker. */
-const unmarked = (hit: MessageHit) => (hit.text_length === undefined ? hit.text : hit.text.slice(0, Math.max(0, hit.text.lastIndexOf(SHORTENED))));
+const unmarked = (hit: MessageHit) =>
+  hit.text_length === undefined ? hit.text : hit.text.slice(0, Math.max(0, hit.text.lastIndexOf(SHORTENED)));
 
 function shortened<H extends MessageHit>(hit: H, keep: number, readWhole: string): H {
   const full = hit.text_length ?? [...hit.text].length;
-  return { ...hit, text: `${cutText(unmarked(hit), keep)}${SHORTENED}${full} characters; ${readWhole}]`, text_length: full };
+  return {
+    ...hit,
+    text: `${cutText(unmarked(hit), keep)}${SHORTENED}${full} characters; ${readWhole}]`,
+    text_length: full,
+  };
 }
 
 /**
@@ -106,7 +116,9 @@ export function shrinkMessage<H extends MessageHit>(hit: H, room: number, readWh
   if (answerBytes(at(0)) > room) {
     // Its lists are what is too long: cut those first; its text too only when it is long itself.
     const lists = shrinkFields(hit, room);
-    return answerBytes(lists) <= room || [...unmarked(hit)].length <= LIST_TEXT_MAX / 4 ? lists : shrinkFields(at(0), room);
+    return answerBytes(lists) <= room || [...unmarked(hit)].length <= LIST_TEXT_MAX / 4
+      ? lists
+      : shrinkFields(at(0), room);
   }
   let lo = 0;
   let hi = [...unmarked(hit)].length;
@@ -122,7 +134,22 @@ export function shrinkMessage<H extends MessageHit>(hit: H, room: number, readWh
  * What shrinkFields never touches: what a citation and the item's identity need, and a message's text (shortened only
  * with its marker, by shortenHit / shrinkMessage).
  */
-const WHOLE_FIELDS = new Set(['message_id', 'hash', 'conversation_id', 'link', 'id', 'contact_id', 'conversation', 'source', 'sender', 'timestamp', 'text', 'text_length', 'count', 'kind']);
+const WHOLE_FIELDS = new Set([
+  'message_id',
+  'hash',
+  'conversation_id',
+  'link',
+  'id',
+  'contact_id',
+  'conversation',
+  'source',
+  'sender',
+  'timestamp',
+  'text',
+  'text_length',
+  'count',
+  'kind',
+]);
 
 /**
  * `item` in at most `room` bytes: its longest string or list (never a field of WHOLE_FIELDS) halved until it fits —
@@ -139,19 +166,24 @@ export function shrinkFields<T>(item: T, room: number): T {
         const size = answerBytes(x);
         if (!best || size > best.size) best = { parent, key, size };
       }
-      if (x && typeof x === 'object') for (const [k, y] of Object.entries(x)) visit(x as Record<string, unknown>, Array.isArray(x) ? Number(k) : k, y);
+      if (x && typeof x === 'object')
+        for (const [k, y] of Object.entries(x))
+          visit(x as Record<string, unknown>, Array.isArray(x) ? Number(k) : k, y);
     };
     for (const [k, y] of Object.entries(v as Record<string, unknown>)) visit(v as Record<string, unknown>, k, y);
     if (!best) break;
     const { parent, key } = best as { parent: Record<string | number, unknown>; key: string | number };
     const x = parent[key];
-    parent[key] = Array.isArray(x) ? x.slice(0, x.length >> 1) : `${cutText(x as string, [...(x as string)].length >> 1)} …`;
+    parent[key] = Array.isArray(x)
+      ? x.slice(0, x.length >> 1)
+      : `${cutText(x as string, [...(x as string)].length >> 1)} …`;
   }
   return v;
 }
 
 /** The note of a page whose one item was larger than the page. */
-const oversizeNote = (noun: string) => `the ${noun.replace(/s$/, '')} here is larger than the answer budget: its longest parts are shortened (its citation is whole)`;
+const oversizeNote = (noun: string) =>
+  `the ${noun.replace(/s$/, '')} here is larger than the answer budget: its longest parts are shortened (its citation is whole)`;
 
 // ---------- pages continued by offset (rankings and lists) ----------
 
@@ -167,12 +199,20 @@ const OffsetCursorSchema = z.strictObject({
   b: z.string().optional(),
 });
 
-const digest = (v: unknown, chars: number) => createHash('sha256').update(JSON.stringify(v) ?? '').digest('base64url').slice(0, chars);
+const digest = (v: unknown, chars: number) =>
+  createHash('sha256')
+    .update(JSON.stringify(v) ?? '')
+    .digest('base64url')
+    .slice(0, chars);
 
 /** What stays the same of an item when the archive changes under it: a message's hash (ids change on re-import). */
 function identity(item: unknown): unknown {
   const o = item as { hash?: unknown; message?: { hash?: unknown } | null } | null;
-  return typeof o?.hash === 'string' ? o.hash : typeof o?.message?.hash === 'string' ? `${JSON.stringify({ ...o, message: undefined })}${o.message.hash}` : item;
+  return typeof o?.hash === 'string'
+    ? o.hash
+    : typeof o?.message?.hash === 'string'
+      ? `${JSON.stringify({ ...o, message: undefined })}${o.message.hash}`
+      : item;
 }
 
 /** The arguments a cursor belongs to: everything but the cursor, keys sorted, strings trimmed. */
@@ -207,13 +247,17 @@ export interface Page<T> {
   notes: string[];
 }
 
-function decodeOffsetCursor(req: PageRequest): { offset: number; key: string; content: string; basis?: string } | undefined {
+function decodeOffsetCursor(
+  req: PageRequest,
+): { offset: number; key: string; content: string; basis?: string } | undefined {
   const cursor = req.args.cursor;
   if (cursor === undefined) return undefined;
   const bad = () =>
-    new ToolError(`cursor is not valid: pass the next_cursor of a previous ${req.tool} result unchanged, with the same arguments (or omit cursor to start from the first)`);
+    new ToolError(
+      `cursor is not valid: pass the next_cursor of a previous ${req.tool} result unchanged, with the same arguments (or omit cursor to start from the first)`,
+    );
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw bad();
-  let parsed;
+  let parsed: ReturnType<typeof OffsetCursorSchema.safeParse>;
   try {
     parsed = OffsetCursorSchema.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
   } catch {
@@ -221,7 +265,9 @@ function decodeOffsetCursor(req: PageRequest): { offset: number; key: string; co
   }
   if (!parsed.success || parsed.data.t !== req.tool) throw bad();
   if (parsed.data.a !== argsDigest(req.args)) {
-    throw new ToolError(`this cursor belongs to a ${req.tool} call with other arguments: repeat the arguments of the call that returned it, with the cursor (or omit cursor to start over)`);
+    throw new ToolError(
+      `this cursor belongs to a ${req.tool} call with other arguments: repeat the arguments of the call that returned it, with the cursor (or omit cursor to start over)`,
+    );
   }
   return { offset: parsed.data.o, key: parsed.data.k, content: parsed.data.c, basis: parsed.data.b };
 }
@@ -232,14 +278,24 @@ function decodeOffsetCursor(req: PageRequest): { offset: number; key: string; co
  * A cursor names the last item it followed: when the archive changed under it, the page resumes after that item
  * (found by its message hash when it is a message) or, when it is gone, at the same position, and a note says so.
  */
-export function pageByOffset<T, R>(req: PageRequest, all: readonly T[], build: (items: T[], page: Page<T>) => R, shrink?: (item: T, room: number) => T): { result: R; page: Page<T> } {
+export function pageByOffset<T, R>(
+  req: PageRequest,
+  all: readonly T[],
+  build: (items: T[], page: Page<T>) => R,
+  shrink?: (item: T, room: number) => T,
+): { result: R; page: Page<T> } {
   const from = decodeOffsetCursor(req);
   const notes: string[] = [];
   let start = 0;
   const basis = req.basis ? digest(req.basis.value, 8) : undefined;
   if (from) {
     start = Math.min(from.offset, all.length);
-    const changed = basis !== from.basis ? req.basis?.changed : digest(all[from.offset - 1], 8) !== from.content ? 'the archive changed since the previous page' : undefined;
+    const changed =
+      basis !== from.basis
+        ? req.basis?.changed
+        : digest(all[from.offset - 1], 8) !== from.content
+          ? 'the archive changed since the previous page'
+          : undefined;
     if (changed) {
       const found = all.findIndex((x) => digest(identity(x), 8) === from.key);
       // The last item shown is gone: one step back, so what moved into its place is not skipped.
@@ -260,16 +316,35 @@ export function pageByOffset<T, R>(req: PageRequest, all: readonly T[], build: (
     const own = oversize ? [...notes, oversizeNote(req.noun)] : notes;
     if (end >= all.length) {
       if (start === 0) return { items, notes: own };
-      return { items, notes: [...own, k ? `${req.noun} ${start + 1}–${end} of ${all.length}: the last page` : `no more ${req.noun}: all ${all.length} were on earlier pages`] };
+      return {
+        items,
+        notes: [
+          ...own,
+          k
+            ? `${req.noun} ${start + 1}–${end} of ${all.length}: the last page`
+            : `no more ${req.noun}: all ${all.length} were on earlier pages`,
+        ],
+      };
     }
     const lastShown = rest[k - 1];
     const next = Buffer.from(
-      JSON.stringify({ v: 1, t: req.tool, a: argsDigest(req.args), o: end, k: digest(identity(lastShown), 8), c: digest(all[end - 1], 8), ...(basis ? { b: basis } : {}) }),
+      JSON.stringify({
+        v: 1,
+        t: req.tool,
+        a: argsDigest(req.args),
+        o: end,
+        k: digest(identity(lastShown), 8),
+        c: digest(all[end - 1], 8),
+        ...(basis ? { b: basis } : {}),
+      }),
     ).toString('base64url');
     return {
       items,
       next_cursor: next,
-      notes: [...own, `${req.noun} ${start + 1}–${end} of ${all.length} (the answer budget is ${budgetLabel(req.budget)}): repeat the call with cursor = next_cursor for the next`],
+      notes: [
+        ...own,
+        `${req.noun} ${start + 1}–${end} of ${all.length} (the answer budget is ${budgetLabel(req.budget)}): repeat the call with cursor = next_cursor for the next`,
+      ],
     };
   };
   let k = fitCount(rest.length, req.budget, itemBytes, (n) => build(rest.slice(0, n), pageOf(n)));
@@ -287,7 +362,12 @@ export function pageByOffset<T, R>(req: PageRequest, all: readonly T[], build: (
  * `item` alone on a page of `budget` bytes (`page(item)` makes that page): the tool's own shrink first (a message's
  * text), then its longest parts, measured on the page itself until it fits.
  */
-function fitAlone<T>(item: T, budget: number, shrink: ((item: T, room: number) => T) | undefined, page: (item: T) => unknown): T {
+function fitAlone<T>(
+  item: T,
+  budget: number,
+  shrink: ((item: T, room: number) => T) | undefined,
+  page: (item: T) => unknown,
+): T {
   let room = budget - (answerBytes(page(item)) - answerBytes(item));
   let out = item;
   for (let round = 0; round < 8; round++) {
@@ -310,7 +390,12 @@ export function keptNote(kept: number, read: number, noun: string, budget: numbe
  * as `build(k)` can hold. Returns k (at least 1 when there are items: shrunk to fit, if need be, and then `oversized`
  * is true: the tool adds OVERSIZE_NOTE to its notes, and the room for it was kept).
  */
-export function fitPage<T>(items: T[], budget: number, build: (k: number) => unknown, shrink?: (item: T, room: number) => T): { kept: number; oversized: boolean } {
+export function fitPage<T>(
+  items: T[],
+  budget: number,
+  build: (k: number) => unknown,
+  shrink?: (item: T, room: number) => T,
+): { kept: number; oversized: boolean } {
   const sizes: number[] = [];
   const kept = fitCount(items.length, budget, (i) => (sizes[i] ??= answerBytes(items[i])), build);
   if (kept > 0 || items.length === 0) return { kept, oversized: false };

@@ -20,13 +20,24 @@ export const THREAD_VIEW_MIME = RESOURCE_MIME_TYPE;
 export const THREAD_VIEW_FILE = 'thread-app.html';
 
 /** The tools whose results are messages: their results are shown in the thread view. */
-export const THREAD_VIEW_TOOLS: readonly string[] = ['search_messages', 'semantic_search', 'get_context', 'get_conversation', 'get_journal_day', 'on_this_day'];
+export const THREAD_VIEW_TOOLS: readonly string[] = [
+  'search_messages',
+  'semantic_search',
+  'get_context',
+  'get_conversation',
+  'get_journal_day',
+  'on_this_day',
+];
 
 /**
  * The view's sandbox: no network of any kind (no connect, resource, frame or base-URI domains). Everything it shows
  * comes from the tool result the host hands it; "Show more context" goes through the host (tools/call).
  */
-export const THREAD_VIEW_CSP = { connectDomains: [] as string[], resourceDomains: [] as string[], frameDomains: [] as string[] };
+export const THREAD_VIEW_CSP = {
+  connectDomains: [] as string[],
+  resourceDomains: [] as string[],
+  frameDomains: [] as string[],
+};
 
 /**
  * The `_meta` a tool declares (undefined for a tool without the view): `ui.resourceUri`, plus the flat
@@ -50,7 +61,10 @@ export function threadViewHtml(): string {
   for (const file of candidates()) {
     if (fs.existsSync(file)) return (cached = fs.readFileSync(file, 'utf8'));
   }
-  throw new ProtocolError(ErrorCode.InternalError, `the conversation view is not built (${THREAD_VIEW_FILE} missing: run node esbuild.js)`);
+  throw new ProtocolError(
+    ErrorCode.InternalError,
+    `the conversation view is not built (${THREAD_VIEW_FILE} missing: run node esbuild.js)`,
+  );
 }
 
 /** Registers `ui://msgbrowse/thread` (listed in resources/list, read with its CSP metadata). */
@@ -61,12 +75,20 @@ export function registerAppView(server: McpServer): void {
     THREAD_VIEW_URI,
     {
       title: 'Conversation view',
-      description: 'The messages of a msgbrowse tool result in their thread (an MCP App: rendered inline by hosts that support MCP Apps).',
+      description:
+        'The messages of a msgbrowse tool result in their thread (an MCP App: rendered inline by hosts that support MCP Apps).',
       mimeType: RESOURCE_MIME_TYPE,
       _meta: { ui: { csp: THREAD_VIEW_CSP, prefersBorder: true } },
     },
     async () => ({
-      contents: [{ uri: THREAD_VIEW_URI, mimeType: RESOURCE_MIME_TYPE, text: threadViewHtml(), _meta: { ui: { csp: THREAD_VIEW_CSP, prefersBorder: true } } }],
+      contents: [
+        {
+          uri: THREAD_VIEW_URI,
+          mimeType: RESOURCE_MIME_TYPE,
+          text: threadViewHtml(),
+          _meta: { ui: { csp: THREAD_VIEW_CSP, prefersBorder: true } },
+        },
+      ],
     }),
   );
 }

@@ -11,7 +11,11 @@ import type { AsyncArchive, ConversationRow } from '../archive/types';
 import type { ServerContext } from '../core/context';
 import { rankCompletions } from '../core/completion-rank';
 import { errorMessage, ProtocolError } from '../core/errors';
-import { CONVERSATION_RESOURCE_TEMPLATE, MESSAGE_RESOURCE_TEMPLATE, MESSAGE_RESOURCE_TEMPLATE_BARE } from '../core/citation-format';
+import {
+  CONVERSATION_RESOURCE_TEMPLATE,
+  MESSAGE_RESOURCE_TEMPLATE,
+  MESSAGE_RESOURCE_TEMPLATE_BARE,
+} from '../core/citation-format';
 import { PROMPTS } from './prompts';
 
 export const MAX_COMPLETIONS = 100;
@@ -26,7 +30,12 @@ export function conversationLabels(rows: readonly ConversationRow[]): string[] {
 }
 
 /** Ranked values for one kind; `total` counts every match. */
-export async function completeKind(kind: CompletionKind, archive: AsyncArchive, typed: string, signal?: AbortSignal): Promise<{ values: string[]; total: number }> {
+export async function completeKind(
+  kind: CompletionKind,
+  archive: AsyncArchive,
+  typed: string,
+  signal?: AbortSignal,
+): Promise<{ values: string[]; total: number }> {
   const ranked = (all: string[]) => {
     const r = rankCompletions(all, typed);
     return { values: r.slice(0, MAX_COMPLETIONS), total: r.length };
@@ -50,7 +59,12 @@ export async function completeKind(kind: CompletionKind, archive: AsyncArchive, 
     }
     case 'conversation_id': {
       const rows = await archive.listConversations(undefined, signal);
-      return ranked(rows.map((c) => c.id).sort((a, b) => a - b).map(String));
+      return ranked(
+        rows
+          .map((c) => c.id)
+          .sort((a, b) => a - b)
+          .map(String),
+      );
     }
     case 'message_id': {
       const t = typed.trim();
@@ -75,14 +89,25 @@ export function registerCompletions(server: McpServer, ctx: ServerContext): void
     let kind: CompletionKind | undefined;
     if (ref.type === 'ref/prompt') {
       const p = PROMPTS.find((x) => x.name === ref.name);
-      if (!p) throw new ProtocolError(ErrorCode.InvalidParams, `no prompt named ${JSON.stringify(ref.name)}; prompts/list shows them`);
+      if (!p)
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `no prompt named ${JSON.stringify(ref.name)}; prompts/list shows them`,
+        );
       if (!(argument.name in p.args)) {
-        throw new ProtocolError(ErrorCode.InvalidParams, `prompt ${p.name} has no argument ${JSON.stringify(argument.name)}; its arguments: ${Object.keys(p.args).join(', ')}`);
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `prompt ${p.name} has no argument ${JSON.stringify(argument.name)}; its arguments: ${Object.keys(p.args).join(', ')}`,
+        );
       }
       kind = p.args[argument.name].complete;
     } else {
       const vars = TEMPLATE_VARIABLES[ref.uri];
-      if (!vars) throw new ProtocolError(ErrorCode.InvalidParams, `no resource template ${JSON.stringify(ref.uri)}; resources/templates/list shows them`);
+      if (!vars)
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `no resource template ${JSON.stringify(ref.uri)}; resources/templates/list shows them`,
+        );
       kind = vars[argument.name];
     }
     if (!kind) return { completion: { values: [], total: 0, hasMore: false } };

@@ -44,7 +44,15 @@ function decodeOpaque<T>(cursor: string, schema: z.ZodType<T>, invalid: string):
 
 /** Encodes an opaque, URL-safe cursor string. */
 export function encodeCursor(st: TranscriptCursorState): string {
-  return encodeOpaque({ v: 1, c: st.conversationId, t: st.tsUnix, i: st.id, s: st.startUnix, e: st.endUnix, o: st.newest ? 'n' : undefined });
+  return encodeOpaque({
+    v: 1,
+    c: st.conversationId,
+    t: st.tsUnix,
+    i: st.id,
+    s: st.startUnix,
+    e: st.endUnix,
+    o: st.newest ? 'n' : undefined,
+  });
 }
 
 export function decodeCursor(cursor: string): TranscriptCursorState {
@@ -53,7 +61,14 @@ export function decodeCursor(cursor: string): TranscriptCursorState {
     CursorSchema,
     'cursor is not valid: pass the next_cursor value of a previous get_conversation result unchanged (or omit cursor to start from the beginning)',
   );
-  return { conversationId: d.c, tsUnix: d.t, id: d.i, startUnix: d.s, endUnix: d.e, ...(d.o === 'n' ? { newest: true } : {}) };
+  return {
+    conversationId: d.c,
+    tsUnix: d.t,
+    id: d.i,
+    startUnix: d.s,
+    endUnix: d.e,
+    ...(d.o === 'n' ? { newest: true } : {}),
+  };
 }
 
 /** What a `get_journal_day` cursor carries: the day and the last (conversation_id, ts_unix, id) returned. */

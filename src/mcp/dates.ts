@@ -9,7 +9,10 @@ const DAY = 86_400;
 export function parseDay(raw: string, field: string): number {
   const value = raw.trim();
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!m) throw new ToolError(`${field} must be a date in YYYY-MM-DD form (e.g. 2022-03-01), got ${JSON.stringify(clip(value))}`);
+  if (!m)
+    throw new ToolError(
+      `${field} must be a date in YYYY-MM-DD form (e.g. 2022-03-01), got ${JSON.stringify(clip(value))}`,
+    );
   const y = Number(m[1]);
   const mo = Number(m[2]);
   const d = Number(m[3]);

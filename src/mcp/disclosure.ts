@@ -24,9 +24,20 @@ function emit(server: McpServer, ctx: ServerContext, d: Omit<Disclosure, 'time' 
   }
 }
 
-export function discloseToolCall(server: McpServer, ctx: ServerContext, name: string, args: unknown, result: CallToolResult): void {
+export function discloseToolCall(
+  server: McpServer,
+  ctx: ServerContext,
+  name: string,
+  args: unknown,
+  result: CallToolResult,
+): void {
   if (!ctx.disclose) return;
-  const error = result.isError ? result.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ').trim() : undefined;
+  const error = result.isError
+    ? result.content
+        .map((c) => (c.type === 'text' ? c.text : ''))
+        .join(' ')
+        .trim()
+    : undefined;
   emit(server, ctx, {
     kind: 'tool',
     name,
@@ -60,10 +71,23 @@ export function disclosedRead<A extends unknown[]>(
   return async (uri, ...rest) => {
     try {
       const result = await read(uri, ...rest);
-      emit(server, ctx, { kind: 'resource', name, arguments: { uri: uri.href }, ok: true, messages: resourceMessages(result) });
+      emit(server, ctx, {
+        kind: 'resource',
+        name,
+        arguments: { uri: uri.href },
+        ok: true,
+        messages: resourceMessages(result),
+      });
       return result;
     } catch (e) {
-      emit(server, ctx, { kind: 'resource', name, arguments: { uri: uri.href }, ok: false, error: errorMessage(e), messages: [] });
+      emit(server, ctx, {
+        kind: 'resource',
+        name,
+        arguments: { uri: uri.href },
+        ok: false,
+        error: errorMessage(e),
+        messages: [],
+      });
       throw e;
     }
   };

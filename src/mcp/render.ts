@@ -18,8 +18,12 @@ export function renderHit(h: MessageHit, n?: number, marker = ''): string {
   const prefix = n === undefined ? '- ' : `${n}. `;
   const pad = ' '.repeat(prefix.length);
   const score = h.score !== undefined ? `, score ${h.score}` : '';
-  const reactions = h.reactions?.length ? `\n${pad}reactions: ${h.reactions.map((r) => `${inline(r.emoji, 16)} ${inline(r.actor, 40)}`).join(', ')}` : '';
-  const attachments = h.attachments?.length ? `\n${pad}attachments: ${h.attachments.map((a) => `${a.kind} ${inline(a.name, 80)}`).join(', ')}` : '';
+  const reactions = h.reactions?.length
+    ? `\n${pad}reactions: ${h.reactions.map((r) => `${inline(r.emoji, 16)} ${inline(r.actor, 40)}`).join(', ')}`
+    : '';
+  const attachments = h.attachments?.length
+    ? `\n${pad}attachments: ${h.attachments.map((a) => `${a.kind} ${inline(a.name, 80)}`).join(', ')}`
+    : '';
   return (
     `${prefix}${marker}${citation(h)} — ${inline(h.sender, 60)} (${h.source}), message_id ${h.message_id}${score}\n` +
     quote(h.text, pad) +
@@ -31,12 +35,14 @@ export function renderHit(h: MessageHit, n?: number, marker = ''): string {
 export function renderHits(hits: MessageHit[], opts: { numbered?: boolean; targetId?: number } = {}): string {
   if (hits.length === 0) return '(no messages)';
   return hits
-    .map((h, i) => renderHit(h, opts.numbered === false ? undefined : i + 1, opts.targetId === h.message_id ? '**→** ' : ''))
+    .map((h, i) =>
+      renderHit(h, opts.numbered === false ? undefined : i + 1, opts.targetId === h.message_id ? '**→** ' : ''),
+    )
     .join('\n');
 }
 
 export function renderNotes(notes: string[] | undefined): string {
-  return notes && notes.length ? `\n\nNote: ${notes.join('; ')}.` : '';
+  return notes?.length ? `\n\nNote: ${notes.join('; ')}.` : '';
 }
 
 /**

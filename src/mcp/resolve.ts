@@ -15,7 +15,10 @@ export interface ScopeArgs {
  * Asks the person to pick one of several options (MCP elicitation, a titled single-select form), when the client
  * supports it: resolves with the chosen value, or undefined when they declined, cancelled or the client cannot ask.
  */
-export type Chooser = (question: { message: string; field: string; options: { value: string; title: string }[] }, signal?: AbortSignal) => Promise<string | undefined>;
+export type Chooser = (
+  question: { message: string; field: string; options: { value: string; title: string }[] },
+  signal?: AbortSignal,
+) => Promise<string | undefined>;
 
 export interface Scope {
   conversation?: ConversationRow;
@@ -26,7 +29,11 @@ export interface Scope {
 }
 
 /** Validates a source against the archive's sources (case-insensitive) and returns the stored spelling. */
-export async function resolveSource(archive: AsyncArchive, source: string | undefined, signal?: AbortSignal): Promise<string | undefined> {
+export async function resolveSource(
+  archive: AsyncArchive,
+  source: string | undefined,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   if (source === undefined || source.trim() === '') return undefined;
   const wanted = source.trim().toLowerCase();
   const known = Object.keys((await archive.summary(signal)).sources).sort();
@@ -41,14 +48,24 @@ export async function resolveSource(archive: AsyncArchive, source: string | unde
  * Resolves the optional conversation scope of a tool call: by id, or by exact name (+ source when the name
  * exists in several sources). Errors name the closest conversations or the sources to choose from.
  */
-export async function resolveScope(archive: AsyncArchive, args: ScopeArgs, signal?: AbortSignal, choose?: Chooser): Promise<Scope> {
+export async function resolveScope(
+  archive: AsyncArchive,
+  args: ScopeArgs,
+  signal?: AbortSignal,
+  choose?: Chooser,
+): Promise<Scope> {
   const scope = await resolveConversationScope(archive, args, signal, choose);
   if (args.sender === undefined) return scope;
   const sender = await resolveSenderFilter(archive, args.sender, scope, signal);
   return sender === undefined ? scope : { ...scope, sender };
 }
 
-async function resolveConversationScope(archive: AsyncArchive, args: ScopeArgs, signal?: AbortSignal, choose?: Chooser): Promise<Scope> {
+async function resolveConversationScope(
+  archive: AsyncArchive,
+  args: ScopeArgs,
+  signal?: AbortSignal,
+  choose?: Chooser,
+): Promise<Scope> {
   const source = await resolveSource(archive, args.source, signal);
   const name = args.conversation;
   if (args.conversation_id !== undefined) {
@@ -57,10 +74,14 @@ async function resolveConversationScope(archive: AsyncArchive, args: ScopeArgs, 
       throw new ToolError(`conversation id ${args.conversation_id} not found — use list_conversations to see the ids`);
     }
     if (source !== undefined && c.source !== source) {
-      throw new ToolError(`conversation id ${c.id} (${inline(c.name)}) is from source "${c.source}", not "${source}"; drop source or fix conversation_id`);
+      throw new ToolError(
+        `conversation id ${c.id} (${inline(c.name)}) is from source "${c.source}", not "${source}"; drop source or fix conversation_id`,
+      );
     }
     if (name !== undefined && name.trim() !== '' && name !== c.name && name.trim() !== c.name.trim()) {
-      throw new ToolError(`conversation id ${c.id} is named ${inline(c.name)}, not ${inline(name)}; pass only one of conversation and conversation_id`);
+      throw new ToolError(
+        `conversation id ${c.id} is named ${inline(c.name)}, not ${inline(name)}; pass only one of conversation and conversation_id`,
+      );
     }
     return { conversation: c, source };
   }
@@ -75,7 +96,10 @@ async function resolveConversationScope(archive: AsyncArchive, args: ScopeArgs, 
           {
             message: `"${name}" is the name of ${cands.length} conversations. Which one do you mean?`,
             field: 'conversation',
-            options: cands.map((c) => ({ value: String(c.id), title: `${c.name} — ${c.source}, ${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs.slice(0, 10)}` : ''}` })),
+            options: cands.map((c) => ({
+              value: String(c.id),
+              title: `${c.name} — ${c.source}, ${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs.slice(0, 10)}` : ''}`,
+            })),
           },
           signal,
         )

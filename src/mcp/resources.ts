@@ -81,10 +81,18 @@ export function registerResources(server: McpServer, ctx: ServerContext, watch?:
     },
     disclosedRead(server, ctx, 'conversation', async (uri, vars) => {
       const id = parseResourceId(varOf(vars.id));
-      if (!id || !('id' in id)) throw new ProtocolError(ErrorCode.InvalidParams, `conversation resource id must be a positive integer, got ${inline(varOf(vars.id))}`);
+      if (!id || !('id' in id))
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `conversation resource id must be a positive integer, got ${inline(varOf(vars.id))}`,
+        );
       const archive = await openArchive(ctx);
       const c = await archive.conversationById(id.id);
-      if (!c) throw new ProtocolError(RESOURCE_NOT_FOUND, `conversation ${id.id} not found — use list_conversations to see the ids`);
+      if (!c)
+        throw new ProtocolError(
+          RESOURCE_NOT_FOUND,
+          `conversation ${id.id} not found — use list_conversations to see the ids`,
+        );
       const info = conversationInfo(ctx.citation, c);
       const md =
         `# ${inline(c.name)} (${c.source}, conversation_id ${c.id})\n\n` +
@@ -114,27 +122,48 @@ export function registerResources(server: McpServer, ctx: ServerContext, watch?:
     disclosedRead(server, ctx, 'message', async (uri, vars) => {
       const raw = varOf(vars.id);
       const id = parseResourceId(raw);
-      if (!id) throw new ProtocolError(ErrorCode.InvalidParams, `message resource id must be a message_id or a 64-hex hash, got ${inline(raw)}`);
+      if (!id)
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `message resource id must be a message_id or a 64-hex hash, got ${inline(raw)}`,
+        );
       const rawHash = vars.h === undefined ? undefined : varOf(vars.h);
       const hash = parseCitationHash(rawHash);
-      if (rawHash !== undefined && !hash) throw new ProtocolError(ErrorCode.InvalidParams, `the h of a message resource URI must be 4–64 hex digits of the message hash, got ${inline(rawHash)}`);
+      if (rawHash !== undefined && !hash)
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `the h of a message resource URI must be 4–64 hex digits of the message hash, got ${inline(rawHash)}`,
+        );
       const archive = await openArchive(ctx);
       let m: MessageRow | undefined;
       let movedNote: string | undefined;
       if ('hash' in id) {
         m = await archive.messageByHash(id.hash);
-        if (m && hash && !m.hash.startsWith(hash)) throw new ProtocolError(ErrorCode.InvalidParams, `the h of ${inline(uri.href)} does not match the hash it names`);
-        if (!m) throw new ProtocolError(RESOURCE_NOT_FOUND, `no message with hash ${id.hash} in this archive — it is no longer in the archive; search again`);
+        if (m && hash && !m.hash.startsWith(hash))
+          throw new ProtocolError(
+            ErrorCode.InvalidParams,
+            `the h of ${inline(uri.href)} does not match the hash it names`,
+          );
+        if (!m)
+          throw new ProtocolError(
+            RESOURCE_NOT_FOUND,
+            `no message with hash ${id.hash} in this archive — it is no longer in the archive; search again`,
+          );
       } else {
         // Resolved like every citation: never another message than the one whose hash the URI names.
         const r = await resolveCitation(archive, { messageId: id.id, hash });
-        if (r.status === 'gone') throw new ProtocolError(RESOURCE_NOT_FOUND, `${r.note} — ids change on re-import; search again`);
+        if (r.status === 'gone')
+          throw new ProtocolError(RESOURCE_NOT_FOUND, `${r.note} — ids change on re-import; search again`);
         m = r.message;
         if (r.status === 'moved') movedNote = r.note;
       }
       const rows = (await archive.context(m.id, RESOURCE_CONTEXT_WINDOW)) ?? [m];
       const redact = redactsFor(ctx);
-      const messages = await withHitExtras(archive, rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact)), redact);
+      const messages = await withHitExtras(
+        archive,
+        rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact)),
+        redact,
+      );
       const target = messages.find((h) => h.message_id === m.id) ?? hitFromMessage(ctx.citation, m, undefined, redact);
       const md =
         (movedNote ? `Note: ${movedNote}.\n\n` : '') +

@@ -26,7 +26,9 @@ export interface SearchRequest {
 
 export async function searchRequest(args: SearchArgs, env: ToolEnv): Promise<SearchRequest> {
   const query = cleanQuery(args.query);
-  const notes = /\p{Cf}/u.test(args.query) ? ['invisible characters (zero-width spaces or joiners) were removed from the query'] : [];
+  const notes = /\p{Cf}/u.test(args.query)
+    ? ['invisible characters (zero-width spaces or joiners) were removed from the query']
+    : [];
   const range = parseDayRange(args.start, args.end);
   const archive = await env.archive();
   const scope = await resolveScope(archive, args, env.signal, env.choose);

@@ -46,19 +46,46 @@ export interface McpServerOptions {
 }
 
 /** The requests `observe` hears about. */
-const OBSERVED = ['initialize', 'prompts/list', 'prompts/get', 'completion/complete', 'resources/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe'];
+const OBSERVED = [
+  'initialize',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'resources/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+];
 
 export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {}): McpServer {
   const server = new McpServer(
-    { name: SERVER_NAME, title: SERVER_TITLE, version: ctx.version, description: SERVER_DESCRIPTION, icons: SERVER_ICONS },
     {
-      capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: false }, completions: {}, logging: {} },
+      name: SERVER_NAME,
+      title: SERVER_TITLE,
+      version: ctx.version,
+      description: SERVER_DESCRIPTION,
+      icons: SERVER_ICONS,
+    },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: false },
+        completions: {},
+        logging: {},
+      },
       instructions: SERVER_INSTRUCTIONS,
     },
   );
   for (const def of TOOLS) registerTool(server, ctx, def as unknown as ToolDefinition);
   const observe = opts.observe;
-  const watch = registerSubscriptions(server, ctx, observe && ((method, uri) => observe({ direction: 'out', method, subject: uri, client: server.server.getClientVersion()?.name })));
+  const watch = registerSubscriptions(
+    server,
+    ctx,
+    observe &&
+      ((method, uri) =>
+        observe({ direction: 'out', method, subject: uri, client: server.server.getClientVersion()?.name })),
+  );
   registerResources(server, ctx, watch);
   registerAppView(server);
   registerPrompts(server, ctx);
@@ -85,8 +112,10 @@ function toolCallProblem(msg: JSONRPCMessage): string | undefined {
   const m = msg as { method?: string; id?: unknown; params?: unknown };
   if (m.method !== 'tools/call' || m.id === undefined) return undefined;
   const p = m.params as { name?: unknown; arguments?: unknown } | undefined;
-  if (!p || typeof p !== 'object' || Array.isArray(p)) return 'tools/call needs params {"name": "<tool>", "arguments": {…}}';
-  if (typeof p.name !== 'string') return 'tools/call needs the tool name as a string in params.name (tools/list lists them)';
+  if (!p || typeof p !== 'object' || Array.isArray(p))
+    return 'tools/call needs params {"name": "<tool>", "arguments": {…}}';
+  if (typeof p.name !== 'string')
+    return 'tools/call needs the tool name as a string in params.name (tools/list lists them)';
   const a = p.arguments;
   if (a === undefined || (typeof a === 'object' && a !== null && !Array.isArray(a))) return undefined;
   const got = a === null ? 'null' : Array.isArray(a) ? 'a list' : `a ${typeof a} (${JSON.stringify(a).slice(0, 40)})`;
@@ -105,7 +134,13 @@ function answerBadToolCalls(server: McpServer): void {
     transport.onmessage = (msg, extra) => {
       const problem = toolCallProblem(msg);
       if (problem === undefined) return onmessage?.(msg, extra);
-      void transport.send({ jsonrpc: '2.0', id: (msg as { id: string | number }).id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
+      void transport
+        .send({
+          jsonrpc: '2.0',
+          id: (msg as { id: string | number }).id,
+          error: { code: ErrorCode.InvalidParams, message: problem },
+        })
+        .catch(() => undefined);
     };
   };
 }
@@ -123,7 +158,12 @@ function observeRequests(server: McpServer, method: string, observe: (e: McpTraf
   handlers.set(method, async (req, extra) => {
     const result = await inner(req, extra);
     const p = (req as { params?: { uri?: string; name?: string; ref?: { name?: string; uri?: string } } }).params;
-    observe({ direction: 'in', method, subject: p?.uri ?? p?.name ?? p?.ref?.name ?? p?.ref?.uri, client: server.server.getClientVersion()?.name });
+    observe({
+      direction: 'in',
+      method,
+      subject: p?.uri ?? p?.name ?? p?.ref?.name ?? p?.ref?.uri,
+      client: server.server.getClientVersion()?.name,
+    });
     return result;
   });
 }
@@ -132,7 +172,12 @@ function observeRequests(server: McpServer, method: string, observe: (e: McpTraf
  * The SDK's McpServer (1.32) does not pass `icons` through tools/list, prompts/list or resources/templates/list:
  * its list results are decorated here, after it built them (the schema of every item already allows `icons`).
  */
-function withIcons(server: McpServer, method: string, key: string, iconsOf: (item: { name: string }) => readonly Icon[]): void {
+function withIcons(
+  server: McpServer,
+  method: string,
+  key: string,
+  iconsOf: (item: { name: string }) => readonly Icon[],
+): void {
   const handlers = requestHandlers(server);
   const inner = handlers.get(method);
   if (!inner) throw new Error(`no ${method} handler to decorate`);
@@ -172,7 +217,10 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
         warn: (message) => {
           ctx.log?.('warn', `${def.name}: ${message}`);
           server.server
-            .sendLoggingMessage({ level: 'warning', logger: SERVER_NAME, data: `${def.name}: ${message}` }, extra.sessionId)
+            .sendLoggingMessage(
+              { level: 'warning', logger: SERVER_NAME, data: `${def.name}: ${message}` },
+              extra.sessionId,
+            )
             .catch(() => undefined);
         },
         choose: canElicit(server)
@@ -184,7 +232,13 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
                     message: q.message,
                     requestedSchema: {
                       type: 'object',
-                      properties: { [q.field]: { type: 'string', title: q.field[0].toUpperCase() + q.field.slice(1), oneOf: q.options.map((o) => ({ const: o.value, title: o.title })) } },
+                      properties: {
+                        [q.field]: {
+                          type: 'string',
+                          title: q.field[0].toUpperCase() + q.field.slice(1),
+                          oneOf: q.options.map((o) => ({ const: o.value, title: o.title })),
+                        },
+                      },
                       required: [q.field],
                     },
                   },
@@ -192,7 +246,10 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
                   { signal: signal ?? extra.signal, timeout: ELICIT_TIMEOUT_MS, relatedRequestId: extra.requestId },
                 )
                 .catch((e: unknown) => {
-                  ctx.log?.('debug', `${def.name}: elicitation failed (${errorMessage(e)}); answering with the candidates instead`);
+                  ctx.log?.(
+                    'debug',
+                    `${def.name}: elicitation failed (${errorMessage(e)}); answering with the candidates instead`,
+                  );
                   return undefined;
                 });
               const v = r?.action === 'accept' ? r.content?.[q.field] : undefined;
@@ -216,7 +273,8 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
         };
       } catch (e) {
         const message = errorMessage(e);
-        if (!(e instanceof ToolError)) ctx.log?.(extra.signal.aborted ? 'debug' : 'warn', `${def.name} failed: ${message}`);
+        if (!(e instanceof ToolError))
+          ctx.log?.(extra.signal.aborted ? 'debug' : 'warn', `${def.name} failed: ${message}`);
         result = { content: [{ type: 'text', text: message }], isError: true };
       }
       // The one place every tool result leaves for the model: the disclosure ledger hears about it here.

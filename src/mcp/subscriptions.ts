@@ -24,7 +24,9 @@ export interface ResourceWatch {
 }
 
 /** The conversation a subscribable URI is about: `msgbrowse://conversation/{id}` or `msgbrowse://message/{id|hash}{?h}`. */
-function parseSubscribable(uri: string): { kind: 'conversation'; id: number } | { kind: 'message'; id?: number; hash?: string } | undefined {
+function parseSubscribable(
+  uri: string,
+): { kind: 'conversation'; id: number } | { kind: 'message'; id?: number; hash?: string } | undefined {
   let u: URL;
   try {
     u = new URL(uri);
@@ -40,7 +42,11 @@ function parseSubscribable(uri: string): { kind: 'conversation'; id: number } | 
   return undefined;
 }
 
-export function registerSubscriptions(server: McpServer, ctx: ServerContext, sent?: (method: string, uri?: string) => void): ResourceWatch {
+export function registerSubscriptions(
+  server: McpServer,
+  ctx: ServerContext,
+  sent?: (method: string, uri?: string) => void,
+): ResourceWatch {
   /** Subscribed URI → the conversation it is about (a message's conversation is looked up again after changes). */
   const subscribed = new Map<string, { conversationId?: number; message?: { id?: number; hash?: string } }>();
   let listed = false;
@@ -59,7 +65,8 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
     const archive = await ctx.archive();
     return m.hash ? archive.messageByHash(m.hash) : m.id !== undefined ? archive.messageById(m.id) : undefined;
   };
-  const conversationOf = async (m: { id?: number; hash?: string }): Promise<number | undefined> => (await messageOf(m))?.conversationId;
+  const conversationOf = async (m: { id?: number; hash?: string }): Promise<number | undefined> =>
+    (await messageOf(m))?.conversationId;
 
   const check = async (): Promise<void> => {
     if (!listed && subscribed.size === 0) return;
@@ -121,19 +128,26 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     const uri = req.params.uri;
-    if (typeof uri !== 'string' || uri.length > 2048) throw new ProtocolError(ErrorCode.InvalidParams, 'uri must be a string of at most 2048 characters');
+    if (typeof uri !== 'string' || uri.length > 2048)
+      throw new ProtocolError(ErrorCode.InvalidParams, 'uri must be a string of at most 2048 characters');
     const target = parseSubscribable(uri);
     // Subscribing is always accepted (MCP leaves unknown URIs open): a conversation or message that is not in the
     // archive yet is notified when an import brings it; a URI that is not one of ours can never change.
     if (!target) {
-      ctx.log?.('debug', `resources/subscribe ${inline(uri)}: not a msgbrowse conversation or message URI; it will never be updated`);
+      ctx.log?.(
+        'debug',
+        `resources/subscribe ${inline(uri)}: not a msgbrowse conversation or message URI; it will never be updated`,
+      );
       subscribed.set(uri, {});
     } else if (target.kind === 'conversation') {
       subscribed.set(uri, { conversationId: target.id });
     } else {
       const row = await messageOf(target).catch(() => undefined);
       // Follow the message by its hash: its id changes when msgbrowse re-imports the conversation.
-      subscribed.set(uri, { conversationId: row?.conversationId, message: row ? { hash: row.hash } : target.hash ? { hash: target.hash } : { id: target.id } });
+      subscribed.set(uri, {
+        conversationId: row?.conversationId,
+        message: row ? { hash: row.hash } : target.hash ? { hash: target.hash } : { id: target.id },
+      });
     }
     await baseline();
     return {};

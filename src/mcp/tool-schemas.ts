@@ -7,25 +7,38 @@ export const MAX_TEXT = 500;
 export const MAX_QUERY = 2000;
 
 export function text(field: string, max = MAX_TEXT) {
-  return z.string({ error: (iss) => (iss.input === undefined ? `${field} is required` : `${field} must be a string`) }).max(max, { error: `${field} is too long (at most ${max} characters)` });
+  return z
+    .string({ error: (iss) => (iss.input === undefined ? `${field} is required` : `${field} must be a string`) })
+    .max(max, { error: `${field} is too long (at most ${max} characters)` });
 }
 
 export function positiveInt(field: string) {
-  return z
-    .number({ error: (iss) => (iss.input === undefined ? `${field} is required` : `${field} must be an integer`) })
-    // Beyond 2^53 a number is no exact integer any more: say "too large", not "not an integer" (2**60 is one).
-    .max(Number.MAX_SAFE_INTEGER, { error: `${field} is too large: give a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`, abort: true })
-    .int({ error: `${field} must be an integer` })
-    .min(1, { error: `${field} must be at least 1` });
+  return (
+    z
+      .number({ error: (iss) => (iss.input === undefined ? `${field} is required` : `${field} must be an integer`) })
+      // Beyond 2^53 a number is no exact integer any more: say "too large", not "not an integer" (2**60 is one).
+      .max(Number.MAX_SAFE_INTEGER, {
+        error: `${field} is too large: give a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`,
+        abort: true,
+      })
+      .int({ error: `${field} must be an integer` })
+      .min(1, { error: `${field} must be at least 1` })
+  );
 }
 
 export const dateParam = (which: 'start' | 'end') =>
-  text(which, 40).describe(`${which === 'start' ? 'earliest' : 'latest'} date inclusive, YYYY-MM-DD (a calendar day in the archive's own wall-clock time)`);
+  text(which, 40).describe(
+    `${which === 'start' ? 'earliest' : 'latest'} date inclusive, YYYY-MM-DD (a calendar day in the archive's own wall-clock time)`,
+  );
 
 /** Conversation scope used by most tools: a name (exact, as listed by list_conversations) or an id, plus a source. */
 export const conversationScopeShape = {
-  conversation: text('conversation').optional().describe('conversation name (person or group) as shown by list_conversations'),
-  conversation_id: positiveInt('conversation_id').optional().describe('conversation id from list_conversations or a previous result (unambiguous)'),
+  conversation: text('conversation')
+    .optional()
+    .describe('conversation name (person or group) as shown by list_conversations'),
+  conversation_id: positiveInt('conversation_id')
+    .optional()
+    .describe('conversation id from list_conversations or a previous result (unambiguous)'),
   source: text('source', 40).optional().describe('message source: signal, imessage or whatsapp'),
 };
 
@@ -61,13 +74,20 @@ export {
 export const notesField = z
   .array(z.string())
   .optional()
-  .describe('what to know about this answer: adjustments made to the request (e.g. clamped limits), which part of the whole a page holds');
+  .describe(
+    'what to know about this answer: adjustments made to the request (e.g. clamped limits), which part of the whole a page holds',
+  );
 
 /** The `cursor` argument of a tool that pages by offset (mcp/answer-budget.ts pageByOffset). */
 export const cursorField = (tool: string) =>
-  text('cursor', 200).optional().describe(`next_cursor from the previous ${tool} result, with the same other arguments, to read the next page`);
+  text('cursor', 200)
+    .optional()
+    .describe(`next_cursor from the previous ${tool} result, with the same other arguments, to read the next page`);
 
-export const nextCursorField = z.string().optional().describe('present when more follows: pass it as cursor, with the same other arguments, for the next page');
+export const nextCursorField = z
+  .string()
+  .optional()
+  .describe('present when more follows: pass it as cursor, with the same other arguments, for the next page');
 
 /** has_attachment / has_link: msgbrowse's search page filters, on both halves of a search. */
 export const contentFilterShape = {

@@ -61,7 +61,9 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   handler(args: z.output<I>, env: ToolEnv): Promise<ToolOutput<z.output<O>>>;
 }
 
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  def: ToolDefinition<I, O>,
+): ToolDefinition<I, O> {
   return def;
 }
 

@@ -75,10 +75,7 @@ export function fuseHybrid<K extends { id: number }, S extends { messageId: numb
   for (const h of keyword) if (!kwById.has(h.id)) kwById.set(h.id, h);
   const semById = new Map<number, S>();
   for (const h of semantic) if (!semById.has(h.messageId)) semById.set(h.messageId, h);
-  const fused = fuseRankedIds(
-    [keyword.map((h) => h.id), semantic.map((h) => h.messageId)],
-    k,
-  );
+  const fused = fuseRankedIds([keyword.map((h) => h.id), semantic.map((h) => h.messageId)], k);
   return fused.slice(0, Math.max(0, limit)).map((e) => ({
     messageId: e.messageId,
     score: e.score,

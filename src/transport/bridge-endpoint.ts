@@ -55,7 +55,9 @@ export function readBridgeEndpoint(file: string): BridgeEndpoint {
   const ok =
     ep.v === ENDPOINT_FILE_VERSION &&
     typeof ep.pid === 'number' &&
-    (ep.kind === 'socket' ? typeof ep.socketPath === 'string' : ep.kind === 'tcp' && typeof ep.host === 'string' && typeof ep.port === 'number') &&
+    (ep.kind === 'socket'
+      ? typeof ep.socketPath === 'string'
+      : ep.kind === 'tcp' && typeof ep.host === 'string' && typeof ep.port === 'number') &&
     typeof ep.path === 'string' &&
     typeof ep.header === 'string' &&
     typeof ep.secret === 'string' &&
@@ -92,6 +94,7 @@ export function sweepStaleBridgeEndpoints(dir: string): void {
   }
   for (const name of names) {
     const m = /^(\d+)\.json$/.exec(name);
-    if (m && Number(m[1]) !== process.pid && !processAlive(Number(m[1]))) fs.rmSync(path.join(dir, name), { force: true });
+    if (m && Number(m[1]) !== process.pid && !processAlive(Number(m[1])))
+      fs.rmSync(path.join(dir, name), { force: true });
   }
 }

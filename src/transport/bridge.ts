@@ -31,15 +31,22 @@ export function endpointFetch(ep: BridgeEndpoint): typeof fetch {
     new Promise<Response>((resolve, reject) => {
       const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
       const headers: Record<string, string> = {};
-      new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
+      for (const [k, v] of new Headers(init?.headers)) headers[k] = v;
       const target = ep.kind === 'socket' ? { socketPath: ep.socketPath } : { host: ep.host, port: ep.port };
-      const req = http.request({ ...target, path: url.pathname + url.search, method: init?.method ?? 'GET', headers, agent: false }, (res) => {
-        const status = res.statusCode ?? 502;
-        const rh = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) rh.set(k, Array.isArray(v) ? v.join(', ') : v);
-        const body = status === 204 || status === 304 ? null : (ReadableStream.toWeb(res) as unknown as ConstructorParameters<typeof Response>[0]);
-        resolve(new Response(body, { status, headers: rh }));
-      });
+      const req = http.request(
+        { ...target, path: url.pathname + url.search, method: init?.method ?? 'GET', headers, agent: false },
+        (res) => {
+          const status = res.statusCode ?? 502;
+          const rh = new Headers();
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined) rh.set(k, Array.isArray(v) ? v.join(', ') : v);
+          const body =
+            status === 204 || status === 304
+              ? null
+              : (ReadableStream.toWeb(res) as unknown as ConstructorParameters<typeof Response>[0]);
+          resolve(new Response(body, { status, headers: rh }));
+        },
+      );
       req.on('error', reject);
       const signal = init?.signal;
       if (signal) {
@@ -66,7 +73,8 @@ function fatal(e: unknown): string | undefined {
   }
   // The SDK's StreamableHTTPError carries the HTTP status as `code`. Our endpoint answers every refusal with 404
   // (never 401/403): without a session the secret was refused; with one, the session is gone (endpoint restarted).
-  if ((e as { code?: unknown })?.code === 404) return 'the msgbrowse endpoint refused this bridge (its secret changed: the extension host restarted)';
+  if ((e as { code?: unknown })?.code === 404)
+    return 'the msgbrowse endpoint refused this bridge (its secret changed: the extension host restarted)';
   return undefined;
 }
 
@@ -81,7 +89,10 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
     return 1;
   }
   if (!processAlive(ep.pid)) {
-    log('error', `the VS Code extension host that wrote ${opts.endpointFile} (pid ${ep.pid}) is not running: open VS Code with the msgbrowse extension`);
+    log(
+      'error',
+      `the VS Code extension host that wrote ${opts.endpointFile} (pid ${ep.pid}) is not running: open VS Code with the msgbrowse extension`,
+    );
     return 1;
   }
 
@@ -90,7 +101,12 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
     fetch: endpointFetch(ep),
     requestInit: { headers: { [ep.header]: ep.secret } },
     // A dropped SSE stream is reconnected a few times; a host that is gone is caught by the watchdog below.
-    reconnectionOptions: { initialReconnectionDelay: 500, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 1.5, maxRetries: 3 },
+    reconnectionOptions: {
+      initialReconnectionDelay: 500,
+      maxReconnectionDelay: 2000,
+      reconnectionDelayGrowFactor: 1.5,
+      maxRetries: 3,
+    },
   });
   const downstream = new LineTransport(opts.stdin ?? process.stdin, opts.stdout ?? process.stdout);
 
@@ -120,7 +136,11 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
   };
   upstream.onerror = (e) => {
     const why = fatal(e);
-    if (why) void end(1, `msgbrowse bridge: ${why}; restart the server (MCP: List Servers → msgbrowse → Restart) after VS Code is back`);
+    if (why)
+      void end(
+        1,
+        `msgbrowse bridge: ${why}; restart the server (MCP: List Servers → msgbrowse → Restart) after VS Code is back`,
+      );
     else log('debug', `upstream: ${e.message}`);
   };
   downstream.onmessage = (msg: JSONRPCMessage) => {
@@ -132,10 +152,18 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
         // A request that could not be delivered is answered, so the client never waits for it.
         const message = why ?? (e instanceof Error ? e.message : String(e));
         void downstream
-          .send({ jsonrpc: '2.0', id: m.id, error: { code: why ? -32000 : -32601, message: `msgbrowse bridge: ${message}` } } as JSONRPCMessage)
+          .send({
+            jsonrpc: '2.0',
+            id: m.id,
+            error: { code: why ? -32000 : -32601, message: `msgbrowse bridge: ${message}` },
+          } as JSONRPCMessage)
           .catch(() => {});
       }
-      if (why) void end(1, `msgbrowse bridge: ${why}; restart the server (MCP: List Servers → msgbrowse → Restart) after VS Code is back`);
+      if (why)
+        void end(
+          1,
+          `msgbrowse bridge: ${why}; restart the server (MCP: List Servers → msgbrowse → Restart) after VS Code is back`,
+        );
       else log('debug', `relay of ${m.method ?? 'a response'} failed: ${e instanceof Error ? e.message : String(e)}`);
     });
   };
@@ -146,13 +174,19 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
   // The watchdog: the extension host gone, or the endpoint replaced (new secret) — exit instead of hanging.
   const watch = setInterval(() => {
     if (!processAlive(ep.pid)) {
-      void end(1, `msgbrowse bridge: the VS Code extension host (pid ${ep.pid}) has exited; VS Code restarts this server when it is back`);
+      void end(
+        1,
+        `msgbrowse bridge: the VS Code extension host (pid ${ep.pid}) has exited; VS Code restarts this server when it is back`,
+      );
       return;
     }
     try {
       const now = readBridgeEndpoint(opts.endpointFile);
       if (now.secret !== ep.secret || now.pid !== ep.pid) {
-        void end(1, 'msgbrowse bridge: the extension host restarted its endpoint (new secret); restart the server to reconnect');
+        void end(
+          1,
+          'msgbrowse bridge: the extension host restarted its endpoint (new secret); restart the server to reconnect',
+        );
       }
     } catch {
       /* the file is rewritten atomically; a missing file alone is not fatal while the host lives */

@@ -92,8 +92,7 @@ export function checkRequest(req: IncomingMessage, opts: GuardOptions): Refusal 
   }
   if (opts.allowedHosts) {
     const host = header(req, 'host')?.trim().toLowerCase();
-    const portOk =
-      opts.anyHostOnPort !== undefined && host !== undefined && host.endsWith(`:${opts.anyHostOnPort}`);
+    const portOk = opts.anyHostOnPort && host?.endsWith(`:${opts.anyHostOnPort}`);
     if (!host || (!opts.allowedHosts.has(host) && !portOk)) {
       return { reason: 'host', message: 'Refused: Host header is not this loopback server (possible DNS rebinding)' };
     }

@@ -243,7 +243,9 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandl
   sweep.unref();
 
   const url =
-    endpoint.kind === 'tcp' ? `http://${urlHost(endpoint.host)}:${endpoint.port}${mcpPath}` : `http://localhost${mcpPath}`;
+    endpoint.kind === 'tcp'
+      ? `http://${urlHost(endpoint.host)}:${endpoint.port}${mcpPath}`
+      : `http://localhost${mcpPath}`;
 
   let closed: Promise<void> | undefined;
   return {

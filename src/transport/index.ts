@@ -10,4 +10,12 @@ export {
 export { isLoopbackHost, ListenError, type ListenTarget, type BoundEndpoint } from './listen';
 export { DEFAULT_MAX_BODY_BYTES } from './body';
 export { runBridge, endpointFetch, type BridgeOptions } from './bridge';
-export { writeBridgeEndpoint, readBridgeEndpoint, processAlive, bridgeEndpointFile, sweepStaleBridgeEndpoints, ENDPOINT_FILE_VERSION, type BridgeEndpoint } from './bridge-endpoint';
+export {
+  writeBridgeEndpoint,
+  readBridgeEndpoint,
+  processAlive,
+  bridgeEndpointFile,
+  sweepStaleBridgeEndpoints,
+  ENDPOINT_FILE_VERSION,
+  type BridgeEndpoint,
+} from './bridge-endpoint';

@@ -76,7 +76,11 @@ export class LineTransport implements Transport {
   private endLine(): void {
     if (this.skipping) {
       this.skipping = false;
-      this.reply(idIn(this.head), -32600, `Invalid Request: the message is longer than ${this.maxLine} bytes (10 MiB), the most one line may carry; it was not read. Send smaller arguments`);
+      this.reply(
+        idIn(this.head),
+        -32600,
+        `Invalid Request: the message is longer than ${this.maxLine} bytes (10 MiB), the most one line may carry; it was not read. Send smaller arguments`,
+      );
       return;
     }
     const line = Buffer.concat(this.chunks, this.size).toString('utf8').replace(/\r$/, '');
@@ -92,14 +96,20 @@ export class LineTransport implements Transport {
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
-      this.reply(idOf(json), -32600, 'Invalid Request: not a JSON-RPC 2.0 message (it needs "jsonrpc": "2.0" and a method, or the result or error of a request)');
+      this.reply(
+        idOf(json),
+        -32600,
+        'Invalid Request: not a JSON-RPC 2.0 message (it needs "jsonrpc": "2.0" and a method, or the result or error of a request)',
+      );
       return;
     }
     this.onmessage?.(parsed.data);
   }
 
   private reply(id: string | number | null, code: number, message: string): void {
-    void this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage).catch((e: unknown) => this.onerror?.(e as Error));
+    void this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage).catch((e: unknown) =>
+      this.onerror?.(e as Error),
+    );
   }
 
   send(message: JSONRPCMessage): Promise<void> {

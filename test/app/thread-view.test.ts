@@ -41,7 +41,13 @@ interface El {
   querySelectorAll<T = El>(sel: string): ArrayLike<T>;
 }
 declare const window: Record<string, unknown>;
-declare const document: El & { documentElement: El; body: El; activeElement: El | null; scripts: { length: number }; getElementById(id: string): El | null };
+declare const document: El & {
+  documentElement: El;
+  body: El;
+  activeElement: El | null;
+  scripts: { length: number };
+  getElementById(id: string): El | null;
+};
 declare function getComputedStyle(e: El): { backgroundColor: string; color: string };
 type HTMLElement = El;
 
@@ -50,7 +56,10 @@ function findChromium(): string | undefined {
   if (fromEnv && fs.existsSync(fromEnv)) return fromEnv;
   const dir = process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
   try {
-    const line = fs.readFileSync(path.join(dir, 'host.env'), 'utf8').split('\n').find((l) => l.startsWith('CHROMIUM='));
+    const line = fs
+      .readFileSync(path.join(dir, 'host.env'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('CHROMIUM='));
     const bin = line?.slice('CHROMIUM='.length).trim();
     if (bin && fs.existsSync(bin)) return bin;
   } catch {
@@ -66,13 +75,25 @@ const SKIP = CHROMIUM
 
 const LIGHT = {
   theme: 'light' as const,
-  styles: { variables: { '--color-background-primary': '#fdfdfd', '--color-text-primary': '#202020', '--font-sans': 'sans-serif' } },
+  styles: {
+    variables: {
+      '--color-background-primary': '#fdfdfd',
+      '--color-text-primary': '#202020',
+      '--font-sans': 'sans-serif',
+    },
+  },
   containerDimensions: { maxHeight: 420, maxWidth: 560 },
 };
 const DARK = {
   ...LIGHT,
   theme: 'dark' as const,
-  styles: { variables: { '--color-background-primary': '#101010', '--color-text-primary': '#eeeeee', '--font-sans': 'sans-serif' } },
+  styles: {
+    variables: {
+      '--color-background-primary': '#101010',
+      '--color-text-primary': '#eeeeee',
+      '--font-sans': 'sans-serif',
+    },
+  },
 };
 
 interface HostEvent {
@@ -109,10 +130,14 @@ async function call(name: string, args: Record<string, unknown>): Promise<CallTo
 
 async function show(result: CallToolResult): Promise<void> {
   await page.evaluate(() => (window as unknown as { hostEvents: unknown[] }).hostEvents.splice(0));
-  await page.evaluate((r) => (window as unknown as { sendToolResult(r: unknown): Promise<void> }).sendToolResult(r), result as unknown);
+  await page.evaluate(
+    (r) => (window as unknown as { sendToolResult(r: unknown): Promise<void> }).sendToolResult(r),
+    result as unknown,
+  );
 }
 
-const events = (): Promise<HostEvent[]> => page.evaluate(() => (window as unknown as { hostEvents: HostEvent[] }).hostEvents.slice());
+const events = (): Promise<HostEvent[]> =>
+  page.evaluate(() => (window as unknown as { hostEvents: HostEvent[] }).hostEvents.slice());
 
 async function waitEvent(method: string): Promise<HostEvent> {
   const end = Date.now() + 10_000;
@@ -128,17 +153,37 @@ async function waitEvent(method: string): Promise<HostEvent> {
 const ACTIVE = () =>
   view.evaluate(() => {
     const box = document.getElementById('scroller')!;
-    const tags = Array.from(box.querySelectorAll('script, img, iframe, object, embed, style, link, form, svg, a, input, base, meta')).map((e) => e.tagName);
-    const on = Array.from(box.querySelectorAll('*')).flatMap((e) => Array.from(e.attributes).filter((a) => /^on/i.test(a.name) || (/^(href|src|action|formaction|xlink:href|srcdoc)$/i.test(a.name))).map((a) => `${e.tagName}[${a.name}]`));
-    return { tags, on, scripts: document.scripts.length, pwned: (window as unknown as { pwned?: unknown }).pwned ?? null };
+    const tags = Array.from(
+      box.querySelectorAll('script, img, iframe, object, embed, style, link, form, svg, a, input, base, meta'),
+    ).map((e) => e.tagName);
+    const on = Array.from(box.querySelectorAll('*')).flatMap((e) =>
+      Array.from(e.attributes)
+        .filter((a) => /^on/i.test(a.name) || /^(href|src|action|formaction|xlink:href|srcdoc)$/i.test(a.name))
+        .map((a) => `${e.tagName}[${a.name}]`),
+    );
+    return {
+      tags,
+      on,
+      scripts: document.scripts.length,
+      pwned: (window as unknown as { pwned?: unknown }).pwned ?? null,
+    };
   });
 
 describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
   before(async () => {
-    if (!fs.existsSync(path.join(root, 'dist/thread-app.html'))) execFileSync(process.execPath, ['esbuild.js'], { cwd: root });
+    if (!fs.existsSync(path.join(root, 'dist/thread-app.html')))
+      execFileSync(process.execPath, ['esbuild.js'], { cwd: root });
     const html = fs.readFileSync(path.join(root, 'dist/thread-app.html'), 'utf8');
     const hostJs = (
-      await esbuild.build({ entryPoints: [path.join(__dirname, 'host-page.mjs')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' })
+      await esbuild.build({
+        entryPoints: [path.join(__dirname, 'host-page.mjs')],
+        bundle: true,
+        write: false,
+        format: 'iife',
+        platform: 'browser',
+        target: 'es2022',
+        logLevel: 'warning',
+      })
     ).outputFiles[0].text;
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgbrowse-app-view-'));
     desc = buildCuratedArchive(dir);
@@ -150,15 +195,31 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 600, height: 460 } });
     // Anything the view would fetch is a failure: there is no network for it (CSP), and here none at all.
     await page.route('**/*', (route) => route.abort());
-    await page.exposeFunction('callServerTool', async (params: { name: string; arguments?: Record<string, unknown> }) => client.callTool(params));
-    await page.setContent('<!doctype html><html><body style="margin:0"><iframe id="view" sandbox="allow-scripts" title="thread" style="width:560px;height:420px;border:0"></iframe></body></html>');
+    await page.exposeFunction('callServerTool', async (params: { name: string; arguments?: Record<string, unknown> }) =>
+      client.callTool(params),
+    );
+    await page.setContent(
+      '<!doctype html><html><body style="margin:0"><iframe id="view" sandbox="allow-scripts" title="thread" style="width:560px;height:420px;border:0"></iframe></body></html>',
+    );
     await page.addScriptTag({ content: hostJs });
-    await page.evaluate(([h, ctx]) => (window as unknown as { startHost(h: string, c: unknown): Promise<void> }).startHost(h as string, ctx), [html, LIGHT] as const);
+    await page.evaluate(
+      ([h, ctx]) =>
+        (window as unknown as { startHost(h: string, c: unknown): Promise<void> }).startHost(h as string, ctx),
+      [html, LIGHT] as const,
+    );
     const frame = page.frames().find((f) => f !== page.mainFrame());
     assert.ok(frame, 'the view frame exists');
     view = frame;
@@ -183,7 +244,11 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
         name: g.querySelector('.conv-name .name')?.textContent,
         hashes: Array.from(g.querySelectorAll<HTMLElement>('article.msg')).map((e) => e.dataset.hash),
       })),
-      highlight: Array.from(document.querySelectorAll<HTMLElement>('article.msg.highlight')).map((e) => ({ hash: e.dataset.hash, badge: e.querySelector('.badge')?.textContent, tab: e.tabIndex })),
+      highlight: Array.from(document.querySelectorAll<HTMLElement>('article.msg.highlight')).map((e) => ({
+        hash: e.dataset.hash,
+        badge: e.querySelector('.badge')?.textContent,
+        tab: e.tabIndex,
+      })),
       marks: Array.from(document.querySelectorAll('mark')).map((m) => m.textContent),
       roles: [document.querySelectorAll('[role=list]').length, document.querySelectorAll('[role=listitem]').length],
     }));
@@ -196,28 +261,48 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
       assert.deepEqual([...g.hashes].sort(), want.map((h) => h.hash).sort(), `group ${g.name} holds its hits`);
     }
     assert.deepEqual(shape.highlight, [{ hash: hits[0].hash, badge: 'best match', tab: 0 }]);
-    assert.ok(shape.marks.length > 0 && shape.marks.every((m) => /lease/i.test(m ?? '')), `matches marked: ${shape.marks}`);
+    assert.ok(
+      shape.marks.length > 0 && shape.marks.every((m) => /lease/i.test(m ?? '')),
+      `matches marked: ${shape.marks}`,
+    );
     assert.equal(shape.roles[1], hits.length);
     // reactions: grouped by emoji with their actors
     const reacted = hits.find((h) => h.reactions?.length);
     assert.ok(reacted, 'the fixture has a hit with reactions');
     const chips = await view.evaluate(
-      (hash) => Array.from(document.querySelectorAll(`article.msg[data-hash="${hash}"] .reaction`)).map((c) => ({ text: c.textContent, label: c.getAttribute('aria-label') })),
+      (hash) =>
+        Array.from(document.querySelectorAll(`article.msg[data-hash="${hash}"] .reaction`)).map((c) => ({
+          text: c.textContent,
+          label: c.getAttribute('aria-label'),
+        })),
       reacted.hash,
     );
     const byEmoji = new Map<string, string[]>();
     for (const x of reacted.reactions!) byEmoji.set(x.emoji, [...(byEmoji.get(x.emoji) ?? []), x.actor]);
-    assert.deepEqual(chips, [...byEmoji].map(([e, a]) => ({ text: `${e} ${a.length}`, label: `${e} from ${a.join(', ')}` })));
+    assert.deepEqual(
+      chips,
+      [...byEmoji].map(([e, a]) => ({ text: `${e} ${a.length}`, label: `${e} from ${a.join(', ')}` })),
+    );
     // attachments: names with their kind, as the result carries them
     const attached = hits.find((h) => h.attachments?.length);
     assert.ok(attached, 'the fixture has a hit with an attachment');
     const files = await view.evaluate(
-      (hash) => Array.from(document.querySelectorAll(`article.msg[data-hash="${hash}"] .attachment`)).map((c) => c.getAttribute('aria-label')),
+      (hash) =>
+        Array.from(document.querySelectorAll(`article.msg[data-hash="${hash}"] .attachment`)).map((c) =>
+          c.getAttribute('aria-label'),
+        ),
       attached.hash,
     );
-    assert.deepEqual(files, attached.attachments!.map((a) => `${a.kind} ${a.name}`));
+    assert.deepEqual(
+      files,
+      attached.attachments!.map((a) => `${a.kind} ${a.name}`),
+    );
     // the view stays within the height the host gives it and scrolls inside
-    const box = await view.evaluate(() => ({ h: document.documentElement.scrollHeight, theme: document.documentElement.dataset.theme, bg: getComputedStyle(document.body).backgroundColor }));
+    const box = await view.evaluate(() => ({
+      h: document.documentElement.scrollHeight,
+      theme: document.documentElement.dataset.theme,
+      bg: getComputedStyle(document.body).backgroundColor,
+    }));
     assert.ok(box.h <= 420, `view height ${box.h}`);
     assert.equal(box.theme, 'light');
     assert.equal(box.bg, 'rgb(253, 253, 253)', 'host variable applied');
@@ -231,18 +316,38 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     const r = await call('search_messages', args);
     const first = r.structuredContent as { hits: Hit[]; next_cursor?: string };
     assert.ok(first.next_cursor, 'the curated archive pages this search at the default budget');
-    await page.evaluate((a) => (window as unknown as { sendToolInput(a: unknown): Promise<void> }).sendToolInput(a), args);
+    await page.evaluate(
+      (a) => (window as unknown as { sendToolInput(a: unknown): Promise<void> }).sendToolInput(a),
+      args,
+    );
     await show(r);
     await view.waitForSelector('footer.page button.next');
-    assert.match((await view.textContent('footer.page .page-note')) ?? '', new RegExp(`^hits 1–${first.hits.length} of \\d+`));
+    assert.match(
+      (await view.textContent('footer.page .page-note')) ?? '',
+      new RegExp(`^hits 1–${first.hits.length} of \\d+`),
+    );
     await view.click('footer.page button.next');
     const req = await waitEvent('tools/call');
-    assert.deepEqual({ name: req.params.name, arguments: req.params.arguments }, { name: 'search_messages', arguments: { ...args, cursor: first.next_cursor } });
-    const second = (await call('search_messages', { ...args, cursor: first.next_cursor })).structuredContent as { hits: Hit[] };
+    assert.deepEqual(
+      { name: req.params.name, arguments: req.params.arguments },
+      { name: 'search_messages', arguments: { ...args, cursor: first.next_cursor } },
+    );
+    const second = (await call('search_messages', { ...args, cursor: first.next_cursor })).structuredContent as {
+      hits: Hit[];
+    };
     await view.waitForFunction((h) => !!document.querySelector(`article.msg[data-hash="${h}"]`), second.hits[0].hash);
-    const rows = await view.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('article.msg')).map((e) => e.dataset.hash));
-    assert.deepEqual([...rows].sort(), second.hits.map((h) => h.hash).sort(), 'the view shows the second page, and only it');
-    assert.match((await view.textContent('footer.page .page-note')) ?? '', new RegExp(`^hits ${first.hits.length + 1}–`));
+    const rows = await view.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('article.msg')).map((e) => e.dataset.hash),
+    );
+    assert.deepEqual(
+      [...rows].sort(),
+      second.hits.map((h) => h.hash).sort(),
+      'the view shows the second page, and only it',
+    );
+    assert.match(
+      (await view.textContent('footer.page .page-note')) ?? '',
+      new RegExp(`^hits ${first.hits.length + 1}–`),
+    );
   });
 
   it('click and Enter on a message ask the host to open its citation link (ui/open-link)', async () => {
@@ -257,7 +362,10 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     await page.evaluate(() => (window as unknown as { hostEvents: unknown[] }).hostEvents.splice(0));
     await view.focus(`article.msg[data-hash="${hits[0].hash}"]`);
     await page.keyboard.press('ArrowDown');
-    const next = await view.evaluate(() => ({ hash: (document.activeElement as HTMLElement).dataset.hash, tabbable: document.querySelectorAll('article.msg[tabindex="0"]').length }));
+    const next = await view.evaluate(() => ({
+      hash: (document.activeElement as HTMLElement).dataset.hash,
+      tabbable: document.querySelectorAll('article.msg[tabindex="0"]').length,
+    }));
     assert.equal(next.tabbable, 1, 'one message in the tab order');
     assert.notEqual(next.hash, hits[0].hash);
     await page.keyboard.press('Enter');
@@ -271,16 +379,24 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     await show(r);
     const sel = `article.msg[data-hash="${hits[0].hash}"]`;
     await view.waitForSelector(sel);
-    const before = await view.evaluate((c) => document.querySelectorAll(`section.conv[data-key="0:${c}"] article.msg`).length, hits[0].conversation_id);
+    const before = await view.evaluate(
+      (c) => document.querySelectorAll(`section.conv[data-key="0:${c}"] article.msg`).length,
+      hits[0].conversation_id,
+    );
     await view.click(`${sel} button.more`);
     const req = await waitEvent('tools/call');
-    assert.deepEqual({ name: req.params.name, arguments: req.params.arguments }, { name: 'get_context', arguments: { message_id: hits[0].message_id, hash: hits[0].hash } });
+    assert.deepEqual(
+      { name: req.params.name, arguments: req.params.arguments },
+      { name: 'get_context', arguments: { message_id: hits[0].message_id, hash: hits[0].hash } },
+    );
     const ctx = await call('get_context', { message_id: hits[0].message_id, hash: hits[0].hash });
     const ctxHashes = (ctx.structuredContent as { messages: Hit[] }).messages.map((m) => m.hash);
     await view.waitForSelector('article.msg.added');
     const after = await view.evaluate(
       (c) => ({
-        hashes: Array.from(document.querySelectorAll<HTMLElement>(`section.conv[data-key="0:${c}"] article.msg`)).map((e) => e.dataset.hash!),
+        hashes: Array.from(document.querySelectorAll<HTMLElement>(`section.conv[data-key="0:${c}"] article.msg`)).map(
+          (e) => e.dataset.hash!,
+        ),
         focused: (document.activeElement as HTMLElement | null)?.dataset.hash,
       }),
       hits[0].conversation_id,
@@ -303,7 +419,11 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     assert.equal(msg.params.role, 'user');
     assert.equal(content[0].type, 'text');
     assert.ok(content[0].text.includes(`](${hits[0].link})`), content[0].text);
-    assert.equal((await events()).filter((e) => e.method === 'ui/open-link').length, 0, 'the button does not also open the message');
+    assert.equal(
+      (await events()).filter((e) => e.method === 'ui/open-link').length,
+      0,
+      'the button does not also open the message',
+    );
   });
 
   it('get_context: the thread with the centre message marked as cited; get_conversation: one conversation in time order', async () => {
@@ -314,7 +434,10 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     await view.waitForSelector(`article.msg.cited[data-hash="${mark.hash}"]`);
     const s = await view.evaluate(() => ({
       groups: document.querySelectorAll('section.conv').length,
-      cited: Array.from(document.querySelectorAll<HTMLElement>('article.msg.highlight')).map((e) => [e.dataset.hash, e.querySelector('.badge')?.textContent]),
+      cited: Array.from(document.querySelectorAll<HTMLElement>('article.msg.highlight')).map((e) => [
+        e.dataset.hash,
+        e.querySelector('.badge')?.textContent,
+      ]),
       rows: document.querySelectorAll('article.msg').length,
     }));
     assert.deepEqual(s, { groups: 1, cited: [[mark.hash, 'cited']], rows: msgs.length });
@@ -322,16 +445,27 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
     const conv = await call('get_conversation', { conversation_id: mark.conversationId });
     const cm = (conv.structuredContent as { messages: Hit[] }).messages;
     await show(conv);
-    await view.waitForFunction((n) => document.querySelectorAll('article.msg').length === n && !document.querySelector('article.msg.cited'), cm.length);
-    const order = await view.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('article.msg')).map((e) => Number(e.dataset.id)));
-    const want = [...cm].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.message_id - b.message_id)).map((m) => m.message_id);
+    await view.waitForFunction(
+      (n) => document.querySelectorAll('article.msg').length === n && !document.querySelector('article.msg.cited'),
+      cm.length,
+    );
+    const order = await view.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('article.msg')).map((e) => Number(e.dataset.id)),
+    );
+    const want = [...cm]
+      .sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.message_id - b.message_id))
+      .map((m) => m.message_id);
     assert.deepEqual(order, want, 'oldest first, whatever order the tool returned');
   });
 
   it('follows the host theme: a host-context change applies data-theme and the host variables', async () => {
     await page.evaluate((c) => (window as unknown as { setHostContext(c: unknown): void }).setHostContext(c), DARK);
     await view.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
-    const dark = await view.evaluate(() => ({ bg: getComputedStyle(document.body).backgroundColor, fg: getComputedStyle(document.body).color, scheme: document.documentElement.style.colorScheme }));
+    const dark = await view.evaluate(() => ({
+      bg: getComputedStyle(document.body).backgroundColor,
+      fg: getComputedStyle(document.body).color,
+      scheme: document.documentElement.style.colorScheme,
+    }));
     assert.deepEqual(dark, { bg: 'rgb(16, 16, 16)', fg: 'rgb(238, 238, 238)', scheme: 'dark' });
     await page.evaluate((c) => (window as unknown as { setHostContext(c: unknown): void }).setHostContext(c), LIGHT);
     await view.waitForFunction(() => document.documentElement.dataset.theme === 'light');
@@ -345,36 +479,74 @@ describe('MCP App thread view in Chromium', { skip: SKIP }, () => {
       const msgs = (r.structuredContent as { messages: Hit[] }).messages;
       await show(r);
       await view.waitForSelector(`article.msg.cited[data-hash="${mark.hash}"]`);
-      const bodies = await view.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('article.msg')).map((e) => ({ hash: e.dataset.hash, text: e.querySelector('.body')!.textContent, dir: e.querySelector('.body')!.getAttribute('dir'), kids: e.querySelector('.body')!.children.length })));
+      const bodies = await view.evaluate(() =>
+        Array.from(document.querySelectorAll<HTMLElement>('article.msg')).map((e) => ({
+          hash: e.dataset.hash,
+          text: e.querySelector('.body')!.textContent,
+          dir: e.querySelector('.body')!.getAttribute('dir'),
+          kids: e.querySelector('.body')!.children.length,
+        })),
+      );
       for (const m of msgs) {
         const b = bodies.find((x) => x.hash === m.hash);
-        assert.deepEqual(b, { hash: m.hash, text: m.text, dir: 'auto', kids: 0 }, `body of message ${m.message_id} is one text node`);
+        assert.deepEqual(
+          b,
+          { hash: m.hash, text: m.text, dir: 'auto', kids: 0 },
+          `body of message ${m.message_id} is one text node`,
+        );
       }
-      assert.deepEqual(await ACTIVE(), { tags: [], on: [], scripts: 1, pwned: null }, `nothing active from ${mark.body}`);
+      assert.deepEqual(
+        await ACTIVE(),
+        { tags: [], on: [], scripts: 1, pwned: null },
+        `nothing active from ${mark.body}`,
+      );
     }
     // Synthetic hostile hits in a search result's shape (snippet marks on): an RTL override, markup, a 10k line.
     const base = (await call('search_messages', { query: 'lease' })).structuredContent as { hits: Hit[] };
     const rtl = '\u202eevil\u202c <a href="javascript:alert(1)">link</a> **<img src=x onerror="window.pwned=1">**';
     const long = 'x'.repeat(10_000);
-    const hostile = ['<script>window.pwned=1</script>', '<img src=x onerror="window.pwned=1">', '"><svg onload="window.pwned=1">', rtl, long];
-    const hits = hostile.map((text, i) => ({ ...base.hits[0], message_id: 90_000 + i, hash: `${'f'.repeat(60)}${String(i).padStart(4, '0')}`, text, sender: i === 3 ? '\u202eeM' : base.hits[0].sender }));
+    const hostile = [
+      '<script>window.pwned=1</script>',
+      '<img src=x onerror="window.pwned=1">',
+      '"><svg onload="window.pwned=1">',
+      rtl,
+      long,
+    ];
+    const hits = hostile.map((text, i) => ({
+      ...base.hits[0],
+      message_id: 90_000 + i,
+      hash: `${'f'.repeat(60)}${String(i).padStart(4, '0')}`,
+      text,
+      sender: i === 3 ? '\u202eeM' : base.hits[0].sender,
+    }));
     await show({ content: [{ type: 'text', text: 'hostile' }], structuredContent: { hits, receipt: {} } });
     await view.waitForFunction((n) => document.querySelectorAll('article.msg').length === n, hits.length);
     assert.deepEqual(await ACTIVE(), { tags: [], on: [], scripts: 1, pwned: null });
     const shown = await view.evaluate(() =>
       Array.from(document.querySelectorAll<HTMLElement>('article.msg')).map((e) => {
         const body = e.querySelector<HTMLElement>('.body')!;
-        return { id: Number(e.dataset.id), text: body.textContent, tags: Array.from(body.querySelectorAll('*')).map((c) => c.tagName), wide: body.scrollWidth > body.clientWidth + 1, sender: e.querySelector('.sender')!.textContent };
+        return {
+          id: Number(e.dataset.id),
+          text: body.textContent,
+          tags: Array.from(body.querySelectorAll('*')).map((c) => c.tagName),
+          wide: body.scrollWidth > body.clientWidth + 1,
+          sender: e.querySelector('.sender')!.textContent,
+        };
       }),
     );
     for (const [i, text] of hostile.entries()) {
       const s = shown.find((x) => x.id === 90_000 + i)!;
       assert.equal(s.text, text.replace(/\*\*(.+?)\*\*/gs, '$1'), `hostile ${i} shown as its text`);
-      assert.ok(s.tags.every((t) => t === 'MARK'), `only our own <mark> elements: ${s.tags}`);
+      assert.ok(
+        s.tags.every((t) => t === 'MARK'),
+        `only our own <mark> elements: ${s.tags}`,
+      );
       assert.equal(s.wide, false, `hostile ${i} wraps inside the view`);
     }
     assert.equal(shown.find((x) => x.id === 90_003)!.sender, '\u202eeM', 'the sender is text too');
-    const overflow = await view.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await view.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 0, `no horizontal overflow (${overflow}px)`);
     await new Promise((r) => setTimeout(r, 200));
     assert.equal((await ACTIVE()).pwned, null, 'no script from data ever ran');

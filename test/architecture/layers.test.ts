@@ -36,9 +36,11 @@ function sources(dir: string): string[] {
 
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|\b(?:require|import)\(\s*['"]([^'"]+)['"]\s*\)/gm)].map(
-    (m) => m[1] ?? m[2],
-  );
+  return [
+    ...text.matchAll(
+      /^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|\b(?:require|import)\(\s*['"]([^'"]+)['"]\s*\)/gm,
+    ),
+  ].map((m) => m[1] ?? m[2]);
 }
 
 function layerOf(file: string): string {
@@ -61,18 +63,22 @@ describe('architecture: the layers of src/', () => {
         if (!spec.startsWith('.')) continue;
         const target = path.resolve(path.dirname(file), spec);
         if (!target.startsWith(SRC + path.sep)) {
-          if (path.basename(target) !== 'package.json') bad.push(`${path.relative(ROOT, file)} imports ${spec} (outside src/)`);
+          if (path.basename(target) !== 'package.json')
+            bad.push(`${path.relative(ROOT, file)} imports ${spec} (outside src/)`);
           continue;
         }
         const to = layerOf(target);
-        if (to !== from && !ALLOWED[from].includes(to)) bad.push(`${path.relative(ROOT, file)} (${from}) imports ${spec} (${to})`);
+        if (to !== from && !ALLOWED[from].includes(to))
+          bad.push(`${path.relative(ROOT, file)} (${from}) imports ${spec} (${to})`);
       }
     }
     assert.deepEqual(bad, [], `imports against the layering:\n${bad.join('\n')}`);
   });
 
   it('only src/extension/ imports vscode', () => {
-    const bad = files.filter((f) => layerOf(f) !== 'extension' && importsOf(f).includes('vscode')).map((f) => path.relative(ROOT, f));
+    const bad = files
+      .filter((f) => layerOf(f) !== 'extension' && importsOf(f).includes('vscode'))
+      .map((f) => path.relative(ROOT, f));
     assert.deepEqual(bad, []);
   });
 
@@ -87,7 +93,9 @@ describe('architecture: the layers of src/', () => {
       const b = path.basename(f);
       if (!SHARED_NAMES.has(b)) byName.set(b, [...(byName.get(b) ?? []), path.relative(ROOT, f)]);
     }
-    const dup = [...byName.entries()].filter(([, list]) => list.length > 1).map(([b, list]) => `${b}: ${list.join(', ')}`);
+    const dup = [...byName.entries()]
+      .filter(([, list]) => list.length > 1)
+      .map(([b, list]) => `${b}: ${list.join(', ')}`);
     assert.deepEqual(dup, []);
   });
 });
@@ -97,6 +105,9 @@ describe('architecture: the check itself', () => {
     // The rule table is what the test enforces: core importing mcp must be refused.
     assert.equal(ALLOWED.core.includes('mcp'), false);
     assert.equal(ALLOWED.archive.length, 0);
-    assert.ok(importsOf(path.join(SRC, 'core', 'hybrid-search.ts')).some((s) => s.startsWith('../search/')), 'parses imports');
+    assert.ok(
+      importsOf(path.join(SRC, 'core', 'hybrid-search.ts')).some((s) => s.startsWith('../search/')),
+      'parses imports',
+    );
   });
 });

@@ -44,13 +44,18 @@ it('bundled CJS opens and searches an archive with no node_modules around', asyn
     define: { 'import.meta.url': 'import_meta_url' },
   });
   const run = (arg: string) =>
-    JSON.parse(execFileSync(process.execPath, [path.join(out, 'bundle.js'), arg], { cwd: tmp, encoding: 'utf8' })) as Record<string, unknown>;
+    JSON.parse(
+      execFileSync(process.execPath, [path.join(out, 'bundle.js'), arg], { cwd: tmp, encoding: 'utf8' }),
+    ) as Record<string, unknown>;
   const desc = buildMsgbrowseMcpFixture(path.join(tmp, 'archive'));
   // Without sqlite3.wasm beside it (and no node_modules to fall back to): a clear error.
   const missing = run(desc.path);
   assert.equal(missing.code, 'query_failed');
   assert.match(String(missing.message), /WebAssembly engine.*reinstall/);
-  fs.copyFileSync(path.join(REPO_ROOT, 'node_modules/@sqlite.org/sqlite-wasm/dist/sqlite3.wasm'), path.join(out, 'sqlite3.wasm'));
+  fs.copyFileSync(
+    path.join(REPO_ROOT, 'node_modules/@sqlite.org/sqlite-wasm/dist/sqlite3.wasm'),
+    path.join(out, 'sqlite3.wasm'),
+  );
   assert.deepEqual(run(desc.path), { snippets: ['the \u0002lease\u0003 agreement is ready'], messages: 3 });
   assert.equal(run(path.join(tmp, 'nope')).code, 'missing_path');
 });

@@ -53,7 +53,10 @@ describe('conversationPage', () => {
     assert.equal(page.hasBefore, true);
     assert.equal(page.hasAfter, false);
     assert.equal(page.anchor, undefined);
-    assert.deepEqual(page.messages, a.transcript({ conversationId: trip.id, limit: 60, before: { tsUnix: 2 ** 53 - 1, id: 2 ** 53 - 1 } }).messages);
+    assert.deepEqual(
+      page.messages,
+      a.transcript({ conversationId: trip.id, limit: 60, before: { tsUnix: 2 ** 53 - 1, id: 2 ** 53 - 1 } }).messages,
+    );
     assertComposed(a, page, trip.id);
     const whole = a.conversationPage({ conversationId: trip.id, at: { kind: 'end' }, limit: all.length });
     assert.deepEqual([whole.hasBefore, whole.hasAfter], [false, false], 'a page holding the whole conversation');
@@ -69,11 +72,19 @@ describe('conversationPage', () => {
     assert.deepEqual([page.hasBefore, page.hasAfter], [true, true]);
     assertComposed(a, page, trip.id);
 
-    const first = a.conversationPage({ conversationId: trip.id, at: { kind: 'around', messageId: desc.marks.groupTripFirst.id }, limit: 60 });
+    const first = a.conversationPage({
+      conversationId: trip.id,
+      at: { kind: 'around', messageId: desc.marks.groupTripFirst.id },
+      limit: 60,
+    });
     assert.deepEqual(ids(first.messages), ids(all.slice(0, 31)));
     assert.deepEqual([first.hasBefore, first.hasAfter], [false, true]);
 
-    const last = a.conversationPage({ conversationId: trip.id, at: { kind: 'around', messageId: desc.marks.groupTripLast.id }, limit: 60 });
+    const last = a.conversationPage({
+      conversationId: trip.id,
+      at: { kind: 'around', messageId: desc.marks.groupTripLast.id },
+      limit: 60,
+    });
     assert.deepEqual(ids(last.messages), ids(all.slice(-31)));
     assert.deepEqual([last.hasBefore, last.hasAfter], [true, false]);
 
@@ -120,7 +131,11 @@ describe('conversationPage', () => {
     }
     assert.deepEqual(fwd, ids(all.slice(1)));
 
-    const none = a.conversationPage({ conversationId: trip.id, at: { kind: 'before', messageId: desc.marks.groupTripFirst.id }, limit: 10 });
+    const none = a.conversationPage({
+      conversationId: trip.id,
+      at: { kind: 'before', messageId: desc.marks.groupTripFirst.id },
+      limit: 10,
+    });
     assert.deepEqual([none.messages, none.hasBefore, none.hasAfter], [[], false, false]);
   });
 
@@ -143,27 +158,52 @@ describe('conversationPage', () => {
       target.reactions.map((r) => [r.emoji, r.actor]),
     );
     assert.equal(page.reactions.length, harper.reactions);
-    const cabin = a.conversationPage({ conversationId: harper.id, at: { kind: 'after', messageId: desc.marks.imageCabin.id - 1 }, limit: 1 });
+    const cabin = a.conversationPage({
+      conversationId: harper.id,
+      at: { kind: 'after', messageId: desc.marks.imageCabin.id - 1 },
+      limit: 1,
+    });
     assert.deepEqual(ids(cabin.messages), [desc.marks.imageCabin.id]);
-    assert.deepEqual(cabin.attachments.map((x) => x.originalName), ['cabin.jpg']);
+    assert.deepEqual(
+      cabin.attachments.map((x) => x.originalName),
+      ['cabin.jpg'],
+    );
     assert.deepEqual(cabin.reactions, []);
   });
 
   it('unknown conversation, unknown anchor, anchor of another conversation', () => {
     const trip = conversationOf(desc, 'signal', 'Group Trip');
     const empty = { messages: [], hasBefore: false, hasAfter: false, attachments: [], reactions: [] };
-    assert.deepEqual(a.conversationPage({ conversationId: 99999, at: { kind: 'around', messageId: desc.marks.cjk.id }, limit: 10 }), empty);
+    assert.deepEqual(
+      a.conversationPage({ conversationId: 99999, at: { kind: 'around', messageId: desc.marks.cjk.id }, limit: 10 }),
+      empty,
+    );
 
     const lost = a.conversationPage({ conversationId: trip.id, at: { kind: 'around', messageId: 99999 }, limit: 10 });
     assert.equal(lost.anchor, undefined);
-    assert.deepEqual(lost, a.conversationPage({ conversationId: trip.id, at: { kind: 'end' }, limit: 10 }), 'around an unknown message: the end');
-    assert.deepEqual(a.conversationPage({ conversationId: trip.id, at: { kind: 'after', messageId: 99999 }, limit: 10 }), {
+    assert.deepEqual(
+      lost,
+      a.conversationPage({ conversationId: trip.id, at: { kind: 'end' }, limit: 10 }),
+      'around an unknown message: the end',
+    );
+    assert.deepEqual(
+      a.conversationPage({ conversationId: trip.id, at: { kind: 'after', messageId: 99999 }, limit: 10 }),
+      {
+        conversation: a.conversationById(trip.id),
+        ...empty,
+      },
+    );
+
+    const elsewhere = a.conversationPage({
+      conversationId: trip.id,
+      at: { kind: 'around', messageId: desc.marks.cjk.id },
+      limit: 10,
+    });
+    assert.deepEqual(elsewhere, {
       conversation: a.conversationById(trip.id),
+      anchor: a.messageById(desc.marks.cjk.id),
       ...empty,
     });
-
-    const elsewhere = a.conversationPage({ conversationId: trip.id, at: { kind: 'around', messageId: desc.marks.cjk.id }, limit: 10 });
-    assert.deepEqual(elsewhere, { conversation: a.conversationById(trip.id), anchor: a.messageById(desc.marks.cjk.id), ...empty });
     assert.notEqual(elsewhere.anchor?.conversationId, trip.id);
   });
 
@@ -193,7 +233,10 @@ describe('conversationPage', () => {
           assertComposed(la, page, c.id);
           assert.deepEqual(
             page.attachments.map((x) => x.id),
-            all.flatMap((m) => m.attachments).sort(byMessageThenId).map((x) => x.id),
+            all
+              .flatMap((m) => m.attachments)
+              .sort(byMessageThenId)
+              .map((x) => x.id),
           );
           if (version < 6) assert.deepEqual(page.reactions, []);
         }

@@ -35,7 +35,11 @@ before(() => {
   const native = nativeSql(db);
   ({ sql, ran } = recordingSql(native));
   schema = detectSchema(native);
-  const rows = db.prepare('SELECT id, conversation_id AS c, ts_unix AS t FROM messages').all() as { id: number; c: number; t: number }[];
+  const rows = db.prepare('SELECT id, conversation_id AS c, ts_unix AS t FROM messages').all() as {
+    id: number;
+    c: number;
+    t: number;
+  }[];
   for (const r of rows) {
     tsOf.set(r.id, r.t);
     ordered.set(r.c, [...(ordered.get(r.c) ?? []), r.id]);
@@ -54,7 +58,13 @@ function samples(): { conv: number; ids: number[]; at: number[] }[] {
     .sort((a, b) => b.ties - a.ties)
     .slice(0, 4);
   assert.ok(convs[0].ties > 10, `the archive has messages sharing a time (${convs[0].ties})`);
-  return convs.map(({ conv, ids }) => ({ conv, ids, at: [...new Set([0, 1, ids.length - 1, ids.length - 2, ...[0.25, 0.5, 0.75].map((f) => Math.floor(ids.length * f))])].filter((i) => i >= 0) }));
+  return convs.map(({ conv, ids }) => ({
+    conv,
+    ids,
+    at: [
+      ...new Set([0, 1, ids.length - 1, ids.length - 2, ...[0.25, 0.5, 0.75].map((f) => Math.floor(ids.length * f))]),
+    ].filter((i) => i >= 0),
+  }));
 }
 
 describe('keyset reads over (ts_unix, id)', () => {
@@ -93,7 +103,12 @@ describe('keyset reads over (ts_unix, id)', () => {
       const newest: number[] = [];
       cursor = undefined;
       do {
-        const page = transcript(sql, schema, { conversationId: conv, limit: 7, newestFirst: true, ...(cursor ? { before: cursor } : {}) });
+        const page = transcript(sql, schema, {
+          conversationId: conv,
+          limit: 7,
+          newestFirst: true,
+          ...(cursor ? { before: cursor } : {}),
+        });
         newest.push(...page.messages.map((m) => m.id));
         cursor = page.next;
       } while (cursor);
@@ -107,7 +122,9 @@ describe('keyset reads over (ts_unix, id)', () => {
     for (const { q, p } of keyset) {
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${q}`).all(...p) as { detail: string }[]).map((r) => r.detail);
       assert.ok(
-        plan.some((d) => /^SEARCH m USING (COVERING )?INDEX idx_messages_conv_ts \(conversation_id=\? AND ts_unix[<>]\?\)$/.test(d)),
+        plan.some((d) =>
+          /^SEARCH m USING (COVERING )?INDEX idx_messages_conv_ts \(conversation_id=\? AND ts_unix[<>]\?\)$/.test(d),
+        ),
         `${q}\n${plan.join('\n')}`,
       );
     }

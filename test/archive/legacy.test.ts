@@ -17,7 +17,8 @@ before(() => {
 });
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const byTsId = (x: { tsUnix: number; id: number }, y: { tsUnix: number; id: number }) => x.tsUnix - y.tsUnix || x.id - y.id;
+const byTsId = (x: { tsUnix: number; id: number }, y: { tsUnix: number; id: number }) =>
+  x.tsUnix - y.tsUnix || x.id - y.id;
 
 async function checkArchive(desc: ArchiveDescription<LegacyMark>): Promise<void> {
   const a = await openArchive(desc.path);
@@ -36,7 +37,10 @@ async function checkArchive(desc: ArchiveDescription<LegacyMark>): Promise<void>
       const page = a.transcript({ conversationId: c.id, limit: 100 });
       assert.deepEqual(
         page.messages.map((m) => [m.id, m.source, m.hash]),
-        desc.messages.filter((m) => m.conversationId === c.id).sort(byTsId).map((m) => [m.id, m.source, m.hash]),
+        desc.messages
+          .filter((m) => m.conversationId === c.id)
+          .sort(byTsId)
+          .map((m) => [m.id, m.source, m.hash]),
       );
     }
     const s = a.summary();
@@ -46,10 +50,16 @@ async function checkArchive(desc: ArchiveDescription<LegacyMark>): Promise<void>
     const lease = a.searchKeyword({ query: 'lease', limit: 20 });
     assert.deepEqual(
       lease.map((h) => h.id).sort((x, y) => x - y),
-      desc.messages.filter((m) => /\blease/.test(m.body)).map((m) => m.id).sort((x, y) => x - y),
+      desc.messages
+        .filter((m) => /\blease/.test(m.body))
+        .map((m) => m.id)
+        .sort((x, y) => x - y),
     );
     assert.equal(a.searchKeyword({ query: 'lease', source: 'signal', limit: 20, hasAttachment: true }).length, 1);
-    assert.deepEqual(a.searchKeyword({ query: 'cafe', limit: 5 }).map((h) => h.snippet), ['\u0002café\u0003 crème at nine']);
+    assert.deepEqual(
+      a.searchKeyword({ query: 'cafe', limit: 5 }).map((h) => h.snippet),
+      ['\u0002café\u0003 crème at nine'],
+    );
 
     const ctx = a.context(desc.marks.lease.id, 2);
     assert.deepEqual(ctx?.[0].id, desc.marks.lease.id);
@@ -58,7 +68,9 @@ async function checkArchive(desc: ArchiveDescription<LegacyMark>): Promise<void>
     const atts = a.attachments({ kinds: ['image', 'file', 'video'], limit: 100 });
     assert.deepEqual(
       atts.items.map((x) => [x.id, x.kind, x.conversationId, x.tsUnix, x.source, x.messageHash]),
-      [...allAtts].sort((p, q) => q.m.tsUnix - p.m.tsUnix || q.id - p.id).map((x) => [x.id, x.kind, x.m.conversationId, x.m.tsUnix, x.m.source, x.m.hash]),
+      [...allAtts]
+        .sort((p, q) => q.m.tsUnix - p.m.tsUnix || q.id - p.id)
+        .map((x) => [x.id, x.kind, x.m.conversationId, x.m.tsUnix, x.m.source, x.m.hash]),
     );
     const harper = desc.conversations.find((c) => c.name === 'Harper');
     assert.ok(harper);
@@ -67,19 +79,35 @@ async function checkArchive(desc: ArchiveDescription<LegacyMark>): Promise<void>
       ['cabin.jpg'],
     );
     assert.deepEqual(
-      a.attachments({ kinds: ['image'], endUnix: Date.UTC(2022, 2, 31) / 1000, limit: 10 }).items.map((x) => x.originalName),
+      a
+        .attachments({ kinds: ['image'], endUnix: Date.UTC(2022, 2, 31) / 1000, limit: 10 })
+        .items.map((x) => x.originalName),
       ['cabin.jpg'],
     );
 
     const links = a.links({ domain: 'example.com', limit: 10 });
     const linkMark = desc.marks.link;
-    assert.ok(links.items.some((l) => l.messageId === linkMark.id && l.messageHash === linkMark.hash && l.tsUnix === linkMark.tsUnix && l.conversationId === linkMark.conversationId));
+    assert.ok(
+      links.items.some(
+        (l) =>
+          l.messageId === linkMark.id &&
+          l.messageHash === linkMark.hash &&
+          l.tsUnix === linkMark.tsUnix &&
+          l.conversationId === linkMark.conversationId,
+      ),
+    );
     assert.equal(a.links({ source: 'signal', limit: 10 }).items.length > 0, true);
 
     const reactions = a.reactionsForHashes([linkMark.hash]);
-    assert.deepEqual(reactions.map((r) => r.emoji), desc.version >= 6 ? ['👍'] : []);
+    assert.deepEqual(
+      reactions.map((r) => r.emoji),
+      desc.version >= 6 ? ['👍'] : [],
+    );
     const models = a.embeddingModels();
-    assert.deepEqual(models.map((m) => m.model), desc.embeddings.map((e) => e.model).sort());
+    assert.deepEqual(
+      models.map((m) => m.model),
+      desc.embeddings.map((e) => e.model).sort(),
+    );
     for (const m of models) {
       const n = [...a.embeddings(m.model)].length;
       const facts = desc.embeddings.find((e) => e.model === m.model);
@@ -99,7 +127,10 @@ describe('legacy schema versions', () => {
     const a = await openArchive(desc.path);
     try {
       assert.deepEqual(
-        a.listConversations().map((c) => c.source).sort(),
+        a
+          .listConversations()
+          .map((c) => c.source)
+          .sort(),
         desc.conversations.map((c) => c.source).sort(),
       );
       assert.equal(a.resolveConversation('MJ').kind, 'found');
@@ -122,7 +153,10 @@ describe('legacy schema versions', () => {
       if (v === 1) {
         const a = await openArchive(desc.path);
         try {
-          assert.ok(a.listConversations().every((c) => c.source === 'signal'), 'pre-v2: everything is signal');
+          assert.ok(
+            a.listConversations().every((c) => c.source === 'signal'),
+            'pre-v2: everything is signal',
+          );
           assert.equal(a.searchKeyword({ query: 'lease', source: 'signal', limit: 10 }).length > 0, true);
           assert.equal(a.searchKeyword({ query: 'lease', source: 'imessage', limit: 10 }).length, 0);
         } finally {

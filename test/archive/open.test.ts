@@ -26,7 +26,11 @@ before(() => {
 });
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-async function rejectsWith(p: Promise<unknown>, code: ArchiveErrorCode, ...fragments: (string | RegExp)[]): Promise<ArchiveError> {
+async function rejectsWith(
+  p: Promise<unknown>,
+  code: ArchiveErrorCode,
+  ...fragments: (string | RegExp)[]
+): Promise<ArchiveError> {
   try {
     await p;
   } catch (e) {
@@ -64,7 +68,10 @@ describe('openArchive inputs', () => {
     const a = await openArchive(path.join(tmp, 'ok'));
     try {
       const raw = a as unknown as { query(run: (s: { sql: { value(q: string): unknown } }) => unknown): unknown };
-      assert.equal(raw.query((s) => s.sql.value('PRAGMA cache_size')), -4096);
+      assert.equal(
+        raw.query((s) => s.sql.value('PRAGMA cache_size')),
+        -4096,
+      );
     } finally {
       a.close();
     }
@@ -73,7 +80,10 @@ describe('openArchive inputs', () => {
   it('a closed archive refuses queries with a clear error', async () => {
     const a = await openArchive(path.join(tmp, 'ok'));
     a.close();
-    assert.throws(() => a.listConversations(), (e: unknown) => e instanceof ArchiveError && /closed/.test(e.message));
+    assert.throws(
+      () => a.listConversations(),
+      (e: unknown) => e instanceof ArchiveError && /closed/.test(e.message),
+    );
   });
 });
 
@@ -119,7 +129,13 @@ describe('openArchive errors', () => {
     try {
       assert.equal(a.schemaVersion, 23);
       assert.equal(a.summary().messages, d.messages.length);
-      assert.deepEqual(a.summary().parts, { people: true, facts: true, reactions: true, embeddings: true, digests: true });
+      assert.deepEqual(a.summary().parts, {
+        people: true,
+        facts: true,
+        reactions: true,
+        embeddings: true,
+        digests: true,
+      });
     } finally {
       a.close();
     }
@@ -127,7 +143,12 @@ describe('openArchive errors', () => {
 
   it('an archive that lost a column every tool reads is refused, naming it and who writes it', async () => {
     const f = writeArchiveWithoutColumn(path.join(tmp, 'nosender', 'msgbrowse.sqlite'), 'messages', 'sender');
-    const e = await rejectsWith(openArchive(f), 'incompatible_schema', f, 'messages.sender is missing (msgbrowse v1–v20 have it)');
+    const e = await rejectsWith(
+      openArchive(f),
+      'incompatible_schema',
+      f,
+      'messages.sender is missing (msgbrowse v1–v20 have it)',
+    );
     assert.doesNotMatch(e.message, /newer|update the extension/i);
     const g = writeArchiveWithoutColumn(path.join(tmp, 'nourl', 'msgbrowse.sqlite'), 'links', 'url');
     await rejectsWith(openArchive(g), 'incompatible_schema', 'links.url is missing');
@@ -149,8 +170,16 @@ describe('openArchive errors', () => {
       db.close();
       return f;
     };
-    await rejectsWith(openArchive(make('texttime', 'TEXT', "fts5(body, content='messages', content_rowid='id')")), 'incompatible_schema', 'messages.ts_unix is declared TEXT (msgbrowse v1–v20 declare it INTEGER)');
-    await rejectsWith(openArchive(make('otherfts', 'INTEGER', "fts5(text, content='')")), 'incompatible_schema', 'messages_fts is not an FTS5 index of body');
+    await rejectsWith(
+      openArchive(make('texttime', 'TEXT', "fts5(body, content='messages', content_rowid='id')")),
+      'incompatible_schema',
+      'messages.ts_unix is declared TEXT (msgbrowse v1–v20 declare it INTEGER)',
+    );
+    await rejectsWith(
+      openArchive(make('otherfts', 'INTEGER', "fts5(text, content='')")),
+      'incompatible_schema',
+      'messages_fts is not an FTS5 index of body',
+    );
     const ok = await openArchive(make('plain', 'INTEGER', "fts5(body, content='messages', content_rowid='id')"));
     ok.close();
   });
@@ -244,19 +273,55 @@ describe('read-only VFS I/O path', () => {
     // zero-filled with SQLITE_IOERR_SHORT_READ (522) as page by page.
     const scan: [number, number][] = Array.from({ length: Math.ceil(size / 4096) }, (_, i) => [i * 4096, 4096]);
     const scanReads = same(scan);
-    assert.ok(scanReads * 6 < scan.length, `a scan of ${scan.length} pages reads 64 KiB at a time: ${scanReads} read calls`);
+    assert.ok(
+      scanReads * 6 < scan.length,
+      `a scan of ${scan.length} pages reads 64 KiB at a time: ${scanReads} read calls`,
+    );
     assert.equal(vfs.probeReadAhead(f, scan).results.at(-1)!.rc, 522);
     // Scattered reads (pages of other tables between them): each reads only its own bytes, none fills the buffer.
-    assert.equal(same([[0, 4096], [8192, 4096], [4096, 4096], [200_704, 4096], [102_400, 4096]]), 5);
+    assert.equal(
+      same([
+        [0, 4096],
+        [8192, 4096],
+        [4096, 4096],
+        [200_704, 4096],
+        [102_400, 4096],
+      ]),
+      5,
+    );
     // Inside what a scan's refill brought in: no read call (the first read of a file is never a continuation); a read
     // bigger than the buffer goes to the file.
-    assert.equal(same([[0, 4096], [4096, 4096], [8192, 4096], [61_440, 4096]]), 2);
-    assert.equal(same([[0, 4096], [4096, 100_000]]), 2);
+    assert.equal(
+      same([
+        [0, 4096],
+        [4096, 4096],
+        [8192, 4096],
+        [61_440, 4096],
+      ]),
+      2,
+    );
+    assert.equal(
+      same([
+        [0, 4096],
+        [4096, 100_000],
+      ]),
+      2,
+    );
     // A read past the end of the file, continuing a scan: zeros and 522, as on its own.
-    same([[290_816, 4096], [294_912, 4096], [299_008, 4096]]);
+    same([
+      [290_816, 4096],
+      [294_912, 4096],
+      [299_008, 4096],
+    ]);
     // A file that cannot be read (a directory): SQLITE_IOERR_READ (266) for every read, buffered or not.
-    const results = vfs.probeReadAhead(tmp, [[0, 4096], [4096, 4096]]).results;
-    assert.deepEqual(results.map((r) => r.rc), [266, 266]);
+    const results = vfs.probeReadAhead(tmp, [
+      [0, 4096],
+      [4096, 4096],
+    ]).results;
+    assert.deepEqual(
+      results.map((r) => r.rc),
+      [266, 266],
+    );
     assert.equal(vfs.openFiles(), 0, 'probes closed their fds');
     fs.rmSync(f);
   });

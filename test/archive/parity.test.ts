@@ -67,7 +67,14 @@ function compareSearch(p: Pair, opts: KeywordSearchOptions): number {
   for (let i = 0; i < w.length; i++) assert.ok(Math.abs(w[i].rank - n[i].rank) < 1e-9, `rank ${JSON.stringify(opts)}`);
   // The statement, as written, gives the same rows natively (no hidden JS post-processing).
   const q = keywordSearchSql(p.schema, opts);
-  if (q) assert.deepEqual(p.native.prepare(q.sql).all(...q.params).map((r) => (r as { id: number }).id), w.map((h) => h.id));
+  if (q)
+    assert.deepEqual(
+      p.native
+        .prepare(q.sql)
+        .all(...q.params)
+        .map((r) => (r as { id: number }).id),
+      w.map((h) => h.id),
+    );
   return w.length;
 }
 
@@ -105,16 +112,30 @@ describe('native SQLite parity', () => {
   });
 
   it('scale archive (Zipf text, three sources): common/medium/rare/special words, prefixes, filters', async () => {
-    const s = buildScaleArchive(path.join(tmp, 'scale', 'msgbrowse.sqlite'), { messages: 4000, seed: 11, progress: false });
+    const s = buildScaleArchive(path.join(tmp, 'scale', 'msgbrowse.sqlite'), {
+      messages: 4000,
+      seed: 11,
+      progress: false,
+    });
     const p = await pair(s.path);
-    const words = [...s.sampleWords.frequent.slice(0, 3), ...s.sampleWords.medium.slice(0, 3), ...s.sampleWords.rare.slice(0, 3), ...s.sampleWords.special.slice(0, 6)];
+    const words = [
+      ...s.sampleWords.frequent.slice(0, 3),
+      ...s.sampleWords.medium.slice(0, 3),
+      ...s.sampleWords.rare.slice(0, 3),
+      ...s.sampleWords.special.slice(0, 6),
+    ];
     let total = 0;
     for (const w of words) {
       total += compareSearch(p, { query: w, limit: 200 });
       total += compareSearch(p, { query: w.slice(0, Math.max(1, Math.ceil([...w].length / 2))), limit: 50 });
       total += compareSearch(p, { query: w, limit: 50, source: 'whatsapp' });
       total += compareSearch(p, { query: w, limit: 50, hasLink: true });
-      total += compareSearch(p, { query: w, limit: 50, conversationId: s.largestConversation.id, startUnix: s.firstUnix + 86400 * 30 });
+      total += compareSearch(p, {
+        query: w,
+        limit: 50,
+        conversationId: s.largestConversation.id,
+        startUnix: s.firstUnix + 86400 * 30,
+      });
     }
     total += compareSearch(p, { query: `${s.sampleWords.frequent[0]} ${s.sampleWords.frequent[1]}`, limit: 200 });
     assert.ok(total > 500, `compared ${total} hits`);
@@ -123,35 +144,65 @@ describe('native SQLite parity', () => {
   it('every other query family gives identical rows natively (curated, scale, legacy v2 and v8)', async () => {
     const v2 = buildLegacyArchive(path.join(tmp, 'v2'), 2);
     const v8 = buildLegacyArchive(path.join(tmp, 'v8'), 8);
-    for (const file of [path.join(tmp, 'curated', 'msgbrowse.sqlite'), path.join(tmp, 'scale', 'msgbrowse.sqlite'), v2.path, v8.path]) {
+    for (const file of [
+      path.join(tmp, 'curated', 'msgbrowse.sqlite'),
+      path.join(tmp, 'scale', 'msgbrowse.sqlite'),
+      v2.path,
+      v8.path,
+    ]) {
       const p = pairs.find((x) => x.wasm.path === file) ?? (await pair(file));
       const convs = p.wasm.listConversations();
       assert.deepEqual(convs, listConversations(p.sql, p.schema));
       for (const c of convs.slice(0, 5)) {
         const t = p.wasm.transcript({ conversationId: c.id, limit: 50 });
         assert.deepEqual(t, transcript(p.sql, p.schema, { conversationId: c.id, limit: 50 }));
-        if (t.next) assert.deepEqual(p.wasm.transcript({ conversationId: c.id, limit: 50, after: t.next }), transcript(p.sql, p.schema, { conversationId: c.id, limit: 50, after: t.next }));
+        if (t.next)
+          assert.deepEqual(
+            p.wasm.transcript({ conversationId: c.id, limit: 50, after: t.next }),
+            transcript(p.sql, p.schema, { conversationId: c.id, limit: 50, after: t.next }),
+          );
         const mid = t.messages[Math.floor(t.messages.length / 2)];
         if (mid) assert.deepEqual(p.wasm.context(mid.id, 4), context(p.sql, p.schema, mid.id, 4));
       }
       // msgbrowse's v8+ links take the grouped statement and the domain steps, older ones the late join.
       assert.equal(p.schema.linkGallery, p.schema.version >= 8, `${file} (v${p.schema.version})`);
-      for (const opts of [{ limit: 1000 }, { limit: 5 }, { limit: 1 }, { limit: 50, domain: 'example.com' }, { limit: 50, source: 'signal' }]) {
+      for (const opts of [
+        { limit: 1000 },
+        { limit: 5 },
+        { limit: 1 },
+        { limit: 50, domain: 'example.com' },
+        { limit: 50, source: 'signal' },
+      ]) {
         const got = p.wasm.links(opts);
         assert.deepEqual(got, links(p.sql, p.schema, opts), `${file} links ${JSON.stringify(opts)}`);
         // The general statement, natively: the fast statements must give its rows on every schema version.
         const q = linkStatements(p.schema, opts);
-        const general = (p.native.prepare(q.general).all(...q.params) as { url: string; message_id: number }[]).map((r) => [r.url, r.message_id]);
-        assert.deepEqual(got.items.map((l) => [l.url, l.messageId]), general.slice(0, opts.limit), `${file} links (general) ${JSON.stringify(opts)}`);
+        const general = (p.native.prepare(q.general).all(...q.params) as { url: string; message_id: number }[]).map(
+          (r) => [r.url, r.message_id],
+        );
+        assert.deepEqual(
+          got.items.map((l) => [l.url, l.messageId]),
+          general.slice(0, opts.limit),
+          `${file} links (general) ${JSON.stringify(opts)}`,
+        );
         assert.equal(got.hasMore, general.length > opts.limit);
       }
       for (const m of p.wasm.embeddingModels()) {
         // Native through the generic row path (no scan): same records, same order, same floats.
         const { scan: _scan, ...rowsOnly } = p.sql;
         void _scan;
-        const native = readEmbeddingBatch(rowsOnly, p.schema, m.model, -1, new MessageMeta(rowsOnly, p.schema)).items.map((x) => ('rec' in x ? x.rec : x.bad));
+        const native = readEmbeddingBatch(
+          rowsOnly,
+          p.schema,
+          m.model,
+          -1,
+          new MessageMeta(rowsOnly, p.schema),
+        ).items.map((x) => ('rec' in x ? x.rec : x.bad));
         const wasm = [...p.wasm.embeddings(m.model)].slice(0, native.length);
-        assert.deepEqual(wasm.map((r) => ({ ...r, hash: r.hash, vec: [...r.vec] })), native.map((r) => ('vec' in r ? { ...r, hash: r.hash, vec: [...r.vec] } : r)));
+        assert.deepEqual(
+          wasm.map((r) => ({ ...r, hash: r.hash, vec: [...r.vec] })),
+          native.map((r) => ('vec' in r ? { ...r, hash: r.hash, vec: [...r.vec] } : r)),
+        );
       }
       for (const kinds of [['image'], ['file', 'video'], ['image', 'file', 'video']] as const) {
         const o = { kinds: [...kinds], limit: 100 };
@@ -159,7 +210,11 @@ describe('native SQLite parity', () => {
         assert.deepEqual(got, attachments(p.sql, p.schema, o));
         const q = attachmentStatements(p.schema, o);
         const general = (p.native.prepare(q.general).all(...q.params) as { id: number }[]).map((r) => r.id);
-        assert.deepEqual(got.items.map((x) => x.id), general.slice(0, o.limit), `${file} attachments (general) ${JSON.stringify(o)}`);
+        assert.deepEqual(
+          got.items.map((x) => x.id),
+          general.slice(0, o.limit),
+          `${file} attachments (general) ${JSON.stringify(o)}`,
+        );
         assert.equal(got.hasMore, general.length > o.limit);
       }
     }

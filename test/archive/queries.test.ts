@@ -45,7 +45,8 @@ let tmp: string;
 let desc: CuratedArchive;
 let a: Archive;
 
-const byTsId = (x: { tsUnix: number; id: number }, y: { tsUnix: number; id: number }) => x.tsUnix - y.tsUnix || x.id - y.id;
+const byTsId = (x: { tsUnix: number; id: number }, y: { tsUnix: number; id: number }) =>
+  x.tsUnix - y.tsUnix || x.id - y.id;
 const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
 const convId = (source: string, name: string) => {
   const c = desc.conversations.find((x) => x.source === source && x.name === name);
@@ -111,11 +112,24 @@ describe('conversations', () => {
       a.listConversations({ source: 'imessage' }).map((c) => c.source),
       desc.conversations.filter((c) => c.source === 'imessage').map(() => 'imessage'),
     );
-    assert.deepEqual(a.listConversations({ nameContains: 'ZOË' }).map((c) => c.name), ['Zoë']);
-    assert.deepEqual(a.listConversations({ nameContains: 'zoe' }).map((c) => c.name), ['Zoë'], 'diacritics folded');
-    assert.deepEqual(a.listConversations({ nameContains: 'trip' }).map((c) => c.name), ['Group Trip']);
     assert.deepEqual(
-      a.listConversations({ nameContains: 'mj' }).map((c) => `${c.source}/${c.name}`).sort(),
+      a.listConversations({ nameContains: 'ZOË' }).map((c) => c.name),
+      ['Zoë'],
+    );
+    assert.deepEqual(
+      a.listConversations({ nameContains: 'zoe' }).map((c) => c.name),
+      ['Zoë'],
+      'diacritics folded',
+    );
+    assert.deepEqual(
+      a.listConversations({ nameContains: 'trip' }).map((c) => c.name),
+      ['Group Trip'],
+    );
+    assert.deepEqual(
+      a
+        .listConversations({ nameContains: 'mj' })
+        .map((c) => `${c.source}/${c.name}`)
+        .sort(),
       ['imessage/MJ', 'whatsapp/MJ'],
     );
     assert.deepEqual(a.listConversations({ nameContains: 'mj', source: 'whatsapp' }).length, 1);
@@ -138,10 +152,7 @@ describe('conversations', () => {
     assert.equal(zoe.kind === 'found' && zoe.conversation.name, 'Zoë');
     const mj = a.resolveConversation('MJ');
     assert.equal(mj.kind, 'ambiguous');
-    assert.deepEqual(
-      mj.kind === 'ambiguous' && mj.candidates.map((c) => c.source).sort(),
-      ['imessage', 'whatsapp'],
-    );
+    assert.deepEqual(mj.kind === 'ambiguous' && mj.candidates.map((c) => c.source).sort(), ['imessage', 'whatsapp']);
     const mjWa = a.resolveConversation('MJ', 'whatsapp');
     assert.equal(mjWa.kind === 'found' && mjWa.conversation.id, convId('whatsapp', 'MJ'));
     const wrongSource = a.resolveConversation('Harper', 'whatsapp');
@@ -209,10 +220,20 @@ describe('transcript', () => {
     const cid = convId('signal', 'Harper');
     const start = dayStartUnix('2022-03-02');
     const inRange = msgsOf(cid).filter((m) => m.tsUnix >= start && m.tsUnix <= desc.marks.linkYelp.tsUnix);
-    const page = a.transcript({ conversationId: cid, startUnix: start, endUnix: desc.marks.linkYelp.tsUnix, limit: 100 });
+    const page = a.transcript({
+      conversationId: cid,
+      startUnix: start,
+      endUnix: desc.marks.linkYelp.tsUnix,
+      limit: 100,
+    });
     assert.deepEqual(ids(page.messages), ids(inRange));
     assert.equal(page.next, undefined);
-    const exact = a.transcript({ conversationId: cid, startUnix: start, endUnix: desc.marks.linkYelp.tsUnix, limit: inRange.length });
+    const exact = a.transcript({
+      conversationId: cid,
+      startUnix: start,
+      endUnix: desc.marks.linkYelp.tsUnix,
+      limit: inRange.length,
+    });
     assert.equal(exact.next, undefined, 'no cursor when the page ends exactly at the last row');
     const short = a.transcript({ conversationId: cid, startUnix: start, limit: 1 });
     assert.deepEqual(short.next, { tsUnix: inRange[0].tsUnix, id: inRange[0].id });
@@ -258,7 +279,13 @@ describe('searchKeyword', () => {
     const all = desc.messages;
     // The curated archive embeds every embeddable message with test-embed.
     const vec = new Set(all.filter(isEmbeddable).map((m) => m.hash));
-    const check = (f: { conversationId?: number; source?: string; sender?: string; startUnix?: number; endUnix?: number }) => {
+    const check = (f: {
+      conversationId?: number;
+      source?: string;
+      sender?: string;
+      startUnix?: number;
+      endUnix?: number;
+    }) => {
       const inScope = all.filter(
         (m) =>
           (f.conversationId === undefined || m.conversationId === f.conversationId) &&
@@ -268,7 +295,11 @@ describe('searchKeyword', () => {
           (f.endUnix === undefined || m.tsUnix <= f.endUnix),
       );
       const got = a.scopeCounts(f, model);
-      assert.deepEqual(got, { messages: inScope.length, withVectors: inScope.filter((m) => vec.has(m.hash)).length, model }, JSON.stringify(f));
+      assert.deepEqual(
+        got,
+        { messages: inScope.length, withVectors: inScope.filter((m) => vec.has(m.hash)).length, model },
+        JSON.stringify(f),
+      );
     };
     const harper = desc.conversations.find((c) => c.name === 'Harper' && c.source === 'signal')!;
     check({});
@@ -319,15 +350,24 @@ describe('searchKeyword', () => {
     assert.equal(la.hasAttachment, false);
     const pdf = hits.find((h) => h.id === desc.marks.fileLease.id);
     assert.equal(pdf?.hasAttachment, true);
-    const expected = desc.messages.filter((m) => /\blease/i.test(m.body)).map((m) => m.id).sort((x, y) => x - y);
-    assert.deepEqual(ids(hits).sort((x, y) => x - y), expected);
+    const expected = desc.messages
+      .filter((m) => /\blease/i.test(m.body))
+      .map((m) => m.id)
+      .sort((x, y) => x - y);
+    assert.deepEqual(
+      ids(hits).sort((x, y) => x - y),
+      expected,
+    );
   });
 
   it('diacritics fold, CJK and prefix match', () => {
     assert.deepEqual(ids(a.searchKeyword({ query: 'cafe creme', limit: 5 })), [desc.marks.diacritics.id]);
     assert.deepEqual(ids(a.searchKeyword({ query: 'zurich', limit: 5 })), [desc.marks.emoji.id]);
     assert.ok(ids(a.searchKeyword({ query: '東京の天気はどうですか', limit: 5 })).includes(desc.marks.cjk.id));
-    assert.equal(a.searchKeyword({ query: 'lea', limit: 200 }).length >= a.searchKeyword({ query: 'lease', limit: 200 }).length, true);
+    assert.equal(
+      a.searchKeyword({ query: 'lea', limit: 200 }).length >= a.searchKeyword({ query: 'lease', limit: 200 }).length,
+      true,
+    );
   });
 
   it('every filter', () => {
@@ -335,14 +375,24 @@ describe('searchKeyword', () => {
     const all = a.searchKeyword({ query: 'lease', limit: 200 });
     const check = (opts: Parameters<Archive['searchKeyword']>[0], pred: (m: WrittenMessage) => boolean) => {
       const got = ids(a.searchKeyword(opts)).sort((x, y) => x - y);
-      const want = all.map((h) => desc.messages.find((m) => m.id === h.id) as WrittenMessage).filter(pred).map((m) => m.id).sort((x, y) => x - y);
+      const want = all
+        .map((h) => desc.messages.find((m) => m.id === h.id) as WrittenMessage)
+        .filter(pred)
+        .map((m) => m.id)
+        .sort((x, y) => x - y);
       assert.deepEqual(got, want, JSON.stringify(opts));
     };
     check({ query: 'lease', limit: 200, conversationId: harper }, (m) => m.conversationId === harper);
     check({ query: 'lease', limit: 200, source: 'imessage' }, (m) => m.source === 'imessage');
     check({ query: 'lease', limit: 200, sender: 'MJ' }, (m) => m.sender === 'MJ');
-    check({ query: 'lease', limit: 200, startUnix: dayStartUnix('2022-03-15') }, (m) => m.tsUnix >= dayStartUnix('2022-03-15'));
-    check({ query: 'lease', limit: 200, endUnix: dayStartUnix('2022-03-31') }, (m) => m.tsUnix <= dayStartUnix('2022-03-31'));
+    check(
+      { query: 'lease', limit: 200, startUnix: dayStartUnix('2022-03-15') },
+      (m) => m.tsUnix >= dayStartUnix('2022-03-15'),
+    );
+    check(
+      { query: 'lease', limit: 200, endUnix: dayStartUnix('2022-03-31') },
+      (m) => m.tsUnix <= dayStartUnix('2022-03-31'),
+    );
     check({ query: 'lease', limit: 200, hasAttachment: true }, (m) => m.attachments.length > 0);
     check({ query: 'lease', limit: 200, hasLink: true }, (m) => m.links.length > 0);
     assert.equal(a.searchKeyword({ query: 'maps', limit: 50, hasLink: true }).length > 0, true);
@@ -350,16 +400,67 @@ describe('searchKeyword', () => {
   });
 
   it('hostile input never raises an FTS5 error', () => {
-    const inputs = ['"', 'lease OR', 'lease)', '*', 'NEAR(', '^foo', '""', '  ', 'a"b', 'body:lease', 'col:value',
-      '(((', 'AND', 'NOT lease', '-minus', '+', '\0', 'x\0y', '\ud800', '\udfff\ud800', "'; DROP TABLE messages; --",
-      '"quoted" AND NEAR(x y) OR lease* ^start -minus col:value', '\u0002\u0003', '🥶', '{body}: x', '?', '$', '\\'];
+    const inputs = [
+      '"',
+      'lease OR',
+      'lease)',
+      '*',
+      'NEAR(',
+      '^foo',
+      '""',
+      '  ',
+      'a"b',
+      'body:lease',
+      'col:value',
+      '(((',
+      'AND',
+      'NOT lease',
+      '-minus',
+      '+',
+      '\0',
+      'x\0y',
+      '\ud800',
+      '\udfff\ud800',
+      "'; DROP TABLE messages; --",
+      '"quoted" AND NEAR(x y) OR lease* ^start -minus col:value',
+      '\u0002\u0003',
+      '🥶',
+      '{body}: x',
+      '?',
+      '$',
+      '\\',
+    ];
     for (const q of inputs) {
       assert.doesNotThrow(() => a.searchKeyword({ query: q, limit: 10 }), JSON.stringify(q));
     }
     assert.deepEqual(a.searchKeyword({ query: ' \t ', limit: 10 }), []);
     // Property: any string (with FTS5 syntax, control chars, lone surrogates) searches without error.
     const piece = fc.oneof(
-      fc.constantFrom('"', '*', '(', ')', 'NEAR', 'OR', 'AND', 'NOT', ':', '^', '-', '+', '\0', '\ud800', '\udc00', ' ', '\u3000', 'body:', '{', '}', ',', "'", '\\'),
+      fc.constantFrom(
+        '"',
+        '*',
+        '(',
+        ')',
+        'NEAR',
+        'OR',
+        'AND',
+        'NOT',
+        ':',
+        '^',
+        '-',
+        '+',
+        '\0',
+        '\ud800',
+        '\udc00',
+        ' ',
+        '\u3000',
+        'body:',
+        '{',
+        '}',
+        ',',
+        "'",
+        '\\',
+      ),
       fc.string({ unit: 'binary', maxLength: 6 }),
       fc.constantFrom('lease', 'café', '東京', 'the'),
     );
@@ -376,10 +477,15 @@ describe('searchKeyword', () => {
 });
 
 describe('context', () => {
-  it("msgbrowse GetContext: window before (incl. target) and after, chronological, within the conversation", () => {
+  it('msgbrowse GetContext: window before (incl. target) and after, chronological, within the conversation', () => {
     const cid = convId('signal', 'Group Trip');
     const all = msgsOf(cid);
-    for (const [idx, w] of [[0, 3], [10, 5], [all.length - 1, 2], [5, 0]] as const) {
+    for (const [idx, w] of [
+      [0, 3],
+      [10, 5],
+      [all.length - 1, 2],
+      [5, 0],
+    ] as const) {
       const target = all[idx];
       const want = all.slice(Math.max(0, idx - w), idx + w + 1);
       assert.deepEqual(ids(a.context(target.id, w) ?? []), ids(want), `idx ${idx} w ${w}`);
@@ -403,7 +509,10 @@ describe('attachments', () => {
       .sort((p, q) => q.att.tsUnix - p.att.tsUnix || q.att.id - p.att.id);
     const got = a.attachments({ kinds: ['image'], limit: 1000 });
     assert.equal(got.hasMore, false);
-    assert.deepEqual(ids(got.items), want.map((x) => x.att.id));
+    assert.deepEqual(
+      ids(got.items),
+      want.map((x) => x.att.id),
+    );
     const first = got.items[0];
     const w = want[0];
     assert.deepEqual(first, {
@@ -419,14 +528,25 @@ describe('attachments', () => {
       tsUnix: w.m.tsUnix,
       messageHash: w.m.hash,
     });
-    for (const x of got.items) assert.equal(x.messageHash, desc.messages.find((m) => m.id === x.messageId)?.hash, 'each attachment carries its message hash');
+    for (const x of got.items)
+      assert.equal(
+        x.messageHash,
+        desc.messages.find((m) => m.id === x.messageId)?.hash,
+        'each attachment carries its message hash',
+      );
     const page = a.attachments({ kinds: ['image'], limit: 3 });
     assert.equal(page.hasMore, true);
-    assert.deepEqual(ids(page.items), want.slice(0, 3).map((x) => x.att.id));
+    assert.deepEqual(
+      ids(page.items),
+      want.slice(0, 3).map((x) => x.att.id),
+    );
     const videos = a.attachments({ kinds: ['video'], limit: 100 });
     assert.deepEqual(
       videos.items.map((v) => v.originalName).sort(),
-      allAtts().filter((x) => x.att.kind === 'video').map((x) => x.att.originalName).sort(),
+      allAtts()
+        .filter((x) => x.att.kind === 'video')
+        .map((x) => x.att.originalName)
+        .sort(),
     );
     const mixed = a.attachments({ kinds: ['image', 'file', 'video'], limit: 1000 });
     assert.equal(mixed.items.length, allAtts().length);
@@ -434,33 +554,55 @@ describe('attachments', () => {
 
   it('filters: conversation, source, dates', () => {
     const harper = convId('signal', 'Harper');
-    assert.deepEqual(a.attachments({ kinds: ['image'], conversationId: harper, limit: 10 }).items.map((x) => x.originalName), ['cabin.jpg']);
-    assert.deepEqual(a.attachments({ kinds: ['image'], source: 'imessage', limit: 10 }).items.map((x) => x.originalName), ['IMG_0042.jpeg']);
     assert.deepEqual(
-      a.attachments({ kinds: ['image'], endUnix: dayStartUnix('2022-03-02') - 1, limit: 10 }).items.map((x) => x.originalName),
-      allAtts().filter((x) => x.att.kind === 'image' && x.att.tsUnix < dayStartUnix('2022-03-02')).sort((p, q) => q.att.tsUnix - p.att.tsUnix).map((x) => x.att.originalName),
+      a.attachments({ kinds: ['image'], conversationId: harper, limit: 10 }).items.map((x) => x.originalName),
+      ['cabin.jpg'],
+    );
+    assert.deepEqual(
+      a.attachments({ kinds: ['image'], source: 'imessage', limit: 10 }).items.map((x) => x.originalName),
+      ['IMG_0042.jpeg'],
+    );
+    assert.deepEqual(
+      a
+        .attachments({ kinds: ['image'], endUnix: dayStartUnix('2022-03-02') - 1, limit: 10 })
+        .items.map((x) => x.originalName),
+      allAtts()
+        .filter((x) => x.att.kind === 'image' && x.att.tsUnix < dayStartUnix('2022-03-02'))
+        .sort((p, q) => q.att.tsUnix - p.att.tsUnix)
+        .map((x) => x.att.originalName),
     );
     assert.equal(a.attachments({ kinds: ['image'], source: 'telegram', limit: 10 }).items.length, 0);
   });
 });
 
 describe('links', () => {
-  type Agg = { url: string; domain: string; count: number; first: { tsUnix: number; messageId: number; m: WrittenMessage } };
+  type Agg = {
+    url: string;
+    domain: string;
+    count: number;
+    first: { tsUnix: number; messageId: number; m: WrittenMessage };
+  };
   const oracle = (pred: (l: { domain: string; conversationId: number }) => boolean = () => true): Agg[] => {
     const map = new Map<string, Agg>();
     for (const m of desc.messages) {
       for (const l of m.links) {
         if (!pred(l)) continue;
         const cur = map.get(l.url);
-        if (!cur) map.set(l.url, { url: l.url, domain: l.domain, count: 1, first: { tsUnix: l.tsUnix, messageId: m.id, m } });
+        if (!cur)
+          map.set(l.url, { url: l.url, domain: l.domain, count: 1, first: { tsUnix: l.tsUnix, messageId: m.id, m } });
         else {
           cur.count++;
-          if (l.tsUnix < cur.first.tsUnix || (l.tsUnix === cur.first.tsUnix && m.id < cur.first.messageId)) cur.first = { tsUnix: l.tsUnix, messageId: m.id, m };
+          if (l.tsUnix < cur.first.tsUnix || (l.tsUnix === cur.first.tsUnix && m.id < cur.first.messageId))
+            cur.first = { tsUnix: l.tsUnix, messageId: m.id, m };
         }
       }
     }
     return [...map.values()].sort(
-      (x, y) => (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : 0) || y.count - x.count || x.first.tsUnix - y.first.tsUnix || (x.url < y.url ? -1 : x.url > y.url ? 1 : 0),
+      (x, y) =>
+        (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : 0) ||
+        y.count - x.count ||
+        x.first.tsUnix - y.first.tsUnix ||
+        (x.url < y.url ? -1 : x.url > y.url ? 1 : 0),
     );
   };
 
@@ -468,7 +610,10 @@ describe('links', () => {
     const want = oracle();
     const got = a.links({ limit: 1000 });
     assert.equal(got.hasMore, false);
-    assert.deepEqual(got.items.map((l) => [l.url, l.count, l.messageId, l.messageHash]), want.map((w) => [w.url, w.count, w.first.messageId, w.first.m.hash]));
+    assert.deepEqual(
+      got.items.map((l) => [l.url, l.count, l.messageId, l.messageHash]),
+      want.map((w) => [w.url, w.count, w.first.messageId, w.first.m.hash]),
+    );
     const maps = got.items.find((l) => l.url === 'https://maps.example.com/a');
     assert.deepEqual(maps, {
       url: 'https://maps.example.com/a',
@@ -487,22 +632,39 @@ describe('links', () => {
   it('domain filter includes subdomains (and is normalised), pagination with limit+1', () => {
     const got = a.links({ domain: 'example.com', limit: 1000 }).items;
     const want = oracle((l) => l.domain === 'example.com' || l.domain.endsWith('.example.com'));
-    assert.deepEqual(got.map((l) => l.url), want.map((w) => w.url));
+    assert.deepEqual(
+      got.map((l) => l.url),
+      want.map((w) => w.url),
+    );
     assert.ok(got.some((l) => l.domain === 'maps.example.com'));
     assert.ok(!got.some((l) => l.domain === 'evil.example'));
-    assert.deepEqual(a.links({ domain: 'WWW.Example.COM', limit: 1000 }).items.map((l) => l.url), got.map((l) => l.url));
+    assert.deepEqual(
+      a.links({ domain: 'WWW.Example.COM', limit: 1000 }).items.map((l) => l.url),
+      got.map((l) => l.url),
+    );
     assert.deepEqual(a.links({ domain: 'ample.com', limit: 1000 }).items, [], 'suffix must be a whole label');
     const p1 = a.links({ limit: 2 });
     assert.equal(p1.hasMore, true);
-    assert.deepEqual(p1.items.map((l) => l.url), oracle().slice(0, 2).map((w) => w.url));
+    assert.deepEqual(
+      p1.items.map((l) => l.url),
+      oracle()
+        .slice(0, 2)
+        .map((w) => w.url),
+    );
   });
 
   it('conversation and source filters count only the scoped occurrences', () => {
     const gt = convId('signal', 'Group Trip');
     const got = a.links({ conversationId: gt, limit: 1000 }).items;
-    assert.deepEqual(got.map((l) => [l.url, l.count]), oracle((l) => l.conversationId === gt).map((w) => [w.url, w.count]));
+    assert.deepEqual(
+      got.map((l) => [l.url, l.count]),
+      oracle((l) => l.conversationId === gt).map((w) => [w.url, w.count]),
+    );
     const wa = a.links({ source: 'whatsapp', limit: 1000 }).items;
-    assert.deepEqual(wa.map((l) => [l.url, l.count]), [['https://recipes.example.com/tiramisu', 2]]);
+    assert.deepEqual(
+      wa.map((l) => [l.url, l.count]),
+      [['https://recipes.example.com/tiramisu', 2]],
+    );
   });
 });
 
@@ -516,13 +678,20 @@ describe('point lookups', () => {
     assert.equal(a.messageById(-1), undefined);
     assert.equal(a.messageByHash('nope'), undefined);
     const want = [desc.marks.cjk.id, desc.marks.leaseAgreement.id, 424242, desc.marks.emoji.id];
-    assert.deepEqual(ids(a.messagesByIds(want)), [desc.marks.cjk.id, desc.marks.leaseAgreement.id, desc.marks.emoji.id]);
+    assert.deepEqual(ids(a.messagesByIds(want)), [
+      desc.marks.cjk.id,
+      desc.marks.leaseAgreement.id,
+      desc.marks.emoji.id,
+    ]);
     assert.deepEqual(a.messagesByIds([]), []);
   });
 
   it('attachmentsForMessages and reactionsForHashes', () => {
     const atts = a.attachmentsForMessages([desc.marks.imageCabin.id, desc.marks.fileLease.id, desc.marks.cjk.id]);
-    assert.deepEqual(atts.map((x) => x.originalName), ['cabin.jpg', 'lease.pdf']);
+    assert.deepEqual(
+      atts.map((x) => x.originalName),
+      ['cabin.jpg', 'lease.pdf'],
+    );
     const r = a.reactionsForHashes([desc.marks.reactionTarget.hash, desc.marks.whatsappVideo.hash, 'none']);
     assert.deepEqual(
       r.map((x) => `${x.messageHash === desc.marks.reactionTarget.hash ? 'T' : 'V'}:${x.emoji}:${x.actor}`).sort(),
@@ -536,10 +705,18 @@ describe('searchKeywordBundle', () => {
   it('is searchKeyword + hitExtras of its hits + scopeCounts, in one call, also with conversations hidden', () => {
     const m = desc.marks;
     const hidden = desc.conversations.find((c) => c.id === m.reactionTarget.conversationId)!;
-    const cases: [Parameters<Archive['searchKeyword']>[0], Parameters<Archive['scopeCounts']>[0], string | undefined][] = [
+    const cases: [
+      Parameters<Archive['searchKeyword']>[0],
+      Parameters<Archive['scopeCounts']>[0],
+      string | undefined,
+    ][] = [
       [{ query: 'the', limit: 50 }, {}, undefined],
       [{ query: 'the', limit: 50 }, {}, 'test-embed'],
-      [{ query: 'lease', limit: 5, conversationId: m.leaseAgreement.conversationId }, { conversationId: m.leaseAgreement.conversationId }, 'other-embed'],
+      [
+        { query: 'lease', limit: 5, conversationId: m.leaseAgreement.conversationId },
+        { conversationId: m.leaseAgreement.conversationId },
+        'other-embed',
+      ],
       [{ query: 'the', limit: 20, hasAttachment: true }, { hasAttachment: true }, undefined],
       [{ query: 'zzzz-nothing', limit: 5 }, { sender: 'Me' }, 'test-embed'],
     ];
@@ -547,9 +724,16 @@ describe('searchKeywordBundle', () => {
     for (const view of [a, a.excluding([{ name: hidden.name, source: hidden.source }])]) {
       for (const [opts, scope, model] of cases) {
         const hits = view.searchKeyword(opts);
-        const extras = view.hitExtras(hits.map((h) => h.hash), [...new Set(hits.map((h) => h.id))]);
+        const extras = view.hitExtras(
+          hits.map((h) => h.hash),
+          [...new Set(hits.map((h) => h.id))],
+        );
         withExtras += extras.reactions.length + extras.attachments.length;
-        assert.deepEqual(view.searchKeywordBundle(opts, scope, model), { hits, extras, counts: view.scopeCounts(scope, model) }, JSON.stringify([opts, scope, model]));
+        assert.deepEqual(
+          view.searchKeywordBundle(opts, scope, model),
+          { hits, extras, counts: view.scopeCounts(scope, model) },
+          JSON.stringify([opts, scope, model]),
+        );
       }
     }
     assert.ok(withExtras > 0, 'some hits carry reactions or attachments');
@@ -560,7 +744,7 @@ describe('searchKeywordBundle', () => {
 });
 
 describe('hitMessagesBundle', () => {
-  it('is messagesByIds + hitExtras of those messages + scopeCounts, in one call; a hidden conversation\'s messages and extras are left out', () => {
+  it("is messagesByIds + hitExtras of those messages + scopeCounts, in one call; a hidden conversation's messages and extras are left out", () => {
     const m = desc.marks;
     const hidden = desc.conversations.find((c) => c.id === m.reactionTarget.conversationId)!;
     const ids = [m.reactionTarget.id, m.imageCabin.id, 987654, m.fileLease.id, m.leaseAgreement.id, m.imageCabin.id];
@@ -574,16 +758,30 @@ describe('hitMessagesBundle', () => {
     for (const view of [a, a.excluding([{ name: hidden.name, source: hidden.source }])]) {
       for (const [ask, scope, model] of cases) {
         const messages = view.messagesByIds(ask);
-        const extras = view.hitExtras(messages.map((x) => x.hash), [...new Set(messages.map((x) => x.id))]);
+        const extras = view.hitExtras(
+          messages.map((x) => x.hash),
+          [...new Set(messages.map((x) => x.id))],
+        );
         withExtras += extras.reactions.length + extras.attachments.length;
         const got = view.hitMessagesBundle(ask, scope, model);
-        assert.deepEqual(got, { messages, extras, ...(scope ? { counts: view.scopeCounts(scope, model) } : {}) }, JSON.stringify([ask, scope, model]));
+        assert.deepEqual(
+          got,
+          { messages, extras, ...(scope ? { counts: view.scopeCounts(scope, model) } : {}) },
+          JSON.stringify([ask, scope, model]),
+        );
       }
     }
     assert.ok(withExtras > 0, 'some messages carry reactions or attachments');
     const shown = a.excluding([{ name: hidden.name, source: hidden.source }]).hitMessagesBundle([m.reactionTarget.id]);
-    assert.deepEqual(shown, { messages: [], extras: { reactions: [], attachments: [] } }, 'a hidden conversation\'s message answers as an unknown id');
-    assert.ok(a.hitMessagesBundle([m.reactionTarget.id]).extras.reactions.length > 0, 'that message has reactions when shown');
+    assert.deepEqual(
+      shown,
+      { messages: [], extras: { reactions: [], attachments: [] } },
+      "a hidden conversation's message answers as an unknown id",
+    );
+    assert.ok(
+      a.hitMessagesBundle([m.reactionTarget.id]).extras.reactions.length > 0,
+      'that message has reactions when shown',
+    );
   });
 });
 
@@ -591,14 +789,28 @@ describe('embeddings', () => {
   it('embeddingModels: model, count (orphans included), dim', () => {
     assert.deepEqual(
       a.embeddingModels(),
-      [...desc.embeddings].sort((x, y) => (x.model < y.model ? -1 : 1)).map((e) => ({ model: e.model, count: e.count, dim: e.dim })),
+      [...desc.embeddings]
+        .sort((x, y) => (x.model < y.model ? -1 : 1))
+        .map((e) => ({ model: e.model, count: e.count, dim: e.dim })),
     );
   });
 
   it('embeddingModels: one model (its count from the row count), then a second model written into the open archive', async () => {
     const file = archivePathIn(path.join(tmp, 'one-model'));
-    const conv = { source: 'signal', name: 'Ada', messages: [0, 1, 2, 3, 4].map((i) => ({ sender: i % 2 ? 'Ada' : 'Me', body: `message number ${i}`, ts: `2025-03-0${i + 1} 10:00:00` })) };
-    const built = buildArchive({ file, conversations: [conv], embeddings: [{ model: 'zeta-embed', dim: 6, orphans: [{ hash: 'f'.repeat(64), text: 'gone' }] }] });
+    const conv = {
+      source: 'signal',
+      name: 'Ada',
+      messages: [0, 1, 2, 3, 4].map((i) => ({
+        sender: i % 2 ? 'Ada' : 'Me',
+        body: `message number ${i}`,
+        ts: `2025-03-0${i + 1} 10:00:00`,
+      })),
+    };
+    const built = buildArchive({
+      file,
+      conversations: [conv],
+      embeddings: [{ model: 'zeta-embed', dim: 6, orphans: [{ hash: 'f'.repeat(64), text: 'gone' }] }],
+    });
     const one = await openArchive(file);
     try {
       assert.deepEqual(one.embeddingModels(), [{ model: 'zeta-embed', count: built.embeddings[0].count, dim: 6 }]);
@@ -686,15 +898,24 @@ describe('keyword search over a stale full-text index', () => {
     },
     'a conversation deleted': (db: ReturnType<typeof openWritable>, ranked: number[]) => {
       db.pragma('foreign_keys = OFF');
-      const conv = (db.prepare('SELECT conversation_id AS c FROM messages WHERE id = ?').get(ranked[1]) as { c: number }).c;
+      const conv = (
+        db.prepare('SELECT conversation_id AS c FROM messages WHERE id = ?').get(ranked[1]) as { c: number }
+      ).c;
       db.prepare('DELETE FROM conversations WHERE id = ?').run(conv);
-      return (db.prepare('SELECT id FROM messages WHERE conversation_id = ?').all(conv) as { id: number }[]).map((r) => r.id);
+      return (db.prepare('SELECT id FROM messages WHERE conversation_id = ?').all(conv) as { id: number }[]).map(
+        (r) => r.id,
+      );
     },
   };
   it('on a healthy archive the ranked-first statement answers alone: the general one never runs', async () => {
     const conn = new ArchiveConnection(await loadEngine(), desc.path);
     try {
-      for (const [query, limit] of [['the', 5], ['the', 1000], ['lease', 50], ['zzzqqq', 5]] as const) {
+      for (const [query, limit] of [
+        ['the', 5],
+        ['the', 1000],
+        ['lease', 50],
+        ['zzzqqq', 5],
+      ] as const) {
         let ran: string[] = [];
         const hits = conn.run((sql) => {
           const recording = recordingSql(sql);
@@ -702,9 +923,18 @@ describe('keyword search over a stale full-text index', () => {
           ran = recording.ran.map((r) => r.q);
           return found;
         });
-        assert.ok(ran.some((q) => q.includes('m.id = t.rid')), `${query}/${limit}: ranked first`);
-        assert.ok(!ran.some((q) => q.includes('m.id = messages_fts.rowid')), `${query}/${limit}: the general statement ran: ${ran.length} statements`);
-        assert.deepEqual(hits.map((h) => h.id), a.searchKeyword({ query, limit }).map((h) => h.id));
+        assert.ok(
+          ran.some((q) => q.includes('m.id = t.rid')),
+          `${query}/${limit}: ranked first`,
+        );
+        assert.ok(
+          !ran.some((q) => q.includes('m.id = messages_fts.rowid')),
+          `${query}/${limit}: the general statement ran: ${ran.length} statements`,
+        );
+        assert.deepEqual(
+          hits.map((h) => h.id),
+          a.searchKeyword({ query, limit }).map((h) => h.id),
+        );
       }
     } finally {
       conn.close();
@@ -714,8 +944,18 @@ describe('keyword search over a stale full-text index', () => {
   for (const [kind, damage] of Object.entries(damages)) {
     it(`${kind}: the best-ranked index rows without one give the general statement's answer, row for row`, async () => {
       const word = 'the';
-      const { archive: b, native, schema, gone, close } = await damagedArchive(`stale-fts-${kind.replace(/ /g, '-')}`, (db) => {
-        const ranked = (db.prepare('SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid').all(buildFtsQuery(word)) as { id: number }[]).map((r) => r.id);
+      const {
+        archive: b,
+        native,
+        schema,
+        gone,
+        close,
+      } = await damagedArchive(`stale-fts-${kind.replace(/ /g, '-')}`, (db) => {
+        const ranked = (
+          db
+            .prepare('SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid')
+            .all(buildFtsQuery(word)) as { id: number }[]
+        ).map((r) => r.id);
         assert.ok(ranked.length > 12, 'the word is common in the fixture');
         return damage(db, ranked);
       });
@@ -724,7 +964,9 @@ describe('keyword search over a stale full-text index', () => {
         for (const limit of [1, 2, 4, 5, 10, 1000]) {
           const q = keywordSearchSql(schema, { query: word, limit });
           assert.ok(q);
-          const want = (native.prepare(q.sql).all(...q.params) as { id: number; snippet: string; rank: number }[]).map((r) => [r.id, r.snippet, r.rank]);
+          const want = (native.prepare(q.sql).all(...q.params) as { id: number; snippet: string; rank: number }[]).map(
+            (r) => [r.id, r.snippet, r.rank],
+          );
           const got = b.searchKeyword({ query: word, limit }).map((h) => [h.id, h.snippet, h.rank]);
           assert.deepEqual(got, want, `limit ${limit}`);
           assert.ok(!got.some(([id]) => gone.includes(id as number)));
@@ -739,7 +981,13 @@ describe('keyword search over a stale full-text index', () => {
 
 describe('the link gallery over a damaged archive', () => {
   it("links whose message or conversation is gone give the general statement's answer, row for row", async () => {
-    const { archive: b, native, schema, gone, close } = await damagedArchive('dangling-links', (db) => {
+    const {
+      archive: b,
+      native,
+      schema,
+      gone,
+      close,
+    } = await damagedArchive('dangling-links', (db) => {
       db.pragma('foreign_keys = OFF');
       // The gallery's first rows (domain, then most shared): the first URL loses its first message, the third
       // URL's first message loses its conversation.
@@ -751,16 +999,30 @@ describe('the link gallery over a damaged archive', () => {
         .all() as { url: string; first: number }[];
       assert.equal(top.length, 3, 'the fixture has links');
       db.prepare('DELETE FROM messages WHERE id = ?').run(top[0].first);
-      const conv = (db.prepare('SELECT conversation_id AS c FROM messages WHERE id = ?').get(top[2].first) as { c: number }).c;
+      const conv = (
+        db.prepare('SELECT conversation_id AS c FROM messages WHERE id = ?').get(top[2].first) as { c: number }
+      ).c;
       db.prepare('DELETE FROM conversations WHERE id = ?').run(conv);
       return [top[0].url, top[2].url];
     });
     try {
-      for (const opts of [{ limit: 1 }, { limit: 2 }, { limit: 5 }, { limit: 1000 }, { limit: 3, domain: 'example.com' }]) {
+      for (const opts of [
+        { limit: 1 },
+        { limit: 2 },
+        { limit: 5 },
+        { limit: 1000 },
+        { limit: 3, domain: 'example.com' },
+      ]) {
         const q = linkStatements(schema, opts);
-        const want = (native.prepare(q.general).all(...q.params) as { url: string; cnt: number; message_id: number }[]).map((r) => [r.url, r.cnt, r.message_id]);
+        const want = (
+          native.prepare(q.general).all(...q.params) as { url: string; cnt: number; message_id: number }[]
+        ).map((r) => [r.url, r.cnt, r.message_id]);
         const got = b.links(opts);
-        assert.deepEqual(got.items.map((l) => [l.url, l.count, l.messageId]), want.slice(0, opts.limit), JSON.stringify(opts));
+        assert.deepEqual(
+          got.items.map((l) => [l.url, l.count, l.messageId]),
+          want.slice(0, opts.limit),
+          JSON.stringify(opts),
+        );
         assert.equal(got.hasMore, want.length > opts.limit);
         assert.ok(!got.items.some((l) => gone.includes(l.url)));
       }
@@ -772,22 +1034,46 @@ describe('the link gallery over a damaged archive', () => {
 
 describe('the media gallery over a damaged archive', () => {
   it("attachments whose message or conversation is gone give the general statement's answer, row for row", async () => {
-    const { archive: b, native, schema, gone, close } = await damagedArchive('dangling-media', (db) => {
+    const {
+      archive: b,
+      native,
+      schema,
+      gone,
+      close,
+    } = await damagedArchive('dangling-media', (db) => {
       db.pragma('foreign_keys = OFF');
-      const newest = db.prepare('SELECT id, message_id AS mid, conversation_id AS cid FROM attachments ORDER BY ts_unix DESC, id DESC LIMIT 3').all() as { id: number; mid: number; cid: number }[];
+      const newest = db
+        .prepare(
+          'SELECT id, message_id AS mid, conversation_id AS cid FROM attachments ORDER BY ts_unix DESC, id DESC LIMIT 3',
+        )
+        .all() as { id: number; mid: number; cid: number }[];
       assert.equal(newest.length, 3, 'the fixture has attachments');
       db.prepare('DELETE FROM messages WHERE id = ?').run(newest[0].mid);
       db.prepare('DELETE FROM conversations WHERE id = ?').run(newest[2].cid);
-      return [newest[0].id, ...(db.prepare('SELECT id FROM attachments WHERE conversation_id = ?').all(newest[2].cid) as { id: number }[]).map((r) => r.id)];
+      return [
+        newest[0].id,
+        ...(
+          db.prepare('SELECT id FROM attachments WHERE conversation_id = ?').all(newest[2].cid) as { id: number }[]
+        ).map((r) => r.id),
+      ];
     });
     try {
-      const cases = [{ kinds: [], limit: 1 }, { kinds: [], limit: 3 }, { kinds: [], limit: 1000 }, { kinds: ['image' as const], limit: 2 }];
+      const cases = [
+        { kinds: [], limit: 1 },
+        { kinds: [], limit: 3 },
+        { kinds: [], limit: 1000 },
+        { kinds: ['image' as const], limit: 2 },
+      ];
       for (const opts of cases) {
         const q = attachmentStatements(schema, opts);
         assert.ok(q.lateJoin, 'this schema takes the late-join path');
         const want = (native.prepare(q.general).all(...q.params) as { id: number }[]).map((r) => r.id);
         const got = b.attachments(opts);
-        assert.deepEqual(got.items.map((x) => x.id), want.slice(0, opts.limit), JSON.stringify(opts));
+        assert.deepEqual(
+          got.items.map((x) => x.id),
+          want.slice(0, opts.limit),
+          JSON.stringify(opts),
+        );
         assert.equal(got.hasMore, want.length > opts.limit);
         assert.ok(!got.items.some((x) => gone.includes(x.id)));
       }
@@ -805,14 +1091,20 @@ describe('the embeddings ⋈ messages join of an index build', () => {
     let x = '';
     try {
       const embedded = db
-        .prepare('SELECT m.id, m.hash FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ? ORDER BY m.id')
+        .prepare(
+          'SELECT m.id, m.hash FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ? ORDER BY m.id',
+        )
         .all(model) as { id: number; hash: string }[];
       assert.ok(embedded.length >= 1, 'the fixture embeds messages');
       x = embedded[0].hash;
       // An embedding whose hash no message has: an orphan.
       new ArchiveWriter(db).putRawEmbedding('f'.repeat(64), model, 8, Buffer.alloc(32));
       // The same bytes as an existing TEXT hash, stored as a BLOB: SQL's join does not match it, so neither may we.
-      db.prepare('INSERT INTO embeddings(message_hash, model, dim, vec) VALUES (?, ?, 8, ?)').run(Buffer.from(x), model, Buffer.alloc(32));
+      db.prepare('INSERT INTO embeddings(message_hash, model, dim, vec) VALUES (?, ?, 8, ?)').run(
+        Buffer.from(x),
+        model,
+        Buffer.alloc(32),
+      );
     } finally {
       db.close();
     }
@@ -821,7 +1113,9 @@ describe('the embeddings ⋈ messages join of an index build', () => {
     try {
       expected = (
         native
-          .prepare('SELECT e.rowid AS rowid, m.id AS id, m.hash AS hash, e.vec AS vec FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ? ORDER BY e.rowid')
+          .prepare(
+            'SELECT e.rowid AS rowid, m.id AS id, m.hash AS hash, e.vec AS vec FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ? ORDER BY e.rowid',
+          )
           .all(model) as { rowid: number; id: number; hash: string; vec: Buffer }[]
       ).map((r) => ({ ...r, vec: [...decodeVector(r.vec)] }));
     } finally {
@@ -829,7 +1123,12 @@ describe('the embeddings ⋈ messages join of an index build', () => {
     }
     const b = await openArchive(d.path);
     try {
-      const got = [...b.embeddings(model)].map((r) => ({ rowid: r.rowid, id: r.messageId, hash: r.hash, vec: [...r.vec] }));
+      const got = [...b.embeddings(model)].map((r) => ({
+        rowid: r.rowid,
+        id: r.messageId,
+        hash: r.hash,
+        vec: [...r.vec],
+      }));
       assert.deepEqual(got, expected);
       assert.equal(got.filter((r) => r.hash === x).length, 1, `the message hashed ${x} keeps its one embedding`);
     } finally {
@@ -866,10 +1165,16 @@ describe('damaged embeddings', () => {
       }
       assert.equal(errors.length, 1);
       assert.equal(errors[0].code, 'bad_embedding');
-      assert.ok(errors[0].message.includes(d.marks.link.hash) && errors[0].message.includes('"test-embed"'), errors[0].message);
+      assert.ok(
+        errors[0].message.includes(d.marks.link.hash) && errors[0].message.includes('"test-embed"'),
+        errors[0].message,
+      );
       assert.match(errors[0].message, /7 bytes but dim 2 needs 8 bytes/);
       assert.deepEqual(got.sort(), [d.marks.lease.id, d.marks.photo.id].sort(), 'the healthy rows are still delivered');
-      assert.throws(() => [...b.embeddings('test-embed')], (e: unknown) => e instanceof ArchiveError && e.code === 'bad_embedding');
+      assert.throws(
+        () => [...b.embeddings('test-embed')],
+        (e: unknown) => e instanceof ArchiveError && e.code === 'bad_embedding',
+      );
     } finally {
       b.close();
     }
@@ -898,7 +1203,10 @@ describe('summary and async adapter', () => {
     const aa = inThread(a);
     assert.equal(aa.path, a.path);
     assert.deepEqual(await aa.listConversations(), a.listConversations());
-    assert.deepEqual(await aa.searchKeyword({ query: 'lease', limit: 5 }), a.searchKeyword({ query: 'lease', limit: 5 }));
+    assert.deepEqual(
+      await aa.searchKeyword({ query: 'lease', limit: 5 }),
+      a.searchKeyword({ query: 'lease', limit: 5 }),
+    );
     assert.deepEqual(await aa.context(desc.marks.leaseAgreement.id, 2), a.context(desc.marks.leaseAgreement.id, 2));
     const ctl = new AbortController();
     assert.deepEqual(await aa.resolveConversation('Harper', undefined, ctl.signal), a.resolveConversation('Harper'));
@@ -915,18 +1223,32 @@ describe('msgbrowse §10 MCP fixture', () => {
       const convs = b.listConversations();
       assert.equal(convs.length, 1);
       assert.deepEqual(
-        { n: convs[0].messageCount, f: convs[0].firstTs, l: convs[0].lastTs, i: convs[0].images, fi: convs[0].files, li: convs[0].links },
+        {
+          n: convs[0].messageCount,
+          f: convs[0].firstTs,
+          l: convs[0].lastTs,
+          i: convs[0].images,
+          fi: convs[0].files,
+          li: convs[0].links,
+        },
         { n: 3, f: '2022-03-01 09:00:00', l: '2022-03-01 09:02:00', i: 1, fi: 0, li: 1 },
       );
       assert.deepEqual(ids(b.searchKeyword({ query: 'lease', limit: 20 })), [d.marks.lease.id]);
-      assert.equal(b.searchKeyword({ query: 'lease', limit: 20 })[0].snippet, 'the \u0002lease\u0003 agreement is ready');
+      assert.equal(
+        b.searchKeyword({ query: 'lease', limit: 20 })[0].snippet,
+        'the \u0002lease\u0003 agreement is ready',
+      );
       assert.deepEqual(ids(b.context(d.marks.lease.id, 1) ?? []), [d.marks.lease.id, d.marks.link.id]);
-      assert.deepEqual(b.links({ domain: 'maps.example.com', limit: 10 }).items.map((l) => [l.url, l.count, l.ts, l.messageId]), [
-        ['https://maps.example.com/x', 1, '2022-03-01 09:01:00', d.marks.link.id],
-      ]);
-      assert.deepEqual(b.attachments({ kinds: ['image'], limit: 10 }).items.map((x) => [x.conversation, x.source, x.kind, x.originalName, x.relPath, x.ts, x.messageId]), [
-        ['Harper', 'signal', 'image', 'p.jpg', 'media/p.jpg', '2022-03-01 09:02:00', d.marks.photo.id],
-      ]);
+      assert.deepEqual(
+        b.links({ domain: 'maps.example.com', limit: 10 }).items.map((l) => [l.url, l.count, l.ts, l.messageId]),
+        [['https://maps.example.com/x', 1, '2022-03-01 09:01:00', d.marks.link.id]],
+      );
+      assert.deepEqual(
+        b
+          .attachments({ kinds: ['image'], limit: 10 })
+          .items.map((x) => [x.conversation, x.source, x.kind, x.originalName, x.relPath, x.ts, x.messageId]),
+        [['Harper', 'signal', 'image', 'p.jpg', 'media/p.jpg', '2022-03-01 09:02:00', d.marks.photo.id]],
+      );
     } finally {
       b.close();
     }

@@ -40,7 +40,8 @@ describe('sentiment scores honour the opt-out', () => {
                FROM contact_sentiment_optout o, messages m WHERE m.sender <> 'Me' LIMIT 3`);
       const from = sentimentRows(detectSchema(nativeSql(db)));
       assert.ok(from);
-      const optedOut = (db.prepare('SELECT contact_id FROM contact_sentiment_optout').get() as { contact_id: number }).contact_id;
+      const optedOut = (db.prepare('SELECT contact_id FROM contact_sentiment_optout').get() as { contact_id: number })
+        .contact_id;
       const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
       const all = count('SELECT COUNT(*) AS n FROM message_sentiment');
       const theirs = count(`SELECT COUNT(*) AS n FROM message_sentiment WHERE contact_id = ${optedOut}`);
@@ -60,7 +61,11 @@ describe('sentiment scores honour the opt-out', () => {
     const d = buildLegacyArchive(path.join(tmp, 'nooptout'), 17);
     const db = new Database(d.path);
     db.exec('DROP TABLE contact_sentiment_optout');
-    assert.equal(sentimentRows(detectSchema(nativeSql(db))), undefined, 'scores without the opt-out table are never read');
+    assert.equal(
+      sentimentRows(detectSchema(nativeSql(db))),
+      undefined,
+      'scores without the opt-out table are never read',
+    );
     db.close();
   });
 });

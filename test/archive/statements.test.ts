@@ -47,7 +47,7 @@ before(async () => {
     Buffer.alloc(0),
     null,
   ];
-  values.forEach((v, i) => ins.run(BigInt(i + 1), v));
+  for (const [i, v] of values.entries()) ins.run(BigInt(i + 1), v);
   db.close();
 });
 
@@ -84,9 +84,18 @@ describe('raw statement path', () => {
       assert.equal(rows[12].v, null);
       // Blobs are copies: changing one does not change the next read.
       (rows[10].v as Uint8Array)[0] = 99;
-      assert.deepEqual(c.run((sql) => sql.get('SELECT v FROM vals WHERE id = 11'))?.v, new Uint8Array([1, 2, 3, 0, 255]));
-      assert.equal(c.run((sql) => sql.value('SELECT v FROM vals WHERE id = ?', [9])), 'héllo 👍');
-      assert.equal(c.run((sql) => sql.value('SELECT v FROM vals WHERE id = ?', [999])), undefined);
+      assert.deepEqual(
+        c.run((sql) => sql.get('SELECT v FROM vals WHERE id = 11'))?.v,
+        new Uint8Array([1, 2, 3, 0, 255]),
+      );
+      assert.equal(
+        c.run((sql) => sql.value('SELECT v FROM vals WHERE id = ?', [9])),
+        'héllo 👍',
+      );
+      assert.equal(
+        c.run((sql) => sql.value('SELECT v FROM vals WHERE id = ?', [999])),
+        undefined,
+      );
     });
   });
 
@@ -121,9 +130,17 @@ describe('raw statement path', () => {
         return out;
       };
       const want = expected.map((r) => ({ id: r.id, t: codes[String(r.t)], h: r.h }));
-      assert.deepEqual(c.run((sql) => seen(sql)), want);
+      assert.deepEqual(
+        c.run((sql) => seen(sql)),
+        want,
+      );
       // The generic row path (adapters without scan, e.g. better-sqlite3 in tests): the same classes and bytes.
-      assert.deepEqual(c.run((sql) => seen({ all: (q, p) => sql.all(q, p), get: (q, p) => sql.get(q, p), value: (q, p) => sql.value(q, p) })), want);
+      assert.deepEqual(
+        c.run((sql) =>
+          seen({ all: (q, p) => sql.all(q, p), get: (q, p) => sql.get(q, p), value: (q, p) => sql.value(q, p) }),
+        ),
+        want,
+      );
     });
   });
 
@@ -141,7 +158,10 @@ describe('raw statement path', () => {
       assert.deepEqual(typed('zoë'), { v: 'zoë', t: 'text' });
       assert.deepEqual(typed(new Uint8Array([5, 6])), { v: new Uint8Array([5, 6]), t: 'blob' });
       // A statement's bindings are cleared after each use.
-      assert.deepEqual(c.run((sql) => sql.get('SELECT ?1 AS v', [null])), { v: null });
+      assert.deepEqual(
+        c.run((sql) => sql.get('SELECT ?1 AS v', [null])),
+        { v: null },
+      );
     });
   });
 
@@ -153,14 +173,18 @@ describe('raw statement path', () => {
       );
       assert.throws(
         () => c.run((sql) => sql.all('SELECT nope FROM vals')),
-        (e: unknown) => e instanceof ArchiveError && e.code === 'query_failed' && /no such column: nope/.test(e.message),
+        (e: unknown) =>
+          e instanceof ArchiveError && e.code === 'query_failed' && /no such column: nope/.test(e.message),
       );
       // A runtime error in sqlite3_step (not at prepare) carries its message too.
       assert.throws(
         () => c.run((sql) => sql.all("SELECT json('{bad') AS j")),
         (e: unknown) => e instanceof ArchiveError && /malformed JSON/.test(e.message),
       );
-      assert.equal(c.run((sql) => sql.value('SELECT count(*) FROM vals')), 13);
+      assert.equal(
+        c.run((sql) => sql.value('SELECT count(*) FROM vals')),
+        13,
+      );
     });
   });
 
@@ -175,7 +199,10 @@ describe('raw statement path', () => {
         return out;
       });
       assert.deepEqual([len, head], [2 * n, 'après']);
-      assert.equal(c.run((sql) => sql.value('SELECT v FROM vals WHERE id = 9')), 'héllo 👍');
+      assert.equal(
+        c.run((sql) => sql.value('SELECT v FROM vals WHERE id = 9')),
+        'héllo 👍',
+      );
     });
   });
 
@@ -185,7 +212,11 @@ describe('raw statement path', () => {
     const db = new Database(desc.path, { readonly: true });
     try {
       const schema = withConn((c) => c.run((sql) => detectSchema(sql)), desc.path);
-      const names = (sql: string) => db.prepare(sql).columns().map((x) => x.name);
+      const names = (sql: string) =>
+        db
+          .prepare(sql)
+          .columns()
+          .map((x) => x.name);
       const base = ['id', 'hash', 'conversation_id', 'conversation', 'source', 'sender', 'ts', 'ts_unix', 'is_system'];
       assert.deepEqual(
         names(`SELECT ${messageColumns(schema)} FROM messages m JOIN conversations c ON c.id = m.conversation_id`),

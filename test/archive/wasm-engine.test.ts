@@ -5,7 +5,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, it } from 'node:test';
 import { openArchive } from '../../src/archive';
-import { compiledEngineModule, compiledEngineModuleNow, engineWarmth, prewarmEngine } from '../../src/archive/wasm-engine';
+import {
+  compiledEngineModule,
+  compiledEngineModuleNow,
+  engineWarmth,
+  prewarmEngine,
+} from '../../src/archive/wasm-engine';
 import { buildCuratedArchive, type CuratedArchive } from '../fixtures';
 
 let root: string;

@@ -6,7 +6,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULT_LISTEN, defaultArchivePath, ledgerProblem, parseBridge, parseCli, parseListen, USAGE, type CliOptions } from '../../src/cli/args';
+import {
+  DEFAULT_LISTEN,
+  defaultArchivePath,
+  ledgerProblem,
+  parseBridge,
+  parseCli,
+  parseListen,
+  USAGE,
+  type CliOptions,
+} from '../../src/cli/args';
 import { CliError } from '../../src/cli/errors';
 import { CACHE_DIR_NAME } from '../../src/core/cache-dir';
 
@@ -56,15 +65,23 @@ describe('parseCli: valid flags', () => {
   it('every flag at once, relative paths resolved against cwd', () => {
     assert.deepEqual(
       parse([
-        '--archive', 'arch/msgbrowse.sqlite',
-        '--cache-dir', 'cache',
-        '--ledger', ' state/disclosures.jsonl ',
-        '--link-scheme', ' vscode-insiders ',
+        '--archive',
+        'arch/msgbrowse.sqlite',
+        '--cache-dir',
+        'cache',
+        '--ledger',
+        ' state/disclosures.jsonl ',
+        '--link-scheme',
+        ' vscode-insiders ',
         '--summary',
-        '--query', 'hello world',
-        '--exclude', 'Family',
-        '--exclude', 'signal:Work: Team',
-        '--max-result-bytes', '40000',
+        '--query',
+        'hello world',
+        '--exclude',
+        'Family',
+        '--exclude',
+        'signal:Work: Team',
+        '--max-result-bytes',
+        '40000',
       ]),
       {
         archive: path.join(CWD, 'arch', 'msgbrowse.sqlite'),
@@ -92,11 +109,20 @@ describe('parseCli: valid flags', () => {
 
   it('the answer budget: --max-result-bytes wins over MSGBROWSE_MAX_RESULT_BYTES; out of range or not a number is an error', () => {
     assert.equal(parse([], { ...ENV, MSGBROWSE_MAX_RESULT_BYTES: ' 16384 ' }).maxResultBytes, 16384);
-    assert.equal(parse(['--max-result-bytes', '2048'], { ...ENV, MSGBROWSE_MAX_RESULT_BYTES: '16384' }).maxResultBytes, 2048);
+    assert.equal(
+      parse(['--max-result-bytes', '2048'], { ...ENV, MSGBROWSE_MAX_RESULT_BYTES: '16384' }).maxResultBytes,
+      2048,
+    );
     for (const bad of ['1000', '8k', '1e4', '10000001']) {
-      usageError(() => parse(['--max-result-bytes', bad]), `invalid --max-result-bytes "${bad}": give a whole number of bytes from 2048 to 10000000 (default 8192)`);
+      usageError(
+        () => parse(['--max-result-bytes', bad]),
+        `invalid --max-result-bytes "${bad}": give a whole number of bytes from 2048 to 10000000 (default 8192)`,
+      );
     }
-    usageError(() => parse([], { ...ENV, MSGBROWSE_MAX_RESULT_BYTES: 'lots' }), /^invalid MSGBROWSE_MAX_RESULT_BYTES "lots"/);
+    usageError(
+      () => parse([], { ...ENV, MSGBROWSE_MAX_RESULT_BYTES: 'lots' }),
+      /^invalid MSGBROWSE_MAX_RESULT_BYTES "lots"/,
+    );
   });
 
   it('--rotate-token goes with --http', () => {
@@ -153,10 +179,19 @@ describe('parseCli: each error message (exit code 2)', () => {
       () => parseCli(['extra'], ENV, CWD),
       "Unexpected argument 'extra'. This command does not take positional arguments (see msgbrowse-mcp --help)",
     );
-    usageError(() => parseCli(['--archive'], ENV, CWD), "Option '--archive <value>' argument missing (see msgbrowse-mcp --help)");
-    usageError(() => parseCli(['--http=yes'], ENV, CWD), "Option '--http' does not take an argument (see msgbrowse-mcp --help)");
+    usageError(
+      () => parseCli(['--archive'], ENV, CWD),
+      "Option '--archive <value>' argument missing (see msgbrowse-mcp --help)",
+    );
+    usageError(
+      () => parseCli(['--http=yes'], ENV, CWD),
+      "Option '--http' does not take an argument (see msgbrowse-mcp --help)",
+    );
     // A multi-line Node message keeps its first line, without the final period.
-    usageError(() => parseCli(['--archive', '--http'], ENV, CWD), /^Option '--archive' argument is ambiguous \(see msgbrowse-mcp --help\)$/);
+    usageError(
+      () => parseCli(['--archive', '--http'], ENV, CWD),
+      /^Option '--archive' argument is ambiguous \(see msgbrowse-mcp --help\)$/,
+    );
     // Unknown flags fail even beside --help: parsing is strict before anything else.
     usageError(() => parseCli(['--help', '--bogus'], ENV, CWD), "Unknown option '--bogus' (see msgbrowse-mcp --help)");
   });
@@ -179,10 +214,16 @@ describe('parseCli: each error message (exit code 2)', () => {
 
   it('a malformed --listen: the shape, then the port range', () => {
     for (const bad of ['foo', 'a:b:c', '::1:80', '']) {
-      usageError(() => parseCli(['--http', '--listen', bad], ENV, CWD), `invalid --listen "${bad}": use HOST:PORT, e.g. 127.0.0.1:8788`);
+      usageError(
+        () => parseCli(['--http', '--listen', bad], ENV, CWD),
+        `invalid --listen "${bad}": use HOST:PORT, e.g. 127.0.0.1:8788`,
+      );
     }
     for (const bad of ['1:99999', 'host:', 'host:-1', 'host:8o', '65536', '[::1]:70000']) {
-      usageError(() => parseCli(['--http', '--listen', bad], ENV, CWD), `invalid --listen "${bad}": the port must be 0–65535`);
+      usageError(
+        () => parseCli(['--http', '--listen', bad], ENV, CWD),
+        `invalid --listen "${bad}": the port must be 0–65535`,
+      );
     }
     // parseListen alone reports the same errors.
     usageError(() => parseListen('nope'), 'invalid --listen "nope": use HOST:PORT, e.g. 127.0.0.1:8788');
@@ -207,12 +248,15 @@ describe('parseCli: each error message (exit code 2)', () => {
     usageError(() => parseCli(['--archive=   '], ENV, CWD), '--archive needs a path');
   });
 
-  it('an empty --ledger; a --ledger inside the archive\'s folder (the file\'s folder or the data dir given)', () => {
+  it("an empty --ledger; a --ledger inside the archive's folder (the file's folder or the data dir given)", () => {
     usageError(() => parseCli(['--ledger', ' '], ENV, CWD), '--ledger needs a file path');
     const refused = /^refusing --ledger .*: it is inside the archive's folder .*; write the ledger elsewhere/;
     // The default archive is ./data/msgbrowse.sqlite: ./data/… is its folder.
     usageError(() => parseCli(['--ledger', 'data/l.jsonl'], ENV, CWD), refused);
-    usageError(() => parseCli(['--archive', 'arch/msgbrowse.sqlite', '--ledger', 'arch/sub/l.jsonl'], ENV, CWD), refused);
+    usageError(
+      () => parseCli(['--archive', 'arch/msgbrowse.sqlite', '--ledger', 'arch/sub/l.jsonl'], ENV, CWD),
+      refused,
+    );
     // --archive names the data dir: inside it is refused, beside it is fine.
     usageError(() => parseCli(['--archive', 'arch', '--ledger', 'arch/l.jsonl'], ENV, CWD), refused);
     assert.equal(parse(['--archive', 'arch', '--ledger', 'l.jsonl']).ledger, path.join(CWD, 'l.jsonl'));
@@ -229,7 +273,10 @@ describe('--exclude and MSGBROWSE_EXCLUDE_CONVERSATIONS', () => {
       ...(parseCli([], ENV, CWD) as object),
       exclude: ['Work', 'Family', 'imessage:Ex', ' Spaced '],
     });
-    assert.deepEqual((parseCli([], { ...ENV, MSGBROWSE_EXCLUDE_CONVERSATIONS: '' }, CWD) as { exclude: string[] }).exclude, []);
+    assert.deepEqual(
+      (parseCli([], { ...ENV, MSGBROWSE_EXCLUDE_CONVERSATIONS: '' }, CWD) as { exclude: string[] }).exclude,
+      [],
+    );
   });
 
   it('an empty --exclude is an error, not a silent no-op', () => {
@@ -240,20 +287,51 @@ describe('--exclude and MSGBROWSE_EXCLUDE_CONVERSATIONS', () => {
 
 describe('--help text', () => {
   const optionsSection = USAGE.slice(USAGE.indexOf('Options:'), USAGE.indexOf('Environment:'));
-  const documented = [...optionsSection.matchAll(/^ {2}(--[a-z-]+)(?:, (-[a-z]))?/gm)].flatMap((m) => (m[2] ? [m[1], m[2]] : [m[1]]));
+  const documented = [...optionsSection.matchAll(/^ {2}(--[a-z-]+)(?:, (-[a-z]))?/gm)].flatMap((m) =>
+    m[2] ? [m[1], m[2]] : [m[1]],
+  );
 
   it('starts with the usage line and ends with one newline', () => {
-    assert.ok(USAGE.startsWith('Usage: msgbrowse-mcp [options]\n\nServes a msgbrowse message archive (read-only) to MCP clients.\n'));
+    assert.ok(
+      USAGE.startsWith(
+        'Usage: msgbrowse-mcp [options]\n\nServes a msgbrowse message archive (read-only) to MCP clients.\n',
+      ),
+    );
     assert.ok(USAGE.endsWith('error\n') && !USAGE.endsWith('\n\n'));
     assert.match(USAGE, /--listen HOST:PORT {3}HTTP address \(default 127\.0\.0\.1:8788;/);
   });
 
   it('documents exactly the flags the parser accepts', () => {
     assert.deepEqual(documented, [
-      '--archive', '--http', '--listen', '--allow-remote', '--rotate-token', '--link-scheme', '--cache-dir', '--ledger', '--no-redact', '--exclude', '--max-result-bytes', '--bridge', '--summary', '--query',
-      '--help', '-h', '--version', '-v',
+      '--archive',
+      '--http',
+      '--listen',
+      '--allow-remote',
+      '--rotate-token',
+      '--link-scheme',
+      '--cache-dir',
+      '--ledger',
+      '--no-redact',
+      '--exclude',
+      '--max-result-bytes',
+      '--bridge',
+      '--summary',
+      '--query',
+      '--help',
+      '-h',
+      '--version',
+      '-v',
     ]);
-    const withValue = new Set(['--archive', '--listen', '--link-scheme', '--cache-dir', '--ledger', '--exclude', '--max-result-bytes', '--query']);
+    const withValue = new Set([
+      '--archive',
+      '--listen',
+      '--link-scheme',
+      '--cache-dir',
+      '--ledger',
+      '--exclude',
+      '--max-result-bytes',
+      '--query',
+    ]);
     for (const flag of documented) {
       const argv = withValue.has(flag) ? [flag, '127.0.0.1:1'] : [flag];
       if (flag === '--bridge') {
@@ -274,7 +352,8 @@ describe('--help text', () => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
         const p = path.join(dir, e.name);
         if (e.isDirectory()) walk(p);
-        else if (p.endsWith('.ts')) for (const m of fs.readFileSync(p, 'utf8').matchAll(/MSGBROWSE_[A-Z_]+/g)) read.add(m[0]);
+        else if (p.endsWith('.ts'))
+          for (const m of fs.readFileSync(p, 'utf8').matchAll(/MSGBROWSE_[A-Z_]+/g)) read.add(m[0]);
       }
     };
     walk(path.join(__dirname, '../../src'));
@@ -290,33 +369,48 @@ describe('--bridge', () => {
     assert.deepEqual(parseBridge(['--bridge=/a/ep.json'], CWD), { bridge: '/a/ep.json' });
     assert.throws(() => parseBridge(['--bridge'], CWD), /--bridge needs the endpoint file path/);
     assert.throws(() => parseBridge(['--bridge', '--http'], CWD), /--bridge needs the endpoint file path/);
-    assert.throws(() => parseBridge(['--bridge', 'ep.json', '--http'], CWD), /--bridge takes no other options \(got --http\)/);
+    assert.throws(
+      () => parseBridge(['--bridge', 'ep.json', '--http'], CWD),
+      /--bridge takes no other options \(got --http\)/,
+    );
   });
 });
 
 describe('src/cli/ stays a top-level adapter', () => {
   const root = path.resolve(__dirname, '..', '..');
-  const importsOf = (file: string) => [...fs.readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+  const importsOf = (file: string) =>
+    [...fs.readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]/gm)].map(
+      (m) => m[1],
+    );
   const walk = (dir: string): string[] =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : d.name.endsWith('.ts') ? [path.join(dir, d.name)] : []));
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((d) =>
+        d.isDirectory() ? walk(path.join(dir, d.name)) : d.name.endsWith('.ts') ? [path.join(dir, d.name)] : [],
+      );
 
   it('never imports vscode or the extension; args.ts imports no I/O module and reads no process state', () => {
     const files = walk(path.join(root, 'src', 'cli'));
     assert.ok(files.length >= 5, files.join(', '));
     for (const file of files) {
       for (const spec of importsOf(file)) {
-        assert.ok(spec !== 'vscode' && !/(^|\/)extension(\/|$)/.test(spec), `${path.relative(root, file)} imports ${spec}`);
+        assert.ok(
+          spec !== 'vscode' && !/(^|\/)extension(\/|$)/.test(spec),
+          `${path.relative(root, file)} imports ${spec}`,
+        );
       }
     }
     const args = path.join(root, 'src', 'cli', 'args.ts');
-    for (const spec of importsOf(args)) assert.ok(!/^(node:)?(fs|child_process|net|http|https)(\/|$)/.test(spec), `args.ts imports ${spec}`);
+    for (const spec of importsOf(args))
+      assert.ok(!/^(node:)?(fs|child_process|net|http|https)(\/|$)/.test(spec), `args.ts imports ${spec}`);
     assert.doesNotMatch(fs.readFileSync(args, 'utf8'), /process\.(stdout|stderr|exit|cwd|env)\b/);
   });
 
   it('no lower layer imports the cli', () => {
     for (const file of walk(path.join(root, 'src'))) {
       if (file.startsWith(path.join(root, 'src', 'cli') + path.sep)) continue;
-      for (const spec of importsOf(file)) assert.ok(!/(^|\/)cli(\/|$)/.test(spec), `${path.relative(root, file)} imports ${spec}`);
+      for (const spec of importsOf(file))
+        assert.ok(!/(^|\/)cli(\/|$)/.test(spec), `${path.relative(root, file)} imports ${spec}`);
     }
   });
 });

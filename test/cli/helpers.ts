@@ -11,7 +11,8 @@ export const ROOT = path.resolve(__dirname, '..', '..');
  * test host, so the CLI is proven under every major the README claims), else the Node running the tests.
  */
 export const CLI_NODE = process.env.MSGBROWSE_CLI_NODE || process.execPath;
-export const CLI_NODE_VERSION = spawnSync(CLI_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim() || `unknown (${CLI_NODE})`;
+export const CLI_NODE_VERSION =
+  spawnSync(CLI_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim() || `unknown (${CLI_NODE})`;
 
 function newestMtime(dir: string, skip: (p: string) => boolean): number {
   let newest = 0;
@@ -32,7 +33,8 @@ export function ensureBuiltCli(): string {
     fs.statSync(path.join(ROOT, 'esbuild.js')).mtimeMs,
     fs.statSync(path.join(ROOT, 'package.json')).mtimeMs,
   );
-  const fresh = fs.existsSync(cli) && fs.existsSync(path.join(ROOT, 'dist', 'sqlite3.wasm')) && fs.statSync(cli).mtimeMs >= sources;
+  const fresh =
+    fs.existsSync(cli) && fs.existsSync(path.join(ROOT, 'dist', 'sqlite3.wasm')) && fs.statSync(cli).mtimeMs >= sources;
   if (!fresh) {
     const r = spawnSync(process.execPath, ['esbuild.js'], { cwd: ROOT, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`node esbuild.js failed:\n${r.stdout}\n${r.stderr}`);
@@ -56,7 +58,8 @@ export function isolatedCli(tmpRoot: string): string {
   const dist = ensureBuiltCli();
   const target = path.join(tmpRoot, 'dist');
   fs.cpSync(dist, target, { recursive: true });
-  if (nodeModulesReachable(target)) throw new Error(`node_modules reachable from ${target}; cannot prove the bundle is self-contained`);
+  if (nodeModulesReachable(target))
+    throw new Error(`node_modules reachable from ${target}; cannot prove the bundle is self-contained`);
   return path.join(target, 'cli.js');
 }
 

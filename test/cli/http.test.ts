@@ -49,7 +49,11 @@ async function start(args: string[], env: Record<string, string>): Promise<Runni
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const deadline = Date.now() + 20_000;
   let m: RegExpMatchArray | null = null;
-  while (!(m = err.match(/at (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/)) && Date.now() < deadline && child.exitCode === null) {
+  while (
+    !(m = err.match(/at (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/)) &&
+    Date.now() < deadline &&
+    child.exitCode === null
+  ) {
     await new Promise((r) => setTimeout(r, 20));
   }
   assert.ok(m, `server did not report its URL: ${err}`);
@@ -66,14 +70,28 @@ async function stop(r: Running): Promise<number | string | null> {
 function post(port: number, headers: Record<string, string>, p = '/mcp'): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method: 'POST', path: p, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: p,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        agent: false,
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
       },
     );
     req.on('error', reject);
-    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } } }));
+    req.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+      }),
+    );
   });
 }
 
@@ -81,7 +99,9 @@ function exactTop(file: string, model: string, q: number[], k: number): number[]
   const db = new Database(file, { readonly: true });
   try {
     const rows = db
-      .prepare('SELECT m.id AS id, e.vec AS vec, e.dim AS dim FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ? AND m.is_system = 0')
+      .prepare(
+        'SELECT m.id AS id, e.vec AS vec, e.dim AS dim FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ? AND m.is_system = 0',
+      )
       .all(model) as { id: number; vec: Buffer; dim: number }[];
     return rows
       .map((r) => ({ id: r.id, s: cosine(q, decodeVector(r.vec, r.dim)) }))
@@ -104,7 +124,9 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
     try {
       assert.ok(!r.stderr().includes(TOKEN), 'a token from the environment is not echoed');
       const client = new Client({ name: 'cli-http', version: '0' });
-      const transport = new StreamableHTTPClientTransport(new URL(r.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(r.url), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      });
       await client.connect(transport);
       assert.equal((await client.listTools()).tools.length, EXPECTED_TOOLS.length);
       const res = await client.callTool({ name: 'semantic_search', arguments: { query: 'anything at all', k: 5 } });
@@ -146,7 +168,8 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
       const r = await start(['--archive', curated.path, ...args], env);
       try {
         const deadline = Date.now() + 5000;
-        while (!r.stderr().includes('claude mcp add') && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+        while (!r.stderr().includes('claude mcp add') && Date.now() < deadline)
+          await new Promise((res) => setTimeout(res, 20));
         const m = r.stderr().match(/"Authorization": "Bearer ([A-Za-z0-9_-]{32,})"/);
         assert.ok(m, r.stderr());
         return { token: m[1], err: r.stderr() };
@@ -173,18 +196,29 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
   });
 
   it('prints a ready-to-paste client config with the kept token', async () => {
-    const r = await start(['--archive', curated.path], { MSGBROWSE_LLM_EMBED_MODEL: '', XDG_STATE_HOME: path.join(tmp, 'state-config') });
+    const r = await start(['--archive', curated.path], {
+      MSGBROWSE_LLM_EMBED_MODEL: '',
+      XDG_STATE_HOME: path.join(tmp, 'state-config'),
+    });
     try {
       const deadline = Date.now() + 5000;
-      while (!r.stderr().includes('claude mcp add') && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+      while (!r.stderr().includes('claude mcp add') && Date.now() < deadline)
+        await new Promise((res) => setTimeout(res, 20));
       const err = r.stderr();
       const m = err.match(/"Authorization": "Bearer ([A-Za-z0-9_-]{20,})"/);
       assert.ok(m, err);
       assert.ok(err.includes(`"url": "${r.url}"`), err);
       const client = new Client({ name: 'cli-http', version: '0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(r.url), { requestInit: { headers: { Authorization: `Bearer ${m[1]}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(r.url), {
+          requestInit: { headers: { Authorization: `Bearer ${m[1]}` } },
+        }),
+      );
       const res = await client.callTool({ name: 'list_conversations', arguments: {} });
-      assert.equal((res.structuredContent as { conversations: unknown[] }).conversations.length, curated.conversations.length);
+      assert.equal(
+        (res.structuredContent as { conversations: unknown[] }).conversations.length,
+        curated.conversations.length,
+      );
       await client.close();
     } finally {
       assert.equal(await stop(r), 0);
@@ -193,14 +227,20 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
 
   it('an empty HOME without XDG_STATE_HOME: one clear line, and no token written under the current folder', async () => {
     const here = fs.mkdtempSync(path.join(tmp, 'cwd-'));
-    const child = spawn(CLI_NODE, [cli, '--archive', curated.path, '--http', '--listen', '127.0.0.1:0'], { cwd: here, env: cleanEnv({ HOME: '' }) });
+    const child = spawn(CLI_NODE, [cli, '--archive', curated.path, '--http', '--listen', '127.0.0.1:0'], {
+      cwd: here,
+      env: cleanEnv({ HOME: '' }),
+    });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const killer = setTimeout(() => child.kill('SIGKILL'), 30_000); // served instead of refusing: fail, not hang
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     clearTimeout(killer);
     assert.equal(code, 1, err);
-    assert.match(err, /cannot keep the HTTP token: the home folder is "", not an absolute path; set HOME or XDG_STATE_HOME — set MSGBROWSE_MCP_TOKEN instead/);
+    assert.match(
+      err,
+      /cannot keep the HTTP token: the home folder is "", not an absolute path; set HOME or XDG_STATE_HOME — set MSGBROWSE_MCP_TOKEN instead/,
+    );
     assert.deepEqual(fs.readdirSync(here), []);
   });
 
@@ -208,7 +248,10 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
     const port = (blocker.address() as net.AddressInfo).port;
-    const child = spawn(CLI_NODE, [cli, '--archive', curated.path, '--http', '--listen', `127.0.0.1:${port}`], { cwd: tmp, env: cleanEnv() });
+    const child = spawn(CLI_NODE, [cli, '--archive', curated.path, '--http', '--listen', `127.0.0.1:${port}`], {
+      cwd: tmp,
+      env: cleanEnv(),
+    });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));

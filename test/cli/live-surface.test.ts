@@ -31,12 +31,16 @@ before(() => {
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 async function startHttp(): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
-  const child = spawn(CLI_NODE, [cli, '--http', '--listen', '127.0.0.1:0', '--archive', curated.path], { cwd: tmp, env: cleanEnv({ MSGBROWSE_MCP_TOKEN: TOKEN, MSGBROWSE_LLM_EMBED_MODEL: '' }) });
+  const child = spawn(CLI_NODE, [cli, '--http', '--listen', '127.0.0.1:0', '--archive', curated.path], {
+    cwd: tmp,
+    env: cleanEnv({ MSGBROWSE_MCP_TOKEN: TOKEN, MSGBROWSE_LLM_EMBED_MODEL: '' }),
+  });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const deadline = Date.now() + 20_000;
   let m: RegExpMatchArray | null = null;
-  while (!(m = err.match(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/)) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  while (!(m = err.match(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/)) && Date.now() < deadline && child.exitCode === null)
+    await new Promise((r) => setTimeout(r, 20));
   assert.ok(m, `server did not report its URL: ${err}`);
   return { child, url: m[1] };
 }
@@ -44,9 +48,18 @@ async function startHttp(): Promise<{ child: ChildProcessWithoutNullStreams; url
 async function exercise(client: Client, conversationName: string, body: string): Promise<void> {
   const { prompts } = await client.listPrompts();
   assert.ok(prompts.some((p) => p.name === 'summarize_conversation'));
-  const prompt = await client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: conversationName } });
-  assert.match(prompt.messages[0].content.type === 'text' ? prompt.messages[0].content.text : '', /get_conversation \{"conversation_id":\d+/);
-  const done = await client.complete({ ref: { type: 'ref/prompt', name: 'summarize_conversation' }, argument: { name: 'conversation', value: conversationName.slice(0, 3).toLowerCase() } });
+  const prompt = await client.getPrompt({
+    name: 'summarize_conversation',
+    arguments: { conversation: conversationName },
+  });
+  assert.match(
+    prompt.messages[0].content.type === 'text' ? prompt.messages[0].content.text : '',
+    /get_conversation \{"conversation_id":\d+/,
+  );
+  const done = await client.complete({
+    ref: { type: 'ref/prompt', name: 'summarize_conversation' },
+    argument: { name: 'conversation', value: conversationName.slice(0, 3).toLowerCase() },
+  });
   assert.ok(done.completion.values.includes(conversationName), JSON.stringify(done.completion));
 
   const conv = curated.conversations.find((c) => c.name === conversationName)!;
@@ -57,20 +70,35 @@ async function exercise(client: Client, conversationName: string, body: string):
   // msgbrowse writes into the conversation while the CLI serves it.
   const db = openWritable(curated.path);
   try {
-    new ArchiveWriter(db).appendMessages(conv.id, conv.source, conv.name, [{ ts: '2031-01-01 10:00:00', sender: conv.name, body }]);
+    new ArchiveWriter(db).appendMessages(conv.id, conv.source, conv.name, [
+      { ts: '2031-01-01 10:00:00', sender: conv.name, body },
+    ]);
   } finally {
     db.close();
   }
   const deadline = Date.now() + 15_000;
   while (!updated.includes(uri) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.ok(updated.includes(uri), 'notifications/resources/updated arrived for the subscribed conversation');
-  const r = await client.callTool({ name: 'get_conversation', arguments: { conversation_id: conv.id, order: 'newest', limit: 1 } });
-  assert.equal((r.structuredContent as { messages: { text: string }[] }).messages[0].text, body, 'the written message is read back');
+  const r = await client.callTool({
+    name: 'get_conversation',
+    arguments: { conversation_id: conv.id, order: 'newest', limit: 1 },
+  });
+  assert.equal(
+    (r.structuredContent as { messages: { text: string }[] }).messages[0].text,
+    body,
+    'the written message is read back',
+  );
 }
 
 describe(`CLI prompts, completions and live resources (production bundle, Node ${CLI_NODE_VERSION})`, () => {
   it('over stdio', async () => {
-    const transport = new StdioClientTransport({ command: CLI_NODE, args: [cli, '--archive', curated.path], cwd: tmp, env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: CLI_NODE,
+      args: [cli, '--archive', curated.path],
+      cwd: tmp,
+      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'cli-live-stdio', version: '0' });
     await client.connect(transport);
     try {
@@ -82,7 +110,9 @@ describe(`CLI prompts, completions and live resources (production bundle, Node $
 
   it('over HTTP (the notification arrives on the session stream)', async () => {
     const s = await startHttp();
-    const transport = new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(s.url), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    });
     const client = new Client({ name: 'cli-live-http', version: '0' });
     await client.connect(transport as unknown as Transport);
     try {

@@ -6,7 +6,15 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { buildCuratedArchive, buildHeavyFtsArchive, buildLegacyArchive, HEAVY_QUERY, makeFutureArchive, writeArchiveWithoutColumn, type CuratedArchive } from '../fixtures/index';
+import {
+  buildCuratedArchive,
+  buildHeavyFtsArchive,
+  buildLegacyArchive,
+  HEAVY_QUERY,
+  makeFutureArchive,
+  writeArchiveWithoutColumn,
+  type CuratedArchive,
+} from '../fixtures/index';
 import { EXPECTED_TOOLS } from '../mcp/expected-tools';
 import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
 
@@ -30,7 +38,13 @@ after(() => {
 });
 
 function run(args: string[], env: Record<string, string> = {}, input?: string) {
-  return spawnSync(CLI_NODE, [cli, ...args], { cwd: tmp, env: cleanEnv(env), encoding: 'utf8', input, timeout: 30_000 });
+  return spawnSync(CLI_NODE, [cli, ...args], {
+    cwd: tmp,
+    env: cleanEnv(env),
+    encoding: 'utf8',
+    input,
+    timeout: 30_000,
+  });
 }
 
 async function connect(archive: string): Promise<{ client: Client }> {
@@ -59,7 +73,10 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
     const client = new Client({ name: 'cli-test', version: '0' });
     await client.connect(transport);
-    assert.equal(client.getServerVersion()?.version, JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')).version);
+    assert.equal(
+      client.getServerVersion()?.version,
+      JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')).version,
+    );
     const tools = await client.listTools();
     assert.deepEqual(
       tools.tools.map((t) => t.name),
@@ -70,7 +87,10 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.notEqual(res.isError, true, JSON.stringify(res.content));
     const sc = res.structuredContent as { messages: { link: string; conversation_id: number }[] };
     assert.equal(sc.messages.length, 2);
-    assert.match(sc.messages[0].link, new RegExp(`^vscode://msgbrowse\\.msgbrowse-vscode/c/${conv.id}/at/\\d+\\?h=[0-9a-f]{16}$`));
+    assert.match(
+      sc.messages[0].link,
+      new RegExp(`^vscode://msgbrowse\\.msgbrowse-vscode/c/${conv.id}/at/\\d+\\?h=[0-9a-f]{16}$`),
+    );
     // Semantic is disabled (empty model): the tool says so instead of failing silently.
     const sem = await client.callTool({ name: 'semantic_search', arguments: { query: 'anything' } });
     assert.equal(sem.isError, true);
@@ -83,11 +103,17 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     const { client } = await connect(curated.path);
     try {
       const t0 = performance.now();
-      const res = await client.callTool({ name: 'search_messages', arguments: { query: Array(999).fill('t').join(' '), sender: 'me' } });
+      const res = await client.callTool({
+        name: 'search_messages',
+        arguments: { query: Array(999).fill('t').join(' '), sender: 'me' },
+      });
       const ms = performance.now() - t0;
       assert.notEqual(res.isError, true, JSON.stringify(res.content));
       assert.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
-      const sc = res.structuredContent as { receipt: { scope: { sender?: string }; keyword: { tokens: string[]; duplicates_removed: number } }; notes?: string[] };
+      const sc = res.structuredContent as {
+        receipt: { scope: { sender?: string }; keyword: { tokens: string[]; duplicates_removed: number } };
+        notes?: string[];
+      };
       assert.deepEqual(sc.receipt.keyword.tokens, ['t']);
       assert.equal(sc.receipt.keyword.duplicates_removed, 998);
       assert.equal(sc.receipt.scope.sender, 'Me');
@@ -114,14 +140,20 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
       const p0 = performance.now();
       await client.ping();
       const pingMs = performance.now() - p0;
-      assert.ok(pingMs < fullMs / 3, `ping took ${pingMs.toFixed(0)} ms while the query ran (full query ${fullMs.toFixed(0)} ms)`);
+      assert.ok(
+        pingMs < fullMs / 3,
+        `ping took ${pingMs.toFixed(0)} ms while the query ran (full query ${fullMs.toFixed(0)} ms)`,
+      );
       const abortedAt = performance.now();
       ac.abort();
       await assert.rejects(pending);
       const next = await client.callTool({ name: 'list_conversations', arguments: {} });
       const nextMs = performance.now() - abortedAt;
       assert.notEqual(next.isError, true);
-      assert.ok(nextMs < fullMs / 2, `the next call answered ${nextMs.toFixed(0)} ms after the cancel; the query takes ${fullMs.toFixed(0)} ms, so it was not stopped`);
+      assert.ok(
+        nextMs < fullMs / 2,
+        `the next call answered ${nextMs.toFixed(0)} ms after the cancel; the query takes ${fullMs.toFixed(0)} ms, so it was not stopped`,
+      );
     } finally {
       await client.close();
     }
@@ -129,13 +161,27 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
 
   it('stdout carries only JSON-RPC, and the server exits 0 when stdin ends', () => {
     const lines = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_conversations', arguments: {} } },
-      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'search_messages', arguments: { query: '"(NEAR OR' } } },
+      {
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'search_messages', arguments: { query: '"(NEAR OR' } },
+      },
     ];
-    const r = run(['--archive', path.dirname(curated.path)], { MSGBROWSE_LLM_EMBED_MODEL: '' }, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = run(
+      ['--archive', path.dirname(curated.path)],
+      { MSGBROWSE_LLM_EMBED_MODEL: '' },
+      `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`,
+    );
     assert.equal(r.status, 0, r.stderr);
     const out = r.stdout.split('\n').filter((l) => l !== '');
     assert.ok(out.length >= 4, r.stdout);
@@ -151,28 +197,57 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
 
   it('serving over stdio never loads the HTTP stack (http, http2, tls, zlib, undici): only --http does', () => {
     const lines = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_messages', arguments: { query: 'lease' } } },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'search_messages', arguments: { query: 'lease' } },
+      },
     ];
-    const r = spawnSync(CLI_NODE, ['--require', path.join(__dirname, 'loaded-builtins.cjs'), cli, '--archive', curated.path], {
-      cwd: tmp,
-      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
-      encoding: 'utf8',
-      input: lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
-      timeout: 30_000,
-    });
+    const r = spawnSync(
+      CLI_NODE,
+      ['--require', path.join(__dirname, 'loaded-builtins.cjs'), cli, '--archive', curated.path],
+      {
+        cwd: tmp,
+        env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+        encoding: 'utf8',
+        input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`,
+        timeout: 30_000,
+      },
+    );
     assert.equal(r.status, 0, r.stderr);
-    const answered = r.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id?: number; result?: { isError?: boolean } });
-    assert.ok(answered.some((m) => m.id === 2 && m.result && !m.result.isError), r.stdout);
+    const answered = r.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { id?: number; result?: { isError?: boolean } });
+    assert.ok(
+      answered.some((m) => m.id === 2 && m.result && !m.result.isError),
+      r.stdout,
+    );
     const loaded = JSON.parse(/LOADED-BUILTINS (.*)/.exec(r.stderr)?.[1] ?? 'null') as string[] | null;
-    assert.ok(loaded?.includes('NativeModule worker_threads'), `the list of loaded built-ins is readable here (${CLI_NODE_VERSION})`);
-    const http = (loaded ?? []).filter((m) => /^NativeModule (_?https?\b|_http_|http2|_?tls\b|_tls_|zlib|internal\/deps\/undici)/.test(m));
+    assert.ok(
+      loaded?.includes('NativeModule worker_threads'),
+      `the list of loaded built-ins is readable here (${CLI_NODE_VERSION})`,
+    );
+    const http = (loaded ?? []).filter((m) =>
+      /^NativeModule (_?https?\b|_http_|http2|_?tls\b|_tls_|zlib|internal\/deps\/undici)/.test(m),
+    );
     assert.deepEqual(http, [], 'stdio serving loaded the HTTP stack');
   });
 
   it('ends on SIGTERM with exit code 0', async () => {
-    const child = spawn(CLI_NODE, [cli, '--archive', curated.path], { cwd: tmp, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(CLI_NODE, [cli, '--archive', curated.path], {
+      cwd: tmp,
+      env: cleanEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const deadline = Date.now() + 15_000;
@@ -207,7 +282,10 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
   it('defaults to $MSGBROWSE_DATA_DIR/msgbrowse.sqlite, then ./data/msgbrowse.sqlite', () => {
     const viaEnv = run(['--summary'], { MSGBROWSE_DATA_DIR: path.dirname(curated.path) });
     assert.equal(viaEnv.status, 0, viaEnv.stderr);
-    assert.match(viaEnv.stdout, new RegExp(`Content +${curated.conversations.length} conversations, ${curated.messages.length} messages`));
+    assert.match(
+      viaEnv.stdout,
+      new RegExp(`Content +${curated.conversations.length} conversations, ${curated.messages.length} messages`),
+    );
     // cwd is tmp, whose ./data holds the curated archive.
     const viaCwd = run(['--summary']);
     assert.equal(viaCwd.status, 0, viaCwd.stderr);
@@ -231,16 +309,28 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     makeFutureArchive(future.path);
     const summary = run(['--archive', future.path, '--summary']);
     assert.equal(summary.status, 0, summary.stderr);
-    assert.match(summary.stdout, /Schema +v23\nNotice +schema v23 — newer than v20, the newest this version was tested with; reading the tables it knows\n/);
+    assert.match(
+      summary.stdout,
+      /Schema +v23\nNotice +schema v23 — newer than v20, the newest this version was tested with; reading the tables it knows\n/,
+    );
     assert.doesNotMatch(summary.stdout, /Without/);
     const stderr: string[] = [];
-    const transport = new StdioClientTransport({ command: CLI_NODE, args: [cli, '--archive', future.path], cwd: tmp, env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: CLI_NODE,
+      args: [cli, '--archive', future.path],
+      cwd: tmp,
+      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
     const client = new Client({ name: 'cli-test', version: '0' });
     await client.connect(transport);
     const r = await client.callTool({ name: 'search_messages', arguments: { query: 'lease' } });
     assert.notEqual(r.isError, true, JSON.stringify(r.content));
-    assert.equal((r.structuredContent as { hits: unknown[] }).hits.length, future.messages.filter((m) => /\blease/.test(m.body)).length);
+    assert.equal(
+      (r.structuredContent as { hits: unknown[] }).hits.length,
+      future.messages.filter((m) => /\blease/.test(m.body)).length,
+    );
     assert.doesNotMatch(JSON.stringify(r), /newer|v23/, 'the notice is for people, never in a tool result');
     await client.close();
     assert.match(stderr.join(''), /serving .*msgbrowse\.sqlite \(schema v23 — newer than v20[^)]*\) over stdio/);
@@ -256,7 +346,11 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
   });
 
   it('what cannot be read on the wire is answered and the server keeps serving: not JSON (-32700), a line over 10 MiB (-32600), arguments that are no object (-32602)', async () => {
-    const child = spawn(CLI_NODE, [cli, '--archive', curated.path], { cwd: tmp, env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(CLI_NODE, [cli, '--archive', curated.path], {
+      cwd: tmp,
+      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const replies = new Map<string | number | null, Record<string, unknown>>();
     const nulls: Record<string, unknown>[] = [];
     let buf = '';
@@ -272,26 +366,67 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     const send = (line: string) => child.stdin.write(`${line}\n`);
     const reply = async (id: string | number) => {
       for (let i = 0; i < 300 && !replies.has(id); i++) await new Promise((r) => setTimeout(r, 50));
-      return replies.get(id) as { result?: Record<string, unknown>; error?: { code: number; message: string } } | undefined;
+      return replies.get(id) as
+        | { result?: Record<string, unknown>; error?: { code: number; message: string } }
+        | undefined;
     };
     try {
-      send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'wire', version: '0' } } }));
+      send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'wire', version: '0' } },
+        }),
+      );
       assert.ok((await reply(1))?.result, 'initialized');
       send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
       send('{"jsonrpc": "2.0", "id": 2, "method": tools/list}');
-      send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search_messages', arguments: 'lease' } }));
-      send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'search_messages', arguments: { query: 'x'.repeat(11 * 1024 * 1024) } } }));
-      send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'search_messages', arguments: { query: 'le\u200base' } } }));
+      send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'search_messages', arguments: 'lease' },
+        }),
+      );
+      send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/call',
+          params: { name: 'search_messages', arguments: { query: 'x'.repeat(11 * 1024 * 1024) } },
+        }),
+      );
+      send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/call',
+          params: { name: 'search_messages', arguments: { query: 'le\u200base' } },
+        }),
+      );
       const bad = await reply(3);
-      assert.deepEqual(bad?.error, { code: -32602, message: 'arguments of search_messages must be an object of named parameters, e.g. {"query": "Lisbon"}; got a string ("lease")' });
+      assert.deepEqual(bad?.error, {
+        code: -32602,
+        message:
+          'arguments of search_messages must be an object of named parameters, e.g. {"query": "Lisbon"}; got a string ("lease")',
+      });
       const big = await reply(4);
       assert.equal(big?.error?.code, -32600);
-      assert.match(big?.error?.message ?? '', /longer than 10485760 bytes \(10 MiB\), the most one line may carry; it was not read/);
+      assert.match(
+        big?.error?.message ?? '',
+        /longer than 10485760 bytes \(10 MiB\), the most one line may carry; it was not read/,
+      );
       const zw = await reply(5);
       const sc = (zw?.result?.structuredContent ?? {}) as { hits: unknown[]; notes?: string[] };
       assert.ok(sc.hits.length > 0, 'a zero-width space inside a word no longer empties the search');
       assert.ok(sc.notes?.some((n) => /invisible characters .* were removed from the query/.test(n)));
-      assert.deepEqual(nulls.map((n) => (n as { error: { code: number } }).error.code), [-32700], 'the line that is not JSON is answered, id null');
+      assert.deepEqual(
+        nulls.map((n) => (n as { error: { code: number } }).error.code),
+        [-32700],
+        'the line that is not JSON is answered, id null',
+      );
       assert.equal(replies.has(2), false);
     } finally {
       child.stdin.end();
@@ -304,7 +439,10 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     const broken = writeArchiveWithoutColumn(path.join(tmp, 'nosender', 'msgbrowse.sqlite'), 'messages', 'sender');
     const r = run(['--archive', broken, '--summary']);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /^msgbrowse-mcp: cannot open archive: .*messages\.sender is missing \(msgbrowse v1–v20 have it\)/);
+    assert.match(
+      r.stderr,
+      /^msgbrowse-mcp: cannot open archive: .*messages\.sender is missing \(msgbrowse v1–v20 have it\)/,
+    );
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   });
 
@@ -325,17 +463,43 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     const lease = curated.marks.leaseAgreement;
     await client.readResource({ uri: `msgbrowse://message/${lease.hash}` });
     await client.close();
-    const lines = fs.readFileSync(ledger, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(ledger, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines.length, 2);
     assert.deepEqual(
-      { v: lines[0].v, client: lines[0].client, kind: lines[0].kind, name: lines[0].name, arguments: lines[0].arguments, ok: lines[0].ok },
-      { v: 1, client: { name: 'cli-test', version: '0' }, kind: 'tool', name: 'search_messages', arguments: { query: 'lease' }, ok: true },
+      {
+        v: lines[0].v,
+        client: lines[0].client,
+        kind: lines[0].kind,
+        name: lines[0].name,
+        arguments: lines[0].arguments,
+        ok: lines[0].ok,
+      },
+      {
+        v: 1,
+        client: { name: 'cli-test', version: '0' },
+        kind: 'tool',
+        name: 'search_messages',
+        arguments: { query: 'lease' },
+        ok: true,
+      },
     );
-    assert.deepEqual(lines[0].messages.map((m: { hash: string }) => m.hash), hits.map((x) => x.hash));
+    assert.deepEqual(
+      lines[0].messages.map((m: { hash: string }) => m.hash),
+      hits.map((x) => x.hash),
+    );
     assert.equal(lines[1].kind, 'resource');
     assert.equal(lines[1].messages[0].hash, lease.hash);
 
-    const refused = run(['--archive', path.dirname(curated.path), '--ledger', path.join(path.dirname(curated.path), 'l.jsonl')]);
+    const refused = run([
+      '--archive',
+      path.dirname(curated.path),
+      '--ledger',
+      path.join(path.dirname(curated.path), 'l.jsonl'),
+    ]);
     assert.equal(refused.status, 2);
     assert.match(refused.stderr, /refusing --ledger .*inside the archive's folder/);
     assert.ok(!fs.existsSync(path.join(path.dirname(curated.path), 'l.jsonl')));
@@ -355,7 +519,14 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     const version = run(['--version']);
     assert.equal(version.status, 0);
     assert.match(version.stdout, /^msgbrowse-mcp \d+\.\d+\.\d+/);
-    for (const args of [['--bogus'], ['--listen', '127.0.0.1:1'], ['--http', '--listen', 'nonsense'], ['--http', '--listen', '127.0.0.1:99999'], ['--http', '--listen', '0.0.0.0:8788'], ['--link-scheme', 'no spaces']]) {
+    for (const args of [
+      ['--bogus'],
+      ['--listen', '127.0.0.1:1'],
+      ['--http', '--listen', 'nonsense'],
+      ['--http', '--listen', '127.0.0.1:99999'],
+      ['--http', '--listen', '0.0.0.0:8788'],
+      ['--link-scheme', 'no spaces'],
+    ]) {
       const r = run(args);
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);

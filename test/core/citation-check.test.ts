@@ -24,7 +24,19 @@ const C = 'c'.repeat(64);
 const h = citationHash;
 
 function row(id: number, hash: string, body: string, conversationId = 6): MessageRow {
-  return { id, hash, conversationId, conversation: 'Harper', source: 'signal', sender: 'Harper', ts: '', tsUnix: 0, body, isSystem: false, seq: 0 };
+  return {
+    id,
+    hash,
+    conversationId,
+    conversation: 'Harper',
+    source: 'signal',
+    sender: 'Harper',
+    ts: '',
+    tsUnix: 0,
+    body,
+    isSystem: false,
+    seq: 0,
+  };
 }
 
 /** After a re-import: the lease message (hash A) moved from id 193 to 194; id 193 now holds B. */
@@ -124,7 +136,11 @@ describe('citation check: quotes', () => {
   it('ellipsis: … and ... stand for omitted text, fragments in order', async () => {
     assert.equal((await one(`"The lease agreement … in the “blue” folder" ${TOKEN_OK}`)).quote?.verdict, 'matches');
     assert.equal((await one(`"The lease [...] yesterday" ${TOKEN_OK}`)).quote?.verdict, 'matches');
-    assert.equal((await one(`"yesterday ... The lease" ${TOKEN_OK}`)).quote?.verdict, 'altered', 'fragments out of order');
+    assert.equal(
+      (await one(`"yesterday ... The lease" ${TOKEN_OK}`)).quote?.verdict,
+      'altered',
+      'fragments out of order',
+    );
   });
 
   it('altered: a changed word is flagged, with the passage it resembles', async () => {
@@ -132,7 +148,11 @@ describe('citation check: quotes', () => {
     assert.equal(r.quote?.kind, 'blockquote');
     assert.equal(r.quote?.verdict, 'altered');
     assert.equal(r.quote?.closest, 'The lease agreement is ready, I signed it');
-    assert.equal(compareQuote('the Lease agreement', 'the lease agreement').verdict, 'altered', 'case-sensitive after the first letter');
+    assert.equal(
+      compareQuote('the Lease agreement', 'the lease agreement').verdict,
+      'altered',
+      'case-sensitive after the first letter',
+    );
   });
 
   it('fabricated: words the message never said', async () => {
@@ -170,7 +190,11 @@ describe('citation check: quotes', () => {
     assert.deepEqual(spans(`"it's" — no, just ${TOKEN_OK} and ''`), ["it's"]);
     assert.deepEqual(spans(`plain ${TOKEN_OK} text`), [undefined]);
     assert.deepEqual(spans(`"…" ${TOKEN_OK}`), [undefined], 'no letter, no quote');
-    assert.deepEqual(spans(`> a\n${TOKEN_OK} ${TOKEN_OK}`), ['a', undefined], 'the block belongs to the first link below it');
+    assert.deepEqual(
+      spans(`> a\n${TOKEN_OK} ${TOKEN_OK}`),
+      ['a', undefined],
+      'the block belongs to the first link below it',
+    );
   });
 });
 
@@ -178,7 +202,10 @@ describe('citation check: helpers', () => {
   it('rewriteCitation keeps the form and adds or replaces the hash', () => {
     const to = { conversationId: 1, messageId: 2, hash: A };
     assert.equal(rewriteCitation('msgbrowse:c/6/at/193', to), `msgbrowse:c/1/at/2?h=${h(A)}`);
-    assert.equal(rewriteCitation('VSCODE://MSGBROWSE.MSGBROWSE-VSCODE/c/6/at/193?h%3Dbbbb', to), `VSCODE://MSGBROWSE.MSGBROWSE-VSCODE/c/1/at/2?h%3D${h(A)}`);
+    assert.equal(
+      rewriteCitation('VSCODE://MSGBROWSE.MSGBROWSE-VSCODE/c/6/at/193?h%3Dbbbb', to),
+      `VSCODE://MSGBROWSE.MSGBROWSE-VSCODE/c/1/at/2?h%3D${h(A)}`,
+    );
   });
 
   it('markdownCodeRanges finds fences and inline code', () => {
@@ -190,7 +217,9 @@ describe('citation check: helpers', () => {
   });
 
   it('summarizeChecks counts outcomes and quote verdicts', async () => {
-    const r = await check(`"ok" msgbrowse:c/6/at/193?h=${h(B)} "nope" msgbrowse:c/6/at/193?h=${h(A)} msgbrowse:c/6/at/1?h=dead msgbrowse:c/6/at/194`);
+    const r = await check(
+      `"ok" msgbrowse:c/6/at/193?h=${h(B)} "nope" msgbrowse:c/6/at/193?h=${h(A)} msgbrowse:c/6/at/1?h=dead msgbrowse:c/6/at/194`,
+    );
     assert.deepEqual(summarizeChecks(r), {
       citations: 4,
       ok: 1,

@@ -4,14 +4,30 @@ import type { AsyncArchive, MessageRow } from '../../src/archive/types';
 import { citationHash, parseCitationHash, resolveCitation } from '../../src/core/citation-resolve';
 
 function row(id: number, hash: string, conversationId = 6): MessageRow {
-  return { id, hash, conversationId, conversation: 'Abuela Rosa', source: 'whatsapp', sender: 'Rosa', ts: '', tsUnix: 0, body: `m${id}`, isSystem: false, seq: 0 };
+  return {
+    id,
+    hash,
+    conversationId,
+    conversation: 'Abuela Rosa',
+    source: 'whatsapp',
+    sender: 'Rosa',
+    ts: '',
+    tsUnix: 0,
+    body: `m${id}`,
+    isSystem: false,
+    seq: 0,
+  };
 }
 
 /** An archive after a re-import: message `aaaa…` moved from id 193 to 194; id 193 now holds `bbbb…`. */
 function archive(rows: MessageRow[]): AsyncArchive {
   const fake = {
     messageById: async (id: number) => rows.find((r) => r.id === id),
-    messagesByHashPrefix: async (p: string, limit: number) => rows.filter((r) => r.hash.startsWith(p)).sort((a, b) => a.hash.localeCompare(b.hash)).slice(0, limit),
+    messagesByHashPrefix: async (p: string, limit: number) =>
+      rows
+        .filter((r) => r.hash.startsWith(p))
+        .sort((a, b) => a.hash.localeCompare(b.hash))
+        .slice(0, limit),
   };
   return fake as unknown as AsyncArchive;
 }
@@ -22,7 +38,11 @@ const after = archive([row(193, B), row(194, A)]);
 
 describe('resolveCitation', () => {
   it('id and hash agree: exact, checked', async () => {
-    const r = await resolveCitation(archive([row(193, A)]), { conversationId: 6, messageId: 193, hash: citationHash(A) });
+    const r = await resolveCitation(archive([row(193, A)]), {
+      conversationId: 6,
+      messageId: 193,
+      hash: citationHash(A),
+    });
     assert.equal(r.status, 'exact');
     assert.equal(r.status === 'exact' && r.checked, true);
   });
@@ -35,14 +55,25 @@ describe('resolveCitation', () => {
   });
 
   it('the hash is gone: gone, never the message now at that id', async () => {
-    const r = await resolveCitation(archive([row(193, B)]), { conversationId: 6, messageId: 193, hash: citationHash(A) });
+    const r = await resolveCitation(archive([row(193, B)]), {
+      conversationId: 6,
+      messageId: 193,
+      hash: citationHash(A),
+    });
     assert.equal(r.status, 'gone');
     assert.ok(!('message' in r));
-    assert.match(r.status === 'gone' ? r.note : '', /no longer in the archive; it was message 193 in conversation 6.*another message/);
+    assert.match(
+      r.status === 'gone' ? r.note : '',
+      /no longer in the archive; it was message 193 in conversation 6.*another message/,
+    );
   });
 
   it('an ambiguous short prefix names no message', async () => {
-    const r = await resolveCitation(archive([row(1, `ab${'0'.repeat(62)}`), row(2, `ab${'1'.repeat(62)}`)]), { conversationId: 6, messageId: 9, hash: 'ab' });
+    const r = await resolveCitation(archive([row(1, `ab${'0'.repeat(62)}`), row(2, `ab${'1'.repeat(62)}`)]), {
+      conversationId: 6,
+      messageId: 9,
+      hash: 'ab',
+    });
     assert.equal(r.status, 'gone');
   });
 
@@ -56,6 +87,7 @@ describe('resolveCitation', () => {
   it('parses and shortens hashes', () => {
     assert.equal(citationHash(A.toUpperCase()), 'a'.repeat(16));
     assert.equal(parseCitationHash(' ABCDEF12 '), 'abcdef12');
-    for (const bad of ['', 'abc', 'xyz123', 'a'.repeat(65), null, undefined]) assert.equal(parseCitationHash(bad), undefined, String(bad));
+    for (const bad of ['', 'abc', 'xyz123', 'a'.repeat(65), null, undefined])
+      assert.equal(parseCitationHash(bad), undefined, String(bad));
   });
 });

@@ -18,7 +18,11 @@ before(() => {
   dir = tempDir('exclusion-match');
   buildArchive({
     file: archivePathIn(dir),
-    conversations: NAMES.map((name, i) => ({ source: i === 1 ? 'whatsapp' : 'signal', name, messages: [{ ts: `2024-01-0${i + 1} 10:00:00`, sender: 'Me', body: `hello ${i} picnic` }] })),
+    conversations: NAMES.map((name, i) => ({
+      source: i === 1 ? 'whatsapp' : 'signal',
+      name,
+      messages: [{ ts: `2024-01-0${i + 1} 10:00:00`, sender: 'Me', body: `hello ${i} picnic` }],
+    })),
   });
 });
 after(async () => {
@@ -28,11 +32,28 @@ after(async () => {
 
 describe('exclusions match names as a person types them', () => {
   it('lower case, emoji left out, a trailing space, accents left out, source:name: each hides its conversation from the model', async () => {
-    const entries = ['secret bank', 'whatsapp:Lisbon Trip', 'Secret Bank ', 'cafe creme', 'signal:Lisbon Trip', 'Lisbn Trp'];
-    rt = createRuntime({ archivePath: archivePathIn(dir), embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '' }, citation: { scheme: 'vscode', authority: 'x.y' }, version: '0', privacy: { excludeConversations: entries } });
+    const entries = [
+      'secret bank',
+      'whatsapp:Lisbon Trip',
+      'Secret Bank ',
+      'cafe creme',
+      'signal:Lisbon Trip',
+      'Lisbn Trp',
+    ];
+    rt = createRuntime({
+      archivePath: archivePathIn(dir),
+      embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '' },
+      citation: { scheme: 'vscode', authority: 'x.y' },
+      version: '0',
+      privacy: { excludeConversations: entries },
+    });
     const seen = (await (await rt.context.archive()).listConversations()).map((c) => c.name);
     assert.deepEqual(seen.sort(), ['Garden Club', '🎉'], 'the model sees only what no entry names');
-    assert.equal((await (await rt.personal.archive()).listConversations()).length, NAMES.length, 'the person sees everything');
+    assert.equal(
+      (await (await rt.personal.archive()).listConversations()).length,
+      NAMES.length,
+      'the person sees everything',
+    );
     const matches = await rt.exclusions();
     assert.deepEqual(
       matches.map((m) => [m.entry, m.matched.map((c) => `${c.source}:${c.name}`)]),
@@ -52,8 +73,13 @@ describe('exclusions match names as a person types them', () => {
   });
 
   it('an entry of emoji only matches that exact name, not every name without letters', () => {
-    const all = NAMES.map((name, id) => ({ id, name, source: 'signal' })) as unknown as Parameters<typeof matchExclusions>[0];
-    assert.deepEqual(matchExclusions(all, ['🎉'])[0].matched.map((c) => c.name), ['🎉']);
+    const all = NAMES.map((name, id) => ({ id, name, source: 'signal' })) as unknown as Parameters<
+      typeof matchExclusions
+    >[0];
+    assert.deepEqual(
+      matchExclusions(all, ['🎉'])[0].matched.map((c) => c.name),
+      ['🎉'],
+    );
     assert.deepEqual(matchExclusions(all, ['🥳'])[0].matched, []);
   });
 });

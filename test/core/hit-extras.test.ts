@@ -37,14 +37,27 @@ function extrasArchive(rows: HitExtrasRows) {
   return { archive, asked };
 }
 
-type Hit = { message_id: number; hash: string; reactions?: { emoji: string; actor: string }[]; attachments?: { kind: string; name: string }[] };
+type Hit = {
+  message_id: number;
+  hash: string;
+  reactions?: { emoji: string; actor: string }[];
+  attachments?: { kind: string; name: string }[];
+};
 const hit = (id: number): Hit => ({ message_id: id, hash: `h${id}` });
 
 describe('knownExtras', () => {
   it('takes a message read by two calls once, from the first', () => {
-    const keyword = { hashes: ['h1', 'h2'], ids: [1, 2], rows: { reactions: [reaction('h1', '👍'), reaction('h2', '❤️')], attachments: [attachment(1, 'lease.pdf')] } };
+    const keyword = {
+      hashes: ['h1', 'h2'],
+      ids: [1, 2],
+      rows: { reactions: [reaction('h1', '👍'), reaction('h2', '❤️')], attachments: [attachment(1, 'lease.pdf')] },
+    };
     // Message 2 again (the other half found it too, read in another snapshot), and message 3 only here.
-    const semantic = { hashes: ['h2', 'h3'], ids: [2, 3], rows: { reactions: [reaction('h2', '❤️'), reaction('h3', '😂')], attachments: [attachment(3, 'cabin.jpg')] } };
+    const semantic = {
+      hashes: ['h2', 'h3'],
+      ids: [2, 3],
+      rows: { reactions: [reaction('h2', '❤️'), reaction('h3', '😂')], attachments: [attachment(3, 'cabin.jpg')] },
+    };
     const k = knownExtras([keyword, semantic]);
     assert.deepEqual([...k.hashes].sort(), ['h1', 'h2', 'h3']);
     assert.deepEqual([...k.ids].sort(), [1, 2, 3]);
@@ -55,7 +68,11 @@ describe('knownExtras', () => {
   it('with every hit known, withHitExtras asks nothing and each hit carries its rows once', async () => {
     const { archive, asked } = extrasArchive({ reactions: [], attachments: [] });
     const known = knownExtras([
-      { hashes: ['h1', 'h2'], ids: [1, 2], rows: { reactions: [reaction('h2', '❤️')], attachments: [attachment(1, 'lease.pdf')] } },
+      {
+        hashes: ['h1', 'h2'],
+        ids: [1, 2],
+        rows: { reactions: [reaction('h2', '❤️')], attachments: [attachment(1, 'lease.pdf')] },
+      },
       { hashes: ['h2'], ids: [2], rows: { reactions: [reaction('h2', '❤️')], attachments: [] } },
     ]);
     const hits = await withHitExtras(archive, [hit(1), hit(2)], false, undefined, known);
@@ -66,11 +83,19 @@ describe('knownExtras', () => {
   });
 
   it('asks the archive only for hits outside what is known', async () => {
-    const { archive, asked } = extrasArchive({ reactions: [reaction('h4', '🎉')], attachments: [attachment(4, 'x.pdf')] });
-    const known = knownExtras([{ hashes: ['h1'], ids: [1], rows: { reactions: [reaction('h1', '👍')], attachments: [] } }]);
+    const { archive, asked } = extrasArchive({
+      reactions: [reaction('h4', '🎉')],
+      attachments: [attachment(4, 'x.pdf')],
+    });
+    const known = knownExtras([
+      { hashes: ['h1'], ids: [1], rows: { reactions: [reaction('h1', '👍')], attachments: [] } },
+    ]);
     const hits = await withHitExtras(archive, [hit(1), hit(4)], false, undefined, known);
     assert.deepEqual(asked, [{ hashes: ['h4'], ids: [4] }]);
-    assert.deepEqual(hits.map((h) => h.reactions), [[{ emoji: '👍', actor: 'Ada' }], [{ emoji: '🎉', actor: 'Ada' }]]);
+    assert.deepEqual(
+      hits.map((h) => h.reactions),
+      [[{ emoji: '👍', actor: 'Ada' }], [{ emoji: '🎉', actor: 'Ada' }]],
+    );
     assert.deepEqual(hits[1].attachments, [{ kind: 'file', name: 'x.pdf' }]);
   });
 });

@@ -49,9 +49,15 @@ describe('ledger: writing and reading', () => {
     assert.equal(first.v, 1);
     assert.deepEqual(first.messages, [{ hash: 'aa'.repeat(32), message_id: 1, conversation_id: 7 }]);
     const r = readLedger(file);
-    assert.deepEqual(r.entries.map((e) => e.name), ['b', 'a']);
+    assert.deepEqual(
+      r.entries.map((e) => e.name),
+      ['b', 'a'],
+    );
     assert.equal(r.skipped, 0);
-    assert.deepEqual(readLedger(file, 1).entries.map((e) => e.name), ['b']);
+    assert.deepEqual(
+      readLedger(file, 1).entries.map((e) => e.name),
+      ['b'],
+    );
     if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   });
 
@@ -65,19 +71,32 @@ describe('ledger: writing and reading', () => {
     assert.ok(!fs.existsSync(file) && !fs.existsSync(rotatedLedgerFile(file)));
     assert.deepEqual(w.read().entries, []);
     w.append(entry('after'));
-    assert.deepEqual(w.read().entries.map((e) => e.name), ['after']);
+    assert.deepEqual(
+      w.read().entries.map((e) => e.name),
+      ['after'],
+    );
   });
 
   it('corrupt lines are skipped and counted; a torn last line does not swallow the next entry', () => {
     const file = fresh();
     new LedgerWriter(file).append(entry('first'));
-    fs.appendFileSync(file, 'not json\n{"v":2,"name":"future"}\n\n{"v":1,"kind":"tool"}\n{"v":1,"time":"t","kind":"tool","name":"torn"');
+    fs.appendFileSync(
+      file,
+      'not json\n{"v":2,"name":"future"}\n\n{"v":1,"kind":"tool"}\n{"v":1,"time":"t","kind":"tool","name":"torn"',
+    );
     const w = new LedgerWriter(file);
     w.append(entry('next'));
     const r = readLedger(file);
-    assert.deepEqual(r.entries.map((e) => e.name), ['next', 'first']);
+    assert.deepEqual(
+      r.entries.map((e) => e.name),
+      ['next', 'first'],
+    );
     assert.equal(r.skipped, 4);
-    assert.equal(parseLedgerLine('{"v":1,"time":"t","kind":"tool","name":"x","ok":true,"messages":[{"hash":"ab"},{"nohash":1},3]}')?.messages.length, 1);
+    assert.equal(
+      parseLedgerLine('{"v":1,"time":"t","kind":"tool","name":"x","ok":true,"messages":[{"hash":"ab"},{"nohash":1},3]}')
+        ?.messages.length,
+      1,
+    );
   });
 
   it('size cap: the full file rotates to <file>.1 (replacing the older one); reads span both, newest first', () => {
@@ -93,14 +112,17 @@ describe('ledger: writing and reading', () => {
     assert.deepEqual(names, ['x09', 'x08', 'x07', 'x06']);
   });
 
-  it('never writes beside the archive: refused when the ledger is in or under the archive\'s directory', () => {
+  it("never writes beside the archive: refused when the ledger is in or under the archive's directory", () => {
     const archive = path.join(root, 'data', 'msgbrowse.sqlite');
     assert.equal(ledgerBesideArchive(path.join(root, 'data', 'l.jsonl'), archive), true);
     assert.equal(ledgerBesideArchive(path.join(root, 'data', 'sub', 'l.jsonl'), archive), true);
     assert.equal(ledgerBesideArchive(path.join(root, 'elsewhere', 'l.jsonl'), archive), false);
     assert.equal(ledgerBesideArchive(path.join(root, 'data-2', 'l.jsonl'), archive), false);
     const logs: string[] = [];
-    const w = new LedgerWriter(path.join(root, 'data', 'l.jsonl'), { archivePath: () => archive, log: (m) => logs.push(m) });
+    const w = new LedgerWriter(path.join(root, 'data', 'l.jsonl'), {
+      archivePath: () => archive,
+      log: (m) => logs.push(m),
+    });
     assert.equal(w.append(entry('x')), false);
     assert.ok(!fs.existsSync(path.join(root, 'data', 'l.jsonl')));
     assert.match(logs[0], /refusing to write the ledger .* beside the archive/);
@@ -118,9 +140,19 @@ describe('ledger: writing and reading', () => {
     assert.equal(ledgerBesideArchive(path.join(root, 'data-link', 'l.jsonl'), archive), true);
     assert.equal(ledgerBesideArchive(path.join(root, 'data-link', 'new', 'deeper', 'l.jsonl'), archive), true);
     assert.equal(ledgerBesideArchive(path.join(data, 'l.jsonl'), path.join(root, 'alias', 'msgbrowse.sqlite')), true);
-    assert.equal(ledgerBesideArchive(path.join(root, 'alias', 'l.jsonl'), path.join(root, 'alias', 'msgbrowse.sqlite')), true, 'the folder named is refused too');
-    assert.equal(ledgerBesideArchive(path.join(root, 'elsewhere', 'l.jsonl'), path.join(root, 'alias', 'msgbrowse.sqlite')), false);
-    const w = new LedgerWriter(path.join(root, 'data-link', 'l.jsonl'), { archivePath: () => archive, log: () => undefined });
+    assert.equal(
+      ledgerBesideArchive(path.join(root, 'alias', 'l.jsonl'), path.join(root, 'alias', 'msgbrowse.sqlite')),
+      true,
+      'the folder named is refused too',
+    );
+    assert.equal(
+      ledgerBesideArchive(path.join(root, 'elsewhere', 'l.jsonl'), path.join(root, 'alias', 'msgbrowse.sqlite')),
+      false,
+    );
+    const w = new LedgerWriter(path.join(root, 'data-link', 'l.jsonl'), {
+      archivePath: () => archive,
+      log: () => undefined,
+    });
     assert.equal(w.append(entry('x')), false);
     assert.deepEqual(fs.readdirSync(data), ['msgbrowse.sqlite']);
   });
@@ -139,7 +171,11 @@ describe('ledger: concurrent appends', () => {
   it('many appends from one process in parallel and from 4 processes at once: every line intact', async () => {
     const file = fresh();
     const w = new LedgerWriter(file);
-    await Promise.all(Array.from({ length: 50 }, (_, i) => Promise.resolve().then(() => w.append(entry(`local-${i}`, ['ab'.repeat(32)])))));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        Promise.resolve().then(() => w.append(entry(`local-${i}`, ['ab'.repeat(32)]))),
+      ),
+    );
     const script = `
       const { LedgerWriter } = require(${JSON.stringify(path.resolve(__dirname, '../../src/core/ledger.ts'))});
       const w = new LedgerWriter(process.argv[1]);
@@ -150,7 +186,9 @@ describe('ledger: concurrent appends', () => {
       [1, 2, 3, 4].map(
         (p) =>
           new Promise<void>((resolve, reject) => {
-            const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, file, String(p)], { stdio: ['ignore', 'ignore', 'inherit'] });
+            const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, file, String(p)], {
+              stdio: ['ignore', 'ignore', 'inherit'],
+            });
             child.on('error', reject);
             child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`writer ${p} exited ${code}`))));
           }),
@@ -161,7 +199,11 @@ describe('ledger: concurrent appends', () => {
     assert.equal(r.entries.length, 50 + 4 * 200);
     for (const p of [1, 2, 3, 4]) {
       const mine = r.entries.filter((e) => e.name.startsWith(`p${p}-`)).map((e) => Number(e.name.split('-')[1]));
-      assert.deepEqual(mine, [...mine].sort((a, b) => b - a), 'each writer\'s lines in its own order');
+      assert.deepEqual(
+        mine,
+        [...mine].sort((a, b) => b - a),
+        "each writer's lines in its own order",
+      );
       assert.equal(mine.length, 200);
     }
     assert.ok(r.entries.every((e) => e.messages.length === (e.name.startsWith('local') ? 1 : 40)));
@@ -172,7 +214,10 @@ describe('collectDisclosedMessages', () => {
   it('finds result items by message_id + hash anywhere, else the ?h= anchor of their link; de-duplicated', () => {
     const h1 = '1'.repeat(64);
     const found = collectDisclosedMessages({
-      hits: [{ message_id: 1, hash: h1, conversation_id: 2 }, { message_id: 1, hash: h1.toUpperCase(), conversation_id: 2 }],
+      hits: [
+        { message_id: 1, hash: h1, conversation_id: 2 },
+        { message_id: 1, hash: h1.toUpperCase(), conversation_id: 2 },
+      ],
       nested: { deeper: [{ message: { message_id: 3, hash: 'b'.repeat(64) } }] },
       media: [{ message_id: 4, link: 'vscode://x/c/5/at/4?h=cccccccccccccccc', conversation_id: 5 }],
       encoded: [{ message_id: 6, uri: 'msgbrowse://message/6?h%3Ddddddddddddddddd' }],

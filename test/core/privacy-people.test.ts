@@ -20,7 +20,10 @@ let conn: Connected;
 before(async () => {
   dir = tempDir('privacy-people');
   fx = buildJournalArchive(dir);
-  runtime = startRuntime({ archivePath: fx.path, extra: { privacy: { excludeConversations: ['signal:Maya', 'signal:Climbing Club'] } } });
+  runtime = startRuntime({
+    archivePath: fx.path,
+    extra: { privacy: { excludeConversations: ['signal:Maya', 'signal:Climbing Club'] } },
+  });
   conn = await connectInMemory(runtime, 'privacy-people');
 });
 after(async () => {
@@ -37,24 +40,49 @@ const ok = async <T>(name: string, args: Record<string, unknown>): Promise<T> =>
 
 describe('people and journal under exclusions', () => {
   it('a contact named after a hidden conversation goes by a visible one, and is not found by the hidden name', async () => {
-    const c = await ok<{ contact_id: number; name: string; identifiers: { identifier: string }[]; conversations: { name: string }[] }>('get_contact', { contact_id: fx.contacts!.maya });
+    const c = await ok<{
+      contact_id: number;
+      name: string;
+      identifiers: { identifier: string }[];
+      conversations: { name: string }[];
+    }>('get_contact', { contact_id: fx.contacts!.maya });
     assert.equal(c.name, '+15550001111');
-    assert.deepEqual(c.conversations.map((x) => x.name), ['+15550001111']);
+    assert.deepEqual(
+      c.conversations.map((x) => x.name),
+      ['+15550001111'],
+    );
     assert.ok(!c.identifiers.some((i) => i.identifier === 'Maya'));
     // "Maya" still finds her — through maya@example.com, an identifier that may be seen — but never by that name.
     const found = await ok<{ contacts: { contact_id: number; name: string }[] }>('search_contacts', { query: 'Maya' });
-    assert.ok(found.contacts.every((x) => x.name !== 'Maya'), JSON.stringify(found.contacts));
-    const byMail = await ok<{ contacts: { contact_id: number; name: string }[] }>('search_contacts', { query: 'maya@example' });
-    assert.deepEqual(byMail.contacts.map((x) => x.name), ['+15550001111'], 'still found by an identifier that may be seen');
-    const people = await conn.client.complete({ ref: { type: 'ref/prompt', name: 'prepare_meeting' }, argument: { name: 'person', value: 'may' } });
+    assert.ok(
+      found.contacts.every((x) => x.name !== 'Maya'),
+      JSON.stringify(found.contacts),
+    );
+    const byMail = await ok<{ contacts: { contact_id: number; name: string }[] }>('search_contacts', {
+      query: 'maya@example',
+    });
+    assert.deepEqual(
+      byMail.contacts.map((x) => x.name),
+      ['+15550001111'],
+      'still found by an identifier that may be seen',
+    );
+    const people = await conn.client.complete({
+      ref: { type: 'ref/prompt', name: 'prepare_meeting' },
+      argument: { name: 'person', value: 'may' },
+    });
     assert.ok(!people.completion.values.includes('Maya'), JSON.stringify(people.completion.values));
   });
 
   it('facts: those citing hidden messages, and untraceable ones from a source with a hidden conversation, are left out', async () => {
-    const c = await ok<{ fact_count: number; facts: { fact: string; message: unknown }[] }>('get_contact', { contact_id: fx.contacts!.maya });
+    const c = await ok<{ fact_count: number; facts: { fact: string; message: unknown }[] }>('get_contact', {
+      contact_id: fx.contacts!.maya,
+    });
     // Kept: the iMessage fact (its message is visible). Gone: the two citing hidden Signal messages, and "Used to
     // live in Porto" (message deleted, source signal — where a hidden conversation of hers is).
-    assert.deepEqual(c.facts.map((f) => f.fact), ['Has a night tour at the observatory']);
+    assert.deepEqual(
+      c.facts.map((f) => f.fact),
+      ['Has a night tour at the observatory'],
+    );
     assert.equal(c.fact_count, 1);
   });
 

@@ -42,13 +42,49 @@ const msg = (id: number, hash: string): MessageRow => ({
 describe('core: conversation page', () => {
   it('groups attachments by message and reactions by emoji (first-reaction order); messages keep their fields', () => {
     const page: ConversationPage = {
-      conversation: { id: 1, name: 'c', source: 'signal', messageCount: 3, firstTs: '', lastTs: '', lastUnix: 0, images: 1, files: 1, videos: 0, links: 0 },
+      conversation: {
+        id: 1,
+        name: 'c',
+        source: 'signal',
+        messageCount: 3,
+        firstTs: '',
+        lastTs: '',
+        lastUnix: 0,
+        images: 1,
+        files: 1,
+        videos: 0,
+        links: 0,
+      },
       messages: [msg(1, 'h1'), msg(2, 'h2'), msg(3, 'h1')],
       hasBefore: true,
       hasAfter: false,
       attachments: [
-        { id: 10, messageId: 1, conversationId: 1, conversation: 'c', source: 'signal', kind: 'image', relPath: 'a.jpg', originalName: 'a.jpg', ts: '', tsUnix: 0, messageHash: 'h1' },
-        { id: 11, messageId: 1, conversationId: 1, conversation: 'c', source: 'signal', kind: 'file', relPath: 'b.pdf', originalName: 'b.pdf', ts: '', tsUnix: 0, messageHash: 'h1' },
+        {
+          id: 10,
+          messageId: 1,
+          conversationId: 1,
+          conversation: 'c',
+          source: 'signal',
+          kind: 'image',
+          relPath: 'a.jpg',
+          originalName: 'a.jpg',
+          ts: '',
+          tsUnix: 0,
+          messageHash: 'h1',
+        },
+        {
+          id: 11,
+          messageId: 1,
+          conversationId: 1,
+          conversation: 'c',
+          source: 'signal',
+          kind: 'file',
+          relPath: 'b.pdf',
+          originalName: 'b.pdf',
+          ts: '',
+          tsUnix: 0,
+          messageHash: 'h1',
+        },
       ],
       reactions: [
         { messageHash: 'h1', emoji: '👍', actor: 'A' },
@@ -60,12 +96,19 @@ describe('core: conversation page', () => {
     assert.deepEqual(view.conversation, page.conversation);
     assert.equal(view.anchor, undefined);
     assert.deepEqual([view.hasBefore, view.hasAfter], [true, false]);
-    assert.deepEqual(view.messages.map((m) => m.attachments.map((a) => a.id)), [[10, 11], [], []]);
+    assert.deepEqual(
+      view.messages.map((m) => m.attachments.map((a) => a.id)),
+      [[10, 11], [], []],
+    );
     const expected = [
       { emoji: '👍', actors: ['A', 'C'] },
       { emoji: '❤️', actors: ['B'] },
     ];
-    assert.deepEqual(view.messages.map((m) => m.reactions), [expected, [], expected], 'a shared hash shares its reactions');
+    assert.deepEqual(
+      view.messages.map((m) => m.reactions),
+      [expected, [], expected],
+      'a shared hash shares its reactions',
+    );
     const { attachments: _a, reactions: _r, ...row } = view.messages[1];
     assert.deepEqual(row, page.messages[1]);
   });
@@ -84,7 +127,11 @@ describe('core: conversation page', () => {
       },
     });
     const target = desc.marks.reactionTarget;
-    const view = await readConversationPage(counting, { conversationId: harper.id, at: { kind: 'around', messageId: target.id }, limit: 60 });
+    const view = await readConversationPage(counting, {
+      conversationId: harper.id,
+      at: { kind: 'around', messageId: target.id },
+      limit: 60,
+    });
     assert.deepEqual(calls, ['conversationPage']);
     assert.equal(view.anchor?.id, target.id);
     assert.equal(view.conversation?.name, 'Harper');
@@ -94,6 +141,9 @@ describe('core: conversation page', () => {
       { emoji: '❤️', actors: ['Me'] },
     ]);
     const cabin = view.messages.find((m) => m.id === desc.marks.imageCabin.id);
-    assert.deepEqual(cabin?.attachments.map((a) => a.originalName), ['cabin.jpg']);
+    assert.deepEqual(
+      cabin?.attachments.map((a) => a.originalName),
+      ['cabin.jpg'],
+    );
   });
 });

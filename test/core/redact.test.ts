@@ -77,7 +77,10 @@ describe('passwords', () => {
     ['mot de passe: azerty123', 'mot de passe: [redacted: password]'],
     ['wachtwoord: tulp88', 'wachtwoord: [redacted: password]'],
     ['pwd=s3cr3t', 'pwd=[redacted: password]'],
-    ['https://x.example/login?user=bob&password=s3cret&next=1', 'https://x.example/login?user=bob&password=[redacted: password]&next=1'],
+    [
+      'https://x.example/login?user=bob&password=s3cret&next=1',
+      'https://x.example/login?user=bob&password=[redacted: password]&next=1',
+    ],
   ];
   for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
 });
@@ -115,15 +118,27 @@ describe('near misses are left alone', () => {
 
 describe('snippets', () => {
   it('match markers do not hide a secret and do not survive inside it', () => {
-    assert.equal(redactSnippet('your \u0002code\u0003 is 483920 ok'), 'your \u0002code\u0003 is [redacted: one-time code] ok');
-    assert.equal(redactSnippet('\u00024111\u0003 1111 1111 1111 is my \u0002card\u0003'), '[redacted: card number] is my \u0002card\u0003');
+    assert.equal(
+      redactSnippet('your \u0002code\u0003 is 483920 ok'),
+      'your \u0002code\u0003 is [redacted: one-time code] ok',
+    );
+    assert.equal(
+      redactSnippet('\u00024111\u0003 1111 1111 1111 is my \u0002card\u0003'),
+      '[redacted: card number] is my \u0002card\u0003',
+    );
     assert.equal(redactSnippet('IBAN DE89 3704 \u00020044\u0003 0532 0130 00'), 'IBAN [redacted: IBAN]');
   });
   it('with the body, the part of a secret a cut snippet shows is redacted', () => {
     const body = 'my old card: 4111 1111 1111 1111 is my card now';
-    assert.equal(redactSnippet('…1111 1111 1111 is my \u0002card\u0003…', body), '…[redacted: card number] is my \u0002card\u0003…');
+    assert.equal(
+      redactSnippet('…1111 1111 1111 is my \u0002card\u0003…', body),
+      '…[redacted: card number] is my \u0002card\u0003…',
+    );
     const otp = 'Your code is 483920 and it expires soon';
-    assert.equal(redactSnippet('…483920 and it \u0002expires\u0003 soon', otp), '…[redacted: one-time code] and it \u0002expires\u0003 soon');
+    assert.equal(
+      redactSnippet('…483920 and it \u0002expires\u0003 soon', otp),
+      '…[redacted: one-time code] and it \u0002expires\u0003 soon',
+    );
   });
 });
 
@@ -140,15 +155,19 @@ describe('properties', () => {
   });
   it('every Luhn-valid 16-digit number starting 4 or 5, written in groups of four, is redacted', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 15, maxLength: 15 }), fc.constantFrom(' ', '-', ''), (ds, sep) => {
-        const body = ds.join('');
-        for (let check = 0; check < 10; check++) {
-          const n = body + check;
-          if (!/^[45]/.test(n) || !luhnValid(n)) continue;
-          const written = n.match(/.{4}/g)!.join(sep);
-          assert.equal(redactText(`pay ${written} now`), 'pay [redacted: card number] now');
-        }
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 15, maxLength: 15 }),
+        fc.constantFrom(' ', '-', ''),
+        (ds, sep) => {
+          const body = ds.join('');
+          for (let check = 0; check < 10; check++) {
+            const n = body + check;
+            if (!/^[45]/.test(n) || !luhnValid(n)) continue;
+            const written = n.match(/.{4}/g)!.join(sep);
+            assert.equal(redactText(`pay ${written} now`), 'pay [redacted: card number] now');
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -160,7 +179,20 @@ describe('properties', () => {
  * oracle is independent of the detectors: the secret's digits as ASCII, which no redacted text may still hold.
  */
 describe('secrets whatever their spelling', () => {
-  const SEPARATORS = [' ', '\u00a0', '\u202f', '\u2009', '\u2007', '\u3000', '\t', '  ', ' \u200b', '\u200b', '\n', ' \n'];
+  const SEPARATORS = [
+    ' ',
+    '\u00a0',
+    '\u202f',
+    '\u2009',
+    '\u2007',
+    '\u3000',
+    '\t',
+    '  ',
+    ' \u200b',
+    '\u200b',
+    '\n',
+    ' \n',
+  ];
   const ZEROS = [0x30, 0x660, 0x6f0, 0x966, 0x9e6, 0xff10, 0xe50];
   const BEFORE = ['', 'see ', '(', '"', '«', '🙂 ', 'number:\n', 'x\u00a0'];
   const AFTER = ['', ' ', '.', ')', '!', '"', '»', ' 🙂', '\n', ', thanks'];
@@ -168,7 +200,13 @@ describe('secrets whatever their spelling', () => {
   const script = (digits: string, zero: number) => digits.replace(/\d/g, (d) => String.fromCodePoint(zero + Number(d)));
   /** The digits of `text` of any script, in ASCII (the test's own reading, not the redactor's). */
   const asciiDigits = (text: string) =>
-    [...text].map((ch) => { const z = ZEROS.find((x) => ch.codePointAt(0)! >= x && ch.codePointAt(0)! < x + 10); return z === undefined ? (/\d/.test(ch) ? ch : ' ') : String(ch.codePointAt(0)! - z); }).join('').replace(/ /g, '');
+    [...text]
+      .map((ch) => {
+        const z = ZEROS.find((x) => ch.codePointAt(0)! >= x && ch.codePointAt(0)! < x + 10);
+        return z === undefined ? (/\d/.test(ch) ? ch : ' ') : String(ch.codePointAt(0)! - z);
+      })
+      .join('')
+      .replace(/ /g, '');
   const pick = <T>(xs: readonly T[]) => fc.constantFrom(...xs);
 
   const luhnCard = fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 15, maxLength: 15 }).map((ds) => {
@@ -179,49 +217,86 @@ describe('secrets whatever their spelling', () => {
 
   it('card numbers grouped with any space, tab, two spaces, a line break or an invisible character, in any script', () => {
     fc.assert(
-      fc.property(luhnCard, pick(SEPARATORS), pick(ZEROS), pick(BEFORE), pick(AFTER), (card, sep, zero, before, after) => {
-        const written = script(card.match(/.{4}/g)!.join(sep), zero);
-        const out = redactText(`pay with ${before}${written}${after}`);
-        assert.ok(out.includes('[redacted: card number]'), JSON.stringify(out));
-        assert.ok(!asciiDigits(out).includes(card.slice(0, 8)) && !asciiDigits(out).includes(card.slice(8)), JSON.stringify(out));
-      }),
+      fc.property(
+        luhnCard,
+        pick(SEPARATORS),
+        pick(ZEROS),
+        pick(BEFORE),
+        pick(AFTER),
+        (card, sep, zero, before, after) => {
+          const written = script(card.match(/.{4}/g)!.join(sep), zero);
+          const out = redactText(`pay with ${before}${written}${after}`);
+          assert.ok(out.includes('[redacted: card number]'), JSON.stringify(out));
+          assert.ok(
+            !asciiDigits(out).includes(card.slice(0, 8)) && !asciiDigits(out).includes(card.slice(8)),
+            JSON.stringify(out),
+          );
+        },
+      ),
       { numRuns: 1500 },
     );
   });
 
   it('IBANs grouped or wrapped onto two lines', () => {
-    const ibans = ['DE89370400440532013000', 'GB82WEST12345698765432', 'FR1420041010050500013M02606', 'NL91ABNA0417164300', 'PT50000201231234567890154'];
+    const ibans = [
+      'DE89370400440532013000',
+      'GB82WEST12345698765432',
+      'FR1420041010050500013M02606',
+      'NL91ABNA0417164300',
+      'PT50000201231234567890154',
+    ];
     fc.assert(
-      fc.property(pick(ibans), pick(SEPARATORS), fc.integer({ min: 1, max: 5 }), pick(BEFORE), pick(AFTER), (iban, sep, wrapAt, before, after) => {
-        const groups = iban.match(/.{1,4}/g)!;
-        const written = groups.map((g, i) => (i === 0 ? g : (i === Math.min(wrapAt, groups.length - 1) ? '\n' : sep) + g)).join('');
-        const out = redactText(`IBAN ${before}${written}${after}`);
-        assert.ok(out.includes('[redacted: IBAN]'), JSON.stringify(out));
-        assert.ok(!asciiDigits(out).includes(asciiDigits(iban).slice(-8)), JSON.stringify(out));
-      }),
+      fc.property(
+        pick(ibans),
+        pick(SEPARATORS),
+        fc.integer({ min: 1, max: 5 }),
+        pick(BEFORE),
+        pick(AFTER),
+        (iban, sep, wrapAt, before, after) => {
+          const groups = iban.match(/.{1,4}/g)!;
+          const written = groups
+            .map((g, i) => (i === 0 ? g : (i === Math.min(wrapAt, groups.length - 1) ? '\n' : sep) + g))
+            .join('');
+          const out = redactText(`IBAN ${before}${written}${after}`);
+          assert.ok(out.includes('[redacted: IBAN]'), JSON.stringify(out));
+          assert.ok(!asciiDigits(out).includes(asciiDigits(iban).slice(-8)), JSON.stringify(out));
+        },
+      ),
       { numRuns: 800 },
     );
   });
 
   it('one-time codes written 3+3 with any space, or in another script', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 100000, max: 999999 }), pick(SEPARATORS.filter((s) => !s.includes('\n'))), pick(ZEROS), pick(['Your code is ', 'código: ', 'Ihr Bestätigungscode lautet ', 'OTP ']), pick(AFTER), (n, sep, zero, lead, after) => {
-        const code = String(n);
-        const out = redactText(`${lead}${script(code.slice(0, 3) + sep + code.slice(3), zero)}${after}`);
-        assert.ok(out.includes('[redacted: one-time code]'), JSON.stringify(out));
-        assert.ok(!asciiDigits(out).includes(code.slice(0, 3) + code.slice(3)), JSON.stringify(out));
-      }),
+      fc.property(
+        fc.integer({ min: 100000, max: 999999 }),
+        pick(SEPARATORS.filter((s) => !s.includes('\n'))),
+        pick(ZEROS),
+        pick(['Your code is ', 'código: ', 'Ihr Bestätigungscode lautet ', 'OTP ']),
+        pick(AFTER),
+        (n, sep, zero, lead, after) => {
+          const code = String(n);
+          const out = redactText(`${lead}${script(code.slice(0, 3) + sep + code.slice(3), zero)}${after}`);
+          assert.ok(out.includes('[redacted: one-time code]'), JSON.stringify(out));
+          assert.ok(!asciiDigits(out).includes(code.slice(0, 3) + code.slice(3)), JSON.stringify(out));
+        },
+      ),
       { numRuns: 800 },
     );
   });
 
   it('a password with its last character, whatever follows it', () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[A-Za-z0-9]{3,12}[!?.#$%*]?$/), pick(['password: ', 'Passwort = ', 'senha: ', 'pwd=']), pick(AFTER), (value, lead, after) => {
-        const out = redactText(`${lead}${value}${after}`);
-        assert.ok(out.startsWith(`${lead}[redacted: password]`), JSON.stringify(out));
-        assert.ok(!out.includes(value.slice(-3)) || after.includes(value.slice(-3)), JSON.stringify(out));
-      }),
+      fc.property(
+        fc.stringMatching(/^[A-Za-z0-9]{3,12}[!?.#$%*]?$/),
+        pick(['password: ', 'Passwort = ', 'senha: ', 'pwd=']),
+        pick(AFTER),
+        (value, lead, after) => {
+          const out = redactText(`${lead}${value}${after}`);
+          assert.ok(out.startsWith(`${lead}[redacted: password]`), JSON.stringify(out));
+          assert.ok(!out.includes(value.slice(-3)) || after.includes(value.slice(-3)), JSON.stringify(out));
+        },
+      ),
       { numRuns: 800 },
     );
   });
@@ -239,10 +314,15 @@ describe('secrets whatever their spelling', () => {
       (s: string) => `Meeting code:${s}123${s}456${s}789`,
     ];
     fc.assert(
-      fc.property(pick(misses), pick(SEPARATORS.filter((s) => s.trim() === '' && !s.includes('\n'))), pick(ZEROS), (miss, sep, zero) => {
-        const text = script(miss(sep), zero);
-        assert.equal(redactText(text), text);
-      }),
+      fc.property(
+        pick(misses),
+        pick(SEPARATORS.filter((s) => s.trim() === '' && !s.includes('\n'))),
+        pick(ZEROS),
+        (miss, sep, zero) => {
+          const text = script(miss(sep), zero);
+          assert.equal(redactText(text), text);
+        },
+      ),
       { numRuns: 600 },
     );
   });

@@ -97,12 +97,18 @@ describe('runtime: archive', () => {
       const after = (await rt.describe()).archive;
       assert.ok(after.state === 'open', JSON.stringify(after));
       assert.equal(after.schemaVersion, 23);
-      assert.equal(after.notice, 'schema v23 — newer than v20, the newest this version was tested with; reading the tables it knows');
+      assert.equal(
+        after.notice,
+        'schema v23 — newer than v20, the newest this version was tested with; reading the tables it knows',
+      );
       assert.equal((await (await rt.context.archive()).listConversations()).length, d.conversations.length);
       const db = openWritable(d.path);
       db.exec('DROP VIEW v_recent_messages; DROP INDEX idx_messages_sender; ALTER TABLE messages DROP COLUMN sender');
       db.close();
-      await assert.rejects((await rt.context.archive()).listConversations(), /messages\.sender is missing \(msgbrowse v1–v20 have it\)/);
+      await assert.rejects(
+        (await rt.context.archive()).listConversations(),
+        /messages\.sender is missing \(msgbrowse v1–v20 have it\)/,
+      );
     } finally {
       await rt.dispose();
     }
@@ -154,8 +160,8 @@ describe('runtime: archive', () => {
     const gen = rt.status().generation;
     // Build a different archive elsewhere and move it over the original.
     const other = buildCuratedArchive(fs.mkdtempSync(path.join(root, 'other-')));
-    fs.copyFileSync(other.path, file + '.new');
-    fs.renameSync(file + '.new', file);
+    fs.copyFileSync(other.path, `${file}.new`);
+    fs.renameSync(`${file}.new`, file);
     for (const ext of ['-wal', '-shm']) fs.rmSync(file + ext, { force: true });
     const after = await (await rt.context.archive()).summary();
     assert.notEqual(after.messages, before.messages);
@@ -205,7 +211,9 @@ describe('runtime: semantic', () => {
   });
 
   it('names the stored models when the configured one has no vectors', async () => {
-    const rt = createRuntime(options(curated.path, { embed: { baseUrl: 'http://127.0.0.1:9/v1', model: 'nope-embed' } }));
+    const rt = createRuntime(
+      options(curated.path, { embed: { baseUrl: 'http://127.0.0.1:9/v1', model: 'nope-embed' } }),
+    );
     const s = await rt.context.semantic();
     assert.equal(s.available, false);
     const reason = s.available ? '' : s.reason;
@@ -337,7 +345,9 @@ describe('runtime: semantic', () => {
           ...archive,
           summary: (signal?: AbortSignal) => (order.push('summary'), archive.summary(signal)),
           embeddingModels: (signal?: AbortSignal) => (order.push('models'), archive.embeddingModels(signal)),
-          scopeCounts: (...args: Parameters<typeof archive.scopeCounts>) => (order.push(`counts ${JSON.stringify(args[0])}`), archive.scopeCounts(...args)),
+          scopeCounts: (...args: Parameters<typeof archive.scopeCounts>) => (
+            order.push(`counts ${JSON.stringify(args[0])}`), archive.scopeCounts(...args)
+          ),
         },
       };
     };
@@ -352,10 +362,19 @@ describe('runtime: semantic', () => {
     // counting would never see it finish (the test then times out).
     const builder = async (req: VectorBuildRequest) => {
       const n = order.push('build');
-      await until(() => order.filter((o) => o === 'counts {}').length >= order.slice(0, n).filter((o) => o === 'build').length);
+      await until(
+        () => order.filter((o) => o === 'counts {}').length >= order.slice(0, n).filter((o) => o === 'build').length,
+      );
       return defaultVectorIndexBuilder(req);
     };
-    const rt = createRuntime(options(file, { prewarmSemantic: true, prewarmCounts: true, openArchive: recordingOpener(order), buildVectorIndex: builder }));
+    const rt = createRuntime(
+      options(file, {
+        prewarmSemantic: true,
+        prewarmCounts: true,
+        openArchive: recordingOpener(order),
+        buildVectorIndex: builder,
+      }),
+    );
     await rt.context.archive();
     await until(() => order.includes('counts {}'));
     // The build needs the model's count first; the message count never holds it up; nothing else is read.
@@ -371,7 +390,13 @@ describe('runtime: semantic', () => {
 
   it('prewarmCounts alone (no embedding model) counts the messages and reads nothing else', async () => {
     const order: string[] = [];
-    const rt = createRuntime(options(curated.path, { prewarmCounts: true, openArchive: recordingOpener(order), embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '' } }));
+    const rt = createRuntime(
+      options(curated.path, {
+        prewarmCounts: true,
+        openArchive: recordingOpener(order),
+        embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '' },
+      }),
+    );
     await rt.context.archive();
     await until(() => order.length > 0);
     await new Promise((r) => setTimeout(r, 50));
@@ -398,7 +423,9 @@ describe('runtime: semantic', () => {
       seen.push(req.cacheDir);
       return defaultVectorIndexBuilder(req);
     };
-    const beside = createRuntime(options(curated.path, { cacheDir: path.dirname(curated.path), buildVectorIndex: builder }));
+    const beside = createRuntime(
+      options(curated.path, { cacheDir: path.dirname(curated.path), buildVectorIndex: builder }),
+    );
     await beside.context.semantic();
     await beside.dispose();
     const cache = path.join(root, 'cache');
@@ -456,7 +483,10 @@ describe('runtime: recovering and waiting', () => {
       release();
       assert.equal((await (await call).summary()).messages > 0, true, 'served the archive configured while it waited');
       await rt.reload({ archivePath: '' });
-      await assert.rejects(rt.context.archive(), (e: Error) => e.name === 'ArchiveError' && e.message === 'none selected yet');
+      await assert.rejects(
+        rt.context.archive(),
+        (e: Error) => e.name === 'ArchiveError' && e.message === 'none selected yet',
+      );
     } finally {
       await rt.dispose();
     }
@@ -481,7 +511,9 @@ describe('runtime: live archive changes', () => {
     const q = [0, 0, 0, 0, 0, 0, 0, 1];
     try {
       const w = new ArchiveWriter(db);
-      const [m] = w.appendMessages(conv.id, conv.source, conv.name, [{ ts: '2030-01-01 00:00:00', sender: 'Late', body: 'fresh message' }]);
+      const [m] = w.appendMessages(conv.id, conv.source, conv.name, [
+        { ts: '2030-01-01 00:00:00', sender: 'Late', body: 'fresh message' },
+      ]);
       w.putEmbedding(m.hash, 'test-embed', q);
       await until(() => events.some((e) => e.kind === 'archive-changed' && !e.replaced));
       // The new message is visible to queries at once.
@@ -535,7 +567,12 @@ describe('runtime: worker-backed archive', () => {
       options(curated.path, {
         openArchive: async (p) => {
           const client = await startEngineWorker({ archivePath: p });
-          return { archive: client, path: client.path, schemaVersion: client.schemaVersion, vectorIndex: (model, o) => client.vectorIndex(model, o) };
+          return {
+            archive: client,
+            path: client.path,
+            schemaVersion: client.schemaVersion,
+            vectorIndex: (model, o) => client.vectorIndex(model, o),
+          };
         },
       }),
     );
@@ -581,7 +618,10 @@ describe('runtime helpers', () => {
   it('defaultCacheDir follows XDG and platform conventions', () => {
     assert.equal(defaultCacheDir({ XDG_CACHE_HOME: '/x/cache' }, 'linux', '/home/u'), '/x/cache/msgbrowse-vscode');
     assert.equal(defaultCacheDir({}, 'linux', '/home/u'), '/home/u/.cache/msgbrowse-vscode');
-    assert.equal(defaultCacheDir({ XDG_CACHE_HOME: 'relative' }, 'linux', '/home/u'), '/home/u/.cache/msgbrowse-vscode');
+    assert.equal(
+      defaultCacheDir({ XDG_CACHE_HOME: 'relative' }, 'linux', '/home/u'),
+      '/home/u/.cache/msgbrowse-vscode',
+    );
     assert.equal(defaultCacheDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Caches/msgbrowse-vscode');
     // An empty or relative HOME never means "here" (the current folder may hold the archive).
     assert.equal(defaultCacheDir({}, 'linux', ''), path.join(os.tmpdir(), '.cache', 'msgbrowse-vscode'));
@@ -613,7 +653,11 @@ describe('runtime: the model-facing context keeps every setting of the base', ()
     const seen: unknown[] = [];
     for (const redact of [true, false]) {
       const rt = createRuntime(
-        options(curated.path, { redact, disclose: (e) => seen.push(e), privacy: { excludeConversations: [curated.conversations[0].name] } }),
+        options(curated.path, {
+          redact,
+          disclose: (e) => seen.push(e),
+          privacy: { excludeConversations: [curated.conversations[0].name] },
+        }),
       );
       try {
         assert.equal(rt.context.redact, redact, 'redaction mode');
@@ -635,7 +679,10 @@ describe('runtime: the model-facing context keeps every setting of the base', ()
       await rt.reload({ privacy: { excludeConversations: [name] }, redact: true, answerBudget: 4096 });
       assert.equal(rt.context.redact, true);
       assert.equal(rt.context.answerBudget, 4096);
-      assert.ok(!(await (await rt.context.archive()).listConversations()).some((c) => c.name === name), 'the exclusion applies');
+      assert.ok(
+        !(await (await rt.context.archive()).listConversations()).some((c) => c.name === name),
+        'the exclusion applies',
+      );
       assert.equal(await rt.personal.archive(), before, 'nothing reopened');
     } finally {
       await rt.dispose();

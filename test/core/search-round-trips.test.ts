@@ -39,7 +39,10 @@ function countingRuntime(model: string) {
     embed: { baseUrl: 'http://127.0.0.1:9/v1', model },
     citation: CITATION,
     version: '9.9.9',
-    createEmbedder: (c) => ({ model: c.model, embed: async (text: string) => Float32Array.from(embedText(text, 8, 'test-embed')) }),
+    createEmbedder: (c) => ({
+      model: c.model,
+      embed: async (text: string) => Float32Array.from(embedText(text, 8, 'test-embed')),
+    }),
     closeGraceMs: 10,
     openArchive: async (p) => {
       const opened = await inThreadOpener(p);
@@ -64,7 +67,13 @@ function countingRuntime(model: string) {
 function sqlCoverage(model: string): number {
   const db = new Database(curated.path, { readonly: true, fileMustExist: true });
   try {
-    return (db.prepare('SELECT count(*) AS n FROM embeddings e WHERE e.model = ? AND e.message_hash IN (SELECT hash FROM messages)').get(model) as { n: number }).n;
+    return (
+      db
+        .prepare(
+          'SELECT count(*) AS n FROM embeddings e WHERE e.model = ? AND e.message_hash IN (SELECT hash FROM messages)',
+        )
+        .get(model) as { n: number }
+    ).n;
   } finally {
     db.close();
   }
@@ -73,11 +82,18 @@ function sqlCoverage(model: string): number {
 /** Each hit's reactions and attachments as the separate archive calls give them (names shaped as the tools do). */
 async function separateExtras(archive: AsyncArchive, ids: number[], redact: boolean) {
   const rows = await archive.messagesByIds(ids);
-  const extras = await archive.hitExtras(rows.map((m) => m.hash), rows.map((m) => m.id));
+  const extras = await archive.hitExtras(
+    rows.map((m) => m.hash),
+    rows.map((m) => m.id),
+  );
   return new Map(
     rows.map((m) => {
-      const reactions = extras.reactions.filter((r) => r.messageHash === m.hash).map((r) => ({ emoji: r.emoji, actor: r.actor }));
-      const attachments = extras.attachments.filter((a) => a.messageId === m.id).map((a) => ({ kind: a.kind, name: content(a.originalName, redact) }));
+      const reactions = extras.reactions
+        .filter((r) => r.messageHash === m.hash)
+        .map((r) => ({ emoji: r.emoji, actor: r.actor }));
+      const attachments = extras.attachments
+        .filter((a) => a.messageId === m.id)
+        .map((a) => ({ kind: a.kind, name: content(a.originalName, redact) }));
       return [m.id, { ...(reactions.length ? { reactions } : {}), ...(attachments.length ? { attachments } : {}) }];
     }),
   );
@@ -85,17 +101,28 @@ async function separateExtras(archive: AsyncArchive, ids: number[], redact: bool
 
 /** The hits' extras must be, hit by hit, the separate calls' (none missing, none twice, none another message's). */
 async function assertExtrasPerHit(archive: AsyncArchive, hits: Structured['hits'], redact: boolean): Promise<number> {
-  const want = await separateExtras(archive, hits.map((h) => h.message_id), redact);
+  const want = await separateExtras(
+    archive,
+    hits.map((h) => h.message_id),
+    redact,
+  );
   let carried = 0;
   for (const h of hits) {
-    const got = { ...(h.reactions ? { reactions: h.reactions } : {}), ...(h.attachments ? { attachments: h.attachments } : {}) };
+    const got = {
+      ...(h.reactions ? { reactions: h.reactions } : {}),
+      ...(h.attachments ? { attachments: h.attachments } : {}),
+    };
     assert.deepEqual(got, want.get(h.message_id), `extras of message ${h.message_id}`);
     carried += (h.reactions?.length ?? 0) + (h.attachments?.length ?? 0);
   }
   return carried;
 }
 
-type Structured = { hits: { message_id: number; reactions?: unknown[]; attachments?: unknown[] }[]; semantic: { used: boolean }; receipt: { messages_in_scope: number; vector_coverage?: { messages_with_vectors: number } } };
+type Structured = {
+  hits: { message_id: number; reactions?: unknown[]; attachments?: unknown[] }[];
+  semantic: { used: boolean };
+  receipt: { messages_in_scope: number; vector_coverage?: { messages_with_vectors: number } };
+};
 
 describe('archive calls per search_messages', () => {
   it('keyword only: one call, with the same hits, extras and receipt the separate calls give', async () => {
@@ -103,17 +130,38 @@ describe('archive calls per search_messages', () => {
     const { client, close } = await connectClient(rt.context);
     try {
       const conv = curated.marks.reactionTarget.conversationId;
-      for (const args of [{ query: 'the' }, { query: 'the', has_attachment: true }, { query: 'lease', conversation_id: conv }]) {
+      for (const args of [
+        { query: 'the' },
+        { query: 'the', has_attachment: true },
+        { query: 'lease', conversation_id: conv },
+      ]) {
         calls.length = 0;
         const r = (await client.callTool({ name: 'search_messages', arguments: args })) as CallToolResult;
         assert.ok(!r.isError, textOf(r));
-        assert.deepEqual(calls.filter((c) => c !== 'conversationById' && c !== 'resolveConversation'), ['searchKeywordBundle'], JSON.stringify(args));
+        assert.deepEqual(
+          calls.filter((c) => c !== 'conversationById' && c !== 'resolveConversation'),
+          ['searchKeywordBundle'],
+          JSON.stringify(args),
+        );
         const s = r.structuredContent as Structured;
         const archive = await rt.context.archive();
-        const scope = 'conversation_id' in args ? { conversationId: conv, source: curated.conversations.find((c) => c.id === conv)!.source } : args.has_attachment ? { hasAttachment: true } : {};
+        const scope =
+          'conversation_id' in args
+            ? { conversationId: conv, source: curated.conversations.find((c) => c.id === conv)!.source }
+            : args.has_attachment
+              ? { hasAttachment: true }
+              : {};
         assert.equal(s.receipt.messages_in_scope, (await archive.scopeCounts(scope)).messages);
-        const expected = await archive.searchKeyword({ query: args.query, limit: 20, ...('conversation_id' in args ? { conversationId: conv } : {}), ...(args.has_attachment ? { hasAttachment: true } : {}) });
-        assert.deepEqual(s.hits.map((h) => h.message_id), expected.map((h) => h.id));
+        const expected = await archive.searchKeyword({
+          query: args.query,
+          limit: 20,
+          ...('conversation_id' in args ? { conversationId: conv } : {}),
+          ...(args.has_attachment ? { hasAttachment: true } : {}),
+        });
+        assert.deepEqual(
+          s.hits.map((h) => h.message_id),
+          expected.map((h) => h.id),
+        );
         await assertExtrasPerHit(archive, s.hits, redactsFor(rt.context));
       }
     } finally {
@@ -131,7 +179,10 @@ describe('archive calls per search_messages', () => {
       for (let i = 0; i < 200 && !s?.semantic.used; i++) {
         calls.length = 0;
         args.length = 0;
-        const r = (await client.callTool({ name: 'search_messages', arguments: { query: 'lease agreement' } })) as CallToolResult;
+        const r = (await client.callTool({
+          name: 'search_messages',
+          arguments: { query: 'lease agreement' },
+        })) as CallToolResult;
         assert.ok(!r.isError, textOf(r));
         s = r.structuredContent as Structured;
         if (!s.semantic.used) await new Promise((res) => setTimeout(res, 20));
@@ -141,23 +192,37 @@ describe('archive calls per search_messages', () => {
       assert.equal(calls.filter((c) => c === 'searchKeyword' || c === 'scopeCounts').length, 0, calls.join(', '));
       assert.equal(calls.filter((c) => c === 'hitMessagesBundle').length, 1, calls.join(', '));
       assert.equal(calls.filter((c) => c === 'hitExtras' || c === 'messagesByIds').length, 0, calls.join(', '));
-      assert.equal(args[calls.indexOf('hitMessagesBundle')][1], undefined, 'the semantic half counts nothing: the keyword half did');
+      assert.equal(
+        args[calls.indexOf('hitMessagesBundle')][1],
+        undefined,
+        'the semantic half counts nothing: the keyword half did',
+      );
       const archive = await rt.context.archive();
       const bundle = (await archive.searchKeywordBundle({ query: 'lease agreement', limit: 20 })).hits.map((h) => h.id);
       const semanticOnly = s!.hits.map((h) => h.message_id).filter((id) => !bundle.includes(id));
       assert.ok(semanticOnly.length > 0, 'the semantic half brought hits of its own');
       // Every fused hit carries exactly the extras the separate calls give, once.
       const redact = redactsFor(rt.context);
-      assert.ok((await assertExtrasPerHit(archive, s!.hits, redact)) > 0, 'some fused hits have reactions or attachments');
+      assert.ok(
+        (await assertExtrasPerHit(archive, s!.hits, redact)) > 0,
+        'some fused hits have reactions or attachments',
+      );
       assert.equal(s?.receipt.vector_coverage?.messages_with_vectors, sqlCoverage('test-embed'));
       // A message both halves find, with reactions: its extras come once, not once per half.
       const target = curated.marks.reactionTarget;
-      const both = (await client.callTool({ name: 'search_messages', arguments: { query: target.body } })) as CallToolResult;
+      const both = (await client.callTool({
+        name: 'search_messages',
+        arguments: { query: target.body },
+      })) as CallToolResult;
       const sb = both.structuredContent as Structured;
       assert.equal(sb.semantic.used, true);
       const keywordIds = (await archive.searchKeywordBundle({ query: target.body, limit: 20 })).hits.map((h) => h.id);
       assert.ok(keywordIds.includes(target.id), 'the keyword half finds it');
-      assert.equal(sb.hits[0]?.message_id, target.id, 'the semantic half ranks its own text first, so the fusion does too');
+      assert.equal(
+        sb.hits[0]?.message_id,
+        target.id,
+        'the semantic half ranks its own text first, so the fusion does too',
+      );
       assert.ok((sb.hits[0].reactions?.length ?? 0) > 0);
       await assertExtrasPerHit(archive, sb.hits, redact);
     } finally {
@@ -166,27 +231,45 @@ describe('archive calls per search_messages', () => {
     }
   });
 
-  it('semantic_search: after the vector search one call (the hits, their extras, the receipt\'s counts), the same as the separate calls', async () => {
+  it("semantic_search: after the vector search one call (the hits, their extras, the receipt's counts), the same as the separate calls", async () => {
     const { rt, calls, args } = countingRuntime('test-embed');
     const { client, close } = await connectClient(rt.context);
     try {
       // The first call builds the index (and reads the whole archive's counts meanwhile); the ones after search it.
-      const first = (await client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } })) as CallToolResult;
+      const first = (await client.callTool({
+        name: 'semantic_search',
+        arguments: { query: 'lease' },
+      })) as CallToolResult;
       assert.ok(!first.isError, textOf(first));
       const conv = curated.marks.reactionTarget.conversationId;
       let withExtras = 0;
-      for (const a of [{ query: 'lease agreement' }, { query: 'reaction heart', conversation_id: conv }, { query: 'photo of the cabin', has_attachment: true }]) {
+      for (const a of [
+        { query: 'lease agreement' },
+        { query: 'reaction heart', conversation_id: conv },
+        { query: 'photo of the cabin', has_attachment: true },
+      ]) {
         calls.length = 0;
         args.length = 0;
         const r = (await client.callTool({ name: 'semantic_search', arguments: a })) as CallToolResult;
         assert.ok(!r.isError, textOf(r));
-        const reads = calls.filter((c) => !['conversationById', 'resolveConversation', 'messageIdsWith', 'embeddingModels'].includes(c));
+        const reads = calls.filter(
+          (c) => !['conversationById', 'resolveConversation', 'messageIdsWith', 'embeddingModels'].includes(c),
+        );
         assert.deepEqual(reads, ['hitMessagesBundle'], JSON.stringify(a));
         const s = r.structuredContent as Structured;
         assert.ok(s.hits.length > 0, JSON.stringify(a));
         const archive = await rt.context.archive();
-        const scope = 'conversation_id' in a ? { conversationId: conv, source: curated.conversations.find((c) => c.id === conv)!.source } : a.has_attachment ? { hasAttachment: true } : {};
-        assert.deepEqual(JSON.parse(JSON.stringify(args[calls.indexOf('hitMessagesBundle')][1])), scope, 'the receipt\'s scope is counted in the same call');
+        const scope =
+          'conversation_id' in a
+            ? { conversationId: conv, source: curated.conversations.find((c) => c.id === conv)!.source }
+            : a.has_attachment
+              ? { hasAttachment: true }
+              : {};
+        assert.deepEqual(
+          JSON.parse(JSON.stringify(args[calls.indexOf('hitMessagesBundle')][1])),
+          scope,
+          "the receipt's scope is counted in the same call",
+        );
         const counts = await archive.scopeCounts(scope, 'test-embed');
         assert.equal(s.receipt.messages_in_scope, counts.messages);
         assert.equal(s.receipt.vector_coverage?.messages_with_vectors, counts.withVectors);
@@ -227,7 +310,10 @@ describe('archive calls per search_messages', () => {
       assert.equal(s.semantic.used, false);
       assert.match(s.semantic.reason ?? '', /the semantic backend broke/);
       assert.equal(s.receipt.vector_coverage, undefined, 'no model named, no vectors counted');
-      assert.deepEqual(calls.filter((c) => c !== 'conversationById'), ['searchKeywordBundle']);
+      assert.deepEqual(
+        calls.filter((c) => c !== 'conversationById'),
+        ['searchKeywordBundle'],
+      );
     } finally {
       await close();
       await rt.dispose();

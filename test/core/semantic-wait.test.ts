@@ -12,7 +12,13 @@ import { after, before, describe, it } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { buildCuratedArchive, type CuratedArchive } from '../fixtures/index';
 import type { Embedder } from '../../src/embed/types';
-import { createRuntime, defaultVectorIndexBuilder, inThreadOpener, type RuntimeOptions, type VectorBuildRequest } from '../../src/core/index';
+import {
+  createRuntime,
+  defaultVectorIndexBuilder,
+  inThreadOpener,
+  type RuntimeOptions,
+  type VectorBuildRequest,
+} from '../../src/core/index';
 import { connectClient, textOf } from '../mcp/harness';
 
 const CITATION = { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' };
@@ -94,7 +100,10 @@ describe('search_messages never waits for the index or the endpoint', () => {
       assert.ok(first.hits.length > 0, 'keyword hits arrive during the build');
       assert.deepEqual(first.semantic, { used: false, reason: 'index building: 0%', model: 'test-embed' });
       half.open();
-      await until(() => rt.status().semantic.state === 'building' && (rt.status().semantic as { percent?: number }).percent === 50);
+      await until(
+        () =>
+          rt.status().semantic.state === 'building' && (rt.status().semantic as { percent?: number }).percent === 50,
+      );
       const second = await search(client);
       assert.equal(second.semantic.reason, 'index building: 50%');
       assert.ok(second.hits.length > 0);
@@ -190,10 +199,15 @@ describe('semantic_search during a build', () => {
     try {
       void rt.context.semantic().catch(() => {});
       await until(() => (rt.status().semantic as { percent?: number }).percent !== undefined && count > 0);
-      await until(() => rt.status().semantic.state === 'building' && (rt.status().semantic as { percent?: number }).percent! > 0);
+      await until(
+        () => rt.status().semantic.state === 'building' && (rt.status().semantic as { percent?: number }).percent! > 0,
+      );
       const r = (await client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } })) as CallToolResult;
       assert.equal(r.isError, true);
-      assert.match(textOf(r), /the vector index is still building \(\d+%, about \d+ s left\); semantic_search answers once it is ready/);
+      assert.match(
+        textOf(r),
+        /the vector index is still building \(\d+%, about \d+ s left\); semantic_search answers once it is ready/,
+      );
     } finally {
       finish.open();
       await close();
@@ -260,14 +274,21 @@ describe('the query vector of a waiting semantic_search', () => {
       const keyword = await search(client, 'deposit');
       assert.equal(keyword.semantic.used, false);
       assert.deepEqual(embedded, [], 'a keyword answer during the build asks for no vector');
-      const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } }) as Promise<CallToolResult>;
+      const call = client.callTool({
+        name: 'semantic_search',
+        arguments: { query: 'lease' },
+      }) as Promise<CallToolResult>;
       await until(() => embedded.length > 0);
       assert.deepEqual(embedded, [{ text: 'lease', duringBuild: true }]);
       finish.open();
       const r = await call;
       assert.ok(!r.isError, textOf(r));
       assert.ok((r.structuredContent as { hits: unknown[] }).hits.length > 0);
-      assert.deepEqual(embedded, [{ text: 'lease', duringBuild: true }], 'the answer used the vector asked for during the build');
+      assert.deepEqual(
+        embedded,
+        [{ text: 'lease', duringBuild: true }],
+        'the answer used the vector asked for during the build',
+      );
     } finally {
       finish.open();
       await close();
@@ -281,7 +302,10 @@ describe('the receipt of a waiting semantic_search', () => {
    * Records every count of a scope (a scopeCounts call, or a hitMessagesBundle given a scope), and whether the build
    * (held until `finish` opens) was still running.
    */
-  function counting(counted: { scope: unknown; model: unknown; duringBuild: boolean }[], finish: ReturnType<typeof gate>) {
+  function counting(
+    counted: { scope: unknown; model: unknown; duringBuild: boolean }[],
+    finish: ReturnType<typeof gate>,
+  ) {
     return options({
       openArchive: async (p) => {
         const opened = await inThreadOpener(p);
@@ -311,16 +335,25 @@ describe('the receipt of a waiting semantic_search', () => {
     const rt = createRuntime(counting(counted, finish));
     const { client, close } = await connectClient(rt.context);
     try {
-      const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } }) as Promise<CallToolResult>;
+      const call = client.callTool({
+        name: 'semantic_search',
+        arguments: { query: 'lease' },
+      }) as Promise<CallToolResult>;
       await until(() => counted.length > 0);
       assert.equal(counted[0]!.duringBuild, true, 'the counts are read before the index is ready');
       assert.equal(counted[0]!.model, undefined, 'without the vector coverage, which the build itself counts');
       finish.open();
       const r = await call;
       assert.ok(!r.isError, textOf(r));
-      const again = (await client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } })) as CallToolResult;
-      assert.deepEqual((r.structuredContent as { receipt: unknown }).receipt, (again.structuredContent as { receipt: unknown }).receipt);
-      assert.equal(new Set(counted.map((c) => JSON.stringify(c.scope))).size, 1, 'always the receipt\'s own scope');
+      const again = (await client.callTool({
+        name: 'semantic_search',
+        arguments: { query: 'lease' },
+      })) as CallToolResult;
+      assert.deepEqual(
+        (r.structuredContent as { receipt: unknown }).receipt,
+        (again.structuredContent as { receipt: unknown }).receipt,
+      );
+      assert.equal(new Set(counted.map((c) => JSON.stringify(c.scope))).size, 1, "always the receipt's own scope");
     } finally {
       finish.open();
       await close();
@@ -336,16 +369,24 @@ describe('the receipt of a waiting semantic_search', () => {
     try {
       // The call is inside its wait for the build once it reports progress: only then is the build let finish.
       let waiting = false;
-      const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease', start: '2020-01-01' } }, undefined, {
-        onprogress: () => {
-          waiting = true;
+      const call = client.callTool(
+        { name: 'semantic_search', arguments: { query: 'lease', start: '2020-01-01' } },
+        undefined,
+        {
+          onprogress: () => {
+            waiting = true;
+          },
         },
-      }) as Promise<CallToolResult>;
+      ) as Promise<CallToolResult>;
       await until(() => waiting);
       finish.open();
       const r = await call;
       assert.ok(!r.isError, textOf(r));
-      assert.deepEqual(counted.map((c) => c.duringBuild), [false], 'counted once, for the answer');
+      assert.deepEqual(
+        counted.map((c) => c.duringBuild),
+        [false],
+        'counted once, for the answer',
+      );
     } finally {
       finish.open();
       await close();

@@ -103,7 +103,8 @@ test('no Authorization header without a key; long queries cut by characters', as
 test('empty model is refused at construction with the how-to-enable message', () => {
   assert.throws(
     () => new OpenAIEmbedder({ baseUrl: srv.baseUrl, model: '' }),
-    (e: unknown) => e instanceof EmbedError && e.code === 'not_configured' && e.message.includes('MSGBROWSE_LLM_EMBED_MODEL'),
+    (e: unknown) =>
+      e instanceof EmbedError && e.code === 'not_configured' && e.message.includes('MSGBROWSE_LLM_EMBED_MODEL'),
   );
   assert.throws(() => new OpenAIEmbedder({ baseUrl: 'not a url', model: 'm' }), /not a valid URL/);
   assert.throws(() => new OpenAIEmbedder({ baseUrl: 'file:///tmp', model: 'm' }), /http\(s\)/);
@@ -143,7 +144,14 @@ test('malformed responses are rejected clearly', async () => {
   await rejects(e.embed('q'), 'bad_response', /did not return JSON/);
   srv.respond = () => ({ body: { data: [] } });
   await rejects(e.embed('q'), 'bad_response', /returned 0 embeddings for 1 input/);
-  srv.respond = () => ({ body: { data: [{ embedding: [1], index: 0 }, { embedding: [2], index: 1 }] } });
+  srv.respond = () => ({
+    body: {
+      data: [
+        { embedding: [1], index: 0 },
+        { embedding: [2], index: 1 },
+      ],
+    },
+  });
   await rejects(e.embed('q'), 'bad_response', /returned 2 embeddings/);
   srv.respond = () => ({ body: { data: [{ embedding: [], index: 0 }] } });
   await rejects(e.embed('q'), 'bad_response', /empty embedding/);
@@ -173,7 +181,10 @@ test('modelAvailabilityProblem and dimensionMismatchError messages', () => {
   assert.equal(modelAvailabilityProblem('', []), NO_EMBED_MODEL_REASON);
   assert.equal(modelAvailabilityProblem('a', [{ model: 'a', count: 3, dim: 2 }]), undefined);
   assert.match(modelAvailabilityProblem('a', []) ?? '', /no message embeddings yet/);
-  assert.match(modelAvailabilityProblem('a', [{ model: 'b', count: 3, dim: 2 }]) ?? '', /no embeddings for model "a"; it has "b" \(3 vectors, dim 2\)/);
+  assert.match(
+    modelAvailabilityProblem('a', [{ model: 'b', count: 3, dim: 2 }]) ?? '',
+    /no embeddings for model "a"; it has "b" \(3 vectors, dim 2\)/,
+  );
   const d = dimensionMismatchError('m', 3, 2);
   assert.equal(d.code, 'dimension_mismatch');
   assert.match(d.message, /3-dimensional.*2-dimensional/);

@@ -29,7 +29,12 @@ export async function startEmbedServer(respond?: Responder): Promise<TestEmbedSe
       respond ??
       ((req) => {
         const parsed = JSON.parse(req.body) as { input: string[] };
-        return { body: { object: 'list', data: parsed.input.map((_, index) => ({ object: 'embedding', index, embedding: [1, 0] })) } };
+        return {
+          body: {
+            object: 'list',
+            data: parsed.input.map((_, index) => ({ object: 'embedding', index, embedding: [1, 0] })),
+          },
+        };
       }),
     close: async () => {
       for (const s of sockets) s.destroy();
@@ -40,7 +45,12 @@ export async function startEmbedServer(respond?: Responder): Promise<TestEmbedSe
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const rec: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const rec: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(rec);
       let out: ReturnType<Responder>;
       try {

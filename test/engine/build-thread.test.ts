@@ -36,7 +36,11 @@ require(${JSON.stringify(path.resolve(__dirname, '../../src/engine/build-host.ts
   // The first engine of this process: the host's compile of sqlite3.wasm is still running when it is asked for,
   // and neither the engine worker nor its build workers may compile another (the host hands its module to the
   // engine worker, which hands the one it has to every build worker).
-  engine = await startEngineWorker({ archivePath: curated.path, buildScript: frozen, log: (_level, message) => logs.push(message) });
+  engine = await startEngineWorker({
+    archivePath: curated.path,
+    buildScript: frozen,
+    log: (_level, message) => logs.push(message),
+  });
 });
 
 after(async () => {
@@ -72,6 +76,9 @@ describe('index builds run beside the engine worker, not on it', () => {
 
   it("the build thread instantiates the engine worker's compiled sqlite3.wasm instead of compiling it again", () => {
     // Set by the build above: its worker says when it had to compile (75-85 ms more on a first semantic call).
-    assert.deepEqual(logs.filter((m) => m.includes('compiling sqlite3.wasm')), []);
+    assert.deepEqual(
+      logs.filter((m) => m.includes('compiling sqlite3.wasm')),
+      [],
+    );
   });
 });

@@ -30,7 +30,12 @@ let fullQueryMs = 0;
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-cancel-'));
-  buildScaleArchive(path.join(dir, 'msgbrowse.sqlite'), { messages: MESSAGES, dim: 256, model: MODEL, progress: false });
+  buildScaleArchive(path.join(dir, 'msgbrowse.sqlite'), {
+    messages: MESSAGES,
+    dim: 256,
+    model: MODEL,
+    progress: false,
+  });
   engine = await startEngineWorker({ archivePath: dir });
   buildHeavyFtsArchive(path.join(dir, 'heavy', 'msgbrowse.sqlite'), HEAVY_MESSAGES);
   heavy = await startEngineWorker({ archivePath: path.join(dir, 'heavy') });
@@ -178,12 +183,10 @@ describe('engine worker: vector index builds off the main thread', () => {
     const progress: { done: number; total?: number }[] = [];
     const t0 = performance.now();
     let builtAt = 0;
-    const building = engine
-      .vectorIndex(MODEL, { cacheDir, onProgress: (p) => progress.push(p) })
-      .then((index) => {
-        builtAt = performance.now();
-        return index;
-      });
+    const building = engine.vectorIndex(MODEL, { cacheDir, onProgress: (p) => progress.push(p) }).then((index) => {
+      builtAt = performance.now();
+      return index;
+    });
     const answeredAt: number[] = [];
     for (let i = 0; i < 5; i++) {
       const hits = await engine.searchKeyword({ query: 'e', limit: 5 });

@@ -118,7 +118,11 @@ describe('engine worker: crashes and restarts', () => {
     const q = new Float32Array(embedText('lease agreement', dim, model));
     const hits = await index.search(q, 5);
     // The cache file is written after the index answers: crash once it is complete.
-    for (let i = 0; i < 200 && !(fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => f.endsWith('.idx'))); i++) {
+    for (
+      let i = 0;
+      i < 200 && !(fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => f.endsWith('.idx')));
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 25));
     }
     await assert.rejects(engine.messageById(CRASH_EXIT_ID), /stopped unexpectedly/);
@@ -138,7 +142,11 @@ describe('engine worker: a restart with scans shared (helpScans, as the CLI runs
       const q = new Float32Array(embedText('lease agreement', dim, model));
       const hits = await index.search(q, 5);
       assert.equal(index.helped.searches, 1);
-      for (let i = 0; i < 200 && !(fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => f.endsWith('.idx'))); i++) {
+      for (
+        let i = 0;
+        i < 200 && !(fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => f.endsWith('.idx')));
+        i++
+      ) {
         await new Promise((r) => setTimeout(r, 25));
       }
       await assert.rejects(engine.messageById(CRASH_EXIT_ID), /stopped unexpectedly/);

@@ -45,7 +45,12 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
   const dup = curated.duplicateNames[0];
   return {
     summary: [[]],
-    listConversations: [[], [{ source: 'signal' }], [{ nameContains: 'a' }], [{ source: 'whatsapp', nameContains: 'x' }]],
+    listConversations: [
+      [],
+      [{ source: 'signal' }],
+      [{ nameContains: 'a' }],
+      [{ source: 'whatsapp', nameContains: 'x' }],
+    ],
     conversationById: [[biggest.id], [m.leaseAgreement.conversationId], [987654]],
     resolveConversation: [
       [biggest.name],
@@ -79,7 +84,13 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
     ],
     conversationPage: [
       [{ conversationId: biggest.id, at: { kind: 'end' }, limit: 60 }],
-      [{ conversationId: m.reactionTarget.conversationId, at: { kind: 'around', messageId: m.imageCabin.id }, limit: 6 }],
+      [
+        {
+          conversationId: m.reactionTarget.conversationId,
+          at: { kind: 'around', messageId: m.imageCabin.id },
+          limit: 6,
+        },
+      ],
       [{ conversationId: biggest.id, at: { kind: 'before', messageId: m.groupTripLast.id }, limit: 7 }],
       [{ conversationId: biggest.id, at: { kind: 'after', messageId: m.groupTripFirst.id }, limit: 7 }],
       [{ conversationId: biggest.id, at: { kind: 'around', messageId: m.cjk.id }, limit: 60 }],
@@ -102,19 +113,36 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
       [{ query: 'lease', limit: 10 }],
       [{ query: 'the', limit: 5, source: 'signal' }, { source: 'signal' }, 'test-embed'],
       [{ query: 'the', limit: 10, hasAttachment: true }, { hasAttachment: true }],
-      [{ query: 'cafe', limit: 10, conversationId: biggest.id }, { conversationId: biggest.id, sender: 'Me' }, 'no-such-model'],
+      [
+        { query: 'cafe', limit: 10, conversationId: biggest.id },
+        { conversationId: biggest.id, sender: 'Me' },
+        'no-such-model',
+      ],
       [{ query: '   ', limit: 10 }, {}],
     ],
-    context: [[m.leaseAgreement.id, 3], [m.groupTripLast.id, 0], [987654, 2]],
+    context: [
+      [m.leaseAgreement.id, 3],
+      [m.groupTripLast.id, 0],
+      [987654, 2],
+    ],
     attachments: [
       [{ kinds: ['image', 'file', 'video'], limit: 10 }],
       [{ kinds: ['image'], limit: 2, source: 'imessage' }],
       [{ kinds: ['video'], limit: 10, conversationId: m.videoDance.conversationId }],
     ],
-    links: [[{ limit: 10 }], [{ limit: 10, domain: 'google.com' }], [{ limit: 1, conversationId: m.linkYelp.conversationId }]],
+    links: [
+      [{ limit: 10 }],
+      [{ limit: 10, domain: 'google.com' }],
+      [{ limit: 1, conversationId: m.linkYelp.conversationId }],
+    ],
     messageById: [[m.cjk.id], [m.scriptBody.id], [-1]],
     messageByHash: [[m.emoji.hash], ['0'.repeat(64)]],
-    messagesByHashPrefix: [[m.emoji.hash.slice(0, 16), 2], [m.emoji.hash.slice(0, 1), 10], ['0'.repeat(20), 2], ['XYZ', 2]],
+    messagesByHashPrefix: [
+      [m.emoji.hash.slice(0, 16), 2],
+      [m.emoji.hash.slice(0, 1), 10],
+      ['0'.repeat(20), 2],
+      ['XYZ', 2],
+    ],
     messagesByIds: [[some.map((x) => x.id)], [[]], [[m.arabic.id, 987654, m.hebrew.id]]],
     hitMessagesBundle: [
       [[m.reactionTarget.id, m.imageCabin.id, 987654, m.fileLease.id]],
@@ -125,26 +153,62 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
     attachmentsForMessages: [[[m.imageCabin.id, m.fileLease.id, m.videoDance.id, m.cjk.id]], [[]]],
     reactionsForHashes: [[[m.reactionTarget.hash, m.leaseAgreement.hash, 'nope']], [[]]],
     embeddingModels: [[]],
-    hitExtras: [[[m.reactionTarget.hash, m.imageCabin.hash, 'nope'], [m.reactionTarget.id, m.imageCabin.id, m.fileLease.id, 987654]], [[], []]],
-    journalDay: [['2022-03-01', Date.UTC(2022, 2, 1) / 1000], ['2022-03-05', Date.UTC(2022, 2, 5) / 1000], ['1999-01-01', Date.UTC(1999, 0, 1) / 1000]],
+    hitExtras: [
+      [
+        [m.reactionTarget.hash, m.imageCabin.hash, 'nope'],
+        [m.reactionTarget.id, m.imageCabin.id, m.fileLease.id, 987654],
+      ],
+      [[], []],
+    ],
+    journalDay: [
+      ['2022-03-01', Date.UTC(2022, 2, 1) / 1000],
+      ['2022-03-05', Date.UTC(2022, 2, 5) / 1000],
+      ['1999-01-01', Date.UTC(1999, 0, 1) / 1000],
+    ],
     dayMessages: [
       [{ dayStartUnix: Date.UTC(2022, 2, 1) / 1000, limit: 3 }],
-      [{ dayStartUnix: Date.UTC(2022, 2, 1) / 1000, limit: 3, after: { conversationId: biggest.id, tsUnix: 0, id: 0 } }],
+      [
+        {
+          dayStartUnix: Date.UTC(2022, 2, 1) / 1000,
+          limit: 3,
+          after: { conversationId: biggest.id, tsUnix: 0, id: 0 },
+        },
+      ],
       [{ dayStartUnix: Date.UTC(1999, 0, 1) / 1000, limit: 3 }],
     ],
     firstMessageYear: [[]],
     onThisDay: [
-      [{ days: [{ day: '2022-03-01', startUnix: Date.UTC(2022, 2, 1) / 1000 }, { day: '2021-03-01', startUnix: Date.UTC(2021, 2, 1) / 1000 }], perDay: 2, limit: 3 }],
+      [
+        {
+          days: [
+            { day: '2022-03-01', startUnix: Date.UTC(2022, 2, 1) / 1000 },
+            { day: '2021-03-01', startUnix: Date.UTC(2021, 2, 1) / 1000 },
+          ],
+          perDay: 2,
+          limit: 3,
+        },
+      ],
       [{ days: [], perDay: 3, limit: 12 }],
     ],
-    searchContacts: [['harper', 10], ['MJ', 1], ['zoe', 10], ['no such person', 10]],
+    searchContacts: [
+      ['harper', 10],
+      ['MJ', 1],
+      ['zoe', 10],
+      ['no such person', 10],
+    ],
     contactById: [[1], [987654]],
     contactsNamed: [['mj'], ['Harper'], ['nobody']],
     contactFacts: [[1], [987654]],
     messageIdsWith: [['attachment'], ['link']],
     senderNames: [[]],
     conversationSignatures: [[]],
-    messageIdsWithPrefix: [['1', 5], ['2', 100], ['0', 5], ['x', 5], ['99999999', 5]],
+    messageIdsWithPrefix: [
+      ['1', 5],
+      ['2', 100],
+      ['0', 5],
+      ['x', 5],
+      ['99999999', 5],
+    ],
   };
 }
 
@@ -191,7 +255,10 @@ describe('engine worker: parity with the in-thread archive', () => {
 
   it('arguments that cannot be sent to the worker reject clearly (and the engine keeps working)', async () => {
     const bad = worker.searchKeyword as unknown as (o: unknown) => Promise<unknown>;
-    await assert.rejects(bad({ query: 'lease', limit: 5, extra: () => 1 }), /Could not send the request to the search engine worker/);
+    await assert.rejects(
+      bad({ query: 'lease', limit: 5, extra: () => 1 }),
+      /Could not send the request to the search engine worker/,
+    );
     assert.equal((await worker.summary()).messages, curated.messages.length);
   });
 

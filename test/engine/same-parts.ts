@@ -5,7 +5,8 @@ import type { IndexParts } from '../../src/search/vector';
 export function assertSameParts(got: IndexParts, want: IndexParts): void {
   assert.equal(got.n, want.n);
   assert.deepEqual(got.meta, want.meta);
-  const rows = (p: IndexParts) => Buffer.from(new Uint8Array(p.memory.buffer, p.layout.matrixOff, p.n * p.layout.stride));
+  const rows = (p: IndexParts) =>
+    Buffer.from(new Uint8Array(p.memory.buffer, p.layout.matrixOff, p.n * p.layout.stride));
   assert.ok(rows(got).equals(rows(want)), 'int8 rows');
   for (const k of ['scale', 'err', 'qnorm', 'rowids', 'ids', 'conv', 'ts', 'sender', 'source'] as const) {
     assert.deepEqual(Array.from(got[k]), Array.from(want[k]), k);

@@ -111,7 +111,9 @@ describe('engine worker: vector indexes', () => {
   });
 
   it('an unknown model fails like the in-thread build', async () => {
-    const expected = await outcome(() => buildVectorIndex(sync.embeddings('no-such-model'), { model: 'no-such-model' }));
+    const expected = await outcome(() =>
+      buildVectorIndex(sync.embeddings('no-such-model'), { model: 'no-such-model' }),
+    );
     const actual = await outcome(() => engine.vectorIndex('no-such-model'));
     assert.equal(expected.ok, false);
     assert.deepStrictEqual(actual, expected);
@@ -177,7 +179,8 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
     const texts = ['lease agreement', 'trip to the cabin', 'coffee', 'deposit sent', 'dinner 3', 'message 1-77'];
     for (const t of texts) {
       const q = new Float32Array(embedText(t, dim, model));
-      for (const k of [1, 20, 100]) assert.deepStrictEqual(await remote.search(q, k), await local.search(q, k), `${t} k=${k}`);
+      for (const k of [1, 20, 100])
+        assert.deepStrictEqual(await remote.search(q, k), await local.search(q, k), `${t} k=${k}`);
     }
     assert.equal(remote.helped.searches, texts.length * 3, 'every unfiltered search was shared');
     // Which thread takes which chunk depends on timing (this thread starts as soon as it has sent the search, the
@@ -188,20 +191,27 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
     // Filtered searches, and searches started while a shared one is in flight, run in the worker alone.
     const before = remote.helped.searches;
     const q = new Float32Array(embedText('coffee', dim, model));
-    for (const f of [{ source: 'whatsapp' }, { sender: 'Me' }, { excludeConversationIds: [own.listConversations()[0].id] }]) {
+    for (const f of [
+      { source: 'whatsapp' },
+      { sender: 'Me' },
+      { excludeConversationIds: [own.listConversations()[0].id] },
+    ]) {
       assert.deepStrictEqual(await remote.search(q, 20, f), await local.search(q, 20, f), JSON.stringify(f));
     }
     assert.equal(remote.helped.searches, before, 'filtered searches are not shared');
     const concurrent = texts.map((t) => new Float32Array(embedText(t, dim, model)));
     const answers = await Promise.all(concurrent.map((v) => remote.search(v, 20)));
-    for (const [i, v] of concurrent.entries()) assert.deepStrictEqual(answers[i], await local.search(v, 20), `concurrent ${texts[i]}`);
+    for (const [i, v] of concurrent.entries())
+      assert.deepStrictEqual(answers[i], await local.search(v, 20), `concurrent ${texts[i]}`);
     assert.equal(remote.helped.searches, before + 1, 'one shared search at a time');
     local.dispose();
     remote.dispose();
   });
 
   // A timeout: a search whose vector.helped was dropped would never end (the bug this test found), not fail.
-  it('a search cancelled at once or once sent, then the next one: the next answers exactly', { timeout: 60_000 }, async () => {
+  it('a search cancelled at once or once sent, then the next one: the next answers exactly', {
+    timeout: 60_000,
+  }, async () => {
     const local = await buildVectorIndex(own.embeddings(model), { model, dim });
     {
       const remote = (await helping.vectorIndex(model)) as unknown as VectorIndexProxy;
@@ -214,7 +224,11 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
           if (late) await new Promise((r) => setImmediate(r));
           ctrl.abort();
           await assert.rejects(cancelled, { name: 'AbortError' });
-          assert.deepStrictEqual(await remote.search(q, 20), await local.search(q, 20), `${t}, cancelled ${late ? 'late' : 'at once'}`);
+          assert.deepStrictEqual(
+            await remote.search(q, 20),
+            await local.search(q, 20),
+            `${t}, cancelled ${late ? 'late' : 'at once'}`,
+          );
         }
       }
       assert.ok(remote.helped.searches >= 6);
@@ -228,7 +242,11 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
 function sqlCoverage(model: string, file = curated.path): number {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const row = db.prepare('SELECT count(*) AS n FROM embeddings e WHERE e.model = ? AND e.message_hash IN (SELECT hash FROM messages)').get(model) as { n: number };
+    const row = db
+      .prepare(
+        'SELECT count(*) AS n FROM embeddings e WHERE e.model = ? AND e.message_hash IN (SELECT hash FROM messages)',
+      )
+      .get(model) as { n: number };
     return row.n;
   } finally {
     db.close();
@@ -295,7 +313,9 @@ describe('the vector coverage a build counted is kept for search receipts', () =
           // msgbrowse removes a vector while the build runs.
           const w = openWritable(copy);
           try {
-            w.prepare('DELETE FROM embeddings WHERE rowid = (SELECT min(e.rowid) FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ?)').run(model);
+            w.prepare(
+              'DELETE FROM embeddings WHERE rowid = (SELECT min(e.rowid) FROM embeddings e JOIN messages m ON m.hash = e.message_hash WHERE e.model = ?)',
+            ).run(model);
           } finally {
             w.close();
           }
@@ -311,7 +331,7 @@ describe('the vector coverage a build counted is kept for search receipts', () =
     }
     const fresh = await openArchive(copy);
     try {
-      assert.equal(fresh.scopeCounts({}, model).withVectors, sqlCoverage(model, copy), '…and a fresh count is SQL\'s');
+      assert.equal(fresh.scopeCounts({}, model).withVectors, sqlCoverage(model, copy), "…and a fresh count is SQL's");
     } finally {
       fresh.close();
     }

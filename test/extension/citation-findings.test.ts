@@ -11,8 +11,32 @@ import { checkDocumentText, findingsOf, summaryLine } from '../../src/extension/
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
 const rows: MessageRow[] = [
-  { id: 1, hash: B, conversationId: 6, conversation: 'Harper', source: 'signal', sender: 'Harper', ts: '', tsUnix: 0, body: 'ok', isSystem: false, seq: 0 },
-  { id: 2, hash: A, conversationId: 6, conversation: 'Harper', source: 'signal', sender: 'Harper', ts: '', tsUnix: 0, body: 'the lease agreement is ready', isSystem: false, seq: 0 },
+  {
+    id: 1,
+    hash: B,
+    conversationId: 6,
+    conversation: 'Harper',
+    source: 'signal',
+    sender: 'Harper',
+    ts: '',
+    tsUnix: 0,
+    body: 'ok',
+    isSystem: false,
+    seq: 0,
+  },
+  {
+    id: 2,
+    hash: A,
+    conversationId: 6,
+    conversation: 'Harper',
+    source: 'signal',
+    sender: 'Harper',
+    ts: '',
+    tsUnix: 0,
+    body: 'the lease agreement is ready',
+    isSystem: false,
+    seq: 0,
+  },
 ];
 const archive = {
   messageById: async (id: number) => rows.find((r) => r.id === id),
@@ -44,7 +68,10 @@ describe('citation findings', () => {
         ['citation-unverified', 'information', 'msgbrowse:c/6/at/1'],
       ],
     );
-    assert.match(f[0].message, /^Quote altered: message 2 \(Harper in Harper\) does not say this word for word; closest passage: "the lease agreement is"\.$/);
+    assert.match(
+      f[0].message,
+      /^Quote altered: message 2 \(Harper in Harper\) does not say this word for word; closest passage: "the lease agreement is"\.$/,
+    );
     assert.match(f[2].message, /^Citation moved: .*now message 2.*Quick fix: update the link\.$/);
     assert.match(f[3].message, /^Citation gone: this message is no longer in the archive/);
     assert.equal(checks[f[2].check].fix?.text, `msgbrowse:c/6/at/2?h=${A.slice(0, 16)}`);
@@ -52,7 +79,10 @@ describe('citation findings', () => {
 
   it('the summary line counts links and quotes', async () => {
     const s = summarizeChecks(await checkDocumentText(archive, doc, true));
-    assert.equal(summaryLine(s), '6 citations: 3 resolve, 1 moved, 1 gone, 1 unverified (no hash) · 3 quotes: 1 matches, 1 altered, 1 not found');
+    assert.equal(
+      summaryLine(s),
+      '6 citations: 3 resolve, 1 moved, 1 gone, 1 unverified (no hash) · 3 quotes: 1 matches, 1 altered, 1 not found',
+    );
     assert.equal(summaryLine(summarizeChecks([])), 'no msgbrowse citations in this document');
     assert.equal((await checkDocumentText(archive, doc, false)).length, 7, 'outside Markdown, code is not special');
   });

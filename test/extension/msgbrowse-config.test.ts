@@ -2,7 +2,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { findJournalExcludes, msgbrowseConfigCandidates, parseJournalExcludes } from '../../src/extension/msgbrowse-config';
+import {
+  findJournalExcludes,
+  msgbrowseConfigCandidates,
+  parseJournalExcludes,
+} from '../../src/extension/msgbrowse-config';
 
 describe('msgbrowseConfigCandidates', () => {
   it('follows msgbrowse: ./config.yaml (each workspace folder), ~/.config, os.UserConfigDir, /etc', () => {
@@ -17,7 +21,10 @@ describe('msgbrowseConfigCandidates', () => {
       path.join(home, 'Library', 'Application Support', 'msgbrowse', 'config.yaml'),
       '/etc/msgbrowse/config.yaml',
     ]);
-    assert.deepEqual(msgbrowseConfigCandidates({ env: { XDG_CONFIG_HOME: '/x' }, platform: 'linux', home, workspaceFolders: [] })[1], path.join('/x', 'msgbrowse', 'config.yaml'));
+    assert.deepEqual(
+      msgbrowseConfigCandidates({ env: { XDG_CONFIG_HOME: '/x' }, platform: 'linux', home, workspaceFolders: [] })[1],
+      path.join('/x', 'msgbrowse', 'config.yaml'),
+    );
   });
 });
 
@@ -42,8 +49,15 @@ describe('parseJournalExcludes', () => {
   });
 
   it('reads a flow sequence and a sequence at the key’s own indent; CRLF and BOM tolerated', () => {
-    assert.deepEqual(parseJournalExcludes('\uFEFFjournal:\r\n  exclude_conversations: [Family, "A, B", \'C\']\r\n'), ['Family', 'A, B', 'C']);
-    assert.deepEqual(parseJournalExcludes('journal:\n  exclude_conversations:\n  - One\n  - Two\n  other: x\n'), ['One', 'Two']);
+    assert.deepEqual(parseJournalExcludes('\uFEFFjournal:\r\n  exclude_conversations: [Family, "A, B", \'C\']\r\n'), [
+      'Family',
+      'A, B',
+      'C',
+    ]);
+    assert.deepEqual(parseJournalExcludes('journal:\n  exclude_conversations:\n  - One\n  - Two\n  other: x\n'), [
+      'One',
+      'Two',
+    ]);
   });
 
   it('nothing when absent, elsewhere, empty, or not understood (never a guess)', () => {
@@ -62,7 +76,13 @@ describe('findJournalExcludes', () => {
       '/b/config.yaml': 'journal:\n  exclude_conversations: [X, X, Y]\n',
       '/c/config.yaml': 'journal:\n  exclude_conversations: [Z]\n',
     };
-    assert.deepEqual(findJournalExcludes(['/a/config.yaml', '/b/config.yaml', '/c/config.yaml'], (f) => files[f]), { file: '/b/config.yaml', names: ['X', 'Y'] });
-    assert.equal(findJournalExcludes(['/none'], () => undefined), undefined);
+    assert.deepEqual(
+      findJournalExcludes(['/a/config.yaml', '/b/config.yaml', '/c/config.yaml'], (f) => files[f]),
+      { file: '/b/config.yaml', names: ['X', 'Y'] },
+    );
+    assert.equal(
+      findJournalExcludes(['/none'], () => undefined),
+      undefined,
+    );
   });
 });

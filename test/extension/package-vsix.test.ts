@@ -11,12 +11,17 @@ const root = path.resolve(__dirname, '../..');
 function vsceList(): string[] {
   const vsce = path.join(root, 'node_modules/@vscode/vsce/vsce');
   const out = execFileSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8' });
-  return out.split('\n').map((l) => l.trim()).filter(Boolean).sort();
+  return out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .sort();
 }
 
 describe('VSIX contents', () => {
   it('contains the runtime files and nothing else', () => {
-    if (!fs.existsSync(path.join(root, 'dist/extension.js'))) execFileSync(process.execPath, ['esbuild.js'], { cwd: root });
+    if (!fs.existsSync(path.join(root, 'dist/extension.js')))
+      execFileSync(process.execPath, ['esbuild.js'], { cwd: root });
     const files = vsceList();
     for (const required of [
       'package.json',
@@ -40,10 +45,24 @@ describe('VSIX contents', () => {
     const stray = files.filter((f) => /\.(ts|map)$|^(src|test|scripts|bench|node_modules)\/|tsconfig/.test(f));
     assert.deepEqual(stray, [], `files that do not run were packaged: ${stray.join(', ')}`);
     // The agent suite's scripted-model extension (test/integration/agent-extension) is a test fixture, never shipped.
-    assert.ok(fs.existsSync(path.join(root, 'test/integration/agent-extension/package.json')), 'the test extension exists where this test looks');
-    assert.deepEqual(files.filter((f) => f.includes('agent-extension') || (f.endsWith('extension.js') && f !== 'dist/extension.js')), [], 'the test model extension was packaged');
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { main: string; icon: string; contributes?: Record<string, unknown> };
-    assert.ok(!manifest.contributes?.languageModelChatProviders, 'the shipped manifest contributes no language model (only the test extension does)');
+    assert.ok(
+      fs.existsSync(path.join(root, 'test/integration/agent-extension/package.json')),
+      'the test extension exists where this test looks',
+    );
+    assert.deepEqual(
+      files.filter((f) => f.includes('agent-extension') || (f.endsWith('extension.js') && f !== 'dist/extension.js')),
+      [],
+      'the test model extension was packaged',
+    );
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      main: string;
+      icon: string;
+      contributes?: Record<string, unknown>;
+    };
+    assert.ok(
+      !manifest.contributes?.languageModelChatProviders,
+      'the shipped manifest contributes no language model (only the test extension does)',
+    );
     assert.ok(files.includes(manifest.main.replace(/^\.\//, '')), 'package.json main is packaged');
     assert.ok(files.includes(manifest.icon), 'package.json icon is packaged');
   });

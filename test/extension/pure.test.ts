@@ -35,18 +35,33 @@ describe('citations', () => {
       assert.equal(text.slice(f.start, f.start + f.length), f.text);
     }
     assert.equal(found[0].text, 'code-oss://msgbrowse.msgbrowse-vscode/c/7/at/42');
-    assert.equal(findCitations('VSCODE://MSGBROWSE.MSGBROWSE-VSCODE/c/1/at/2').length, 1, 'authority is case-insensitive');
+    assert.equal(
+      findCitations('VSCODE://MSGBROWSE.MSGBROWSE-VSCODE/c/1/at/2').length,
+      1,
+      'authority is case-insensitive',
+    );
   });
 
   it('carries the hash anchor (?h=) through parsing, formatting and scanning; a malformed one is ignored', () => {
-    assert.deepEqual(parseCitationPath('/c/6/at/193', 'h=97d25097abcdef01'), { conversationId: 6, messageId: 193, hash: '97d25097abcdef01' });
-    assert.deepEqual(parseCitationPath('/c/6/at/193', '?h=97D25097'), { conversationId: 6, messageId: 193, hash: '97d25097' });
+    assert.deepEqual(parseCitationPath('/c/6/at/193', 'h=97d25097abcdef01'), {
+      conversationId: 6,
+      messageId: 193,
+      hash: '97d25097abcdef01',
+    });
+    assert.deepEqual(parseCitationPath('/c/6/at/193', '?h=97D25097'), {
+      conversationId: 6,
+      messageId: 193,
+      hash: '97d25097',
+    });
     assert.deepEqual(parseCitationPath('/c/6/at/193', 'h=xyz'), { conversationId: 6, messageId: 193 });
     const ref = { conversationId: 6, messageId: 193, hash: '97d25097abcdef01' };
     assert.equal(citationUri('vscode', ref), 'vscode://msgbrowse.msgbrowse-vscode/c/6/at/193?h=97d25097abcdef01');
     const text = `[a](${citationUri('vscode', ref)}) ${citationToken(ref)} vscode://msgbrowse.msgbrowse-vscode/c/6/at/193?h%3D97d25097abcdef01 and an old one vscode://msgbrowse.msgbrowse-vscode/c/6/at/193.`;
     const found = findCitations(text);
-    assert.deepEqual(found.map((f) => f.hash), ['97d25097abcdef01', '97d25097abcdef01', '97d25097abcdef01', undefined]);
+    assert.deepEqual(
+      found.map((f) => f.hash),
+      ['97d25097abcdef01', '97d25097abcdef01', '97d25097abcdef01', undefined],
+    );
     for (const f of found) assert.equal(text.slice(f.start, f.start + f.length), f.text);
     assert.equal(found[0].text, 'vscode://msgbrowse.msgbrowse-vscode/c/6/at/193?h=97d25097abcdef01');
   });
@@ -63,15 +78,25 @@ describe('archive discovery', () => {
   });
 
   it('searches MSGBROWSE_DATA_DIR, workspace ./data, ~/.config/msgbrowse, then the desktop app dir', () => {
-    const list = candidates(base({ env: { MSGBROWSE_DATA_DIR: '/d', XDG_CONFIG_HOME: '/x' }, workspaceFolders: ['/ws'] }));
+    const list = candidates(
+      base({ env: { MSGBROWSE_DATA_DIR: '/d', XDG_CONFIG_HOME: '/x' }, workspaceFolders: ['/ws'] }),
+    );
     assert.deepEqual(
       list.map((c) => c.file),
-      ['/d/msgbrowse.sqlite', '/ws/data/msgbrowse.sqlite', '/home/u/.config/msgbrowse/msgbrowse.sqlite', '/x/msgbrowse/msgbrowse.sqlite'],
+      [
+        '/d/msgbrowse.sqlite',
+        '/ws/data/msgbrowse.sqlite',
+        '/home/u/.config/msgbrowse/msgbrowse.sqlite',
+        '/x/msgbrowse/msgbrowse.sqlite',
+      ],
     );
   });
 
   it('uses Go os.UserConfigDir per platform and dedupes', () => {
-    assert.equal(userConfigDir({ env: {}, platform: 'darwin', home: '/Users/u' }), '/Users/u/Library/Application Support');
+    assert.equal(
+      userConfigDir({ env: {}, platform: 'darwin', home: '/Users/u' }),
+      '/Users/u/Library/Application Support',
+    );
     assert.equal(userConfigDir({ env: { APPDATA: 'C:\\AppData' }, platform: 'win32', home: 'C:\\u' }), 'C:\\AppData');
     assert.equal(userConfigDir({ env: { XDG_CONFIG_HOME: 'relative' }, platform: 'linux', home: '/h' }), '/h/.config');
     const linux = candidates(base({}));
@@ -79,7 +104,9 @@ describe('archive discovery', () => {
   });
 
   it('returns the first existing candidate', () => {
-    const r = discoverArchive(base({ workspaceFolders: ['/ws'], exists: (f) => f.startsWith('/home/u/') || f.startsWith('/ws/') }));
+    const r = discoverArchive(
+      base({ workspaceFolders: ['/ws'], exists: (f) => f.startsWith('/home/u/') || f.startsWith('/ws/') }),
+    );
     assert.equal(r.found?.file, '/ws/data/msgbrowse.sqlite');
     assert.equal(discoverArchive(base({})).found, undefined);
   });
@@ -100,12 +127,18 @@ describe('attachment paths', () => {
   fs.symlinkSync(path.join(outside, 'secret.png'), path.join(root, 'attachments', 'link.png'));
 
   it('resolves Signal paths under export/<conversation> and others under the root', () => {
-    assert.equal(resolveAttachment(root, 'signal', 'Harper', 'media/cabin.jpg'), fs.realpathSync(path.join(root, 'export/Harper/media/cabin.jpg')));
-    assert.equal(resolveAttachment(root, 'imessage', 'x', './attachments/a.png'), fs.realpathSync(path.join(root, 'attachments/a.png')));
+    assert.equal(
+      resolveAttachment(root, 'signal', 'Harper', 'media/cabin.jpg'),
+      fs.realpathSync(path.join(root, 'export/Harper/media/cabin.jpg')),
+    );
+    assert.equal(
+      resolveAttachment(root, 'imessage', 'x', './attachments/a.png'),
+      fs.realpathSync(path.join(root, 'attachments/a.png')),
+    );
   });
 
   it('refuses paths that escape the root, absolute paths, symlinks out and missing files', () => {
-    assert.equal(resolveAttachment(root, 'imessage', 'x', '../' + path.basename(outside) + '/secret.png'), undefined);
+    assert.equal(resolveAttachment(root, 'imessage', 'x', `../${path.basename(outside)}/secret.png`), undefined);
     assert.equal(resolveAttachment(root, 'signal', 'Harper', '../../../../etc/passwd'), undefined);
     assert.equal(resolveAttachment(root, 'signal', '..', 'media/cabin.jpg'), undefined);
     assert.equal(resolveAttachment(root, 'whatsapp', 'x', path.join(outside, 'secret.png')), undefined);
@@ -118,8 +151,15 @@ describe('attachment paths', () => {
 
 describe('webview messages', () => {
   it('accepts well-formed messages and drops everything else', () => {
-    assert.deepEqual(parseFromWebview({ type: 'loadMore', direction: 'before', edgeId: 3 }), { type: 'loadMore', direction: 'before', edgeId: 3 });
-    assert.deepEqual(parseFromWebview({ type: 'openLink', url: 'https://example.com/x' }), { type: 'openLink', url: 'https://example.com/x' });
+    assert.deepEqual(parseFromWebview({ type: 'loadMore', direction: 'before', edgeId: 3 }), {
+      type: 'loadMore',
+      direction: 'before',
+      edgeId: 3,
+    });
+    assert.deepEqual(parseFromWebview({ type: 'openLink', url: 'https://example.com/x' }), {
+      type: 'openLink',
+      url: 'https://example.com/x',
+    });
     for (const bad of [
       null,
       'ready',
@@ -133,19 +173,50 @@ describe('webview messages', () => {
     ]) {
       assert.equal(parseFromWebview(bad), undefined, JSON.stringify(bad)?.slice(0, 80));
     }
-    assert.deepEqual(parseState({ conversationId: 2, anchorId: 'x', highlightId: 5 }), { conversationId: 2, anchorId: undefined, highlightId: 5, highlightHash: undefined });
+    assert.deepEqual(parseState({ conversationId: 2, anchorId: 'x', highlightId: 5 }), {
+      conversationId: 2,
+      anchorId: undefined,
+      highlightId: 5,
+      highlightHash: undefined,
+    });
     assert.equal(parseState({ anchorId: 1 }), undefined);
   });
 
-  it('the viewer\'s citations and reports carry the message hash (validated as hex)', () => {
+  it("the viewer's citations and reports carry the message hash (validated as hex)", () => {
     const h = 'ab'.repeat(32);
-    assert.deepEqual(parseFromWebview({ type: 'copyCitation', messageId: 7, hash: h }), { type: 'copyCitation', messageId: 7, hash: h });
-    assert.deepEqual(parseFromWebview({ type: 'copyCitation', messageId: 7, hash: '<b>' }), { type: 'copyCitation', messageId: 7 }, 'a bad hash is dropped');
-    assert.deepEqual(parseFromWebview({ type: 'copyCitation', messageId: 7 }), { type: 'copyCitation', messageId: 7 }, 'older webviews still copy');
-    const shown = parseFromWebview({ type: 'shown', focusId: 3, highlighted: true, rendered: 9, activeElements: 0, images: 0, focusHash: h, notice: 'moved' });
+    assert.deepEqual(parseFromWebview({ type: 'copyCitation', messageId: 7, hash: h }), {
+      type: 'copyCitation',
+      messageId: 7,
+      hash: h,
+    });
+    assert.deepEqual(
+      parseFromWebview({ type: 'copyCitation', messageId: 7, hash: '<b>' }),
+      { type: 'copyCitation', messageId: 7 },
+      'a bad hash is dropped',
+    );
+    assert.deepEqual(
+      parseFromWebview({ type: 'copyCitation', messageId: 7 }),
+      { type: 'copyCitation', messageId: 7 },
+      'older webviews still copy',
+    );
+    const shown = parseFromWebview({
+      type: 'shown',
+      focusId: 3,
+      highlighted: true,
+      rendered: 9,
+      activeElements: 0,
+      images: 0,
+      focusHash: h,
+      notice: 'moved',
+    });
     assert.equal(shown?.type === 'shown' && shown.focusHash, h);
     assert.equal(shown?.type === 'shown' && shown.notice, 'moved');
-    assert.deepEqual(parseState({ conversationId: 2, highlightId: 5, highlightHash: h }), { conversationId: 2, anchorId: undefined, highlightId: 5, highlightHash: h });
+    assert.deepEqual(parseState({ conversationId: 2, highlightId: 5, highlightHash: h }), {
+      conversationId: 2,
+      anchorId: undefined,
+      highlightId: 5,
+      highlightHash: h,
+    });
     assert.equal(parseState({ conversationId: 2, highlightHash: 'zz' })?.highlightHash, undefined);
   });
 });
@@ -153,22 +224,36 @@ describe('webview messages', () => {
 describe('citation of a result item', () => {
   it('refOf anchors the ref with the 16-hex prefix of the item hash; items without one stay unanchored', () => {
     const hash = 'ABCDEF0123456789'.toLowerCase() + '1'.repeat(48);
-    assert.deepEqual(refOf({ conversation_id: 6, message_id: 193, hash }), { conversationId: 6, messageId: 193, hash: 'abcdef0123456789' });
+    assert.deepEqual(refOf({ conversation_id: 6, message_id: 193, hash }), {
+      conversationId: 6,
+      messageId: 193,
+      hash: 'abcdef0123456789',
+    });
     assert.deepEqual(refOf({ conversation_id: 6, message_id: 193 }), { conversationId: 6, messageId: 193 });
-    assert.equal(citationUri('vscode', refOf({ conversation_id: 6, message_id: 193, hash })), 'vscode://msgbrowse.msgbrowse-vscode/c/6/at/193?h=abcdef0123456789');
+    assert.equal(
+      citationUri('vscode', refOf({ conversation_id: 6, message_id: 193, hash })),
+      'vscode://msgbrowse.msgbrowse-vscode/c/6/at/193?h=abcdef0123456789',
+    );
   });
 });
 
 describe('MCP config snippet', () => {
   it('points other clients at the bundled CLI with the archive and embedding settings', () => {
-    const text = mcpConfigSnippet('mcpServers', '/ext', '/data/msgbrowse.sqlite', { embedBaseUrl: 'http://h/v1', embedModel: 'm' });
+    const text = mcpConfigSnippet('mcpServers', '/ext', '/data/msgbrowse.sqlite', {
+      embedBaseUrl: 'http://h/v1',
+      embedModel: 'm',
+    });
     const cfg = JSON.parse(text);
     assert.deepEqual(cfg.mcpServers.msgbrowse, {
       command: 'node',
       args: [path.join('/ext', 'dist', 'cli.js'), '--archive', '/data/msgbrowse.sqlite'],
       env: { MSGBROWSE_LLM_BASE_URL: 'http://h/v1', MSGBROWSE_LLM_EMBED_MODEL: 'm' },
     });
-    assert.equal(JSON.parse(mcpConfigSnippet('vscode', '/ext', undefined, { embedBaseUrl: 'u', embedModel: '' })).servers.msgbrowse.type, 'stdio');
+    assert.equal(
+      JSON.parse(mcpConfigSnippet('vscode', '/ext', undefined, { embedBaseUrl: 'u', embedModel: '' })).servers.msgbrowse
+        .type,
+      'stdio',
+    );
   });
 });
 

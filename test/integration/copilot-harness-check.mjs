@@ -22,7 +22,16 @@ const deadPort = await new Promise((resolve) => {
   });
 });
 const dead = `http://127.0.0.1:${deadPort}`;
-const PROXY_KEYS = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy'];
+const PROXY_KEYS = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'ALL_PROXY',
+  'all_proxy',
+  'NO_PROXY',
+  'no_proxy',
+];
 
 async function run(label, proxy) {
   const env = { ...process.env };
@@ -32,7 +41,11 @@ async function run(label, proxy) {
   const client = new CopilotClient({ useLoggedInUser: false, baseDirectory: base, env, logLevel: 'none' });
   try {
     await client.start();
-    const session = await client.createSession({ onPermissionRequest: approveAll, enableConfigDiscovery: false, mcpServers: input.mcpServers });
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      enableConfigDiscovery: false,
+      mcpServers: input.mcpServers,
+    });
     const until = Date.now() + deadline;
     let servers = [];
     for (;;) {
@@ -48,7 +61,8 @@ async function run(label, proxy) {
     const out = [];
     for (const s of servers) {
       let tools = [];
-      if (s.status === 'connected') tools = (await session.rpc.mcp.listTools({ serverName: s.name })).tools.map((t) => t.name);
+      if (s.status === 'connected')
+        tools = (await session.rpc.mcp.listTools({ serverName: s.name })).tools.map((t) => t.name);
       out.push({ name: s.name, status: s.status, error: s.error, tools });
     }
     await session.disconnect?.().catch(() => {});

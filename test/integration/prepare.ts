@@ -95,7 +95,14 @@ export async function prepare(): Promise<Prepared> {
   const v20 = atVersion('schema-v20', 20);
   const v23 = atVersion('schema-v23', 20);
   makeFutureArchive(v23.path);
-  const big = buildScaleArchive(path.join(root, 'archives', 'real-size', 'msgbrowse.sqlite'), { messages: 20_000, conversations: 400, dim, model, longMessages: 0.05, progress: false });
+  const big = buildScaleArchive(path.join(root, 'archives', 'real-size', 'msgbrowse.sqlite'), {
+    messages: 20_000,
+    conversations: 400,
+    dim,
+    model,
+    longMessages: 0.05,
+    progress: false,
+  });
 
   fs.writeFileSync(
     path.join(workspace, '.vscode', 'settings.json'),
@@ -136,7 +143,9 @@ export async function prepare(): Promise<Prepared> {
       embedModel: model,
       journal: (() => {
         const day = new Date(lease.tsUnix * 1000).toISOString().slice(0, 10);
-        const dayMessages = curated.messages.filter((x) => !x.isSystem && x.body.trim() !== '' && new Date(x.tsUnix * 1000).toISOString().slice(0, 10) === day).length;
+        const dayMessages = curated.messages.filter(
+          (x) => !x.isSystem && x.body.trim() !== '' && new Date(x.tsUnix * 1000).toISOString().slice(0, 10) === day,
+        ).length;
         return { day, digest: CURATED_DIGEST_SUMMARY, dayMessages };
       })(),
     },
@@ -147,7 +156,13 @@ export async function prepare(): Promise<Prepared> {
       writer: {
         node: process.execPath,
         cwd: path.resolve(__dirname, '..', '..'),
-        args: ['--import', 'tsx', path.resolve(__dirname, '..', 'fixtures', 'append-child.ts'), liveResources, String(lease.conversationId)],
+        args: [
+          '--import',
+          'tsx',
+          path.resolve(__dirname, '..', 'fixtures', 'append-child.ts'),
+          liveResources,
+          String(lease.conversationId),
+        ],
       },
     },
     reimport: {
@@ -174,11 +189,21 @@ export async function prepare(): Promise<Prepared> {
           .sort((a, b) => a.tsUnix - b.tsUnix || a.id - b.id);
         const words = msgs[0].body.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2);
         const firstWord = [...words].sort((a, b) => b.length - a.length)[0] ?? '';
-        return { id: c.id, messageCount: c.messageCount, firstId: msgs[0].id, lastId: msgs[msgs.length - 1].id, firstWord };
+        return {
+          id: c.id,
+          messageCount: c.messageCount,
+          firstId: msgs[0].id,
+          lastId: msgs[msgs.length - 1].id,
+          firstWord,
+        };
       })(),
     },
     copilotHarness: { script: '' },
-    secrets: { path: buildSecretsArchive(path.join(root, 'archives', 'secrets')).path, code: '483920', query: 'verification' },
+    secrets: {
+      path: buildSecretsArchive(path.join(root, 'archives', 'secrets')).path,
+      code: '483920',
+      query: 'verification',
+    },
     realSize: {
       path: big.path,
       conversations: big.conversations,
@@ -220,19 +245,26 @@ function copilotHarness(): CopilotHarnessManifest {
   const script = path.join(__dirname, 'copilot-harness-check.mjs');
   const hostDir = process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
   const envFile = path.join(hostDir, 'host.env');
-  if (!fs.existsSync(envFile)) return { script, missing: `no ${envFile}: the Copilot runtime comes with the offline test host` };
+  if (!fs.existsSync(envFile))
+    return { script, missing: `no ${envFile}: the Copilot runtime comes with the offline test host` };
   const env = Object.fromEntries(
-    fs.readFileSync(envFile, 'utf8').split('\n').flatMap((l) => {
-      const i = l.indexOf('=');
-      return i > 0 ? [[l.slice(0, i).trim(), l.slice(i + 1).trim()]] : [];
-    }),
+    fs
+      .readFileSync(envFile, 'utf8')
+      .split('\n')
+      .flatMap((l) => {
+        const i = l.indexOf('=');
+        return i > 0 ? [[l.slice(0, i).trim(), l.slice(i + 1).trim()]] : [];
+      }),
   );
   const node = env.NODE24 || env.CS_NODE;
   if (!node || !fs.existsSync(node)) return { script, missing: `no Node 24 in ${envFile}` };
   // CS_ENTRY = …/code-server/out/node/entry.js → …/code-server/lib/vscode/node_modules/@github/copilot-sdk
-  const sdk = env.CS_ENTRY && path.join(path.dirname(env.CS_ENTRY), '..', '..', 'lib', 'vscode', 'node_modules', '@github', 'copilot-sdk');
+  const sdk =
+    env.CS_ENTRY &&
+    path.join(path.dirname(env.CS_ENTRY), '..', '..', 'lib', 'vscode', 'node_modules', '@github', 'copilot-sdk');
   const pkg = sdk && path.join(sdk, 'package.json');
-  if (!pkg || !fs.existsSync(pkg)) return { script, node, missing: `the test host bundles no @github/copilot-sdk (looked in ${sdk})` };
+  if (!pkg || !fs.existsSync(pkg))
+    return { script, node, missing: `the test host bundles no @github/copilot-sdk (looked in ${sdk})` };
   const meta = JSON.parse(fs.readFileSync(pkg, 'utf8')) as { version: string; copilotCliVersion?: string };
   return { script, node, sdk, sdkVersion: meta.version, runtimeVersion: meta.copilotCliVersion };
 }

@@ -26,7 +26,8 @@ function hostExecutable(): { exe?: string; missing?: string } {
   }
   if (process.env.MSGBROWSE_TEST_VSCODE === 'download') return {};
   const hostDir = process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
-  if (fs.existsSync(path.join(hostDir, 'host.env'))) return { exe: path.join(repo, 'scripts', 'test-host', 'code-server-test-host.mjs') };
+  if (fs.existsSync(path.join(hostDir, 'host.env')))
+    return { exe: path.join(repo, 'scripts', 'test-host', 'code-server-test-host.mjs') };
   return {
     missing:
       `the offline VS Code test host is not installed (no ${path.join(hostDir, 'host.env')}); install it with ` +
@@ -39,7 +40,9 @@ async function main(): Promise<number> {
   const suite = path.join(repo, 'out', 'integration', 'suite.js');
   for (const f of [suite, path.join(repo, 'dist', 'extension.js'), path.join(repo, 'dist', 'viewer.js')]) {
     if (!fs.existsSync(f)) {
-      console.error(`integration: ${path.relative(repo, f)} is missing; run node esbuild.js && node scripts/build-integration.js`);
+      console.error(
+        `integration: ${path.relative(repo, f)} is missing; run node esbuild.js && node scripts/build-integration.js`,
+      );
       console.log('0 passed, 1 failed');
       return 1;
     }
@@ -63,7 +66,9 @@ async function main(): Promise<number> {
   // development extension beside ours, staged from test/ (never part of the VSIX).
   const agentExtension = path.join(prepared.root, 'agent-extension');
   fs.cpSync(path.join(repo, 'test', 'integration', 'agent-extension'), agentExtension, { recursive: true });
-  console.log(`integration: host ${exe ? path.relative(repo, exe) : 'downloaded by @vscode/test-electron'}; fixtures in ${prepared.root}`);
+  console.log(
+    `integration: host ${exe ? path.relative(repo, exe) : 'downloaded by @vscode/test-electron'}; fixtures in ${prepared.root}`,
+  );
   let runError: string | undefined;
   const userData = path.join(prepared.root, 'user-data');
   const extensionsDir = path.join(prepared.root, 'extensions');
@@ -72,7 +77,12 @@ async function main(): Promise<number> {
       vscodeExecutablePath: exe,
       extensionDevelopmentPath: [staged, agentExtension],
       extensionTestsPath: suite,
-      launchArgs: [prepared.manifest.workspace, `--user-data-dir=${userData}`, `--extensions-dir=${extensionsDir}`, '--disable-extensions'],
+      launchArgs: [
+        prepared.manifest.workspace,
+        `--user-data-dir=${userData}`,
+        `--extensions-dir=${extensionsDir}`,
+        '--disable-extensions',
+      ],
       // TEST_HOOKS_ENV: the extension attaches its test hooks (src/extension/test-api.ts) only when asked, under tests.
       // MSGBROWSE_TEST_AGENT_CHAT: the host wrapper seeds the workbench so VS Code's own chat agent runs offline with
       // the test model, and serves the suite's DOM requests (scripts/test-host/code-server-test-host.mjs).

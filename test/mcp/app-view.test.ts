@@ -26,7 +26,8 @@ let runtime: Runtime;
 let client: Client;
 
 before(async () => {
-  if (!fs.existsSync(path.join(root, 'dist/thread-app.html'))) execFileSync(process.execPath, ['esbuild.js'], { cwd: root });
+  if (!fs.existsSync(path.join(root, 'dist/thread-app.html')))
+    execFileSync(process.execPath, ['esbuild.js'], { cwd: root });
   dir = tempDir('app-view');
   const desc = buildCuratedArchive(dir);
   runtime = startRuntime({ archivePath: desc.path });
@@ -59,7 +60,13 @@ describe('MCP App view (ui://msgbrowse/thread)', () => {
         assert.equal(t._meta?.['ui/resourceUri'], undefined, `${t.name} declares no view`);
       }
     }
-    assert.deepEqual(tools.filter((t) => t._meta?.ui).map((t) => t.name).sort(), [...SIX].sort());
+    assert.deepEqual(
+      tools
+        .filter((t) => t._meta?.ui)
+        .map((t) => t.name)
+        .sort(),
+      [...SIX].sort(),
+    );
   });
 
   it('is listed in resources/list with the MCP App MIME type', async () => {
@@ -73,7 +80,12 @@ describe('MCP App view (ui://msgbrowse/thread)', () => {
   it('resources/read serves one self-contained HTML document with CSP metadata allowing no network', async () => {
     const r = await client.readResource({ uri: THREAD_VIEW_URI });
     assert.equal(r.contents.length, 1);
-    const c = r.contents[0] as { uri: string; mimeType?: string; text?: string; _meta?: { ui?: { csp?: Record<string, string[] | undefined> } } };
+    const c = r.contents[0] as {
+      uri: string;
+      mimeType?: string;
+      text?: string;
+      _meta?: { ui?: { csp?: Record<string, string[] | undefined> } };
+    };
     assert.equal(c.uri, THREAD_VIEW_URI);
     assert.equal(c.mimeType, MIME);
     const html = String(c.text);

@@ -64,10 +64,12 @@ describe('disclosure of tool calls', () => {
     assert.ok(ctx.messages.length >= 3, JSON.stringify(ctx.messages));
     const conv = await one(() => h.ok('get_conversation', { conversation_id: lease.conversationId, limit: 5 }));
     assert.equal(conv.messages.length, 5);
-    assert.ok(conv.messages.every((m) => m.conversation_id === lease.conversationId && m.hash === hashOf(m.message_id!)));
+    assert.ok(
+      conv.messages.every((m) => m.conversation_id === lease.conversationId && m.hash === hashOf(m.message_id!)),
+    );
   });
 
-  test('list_media and list_links: items without a hash field are named by their link\'s ?h= anchor', async () => {
+  test("list_media and list_links: items without a hash field are named by their link's ?h= anchor", async () => {
     const media = await one(() => h.ok('list_media', {}));
     assert.ok(media.messages.length > 0);
     for (const m of media.messages) {
@@ -105,7 +107,9 @@ describe('disclosure of resource reads', () => {
   });
 
   test('a conversation resource discloses no message; a refused read is recorded as failed', async () => {
-    const c = await one(() => h.client.readResource({ uri: conversationResourceUri(desc.marks.leaseAgreement.conversationId) }));
+    const c = await one(() =>
+      h.client.readResource({ uri: conversationResourceUri(desc.marks.leaseAgreement.conversationId) }),
+    );
     assert.equal(c.ok, true);
     assert.deepEqual(c.messages, []);
     const gone = await one(() => h.client.readResource({ uri: `msgbrowse://message/${'0'.repeat(64)}` }));

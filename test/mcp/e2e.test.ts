@@ -9,7 +9,15 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer } from '../../src/mcp';
 import { createRuntime, type Runtime } from '../../src/core';
-import { buildCuratedArchive, buildMsgbrowseMcpFixture, cosine, embedText, embeddingInput, isEmbeddable, MCP_FIXTURE_MODEL } from '../fixtures/index';
+import {
+  buildCuratedArchive,
+  buildMsgbrowseMcpFixture,
+  cosine,
+  embedText,
+  embeddingInput,
+  isEmbeddable,
+  MCP_FIXTURE_MODEL,
+} from '../fixtures/index';
 import { tempDir, CITATION } from './harness';
 import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
 
@@ -32,7 +40,14 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function serve(archivePath: string, model: string): Promise<{ runtime: Runtime; call: (n: string, a: Record<string, unknown>) => Promise<CallToolResult>; close(): Promise<void> }> {
+async function serve(
+  archivePath: string,
+  model: string,
+): Promise<{
+  runtime: Runtime;
+  call: (n: string, a: Record<string, unknown>) => Promise<CallToolResult>;
+  close(): Promise<void>;
+}> {
   const runtime = createRuntime({
     archivePath,
     embed: { baseUrl: embed.baseUrl, model },
@@ -63,17 +78,34 @@ test('§10 through the real runtime: hybrid ids 1,3,2 (0.0328, 0.0161, 0.0159); 
   try {
     // The first use builds the index; search_messages does not wait for it (keyword hits now, hybrid next).
     const early = await s.call('search_messages', { query: 'lease' });
-    assert.match((early.structuredContent as { semantic: { reason?: string } }).semantic.reason ?? '', /^index building: \d+%$/);
+    assert.match(
+      (early.structuredContent as { semantic: { reason?: string } }).semantic.reason ?? '',
+      /^index building: \d+%$/,
+    );
     await s.runtime.context.semantic();
     const hy = await s.call('search_messages', { query: 'lease' });
     assert.ok(!hy.isError, JSON.stringify(hy.content));
     const hits = (hy.structuredContent as { hits: { message_id: number; score: number }[] }).hits;
-    assert.deepEqual(hits.map((x) => [x.message_id, x.score]), [[1, 0.0328], [3, 0.0161], [2, 0.0159]]);
+    assert.deepEqual(
+      hits.map((x) => [x.message_id, x.score]),
+      [
+        [1, 0.0328],
+        [3, 0.0161],
+        [2, 0.0159],
+      ],
+    );
     const sem = await s.call('semantic_search', { query: 'rental contract', k: 3 });
     assert.ok(!sem.isError, JSON.stringify(sem.content));
     assert.deepEqual(
-      (sem.structuredContent as { hits: { message_id: number; score: number }[] }).hits.map((x) => [x.message_id, x.score]),
-      [[1, 0.995], [3, 0.1961], [2, 0.0995]],
+      (sem.structuredContent as { hits: { message_id: number; score: number }[] }).hits.map((x) => [
+        x.message_id,
+        x.score,
+      ]),
+      [
+        [1, 0.995],
+        [3, 0.1961],
+        [2, 0.0995],
+      ],
     );
   } finally {
     await s.close();
@@ -96,8 +128,16 @@ test('curated archive through the real int8 index: semantic_search equals exact 
       const r = await s.call('semantic_search', { query, k: 10 });
       assert.ok(!r.isError, JSON.stringify(r.content));
       const hits = (r.structuredContent as { hits: { message_id: number; score: number }[] }).hits;
-      assert.deepEqual(hits.map((x) => x.score), expected.map((e) => Math.round(e.score * 1e4) / 1e4), query);
-      assert.deepEqual(hits.map((x) => x.message_id), expected.map((e) => e.id), query);
+      assert.deepEqual(
+        hits.map((x) => x.score),
+        expected.map((e) => Math.round(e.score * 1e4) / 1e4),
+        query,
+      );
+      assert.deepEqual(
+        hits.map((x) => x.message_id),
+        expected.map((e) => e.id),
+        query,
+      );
     }
     const wrong = await s.call('semantic_search', { query: 'x', conversation: 'MJ' });
     assert.equal(wrong.isError, true);

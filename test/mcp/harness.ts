@@ -28,7 +28,14 @@ export class ExactCosineIndex implements VectorIndex {
   private constructor(
     readonly model: string,
     readonly dim: number,
-    private readonly rows: { id: number; conv: number; ts: number; sender?: string; source?: string; vec: Float32Array }[],
+    private readonly rows: {
+      id: number;
+      conv: number;
+      ts: number;
+      sender?: string;
+      source?: string;
+      vec: Float32Array;
+    }[],
   ) {
     this.size = rows.length;
   }
@@ -37,7 +44,14 @@ export class ExactCosineIndex implements VectorIndex {
     let dim = 0;
     for (const r of archive.embeddings(model)) {
       dim = r.vec.length;
-      rows.push({ id: r.messageId, conv: r.conversationId, ts: r.tsUnix, sender: r.sender, source: r.source, vec: r.vec });
+      rows.push({
+        id: r.messageId,
+        conv: r.conversationId,
+        ts: r.tsUnix,
+        sender: r.sender,
+        source: r.source,
+        vec: r.vec,
+      });
     }
     return new ExactCosineIndex(model, dim, rows);
   }
@@ -116,7 +130,8 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         index = ExactCosineIndex.fromArchive(archive, model);
         indexes.set(model, index);
       }
-      const embedder = opts.embedder ?? new OpenAIEmbedder({ baseUrl: opts.embed.baseUrl, model, timeoutMs: opts.embed.timeoutMs });
+      const embedder =
+        opts.embedder ?? new OpenAIEmbedder({ baseUrl: opts.embed.baseUrl, model, timeoutMs: opts.embed.timeoutMs });
       return { available: true, embedder, index };
     },
   };
@@ -136,7 +151,8 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     },
     async err(name: string, args: Record<string, unknown> = {}) {
       const r = await call(name, args);
-      if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent).slice(0, 300)}`);
+      if (!r.isError)
+        throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent).slice(0, 300)}`);
       return textOf(r);
     },
     async close() {

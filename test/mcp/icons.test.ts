@@ -37,7 +37,11 @@ interface Png {
 
 /** Decodes an 8-bit RGBA, non-interlaced PNG, asserting every structural rule on the way. */
 function decodePng(bytes: Buffer, label: string): Png {
-  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${label}: PNG signature`);
+  assert.deepEqual(
+    [...bytes.subarray(0, 8)],
+    [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+    `${label}: PNG signature`,
+  );
   const chunks: { type: string; data: Buffer }[] = [];
   let o = 8;
   while (o < bytes.length) {
@@ -45,7 +49,11 @@ function decodePng(bytes: Buffer, label: string): Png {
     const length = bytes.readUInt32BE(o);
     const type = bytes.toString('latin1', o + 4, o + 8);
     const data = bytes.subarray(o + 8, o + 8 + length);
-    assert.equal(bytes.readUInt32BE(o + 8 + length), crc32(bytes.subarray(o + 4, o + 8 + length)), `${label}: CRC of ${type}`);
+    assert.equal(
+      bytes.readUInt32BE(o + 8 + length),
+      crc32(bytes.subarray(o + 4, o + 8 + length)),
+      `${label}: CRC of ${type}`,
+    );
     chunks.push({ type, data });
     o += 12 + length;
   }
@@ -157,7 +165,9 @@ describe('MCP icons', () => {
 
   it('the icons are the same objects each time and cannot be changed', () => {
     assert.equal(toolIcons('search_messages'), toolIcons('search_messages'));
-    assert.ok(Object.isFrozen(SERVER_ICONS) && Object.isFrozen(SERVER_ICONS[0]) && Object.isFrozen(SERVER_ICONS[0].sizes));
+    assert.ok(
+      Object.isFrozen(SERVER_ICONS) && Object.isFrozen(SERVER_ICONS[0]) && Object.isFrozen(SERVER_ICONS[0].sizes),
+    );
   });
 
   it('media/icons/ holds the same bytes as icon-data.ts', () => {
@@ -167,7 +177,10 @@ describe('MCP icons', () => {
     for (const n of names) {
       for (const t of ['light', 'dark'] as const) {
         const file = path.join(ROOT, 'media', 'icons', `${n.replaceAll('_', '-')}-${t}.png`);
-        assert.ok(fs.readFileSync(file).equals(Buffer.from(ICON_PNG_BASE64[n][t], 'base64')), `${file} matches icon-data.ts`);
+        assert.ok(
+          fs.readFileSync(file).equals(Buffer.from(ICON_PNG_BASE64[n][t], 'base64')),
+          `${file} matches icon-data.ts`,
+        );
       }
     }
   });
@@ -184,13 +197,23 @@ describe('MCP icons', () => {
       fs.mkdirSync(path.join(dir, 'scripts'));
       fs.mkdirSync(path.join(dir, 'src', 'mcp'), { recursive: true });
       fs.copyFileSync(SCRIPT, path.join(dir, 'scripts', 'gen-icons.mjs'));
-      const gen = (...args: string[]) => spawnSync(process.execPath, [path.join(dir, 'scripts', 'gen-icons.mjs'), ...args], { encoding: 'utf8' });
+      const gen = (...args: string[]) =>
+        spawnSync(process.execPath, [path.join(dir, 'scripts', 'gen-icons.mjs'), ...args], { encoding: 'utf8' });
       const first = gen();
       assert.equal(first.status, 0, first.stderr);
       const data = path.join('src', 'mcp', 'icon-data.ts');
-      assert.equal(fs.readFileSync(path.join(dir, data), 'utf8'), fs.readFileSync(path.join(ROOT, data), 'utf8'), 'icon-data.ts rendered afresh');
+      assert.equal(
+        fs.readFileSync(path.join(dir, data), 'utf8'),
+        fs.readFileSync(path.join(ROOT, data), 'utf8'),
+        'icon-data.ts rendered afresh',
+      );
       for (const f of fs.readdirSync(path.join(ROOT, 'media', 'icons'))) {
-        assert.ok(fs.readFileSync(path.join(dir, 'media', 'icons', f)).equals(fs.readFileSync(path.join(ROOT, 'media', 'icons', f))), f);
+        assert.ok(
+          fs
+            .readFileSync(path.join(dir, 'media', 'icons', f))
+            .equals(fs.readFileSync(path.join(ROOT, 'media', 'icons', f))),
+          f,
+        );
       }
       const victim = path.join(dir, 'media', 'icons', 'get-contact-dark.png');
       const bytes = fs.readFileSync(victim);

@@ -114,16 +114,33 @@ class Oracle {
 
   /** Conversation ids hidden by privacy entries: an exact name in any source, or `source:name`. */
   hiddenIds(exclude: readonly string[]): Set<number> {
-    const rows = this.db.prepare(`SELECT c.id, c.name, ${this.convSource} AS source FROM conversations c`).all() as { id: number; name: string; source: string }[];
-    return new Set(rows.filter((c) => exclude.some((e) => e === c.name || e === `${c.source}:${c.name}`)).map((c) => c.id));
+    const rows = this.db.prepare(`SELECT c.id, c.name, ${this.convSource} AS source FROM conversations c`).all() as {
+      id: number;
+      name: string;
+      source: string;
+    }[];
+    return new Set(
+      rows.filter((c) => exclude.some((e) => e === c.name || e === `${c.source}:${c.name}`)).map((c) => c.id),
+    );
   }
 
   reactions(hash: string): Reaction[] {
     if (!this.hasTable('reactions')) return [];
-    return this.db.prepare(`SELECT emoji, actor FROM reactions WHERE message_hash = ? ORDER BY id`).all(hash) as Reaction[];
+    return this.db
+      .prepare(`SELECT emoji, actor FROM reactions WHERE message_hash = ? ORDER BY id`)
+      .all(hash) as Reaction[];
   }
 
-  private hitFrom(r: { id: number; hash: string; cid: number; conv: string; src: string; sender: string; ts: string; body: string }): Hit {
+  private hitFrom(r: {
+    id: number;
+    hash: string;
+    cid: number;
+    conv: string;
+    src: string;
+    sender: string;
+    ts: string;
+    body: string;
+  }): Hit {
     const hit: Hit = {
       message_id: r.id,
       hash: r.hash,
@@ -137,7 +154,9 @@ class Oracle {
     };
     const re = this.reactions(r.hash);
     if (re.length) hit.reactions = re;
-    const at = this.db.prepare(`SELECT kind, original_name AS name FROM attachments WHERE message_id = ? ORDER BY id`).all(r.id) as { kind: string; name: string }[];
+    const at = this.db
+      .prepare(`SELECT kind, original_name AS name FROM attachments WHERE message_id = ? ORDER BY id`)
+      .all(r.id) as { kind: string; name: string }[];
     if (at.length) hit.attachments = at;
     return hit;
   }
@@ -172,18 +191,25 @@ class Oracle {
   countedDays(exclude: readonly string[] = []): string[] {
     const hidden = this.hiddenIds(exclude);
     const rows = this.db
-      .prepare(`SELECT DISTINCT date(ts_unix, 'unixepoch') AS day, conversation_id AS cid FROM messages WHERE is_system = 0 AND TRIM(body) <> ''`)
+      .prepare(
+        `SELECT DISTINCT date(ts_unix, 'unixepoch') AS day, conversation_id AS cid FROM messages WHERE is_system = 0 AND TRIM(body) <> ''`,
+      )
       .all() as { day: string; cid: number }[];
     return [...new Set(rows.filter((r) => !hidden.has(r.cid)).map((r) => r.day))].sort();
   }
 
-  digestRow(day: string): { body: string; structured: string; mood: string; model: string; message_count?: number } | undefined {
+  digestRow(
+    day: string,
+  ): { body: string; structured: string; mood: string; model: string; message_count?: number } | undefined {
     if (!this.hasTable('journal_digests')) return undefined;
     return this.db.prepare(`SELECT * FROM journal_digests WHERE day = ?`).get(day) as never;
   }
 
   /** What get_journal_day must answer for `day` (messages: every counted message, all pages together). */
-  journal(day: string, exclude: readonly string[] = []): Omit<JournalDay, 'next_cursor' | 'notes'> & { why: 'no-tables' | 'no-row' | 'withheld' | 'shown' } {
+  journal(
+    day: string,
+    exclude: readonly string[] = [],
+  ): Omit<JournalDay, 'next_cursor' | 'notes'> & { why: 'no-tables' | 'no-row' | 'withheld' | 'shown' } {
     const rows = this.counted(day, exclude);
     const source_counts: Record<string, number> = {};
     for (const r of rows) source_counts[r.src] = (source_counts[r.src] ?? 0) + 1;
@@ -205,7 +231,7 @@ class Oracle {
       else {
         why = 'shown';
         const s = d.structured === '' ? {} : (JSON.parse(d.structured) as Partial<Digest>);
-        const known = this.hasColumn('journal_digests', 'message_count') ? d.message_count ?? 0 : 0;
+        const known = this.hasColumn('journal_digests', 'message_count') ? (d.message_count ?? 0) : 0;
         digest = {
           summary: d.body,
           mood: d.mood,
@@ -233,7 +259,13 @@ class Oracle {
   onThisDay(date: string, perYear = 3, limit = 12, exclude: readonly string[] = []): OnThisDay['years'] {
     const [Y, M, D] = date.split('-').map(Number);
     const hidden = this.hiddenIds(exclude);
-    const first = Number((this.db.prepare(`SELECT strftime('%Y', MIN(ts_unix), 'unixepoch') AS y FROM messages`).get() as { y: string | null }).y);
+    const first = Number(
+      (
+        this.db.prepare(`SELECT strftime('%Y', MIN(ts_unix), 'unixepoch') AS y FROM messages`).get() as {
+          y: string | null;
+        }
+      ).y,
+    );
     const low = Math.max(first, Y - 20);
     const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
     const pick = this.db.prepare(
@@ -251,16 +283,22 @@ class Oracle {
         .map((r) => r.id);
       if (!ids.length) continue;
       left -= ids.length;
-      out.push({ year: y, day: `${y}-${String(M).padStart(2, '0')}-${String(D).padStart(2, '0')}`, messages: ids.map((id) => this.hit(id)) });
+      out.push({
+        year: y,
+        day: `${y}-${String(M).padStart(2, '0')}-${String(D).padStart(2, '0')}`,
+        messages: ids.map((id) => this.hit(id)),
+      });
     }
     return out;
   }
 
   private contactView(c: { id: number; display_name: string }, exclude: readonly string[]): Contact {
     const hidden = this.hiddenIds(exclude);
-    const identifiers = (this.db.prepare(`SELECT source, identifier FROM contact_identifiers WHERE contact_id = ?`).all(c.id) as Contact['identifiers']).sort(
-      (a, b) => cmp(a.source, b.source) || cmp(a.identifier, b.identifier),
-    );
+    const identifiers = (
+      this.db
+        .prepare(`SELECT source, identifier FROM contact_identifiers WHERE contact_id = ?`)
+        .all(c.id) as Contact['identifiers']
+    ).sort((a, b) => cmp(a.source, b.source) || cmp(a.identifier, b.identifier));
     const conversations = (
       this.db
         .prepare(
@@ -271,14 +309,22 @@ class Oracle {
     )
       .filter((x) => !hidden.has(x.id))
       .map((x) => ({ ...x, link: conversationLink(x.id) }));
-    return { contact_id: c.id, name: c.display_name, identifiers, conversations, fact_count: this.facts(c.id, exclude).length };
+    return {
+      contact_id: c.id,
+      name: c.display_name,
+      identifiers,
+      conversations,
+      fact_count: this.facts(c.id, exclude).length,
+    };
   }
 
   facts(contactId: number, exclude: readonly string[] = []): Fact[] {
     if (!this.hasTable('contact_facts')) return [];
     const hidden = this.hiddenIds(exclude);
     const rows = this.db
-      .prepare(`SELECT fact, category, source_ts, source_message_hash AS h FROM contact_facts WHERE contact_id = ? ORDER BY source_ts_unix ASC, id ASC`)
+      .prepare(
+        `SELECT fact, category, source_ts, source_message_hash AS h FROM contact_facts WHERE contact_id = ? ORDER BY source_ts_unix ASC, id ASC`,
+      )
       .all(contactId) as { fact: string; category: string; source_ts: string; h: string }[];
     const out: Fact[] = [];
     for (const r of rows) {
@@ -292,17 +338,32 @@ class Oracle {
   /** search_contacts: substring of the folded name or any folded identifier; exact name, then prefix, then the rest. */
   searchContacts(query: string, exclude: readonly string[] = []): Contact[] {
     const q = fold(query);
-    const contacts = this.db.prepare(`SELECT id, display_name FROM contacts`).all() as { id: number; display_name: string }[];
-    const idents = this.db.prepare(`SELECT contact_id, identifier FROM contact_identifiers`).all() as { contact_id: number; identifier: string }[];
+    const contacts = this.db.prepare(`SELECT id, display_name FROM contacts`).all() as {
+      id: number;
+      display_name: string;
+    }[];
+    const idents = this.db.prepare(`SELECT contact_id, identifier FROM contact_identifiers`).all() as {
+      contact_id: number;
+      identifier: string;
+    }[];
     const rank = (n: string) => (fold(n) === q ? 0 : fold(n).startsWith(q) ? 1 : 2);
     return contacts
-      .filter((c) => fold(c.display_name).includes(q) || idents.some((i) => i.contact_id === c.id && fold(i.identifier).includes(q)))
-      .sort((a, b) => rank(a.display_name) - rank(b.display_name) || cmp(fold(a.display_name), fold(b.display_name)) || a.id - b.id)
+      .filter(
+        (c) =>
+          fold(c.display_name).includes(q) ||
+          idents.some((i) => i.contact_id === c.id && fold(i.identifier).includes(q)),
+      )
+      .sort(
+        (a, b) =>
+          rank(a.display_name) - rank(b.display_name) || cmp(fold(a.display_name), fold(b.display_name)) || a.id - b.id,
+      )
       .map((c) => this.contactView(c, exclude));
   }
 
   contact(id: number, exclude: readonly string[] = []): Contact & { facts: Fact[] } {
-    const c = this.db.prepare(`SELECT id, display_name FROM contacts WHERE id = ?`).get(id) as { id: number; display_name: string } | undefined;
+    const c = this.db.prepare(`SELECT id, display_name FROM contacts WHERE id = ?`).get(id) as
+      | { id: number; display_name: string }
+      | undefined;
     if (!c) throw new Error(`oracle: no contact ${id}`);
     return { ...this.contactView(c, exclude), facts: this.facts(id, exclude) };
   }
@@ -310,17 +371,25 @@ class Oracle {
   /** FTS matches of a one-word query ("word"* prefix term), with the attachment / link EXISTS filters. */
   fts(word: string, f: { has_attachment?: boolean; has_link?: boolean } = {}): number[] {
     const cond: string[] = [];
-    if (f.has_attachment !== undefined) cond.push(`${f.has_attachment ? '' : 'NOT '}EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)`);
-    if (f.has_link !== undefined) cond.push(`${f.has_link ? '' : 'NOT '}EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)`);
+    if (f.has_attachment !== undefined)
+      cond.push(`${f.has_attachment ? '' : 'NOT '}EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)`);
+    if (f.has_link !== undefined)
+      cond.push(`${f.has_link ? '' : 'NOT '}EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)`);
     const rows = this.db
-      .prepare(`SELECT m.id FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? ${cond.map((c) => `AND ${c}`).join(' ')} ORDER BY m.id`)
+      .prepare(
+        `SELECT m.id FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? ${cond.map((c) => `AND ${c}`).join(' ')} ORDER BY m.id`,
+      )
       .all(`"${word.replace(/"/g, '""')}"*`) as { id: number }[];
     return rows.map((r) => r.id);
   }
 
   /** A conversation's transcript in (ts_unix, id) order. */
   transcript(conv: number): number[] {
-    return (this.db.prepare(`SELECT id FROM messages WHERE conversation_id = ? ORDER BY ts_unix, id`).all(conv) as { id: number }[]).map((r) => r.id);
+    return (
+      this.db.prepare(`SELECT id FROM messages WHERE conversation_id = ? ORDER BY ts_unix, id`).all(conv) as {
+        id: number;
+      }[]
+    ).map((r) => r.id);
   }
 }
 
@@ -335,7 +404,8 @@ interface Caller {
 }
 
 function callerOf(client: Client): Caller {
-  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
   return {
     call,
     async ok<T>(name: string, args: Record<string, unknown> = {}) {
@@ -345,7 +415,10 @@ function callerOf(client: Client): Caller {
     },
     async err(name: string, args: Record<string, unknown> = {}) {
       const r = await call(name, args);
-      if (!r.isError) throw new Error(`${name} ${JSON.stringify(args)} unexpectedly succeeded: ${JSON.stringify(r.structuredContent).slice(0, 400)}`);
+      if (!r.isError)
+        throw new Error(
+          `${name} ${JSON.stringify(args)} unexpectedly succeeded: ${JSON.stringify(r.structuredContent).slice(0, 400)}`,
+        );
       return textOf(r);
     },
   };
@@ -428,7 +501,13 @@ async function journalPages(c: Caller, day: string, limit?: number): Promise<{ p
 }
 
 /** get_journal_day(day) against the oracle: counts, senders, digest (and its note), every message in order. */
-async function checkJournalDay(c: Caller, o: Oracle, day: string, exclude: readonly string[] = [], limit = 500): Promise<JournalDay> {
+async function checkJournalDay(
+  c: Caller,
+  o: Oracle,
+  day: string,
+  exclude: readonly string[] = [],
+  limit = 500,
+): Promise<JournalDay> {
   const exp = o.journal(day, exclude);
   const { pages, messages } = await journalPages(c, day, limit);
   const r = pages[0];
@@ -443,14 +522,20 @@ async function checkJournalDay(c: Caller, o: Oracle, day: string, exclude: reado
     assert.ok(r.digest, `${label}: digest expected`);
     assert.deepEqual(pick(r.digest, Object.keys(exp.digest)), exp.digest, `${label}: digest`);
   }
-  if (exp.why === 'no-row') assert.match(notesText(r), /msgbrowse journal/, `${label}: a missing digest says how to build one`);
+  if (exp.why === 'no-row')
+    assert.match(notesText(r), /msgbrowse journal/, `${label}: a missing digest says how to build one`);
   if (exp.why === 'no-tables') assert.match(notesText(r), /v11|11/, `${label}: digests need schema v11+`);
   if (exp.why === 'withheld') assert.ok((r.notes ?? []).length > 0, `${label}: a withheld digest comes with a note`);
   assert.deepEqual(messages.map(noScore), exp.messages, `${label}: messages`);
   return r;
 }
 
-async function checkOnThisDay(c: Caller, o: Oracle, args: { date: string; per_year?: number; limit?: number }, exclude: readonly string[] = []): Promise<OnThisDay> {
+async function checkOnThisDay(
+  c: Caller,
+  o: Oracle,
+  args: { date: string; per_year?: number; limit?: number },
+  exclude: readonly string[] = [],
+): Promise<OnThisDay> {
   const r = await c.ok<OnThisDay>('on_this_day', args);
   const label = `on_this_day ${JSON.stringify(args)}`;
   assert.equal(r.date, args.date, label);
@@ -469,12 +554,19 @@ function normContact(x: Contact): Record<string, unknown> {
   const p = pick(x, CONTACT_KEYS) as unknown as Contact;
   return {
     ...p,
-    identifiers: [...(p.identifiers ?? [])].map((i) => pick(i, ['source', 'identifier'])).sort((a, b) => cmp(String(a.source), String(b.source)) || cmp(String(a.identifier), String(b.identifier))),
-    conversations: [...(p.conversations ?? [])].map((v) => pick(v, ['id', 'name', 'source', 'message_count', 'link'])).sort((a, b) => Number(a.id) - Number(b.id)),
+    identifiers: [...(p.identifiers ?? [])]
+      .map((i) => pick(i, ['source', 'identifier']))
+      .sort((a, b) => cmp(String(a.source), String(b.source)) || cmp(String(a.identifier), String(b.identifier))),
+    conversations: [...(p.conversations ?? [])]
+      .map((v) => pick(v, ['id', 'name', 'source', 'message_count', 'link']))
+      .sort((a, b) => Number(a.id) - Number(b.id)),
   };
 }
 function normFacts(facts: Fact[]): Record<string, unknown>[] {
-  return facts.map((f) => ({ ...pick(f, ['fact', 'category', 'source_ts']), message: f.message === null ? null : noScore(f.message) }));
+  return facts.map((f) => ({
+    ...pick(f, ['fact', 'category', 'source_ts']),
+    message: f.message === null ? null : noScore(f.message),
+  }));
 }
 
 /**
@@ -497,19 +589,31 @@ function compareContacts(actual: Contact[], expected: Contact[], exclude: readon
   }
 }
 
-async function checkSearchContacts(c: Caller, o: Oracle, query: string, exclude: readonly string[] = []): Promise<{ contacts: Contact[]; notes?: string[] }> {
+async function checkSearchContacts(
+  c: Caller,
+  o: Oracle,
+  query: string,
+  exclude: readonly string[] = [],
+): Promise<{ contacts: Contact[]; notes?: string[] }> {
   const r = await c.ok<{ contacts: Contact[]; notes?: string[] }>('search_contacts', { query });
   compareContacts(r.contacts, o.searchContacts(query, exclude), exclude, `search_contacts ${JSON.stringify(query)}`);
   return r;
 }
 
-async function checkGetContact(c: Caller, o: Oracle, args: Record<string, unknown>, id: number, exclude: readonly string[] = []): Promise<ContactDetail> {
+async function checkGetContact(
+  c: Caller,
+  o: Oracle,
+  args: Record<string, unknown>,
+  id: number,
+  exclude: readonly string[] = [],
+): Promise<ContactDetail> {
   const r = await c.ok<ContactDetail>('get_contact', args);
   const exp = o.contact(id, exclude);
   const label = `get_contact ${JSON.stringify(args)}`;
   compareContacts([r], [exp], exclude, label);
   assert.deepEqual(normFacts(r.facts), normFacts(exp.facts), `${label}: facts`);
-  if (exp.facts.some((f) => f.message === null)) assert.ok((r.notes ?? []).length > 0, `${label}: a fact whose message is gone comes with a note`);
+  if (exp.facts.some((f) => f.message === null))
+    assert.ok((r.notes ?? []).length > 0, `${label}: a fact whose message is gone comes with a note`);
   return r;
 }
 
@@ -535,7 +639,10 @@ describe('oracle self-check (fixture facts, no tools)', () => {
     assert.equal(busy.message_count, 19);
     assert.equal(busy.conversation_count, 4);
     assert.deepEqual(busy.source_counts, { signal: 16, imessage: 2, whatsapp: 1 });
-    assert.deepEqual(busy.top_senders.map((x) => `${x.name}:${x.count}`), ['Ana:3', 'Maya:3', 'Ben:2', 'Cleo:2', 'Zed:2']);
+    assert.deepEqual(
+      busy.top_senders.map((x) => `${x.name}:${x.count}`),
+      ['Ana:3', 'Maya:3', 'Ben:2', 'Cleo:2', 'Zed:2'],
+    );
     assert.equal(busy.messages[0].message_id, fx.marks.busyFirst.id);
     assert.equal(busy.digest?.stale, true);
     assert.deepEqual(busy.messages.find((m) => m.message_id === fx.marks.reacted.id)?.reactions, [
@@ -545,11 +652,28 @@ describe('oracle self-check (fixture facts, no tools)', () => {
     const outdated = o.journal(fx.outdatedDay!);
     assert.equal(outdated.message_count, 2);
     assert.deepEqual(outdated.top_senders, [{ name: 'Maya', count: 1 }]);
-    const stored = o.db.prepare(`SELECT message_count FROM journal_days WHERE day = ?`).get(fx.outdatedDay) as { message_count: number };
-    assert.notEqual(stored.message_count, outdated.message_count, 'the fixture stores a wrong count for the outdated day');
+    const stored = o.db.prepare(`SELECT message_count FROM journal_days WHERE day = ?`).get(fx.outdatedDay) as {
+      message_count: number;
+    };
+    assert.notEqual(
+      stored.message_count,
+      outdated.message_count,
+      'the fixture stores a wrong count for the outdated day',
+    );
     assert.equal(o.journal('2023-05-03').digest?.stale, false);
-    assert.deepEqual(o.journal('2019-07-25').digest, { summary: 'Harper booked the cabin.', mood: 'neutral', people: [], themes: [], highlights: [], model: 'llama3.1:8b', stale: false });
-    assert.deepEqual(o.journal('2019-07-25').messages.map((m) => m.message_id), [fx.marks.shortOne.id, fx.marks.cabin.id]);
+    assert.deepEqual(o.journal('2019-07-25').digest, {
+      summary: 'Harper booked the cabin.',
+      mood: 'neutral',
+      people: [],
+      themes: [],
+      highlights: [],
+      model: 'llama3.1:8b',
+      stale: false,
+    });
+    assert.deepEqual(
+      o.journal('2019-07-25').messages.map((m) => m.message_id),
+      [fx.marks.shortOne.id, fx.marks.cabin.id],
+    );
     const club = o.journal('2023-05-01', ['signal:Climbing Club']);
     assert.equal(club.message_count, 7);
     assert.equal(club.digest, null);
@@ -573,9 +697,18 @@ describe('oracle self-check (fixture facts, no tools)', () => {
 
   test('contacts', () => {
     const { o, fx } = s;
-    assert.deepEqual(o.searchContacts('zoe').map((c) => c.contact_id), [fx.contacts!.zoe]);
-    assert.deepEqual(o.searchContacts('maya@EXAMPLE').map((c) => c.contact_id), [fx.contacts!.maya]);
-    assert.deepEqual(o.searchContacts('+1555000').map((c) => c.contact_id), [fx.contacts!.maya]);
+    assert.deepEqual(
+      o.searchContacts('zoe').map((c) => c.contact_id),
+      [fx.contacts!.zoe],
+    );
+    assert.deepEqual(
+      o.searchContacts('maya@EXAMPLE').map((c) => c.contact_id),
+      [fx.contacts!.maya],
+    );
+    assert.deepEqual(
+      o.searchContacts('+1555000').map((c) => c.contact_id),
+      [fx.contacts!.maya],
+    );
     const maya = o.contact(fx.contacts!.maya);
     assert.equal(maya.conversations.length, 2);
     assert.equal(maya.fact_count, 4);
@@ -612,7 +745,8 @@ describe('journal and people tools (schema v16)', () => {
     assert.ok(props('search_contacts').includes('query'));
     for (const p of ['contact_id', 'name']) assert.ok(props('get_contact').includes(p), `get_contact.${p}`);
     assert.ok(props('get_conversation').includes('order'));
-    for (const p of ['has_attachment', 'has_link']) assert.ok(props('search_messages').includes(p), `search_messages.${p}`);
+    for (const p of ['has_attachment', 'has_link'])
+      assert.ok(props('search_messages').includes(p), `search_messages.${p}`);
   });
 
   describe('get_journal_day', () => {
@@ -705,22 +839,37 @@ describe('journal and people tools (schema v16)', () => {
   describe('on_this_day', () => {
     test('2026-07-25: 2021 then 2019, longest body first, decoys never, 2005 outside the 20-year window', async () => {
       const r = await checkOnThisDay(s.c, s.o, { date: '2026-07-25' });
-      assert.deepEqual(r.years.map((y) => y.year), [2021, 2019]);
-      assert.deepEqual(r.years[1].messages.map((m) => m.message_id), [s.fx.marks.cabin.id, s.fx.marks.shortOne.id]);
+      assert.deepEqual(
+        r.years.map((y) => y.year),
+        [2021, 2019],
+      );
+      assert.deepEqual(
+        r.years[1].messages.map((m) => m.message_id),
+        [s.fx.marks.cabin.id, s.fx.marks.shortOne.id],
+      );
       const ids = r.years.flatMap((y) => y.messages.map((m) => m.message_id));
       for (const k of ['decoyBefore', 'decoyAfter'] as const) assert.ok(!ids.includes(s.fx.marks[k].id), k);
     });
 
     test('2025-07-25 reaches back to 2005 (year − 20)', async () => {
       const r = await checkOnThisDay(s.c, s.o, { date: '2025-07-25' });
-      assert.deepEqual(r.years.map((y) => y.year), [2021, 2019, 2005]);
+      assert.deepEqual(
+        r.years.map((y) => y.year),
+        [2021, 2019, 2005],
+      );
     });
 
     test('per_year and limit', async () => {
       const one = await checkOnThisDay(s.c, s.o, { date: '2026-07-25', per_year: 1 });
-      assert.deepEqual(one.years.map((y) => y.messages.map((m) => m.message_id)), [[s.fx.marks.secretDay.id], [s.fx.marks.cabin.id]]);
+      assert.deepEqual(
+        one.years.map((y) => y.messages.map((m) => m.message_id)),
+        [[s.fx.marks.secretDay.id], [s.fx.marks.cabin.id]],
+      );
       const lim = await checkOnThisDay(s.c, s.o, { date: '2026-07-25', limit: 1 });
-      assert.deepEqual(lim.years.map((y) => y.year), [2021]);
+      assert.deepEqual(
+        lim.years.map((y) => y.year),
+        [2021],
+      );
       await checkOnThisDay(s.c, s.o, { date: '2026-07-25', per_year: 1, limit: 1 });
       await checkOnThisDay(s.c, s.o, { date: '2026-07-25', limit: 3 });
       await checkOnThisDay(s.c, s.o, { date: '2025-07-25', per_year: 10, limit: 4 });
@@ -735,11 +884,20 @@ describe('journal and people tools (schema v16)', () => {
 
     test('Feb 29, Feb 28, Mar 1: only real calendar days match', async () => {
       const leap = await checkOnThisDay(s.c, s.o, { date: '2024-02-29' });
-      assert.deepEqual(leap.years.map((y) => y.day), ['2020-02-29']);
+      assert.deepEqual(
+        leap.years.map((y) => y.day),
+        ['2020-02-29'],
+      );
       const feb28 = await checkOnThisDay(s.c, s.o, { date: '2025-02-28' });
-      assert.deepEqual(feb28.years.map((y) => y.day), ['2021-02-28']);
+      assert.deepEqual(
+        feb28.years.map((y) => y.day),
+        ['2021-02-28'],
+      );
       const mar1 = await checkOnThisDay(s.c, s.o, { date: '2022-03-01' });
-      assert.deepEqual(mar1.years.map((y) => y.day), ['2021-03-01']);
+      assert.deepEqual(
+        mar1.years.map((y) => y.day),
+        ['2021-03-01'],
+      );
       const same = await checkOnThisDay(s.c, s.o, { date: '2021-03-01' });
       assert.deepEqual(same.years, [], 'the asked year itself is never searched');
     });
@@ -755,7 +913,8 @@ describe('journal and people tools (schema v16)', () => {
     });
 
     test('malformed date is an error; no date means today', async () => {
-      for (const date of ['tomorrow', '2026-7-25', '2026-13-01']) assert.match(await s.c.err('on_this_day', { date }), /YYYY-MM-DD|calendar|valid|date/i, date);
+      for (const date of ['tomorrow', '2026-7-25', '2026-13-01'])
+        assert.match(await s.c.err('on_this_day', { date }), /YYYY-MM-DD|calendar|valid|date/i, date);
       const today = await s.c.ok<OnThisDay>('on_this_day', {});
       assert.match(today.date, /^\d{4}-\d{2}-\d{2}$/);
       const now = new Date();
@@ -769,18 +928,28 @@ describe('journal and people tools (schema v16)', () => {
   describe('search_contacts', () => {
     test('accent- and case-insensitive name and identifier substrings; merged contact is one', async () => {
       const zoe = await checkSearchContacts(s.c, s.o, 'zoe');
-      assert.deepEqual(zoe.contacts.map((c) => c.name), ['Zoë Martin']);
+      assert.deepEqual(
+        zoe.contacts.map((c) => c.name),
+        ['Zoë Martin'],
+      );
       const byMail = await checkSearchContacts(s.c, s.o, 'maya@EXAMPLE');
-      assert.deepEqual(byMail.contacts.map((c) => c.contact_id), [s.fx.contacts!.maya]);
+      assert.deepEqual(
+        byMail.contacts.map((c) => c.contact_id),
+        [s.fx.contacts!.maya],
+      );
       assert.equal(byMail.contacts[0].conversations.length, 2, "Maya's signal and iMessage threads");
       const byPhone = await checkSearchContacts(s.c, s.o, '+1555000');
-      assert.deepEqual(byPhone.contacts.map((c) => c.contact_id), [s.fx.contacts!.maya]);
+      assert.deepEqual(
+        byPhone.contacts.map((c) => c.contact_id),
+        [s.fx.contacts!.maya],
+      );
       await checkSearchContacts(s.c, s.o, 'ZOË MARTIN');
       await checkSearchContacts(s.c, s.o, '+33 6 12');
     });
 
     test('order: exact name, then name prefix, then the rest by folded name', async () => {
-      for (const q of ['e', 'c', 'r', 'ma', 'maya', 'a', 'Climbing Club', 'CLIMB']) await checkSearchContacts(s.c, s.o, q);
+      for (const q of ['e', 'c', 'r', 'ma', 'maya', 'a', 'Climbing Club', 'CLIMB'])
+        await checkSearchContacts(s.c, s.o, q);
       const e = await s.c.ok<{ contacts: Contact[] }>('search_contacts', { query: 'c' });
       assert.equal(e.contacts[0]?.name, 'Climbing Club', 'a name prefix comes before identifier matches');
     });
@@ -839,7 +1008,9 @@ describe('journal and people tools (schema v16)', () => {
       const r = await s.c.ok<JournalDay>('get_journal_day', { day: '2023-05-01', limit: 500 });
       const reacted = r.messages.find((m) => m.message_id === s.fx.marks.reacted.id);
       assert.deepEqual(reacted?.reactions, REACTIONS);
-      for (const m of r.messages) if (m.message_id !== s.fx.marks.reacted.id) assert.equal(m.reactions, undefined, `message ${m.message_id} has no reactions`);
+      for (const m of r.messages)
+        if (m.message_id !== s.fx.marks.reacted.id)
+          assert.equal(m.reactions, undefined, `message ${m.message_id} has no reactions`);
     });
 
     test('get_context', async () => {
@@ -847,19 +1018,31 @@ describe('journal and people tools (schema v16)', () => {
       const r = await s.c.ok<{ messages: Hit[] }>('get_context', { message_id: t.id, window: 1 });
       const tr = s.o.transcript(t.conversationId);
       const i = tr.indexOf(t.id);
-      assert.deepEqual(r.messages.map(noScore), tr.slice(i - 1, i + 2).map((id) => s.o.hit(id)));
+      assert.deepEqual(
+        r.messages.map(noScore),
+        tr.slice(i - 1, i + 2).map((id) => s.o.hit(id)),
+      );
       assert.deepEqual(r.messages.find((m) => m.message_id === t.id)?.reactions, REACTIONS);
     });
 
     test('get_conversation', async () => {
       const t = s.fx.marks.reacted;
-      const r = await s.c.ok<{ messages: Hit[] }>('get_conversation', { conversation_id: t.conversationId, limit: 500 });
-      assert.deepEqual(r.messages.map(noScore), s.o.transcript(t.conversationId).map((id) => s.o.hit(id)));
+      const r = await s.c.ok<{ messages: Hit[] }>('get_conversation', {
+        conversation_id: t.conversationId,
+        limit: 500,
+      });
+      assert.deepEqual(
+        r.messages.map(noScore),
+        s.o.transcript(t.conversationId).map((id) => s.o.hit(id)),
+      );
     });
 
     test('search_messages', async () => {
       const r = await s.c.ok<{ hits: Hit[] }>('search_messages', { query: 'observatory' });
-      assert.deepEqual(r.hits.map((x) => x.message_id).sort((a, b) => a - b), s.o.fts('observatory'));
+      assert.deepEqual(
+        r.hits.map((x) => x.message_id).sort((a, b) => a - b),
+        s.o.fts('observatory'),
+      );
       for (const x of r.hits) assert.deepEqual(x.reactions, s.o.hit(x.message_id).reactions, `message ${x.message_id}`);
       assert.deepEqual(r.hits.find((x) => x.message_id === s.fx.marks.reacted.id)?.reactions, REACTIONS);
     });
@@ -881,31 +1064,54 @@ describe('journal and people tools (schema v16)', () => {
     test('newest: newest first, next_cursor continues to older messages, pages = transcript reversed', async () => {
       const maya = s.fx.marks.mayaLast.conversationId;
       const reversed = s.o.transcript(maya).reverse();
-      const got = await pages({ conversation_id: maya, order: 'newest', limit: 2 }, (cursor) => ({ cursor, order: 'newest', limit: 2 }));
-      assert.deepEqual(got.map((p) => p.map((m) => m.message_id)), [reversed.slice(0, 2), reversed.slice(2, 4), reversed.slice(4, 6), reversed.slice(6)]);
+      const got = await pages({ conversation_id: maya, order: 'newest', limit: 2 }, (cursor) => ({
+        cursor,
+        order: 'newest',
+        limit: 2,
+      }));
+      assert.deepEqual(
+        got.map((p) => p.map((m) => m.message_id)),
+        [reversed.slice(0, 2), reversed.slice(2, 4), reversed.slice(4, 6), reversed.slice(6)],
+      );
       assert.equal(got[0][0].message_id, s.fx.marks.mayaLast.id);
-      assert.deepEqual(got.flat().map(noScore), reversed.map((id) => s.o.hit(id)));
+      assert.deepEqual(
+        got.flat().map(noScore),
+        reversed.map((id) => s.o.hit(id)),
+      );
     });
 
     test('newest: the cursor alone keeps the order', async () => {
       const maya = s.fx.marks.mayaLast.conversationId;
       const got = await pages({ name: 'Maya', order: 'newest', limit: 2 }, (cursor) => ({ cursor, limit: 2 }));
-      assert.deepEqual(got.flat().map((m) => m.message_id), s.o.transcript(maya).reverse());
+      assert.deepEqual(
+        got.flat().map((m) => m.message_id),
+        s.o.transcript(maya).reverse(),
+      );
     });
 
     test('newest within date bounds: the newest of the range first, paging down to its oldest', async () => {
       const maya = s.fx.marks.mayaLast.conversationId;
-      const day = s.o.transcript(maya).filter((id) => s.o.hit(id).timestamp.startsWith('2023-05-01')).reverse();
+      const day = s.o
+        .transcript(maya)
+        .filter((id) => s.o.hit(id).timestamp.startsWith('2023-05-01'))
+        .reverse();
       const args = { conversation_id: maya, order: 'newest', start: '2023-05-01', end: '2023-05-01', limit: 3 };
       const got = await pages(args, (cursor) => ({ ...args, cursor }));
-      assert.deepEqual(got.map((p) => p.map((m) => m.message_id)), [day.slice(0, 3), day.slice(3)]);
+      assert.deepEqual(
+        got.map((p) => p.map((m) => m.message_id)),
+        [day.slice(0, 3), day.slice(3)],
+      );
     });
 
     test('oldest (explicit and default) is chronological; an unknown order is an error', async () => {
       const maya = s.fx.marks.mayaLast.conversationId;
       for (const extra of [{}, { order: 'oldest' }]) {
         const got = await pages({ name: 'Maya', limit: 2, ...extra }, (cursor) => ({ cursor, limit: 2, ...extra }));
-        assert.deepEqual(got.flat().map((m) => m.message_id), s.o.transcript(maya), JSON.stringify(extra));
+        assert.deepEqual(
+          got.flat().map((m) => m.message_id),
+          s.o.transcript(maya),
+          JSON.stringify(extra),
+        );
       }
       assert.match(await s.c.err('get_conversation', { name: 'Maya', order: 'sideways' }), /oldest|newest/);
     });
@@ -933,7 +1139,11 @@ describe('journal and people tools (schema v16)', () => {
         const exp = s.o.fts(query, f);
         const got = r.hits.map((x) => x.message_id);
         assert.equal(new Set(got).size, got.length, 'no duplicates');
-        assert.deepEqual([...got].sort((a, b) => a - b), exp, 'the FTS matches that satisfy the filter');
+        assert.deepEqual(
+          [...got].sort((a, b) => a - b),
+          exp,
+          'the FTS matches that satisfy the filter',
+        );
         for (const x of r.hits) {
           const { text: _t, score: _s, ...rest } = x;
           const { text: _et, ...want } = s.o.hit(x.message_id);
@@ -980,7 +1190,10 @@ describe('privacy: hidden conversations', () => {
 
     test('on_this_day never shows its message', async () => {
       const r = await checkOnThisDay(p.c, p.o, { date: '2026-07-25' }, EX);
-      assert.deepEqual(r.years[0].messages.map((m) => m.message_id), [p.fx.marks.lunch.id]);
+      assert.deepEqual(
+        r.years[0].messages.map((m) => m.message_id),
+        [p.fx.marks.lunch.id],
+      );
       await checkOnThisDay(p.c, p.o, { date: '2026-07-25', per_year: 1, limit: 1 }, EX);
       assert.ok(!JSON.stringify(r).includes(p.fx.marks.secretDay.hash));
     });
@@ -1034,7 +1247,10 @@ describe('privacy: hidden conversations', () => {
       const maya = p.fx.contacts!.maya;
       const r = await checkGetContact(p.c, p.o, { contact_id: maya }, maya, EX);
       assert.equal(r.fact_count, 3);
-      assert.deepEqual(r.conversations.map((c) => c.id), [p.fx.marks.mayaBirthday.conversationId]);
+      assert.deepEqual(
+        r.conversations.map((c) => c.id),
+        [p.fx.marks.mayaBirthday.conversationId],
+      );
       assert.ok(!JSON.stringify(r).includes(p.fx.marks.mayaImessage.hash));
       assert.ok(!r.facts.some((f) => f.fact === 'Has a night tour at the observatory'));
     });
@@ -1183,7 +1399,9 @@ describe('search_messages has_attachment / has_link with the semantic half on', 
     try {
       const w = new ArchiveWriter(db);
       db.transaction(() => {
-        for (const m of fx.messages) if (!m.isSystem && m.body.trim() !== '') w.putEmbedding(m.hash, 'test-embed', embedText(embeddingInput(m.body), 8, 'test-embed'));
+        for (const m of fx.messages)
+          if (!m.isSystem && m.body.trim() !== '')
+            w.putEmbedding(m.hash, 'test-embed', embedText(embeddingInput(m.body), 8, 'test-embed'));
       })();
     } finally {
       db.close();
@@ -1203,8 +1421,12 @@ describe('search_messages has_attachment / has_link with the semantic half on', 
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const withAtt = () => new Set((o.db.prepare('SELECT DISTINCT message_id AS id FROM attachments').all() as { id: number }[]).map((r) => r.id));
-  const withLink = () => new Set((o.db.prepare('SELECT DISTINCT message_id AS id FROM links').all() as { id: number }[]).map((r) => r.id));
+  const withAtt = () =>
+    new Set(
+      (o.db.prepare('SELECT DISTINCT message_id AS id FROM attachments').all() as { id: number }[]).map((r) => r.id),
+    );
+  const withLink = () =>
+    new Set((o.db.prepare('SELECT DISTINCT message_id AS id FROM links').all() as { id: number }[]).map((r) => r.id));
   for (const [query, f] of [
     ['photo from the hike', { has_attachment: true }],
     ['photo from the hike', { has_attachment: false }],
@@ -1219,15 +1441,33 @@ describe('search_messages has_attachment / has_link with the semantic half on', 
       const att = withAtt();
       const lnk = withLink();
       for (const x of r.hits) {
-        if (f.has_attachment !== undefined) assert.equal(att.has(x.message_id), f.has_attachment, `hit ${x.message_id} attachment`);
+        if (f.has_attachment !== undefined)
+          assert.equal(att.has(x.message_id), f.has_attachment, `hit ${x.message_id} attachment`);
         if (f.has_link !== undefined) assert.equal(lnk.has(x.message_id), f.has_link, `hit ${x.message_id} link`);
       }
-      if (f.has_attachment === true) assert.deepEqual(r.hits.map((x) => x.message_id), [...att]);
-      if (f.has_link === true) assert.deepEqual(r.hits.map((x) => x.message_id), [...lnk]);
+      if (f.has_attachment === true)
+        assert.deepEqual(
+          r.hits.map((x) => x.message_id),
+          [...att],
+        );
+      if (f.has_link === true)
+        assert.deepEqual(
+          r.hits.map((x) => x.message_id),
+          [...lnk],
+        );
       if (f.has_attachment === false || f.has_link === false) {
         // semantic hits fill up with every other embeddable message that satisfies the filter
-        const eligible = fx.messages.filter((m) => !m.isSystem && m.body.trim() !== '' && (f.has_attachment !== false || !att.has(m.id)) && (f.has_link !== false || !lnk.has(m.id)));
-        assert.ok(r.hits.length >= Math.min(50, eligible.length), `${r.hits.length} hits of ${eligible.length} eligible`);
+        const eligible = fx.messages.filter(
+          (m) =>
+            !m.isSystem &&
+            m.body.trim() !== '' &&
+            (f.has_attachment !== false || !att.has(m.id)) &&
+            (f.has_link !== false || !lnk.has(m.id)),
+        );
+        assert.ok(
+          r.hits.length >= Math.min(50, eligible.length),
+          `${r.hits.length} hits of ${eligible.length} eligible`,
+        );
       }
     });
   }

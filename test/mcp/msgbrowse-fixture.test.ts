@@ -37,7 +37,8 @@ after(async () => {
 });
 
 /** A message's citation link: its ids anchored by the first 16 hex digits of its hash. */
-const LINK = (c: number, m: number) => `vscode://msgbrowse.msgbrowse-vscode/c/${c}/at/${m}?h=${(hashes.get(m) ?? '').slice(0, 16)}`;
+const LINK = (c: number, m: number) =>
+  `vscode://msgbrowse.msgbrowse-vscode/c/${c}/at/${m}?h=${(hashes.get(m) ?? '').slice(0, 16)}`;
 
 test('list_conversations: Harper with derived counts, id, source and link', async () => {
   const r = await h.ok<{ conversations: Record<string, unknown>[] }>('list_conversations');
@@ -59,8 +60,16 @@ test('list_conversations: Harper with derived counts, id, source and link', asyn
 });
 
 test('get_conversation {name:"Harper"}: ids 1, 2, 3 with source and links', async () => {
-  const r = await h.ok<{ messages: Record<string, unknown>[]; conversation_id: number; source: string; has_more: boolean }>('get_conversation', { name: 'Harper' });
-  assert.deepEqual(r.messages.map((m) => m.message_id), [1, 2, 3]);
+  const r = await h.ok<{
+    messages: Record<string, unknown>[];
+    conversation_id: number;
+    source: string;
+    has_more: boolean;
+  }>('get_conversation', { name: 'Harper' });
+  assert.deepEqual(
+    r.messages.map((m) => m.message_id),
+    [1, 2, 3],
+  );
   assert.equal(r.conversation_id, 1);
   assert.equal(r.source, 'signal');
   assert.equal(r.has_more, false);
@@ -78,7 +87,9 @@ test('get_conversation {name:"Harper"}: ids 1, 2, 3 with source and links', asyn
 });
 
 test('search_messages {query:"lease"}: ids 1, 3, 2 with 0.0328, 0.0161, 0.0159 (hybrid)', async () => {
-  const r = await h.ok<{ hits: Record<string, unknown>[]; semantic: Record<string, unknown> }>('search_messages', { query: 'lease' });
+  const r = await h.ok<{ hits: Record<string, unknown>[]; semantic: Record<string, unknown> }>('search_messages', {
+    query: 'lease',
+  });
   assert.deepEqual(
     r.hits.map((x) => [x.message_id, x.score]),
     [
@@ -105,14 +116,20 @@ test('search_messages without an embedding model: keyword half with the reason',
   const r = await noLlm.call('search_messages', { query: 'lease' });
   assert.ok(!r.isError);
   const s = r.structuredContent as { hits: Record<string, unknown>[]; semantic: { used: boolean; reason: string } };
-  assert.deepEqual(s.hits.map((x) => [x.message_id, x.score]), [[1, 0.0164]]);
+  assert.deepEqual(
+    s.hits.map((x) => [x.message_id, x.score]),
+    [[1, 0.0164]],
+  );
   assert.equal(s.semantic.used, false);
   assert.match(s.semantic.reason, /no embedding model configured — set MSGBROWSE_LLM_EMBED_MODEL/);
   assert.match(textOf(r), /keyword only — semantic half unavailable/);
 });
 
 test('semantic_search {query:"rental contract", k:3}: ids 1, 3, 2 with cosines 0.995, 0.1961, 0.0995', async () => {
-  const r = await h.ok<{ hits: Record<string, unknown>[]; model: string }>('semantic_search', { query: 'rental contract', k: 3 });
+  const r = await h.ok<{ hits: Record<string, unknown>[]; model: string }>('semantic_search', {
+    query: 'rental contract',
+    k: 3,
+  });
   assert.deepEqual(
     r.hits.map((x) => [x.message_id, x.score]),
     [
@@ -134,8 +151,14 @@ test('semantic_search without a model: isError saying how to enable it', async (
 });
 
 test('get_context {message_id:1, window:1}: ids [1, 2]', async () => {
-  const r = await h.ok<{ messages: Record<string, unknown>[]; conversation_id: number; message_id: number }>('get_context', { message_id: 1, window: 1 });
-  assert.deepEqual(r.messages.map((m) => m.message_id), [1, 2]);
+  const r = await h.ok<{ messages: Record<string, unknown>[]; conversation_id: number; message_id: number }>(
+    'get_context',
+    { message_id: 1, window: 1 },
+  );
+  assert.deepEqual(
+    r.messages.map((m) => m.message_id),
+    [1, 2],
+  );
   assert.ok(r.messages.every((m) => m.source === 'signal' && m.conversation === 'Harper'));
   assert.equal(r.message_id, 1);
 });

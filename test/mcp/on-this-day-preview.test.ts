@@ -18,7 +18,11 @@ before(async () => {
     // Longer than every real body of 2021-07-25, and empty once line breaks and quote markers are gone.
     new ArchiveWriter(db).appendMessages(wren.id, 'signal', 'Wren', [
       { ts: '2021-07-25 18:00:00', sender: 'Wren', body: '\n'.repeat(300) },
-      { ts: '2021-07-25 18:01:00', sender: 'Wren', body: '> > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > >' },
+      {
+        ts: '2021-07-25 18:01:00',
+        sender: 'Wren',
+        body: '> > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > > >',
+      },
     ]);
   } finally {
     db.close();
@@ -31,7 +35,13 @@ after(async () => {
 });
 
 it('the empty-looking bodies never crowd out real messages', async () => {
-  const r = await h.ok<{ years: { year: number; messages: { message_id: number }[] }[] }>('on_this_day', { date: '2026-07-25', per_year: 2 });
+  const r = await h.ok<{ years: { year: number; messages: { message_id: number }[] }[] }>('on_this_day', {
+    date: '2026-07-25',
+    per_year: 2,
+  });
   const y2021 = r.years.find((y) => y.year === 2021);
-  assert.deepEqual(y2021?.messages.map((m) => m.message_id), [fx.marks.secretDay.id, fx.marks.lunch.id]);
+  assert.deepEqual(
+    y2021?.messages.map((m) => m.message_id),
+    [fx.marks.secretDay.id, fx.marks.lunch.id],
+  );
 });

@@ -8,7 +8,11 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../../src/core/index';
 import { createMcpServer, type McpTrafficEvent } from '../../src/mcp/index';
 import { PROMPTS } from '../../src/mcp/prompts';
@@ -16,21 +20,37 @@ import { ArchiveWriter, buildCuratedArchive, openWritable, type CuratedArchive }
 import { startRuntime } from '../stress/harness/server';
 import { tempDir } from './harness';
 
-const fold = (s: string) => s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+const fold = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 
 let dir: string;
 let desc: CuratedArchive;
 let runtime: Runtime;
 
-async function connect(opts: { elicit?: (req: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> } } = {}) {
+async function connect(
+  opts: {
+    elicit?: (req: { message: string; requestedSchema: unknown }) => {
+      action: 'accept' | 'decline' | 'cancel';
+      content?: Record<string, unknown>;
+    };
+  } = {},
+) {
   const traffic: McpTrafficEvent[] = [];
   const server = createMcpServer(runtime.context, { observe: (e) => void traffic.push(e) });
   const [ct, st] = InMemoryTransport.createLinkedPair();
   await server.connect(st);
-  const client = new Client({ name: 'surface', version: '1' }, { capabilities: opts.elicit ? { elicitation: { form: {} } } : {} });
+  const client = new Client(
+    { name: 'surface', version: '1' },
+    { capabilities: opts.elicit ? { elicitation: { form: {} } } : {} },
+  );
   if (opts.elicit) {
     const answer = opts.elicit;
-    client.setRequestHandler(ElicitRequestSchema, async (req) => answer(req.params as { message: string; requestedSchema: unknown }));
+    client.setRequestHandler(ElicitRequestSchema, async (req) =>
+      answer(req.params as { message: string; requestedSchema: unknown }),
+    );
   }
   const updated: string[] = [];
   let listChanged = 0;
@@ -81,7 +101,12 @@ describe('capabilities and icons', () => {
         completions: {},
         logging: {},
       });
-      const info = c.client.getServerVersion() as { name: string; title?: string; description?: string; icons?: { src: string; theme?: string }[] };
+      const info = c.client.getServerVersion() as {
+        name: string;
+        title?: string;
+        description?: string;
+        icons?: { src: string; theme?: string }[];
+      };
       assert.equal(info.name, 'msgbrowse');
       assert.ok(info.title && info.description && info.description.length > 40);
       assert.deepEqual(info.icons?.map((i) => i.theme).sort(), ['dark', 'light']);
@@ -118,17 +143,23 @@ describe('prompts', () => {
     const c = await connect();
     try {
       const { prompts } = await c.client.listPrompts();
-      assert.deepEqual(prompts.map((p) => p.name), ['summarize_conversation', 'what_did_they_say', 'find_discussion', 'on_this_day', 'prepare_meeting']);
+      assert.deepEqual(
+        prompts.map((p) => p.name),
+        ['summarize_conversation', 'what_did_they_say', 'find_discussion', 'on_this_day', 'prepare_meeting'],
+      );
       for (const p of prompts) {
         assert.ok(p.title && p.description && p.description.length > 30, p.name);
         for (const a of p.arguments ?? []) assert.ok(a.description, `${p.name}.${a.name}`);
       }
       const summarize = prompts.find((p) => p.name === 'summarize_conversation')!;
-      assert.deepEqual(summarize.arguments?.map((a) => [a.name, a.required ?? false]), [
-        ['conversation', true],
-        ['start', false],
-        ['end', false],
-      ]);
+      assert.deepEqual(
+        summarize.arguments?.map((a) => [a.name, a.required ?? false]),
+        [
+          ['conversation', true],
+          ['start', false],
+          ['end', false],
+        ],
+      );
     } finally {
       await c.close();
     }
@@ -139,8 +170,20 @@ describe('prompts', () => {
     const harper = desc.conversations.find((x) => x.name === 'Harper')!;
     try {
       const cases: [string, Record<string, string>, RegExp[]][] = [
-        ['summarize_conversation', { conversation: 'harper', start: '2022-01-01' }, [/get_conversation \{"conversation_id":\d+,"start":"2022-01-01","limit":500\}/, new RegExp(`conversation_id ${harper.id}`), /next_cursor/]],
-        ['what_did_they_say', { person: 'Harper', topic: 'the lease' }, [/search_messages \{"query":"the lease","sender":"Harper"/, /get_context/]],
+        [
+          'summarize_conversation',
+          { conversation: 'harper', start: '2022-01-01' },
+          [
+            /get_conversation \{"conversation_id":\d+,"start":"2022-01-01","limit":500\}/,
+            new RegExp(`conversation_id ${harper.id}`),
+            /next_cursor/,
+          ],
+        ],
+        [
+          'what_did_they_say',
+          { person: 'Harper', topic: 'the lease' },
+          [/search_messages \{"query":"the lease","sender":"Harper"/, /get_context/],
+        ],
         ['find_discussion', { topic: 'cabin' }, [/search_messages/, /semantic_search/]],
         ['on_this_day', { date: '2025-03-01' }, [/on_this_day \{"date":"2025-03-01"/, /get_journal_day/]],
         ['prepare_meeting', { person: 'Harper' }, [/search_contacts/, /get_contact/, /"newest"/]],
@@ -163,11 +206,29 @@ describe('prompts', () => {
     const c = await connect();
     try {
       const mj = desc.conversations.find((x) => x.name === 'MJ' && x.source === 'whatsapp')!;
-      const r = await c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'MJ (whatsapp)' } });
-      assert.match(r.messages[0].content.type === 'text' ? r.messages[0].content.text : '', new RegExp(`conversation_id ${mj.id}`));
-      await assert.rejects(c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'MJ' } }), /MJ \(imessage\).*MJ \(whatsapp\)|MJ \(whatsapp\).*MJ \(imessage\)/);
-      await assert.rejects(c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harpr' } }), /closest: Harper/);
-      await assert.rejects(c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harper', start: '2022-02-30' } }), /not a real calendar date/);
+      const r = await c.client.getPrompt({
+        name: 'summarize_conversation',
+        arguments: { conversation: 'MJ (whatsapp)' },
+      });
+      assert.match(
+        r.messages[0].content.type === 'text' ? r.messages[0].content.text : '',
+        new RegExp(`conversation_id ${mj.id}`),
+      );
+      await assert.rejects(
+        c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'MJ' } }),
+        /MJ \(imessage\).*MJ \(whatsapp\)|MJ \(whatsapp\).*MJ \(imessage\)/,
+      );
+      await assert.rejects(
+        c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harpr' } }),
+        /closest: Harper/,
+      );
+      await assert.rejects(
+        c.client.getPrompt({
+          name: 'summarize_conversation',
+          arguments: { conversation: 'Harper', start: '2022-02-30' },
+        }),
+        /not a real calendar date/,
+      );
     } finally {
       await c.close();
     }
@@ -179,9 +240,16 @@ describe('completion/complete', () => {
     const c = await connect();
     try {
       const names = (typed: string) =>
-        c.client.complete({ ref: { type: 'ref/prompt', name: 'summarize_conversation' }, argument: { name: 'conversation', value: typed } }).then((r) => r.completion);
+        c.client
+          .complete({
+            ref: { type: 'ref/prompt', name: 'summarize_conversation' },
+            argument: { name: 'conversation', value: typed },
+          })
+          .then((r) => r.completion);
       const m = await names('m');
-      const labels = desc.conversations.map((x) => (desc.conversations.filter((y) => y.name === x.name).length > 1 ? `${x.name} (${x.source})` : x.name));
+      const labels = desc.conversations.map((x) =>
+        desc.conversations.filter((y) => y.name === x.name).length > 1 ? `${x.name} (${x.source})` : x.name,
+      );
       const prefix = labels.filter((l) => fold(l).startsWith('m'));
       const inside = labels.filter((l) => !fold(l).startsWith('m') && fold(l).includes('m'));
       assert.deepEqual(new Set(m.values.slice(0, prefix.length)), new Set(prefix), 'prefix matches come first');
@@ -199,21 +267,42 @@ describe('completion/complete', () => {
   it('senders, people, sources; message ids from typed digits with an exact total and hasMore past 100', async () => {
     const c = await connect();
     try {
-      const senders = await c.client.complete({ ref: { type: 'ref/prompt', name: 'what_did_they_say' }, argument: { name: 'person', value: 'har' } });
+      const senders = await c.client.complete({
+        ref: { type: 'ref/prompt', name: 'what_did_they_say' },
+        argument: { name: 'person', value: 'har' },
+      });
       assert.equal(senders.completion.values[0], 'Harper');
-      const people = await c.client.complete({ ref: { type: 'ref/prompt', name: 'prepare_meeting' }, argument: { name: 'person', value: 'zo' } });
+      const people = await c.client.complete({
+        ref: { type: 'ref/prompt', name: 'prepare_meeting' },
+        argument: { name: 'person', value: 'zo' },
+      });
       assert.deepEqual(people.completion.values, ['Zoë']);
-      const topic = await c.client.complete({ ref: { type: 'ref/prompt', name: 'what_did_they_say' }, argument: { name: 'topic', value: 'a' } });
+      const topic = await c.client.complete({
+        ref: { type: 'ref/prompt', name: 'what_did_they_say' },
+        argument: { name: 'topic', value: 'a' },
+      });
       assert.deepEqual(topic.completion.values, [], 'a free-text argument completes nothing');
-      const ids = desc.messages.map((x) => x.id).filter((id) => String(id).startsWith('1')).sort((a, b) => String(a).length - String(b).length || a - b);
+      const ids = desc.messages
+        .map((x) => x.id)
+        .filter((id) => String(id).startsWith('1'))
+        .sort((a, b) => String(a).length - String(b).length || a - b);
       assert.ok(ids.length > 100, 'the curated archive has over 100 ids starting with 1');
-      const msg = await c.client.complete({ ref: { type: 'ref/resource', uri: 'msgbrowse://message/{id}{?h}' }, argument: { name: 'id', value: '1' } });
+      const msg = await c.client.complete({
+        ref: { type: 'ref/resource', uri: 'msgbrowse://message/{id}{?h}' },
+        argument: { name: 'id', value: '1' },
+      });
       assert.deepEqual(msg.completion.values, ids.slice(0, 100).map(String));
       assert.equal(msg.completion.total, ids.length);
       assert.equal(msg.completion.hasMore, true);
-      const conv = await c.client.complete({ ref: { type: 'ref/resource', uri: 'msgbrowse://conversation/{id}' }, argument: { name: 'id', value: '' } });
+      const conv = await c.client.complete({
+        ref: { type: 'ref/resource', uri: 'msgbrowse://conversation/{id}' },
+        argument: { name: 'id', value: '' },
+      });
       assert.equal(conv.completion.values.length, desc.conversations.length);
-      await assert.rejects(c.client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }), /no prompt named "nope"/);
+      await assert.rejects(
+        c.client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }),
+        /no prompt named "nope"/,
+      );
     } finally {
       await c.close();
     }
@@ -234,11 +323,26 @@ describe('refused requests', () => {
   it('a resource, a prompt and a completion say what was wrong once, with its JSON-RPC code', async () => {
     const c = await connect();
     try {
-      await assert.rejects(c.client.readResource({ uri: `msgbrowse://message/${'0'.repeat(64)}` }), refusal(-32002, /no message with hash 0{64}/));
-      await assert.rejects(c.client.readResource({ uri: 'msgbrowse://conversation/999999' }), refusal(-32002, /conversation 999999 not found/));
-      await assert.rejects(c.client.readResource({ uri: 'msgbrowse://message/abc' }), refusal(-32602, /must be a message_id or a 64-hex hash/));
-      await assert.rejects(c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harpr' } }), refusal(-32602, /closest: Harper/));
-      await assert.rejects(c.client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }), refusal(-32602, /no prompt named "nope"/));
+      await assert.rejects(
+        c.client.readResource({ uri: `msgbrowse://message/${'0'.repeat(64)}` }),
+        refusal(-32002, /no message with hash 0{64}/),
+      );
+      await assert.rejects(
+        c.client.readResource({ uri: 'msgbrowse://conversation/999999' }),
+        refusal(-32002, /conversation 999999 not found/),
+      );
+      await assert.rejects(
+        c.client.readResource({ uri: 'msgbrowse://message/abc' }),
+        refusal(-32602, /must be a message_id or a 64-hex hash/),
+      );
+      await assert.rejects(
+        c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harpr' } }),
+        refusal(-32602, /closest: Harper/),
+      );
+      await assert.rejects(
+        c.client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }),
+        refusal(-32602, /no prompt named "nope"/),
+      );
     } finally {
       await c.close();
     }
@@ -247,10 +351,19 @@ describe('refused requests', () => {
   it('summarize_conversation takes its dates like the tools: spaces around them ignored, a start after the end refused', async () => {
     const c = await connect();
     try {
-      const r = await c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harper', start: ' 2022-01-01', end: '2022-12-31 ' } });
-      assert.match(r.messages[0].content.type === 'text' ? r.messages[0].content.text : '', /from 2022-01-01 to 2022-12-31/);
+      const r = await c.client.getPrompt({
+        name: 'summarize_conversation',
+        arguments: { conversation: 'Harper', start: ' 2022-01-01', end: '2022-12-31 ' },
+      });
+      assert.match(
+        r.messages[0].content.type === 'text' ? r.messages[0].content.text : '',
+        /from 2022-01-01 to 2022-12-31/,
+      );
       await assert.rejects(
-        c.client.getPrompt({ name: 'summarize_conversation', arguments: { conversation: 'Harper', start: '2023-05-01', end: '2023-01-01' } }),
+        c.client.getPrompt({
+          name: 'summarize_conversation',
+          arguments: { conversation: 'Harper', start: '2023-05-01', end: '2023-01-01' },
+        }),
         refusal(-32602, /start 2023-05-01 is after end 2023-01-01/),
       );
     } finally {
@@ -280,17 +393,24 @@ describe('live resources', () => {
       // msgbrowse appends to Harper (a live import commits while we watch).
       const db = openWritable(desc.path);
       try {
-        new ArchiveWriter(db).appendMessages(harper.id, 'signal', 'Harper', [{ ts: '2030-01-01 10:00:00', sender: 'Harper', body: 'a brand new message' }]);
+        new ArchiveWriter(db).appendMessages(harper.id, 'signal', 'Harper', [
+          { ts: '2030-01-01 10:00:00', sender: 'Harper', body: 'a brand new message' },
+        ]);
       } finally {
         db.close();
       }
-      await waitFor('resources/updated for the conversation and the message', () => c.updated.includes(convUri) && c.updated.includes(msgUri));
+      await waitFor(
+        'resources/updated for the conversation and the message',
+        () => c.updated.includes(convUri) && c.updated.includes(msgUri),
+      );
       await new Promise((r) => setTimeout(r, 400));
       assert.ok(!c.updated.includes(zoeUri), 'an unsubscribed conversation is not notified');
       assert.equal(c.listChanged(), 0, 'no conversation appeared: no list_changed');
       const db2 = openWritable(desc.path);
       try {
-        new ArchiveWriter(db2).importConversation('signal', 'Brand New Friend', [{ ts: '2030-01-02 10:00:00', sender: 'Brand New Friend', body: 'hello!' }]);
+        new ArchiveWriter(db2).importConversation('signal', 'Brand New Friend', [
+          { ts: '2030-01-02 10:00:00', sender: 'Brand New Friend', body: 'hello!' },
+        ]);
       } finally {
         db2.close();
       }
@@ -300,8 +420,20 @@ describe('live resources', () => {
       assert.equal(c.updated.length, n, 'a new conversation does not notify the subscribed ones');
       assert.ok(!c.updated.includes('https://example.com/x'));
       // The observer (the extension's test hooks) hears the same traffic.
-      const seen = (d: string, m: string, subject?: string) => c.traffic.some((e) => e.direction === d && e.method === m && (subject === undefined || e.subject === subject) && e.client === 'surface');
-      assert.ok(seen('in', 'initialize') && seen('in', 'resources/subscribe', convUri) && seen('out', 'notifications/resources/updated', convUri) && seen('out', 'notifications/resources/list_changed'));
+      const seen = (d: string, m: string, subject?: string) =>
+        c.traffic.some(
+          (e) =>
+            e.direction === d &&
+            e.method === m &&
+            (subject === undefined || e.subject === subject) &&
+            e.client === 'surface',
+        );
+      assert.ok(
+        seen('in', 'initialize') &&
+          seen('in', 'resources/subscribe', convUri) &&
+          seen('out', 'notifications/resources/updated', convUri) &&
+          seen('out', 'notifications/resources/list_changed'),
+      );
     } finally {
       await c.close();
     }
@@ -313,7 +445,9 @@ describe('progress and elicitation', () => {
     const c = await connect();
     try {
       const seen: { progress: number; total?: number }[] = [];
-      await c.client.callTool({ name: 'on_this_day', arguments: { date: '2026-03-01' } }, undefined, { onprogress: (p) => void seen.push(p) });
+      await c.client.callTool({ name: 'on_this_day', arguments: { date: '2026-03-01' } }, undefined, {
+        onprogress: (p) => void seen.push(p),
+      });
       assert.ok(seen.length >= 3, `progress notifications: ${seen.length}`);
       for (let i = 1; i < seen.length; i++) assert.ok(seen[i].progress > seen[i - 1].progress, 'progress increases');
       assert.equal(seen[seen.length - 1].progress, seen[seen.length - 1].total);
@@ -336,15 +470,26 @@ describe('progress and elicitation', () => {
       assert.ok(!r.isError, JSON.stringify(r.content));
       assert.equal((r.structuredContent as { conversation_id: number }).conversation_id, mjWa.id);
       assert.match(asked!.message, /"MJ" is the name of 2 conversations/);
-      const prop = (asked!.requestedSchema as { properties: { conversation: { oneOf: { const: string; title: string }[] } } }).properties.conversation;
-      assert.deepEqual(prop.oneOf.map((o) => o.const).sort(), desc.conversations.filter((x) => x.name === 'MJ').map((x) => String(x.id)).sort());
+      const prop = (
+        asked!.requestedSchema as { properties: { conversation: { oneOf: { const: string; title: string }[] } } }
+      ).properties.conversation;
+      assert.deepEqual(
+        prop.oneOf.map((o) => o.const).sort(),
+        desc.conversations
+          .filter((x) => x.name === 'MJ')
+          .map((x) => String(x.id))
+          .sort(),
+      );
       assert.ok(prop.oneOf.every((o) => /MJ — (imessage|whatsapp), \d+ messages/.test(o.title)));
     } finally {
       await yes.close();
     }
     const no = await connect({ elicit: () => ({ action: 'decline' }) });
     try {
-      const r = await no.client.callTool({ name: 'search_messages', arguments: { query: 'photo', conversation: 'MJ' } });
+      const r = await no.client.callTool({
+        name: 'search_messages',
+        arguments: { query: 'photo', conversation: 'MJ' },
+      });
       assert.equal(r.isError, true);
       assert.match(JSON.stringify(r.content), /exists in several sources/);
     } finally {
@@ -360,4 +505,3 @@ describe('progress and elicitation', () => {
     }
   });
 });
-

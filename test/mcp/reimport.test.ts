@@ -34,7 +34,13 @@ async function ok<T>(name: string, args: Record<string, unknown>): Promise<T> {
 before(async () => {
   dir = tempDir('mcp-reimport');
   fx = buildReimportArchive(path.join(dir, 'archive'));
-  runtime = createRuntime({ archivePath: fx.path, embed: { baseUrl: '', model: '' }, citation: CITATION, cacheDir: path.join(dir, 'cache'), version: 'reimport' });
+  runtime = createRuntime({
+    archivePath: fx.path,
+    embed: { baseUrl: '', model: '' },
+    citation: CITATION,
+    cacheDir: path.join(dir, 'cache'),
+    version: 'reimport',
+  });
   const server = createMcpServer(runtime.context);
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
@@ -86,7 +92,8 @@ async function collectCitations(): Promise<Collected> {
     const r = await call(name, args);
     assert.ok(!r.isError, `${name}: ${textOf(r)}`);
     linksIn(r.structuredContent, links);
-    for (const item of r.content) if (item.type === 'resource_link' && item.uri.startsWith('msgbrowse://message/')) resources.add(item.uri);
+    for (const item of r.content)
+      if (item.type === 'resource_link' && item.uri.startsWith('msgbrowse://message/')) resources.add(item.uri);
   }
   return { links, resources };
 }
@@ -111,7 +118,9 @@ test('before the re-import: every link and message resource URI carries the hash
     assert.ok(byId.get(Number(m[1]))?.hash.startsWith(m[2]), u);
   }
   // list_media and list_links items are cited too (media of the trip, links of both conversations).
-  const media = await ok<{ media: { link: string; message_id: number }[] }>('list_media', { conversation_id: fx.conversation.id });
+  const media = await ok<{ media: { link: string; message_id: number }[] }>('list_media', {
+    conversation_id: fx.conversation.id,
+  });
   assert.equal(media.media.length, 2);
   for (const x of media.media) assert.ok(x.link.endsWith(`?h=${byId.get(x.message_id)!.hash.slice(0, 16)}`));
 });
@@ -119,7 +128,11 @@ test('before the re-import: every link and message resource URI carries the hash
 test('re-imported while the server runs: ids shifted and reused (every old id of the conversation names another message or stays)', async () => {
   re = reimportConversation(fx);
   const oldIds = fx.before.map((m) => m.id);
-  assert.deepEqual(re.after.map((m) => m.id), oldIds, 'SQLite reused the deleted ids');
+  assert.deepEqual(
+    re.after.map((m) => m.id),
+    oldIds,
+    'SQLite reused the deleted ids',
+  );
   assert.equal(re.inserted.id, oldIds[0]);
   // The server sees the new content (the runtime's holder notices the change on the next calls).
   const page = await waitForContent();
@@ -129,7 +142,9 @@ test('re-imported while the server runs: ids shifted and reused (every old id of
 async function waitForContent(): Promise<{ messages: { message_id: number; hash: string }[] }> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const page = await ok<{ messages: { message_id: number; hash: string }[] }>('get_conversation', { conversation_id: fx.conversation.id });
+    const page = await ok<{ messages: { message_id: number; hash: string }[] }>('get_conversation', {
+      conversation_id: fx.conversation.id,
+    });
     if (page.messages.some((m) => m.hash === re.inserted.hash)) return page;
     if (Date.now() > deadline) throw new Error('the server never saw the re-import');
     await new Promise((r) => setTimeout(r, 100));
@@ -162,7 +177,11 @@ test('after the re-import: every link resolves to the same hash or says it is go
       const s = res.structuredContent as { message_id: number; hash: string; notes?: string[] };
       assert.ok(s.hash.startsWith(h));
       assert.equal(s.message_id, r.message.id);
-      assert.equal(r.status === 'moved', (s.notes ?? []).some((n) => /moved after a re-import/.test(n)), JSON.stringify(s.notes));
+      assert.equal(
+        r.status === 'moved',
+        (s.notes ?? []).some((n) => /moved after a re-import/.test(n)),
+        JSON.stringify(s.notes),
+      );
     }
   }
   // A: 4→5 and B: 5→6 moved; C gone; D, E, F and the untouched conversation exact.
@@ -180,8 +199,14 @@ test('after the re-import: resources/read returns the message the URI names (fol
       seen.gone++;
       continue;
     }
-    const json = JSON.parse(String((read.contents[1] as { text: string }).text)) as { message: { message_id: number; hash: string; link: string }; notes?: string[] };
-    assert.ok(json.message.hash.startsWith(h), `${u} returned message ${json.message.message_id} (${json.message.hash})`);
+    const json = JSON.parse(String((read.contents[1] as { text: string }).text)) as {
+      message: { message_id: number; hash: string; link: string };
+      notes?: string[];
+    };
+    assert.ok(
+      json.message.hash.startsWith(h),
+      `${u} returned message ${json.message.message_id} (${json.message.hash})`,
+    );
     if (json.message.message_id !== Number(id)) {
       seen.moved++;
       assert.match(json.notes?.[0] ?? '', /this message moved after a re-import/);

@@ -38,7 +38,8 @@ async function connect(ctx: ServerContext) {
   await client.connect(a);
   return {
     client,
-    call: async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    call: async (name: string, args: Record<string, unknown> = {}) =>
+      (await client.callTool({ name, arguments: args })) as CallToolResult,
     close: async () => {
       await client.close();
       await server.close();
@@ -96,7 +97,10 @@ test('an unexpected exception becomes a one-line internal error, no stack trace;
   try {
     const r = await c.call('list_conversations');
     assert.equal(r.isError, true);
-    assert.equal(textOf(r), 'internal error: Cannot read properties of undefined (reading "x") — please report this; other calls still work');
+    assert.equal(
+      textOf(r),
+      'internal error: Cannot read properties of undefined (reading "x") — please report this; other calls still work',
+    );
     const ok = await c.call('list_conversations');
     assert.ok(!ok.isError);
   } finally {
@@ -117,7 +121,10 @@ test('citations use the injected scheme and authority', async () => {
     assert.equal(c.client.getServerVersion()?.version, '9.9.9');
     const conv = await c.call('get_conversation', { conversation_id: 1 });
     const rl = conv.content.filter((x) => x.type === 'resource_link');
-    assert.deepEqual(rl.map((x) => x.type === 'resource_link' && x.uri), ['msgbrowse://conversation/1']);
+    assert.deepEqual(
+      rl.map((x) => x.type === 'resource_link' && x.uri),
+      ['msgbrowse://conversation/1'],
+    );
   } finally {
     await c.close();
     await real.close();
@@ -141,22 +148,32 @@ test('semantic settings are read per call: model "" → error, then "test-embed"
 
 test('a cancelled call does not break the server; a hybrid fallback is logged to the client', async () => {
   embed.respond = () => ({ body: { data: [{ index: 0, embedding: [1, 0] }] }, delayMs: 3000 });
-  const h = await startHarness({ archivePath: file, embed: { baseUrl: embed.baseUrl, model: MCP_FIXTURE_MODEL, timeoutMs: 200 } });
+  const h = await startHarness({
+    archivePath: file,
+    embed: { baseUrl: embed.baseUrl, model: MCP_FIXTURE_MODEL, timeoutMs: 200 },
+  });
   const logged: unknown[] = [];
   h.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     logged.push(n.params.data);
   });
   try {
     const ac = new AbortController();
-    const p = h.client.callTool({ name: 'semantic_search', arguments: { query: 'x' } }, undefined, { signal: ac.signal });
+    const p = h.client.callTool({ name: 'semantic_search', arguments: { query: 'x' } }, undefined, {
+      signal: ac.signal,
+    });
     setTimeout(() => ac.abort(), 30);
     await assert.rejects(p);
     // Timeout in the embedding call: search_messages still answers with keyword hits and says why.
-    const r = await h.ok<{ hits: unknown[]; semantic: { used: boolean; reason: string } }>('search_messages', { query: 'lease' });
+    const r = await h.ok<{ hits: unknown[]; semantic: { used: boolean; reason: string } }>('search_messages', {
+      query: 'lease',
+    });
     assert.equal(r.hits.length, 1);
     assert.match(r.semantic.reason, /did not answer within 0\.2s/);
     await new Promise((res) => setTimeout(res, 20));
-    assert.ok(logged.some((d) => /semantic half of search_messages failed/.test(String(d))), JSON.stringify(logged));
+    assert.ok(
+      logged.some((d) => /semantic half of search_messages failed/.test(String(d))),
+      JSON.stringify(logged),
+    );
     const list = await h.ok<{ conversations: unknown[] }>('list_conversations');
     assert.equal(list.conversations.length, 1);
   } finally {
@@ -177,7 +194,10 @@ test('missing required parameters say "is required"', async () => {
 
 test('pure helpers: links, cursor round-trip, day ranges, domain normalisation', () => {
   const f = { scheme: 'vscode', authority: 'msgbrowse.msgbrowse-vscode' };
-  assert.equal(messageLink(f, 3, 42, 'ABCDEF0123456789' + '0'.repeat(48)), 'vscode://msgbrowse.msgbrowse-vscode/c/3/at/42?h=abcdef0123456789');
+  assert.equal(
+    messageLink(f, 3, 42, `ABCDEF0123456789${'0'.repeat(48)}`),
+    'vscode://msgbrowse.msgbrowse-vscode/c/3/at/42?h=abcdef0123456789',
+  );
   assert.equal(conversationLink(f, 3), 'vscode://msgbrowse.msgbrowse-vscode/c/3');
   const cur = { conversationId: 2, tsUnix: 1646125200, id: 17, startUnix: 1646092800, endUnix: undefined };
   const enc = encodeCursor(cur);

@@ -17,7 +17,18 @@ import {
 import { startHarness, tempDir, textOf, type Harness } from './harness';
 import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
 
-type Hit = { message_id: number; hash: string; conversation: string; conversation_id: number; source: string; sender: string; timestamp: string; text: string; link: string; score?: number };
+type Hit = {
+  message_id: number;
+  hash: string;
+  conversation: string;
+  conversation_id: number;
+  source: string;
+  sender: string;
+  timestamp: string;
+  text: string;
+  link: string;
+  score?: number;
+};
 
 let dir: string;
 let desc: CuratedArchive;
@@ -62,7 +73,19 @@ describe('protocol surface', () => {
     const { tools } = await h.client.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['list_conversations', 'get_conversation', 'search_messages', 'semantic_search', 'get_context', 'list_media', 'list_links', 'get_journal_day', 'on_this_day', 'search_contacts', 'get_contact'],
+      [
+        'list_conversations',
+        'get_conversation',
+        'search_messages',
+        'semantic_search',
+        'get_context',
+        'list_media',
+        'list_links',
+        'get_journal_day',
+        'on_this_day',
+        'search_contacts',
+        'get_contact',
+      ],
     );
     for (const t of tools) {
       assert.ok(t.title && t.title.length > 3, t.name);
@@ -76,9 +99,42 @@ describe('protocol surface', () => {
       assert.equal(t.outputSchema?.type, 'object', t.name);
     }
     const props = (name: string) => Object.keys(tools.find((t) => t.name === name)!.inputSchema.properties ?? {});
-    assert.deepEqual(props('get_conversation'), ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'order', 'cursor']);
-    assert.deepEqual(props('search_messages'), ['query', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link', 'limit', 'cursor']);
-    assert.deepEqual(props('semantic_search'), ['query', 'k', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link', 'cursor']);
+    assert.deepEqual(props('get_conversation'), [
+      'name',
+      'conversation_id',
+      'source',
+      'start',
+      'end',
+      'limit',
+      'order',
+      'cursor',
+    ]);
+    assert.deepEqual(props('search_messages'), [
+      'query',
+      'conversation',
+      'conversation_id',
+      'source',
+      'sender',
+      'start',
+      'end',
+      'has_attachment',
+      'has_link',
+      'limit',
+      'cursor',
+    ]);
+    assert.deepEqual(props('semantic_search'), [
+      'query',
+      'k',
+      'conversation',
+      'conversation_id',
+      'source',
+      'sender',
+      'start',
+      'end',
+      'has_attachment',
+      'has_link',
+      'cursor',
+    ]);
     assert.deepEqual(props('get_journal_day'), ['day', 'limit', 'cursor']);
     assert.deepEqual(props('on_this_day'), ['date', 'per_year', 'limit', 'cursor']);
     assert.deepEqual(props('search_contacts'), ['query', 'cursor']);
@@ -132,7 +188,9 @@ describe('list_conversations', () => {
   test('source and name_contains filters; unknown source is an error listing the sources', async () => {
     const wa = await h.ok<{ conversations: { source: string }[] }>('list_conversations', { source: 'WhatsApp' });
     assert.ok(wa.conversations.length >= 2 && wa.conversations.every((c) => c.source === 'whatsapp'));
-    const mj = await h.ok<{ conversations: { name: string; source: string }[] }>('list_conversations', { name_contains: 'mj' });
+    const mj = await h.ok<{ conversations: { name: string; source: string }[] }>('list_conversations', {
+      name_contains: 'mj',
+    });
     assert.deepEqual(mj.conversations.map((c) => c.source).sort(), ['imessage', 'whatsapp']);
     const msg = await h.err('list_conversations', { source: 'telegram' });
     assert.match(msg, /unknown source "telegram"; this archive has "imessage", "signal", "whatsapp"/);
@@ -148,7 +206,10 @@ describe('conversation resolution', () => {
     assert.match(msg, /pass source/);
     assert.match(msg, /conversation_id/);
     const im = conversationOf(desc, 'imessage', 'MJ');
-    const r = await h.ok<{ conversation_id: number; source: string; messages: Hit[] }>('get_conversation', { name: 'MJ', source: 'imessage' });
+    const r = await h.ok<{ conversation_id: number; source: string; messages: Hit[] }>('get_conversation', {
+      name: 'MJ',
+      source: 'imessage',
+    });
     assert.equal(r.conversation_id, im.id);
     assert.ok(r.messages.every((m) => m.source === 'imessage'));
     const byId = await h.ok<{ conversation_id: number }>('get_conversation', { conversation_id: im.id });
@@ -165,7 +226,10 @@ describe('conversation resolution', () => {
     assert.match(await h.err('get_conversation', { conversation_id: 99999 }), /conversation id 99999 not found/);
     assert.match(await h.err('get_conversation', {}), /name or conversation_id is required/);
     const harper = conversationOf(desc, 'signal', 'Harper');
-    assert.match(await h.err('get_conversation', { conversation_id: harper.id, source: 'whatsapp' }), /is from source "signal"/);
+    assert.match(
+      await h.err('get_conversation', { conversation_id: harper.id, source: 'whatsapp' }),
+      /is from source "signal"/,
+    );
     assert.match(await h.err('get_conversation', { conversation_id: harper.id, name: 'Family' }), /pass only one/);
   });
 });
@@ -179,7 +243,10 @@ describe('get_conversation', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const r: { messages: Hit[]; next_cursor?: string; has_more: boolean } = await h.ok('get_conversation', cursor ? { cursor, limit: 7 } : { name: 'Group Trip', limit: 7 });
+      const r: { messages: Hit[]; next_cursor?: string; has_more: boolean } = await h.ok(
+        'get_conversation',
+        cursor ? { cursor, limit: 7 } : { name: 'Group Trip', limit: 7 },
+      );
       seen.push(...r.messages.map((m) => m.message_id));
       assert.equal(r.has_more, r.next_cursor !== undefined);
       cursor = r.next_cursor;
@@ -192,8 +259,15 @@ describe('get_conversation', () => {
 
   test('date bounds are inclusive days and survive paging; the cursor carries them', async () => {
     const harper = conversationOf(desc, 'signal', 'Harper');
-    const day2 = messagesOf(desc, harper.id).filter((m) => m.ts.startsWith('2022-03-02')).map((m) => m.id);
-    const first = await h.ok<{ messages: Hit[]; next_cursor?: string }>('get_conversation', { name: 'Harper', start: '2022-03-02', end: '2022-03-02', limit: 2 });
+    const day2 = messagesOf(desc, harper.id)
+      .filter((m) => m.ts.startsWith('2022-03-02'))
+      .map((m) => m.id);
+    const first = await h.ok<{ messages: Hit[]; next_cursor?: string }>('get_conversation', {
+      name: 'Harper',
+      start: '2022-03-02',
+      end: '2022-03-02',
+      limit: 2,
+    });
     const ids = first.messages.map((m) => m.message_id);
     let cursor = first.next_cursor;
     while (cursor) {
@@ -202,14 +276,26 @@ describe('get_conversation', () => {
       cursor = r.next_cursor;
     }
     assert.deepEqual(ids, day2);
-    assert.match(await h.err('get_conversation', { cursor: first.next_cursor, start: '2022-03-01' }), /differ from the ones this cursor/);
-    assert.match(await h.err('get_conversation', { cursor: first.next_cursor, name: 'Family', source: 'whatsapp' }), /cursor belongs to conversation_id/);
+    assert.match(
+      await h.err('get_conversation', { cursor: first.next_cursor, start: '2022-03-01' }),
+      /differ from the ones this cursor/,
+    );
+    assert.match(
+      await h.err('get_conversation', { cursor: first.next_cursor, name: 'Family', source: 'whatsapp' }),
+      /cursor belongs to conversation_id/,
+    );
     assert.match(await h.err('get_conversation', { cursor: 'garbage!' }), /cursor is not valid/);
-    assert.match(await h.err('get_conversation', { cursor: Buffer.from('{"v":1}').toString('base64url') }), /cursor is not valid/);
+    assert.match(
+      await h.err('get_conversation', { cursor: Buffer.from('{"v":1}').toString('base64url') }),
+      /cursor is not valid/,
+    );
   });
 
   test('limit above 500 is clamped (and said so); system messages included; bodies cleaned', async () => {
-    const r = await h.ok<{ messages: Hit[]; notes?: string[]; next_cursor?: string }>('get_conversation', { name: 'Group Trip', limit: 600 });
+    const r = await h.ok<{ messages: Hit[]; notes?: string[]; next_cursor?: string }>('get_conversation', {
+      name: 'Group Trip',
+      limit: 600,
+    });
     assert.equal(r.messages.length, 250);
     assert.deepEqual(r.notes, ['limit 600 is above the maximum 500; used 500']);
     assert.equal(r.next_cursor, undefined);
@@ -227,28 +313,57 @@ describe('get_conversation', () => {
 describe('dates', () => {
   test('strict YYYY-MM-DD, real calendar dates, start ≤ end', async () => {
     for (const bad of ['2022-3-1', 'yesterday', '2022-03-01T00:00:00', '03/01/2022', '2022 -03-01']) {
-      assert.match(await h.err('search_messages', { query: 'lease', start: bad }), /start must be a date in YYYY-MM-DD form/, bad);
+      assert.match(
+        await h.err('search_messages', { query: 'lease', start: bad }),
+        /start must be a date in YYYY-MM-DD form/,
+        bad,
+      );
     }
-    assert.match(await h.err('search_messages', { query: 'lease', end: '2022-02-30' }), /end "2022-02-30" is not a real calendar date/);
+    assert.match(
+      await h.err('search_messages', { query: 'lease', end: '2022-02-30' }),
+      /end "2022-02-30" is not a real calendar date/,
+    );
     assert.match(await h.err('get_conversation', { name: 'Harper', end: '2021-02-29' }), /not a real calendar date/);
-    assert.match(await h.err('get_conversation', { name: 'Harper', start: '2022-03-02', end: '2022-03-01' }), /start 2022-03-02 is after end 2022-03-01/);
+    assert.match(
+      await h.err('get_conversation', { name: 'Harper', start: '2022-03-02', end: '2022-03-01' }),
+      /start 2022-03-02 is after end 2022-03-01/,
+    );
     const leap = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper', start: '2020-02-29' });
     assert.ok(leap.messages.length > 0);
     assert.match(await h.err('semantic_search', { query: 'x', start: '2022-13-01' }), /not a real calendar date/);
   });
 
   test('spaces around a date are ignored, as get_journal_day and the prompts ignore them', async () => {
-    const exact = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper', start: '2022-03-01', end: '2022-03-31' });
-    const spaced = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper', start: ' 2022-03-01', end: '2022-03-31\t' });
-    assert.deepEqual(spaced.messages.map((m) => m.message_id), exact.messages.map((m) => m.message_id));
-    const found = await plain.ok<{ hits: Hit[] }>('search_messages', { query: 'lease', start: ' 2022-03-01 ', end: ' 2022-03-01' });
+    const exact = await h.ok<{ messages: Hit[] }>('get_conversation', {
+      name: 'Harper',
+      start: '2022-03-01',
+      end: '2022-03-31',
+    });
+    const spaced = await h.ok<{ messages: Hit[] }>('get_conversation', {
+      name: 'Harper',
+      start: ' 2022-03-01',
+      end: '2022-03-31\t',
+    });
+    assert.deepEqual(
+      spaced.messages.map((m) => m.message_id),
+      exact.messages.map((m) => m.message_id),
+    );
+    const found = await plain.ok<{ hits: Hit[] }>('search_messages', {
+      query: 'lease',
+      start: ' 2022-03-01 ',
+      end: ' 2022-03-01',
+    });
     assert.ok(found.hits.length >= 1 && found.hits.every((x) => x.timestamp.startsWith('2022-03-01')));
     const blank = await h.ok<{ messages: Hit[] }>('get_conversation', { name: 'Harper', start: '  ' });
     assert.ok(blank.messages.length >= exact.messages.length, 'a blank date is no filter, as an empty one');
   });
 
   test('date filters on search are inclusive days', async () => {
-    const r = await plain.ok<{ hits: Hit[] }>('search_messages', { query: 'lease', start: '2022-03-01', end: '2022-03-01' });
+    const r = await plain.ok<{ hits: Hit[] }>('search_messages', {
+      query: 'lease',
+      start: '2022-03-01',
+      end: '2022-03-01',
+    });
     assert.ok(r.hits.length >= 1);
     assert.ok(r.hits.every((x) => x.timestamp.startsWith('2022-03-01')));
   });
@@ -256,7 +371,10 @@ describe('dates', () => {
 
 describe('search_messages', () => {
   test('hybrid: keyword hits with readable snippets, fused with semantic hits; scores rounded to 4 places', async () => {
-    const r = await h.ok<{ hits: Hit[]; semantic: { used: boolean; model?: string } }>('search_messages', { query: 'lease', limit: 10 });
+    const r = await h.ok<{ hits: Hit[]; semantic: { used: boolean; model?: string } }>('search_messages', {
+      query: 'lease',
+      limit: 10,
+    });
     assert.deepEqual(r.semantic, { used: true, model: 'test-embed' });
     assert.equal(r.hits.length, 10);
     const lease = r.hits.find((x) => x.message_id === desc.marks.leaseAgreement.id)!;
@@ -289,13 +407,29 @@ describe('search_messages', () => {
     assert.ok(r.hits.length <= 100);
     assert.match(await plain.err('search_messages', { query: 'the', limit: 0 }), /limit must be at least 1/);
     // 2**60 is an integer, only not an exact one for JavaScript: say so rather than "must be an integer".
-    assert.match(await plain.err('search_messages', { query: 'the', limit: 2 ** 60 }), /limit is too large: give a whole number from 1 to 9007199254740991/);
+    assert.match(
+      await plain.err('search_messages', { query: 'the', limit: 2 ** 60 }),
+      /limit is too large: give a whole number from 1 to 9007199254740991/,
+    );
     assert.match(await plain.err('get_context', { message_id: 2 ** 60 }), /message_id is too large/);
     assert.match(await plain.err('search_messages', { query: 'the', limit: 2.5 }), /limit must be an integer/);
   });
 
   test('FTS syntax and hostile queries are plain text', async () => {
-    for (const q of ['"', 'lease OR', 'lease)', '*', 'NEAR(', '^foo', '""', 'a"b', 'col:value', '-minus', 'lease*', 'AND OR NOT']) {
+    for (const q of [
+      '"',
+      'lease OR',
+      'lease)',
+      '*',
+      'NEAR(',
+      '^foo',
+      '""',
+      'a"b',
+      'col:value',
+      '-minus',
+      'lease*',
+      'AND OR NOT',
+    ]) {
       const r = await plain.call('search_messages', { query: q });
       assert.ok(!r.isError, `${q}: ${textOf(r)}`);
       assert.ok(Array.isArray((r.structuredContent as { hits: unknown[] }).hits));
@@ -305,9 +439,14 @@ describe('search_messages', () => {
   });
 
   test('the semantic half failing (dimension mismatch) is reported, keyword hits still returned', async () => {
-    const r = await wrongDim.ok<{ hits: Hit[]; semantic: { used: boolean; reason: string } }>('search_messages', { query: 'lease' });
+    const r = await wrongDim.ok<{ hits: Hit[]; semantic: { used: boolean; reason: string } }>('search_messages', {
+      query: 'lease',
+    });
     assert.equal(r.semantic.used, false);
-    assert.match(r.semantic.reason, /dimension mismatch: the endpoint returned a 8-dimensional vector for model "other-embed", but the archive stores 4-dimensional/);
+    assert.match(
+      r.semantic.reason,
+      /dimension mismatch: the endpoint returned a 8-dimensional vector for model "other-embed", but the archive stores 4-dimensional/,
+    );
     assert.ok(r.hits.length >= 1);
     assert.ok(wrongDim.logs.some((l) => l.level === 'warn' && /semantic half/.test(l.message)));
   });
@@ -332,7 +471,12 @@ describe('search_messages', () => {
     );
     // The payload policy (src/mcp/render.ts): a search's message links are for the person and for clients that read
     // on demand, never inlined into the model's context (the hit already says everything the resource would).
-    for (const c of links) assert.deepEqual(c.type === 'resource_link' && c.annotations?.audience, ['user'], 'a search message link is for the user');
+    for (const c of links)
+      assert.deepEqual(
+        c.type === 'resource_link' && c.annotations?.audience,
+        ['user'],
+        'a search message link is for the user',
+      );
   });
 });
 
@@ -346,7 +490,10 @@ describe('semantic_search', () => {
       .sort((a, b) => b.score - a.score || a.id - b.id)
       .slice(0, 5);
     const r = await h.ok<{ hits: Hit[] }>('semantic_search', { query, k: 5 });
-    assert.deepEqual(r.hits.map((x) => x.score), expected.map((e) => Math.round(e.score * 1e4) / 1e4));
+    assert.deepEqual(
+      r.hits.map((x) => x.score),
+      expected.map((e) => Math.round(e.score * 1e4) / 1e4),
+    );
     // ids agree wherever scores are not tied
     for (let i = 0; i < 5; i++) {
       const tied = expected.filter((e) => e.score === expected[i].score).map((e) => e.id);
@@ -355,12 +502,20 @@ describe('semantic_search', () => {
   });
 
   test('sender / source / date / conversation filters and k clamping', async () => {
-    const r = await h.ok<{ hits: Hit[]; notes?: string[] }>('semantic_search', { query: 'lease', k: 150, sender: 'Harper' });
+    const r = await h.ok<{ hits: Hit[]; notes?: string[] }>('semantic_search', {
+      query: 'lease',
+      k: 150,
+      sender: 'Harper',
+    });
     assert.deepEqual(r.notes, ['k 150 is above the maximum 100; used 100']);
     assert.ok(r.hits.length > 0 && r.hits.every((x) => x.sender === 'Harper'));
     const wa = await h.ok<{ hits: Hit[] }>('semantic_search', { query: 'lease', source: 'whatsapp' });
     assert.ok(wa.hits.length > 0 && wa.hits.every((x) => x.source === 'whatsapp'));
-    const dated = await h.ok<{ hits: Hit[] }>('semantic_search', { query: 'lease', start: '2024-01-01', end: '2024-12-31' });
+    const dated = await h.ok<{ hits: Hit[] }>('semantic_search', {
+      query: 'lease',
+      start: '2024-01-01',
+      end: '2024-12-31',
+    });
     assert.ok(dated.hits.length > 0 && dated.hits.every((x) => x.timestamp.startsWith('2024')));
     const zoe = conversationOf(desc, 'signal', 'Zoë');
     const conv = await h.ok<{ hits: Hit[] }>('semantic_search', { query: 'café', conversation: 'Zoë' });
@@ -376,43 +531,85 @@ describe('semantic_search', () => {
     const topK = (keep: (m: (typeof desc.messages)[number]) => boolean, k: number) =>
       desc.messages
         .filter((m) => isEmbeddable(m) && keep(m))
-        .map((m) => ({ id: m.id, score: Math.round(cosine(qv, embedText(embeddingInput(m.body), 8, 'test-embed')) * 1e4) / 1e4 }))
+        .map((m) => ({
+          id: m.id,
+          score: Math.round(cosine(qv, embedText(embeddingInput(m.body), 8, 'test-embed')) * 1e4) / 1e4,
+        }))
         .sort((a, b) => b.score - a.score || a.id - b.id)
         .slice(0, k);
     for (const [args, keep] of [
       [{ has_attachment: true }, (m: (typeof desc.messages)[number]) => m.attachments.length > 0],
       [{ has_attachment: false }, (m: (typeof desc.messages)[number]) => m.attachments.length === 0],
       [{ has_link: true }, (m: (typeof desc.messages)[number]) => m.links.length > 0],
-      [{ has_link: false, has_attachment: false }, (m: (typeof desc.messages)[number]) => m.links.length === 0 && m.attachments.length === 0],
+      [
+        { has_link: false, has_attachment: false },
+        (m: (typeof desc.messages)[number]) => m.links.length === 0 && m.attachments.length === 0,
+      ],
     ] as const) {
-      const r = await h.ok<{ hits: Hit[]; receipt: { scope: Record<string, unknown>; messages_in_scope: number } }>('semantic_search', { query, k: 8, ...args });
+      const r = await h.ok<{ hits: Hit[]; receipt: { scope: Record<string, unknown>; messages_in_scope: number } }>(
+        'semantic_search',
+        { query, k: 8, ...args },
+      );
       const want = topK(keep, 8);
-      assert.deepEqual(r.hits.map((x) => x.score), want.map((w) => w.score), JSON.stringify(args));
-      for (const hit of r.hits) assert.ok(keep(desc.messages.find((m) => m.id === hit.message_id)!), `${JSON.stringify(args)}: hit ${hit.message_id} breaks the filter`);
+      assert.deepEqual(
+        r.hits.map((x) => x.score),
+        want.map((w) => w.score),
+        JSON.stringify(args),
+      );
+      for (const hit of r.hits)
+        assert.ok(
+          keep(desc.messages.find((m) => m.id === hit.message_id)!),
+          `${JSON.stringify(args)}: hit ${hit.message_id} breaks the filter`,
+        );
       for (const [k, v] of Object.entries(args)) assert.equal(r.receipt.scope[k], v, 'the receipt names the filter');
-      assert.equal(r.receipt.messages_in_scope, desc.messages.filter(keep).length, `${JSON.stringify(args)}: messages_in_scope`);
+      assert.equal(
+        r.receipt.messages_in_scope,
+        desc.messages.filter(keep).length,
+        `${JSON.stringify(args)}: messages_in_scope`,
+      );
       // The hybrid search honours the same filter on both halves.
       const hy = await h.ok<{ hits: Hit[] }>('search_messages', { query: 'the', ...args, limit: 50 });
       assert.ok(hy.hits.length > 0, JSON.stringify(args));
-      for (const hit of hy.hits) assert.ok(keep(desc.messages.find((m) => m.id === hit.message_id)!), `search_messages ${JSON.stringify(args)}: hit ${hit.message_id}`);
+      for (const hit of hy.hits)
+        assert.ok(
+          keep(desc.messages.find((m) => m.id === hit.message_id)!),
+          `search_messages ${JSON.stringify(args)}: hit ${hit.message_id}`,
+        );
     }
   });
 
   test('dimension mismatch and unreachable endpoint → clear errors', async () => {
-    assert.match(await wrongDim.err('semantic_search', { query: 'lease' }), /^semantic search failed: embedding dimension mismatch/);
-    const down = await startHarness({ archivePath: desc.path, embed: { baseUrl: 'http://127.0.0.1:1/v1', model: 'test-embed' } });
+    assert.match(
+      await wrongDim.err('semantic_search', { query: 'lease' }),
+      /^semantic search failed: embedding dimension mismatch/,
+    );
+    const down = await startHarness({
+      archivePath: desc.path,
+      embed: { baseUrl: 'http://127.0.0.1:1/v1', model: 'test-embed' },
+    });
     try {
-      assert.match(await down.err('semantic_search', { query: 'lease' }), /cannot reach the embeddings endpoint POST http:\/\/127\.0\.0\.1:1\/v1\/embeddings/);
-      const r = await down.ok<{ hits: Hit[]; semantic: { used: boolean; reason: string } }>('search_messages', { query: 'lease' });
+      assert.match(
+        await down.err('semantic_search', { query: 'lease' }),
+        /cannot reach the embeddings endpoint POST http:\/\/127\.0\.0\.1:1\/v1\/embeddings/,
+      );
+      const r = await down.ok<{ hits: Hit[]; semantic: { used: boolean; reason: string } }>('search_messages', {
+        query: 'lease',
+      });
       assert.equal(r.semantic.used, false);
       assert.match(r.semantic.reason, /cannot reach/);
       assert.ok(r.hits.length > 0);
     } finally {
       await down.close();
     }
-    const missing = await startHarness({ archivePath: desc.path, embed: { baseUrl: embed.baseUrl, model: 'nomic-embed' } });
+    const missing = await startHarness({
+      archivePath: desc.path,
+      embed: { baseUrl: embed.baseUrl, model: 'nomic-embed' },
+    });
     try {
-      assert.match(await missing.err('semantic_search', { query: 'lease' }), /unavailable: the archive has no embeddings for model "nomic-embed"/);
+      assert.match(
+        await missing.err('semantic_search', { query: 'lease' }),
+        /unavailable: the archive has no embeddings for model "nomic-embed"/,
+      );
     } finally {
       await missing.close();
     }
@@ -425,22 +622,40 @@ describe('get_context', () => {
     const conv = messagesOf(desc, t.conversationId);
     const i = conv.findIndex((m) => m.id === t.id);
     const expected = conv.slice(Math.max(0, i - 2), i + 3).map((m) => m.id);
-    const a = await h.ok<{ messages: Hit[]; message_id: number; hash: string; conversation_id: number; source: string }>('get_context', { message_id: t.id, window: 2 });
-    assert.deepEqual(a.messages.map((m) => m.message_id), expected);
+    const a = await h.ok<{
+      messages: Hit[];
+      message_id: number;
+      hash: string;
+      conversation_id: number;
+      source: string;
+    }>('get_context', { message_id: t.id, window: 2 });
+    assert.deepEqual(
+      a.messages.map((m) => m.message_id),
+      expected,
+    );
     assert.equal(a.hash, t.hash);
     assert.equal(a.source, 'signal');
     const b = await h.ok<{ messages: Hit[] }>('get_context', { hash: t.hash.toUpperCase(), window: 2 });
     assert.deepEqual(b.messages, a.messages);
     const zero = await h.ok<{ messages: Hit[] }>('get_context', { message_id: t.id, window: 0 });
-    assert.deepEqual(zero.messages.map((m) => m.message_id), [t.id]);
+    assert.deepEqual(
+      zero.messages.map((m) => m.message_id),
+      [t.id],
+    );
     // Links only the conversation (for the model: size, dates, how to read it whole), never the message: that resource is this result again.
     const r = await h.call('get_context', { message_id: t.id, window: 2 });
     const links = r.content.filter((c) => c.type === 'resource_link');
-    assert.deepEqual(links.map((c) => c.type === 'resource_link' && [c.uri, c.annotations]), [[`msgbrowse://conversation/${t.conversationId}`, undefined]]);
+    assert.deepEqual(
+      links.map((c) => c.type === 'resource_link' && [c.uri, c.annotations]),
+      [[`msgbrowse://conversation/${t.conversationId}`, undefined]],
+    );
   });
 
   test('window clamped to 50; errors for unknown id, bad hash, missing target', async () => {
-    const r = await h.ok<{ messages: Hit[]; notes?: string[] }>('get_context', { message_id: desc.marks.groupTripFirst.id, window: 60 });
+    const r = await h.ok<{ messages: Hit[]; notes?: string[] }>('get_context', {
+      message_id: desc.marks.groupTripFirst.id,
+      window: 60,
+    });
     assert.deepEqual(r.notes, ['window 60 is above the maximum 50; used 50']);
     assert.equal(r.messages.length, 51);
     assert.match(await h.err('get_context', { message_id: 999999 }), /message 999999 not found/);
@@ -455,10 +670,17 @@ describe('get_context', () => {
     assert.equal(followed.message_id, desc.marks.cjk.id);
     assert.equal(followed.hash, desc.marks.cjk.hash);
     assert.match(followed.notes?.join('\n') ?? '', /this message moved after a re-import/);
-    const exact = await h.ok<{ message_id: number; notes?: string[] }>('get_context', { message_id: desc.marks.cjk.id, hash: desc.marks.cjk.hash.slice(0, 16), window: 1 });
+    const exact = await h.ok<{ message_id: number; notes?: string[] }>('get_context', {
+      message_id: desc.marks.cjk.id,
+      hash: desc.marks.cjk.hash.slice(0, 16),
+      window: 1,
+    });
     assert.equal(exact.message_id, desc.marks.cjk.id);
     assert.equal(exact.notes, undefined);
-    assert.match(await h.err('get_context', { message_id: desc.marks.cjk.id, hash: 'f'.repeat(16) }), /this message is no longer in the archive; it was message \d+/);
+    assert.match(
+      await h.err('get_context', { message_id: desc.marks.cjk.id, hash: 'f'.repeat(16) }),
+      /this message is no longer in the archive; it was message \d+/,
+    );
     assert.match(await h.err('get_context', { message_id: desc.marks.cjk.id, hash: 'xyz' }), /h= prefix of its link/);
     assert.match(await h.err('get_context', { message_id: 0 }), /message_id must be at least 1/);
   });
@@ -467,7 +689,10 @@ describe('get_context', () => {
 describe('list_media', () => {
   test('videos supported; default is all kinds; limit is total; has_more', async () => {
     const vids = await h.ok<{ media: { kind: string; name: string }[] }>('list_media', { kind: 'video' });
-    assert.equal(vids.media.length, desc.conversations.reduce((n, c) => n + c.videos, 0));
+    assert.equal(
+      vids.media.length,
+      desc.conversations.reduce((n, c) => n + c.videos, 0),
+    );
     assert.ok(vids.media.every((m) => m.kind === 'video'));
     const all = await h.ok<{ media: { kind: string }[]; has_more: boolean }>('list_media', {});
     const total = desc.conversations.reduce((n, c) => n + c.images + c.files + c.videos, 0);
@@ -489,12 +714,16 @@ describe('list_links', () => {
   test('domain is case-insensitive, ignores www., includes subdomains; one entry per URL with count', async () => {
     const yelp = await h.ok<{ links: { url: string; domain: string }[] }>('list_links', { domain: 'WWW.YELP.COM' });
     assert.ok(yelp.links.length >= 1 && yelp.links.every((l) => l.domain === 'yelp.com'));
-    const ex = await h.ok<{ links: { url: string; domain: string; count: number }[] }>('list_links', { domain: 'example.com' });
+    const ex = await h.ok<{ links: { url: string; domain: string; count: number }[] }>('list_links', {
+      domain: 'example.com',
+    });
     assert.ok(ex.links.some((l) => l.domain === 'maps.example.com'));
     assert.ok(ex.links.every((l) => l.domain === 'example.com' || l.domain.endsWith('.example.com')));
     const urls = ex.links.map((l) => l.url);
     assert.equal(new Set(urls).size, urls.length);
-    const harper = await h.ok<{ links: { url: string; count: number; message_id: number }[] }>('list_links', { conversation: 'Harper' });
+    const harper = await h.ok<{ links: { url: string; count: number; message_id: number }[] }>('list_links', {
+      conversation: 'Harper',
+    });
     const maps = harper.links.find((l) => l.url === 'https://maps.example.com/a')!;
     assert.equal(maps.count, 2);
     assert.equal(maps.message_id, desc.marks.linkMapsFirst.id);
@@ -507,7 +736,10 @@ describe('list_links', () => {
 describe('resources', () => {
   test('templates registered; message and conversation resources read as markdown + JSON', async () => {
     const { resourceTemplates } = await h.client.listResourceTemplates();
-    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), ['msgbrowse://conversation/{id}', 'msgbrowse://message/{id}{?h}']);
+    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), [
+      'msgbrowse://conversation/{id}',
+      'msgbrowse://message/{id}{?h}',
+    ]);
     const t = desc.marks.leaseAgreement;
     const m = await h.client.readResource({ uri: `msgbrowse://message/${t.id}` });
     assert.equal(m.contents.length, 2);
@@ -523,18 +755,30 @@ describe('resources', () => {
     const listed = await h.client.listResources();
     // the conversations, plus the MCP App view (ui://msgbrowse/thread, src/mcp/app-view.ts)
     assert.equal(listed.resources.filter((r) => r.uri.startsWith('msgbrowse://')).length, desc.conversations.length);
-    assert.deepEqual(listed.resources.filter((r) => !r.uri.startsWith('msgbrowse://')).map((r) => r.uri), ['ui://msgbrowse/thread']);
-    await assert.rejects(h.client.readResource({ uri: 'msgbrowse://message/999999' }), /message 999999 is not in this archive/);
+    assert.deepEqual(
+      listed.resources.filter((r) => !r.uri.startsWith('msgbrowse://')).map((r) => r.uri),
+      ['ui://msgbrowse/thread'],
+    );
+    await assert.rejects(
+      h.client.readResource({ uri: 'msgbrowse://message/999999' }),
+      /message 999999 is not in this archive/,
+    );
     // the hash anchor: checked, followed when the id holds another message, never another message returned
     const anchored = await h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=${t.hash.slice(0, 16)}` });
     assert.equal(JSON.parse(String((anchored.contents[1] as { text: string }).text)).message.hash, t.hash);
     const other = desc.marks.cjk;
     const moved = await h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=${other.hash.slice(0, 16)}` });
-    const movedJson = JSON.parse(String((moved.contents[1] as { text: string }).text)) as { message: Hit; notes: string[] };
+    const movedJson = JSON.parse(String((moved.contents[1] as { text: string }).text)) as {
+      message: Hit;
+      notes: string[];
+    };
     assert.equal(movedJson.message.hash, other.hash);
     assert.match(movedJson.notes[0], /this message moved after a re-import/);
     assert.match(String((moved.contents[0] as { text: string }).text), /^Note: this message moved after a re-import/);
-    await assert.rejects(h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=${'f'.repeat(16)}` }), /this message is no longer in the archive/);
+    await assert.rejects(
+      h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=${'f'.repeat(16)}` }),
+      /this message is no longer in the archive/,
+    );
     await assert.rejects(h.client.readResource({ uri: `msgbrowse://message/${t.id}?h=zz` }), /4–64 hex digits/);
     await assert.rejects(h.client.readResource({ uri: 'msgbrowse://message/abc' }), /message_id or a 64-hex hash/);
     await assert.rejects(h.client.readResource({ uri: 'msgbrowse://conversation/0' }), /positive integer/);
@@ -569,7 +813,10 @@ describe('hostile inputs', () => {
       ['get_conversation', { name: huge }],
       ['get_conversation', { name: 'Harper', limit: 2 ** 53 }],
       ['get_conversation', { name: 'Harper', cursor: huge }],
-      ['get_conversation', { name: 'Harper', cursor: Buffer.from(JSON.stringify({ v: 1, c: 1, t: 1e308, i: 1 })).toString('base64url') }],
+      [
+        'get_conversation',
+        { name: 'Harper', cursor: Buffer.from(JSON.stringify({ v: 1, c: 1, t: 1e308, i: 1 })).toString('base64url') },
+      ],
       ['get_context', { message_id: -5 }],
       ['get_context', { message_id: '1' }],
       ['get_context', { message_id: 2 ** 60 }],
@@ -591,7 +838,10 @@ describe('hostile inputs', () => {
       if (!r.isError) assert.ok(r.structuredContent, `${name}: structured content missing`);
       else assert.ok(t.length < 2000, `${name}: error message too long (${t.length})`);
     }
-    assert.match(await h.err('search_messages', { query: 'lease', bogus: true }), /unknown parameter "bogus" for search_messages; allowed: query,/);
+    assert.match(
+      await h.err('search_messages', { query: 'lease', bogus: true }),
+      /unknown parameter "bogus" for search_messages; allowed: query,/,
+    );
     assert.match(await h.err('search_messages', { query: huge }), /query is too long \(at most 2000 characters\)/);
     assert.match(await h.err('search_messages', { query: 42 }), /query must be a string/);
     const still = await h.ok<{ hits: Hit[] }>('search_messages', { query: 'lease' });
@@ -608,10 +858,24 @@ describe('hostile inputs', () => {
 });
 
 type Receipt = {
-  scope: { conversation_id?: number; conversation?: string; source?: string; sender?: string; start?: string; end?: string };
+  scope: {
+    conversation_id?: number;
+    conversation?: string;
+    source?: string;
+    sender?: string;
+    start?: string;
+    end?: string;
+  };
   messages_in_scope: number;
   vector_coverage?: { model: string; messages_with_vectors: number };
-  keyword?: { tokens: string[]; total_tokens: number; duplicates_removed: number; ignored: string[]; dropped_over_cap: number; max_tokens: number };
+  keyword?: {
+    tokens: string[];
+    total_tokens: number;
+    duplicates_removed: number;
+    ignored: string[];
+    dropped_over_cap: number;
+    max_tokens: number;
+  };
   semantic: { used: boolean; model?: string; reason?: string };
 };
 
@@ -680,10 +944,24 @@ describe('search receipts', () => {
       (m) => m.conversationId === harper.id && m.sender === 'Me' && m.ts >= '2022-01-01' && m.ts < '2023-01-01',
     );
     assert.deepEqual(r.receipt, {
-      scope: { conversation_id: harper.id, conversation: 'Harper', source: 'signal', sender: 'Me', start: '2022-01-01', end: '2022-12-31' },
+      scope: {
+        conversation_id: harper.id,
+        conversation: 'Harper',
+        source: 'signal',
+        sender: 'Me',
+        start: '2022-01-01',
+        end: '2022-12-31',
+      },
       messages_in_scope: inScope.length,
       vector_coverage: { model: 'test-embed', messages_with_vectors: inScope.filter(isEmbeddable).length },
-      keyword: { tokens: ['Lease', 'the'], total_tokens: 4, duplicates_removed: 1, ignored: ['?'], dropped_over_cap: 0, max_tokens: 32 },
+      keyword: {
+        tokens: ['Lease', 'the'],
+        total_tokens: 4,
+        duplicates_removed: 1,
+        ignored: ['?'],
+        dropped_over_cap: 0,
+        max_tokens: 32,
+      },
       semantic: { used: true, model: 'test-embed' },
     });
   });
@@ -700,7 +978,11 @@ describe('search receipts', () => {
   });
 
   test('semantic_search: scope, coverage for the model (system messages have no vectors)', async () => {
-    const r = await h.ok<{ receipt: Receipt }>('semantic_search', { query: 'cabin', source: 'signal', sender: 'No-Sender' });
+    const r = await h.ok<{ receipt: Receipt }>('semantic_search', {
+      query: 'cabin',
+      source: 'signal',
+      sender: 'No-Sender',
+    });
     const sys = desc.messages.filter((m) => m.source === 'signal' && m.sender === 'No-Sender');
     assert.deepEqual(r.receipt, {
       scope: { source: 'signal', sender: 'No-Sender' },
@@ -714,7 +996,9 @@ describe('search receipts', () => {
 describe('query caps', () => {
   test('999 repeated one-letter tokens answer fast, searched once, with a note', async () => {
     const t0 = performance.now();
-    const r = await plain.ok<{ hits: Hit[]; receipt: Receipt; notes?: string[] }>('search_messages', { query: Array(999).fill('a').join(' ') });
+    const r = await plain.ok<{ hits: Hit[]; receipt: Receipt; notes?: string[] }>('search_messages', {
+      query: Array(999).fill('a').join(' '),
+    });
     const ms = performance.now() - t0;
     assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
     assert.deepEqual(r.receipt.keyword?.tokens, ['a']);
@@ -729,6 +1013,9 @@ describe('query caps', () => {
     assert.ok(performance.now() - t0 < 1000);
     assert.deepEqual(r.receipt.keyword?.tokens, words.slice(0, 32));
     assert.equal(r.receipt.keyword?.dropped_over_cap, 268);
-    assert.ok(r.notes?.includes('the query has 300 distinct words; keyword search used the first 32 and dropped 268'), JSON.stringify(r.notes));
+    assert.ok(
+      r.notes?.includes('the query has 300 distinct words; keyword search used the first 32 and dropped 268'),
+      JSON.stringify(r.notes),
+    );
   });
 });

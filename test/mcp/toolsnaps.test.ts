@@ -53,10 +53,17 @@ function snapshotOf(tool: Tool): string {
   // Icons are pinned by test/mcp/icons.test.ts (and scripts/gen-icons.mjs --check); here only that there are some,
   // so the contract snapshots stay readable instead of carrying kilobytes of base64.
   if (Array.isArray(plain.icons)) {
-    plain.icons = (plain.icons as { mimeType?: string; sizes?: string[]; theme?: string }[]).map((i) => ({ mimeType: i.mimeType, sizes: i.sizes, theme: i.theme, src: 'data:…' }));
+    plain.icons = (plain.icons as { mimeType?: string; sizes?: string[]; theme?: string }[]).map((i) => ({
+      mimeType: i.mimeType,
+      sizes: i.sizes,
+      theme: i.theme,
+      src: 'data:…',
+    }));
   }
   for (const k of FIRST_KEYS) assert.ok(k in plain, `tools/list returned ${tool.name} without ${k}`);
-  const rest = Object.keys(plain).filter((k) => !FIRST_KEYS.includes(k)).sort();
+  const rest = Object.keys(plain)
+    .filter((k) => !FIRST_KEYS.includes(k))
+    .sort();
   const ordered = Object.fromEntries([...FIRST_KEYS, ...rest].map((k) => [k, sortKeys(plain[k])]));
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
@@ -79,14 +86,16 @@ function describeDiff(snap: unknown, live: unknown, at = '', out: string[] = [])
       else describeDiff(snap[k], live[k], p, out);
     }
   } else if (Array.isArray(snap) && Array.isArray(live) && snap.length === live.length) {
-    snap.forEach((s, i) => describeDiff(s, live[i], `${at}[${i}]`, out));
+    for (const [i, s] of snap.entries()) describeDiff(s, live[i], `${at}[${i}]`, out);
   } else if (typeof snap === 'string' && typeof live === 'string' && snap !== live) {
     // Long strings (descriptions): show both from a little before the first character that differs.
     let i = 0;
     while (i < snap.length && snap[i] === live[i]) i++;
     const from = Math.max(0, i - 40);
     const cut = (s: string) => `${from > 0 ? '…' : ''}${show(s.slice(from))}`;
-    out.push(`  ~ ${at}${from > 0 ? ` (differs from character ${i})` : ''}\n      snapshot: ${cut(snap)}\n      live:     ${cut(live)}`);
+    out.push(
+      `  ~ ${at}${from > 0 ? ` (differs from character ${i})` : ''}\n      snapshot: ${cut(snap)}\n      live:     ${cut(live)}`,
+    );
   } else if (JSON.stringify(snap) !== JSON.stringify(live)) {
     out.push(`  ~ ${at || '(whole tool)'}\n      snapshot: ${show(snap)}\n      live:     ${show(live)}`);
   }
@@ -126,7 +135,9 @@ for (const def of TOOLS) {
       return;
     }
     if (!fs.existsSync(file)) {
-      assert.fail(`tool ${def.name} has no snapshot: ${rel(file)} is missing.\nRun \`npm run test:toolsnaps:update\` to create it, review it and commit it.`);
+      assert.fail(
+        `tool ${def.name} has no snapshot: ${rel(file)} is missing.\nRun \`npm run test:toolsnaps:update\` to create it, review it and commit it.`,
+      );
     }
     const saved = fs.readFileSync(file, 'utf8');
     if (saved === live) return;

@@ -23,10 +23,22 @@ function toolCalls(fx: JournalArchive): Record<string, Record<string, unknown>[]
   const maya = fx.conversations.find((c) => c.name === 'Maya')!;
   return {
     list_conversations: [{}, { source: 'signal' }, { name_contains: 'ma' }],
-    get_conversation: [{ name: 'Maya' }, { conversation_id: maya.id, limit: 2 }, { name: 'Climbing Club', order: 'newest', start: '2023-05-01', end: '2023-05-02' }],
-    search_messages: [{ query: 'observatory' }, { query: 'busy day', sender: 'Ana', limit: 5 }, { query: 'lisbon', has_link: true }, { query: 'photo', has_attachment: true }],
+    get_conversation: [
+      { name: 'Maya' },
+      { conversation_id: maya.id, limit: 2 },
+      { name: 'Climbing Club', order: 'newest', start: '2023-05-01', end: '2023-05-02' },
+    ],
+    search_messages: [
+      { query: 'observatory' },
+      { query: 'busy day', sender: 'Ana', limit: 5 },
+      { query: 'lisbon', has_link: true },
+      { query: 'photo', has_attachment: true },
+    ],
     semantic_search: [{ query: 'the cabin in the woods' }, { query: 'birthday', conversation: 'Maya', k: 3 }],
-    get_context: [{ message_id: k.reacted.id, hash: k.reacted.hash.slice(0, 16), window: 2 }, { message_id: k.cabin.id }],
+    get_context: [
+      { message_id: k.reacted.id, hash: k.reacted.hash.slice(0, 16), window: 2 },
+      { message_id: k.cabin.id },
+    ],
     list_media: [{}, { kind: 'image', conversation: 'Maya' }],
     list_links: [{}, { domain: 'example.com' }],
     get_journal_day: [{ day: '2023-05-01' }, { day: '2023-05-03' }, { day: '2019-07-25', limit: 2 }],
@@ -69,7 +81,10 @@ async function answersOf(h: Harness, fx: JournalArchive): Promise<Answers> {
   out.set('resources/templates/list', JSON.stringify(resourceTemplates));
   const messages = [fx.marks.reacted, fx.marks.cabin, fx.marks.withLink];
   // ui://msgbrowse/thread is the MCP App view: static HTML, the same whatever the archive.
-  const uris = [...resources.map((r) => r.uri).filter((u) => !u.startsWith('ui://')), ...messages.map((m) => `msgbrowse://message/${m.id}?h=${m.hash.slice(0, 16)}`)];
+  const uris = [
+    ...resources.map((r) => r.uri).filter((u) => !u.startsWith('ui://')),
+    ...messages.map((m) => `msgbrowse://message/${m.id}?h=${m.hash.slice(0, 16)}`),
+  ];
   for (const uri of uris) {
     const r = await h.client.readResource({ uri }).catch((e: Error) => ({ error: e.message }));
     out.set(`read ${uri}`, JSON.stringify(r));
@@ -77,7 +92,12 @@ async function answersOf(h: Harness, fx: JournalArchive): Promise<Answers> {
   return out;
 }
 
-function assertSameAnswers(got: Answers, want: Answers, label: string, except: (call: string) => boolean = () => false): void {
+function assertSameAnswers(
+  got: Answers,
+  want: Answers,
+  label: string,
+  except: (call: string) => boolean = () => false,
+): void {
   assert.deepEqual([...got.keys()], [...want.keys()], `${label}: the same calls`);
   for (const [call, answer] of want) {
     if (except(call)) continue;
@@ -134,7 +154,10 @@ describe('the same data at every schema version answers the same', () => {
   ] as const) {
     it(`${name}: every tool, prompt and resource answers exactly as at v16`, async () => {
       const fx = build(name.replace(/\W/g, ''), version, future);
-      assert.equal(new Database(fx.path, { readonly: true }).pragma('user_version', { simple: true }), future ? 23 : version);
+      assert.equal(
+        new Database(fx.path, { readonly: true }).pragma('user_version', { simple: true }),
+        future ? 23 : version,
+      );
       assertSameAnswers(await answersFor(fx), baseline.answers, name);
     });
   }
@@ -143,9 +166,15 @@ describe('the same data at every schema version answers the same', () => {
 /** An answer without its reactions: the `reactions` of every item (also in JSON resource text) and their text lines. */
 function withoutReactions(answer: string): string {
   const strip = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.startsWith('{') ? JSON.stringify(strip(JSON.parse(v))) : v.replace(/\n\s*reactions: [^\n]*/g, '');
+    if (typeof v === 'string')
+      return v.startsWith('{') ? JSON.stringify(strip(JSON.parse(v))) : v.replace(/\n\s*reactions: [^\n]*/g, '');
     if (Array.isArray(v)) return v.map(strip);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'reactions').map(([k, x]) => [k, strip(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => k !== 'reactions')
+          .map(([k, x]) => [k, strip(x)]),
+      );
     return v;
   };
   return JSON.stringify(strip(JSON.parse(answer)));
@@ -156,11 +185,31 @@ function withoutReactions(answer: string): string {
  * makes both answers comparable where only the part's own data may go (the reactions on message items).
  */
 const PARTS: { part: string; tables: string[]; changes: RegExp; says?: RegExp; same?: (answer: string) => string }[] = [
-  { part: 'contacts', tables: ['contact_facts', 'contact_identifiers', 'contacts'], changes: /^tool (search_contacts|get_contact) |^prompt prepare_meeting /, says: /no contacts and contact_identifiers tables/ },
-  { part: 'facts', tables: ['contact_facts'], changes: /^tool (search_contacts|get_contact) |^prompt prepare_meeting /, says: /no contact_facts table/ },
+  {
+    part: 'contacts',
+    tables: ['contact_facts', 'contact_identifiers', 'contacts'],
+    changes: /^tool (search_contacts|get_contact) |^prompt prepare_meeting /,
+    says: /no contacts and contact_identifiers tables/,
+  },
+  {
+    part: 'facts',
+    tables: ['contact_facts'],
+    changes: /^tool (search_contacts|get_contact) |^prompt prepare_meeting /,
+    says: /no contact_facts table/,
+  },
   { part: 'reactions', tables: ['reactions'], changes: /^$/, same: withoutReactions },
-  { part: 'embeddings', tables: ['embeddings'], changes: /^tool semantic_search |^tool search_messages /, says: /no message embeddings/ },
-  { part: 'journal digests', tables: ['journal_digests'], changes: /^tool get_journal_day |^prompt on_this_day /, says: /no journal_digests table/ },
+  {
+    part: 'embeddings',
+    tables: ['embeddings'],
+    changes: /^tool semantic_search |^tool search_messages /,
+    says: /no message embeddings/,
+  },
+  {
+    part: 'journal digests',
+    tables: ['journal_digests'],
+    changes: /^tool get_journal_day |^prompt on_this_day /,
+    says: /no journal_digests table/,
+  },
 ];
 
 describe('an archive without an optional part answers the rest as before', () => {
@@ -173,13 +222,20 @@ describe('an archive without an optional part answers the rest as before', () =>
       db.close();
       const got = await answersFor(fx);
       const differ = (c: string, same = (a: string) => a) => same(got.get(c)!) !== same(baseline.answers.get(c)!);
-      assert.ok([...baseline.answers.keys()].some((c) => differ(c)), `dropping ${p.tables.join(', ')} changed nothing: the matrix does not reach that part`);
+      assert.ok(
+        [...baseline.answers.keys()].some((c) => differ(c)),
+        `dropping ${p.tables.join(', ')} changed nothing: the matrix does not reach that part`,
+      );
       const changed = [...baseline.answers.keys()].filter((c) => differ(c, p.same));
       for (const c of changed) {
         assert.ok(p.changes.test(c), `${c} changed without ${p.part}:\n${got.get(c)!.slice(0, 400)}`);
         assert.doesNotMatch(got.get(c)!, /no such table|no such column|internal error/i, c);
       }
-      if (p.says) assert.ok(changed.some((c) => p.says!.test(got.get(c)!)), `no changed answer names the missing table (${p.says})`);
+      if (p.says)
+        assert.ok(
+          changed.some((c) => p.says!.test(got.get(c)!)),
+          `no changed answer names the missing table (${p.says})`,
+        );
     });
   }
 });

@@ -87,7 +87,10 @@ test('limit truncates after sorting; duplicates within one list count once', () 
 });
 
 test('ties of equal fused sums order by message id ascending regardless of input order', () => {
-  const a = fuseRankedIds([[9, 4], [4, 9]]);
+  const a = fuseRankedIds([
+    [9, 4],
+    [4, 9],
+  ]);
   assert.deepEqual(
     a.map((e) => e.messageId),
     [4, 9],

@@ -5,7 +5,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { EmbeddingRecord } from '../../src/archive/types';
-import { buildVectorIndex, cacheFilePath, KeyedRows, loadOrBuildVectorIndex, type LoadOrBuildOptions } from '../../src/search/vector';
+import {
+  buildVectorIndex,
+  cacheFilePath,
+  KeyedRows,
+  loadOrBuildVectorIndex,
+  type LoadOrBuildOptions,
+} from '../../src/search/vector';
 import { mulberry32 as rng } from '../fixtures/random';
 
 function makeRecords(n: number, dim: number, seed: number): EmbeddingRecord[] {
@@ -41,7 +47,7 @@ function rowsFrom(records: EmbeddingRecord[]): LoadOrBuildOptions['rows'] {
       let found = 0;
       for (let i = 0; i < keys.length; i++) {
         const v = byRowid.get(keys[i]);
-        if (v && v.length === parts.dim) (out.set(v, i * parts.dim), found++);
+        if (v && v.length === parts.dim) out.set(v, i * parts.dim), found++;
       }
       return found;
     });
@@ -192,7 +198,10 @@ describe('vector index cache', () => {
     assert.ok(seen.length >= 1 && seen[0].total === many.length);
 
     const done: { done: number; total?: number }[] = [];
-    const index = await loadOrBuildVectorIndex({ ...opts(dir, { records: () => many, total: many.length }), onProgress: (p) => done.push(p) });
+    const index = await loadOrBuildVectorIndex({
+      ...opts(dir, { records: () => many, total: many.length }),
+      onProgress: (p) => done.push(p),
+    });
     assert.deepEqual(done.at(-1), { done: many.length, total: many.length });
     for (let i = 1; i < done.length; i++) assert.ok(done[i].done >= done[i - 1].done);
     index.dispose();
@@ -245,7 +254,10 @@ describe('vector index cache', () => {
     const changed = new Set([before[0].messageId, before[1].messageId]);
     const gone = before[2].messageId;
     const current = new Map(
-      RECORDS.filter((r) => r.messageId !== gone).map((r) => [r.rowid, changed.has(r.messageId) ? QUERIES[1].map((x) => -x) : r.vec]),
+      RECORDS.filter((r) => r.messageId !== gone).map((r) => [
+        r.rowid,
+        changed.has(r.messageId) ? QUERIES[1].map((x) => -x) : r.vec,
+      ]),
     );
     const index = await loadOrBuildVectorIndex({
       ...opts(dir),
@@ -254,18 +266,24 @@ describe('vector index cache', () => {
           let found = 0;
           for (let i = 0; i < keys.length; i++) {
             const v = current.get(keys[i]);
-            if (v) (out.set(v, i * parts.dim), found++);
+            if (v) out.set(v, i * parts.dim), found++;
           }
           return found;
         }),
     });
     const hits = await index.search(q, 10);
     const left = new Set([...changed, gone]);
-    assert.ok(!hits.some((h) => left.has(h.messageId)), `changed or deleted rows were returned: ${JSON.stringify(hits)}`);
+    assert.ok(
+      !hits.some((h) => left.has(h.messageId)),
+      `changed or deleted rows were returned: ${JSON.stringify(hits)}`,
+    );
     assert.ok((index.lastTrace.stale ?? 0) >= 3, `stale candidates counted: ${JSON.stringify(index.lastTrace)}`);
     // The rest is the exact answer over the unchanged rows.
     const expected = (await reference.search(q, 13)).filter((h) => !left.has(h.messageId)).slice(0, 10);
-    assert.deepEqual(hits.map((h) => h.messageId), expected.map((h) => h.messageId));
+    assert.deepEqual(
+      hits.map((h) => h.messageId),
+      expected.map((h) => h.messageId),
+    );
     for (const h of hits) assert.equal(h.score, expected.find((e) => e.messageId === h.messageId)!.score);
     index.dispose();
     reference.dispose();

@@ -115,7 +115,14 @@ describe('vector index exactness', () => {
     const bad: EmbeddingRecord[] = [
       { rowid: 10_001, messageId: 10_001, hash: 'x', conversationId: 1, tsUnix: 0, vec: new Float32Array(15) },
       { rowid: 10_002, messageId: 10_002, hash: 'y', conversationId: 1, tsUnix: 0, vec: new Float32Array(0) },
-      { rowid: 10_003, messageId: 10_003, hash: 'z', conversationId: 1, tsUnix: 0, vec: new Float32Array(16).fill(Number.NaN) },
+      {
+        rowid: 10_003,
+        messageId: 10_003,
+        hash: 'z',
+        conversationId: 1,
+        tsUnix: 0,
+        vec: new Float32Array(16).fill(Number.NaN),
+      },
     ];
     const logs: string[] = [];
     const index = await buildVectorIndex([...records.slice(0, 100), ...bad, ...records.slice(100)], {
@@ -135,7 +142,10 @@ describe('vector index exactness', () => {
 
   it('rejects zero, non-finite and wrong-dimension queries and bad k with clear errors', async () => {
     const index = await buildVectorIndex(makeRecords(50, 8, 1), { model: 'nomic-embed' });
-    await assert.rejects(index.search(new Float32Array(8), 5), (e: unknown) => isVectorIndexError(e) && e.code === 'zero_query');
+    await assert.rejects(
+      index.search(new Float32Array(8), 5),
+      (e: unknown) => isVectorIndexError(e) && e.code === 'zero_query',
+    );
     await assert.rejects(
       index.search(new Float32Array(8).fill(Number.POSITIVE_INFINITY), 5),
       (e: unknown) => isVectorIndexError(e) && e.code === 'invalid_query',
@@ -145,20 +155,36 @@ describe('vector index exactness', () => {
         'query has 12 dimensions, the stored vectors of model nomic-embed have 8 — the embedding endpoint serves a ' +
         'different model than the one used by `msgbrowse embed`',
     });
-    await assert.rejects(index.search(new Float32Array(8).fill(1), 0), (e: unknown) => isVectorIndexError(e) && e.code === 'invalid_k');
+    await assert.rejects(
+      index.search(new Float32Array(8).fill(1), 0),
+      (e: unknown) => isVectorIndexError(e) && e.code === 'invalid_k',
+    );
   });
 
   it('refuses sender/source filters when the records carried no sender/source', async () => {
     const records = makeRecords(40, 8, 2).map(({ sender: _s, source: _o, ...rest }) => rest);
     const index = await buildVectorIndex(records, { model: 'm' });
     const q = new Float32Array(8).fill(1);
-    await assert.rejects(index.search(q, 5, { sender: 'Me' }), (e: unknown) => isVectorIndexError(e) && e.code === 'missing_metadata');
-    await assert.rejects(index.search(q, 5, { source: 'signal' }), (e: unknown) => isVectorIndexError(e) && e.code === 'missing_metadata');
-    assertSame(await index.search(q, 5, { conversationId: 2 }), bruteForce(records, q, 5, { conversationId: 2 }), 'conv filter');
+    await assert.rejects(
+      index.search(q, 5, { sender: 'Me' }),
+      (e: unknown) => isVectorIndexError(e) && e.code === 'missing_metadata',
+    );
+    await assert.rejects(
+      index.search(q, 5, { source: 'signal' }),
+      (e: unknown) => isVectorIndexError(e) && e.code === 'missing_metadata',
+    );
+    assertSame(
+      await index.search(q, 5, { conversationId: 2 }),
+      bruteForce(records, q, 5, { conversationId: 2 }),
+      'conv filter',
+    );
   });
 
   it('an archive without usable vectors is an error, not an empty index', async () => {
-    await assert.rejects(buildVectorIndex([], { model: 'm' }), (e: unknown) => isVectorIndexError(e) && e.code === 'no_vectors');
+    await assert.rejects(
+      buildVectorIndex([], { model: 'm' }),
+      (e: unknown) => isVectorIndexError(e) && e.code === 'no_vectors',
+    );
   });
 
   it('concurrent searches on one index (interleaving at every chunk) give the sequential answers', async () => {
@@ -172,7 +198,8 @@ describe('vector index exactness', () => {
     for (const [i, q] of qs.entries()) sequential.push(await index.search(q, 10, filters[i]));
     const concurrent = await Promise.all(qs.map((q, i) => index.search(q, 10, filters[i])));
     assert.deepEqual(concurrent, sequential);
-    sequential.forEach((hits, i) => assertSame(hits, bruteForce(records, qs[i], 10, filters[i]), `query ${i}`));
+    for (const [i, hits] of sequential.entries())
+      assertSame(hits, bruteForce(records, qs[i], 10, filters[i]), `query ${i}`);
     index.dispose();
   });
 

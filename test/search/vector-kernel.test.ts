@@ -37,7 +37,9 @@ describe('vector kernel (WAT, SIMD)', () => {
       assert.deepEqual([...bytes.subarray(0, 4)], [0, 0x61, 0x73, 0x6d]);
       assert.ok(bytes.length < 4096, `${bytes.length} bytes`);
       const mod = new WA.Module(bytes);
-      const names = WA.Module.exports(mod).map((e) => e.name).sort();
+      const names = WA.Module.exports(mod)
+        .map((e) => e.name)
+        .sort();
       assert.deepEqual(names, ['dot_idx', 'dot_rows', 'quantise_row', 'score_idx', 'score_rows']);
       assert.deepEqual(WA.Module.imports(mod), [{ module: 'env', name: 'memory', kind: 'memory' }]);
     } finally {
@@ -80,7 +82,10 @@ describe('vector kernel (WAT, SIMD)', () => {
       new Int32Array(buf, idxOff, pick.length).set(pick);
       new Int32Array(buf, outOff, n).fill(0);
       k.dot_idx(qOff, rowsOff, idxOff, pick.length, stride, outOff);
-      assert.deepEqual([...new Int32Array(buf, outOff, pick.length)], pick.map((i) => expected[i]));
+      assert.deepEqual(
+        [...new Int32Array(buf, outOff, pick.length)],
+        pick.map((i) => expected[i]),
+      );
     });
   }
 

@@ -81,7 +81,7 @@ describe('vector index property: exact against brute force', () => {
             got.map((h) => h.messageId),
             want.map((h) => h.messageId),
           );
-          got.forEach((h, i) => assert.ok(Math.abs(h.score - want[i].score) <= 1e-6));
+          for (const [i, h] of got.entries()) assert.ok(Math.abs(h.score - want[i].score) <= 1e-6);
         } finally {
           index.dispose();
         }

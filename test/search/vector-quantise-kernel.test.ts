@@ -122,7 +122,8 @@ const SHAPES: Record<string, Shape> = {
   'huge 1e30': (r, d) => gauss(r, d, 1e30),
   'tiny 1e-30': (r, d) => gauss(r, d, 1e-30),
   'subnormal 1e-41': (r, d) => gauss(r, d, 1e-41),
-  'all subnormal multiples of 2^-149': (r, d) => Float32Array.from({ length: d }, () => (Math.floor(r() * 9) - 4) * MIN_SUBNORMAL),
+  'all subnormal multiples of 2^-149': (r, d) =>
+    Float32Array.from({ length: d }, () => (Math.floor(r() * 9) - 4) * MIN_SUBNORMAL),
   'mixed 1e30 and 1e-30 (and subnormals)': (r, d) =>
     Float32Array.from({ length: d }, (_, i) => gaussian(r) * (i % 3 === 0 ? 1e30 : i % 3 === 1 ? 1e-30 : 1e-44)),
   // The kernel's fast path takes max|v| ∈ [2^-20, 2^20), anything else is rescaled first: both sides of both edges.
@@ -131,7 +132,8 @@ const SHAPES: Record<string, Shape> = {
   'max exactly 2^-20 (fast path)': (r, d) => withMax(gauss(r, d), 2 ** -20),
   'max just below 2^-20 (rescaled)': (r, d) => withMax(gauss(r, d), 2 ** -20 * (1 - 2 ** -24)),
   'mostly zeros': (r, d) => Float32Array.from({ length: d }, () => (r() < 0.9 ? 0 : gaussian(r))),
-  'signed zeros and one value': (r, d) => Float32Array.from({ length: d }, (_, i) => (i === d >> 1 ? -0.3 : r() < 0.5 ? -0 : 0)),
+  'signed zeros and one value': (r, d) =>
+    Float32Array.from({ length: d }, (_, i) => (i === d >> 1 ? -0.3 : r() < 0.5 ? -0 : 0)),
   'one-hot': (_r, d) => Float32Array.from({ length: d }, (_, i) => (i === d - 1 ? 1 : 0)),
   constant: (_r, d) => new Float32Array(d).fill(0.7),
   'duplicated values': (r, d) => {
@@ -140,7 +142,9 @@ const SHAPES: Record<string, Shape> = {
   },
   // max 127 makes v̂ᵢ/s = vᵢ exactly in real arithmetic: every other value is a half-integer tie.
   'half-integer ties': (r, d) =>
-    Float32Array.from({ length: d }, (_, i) => (i === 0 ? 127 : (Math.floor(r() * 254) - 127 + 0.5) * (r() < 0.5 ? 1 : -1))),
+    Float32Array.from({ length: d }, (_, i) =>
+      i === 0 ? 127 : (Math.floor(r() * 254) - 127 + 0.5) * (r() < 0.5 ? 1 : -1),
+    ),
   'small integers': (r, d) => Float32Array.from({ length: d }, () => Math.floor(r() * 7) - 3),
 };
 
@@ -164,7 +168,10 @@ describe('kernel row quantiser (quantise_row)', () => {
       }
     }
     // The kernel rounds from f32 x, the JS from float64 x: they disagree only next to half-integers.
-    assert.ok(tally.codesDiffering <= tally.codes * 1e-3, `${tally.codesDiffering} of ${tally.codes} codes differ from the JS ones`);
+    assert.ok(
+      tally.codesDiffering <= tally.codes * 1e-3,
+      `${tally.codesDiffering} of ${tally.codes} codes differ from the JS ones`,
+    );
     assert.ok(tally.maxLooseness < 1e-5, `err up to ${tally.maxLooseness} above exact`);
   });
 

@@ -12,7 +12,15 @@ import type { EmbeddingRecord } from '../../src/archive/types';
 import type { VectorHit } from '../../src/search/types';
 import { buildVectorIndex, type Int8VectorIndex } from '../../src/search/vector';
 import { noFindings } from '../../src/search/vector/candidates';
-import { chunkCount, claimChunk, isUnfiltered, lostScan, newJob, ScanHelper, type HelperScan } from '../../src/search/vector/scan-share';
+import {
+  chunkCount,
+  claimChunk,
+  isUnfiltered,
+  lostScan,
+  newJob,
+  ScanHelper,
+  type HelperScan,
+} from '../../src/search/vector/scan-share';
 import { assertSame, bruteForce, makeRecords, queries } from '../fixtures/vector-records';
 
 // 1536 dimensions: 2730 rows per chunk, so 7000 rows make 3 chunks (the last one short); a helper takes at most 2.
@@ -89,7 +97,9 @@ describe('a scan shared with a helper thread', () => {
         const job = newJob();
         let scan: HelperScan | undefined;
         // Queued before the owner's first yield: it runs while the owner is between two of its chunks.
-        const helped = new Promise<HelperScan>((resolve) => setImmediate(() => resolve((scan = helper.help(job, q, 20)))));
+        const helped = new Promise<HelperScan>((resolve) =>
+          setImmediate(() => resolve((scan = helper.help(job, q, 20)))),
+        );
         const got = await index.search(q, 20, undefined, undefined, { job, helped });
         assert.ok(scan && scan.scanned > 0 && scan.scanned < N, `the helper scored ${scan?.scanned} rows`);
         assert.equal(index.lastTrace.scanned, N, 'every row scored once');
@@ -105,13 +115,16 @@ describe('a scan shared with a helper thread', () => {
       const job = newJob();
       const counter = new Int32Array(job);
       const taken = [claimChunk(counter, 3), claimChunk(counter, 3)];
-      const got = await index.search(q, 20, undefined, undefined, { job, helped: Promise.resolve({ ...none(), unscanned: taken }) });
+      const got = await index.search(q, 20, undefined, undefined, {
+        job,
+        helped: Promise.resolve({ ...none(), unscanned: taken }),
+      });
       assert.equal(index.lastTrace.scanned, N);
       assertExact(got, qi, `query ${qi}`);
     }
   });
 
-  it("a lost answer (the chunks the helper took are unknown): the owner scans everything and uses none of it", async () => {
+  it('a lost answer (the chunks the helper took are unknown): the owner scans everything and uses none of it', async () => {
     for (const [qi, q] of qs.entries()) {
       const job = newJob();
       assert.ok(helper.help(job, q, 20).scanned > 0, 'the helper took chunks');
@@ -146,7 +159,10 @@ describe('a scan shared with a helper thread', () => {
     for (const k of [0, 2.5, -1]) {
       const job = newJob();
       assert.equal(helper.help(job, qs[0], k).scanned, 0, `k ${k}`);
-      await assert.rejects(index.search(qs[0], k, undefined, undefined, { job, helped: Promise.resolve(none()) }), /k must be a positive integer/);
+      await assert.rejects(
+        index.search(qs[0], k, undefined, undefined, { job, helped: Promise.resolve(none()) }),
+        /k must be a positive integer/,
+      );
     }
   });
 
@@ -155,7 +171,10 @@ describe('a scan shared with a helper thread', () => {
     try {
       const ctrl = new AbortController();
       // The first search waits for a helper that never answers; it is cancelled while the second one runs.
-      const first = index.search(qs[0], 20, undefined, ctrl.signal, { job: newJob(), helped: new Promise<HelperScan>(() => {}) });
+      const first = index.search(qs[0], 20, undefined, ctrl.signal, {
+        job: newJob(),
+        helped: new Promise<HelperScan>(() => {}),
+      });
       const job = newJob();
       const scan = helper.help(job, qs[3], 20);
       const second = await index.search(qs[3], 20, undefined, undefined, { job, helped: Promise.resolve(scan) });
@@ -173,7 +192,16 @@ describe('a scan shared with a helper thread', () => {
     assert.equal(isUnfiltered(undefined), true);
     assert.equal(isUnfiltered({}), true);
     assert.equal(isUnfiltered({ excludeConversationIds: [], skipMessageIds: [] }), true);
-    for (const f of [{ conversationId: 1 }, { startUnix: 0 }, { endUnix: 0 }, { sender: 'Me' }, { source: 'signal' }, { excludeConversationIds: [1] }, { onlyMessageIds: [] }, { skipMessageIds: [3] }]) {
+    for (const f of [
+      { conversationId: 1 },
+      { startUnix: 0 },
+      { endUnix: 0 },
+      { sender: 'Me' },
+      { source: 'signal' },
+      { excludeConversationIds: [1] },
+      { onlyMessageIds: [] },
+      { skipMessageIds: [3] },
+    ]) {
       assert.equal(isUnfiltered(f), false, JSON.stringify(f));
     }
   });

@@ -39,7 +39,12 @@ let root: string;
 const open: { runtime: Runtime; conn: Connected }[] = [];
 
 async function serve(file: string): Promise<Connected> {
-  const runtime = startRuntime({ archivePath: file, embedModel: 'test-embed', embedDim: 8, extra: { closeGraceMs: 10 } });
+  const runtime = startRuntime({
+    archivePath: file,
+    embedModel: 'test-embed',
+    embedDim: 8,
+    extra: { closeGraceMs: 10 },
+  });
   const conn = await connectInMemory(runtime);
   open.push({ runtime, conn });
   return conn;
@@ -47,7 +52,11 @@ async function serve(file: string): Promise<Connected> {
 
 async function call(conn: Connected, [tool, args]: Call) {
   const label = `${tool} ${JSON.stringify(args)}`;
-  const res = await withTimeout(conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 30_000 }), 32_000, label);
+  const res = await withTimeout(
+    conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 30_000 }),
+    32_000,
+    label,
+  );
   return { verdict: checkToolResult(res, label), text: textOf(res), res, label };
 }
 
@@ -106,7 +115,10 @@ describe('broken archives: specific errors, the rest keeps working', { timeout: 
   });
 
   it('an archive without messages.sender → names the column and who writes it', async () => {
-    await expectAllFail(writeArchiveWithoutColumn(fresh('nosender'), 'messages', 'sender'), /messages\.sender is missing \(msgbrowse v1–v20 have it\)/);
+    await expectAllFail(
+      writeArchiveWithoutColumn(fresh('nosender'), 'messages', 'sender'),
+      /messages\.sender is missing \(msgbrowse v1–v20 have it\)/,
+    );
     const conn = open[open.length - 1].conn;
     const r = await call(conn, ['list_conversations', {}]);
     assert.match(r.text, /messages\.sender/);
@@ -127,7 +139,11 @@ describe('broken archives: specific errors, the rest keeps working', { timeout: 
     for (const c of allCalls(lease.id, lease.conversationId)) {
       const r = await call(conn, c);
       if (c[0] === 'search_messages') {
-        assert.equal(r.verdict.kind, 'error', `keyword search on a corrupt FTS index must not pretend to work: ${r.text.slice(0, 200)}`);
+        assert.equal(
+          r.verdict.kind,
+          'error',
+          `keyword search on a corrupt FTS index must not pretend to work: ${r.text.slice(0, 200)}`,
+        );
         assert.match(r.text, /malformed|corrupt|damaged/i);
       } else {
         assert.equal(r.verdict.kind, 'ok', `${r.label} should not depend on the FTS index: ${r.text.slice(0, 300)}`);
@@ -161,13 +177,22 @@ describe('broken archives: specific errors, the rest keeps working', { timeout: 
     const kw = await call(conn, ['search_messages', { query: 'lease agreement' }]);
     assert.equal(kw.verdict.kind, 'ok', kw.text.slice(0, 300));
     const hits = (kw.res.structuredContent as { hits: { message_id: number }[] }).hits;
-    assert.ok(hits.some((h) => h.message_id === victim.id), 'keyword search still finds the message');
+    assert.ok(
+      hits.some((h) => h.message_id === victim.id),
+      'keyword search still finds the message',
+    );
     if (sem.verdict.kind === 'error') {
       const semantic = (kw.res.structuredContent as { semantic?: { used: boolean; reason?: string } }).semantic;
       assert.equal(semantic?.used, false);
-      assert.match(semantic?.reason ?? '', /damaged|bytes|dim/i, 'the hybrid result says why the semantic half is missing');
+      assert.match(
+        semantic?.reason ?? '',
+        /damaged|bytes|dim/i,
+        'the hybrid result says why the semantic half is missing',
+      );
     }
-    for (const c of allCalls(victim.id, victim.conversationId).filter(([t]) => t !== 'semantic_search' && t !== 'search_messages')) {
+    for (const c of allCalls(victim.id, victim.conversationId).filter(
+      ([t]) => t !== 'semantic_search' && t !== 'search_messages',
+    )) {
       assert.equal((await call(conn, c)).verdict.kind, 'ok', c[0]);
     }
     assert.deepEqual(diffSnapshots(before, snapshotDir(dir)), []);

@@ -28,7 +28,13 @@ import { diffSnapshots, snapshotDir } from './harness/fs-snapshot';
 import { scale } from './harness/mode';
 import { connectInMemory, startRuntime, type Connected } from './harness/server';
 import { summarize } from './harness/stats';
-import { committedStates, matchSubset, matchTranscript, type SubsetObservation, type TranscriptObservation } from './live/states';
+import {
+  committedStates,
+  matchSubset,
+  matchTranscript,
+  type SubsetObservation,
+  type TranscriptObservation,
+} from './live/states';
 import { workerOpener, type Runtime } from '../../src/core/index';
 import { isEngineClient } from '../../src/engine/index';
 
@@ -79,7 +85,10 @@ describe('live archive: a concurrent writer process while clients read', { timeo
       archivePath: file,
       embedModel: 'test-embed',
       embedDim: 8,
-      extra: { closeGraceMs: 200, ...(engine === 'worker' ? { openArchive: workerOpener({ workerScript: WORKER_SCRIPT }) } : {}) },
+      extra: {
+        closeGraceMs: 200,
+        ...(engine === 'worker' ? { openArchive: workerOpener({ workerScript: WORKER_SCRIPT }) } : {}),
+      },
     });
     runtimes.push(runtime);
     const conn = await connectInMemory(runtime);
@@ -89,7 +98,11 @@ describe('live archive: a concurrent writer process while clients read', { timeo
 
   async function call(conn: Connected, tool: string, args: Record<string, unknown>) {
     const label = `${tool} ${JSON.stringify(args)}`;
-    const res = await withTimeout(conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: CALL_MS }), CALL_MS + 2_000, label);
+    const res = await withTimeout(
+      conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: CALL_MS }),
+      CALL_MS + 2_000,
+      label,
+    );
     return { res, verdict: checkToolResult(res, label), text: textOf(res), label };
   }
 
@@ -117,7 +130,14 @@ describe('live archive: a concurrent writer process while clients read', { timeo
   }
 
   it('the state checker detects mixed and stale pages (self-check)', () => {
-    const ev = (kind: 'reimport' | 'append', tx: number, minId: number, maxId: number, count: number, added: number[]): LiveWriterEvent => ({
+    const ev = (
+      kind: 'reimport' | 'append',
+      tx: number,
+      minId: number,
+      maxId: number,
+      count: number,
+      added: number[],
+    ): LiveWriterEvent => ({
       kind,
       tx,
       conversationId: 9,
@@ -129,13 +149,33 @@ describe('live archive: a concurrent writer process while clients read', { timeo
       maxId,
       maxTsUnix: 0,
     });
-    const states = committedStates([ev('reimport', 0, 1, 3, 3, [3]), ev('append', 1, 4, 4, 4, [4]), ev('reimport', 2, 5, 9, 5, [9])]);
-    assert.deepEqual(states.map((s) => s.ids), [[1, 2, 3], [1, 2, 3, 4], [5, 6, 7, 8, 9]]);
+    const states = committedStates([
+      ev('reimport', 0, 1, 3, 3, [3]),
+      ev('append', 1, 4, 4, 4, [4]),
+      ev('reimport', 2, 5, 9, 5, [9]),
+    ]);
+    assert.deepEqual(
+      states.map((s) => s.ids),
+      [
+        [1, 2, 3],
+        [1, 2, 3, 4],
+        [5, 6, 7, 8, 9],
+      ],
+    );
     assert.deepEqual(matchTranscript(states, { seenTx: 0, ids: [1, 2, 3, 4], hasMore: false }), { tx: 1 });
     assert.deepEqual(matchTranscript(states, { seenTx: 0, ids: [5, 6], hasMore: true }), { tx: 2 });
-    assert.match((matchTranscript(states, { seenTx: 0, ids: [1, 2, 8, 9], hasMore: false }) as { error: string }).error, /^mixed/);
-    assert.match((matchTranscript(states, { seenTx: 0, ids: [1, 2, 3, 4], hasMore: true }) as { error: string }).error, /^mixed/);
-    assert.match((matchTranscript(states, { seenTx: 2, ids: [1, 2, 3, 4], hasMore: false }) as { error: string }).error, /^stale/);
+    assert.match(
+      (matchTranscript(states, { seenTx: 0, ids: [1, 2, 8, 9], hasMore: false }) as { error: string }).error,
+      /^mixed/,
+    );
+    assert.match(
+      (matchTranscript(states, { seenTx: 0, ids: [1, 2, 3, 4], hasMore: true }) as { error: string }).error,
+      /^mixed/,
+    );
+    assert.match(
+      (matchTranscript(states, { seenTx: 2, ids: [1, 2, 3, 4], hasMore: false }) as { error: string }).error,
+      /^stale/,
+    );
     assert.ok('error' in matchSubset(states, { seenTx: 0, ids: [3, 5], what: 'search' }));
     assert.deepEqual(matchSubset(states, { seenTx: 0, ids: [4, 2], what: 'search' }), { tx: 1 });
   });
@@ -156,11 +196,18 @@ describe('live archive: a concurrent writer process while clients read', { timeo
       assert.equal(found.verdict.kind, 'ok', found.text);
       const hits = (found.res.structuredContent as { hits: Hit[] }).hits;
       // (It has no embedding, so in the hybrid ranking it ties with the best semantic-only hit.)
-      assert.ok(hits.slice(0, 2).some((h) => h.message_id === wal.messages[0].id), `${engine}: the WAL-only row is visible: ${found.text.slice(0, 600)}`);
+      assert.ok(
+        hits.slice(0, 2).some((h) => h.message_id === wal.messages[0].id),
+        `${engine}: the WAL-only row is visible: ${found.text.slice(0, 600)}`,
+      );
       const ctx = await call(conn, 'get_context', { message_id: wal.messages[0].id, window: 1 });
       assert.equal(ctx.verdict.kind, 'ok', ctx.text);
       const served = await runtimes[runtimes.length - 1].context.archive();
-      assert.equal(isEngineClient(served), engine === 'worker', `${engine}: the archive is not served by the expected engine`);
+      assert.equal(
+        isEngineClient(served),
+        engine === 'worker',
+        `${engine}: the archive is not served by the expected engine`,
+      );
       calls += 2 + (await readMix(conn, scale(150, 1500)));
     }
     await new Promise((r) => setTimeout(r, 50)); // let any (wrong) deferred write land before we look
@@ -189,7 +236,12 @@ describe('live archive: a concurrent writer process while clients read', { timeo
     );
 
     // The directory may only ever hold what the writer creates.
-    const allowed = new Set(['msgbrowse.sqlite', 'msgbrowse.sqlite-wal', 'msgbrowse.sqlite-shm', 'msgbrowse.sqlite-journal']);
+    const allowed = new Set([
+      'msgbrowse.sqlite',
+      'msgbrowse.sqlite-wal',
+      'msgbrowse.sqlite-shm',
+      'msgbrowse.sqlite-journal',
+    ]);
     const strangers = new Set<string>();
     const poll = setInterval(() => {
       for (const n of fs.readdirSync(dir)) if (!allowed.has(n)) strangers.add(n);
@@ -232,9 +284,17 @@ describe('live archive: a concurrent writer process while clients read', { timeo
             transcripts.push({ seenTx: seen.tx, ids: sc.messages.map((m) => m.message_id), hasMore: sc.has_more });
           }
         } else if (kind === 1) {
-          const r = await observe(conn, 'search_messages', { query: 'live message', conversation_id: liveId, limit: 100 });
+          const r = await observe(conn, 'search_messages', {
+            query: 'live message',
+            conversation_id: liveId,
+            limit: 100,
+          });
           if (r.verdict.kind === 'ok') {
-            subsets.push({ seenTx: seen.tx, ids: (r.res.structuredContent as { hits: Hit[] }).hits.map((h) => h.message_id), what: 'search' });
+            subsets.push({
+              seenTx: seen.tx,
+              ids: (r.res.structuredContent as { hits: Hit[] }).hits.map((h) => h.message_id),
+              what: 'search',
+            });
           }
         } else if (kind === 2) {
           // Hashes survive re-imports, ids do not: ask by the hash of a message the writer already reported.
@@ -248,7 +308,9 @@ describe('live archive: a concurrent writer process while clients read', { timeo
         } else {
           const r = await observe(conn, 'list_conversations', { source: 'signal' });
           if (r.verdict.kind === 'ok') {
-            const live = (r.res.structuredContent as { conversations: { id: number; message_count: number }[] }).conversations.find((c) => c.id === liveId);
+            const live = (
+              r.res.structuredContent as { conversations: { id: number; message_count: number }[] }
+            ).conversations.find((c) => c.id === liveId);
             if (!live) failures.push('list_conversations lost the live conversation');
             else counts.push({ seenTx: seen.tx, count: live.message_count });
           }
@@ -273,7 +335,8 @@ describe('live archive: a concurrent writer process while clients read', { timeo
         probes++;
         if (r.verdict.kind === 'ok') {
           const sc = r.res.structuredContent as { messages: Hit[] };
-          if (!sc.messages.some((m) => m.hash === target.hash)) failures.push(`tx ${e.tx}: committed message not visible to the next request`);
+          if (!sc.messages.some((m) => m.hash === target.hash))
+            failures.push(`tx ${e.tx}: committed message not visible to the next request`);
         }
       }
     }
@@ -305,11 +368,15 @@ describe('live archive: a concurrent writer process while clients read', { timeo
       if ('error' in m) mixed.push(m.error);
     }
     for (const c of counts) {
-      if (!states.some((s) => s.tx >= c.seenTx && s.ids.length === c.count)) mixed.push(`message_count ${c.count} matches no state at or after tx ${c.seenTx}`);
+      if (!states.some((s) => s.tx >= c.seenTx && s.ids.length === c.count))
+        mixed.push(`message_count ${c.count} matches no state at or after tx ${c.seenTx}`);
     }
     assert.deepEqual(mixed.slice(0, 10), [], `${mixed.length} results were stale or mixed two committed states`);
     const runStats = `${calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s, p50 ${summarize(latencies).p50.toFixed(1)} ms`;
-    assert.ok(transcripts.length >= 10, `only ${transcripts.length} transcripts were read during the writer's run (${runStats})`);
+    assert.ok(
+      transcripts.length >= 10,
+      `only ${transcripts.length} transcripts were read during the writer's run (${runStats})`,
+    );
     assert.ok(statesSeen.size >= Math.min(5, transactions / 4), `readers saw only ${statesSeen.size} distinct states`);
     assert.ok(probes >= transactions / 3, `only ${probes} freshness probes for ${transactions} commits`);
 
@@ -351,7 +418,9 @@ describe('live archive: a concurrent writer process while clients read', { timeo
       const replacement = buildCuratedArchive(staging);
       const db = openWritable(replacement.path);
       try {
-        new ArchiveWriter(db).importConversation('signal', 'Replaced Marker', [{ ts: '2025-01-01 10:00:00', sender: 'Me', body: 'replacement generation marker' }]);
+        new ArchiveWriter(db).importConversation('signal', 'Replaced Marker', [
+          { ts: '2025-01-01 10:00:00', sender: 'Me', body: 'replacement generation marker' },
+        ]);
       } finally {
         db.close();
       }
@@ -365,9 +434,15 @@ describe('live archive: a concurrent writer process while clients read', { timeo
       for (const conn of conns) {
         const r = await call(conn, 'list_conversations', { name_contains: 'Replaced' });
         assert.equal(r.verdict.kind, 'ok', r.text);
-        const names = (r.res.structuredContent as { conversations: { name: string }[] }).conversations.map((c) => c.name);
+        const names = (r.res.structuredContent as { conversations: { name: string }[] }).conversations.map(
+          (c) => c.name,
+        );
         assert.deepEqual(names, ['Replaced Marker'], 'the next request after the rename must read the new file');
-        const s = await call(conn, 'search_messages', { query: 'generation marker', conversation: 'Replaced Marker', source: 'signal' });
+        const s = await call(conn, 'search_messages', {
+          query: 'generation marker',
+          conversation: 'Replaced Marker',
+          source: 'signal',
+        });
         assert.equal(s.verdict.kind, 'ok', s.text);
         const hits = (s.res.structuredContent as { hits: (Hit & { text: string })[] }).hits;
         assert.equal(hits.length, 1, s.text.slice(0, 400));

@@ -45,7 +45,9 @@ interface Sample {
   external: number;
 }
 
-describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budget ${BUDGET_S} s) on a 100k-message archive`, { timeout: (BUDGET_S + 420) * 1000 }, () => {
+describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budget ${BUDGET_S} s) on a 100k-message archive`, {
+  timeout: (BUDGET_S + 420) * 1000,
+}, () => {
   let archive: CachedScaleArchive;
   let runtime: Runtime;
   let http: HttpServerHandle;
@@ -54,7 +56,13 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
   before(async () => {
     archive = cachedScaleArchive('msgbrowse-load-100k', { messages: 100_000, dim: 32, model: 'bench-embed', seed: 1 });
     runtime = startRuntime({ archivePath: archive.file, embedModel: 'bench-embed', embedDim: 32 });
-    http = await serveHttp({ createServer: () => createMcpServer(runtime.context), listen: {}, secret, secretHeader: HEADER, maxSessions: 64 });
+    http = await serveHttp({
+      createServer: () => createMcpServer(runtime.context),
+      listen: {},
+      secret,
+      secretHeader: HEADER,
+      maxSessions: 64,
+    });
   });
 
   after(async () => {
@@ -119,7 +127,11 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
             const label = `${c.name} ${JSON.stringify(c.arguments)}`;
             const t0 = performance.now();
             try {
-              const res = await withTimeout(conn.client.callTool({ name: c.name, arguments: c.arguments }, undefined, { timeout: CALL_MS }), CALL_MS + 5_000, label);
+              const res = await withTimeout(
+                conn.client.callTool({ name: c.name, arguments: c.arguments }, undefined, { timeout: CALL_MS }),
+                CALL_MS + 5_000,
+                label,
+              );
               const dt = performance.now() - t0;
               latencies.push(dt);
               if (slowest.length < 5 || dt > slowest[slowest.length - 1].ms) {
@@ -130,8 +142,13 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
               (byTool.get(c.name) ?? byTool.set(c.name, []).get(c.name)!).push(dt);
               if (checkToolResult(res, label).kind !== 'ok') errors.push(`${label}: ${textOf(res).slice(0, 200)}`);
             } catch (e) {
-              const cause = e instanceof Error && e.cause instanceof Error ? ` (cause: ${(e.cause as NodeJS.ErrnoException).code ?? ''} ${e.cause.message})` : '';
-              errors.push(`${label}: threw ${e instanceof Error ? e.message : String(e)}${cause} after ${(performance.now() - t0).toFixed(0)} ms`);
+              const cause =
+                e instanceof Error && e.cause instanceof Error
+                  ? ` (cause: ${(e.cause as NodeJS.ErrnoException).code ?? ''} ${e.cause.message})`
+                  : '';
+              errors.push(
+                `${label}: threw ${e instanceof Error ? e.message : String(e)}${cause} after ${(performance.now() - t0).toFixed(0)} ms`,
+              );
             }
             completed++;
           }
@@ -160,7 +177,8 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
     // Keep-alive sockets (client fetch pool and server side) close after their idle timeouts (~5 s): wait
     // for that, then anything still open is a leak.
     const activeHandles = () => (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-    for (let i = 0; i < 100 && activeHandles().length > handlesBefore + 2; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && activeHandles().length > handlesBefore + 2; i++)
+      await new Promise((r) => setTimeout(r, 100));
     const handlesAfter = activeHandles().length;
     const handleKinds = activeHandles()
       .map((h) => (h as { constructor?: { name?: string } }).constructor?.name ?? typeof h)
@@ -171,8 +189,16 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
     const steady = afterWarmup.length >= 2 ? afterWarmup : samples;
     const span = steady[steady.length - 1].calls - steady[0].calls;
     const xs = steady.map((s) => s.calls);
-    const heapTrend = slope(xs, steady.map((s) => s.heapUsed)) * span;
-    const rssTrend = slope(xs, steady.map((s) => s.rss)) * span;
+    const heapTrend =
+      slope(
+        xs,
+        steady.map((s) => s.heapUsed),
+      ) * span;
+    const rssTrend =
+      slope(
+        xs,
+        steady.map((s) => s.rss),
+      ) * span;
     const heapTolerance = scale(24, 48) * 1024 * 1024;
     const rssTolerance = scale(64, 128) * 1024 * 1024;
     const memory = {
@@ -212,13 +238,28 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
       scaledDown,
       ...(scaledDown ? { scaledDownReason: `only ${completed} calls fit the ${BUDGET_S} s budget` } : {}),
     });
-    assert.ok(completed >= MIN_CALLS, `only ${completed} calls completed in ${BUDGET_S} s (need at least ${MIN_CALLS})`);
+    assert.ok(
+      completed >= MIN_CALLS,
+      `only ${completed} calls completed in ${BUDGET_S} s (need at least ${MIN_CALLS})`,
+    );
     assert.deepEqual(errors.slice(0, 10), [], `${errors.length} of ${completed} calls failed`);
     assert.equal(http.sessionCount(), 0, 'sessions left open on the server after every client closed');
-    assert.ok(heapTrend < heapTolerance, `heap grows ${mb(heapTrend)} over ${span} calls after warm-up (tolerance ${mb(heapTolerance)}): ${JSON.stringify(memory)}`);
-    assert.ok(rssTrend < rssTolerance, `RSS grows ${mb(rssTrend)} over ${span} calls after warm-up (tolerance ${mb(rssTolerance)}): ${JSON.stringify(memory)}`);
-    assert.ok(handlesAfter <= handlesBefore + 2, `active handles ${handlesBefore} → ${handlesAfter} (${JSON.stringify(handleKinds)}): sockets or timers leaked`);
-    assert.ok(sessionsOpened >= Math.max(SESSIONS, Math.floor(completed / CALLS_PER_SESSION)), 'sessions were not cycled');
+    assert.ok(
+      heapTrend < heapTolerance,
+      `heap grows ${mb(heapTrend)} over ${span} calls after warm-up (tolerance ${mb(heapTolerance)}): ${JSON.stringify(memory)}`,
+    );
+    assert.ok(
+      rssTrend < rssTolerance,
+      `RSS grows ${mb(rssTrend)} over ${span} calls after warm-up (tolerance ${mb(rssTolerance)}): ${JSON.stringify(memory)}`,
+    );
+    assert.ok(
+      handlesAfter <= handlesBefore + 2,
+      `active handles ${handlesBefore} → ${handlesAfter} (${JSON.stringify(handleKinds)}): sockets or timers leaked`,
+    );
+    assert.ok(
+      sessionsOpened >= Math.max(SESSIONS, Math.floor(completed / CALLS_PER_SESSION)),
+      'sessions were not cycled',
+    );
     assert.ok(steady.length >= 5, `too few memory samples (${steady.length}) to judge a trend`);
   });
 });

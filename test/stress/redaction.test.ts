@@ -25,7 +25,8 @@ const SEED = fuzzSeed();
 const RUNS = scale(1_500, 15_000);
 
 /** The test's own reading of a text (not the redactor's): Arabic-Indic digits as ASCII, JSON's escaped breaks as spaces. */
-const ascii = (s: string) => s.replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x660)).replace(/\\[ntr]/g, ' ');
+const ascii = (s: string) =>
+  s.replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x660)).replace(/\\[ntr]/g, ' ');
 const compact = (s: string) => ascii(s).replace(/[\s\p{Cf}-]/gu, '');
 /** Output with the separators inside digit/letter groups removed, so a grouped secret is found however it is cut. */
 const joined = (s: string) => ascii(s).replace(/(?<=[0-9A-Za-z])[\s\p{Cf}-]+(?=[0-9A-Za-z])/gu, '');
@@ -40,7 +41,8 @@ function leak(out: string, args: string): string | undefined {
     if (s.kind === 'card number' || s.kind === 'IBAN') {
       for (let i = 0; i + 10 <= c.length; i++) {
         const piece = c.slice(i, i + 10);
-        if (/\d{6}/.test(piece) && outJoined.includes(piece) && !args.includes(piece)) return `part ${piece} of ${s.kind} ${s.value}`;
+        if (/\d{6}/.test(piece) && outJoined.includes(piece) && !args.includes(piece))
+          return `part ${piece} of ${s.kind} ${s.value}`;
       }
     }
   }
@@ -52,7 +54,12 @@ function contentFields(v: unknown, out: string[] = []): string[] {
   if (Array.isArray(v)) for (const x of v) contentFields(x, out);
   else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
-      if ((k === 'text' || k === 'url' || k === 'path' || k === 'name') && typeof x === 'string' && !('id' in v && k === 'name')) out.push(x);
+      if (
+        (k === 'text' || k === 'url' || k === 'path' || k === 'name') &&
+        typeof x === 'string' &&
+        !('id' in v && k === 'name')
+      )
+        out.push(x);
       else contentFields(x, out);
     }
   }
@@ -83,7 +90,8 @@ describe('redaction: no secret leaves the MCP server unredacted', { timeout: sca
     const a = JSON.stringify(args);
     const l = leak(out, a);
     assert.equal(l, undefined, `${label}: ${l}`);
-    for (const f of contentFields(structured)) assert.deepEqual(findSecrets(f), [], `${label}: unredacted content ${JSON.stringify(f)}`);
+    for (const f of contentFields(structured))
+      assert.deepEqual(findSecrets(f), [], `${label}: unredacted content ${JSON.stringify(f)}`);
   }
 
   it(`${RUNS} random tool calls and resource reads: nothing redactable in text, structuredContent or resources`, async () => {
@@ -99,26 +107,39 @@ describe('redaction: no secret leaves the MCP server unredacted', { timeout: sca
     );
     let okCalls = 0;
     await fc.assert(
-      fc.asyncProperty(fc.oneof({ weight: 4, arbitrary: toolCall(vocab) }, { weight: 1, arbitrary: resourceUri }), async (call: ToolCall | string) => {
-        if (typeof call === 'string') {
-          let res;
-          try {
-            res = await conn.client.readResource({ uri: call });
-          } catch (e) {
-            check(`resources/read ${call} (error)`, call, String(e), undefined);
+      fc.asyncProperty(
+        fc.oneof({ weight: 4, arbitrary: toolCall(vocab) }, { weight: 1, arbitrary: resourceUri }),
+        async (call: ToolCall | string) => {
+          if (typeof call === 'string') {
+            let res: Awaited<ReturnType<typeof conn.client.readResource>>;
+            try {
+              res = await conn.client.readResource({ uri: call });
+            } catch (e) {
+              check(`resources/read ${call} (error)`, call, String(e), undefined);
+              return;
+            }
+            for (const c of res.contents) {
+              const body = 'text' in c ? c.text : '';
+              check(
+                `resources/read ${call}`,
+                call,
+                body,
+                c.mimeType === 'application/json' ? JSON.parse(body as string) : undefined,
+              );
+            }
+            okCalls++;
             return;
           }
-          for (const c of res.contents) {
-            const body = 'text' in c ? c.text : '';
-            check(`resources/read ${call}`, call, body, c.mimeType === 'application/json' ? JSON.parse(body as string) : undefined);
-          }
-          okCalls++;
-          return;
-        }
-        const res = await conn.client.callTool({ name: call.name, arguments: call.arguments });
-        if (!res.isError) okCalls++;
-        check(describeCall(call), call.arguments, { content: res.content, structuredContent: res.structuredContent }, res.structuredContent);
-      }),
+          const res = await conn.client.callTool({ name: call.name, arguments: call.arguments });
+          if (!res.isError) okCalls++;
+          check(
+            describeCall(call),
+            call.arguments,
+            { content: res.content, structuredContent: res.structuredContent },
+            res.structuredContent,
+          );
+        },
+      ),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
     assert.ok(okCalls > RUNS / 4, `only ${okCalls} of ${RUNS} calls succeeded`);
@@ -132,14 +153,28 @@ describe('redaction: no secret leaves the MCP server unredacted', { timeout: sca
     }
     const bank = await conn.client.callTool({ name: 'get_conversation', arguments: { name: 'Bank' } });
     const texts = (bank.structuredContent as { messages: { text: string }[] }).messages.map((m) => m.text);
-    assert.equal(texts[0].startsWith('Your verification code is [redacted: one-time code]. Do not share'), true, texts[0]);
+    assert.equal(
+      texts[0].startsWith('Your verification code is [redacted: one-time code]. Do not share'),
+      true,
+      texts[0],
+    );
     const harper = await conn.client.callTool({ name: 'get_conversation', arguments: { name: 'Harper' } });
     const ht = (harper.structuredContent as { messages: { text: string }[] }).messages.map((m) => m.text).join('\n');
-    for (const label of ['[redacted: card number]', '[redacted: IBAN]', '[redacted: password]']) assert.ok(ht.includes(label), label);
+    for (const label of ['[redacted: card number]', '[redacted: IBAN]', '[redacted: password]'])
+      assert.ok(ht.includes(label), label);
   });
 
   it('search still finds the messages; snippets cut inside a secret show none of it', async () => {
-    for (const query of ['verification', 'card', 'IBAN', 'deposit landlord', 'password', 'Bestätigungscode', '4539', '483920']) {
+    for (const query of [
+      'verification',
+      'card',
+      'IBAN',
+      'deposit landlord',
+      'password',
+      'Bestätigungscode',
+      '4539',
+      '483920',
+    ]) {
       const res = await conn.client.callTool({ name: 'search_messages', arguments: { query } });
       const hits = (res.structuredContent as { hits: { text: string }[] }).hits;
       assert.ok(hits.length > 0, `no hit for ${query}`);
@@ -151,8 +186,13 @@ describe('redaction: no secret leaves the MCP server unredacted', { timeout: sca
   it('near misses, ids, hashes and citation links arrive unchanged', async () => {
     const zoe = desc.conversations.find((c) => c.name === 'Zoe')!;
     const res = await conn.client.callTool({ name: 'get_conversation', arguments: { conversation_id: zoe.id } });
-    const msgs = (res.structuredContent as { messages: { text: string; hash: string; link: string; message_id: number }[] }).messages;
-    assert.deepEqual(msgs.map((m) => m.text), [...NEAR_MISSES]);
+    const msgs = (
+      res.structuredContent as { messages: { text: string; hash: string; link: string; message_id: number }[] }
+    ).messages;
+    assert.deepEqual(
+      msgs.map((m) => m.text),
+      [...NEAR_MISSES],
+    );
     for (const m of msgs) {
       const w = desc.messages.find((x) => x.id === m.message_id)!;
       assert.equal(m.hash, w.hash);
@@ -162,8 +202,16 @@ describe('redaction: no secret leaves the MCP server unredacted', { timeout: sca
 
   it("the palette's search (no redact flag) shows the original; reload({ redact: false }) turns redaction off for tools", async () => {
     const archive = await runtime.context.archive();
-    const palette = await hybridSearch(runtime.context, archive, { query: 'verification', limit: 5 }, new AbortController().signal);
-    assert.ok(palette.hits.some((h) => h.text.includes('483920')), 'the person sees the code');
+    const palette = await hybridSearch(
+      runtime.context,
+      archive,
+      { query: 'verification', limit: 5 },
+      new AbortController().signal,
+    );
+    assert.ok(
+      palette.hits.some((h) => h.text.includes('483920')),
+      'the person sees the code',
+    );
     await runtime.reload({ redact: false });
     try {
       const res = await conn.client.callTool({ name: 'get_conversation', arguments: { name: 'Bank' } });

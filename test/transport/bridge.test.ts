@@ -15,7 +15,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { bridgeEndpointFile, serveHttp, sweepStaleBridgeEndpoints, writeBridgeEndpoint, type BridgeEndpoint, type HttpServerHandle } from '../../src/transport/index';
+import {
+  bridgeEndpointFile,
+  serveHttp,
+  sweepStaleBridgeEndpoints,
+  writeBridgeEndpoint,
+  type BridgeEndpoint,
+  type HttpServerHandle,
+} from '../../src/transport/index';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SECRET = 'bridge-secret-0123456789abcdef';
@@ -23,21 +30,38 @@ const HEADER = 'x-msgbrowse-secret';
 
 function makeServer(): McpServer {
   const s = new McpServer({ name: 't', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
-  s.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: `echo:${text}` }] }));
-  s.registerTool('poke', { description: 'sends a notification outside any request (the session stream)', inputSchema: {} }, async () => {
-    setTimeout(() => void s.server.sendResourceUpdated({ uri: 'msgbrowse://conversation/1' }).catch(() => undefined), 200);
-    return { content: [{ type: 'text', text: 'poked' }] };
-  });
-  s.registerTool('slow', { description: 'progress, then waits to be cancelled', inputSchema: {} }, async (_a, extra) => {
-    const token = extra._meta?.progressToken;
-    if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
-    await new Promise<void>((resolve) => {
-      if (extra.signal.aborted) resolve();
-      extra.signal.addEventListener('abort', () => resolve());
-      setTimeout(resolve, 20_000).unref();
-    });
-    return { content: [{ type: 'text', text: extra.signal.aborted ? 'cancelled' : 'done' }] };
-  });
+  s.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text: `echo:${text}` }],
+  }));
+  s.registerTool(
+    'poke',
+    { description: 'sends a notification outside any request (the session stream)', inputSchema: {} },
+    async () => {
+      setTimeout(
+        () => void s.server.sendResourceUpdated({ uri: 'msgbrowse://conversation/1' }).catch(() => undefined),
+        200,
+      );
+      return { content: [{ type: 'text', text: 'poked' }] };
+    },
+  );
+  s.registerTool(
+    'slow',
+    { description: 'progress, then waits to be cancelled', inputSchema: {} },
+    async (_a, extra) => {
+      const token = extra._meta?.progressToken;
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: 1, total: 2 },
+        });
+      await new Promise<void>((resolve) => {
+        if (extra.signal.aborted) resolve();
+        extra.signal.addEventListener('abort', () => resolve());
+        setTimeout(resolve, 20_000).unref();
+      });
+      return { content: [{ type: 'text', text: extra.signal.aborted ? 'cancelled' : 'done' }] };
+    },
+  );
   return s;
 }
 
@@ -58,7 +82,9 @@ function runToExit(file: string, timeoutMs = 15_000): Promise<{ code: number | n
       resolve({ code, stderr, ms: Date.now() - t0 });
     });
     // An initialize request: a refused secret must surface as an exit, not a hang.
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })}\n`,
+    );
   });
 }
 
@@ -100,7 +126,12 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
 
     it('relays requests, server→client progress and cancellation, and closes its session on stdin end', async () => {
       const client = new Client({ name: 'bridge-test', version: '1.0.0' });
-      const transport = new StdioClientTransport({ command: process.execPath, args: bridgeArgs(file), cwd: ROOT, stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: bridgeArgs(file),
+        cwd: ROOT,
+        stderr: 'pipe',
+      });
       await client.connect(transport);
       assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['echo', 'poke', 'slow']);
       // A notification outside any request (resources/updated) reaches the stdio client over the session's GET stream.
@@ -108,7 +139,11 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
       await client.callTool({ name: 'poke', arguments: {} });
       for (let i = 0; i < 60 && !updated.length; i++) await new Promise((res) => setTimeout(res, 50));
-      assert.deepEqual(updated, ['msgbrowse://conversation/1'], 'the session-stream notification came through the bridge');
+      assert.deepEqual(
+        updated,
+        ['msgbrowse://conversation/1'],
+        'the session-stream notification came through the bridge',
+      );
       const r = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
       assert.deepEqual(r.content, [{ type: 'text', text: 'echo:hi' }]);
       assert.equal(handle.sessionCount(), 1);
@@ -149,7 +184,12 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
       const moving = path.join(dir, 'moving.json');
       writeBridgeEndpoint(moving, ep);
       const client = new Client({ name: 'bridge-test', version: '1.0.0' });
-      const transport = new StdioClientTransport({ command: process.execPath, args: bridgeArgs(moving), cwd: ROOT, stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: bridgeArgs(moving),
+        cwd: ROOT,
+        stderr: 'pipe',
+      });
       let stderr = '';
       transport.stderr?.on('data', (d) => (stderr += d));
       const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
@@ -163,7 +203,9 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
 
     it('one endpoint file per extension host; files of gone hosts are swept', () => {
       const many = path.join(dir, 'hosts');
-      const dead = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString());
+      const dead = Number(
+        spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString(),
+      );
       writeBridgeEndpoint(bridgeEndpointFile(many), ep);
       writeBridgeEndpoint(bridgeEndpointFile(many, dead), { ...ep, pid: dead });
       writeBridgeEndpoint(bridgeEndpointFile(many, process.ppid), { ...ep, pid: process.ppid });
@@ -174,7 +216,10 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
     it('no endpoint file: one clear line', async () => {
       const r = await runToExit(path.join(dir, 'missing.json'));
       assert.equal(r.code, 1);
-      assert.match(r.stderr, /no msgbrowse endpoint file at .*missing\.json: open VS Code with the msgbrowse extension/);
+      assert.match(
+        r.stderr,
+        /no msgbrowse endpoint file at .*missing\.json: open VS Code with the msgbrowse extension/,
+      );
     });
   });
 }

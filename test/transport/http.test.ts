@@ -67,7 +67,10 @@ const INIT = JSON.stringify({
 });
 const ACCEPT = 'application/json, text/event-stream';
 
-async function connect(url: string, headers: Record<string, string>): Promise<{ client: Client; t: StreamableHTTPClientTransport }> {
+async function connect(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ client: Client; t: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'test', version: '0' });
   const t = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   await client.connect(t);
@@ -107,9 +110,17 @@ describe('HTTP transport, extension mode (custom header, never 401/403)', () => 
   });
 
   it('refuses a missing or wrong secret with 404 and a JSON-RPC error body', async () => {
-    const variants: Record<string, string>[] = [{}, { [HEADER]: "wrong" }, { [HEADER]: SECRET + "x" }, { Authorization: `Bearer ${SECRET}` }];
+    const variants: Record<string, string>[] = [
+      {},
+      { [HEADER]: 'wrong' },
+      { [HEADER]: `${SECRET}x` },
+      { Authorization: `Bearer ${SECRET}` },
+    ];
     for (const headers of variants) {
-      const r = await raw({ port }, { headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body: INIT });
+      const r = await raw(
+        { port },
+        { headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body: INIT },
+      );
       assert.equal(r.status, 404, JSON.stringify(headers));
       const body = JSON.parse(r.body);
       assert.equal(body.jsonrpc, '2.0');
@@ -140,7 +151,10 @@ describe('HTTP transport, extension mode (custom header, never 401/403)', () => 
       { headers: {}, path: '/anything', method: 'GET' },
     ];
     for (const c of cases) {
-      const r = await raw({ port }, { method: c.method, path: c.path, headers: c.headers, body: c.method === 'GET' ? undefined : INIT });
+      const r = await raw(
+        { port },
+        { method: c.method, path: c.path, headers: c.headers, body: c.method === 'GET' ? undefined : INIT },
+      );
       assert.equal(r.status, 404, JSON.stringify(c));
       assert.notEqual(r.status, 401);
       assert.notEqual(r.status, 403);
@@ -174,7 +188,10 @@ describe('HTTP transport, extension mode (custom header, never 401/403)', () => 
     const hdr = { [HEADER]: SECRET, 'content-type': 'application/json', accept: ACCEPT };
     const unknown = await raw(
       { port },
-      { headers: { ...hdr, 'mcp-session-id': 'no-such-session' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) },
+      {
+        headers: { ...hdr, 'mcp-session-id': 'no-such-session' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      },
     );
     assert.equal(unknown.status, 404);
     assert.equal(JSON.parse(unknown.body).error.code, -32001);
@@ -188,7 +205,10 @@ describe('HTTP transport, extension mode (custom header, never 401/403)', () => 
     assert.equal(h.sessionCount(), 0);
     const again = await raw(
       { port },
-      { headers: { ...hdr, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) },
+      {
+        headers: { ...hdr, 'mcp-session-id': sid },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+      },
     );
     assert.equal(again.status, 404);
   });
@@ -202,7 +222,10 @@ describe('HTTP transport, extension mode (custom header, never 401/403)', () => 
     assert.equal(get.status, 405);
     const list = await raw(
       { port },
-      { headers: { ...hdr, 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) },
+      {
+        headers: { ...hdr, 'content-type': 'application/json', accept: ACCEPT },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      },
     );
     assert.equal(list.status, 400);
   });
@@ -217,7 +240,10 @@ describe('HTTP transport, extension mode (custom header, never 401/403)', () => 
   });
 
   it('a bad Accept on initialize does not leave a session behind', async () => {
-    const r = await raw({ port }, { headers: { [HEADER]: SECRET, 'content-type': 'application/json', accept: 'application/json' }, body: INIT });
+    const r = await raw(
+      { port },
+      { headers: { [HEADER]: SECRET, 'content-type': 'application/json', accept: 'application/json' }, body: INIT },
+    );
     assert.equal(r.status, 406);
     assert.equal(h.sessionCount(), 0);
   });
@@ -237,7 +263,10 @@ describe('HTTP transport: VS Code client request sequence (extHostMcp.ts)', () =
       assert.equal(init.status, 200);
       const sid = String(init.headers['mcp-session-id']);
       const withSid = { ...postHeaders, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' };
-      const notif = await raw({ port }, { headers: withSid, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+      const notif = await raw(
+        { port },
+        { headers: withSid, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) },
+      );
       seen.push(notif.status);
       assert.equal(notif.status, 202);
 
@@ -249,7 +278,12 @@ describe('HTTP transport: VS Code client request sequence (extHostMcp.ts)', () =
             port,
             method: 'GET',
             path: '/mcp',
-            headers: { ...base, accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+            headers: {
+              ...base,
+              accept: 'text/event-stream',
+              'mcp-session-id': sid,
+              'mcp-protocol-version': '2025-06-18',
+            },
             agent: false,
           },
           resolve,
@@ -263,7 +297,15 @@ describe('HTTP transport: VS Code client request sequence (extHostMcp.ts)', () =
 
       const call = await raw(
         { port },
-        { headers: withSid, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'echo', arguments: { text: 'vs' } } }) },
+        {
+          headers: withSid,
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 5,
+            method: 'tools/call',
+            params: { name: 'echo', arguments: { text: 'vs' } },
+          }),
+        },
       );
       seen.push(call.status);
       assert.equal(call.status, 200);
@@ -271,14 +313,20 @@ describe('HTTP transport: VS Code client request sequence (extHostMcp.ts)', () =
 
       const ended = new Promise<void>((resolve) => sse.on('close', () => resolve()));
       sse.resume();
-      const del = await raw({ port }, { method: 'DELETE', headers: { ...base, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } });
+      const del = await raw(
+        { port },
+        { method: 'DELETE', headers: { ...base, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } },
+      );
       seen.push(del.status);
       assert.equal(del.status, 200);
       await ended; // DELETE ends the back-channel too
       assert.equal(h.sessionCount(), 0);
 
       // After the session is gone VS Code gets 404 and re-initializes (never a sign-in prompt).
-      const stale = await raw({ port }, { headers: withSid, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) });
+      const stale = await raw(
+        { port },
+        { headers: withSid, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) },
+      );
       seen.push(stale.status);
       assert.equal(stale.status, 404);
       assert.ok(!seen.includes(401) && !seen.includes(403), String(seen));
@@ -288,7 +336,13 @@ describe('HTTP transport: VS Code client request sequence (extHostMcp.ts)', () =
   });
 
   it('closes sessions idle longer than sessionIdleMs, but not one with an open back-channel', async () => {
-    const h = await serveHttp({ createServer: makeServer, listen: { port: 0 }, secret: SECRET, secretHeader: HEADER, sessionIdleMs: 200 });
+    const h = await serveHttp({
+      createServer: makeServer,
+      listen: { port: 0 },
+      secret: SECRET,
+      secretHeader: HEADER,
+      sessionIdleMs: 200,
+    });
     const port = h.endpoint.kind === 'tcp' ? h.endpoint.port : 0;
     const hdr = { [HEADER]: SECRET, 'content-type': 'application/json', accept: ACCEPT };
     try {
@@ -297,7 +351,14 @@ describe('HTTP transport: VS Code client request sequence (extHostMcp.ts)', () =
       const busySid = String(busy.headers['mcp-session-id']);
       const sse = await new Promise<http.IncomingMessage>((resolve, reject) => {
         const req = http.request(
-          { host: '127.0.0.1', port, method: 'GET', path: '/mcp', headers: { [HEADER]: SECRET, accept: 'text/event-stream', 'mcp-session-id': busySid }, agent: false },
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'GET',
+            path: '/mcp',
+            headers: { [HEADER]: SECRET, accept: 'text/event-stream', 'mcp-session-id': busySid },
+            agent: false,
+          },
           resolve,
         );
         req.on('error', reject);
@@ -311,7 +372,10 @@ describe('HTTP transport: VS Code client request sequence (extHostMcp.ts)', () =
       assert.equal(h.sessionCount(), 1);
       const gone = await raw(
         { port },
-        { headers: { ...hdr, 'mcp-session-id': String(idle.headers['mcp-session-id']) }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) },
+        {
+          headers: { ...hdr, 'mcp-session-id': String(idle.headers['mcp-session-id']) },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+        },
       );
       assert.equal(gone.status, 404);
     } finally {
@@ -367,12 +431,22 @@ describe('HTTP transport listeners', () => {
   it('reports a port already in use clearly', async () => {
     const a = await serveHttp({ createServer: makeServer, listen: { port: 0 }, secret: SECRET });
     const port = a.endpoint.kind === 'tcp' ? a.endpoint.port : 0;
-    await assert.rejects(serveHttp({ createServer: makeServer, listen: { port }, secret: SECRET }), /address already in use/);
+    await assert.rejects(
+      serveHttp({ createServer: makeServer, listen: { port }, secret: SECRET }),
+      /address already in use/,
+    );
     await a.close();
   });
 
-  it('serves over a Unix socket in a private directory, removed on close', { skip: process.platform === 'win32' }, async () => {
-    const h = await serveHttp({ createServer: makeServer, listen: { socketPath: 'auto' }, secret: SECRET, secretHeader: HEADER });
+  it('serves over a Unix socket in a private directory, removed on close', {
+    skip: process.platform === 'win32',
+  }, async () => {
+    const h = await serveHttp({
+      createServer: makeServer,
+      listen: { socketPath: 'auto' },
+      secret: SECRET,
+      secretHeader: HEADER,
+    });
     assert.equal(h.endpoint.kind, 'socket');
     const sock = h.endpoint.kind === 'socket' ? h.endpoint.path : '';
     const dir = path.dirname(sock);
@@ -383,23 +457,37 @@ describe('HTTP transport listeners', () => {
     const sid = String(init.headers['mcp-session-id']);
     await raw(
       { socketPath: sock },
-      { headers: { ...hdr, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) },
+      {
+        headers: { ...hdr, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      },
     );
     const list = await raw(
       { socketPath: sock },
-      { headers: { ...hdr, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) },
+      {
+        headers: { ...hdr, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      },
     );
     assert.equal(list.status, 200);
     assert.match(list.body, /"name":"echo"/);
-    const noSecret = await raw({ socketPath: sock }, { headers: { 'content-type': 'application/json', accept: ACCEPT }, body: INIT });
+    const noSecret = await raw(
+      { socketPath: sock },
+      { headers: { 'content-type': 'application/json', accept: ACCEPT }, body: INIT },
+    );
     assert.equal(noSecret.status, 404);
-    const foreignOrigin = await raw({ socketPath: sock }, { headers: { ...hdr, origin: 'https://evil.example' }, body: INIT });
+    const foreignOrigin = await raw(
+      { socketPath: sock },
+      { headers: { ...hdr, origin: 'https://evil.example' }, body: INIT },
+    );
     assert.equal(foreignOrigin.status, 404);
     await h.close();
     assert.equal(fs.existsSync(dir), false);
   });
 
-  it('refuses a socket path in a directory other users can access', { skip: process.platform === 'win32' }, async () => {
+  it('refuses a socket path in a directory other users can access', {
+    skip: process.platform === 'win32',
+  }, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mb-sock-'));
     fs.chmodSync(dir, 0o755);
     try {
@@ -432,11 +520,20 @@ describe('HTTP transport listeners', () => {
     });
     await new Promise((r) => setTimeout(r, 50));
     const afterCount = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap').length;
-    assert.ok(afterCount <= before, `active resources before ${before}, after ${afterCount}: ${process.getActiveResourcesInfo()}`);
+    assert.ok(
+      afterCount <= before,
+      `active resources before ${before}, after ${afterCount}: ${process.getActiveResourcesInfo()}`,
+    );
   });
 
   it('evicts the least recently used idle session beyond maxSessions', async () => {
-    const h = await serveHttp({ createServer: makeServer, listen: { port: 0 }, secret: SECRET, secretHeader: HEADER, maxSessions: 2 });
+    const h = await serveHttp({
+      createServer: makeServer,
+      listen: { port: 0 },
+      secret: SECRET,
+      secretHeader: HEADER,
+      maxSessions: 2,
+    });
     const port = h.endpoint.kind === 'tcp' ? h.endpoint.port : 0;
     const hdr = { [HEADER]: SECRET, 'content-type': 'application/json', accept: ACCEPT };
     const ids: string[] = [];
@@ -449,7 +546,10 @@ describe('HTTP transport listeners', () => {
     assert.equal(h.sessionCount(), 2);
     const first = await raw(
       { port },
-      { headers: { ...hdr, 'mcp-session-id': ids[0] }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) },
+      {
+        headers: { ...hdr, 'mcp-session-id': ids[0] },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      },
     );
     assert.equal(first.status, 404);
     await h.close();

@@ -7,7 +7,9 @@ import { serveStdio } from '../../src/transport/index';
 
 function makeServer(): McpServer {
   const s = new McpServer({ name: 't', version: '1.0.0' });
-  s.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  s.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
   return s;
 }
 
@@ -35,7 +37,12 @@ function lines(stream: PassThrough): { next(): Promise<unknown>; all: string[] }
   };
 }
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+};
 
 describe('stdio transport', () => {
   it('answers JSON-RPC line by line and ends cleanly when stdin ends', async () => {
@@ -46,12 +53,19 @@ describe('stdio transport', () => {
     let closedByServer = false;
     server.server.onclose = () => (closedByServer = true);
     const handle = await serveStdio(server, { stdin, stdout, handleSignals: false });
-    stdin.write(JSON.stringify(INIT) + '\n');
+    stdin.write(`${JSON.stringify(INIT)}\n`);
     const init = (await out.next()) as { id: number; result: { serverInfo: { name: string } } };
     assert.equal(init.id, 1);
     assert.equal(init.result.serverInfo.name, 't');
-    stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
-    stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hé' } } }) + '\n');
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'hé' } },
+      })}\n`,
+    );
     const call = (await out.next()) as { id: number; result: { content: { text: string }[] } };
     assert.equal(call.result.content[0].text, 'hé');
     stdin.end();

@@ -15,7 +15,11 @@ export function senderNames(sql: Sql, hiddenIds: readonly number[]): string[] {
   if (!hiddenIds.length) return all;
   const hidden = jsonList(hiddenIds);
   return all.filter(
-    (s) => sql.value('SELECT 1 FROM messages m WHERE m.sender = ? AND m.conversation_id NOT IN (SELECT value FROM json_each(?)) LIMIT 1', [s, hidden]) !== undefined,
+    (s) =>
+      sql.value(
+        'SELECT 1 FROM messages m WHERE m.sender = ? AND m.conversation_id NOT IN (SELECT value FROM json_each(?)) LIMIT 1',
+        [s, hidden],
+      ) !== undefined,
   );
 }
 
@@ -24,7 +28,12 @@ export function senderNames(sql: Sql, hiddenIds: readonly number[]): string[] {
  * there are in all. The ids with a prefix p of value v are the rowid ranges [v·10^k, (v+1)·10^k − 1] for k = 0, 1, …
  * up to the largest id, so each is one range walk of the primary key.
  */
-export function messageIdsWithPrefix(sql: Sql, prefix: string, limit: number, hiddenIds: readonly number[]): { ids: number[]; total: number } {
+export function messageIdsWithPrefix(
+  sql: Sql,
+  prefix: string,
+  limit: number,
+  hiddenIds: readonly number[],
+): { ids: number[]; total: number } {
   if (!/^[1-9]\d{0,15}$/.test(prefix)) return { ids: [], total: 0 };
   const max = num(sql.value('SELECT MAX(id) FROM messages'));
   const v = Number(prefix);
@@ -38,7 +47,11 @@ export function messageIdsWithPrefix(sql: Sql, prefix: string, limit: number, hi
     const params = hidden ? [lo, hi, hidden] : [lo, hi];
     total += num(sql.value(`SELECT COUNT(*) FROM messages m WHERE ${where}`, params));
     if (ids.length < limit) {
-      for (const r of sql.all(`SELECT m.id AS id FROM messages m WHERE ${where} ORDER BY m.id LIMIT ?`, [...params, limit - ids.length])) ids.push(num(r.id));
+      for (const r of sql.all(`SELECT m.id AS id FROM messages m WHERE ${where} ORDER BY m.id LIMIT ?`, [
+        ...params,
+        limit - ids.length,
+      ]))
+        ids.push(num(r.id));
     }
   }
   return { ids, total };

@@ -5,7 +5,13 @@
  */
 import type { Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
-import type { ConversationPage, ConversationPageOptions, ConversationRow, MessageRow, TranscriptCursor } from '../types';
+import type {
+  ConversationPage,
+  ConversationPageOptions,
+  ConversationRow,
+  MessageRow,
+  TranscriptCursor,
+} from '../types';
 import { attachmentsForMessages, messageById, reactionsForHashes } from './messages';
 import { positiveLimit } from './rows';
 import { transcript } from './transcript';
@@ -74,8 +80,16 @@ export function conversationPage(
     messages,
     hasBefore,
     hasAfter,
-    attachments: attachmentsForMessages(sql, schema, messages.map((m) => m.id)),
-    reactions: reactionsForHashes(sql, schema, messages.map((m) => m.hash)),
+    attachments: attachmentsForMessages(
+      sql,
+      schema,
+      messages.map((m) => m.id),
+    ),
+    reactions: reactionsForHashes(
+      sql,
+      schema,
+      messages.map((m) => m.hash),
+    ),
   };
 }
 

@@ -53,7 +53,13 @@ function toConversation(r: Row): ConversationRow {
 
 /** Loose key for name matching: trimmed, case-insensitive, diacritics folded (`Zoë` ~ `zoe`). */
 export function nameKey(s: string): string {
-  return s.replace(/\p{Cf}/gu, '').normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC').trim().toLocaleLowerCase('en-US');
+  return s
+    .replace(/\p{Cf}/gu, '')
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .normalize('NFC')
+    .trim()
+    .toLocaleLowerCase('en-US');
 }
 
 /**
@@ -61,7 +67,9 @@ export function nameKey(s: string): string {
  * ("Lisbon Trip 🏖️" → "lisbon trip"). What an exclusion entry is matched by ('' for a name of emoji only).
  */
 export function looseNameKey(s: string): string {
-  return nameKey(s.replace(/[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Cf}\uFE0E\uFE0F]/gu, ' ')).replace(/\s+/g, ' ').trim();
+  return nameKey(s.replace(/\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Cf}|\uFE0E|\uFE0F/gu, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export function listConversations(

@@ -36,7 +36,9 @@ export function embeddingModels(sql: Sql, schema: SchemaInfo): EmbeddingModelInf
   }
   // Counts come from the (message_hash, model) primary-key index, which also holds each row's rowid;
   // the dim is read from the model's first row by rowid, so vectors are never scanned.
-  const models = sql.all('SELECT model, COUNT(*) AS n, MIN(rowid) AS first FROM embeddings GROUP BY model ORDER BY model');
+  const models = sql.all(
+    'SELECT model, COUNT(*) AS n, MIN(rowid) AS first FROM embeddings GROUP BY model ORDER BY model',
+  );
   return models.map((r) => ({
     model: str(r.model),
     count: num(r.n),
@@ -110,7 +112,16 @@ export class MessageMeta {
 
   /** The record of message `i` (from {@link find}) for the embedding at `rowid`. */
   record(i: number, hash: string, rowid: number, vec: Float32Array): EmbeddingRecord {
-    return { rowid, messageId: this.ids[i], hash, conversationId: this.conv[i], tsUnix: this.ts[i], sender: this.sender[i], source: this.source[i], vec };
+    return {
+      rowid,
+      messageId: this.ids[i],
+      hash,
+      conversationId: this.conv[i],
+      tsUnix: this.ts[i],
+      sender: this.sender[i],
+      source: this.source[i],
+      vec,
+    };
   }
 }
 
@@ -133,7 +144,9 @@ export interface EmbeddingStreamOptions {
 }
 
 /** A decoded row, or the facts of a damaged one (reported when the consumer reaches it). */
-type Item = { rowid: number; rec: EmbeddingRecord } | { rowid: number; bad: { hash: string; dim: number; bytes: number } };
+type Item =
+  | { rowid: number; rec: EmbeddingRecord }
+  | { rowid: number; bad: { hash: string; dim: number; bytes: number } };
 
 /** One batch after `afterRowid`: its records (orphans left out), how many rows it scanned and the last rowid. */
 export function readEmbeddingBatch(
@@ -189,7 +202,14 @@ export function readEmbeddingBatch(
  * Vectors of `model` at the given embedding rowids, copied straight from the WASM heap into `out` (row i of the
  * request at `i * dim`). Returns how many matched (right model, dim × 4 bytes); the others are left untouched.
  */
-export function readEmbeddingVectors(sql: Sql, schema: SchemaInfo, model: string, dim: number, rowids: ArrayLike<number>, out: Float32Array): number {
+export function readEmbeddingVectors(
+  sql: Sql,
+  schema: SchemaInfo,
+  model: string,
+  dim: number,
+  rowids: ArrayLike<number>,
+  out: Float32Array,
+): number {
   if (!schema.embeddings || rowids.length === 0) return 0;
   const at = new Map<number, number>();
   const list: number[] = [];
@@ -247,7 +267,14 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
     const batch = this.run((sql, schema) => {
       if (!schema.embeddings) return { items: [], scanned: 0, last: after };
       this.meta ??= new MessageMeta(sql, schema);
-      return readEmbeddingBatch(sql, schema, this.model, after, this.meta, this.opts.shareVectors ? this.shared : undefined);
+      return readEmbeddingBatch(
+        sql,
+        schema,
+        this.model,
+        after,
+        this.meta,
+        this.opts.shareVectors ? this.shared : undefined,
+      );
     });
     this.buf = batch.items;
     this.pos = 0;

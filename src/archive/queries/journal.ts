@@ -27,18 +27,33 @@ function dayWhere(hiddenIds: readonly number[] | undefined): { where: string; pa
 }
 
 /** The day's counts, its digest and — when it has no counted messages — the nearest days that do. */
-export function journalDay(sql: Sql, schema: SchemaInfo, day: string, dayStartUnix: number, hiddenIds?: readonly number[]): JournalDay {
+export function journalDay(
+  sql: Sql,
+  schema: SchemaInfo,
+  day: string,
+  dayStartUnix: number,
+  hiddenIds?: readonly number[],
+): JournalDay {
   const e = exprs(schema);
   const w = dayWhere(hiddenIds);
   const p = w.params(dayStartUnix);
-  const totals = sql.get(`SELECT COUNT(*) AS n, COUNT(DISTINCT m.conversation_id) AS convs FROM messages m WHERE ${w.where}`, p);
+  const totals = sql.get(
+    `SELECT COUNT(*) AS n, COUNT(DISTINCT m.conversation_id) AS convs FROM messages m WHERE ${w.where}`,
+    p,
+  );
   const messageCount = num(totals?.n);
   const sourceCounts: Record<string, number> = {};
-  for (const r of sql.all(`SELECT ${e.msgSource} AS src, COUNT(*) AS n FROM messages m WHERE ${w.where} GROUP BY 1 ORDER BY 1`, p)) {
+  for (const r of sql.all(
+    `SELECT ${e.msgSource} AS src, COUNT(*) AS n FROM messages m WHERE ${w.where} GROUP BY 1 ORDER BY 1`,
+    p,
+  )) {
     sourceCounts[str(r.src)] = num(r.n);
   }
   const topSenders = sql
-    .all(`SELECT m.sender AS name, COUNT(*) AS n FROM messages m WHERE ${w.where} AND m.sender <> 'Me' GROUP BY m.sender ORDER BY n DESC, m.sender ASC LIMIT 5`, p)
+    .all(
+      `SELECT m.sender AS name, COUNT(*) AS n FROM messages m WHERE ${w.where} AND m.sender <> 'Me' GROUP BY m.sender ORDER BY n DESC, m.sender ASC LIMIT 5`,
+      p,
+    )
     .map((r) => ({ name: str(r.name), count: num(r.n) }));
   const out: JournalDay = {
     day,
@@ -82,11 +97,22 @@ function digestRow(sql: Sql, schema: SchemaInfo, day: string): JournalDigestRow 
     [day],
   );
   if (!r) return undefined;
-  return { body: str(r.body), structured: str(r.structured), mood: str(r.mood), model: str(r.model), messageCount: num(r.message_count) };
+  return {
+    body: str(r.body),
+    structured: str(r.structured),
+    mood: str(r.mood),
+    model: str(r.model),
+    messageCount: num(r.message_count),
+  };
 }
 
 /** A page of the day's counted messages in msgbrowse's DayTranscript order (conversation_id, ts_unix, id). */
-export function dayMessages(sql: Sql, schema: SchemaInfo, opts: DayMessagesOptions, hiddenIds?: readonly number[]): { messages: MessageRow[]; hasMore: boolean } {
+export function dayMessages(
+  sql: Sql,
+  schema: SchemaInfo,
+  opts: DayMessagesOptions,
+  hiddenIds?: readonly number[],
+): { messages: MessageRow[]; hasMore: boolean } {
   const limit = positiveLimit(opts.limit);
   const w = dayWhere(hiddenIds);
   const params: Param[] = w.params(opts.dayStartUnix);
@@ -108,7 +134,10 @@ export function dayMessages(sql: Sql, schema: SchemaInfo, opts: DayMessagesOptio
 /** The year of the archive's earliest message (by ts_unix), or undefined when it has none. */
 export function firstMessageYear(sql: Sql, hiddenIds?: readonly number[]): number | undefined {
   const hidden = notHidden('m.conversation_id', hiddenIds);
-  const v = sql.value(`SELECT m.ts_unix FROM messages m${hidden ? ` WHERE ${hidden.where}` : ''} ORDER BY m.ts_unix ASC LIMIT 1`, hidden ? [hidden.param] : []);
+  const v = sql.value(
+    `SELECT m.ts_unix FROM messages m${hidden ? ` WHERE ${hidden.where}` : ''} ORDER BY m.ts_unix ASC LIMIT 1`,
+    hidden ? [hidden.param] : [],
+  );
   return v === undefined || v === null ? undefined : new Date(num(v) * 1000).getUTCFullYear();
 }
 
@@ -116,7 +145,12 @@ export function firstMessageYear(sql: Sql, hiddenIds?: readonly number[]): numbe
  * msgbrowse's OnThisDayCandidates: for each day (newest first), its counted messages by length(body) descending
  * then id, at most `perDay` each and `limit` in all; days without candidates are left out.
  */
-export function onThisDay(sql: Sql, schema: SchemaInfo, opts: OnThisDayOptions, hiddenIds?: readonly number[]): { day: string; messages: MessageRow[] }[] {
+export function onThisDay(
+  sql: Sql,
+  schema: SchemaInfo,
+  opts: OnThisDayOptions,
+  hiddenIds?: readonly number[],
+): { day: string; messages: MessageRow[] }[] {
   const perDay = positiveLimit(opts.perDay, 'per_year');
   let left = positiveLimit(opts.limit);
   const w = dayWhere(hiddenIds);

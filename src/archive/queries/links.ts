@@ -16,7 +16,11 @@ export function canonicalDomain(d: string): string {
 }
 
 /** WHERE fragments (alias l, and m when links lack their own conversation and time) for the gallery's filters. */
-function linkFilter(schema: SchemaInfo, opts: LinkOptions, hiddenIds?: readonly number[]): { where: string[]; params: Param[] } {
+function linkFilter(
+  schema: SchemaInfo,
+  opts: LinkOptions,
+  hiddenIds?: readonly number[],
+): { where: string[]; params: Param[] } {
   const e = exprs(schema);
   const where: string[] = [];
   const params: Param[] = [];
@@ -31,9 +35,7 @@ function linkFilter(schema: SchemaInfo, opts: LinkOptions, hiddenIds?: readonly 
   }
   if (hasValue(opts.source)) {
     where.push(
-      schema.conversationSource
-        ? `${e.linkConv} IN (SELECT id FROM conversations WHERE source = ?)`
-        : `'signal' = ?`,
+      schema.conversationSource ? `${e.linkConv} IN (SELECT id FROM conversations WHERE source = ?)` : `'signal' = ?`,
     );
     params.push(opts.source);
   }
@@ -125,7 +127,7 @@ export function linkStatements(
        SELECT l.url AS url, COUNT(*) AS cnt, MIN(l.ts_unix) AS ts_unix, MIN(l.domain) AS domain,
               MIN(l.domain) IS MAX(l.domain) AS one_domain
        FROM links l
-       ${and(upTo ? ['l.url IN (SELECT l.url FROM links l ' + and(['l.domain <= (SELECT domain FROM bound)']) + ')'] : [])}
+       ${and(upTo ? [`l.url IN (SELECT l.url FROM links l ${and(['l.domain <= (SELECT domain FROM bound)'])})`] : [])}
        GROUP BY l.url
      ), placed AS (
        SELECT u.url AS url, u.cnt AS cnt, u.ts_unix AS ts_unix,
@@ -181,7 +183,12 @@ export function linkStatements(
   };
 }
 
-export function links(sql: Sql, schema: SchemaInfo, opts: LinkOptions, hiddenIds?: readonly number[]): { items: LinkRow[]; hasMore: boolean } {
+export function links(
+  sql: Sql,
+  schema: SchemaInfo,
+  opts: LinkOptions,
+  hiddenIds?: readonly number[],
+): { items: LinkRow[]; hasMore: boolean } {
   const limit = positiveLimit(opts.limit);
   const q = linkStatements(schema, opts, hiddenIds);
   let rows: Row[] | undefined;

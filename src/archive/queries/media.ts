@@ -2,7 +2,15 @@
 import { mapRows, type Param, type Sql } from '../connection';
 import { exprs, type SchemaInfo } from '../schema';
 import { ATTACHMENT_KINDS, type AttachmentOptions, type AttachmentRow } from '../types';
-import { attachmentColumns, attachmentFrom, hasValue, jsonList, notHidden, positiveLimit, readAttachment } from './rows';
+import {
+  attachmentColumns,
+  attachmentFrom,
+  hasValue,
+  jsonList,
+  notHidden,
+  positiveLimit,
+  readAttachment,
+} from './rows';
 
 /**
  * The gallery's statements (exported for the native-parity test): `general` joins every attachment in scope to its

@@ -5,7 +5,13 @@ import type { MessageRow } from '../types';
 import { messageColumns, num, readMessage, statement } from './rows';
 
 /** `hiddenIds`: a target in one of these conversations answers as an unknown id. */
-export function context(sql: Sql, schema: SchemaInfo, messageId: number, window: number, hiddenIds?: readonly number[]): MessageRow[] | undefined {
+export function context(
+  sql: Sql,
+  schema: SchemaInfo,
+  messageId: number,
+  window: number,
+  hiddenIds?: readonly number[],
+): MessageRow[] | undefined {
   const w = Number.isFinite(window) ? Math.max(0, Math.floor(window)) : 0;
   const target = sql.get('SELECT conversation_id, ts_unix FROM messages WHERE id = ?', [messageId]);
   if (!target) return undefined;

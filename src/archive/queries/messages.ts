@@ -2,7 +2,16 @@
 import { mapRows, type Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
 import type { AttachmentRow, MessageRow, ReactionRow } from '../types';
-import { attachmentColumns, attachmentFrom, jsonList, messageColumns, notHidden, readAttachment, readMessage, str } from './rows';
+import {
+  attachmentColumns,
+  attachmentFrom,
+  jsonList,
+  messageColumns,
+  notHidden,
+  readAttachment,
+  readMessage,
+  str,
+} from './rows';
 
 const FROM = 'FROM messages m JOIN conversations c ON c.id = m.conversation_id';
 
@@ -19,7 +28,13 @@ export function messageByHash(sql: Sql, schema: SchemaInfo, hash: string): Messa
  * resolved (two rows back means the prefix is ambiguous). An index range scan: hashes are lowercase hex, so every
  * hash with the prefix lies in [prefix, prefix + 'g').
  */
-export function messagesByHashPrefix(sql: Sql, schema: SchemaInfo, prefix: string, limit: number, hiddenIds?: readonly number[]): MessageRow[] {
+export function messagesByHashPrefix(
+  sql: Sql,
+  schema: SchemaInfo,
+  prefix: string,
+  limit: number,
+  hiddenIds?: readonly number[],
+): MessageRow[] {
   const p = prefix.toLowerCase();
   if (!/^[0-9a-f]{1,64}$/.test(p)) return [];
   const n = Math.max(1, Math.min(Math.floor(limit) || 1, 10));
@@ -63,11 +78,16 @@ export function attachmentsForMessages(sql: Sql, schema: SchemaInfo, ids: readon
 }
 
 /** Reactions on the given message hashes (none before schema v6), ordered by hash then insertion. */
-export function reactionsForHashes(sql: Sql, schema: SchemaInfo, hashes: readonly string[], hiddenIds?: readonly number[]): ReactionRow[] {
+export function reactionsForHashes(
+  sql: Sql,
+  schema: SchemaInfo,
+  hashes: readonly string[],
+  hiddenIds?: readonly number[],
+): ReactionRow[] {
   if (!schema.reactions) return [];
   const wanted = [...new Set(hashes.filter((h) => typeof h === 'string'))];
   if (!wanted.length) return [];
-  const hidden = hiddenIds && hiddenIds.length ? jsonList(hiddenIds) : undefined;
+  const hidden = hiddenIds?.length ? jsonList(hiddenIds) : undefined;
   return sql
     .all(
       `SELECT message_hash, emoji, actor FROM reactions

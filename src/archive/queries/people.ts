@@ -19,7 +19,12 @@ interface PeopleData {
 }
 
 /** Every contact the caller may see, with identifiers, conversations and fact counts (one pass over the tables). */
-export function loadPeople(sql: Sql, schema: SchemaInfo, conversations: readonly ConversationRow[], hidden: readonly ConversationRow[]): PeopleData {
+export function loadPeople(
+  sql: Sql,
+  schema: SchemaInfo,
+  conversations: readonly ConversationRow[],
+  hidden: readonly ConversationRow[],
+): PeopleData {
   if (!schema.contacts) return { contacts: [], keys: [] };
   const hiddenIds = new Set(hidden.map((c) => c.id));
   const hiddenIdents = new Set(hidden.map((c) => `${c.source}\u0000${c.name}`));
@@ -35,7 +40,9 @@ export function loadPeople(sql: Sql, schema: SchemaInfo, conversations: readonly
     else if (visibleIds.has(id)) convsOf.set(cid, [...(convsOf.get(cid) ?? []), id]);
   }
   const idents = new Map<number, { source: string; identifier: string }[]>();
-  for (const r of sql.all('SELECT contact_id, source, identifier FROM contact_identifiers ORDER BY contact_id, source, identifier')) {
+  for (const r of sql.all(
+    'SELECT contact_id, source, identifier FROM contact_identifiers ORDER BY contact_id, source, identifier',
+  )) {
     const item = { source: str(r.source), identifier: str(r.identifier) };
     if (hiddenIdents.has(`${item.source}\u0000${item.identifier}`)) continue;
     const cid = num(r.contact_id);
@@ -44,7 +51,10 @@ export function loadPeople(sql: Sql, schema: SchemaInfo, conversations: readonly
   const facts = new Map<number, number>();
   if (schema.facts) {
     const v = factVisibility(hidden);
-    const rows = sql.all(`SELECT f.contact_id AS cid, COUNT(*) AS n FROM contact_facts f${v.where ? ` WHERE ${v.where}` : ''} GROUP BY f.contact_id`, v.params);
+    const rows = sql.all(
+      `SELECT f.contact_id AS cid, COUNT(*) AS n FROM contact_facts f${v.where ? ` WHERE ${v.where}` : ''} GROUP BY f.contact_id`,
+      v.params,
+    );
     for (const r of rows) facts.set(num(r.cid), num(r.n));
   }
   const names = new Map(conversations.map((c) => [c.id, c.name]));
@@ -92,12 +102,23 @@ function factVisibility(hidden: readonly ConversationRow[]): { where: string; pa
  * Contacts whose name or an identifier contains `query` (trimmed, case and accents ignored): exact name matches
  * first, then name prefixes, then the rest; ties by folded name, then id.
  */
-export function searchContacts(people: PeopleData, query: string, limit: number): { items: ContactRow[]; total: number } {
+export function searchContacts(
+  people: PeopleData,
+  query: string,
+  limit: number,
+): { items: ContactRow[]; total: number } {
   const q = nameKey(query);
   const ranked: { c: ContactRow; rank: number; key: string }[] = [];
   people.contacts.forEach((c, i) => {
     const k = people.keys[i];
-    const rank = k.name === q ? 0 : k.name.startsWith(q) ? 1 : k.name.includes(q) || k.identifiers.some((x) => x.includes(q)) ? 2 : -1;
+    const rank =
+      k.name === q
+        ? 0
+        : k.name.startsWith(q)
+          ? 1
+          : k.name.includes(q) || k.identifiers.some((x) => x.includes(q))
+            ? 2
+            : -1;
     if (rank >= 0) ranked.push({ c, rank, key: k.name });
   });
   ranked.sort((a, b) => a.rank - b.rank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || a.c.id - b.c.id);
@@ -114,7 +135,12 @@ export function contactsNamed(people: PeopleData, name: string): ContactRow[] {
  * A contact's facts, oldest source first (source_ts_unix, id), each with its cited message found by hash (absent
  * when that message no longer exists). Facts the caller may not see are left out (factVisibility).
  */
-export function contactFacts(sql: Sql, schema: SchemaInfo, contactId: number, hidden: readonly ConversationRow[]): ContactFactRow[] {
+export function contactFacts(
+  sql: Sql,
+  schema: SchemaInfo,
+  contactId: number,
+  hidden: readonly ConversationRow[],
+): ContactFactRow[] {
   if (!schema.facts) return [];
   const v = factVisibility(hidden);
   const facts = sql.all(

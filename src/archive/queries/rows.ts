@@ -106,8 +106,13 @@ export function jsonList(values: readonly (number | string)[]): string {
 }
 
 /** `<column> NOT IN (…hidden conversation ids)` and its parameter; nothing when no conversation is hidden. */
-export function notHidden(column: string, hiddenIds: readonly number[] | undefined): { where: string; param: string } | undefined {
-  return hiddenIds && hiddenIds.length ? { where: `${column} NOT IN (SELECT value FROM json_each(?))`, param: jsonList(hiddenIds) } : undefined;
+export function notHidden(
+  column: string,
+  hiddenIds: readonly number[] | undefined,
+): { where: string; param: string } | undefined {
+  return hiddenIds?.length
+    ? { where: `${column} NOT IN (SELECT value FROM json_each(?))`, param: jsonList(hiddenIds) }
+    : undefined;
 }
 
 export function hasValue(s: string | undefined): s is string {

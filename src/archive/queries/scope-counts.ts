@@ -50,8 +50,18 @@ function otherPart(schema: SchemaInfo, f: ScopeFilter, plain: boolean, hiddenIds
   }
   // "With" as a rowid IN list (SQLite seeks each message of idx_attachments_message / idx_links_message: 3× faster
   // than a per-row EXISTS at 1M messages); "without" has to look at every message either way.
-  if (f.hasAttachment !== undefined) where.push(f.hasAttachment ? 'm.id IN (SELECT a.message_id FROM attachments a)' : 'NOT EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)');
-  if (f.hasLink !== undefined) where.push(f.hasLink ? 'm.id IN (SELECT l.message_id FROM links l)' : 'NOT EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)');
+  if (f.hasAttachment !== undefined)
+    where.push(
+      f.hasAttachment
+        ? 'm.id IN (SELECT a.message_id FROM attachments a)'
+        : 'NOT EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)',
+    );
+  if (f.hasLink !== undefined)
+    where.push(
+      f.hasLink
+        ? 'm.id IN (SELECT l.message_id FROM links l)'
+        : 'NOT EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)',
+    );
   const hidden = notHidden(`${p}m.conversation_id`, hiddenIds);
   if (hidden) {
     where.push(hidden.where);
@@ -67,21 +77,34 @@ function count(sql: Sql, parts: Part[], extra?: { where: string; params: Param[]
     where.push(extra.where);
     params.push(...extra.params);
   }
-  return num(sql.value(`SELECT COUNT(*) FROM messages m${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params));
+  return num(
+    sql.value(`SELECT COUNT(*) FROM messages m${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params),
+  );
 }
 
-const hasVector = (model: string) => ({ where: 'EXISTS (SELECT 1 FROM embeddings e WHERE e.message_hash = m.hash AND e.model = ?)', params: [model] });
+const hasVector = (model: string) => ({
+  where: 'EXISTS (SELECT 1 FROM embeddings e WHERE e.message_hash = m.hash AND e.model = ?)',
+  params: [model],
+});
 
 /** Vectors of `model` that belong to an existing message (orphans are not coverage). */
 export function modelCoverage(sql: Sql, schema: SchemaInfo, model: string): number {
   if (!schema.embeddings) return 0;
   return num(
-    sql.value('SELECT COUNT(*) FROM embeddings e WHERE e.model = ? AND EXISTS (SELECT 1 FROM messages m WHERE m.hash = e.message_hash)', [model]),
+    sql.value(
+      'SELECT COUNT(*) FROM embeddings e WHERE e.model = ? AND EXISTS (SELECT 1 FROM messages m WHERE m.hash = e.message_hash)',
+      [model],
+    ),
   );
 }
 
 /** Vectors of `model` on messages of the given conversations (an index walk over those conversations only). */
-export function hiddenCoverage(sql: Sql, schema: SchemaInfo, model: string, conversationIds: readonly number[]): number {
+export function hiddenCoverage(
+  sql: Sql,
+  schema: SchemaInfo,
+  model: string,
+  conversationIds: readonly number[],
+): number {
   if (!schema.embeddings || !conversationIds.length) return 0;
   return num(
     sql.value(
@@ -125,7 +148,8 @@ export function scopeCounts(
 ): ScopeCounts {
   const hiddenIds = hidden.map((h) => h.id);
   const wantVectors = hasValue(model) && schema.embeddings;
-  const vectors = (parts: Part[]): number | undefined => (hasValue(model) ? (wantVectors ? count(sql, parts, hasVector(model)) : 0) : undefined);
+  const vectors = (parts: Part[]): number | undefined =>
+    hasValue(model) ? (wantVectors ? count(sql, parts, hasVector(model)) : 0) : undefined;
   const other = otherPart(schema, f, false, hiddenIds);
   const scoped = otherPart(schema, f, false).where.length > 0;
   const out = (messages: number, withVectors: number | undefined): ScopeCounts =>
@@ -142,13 +166,17 @@ export function scopeCounts(
   }
   const senderPart = (plain: boolean): Part => ({ where: [`${plain ? '+' : ''}m.sender = ?`], params: [f.sender!] });
   // A sender alone (hidden conversations aside, checked per row of the sender's index walk).
-  const senderParts = hiddenIds.length ? [senderPart(false), otherPart(schema, {}, true, hiddenIds)] : [senderPart(false)];
+  const senderParts = hiddenIds.length
+    ? [senderPart(false), otherPart(schema, {}, true, hiddenIds)]
+    : [senderPart(false)];
   const bySender = count(sql, senderParts);
-  if (!scoped || bySender === 0) return out(bySender, bySender === 0 ? (hasValue(model) ? 0 : undefined) : vectors(senderParts));
+  if (!scoped || bySender === 0)
+    return out(bySender, bySender === 0 ? (hasValue(model) ? 0 : undefined) : vectors(senderParts));
   const byOther = count(sql, [other]);
   if (byOther === 0) return out(0, hasValue(model) ? 0 : undefined);
   // The smaller side drives; the other side's index is switched off.
-  const parts = bySender <= byOther ? [senderPart(false), otherPart(schema, f, true, hiddenIds)] : [senderPart(true), other];
+  const parts =
+    bySender <= byOther ? [senderPart(false), otherPart(schema, f, true, hiddenIds)] : [senderPart(true), other];
   const messages = count(sql, parts);
   return out(messages, messages === 0 ? (hasValue(model) ? 0 : undefined) : vectors(parts));
 }

@@ -10,7 +10,11 @@ import type { KeywordHit, KeywordSearchOptions, MessageFilter } from '../types';
 import { hasValue, notHidden, positiveLimit, statement } from './rows';
 
 /** WHERE fragments (aliases m, c) for the common message filters. */
-export function messageFilterSql(schema: SchemaInfo, f: MessageFilter, hiddenIds?: readonly number[]): { where: string[]; params: Param[] } {
+export function messageFilterSql(
+  schema: SchemaInfo,
+  f: MessageFilter,
+  hiddenIds?: readonly number[],
+): { where: string[]; params: Param[] } {
   const e = exprs(schema);
   const where: string[] = [];
   const params: Param[] = [];
@@ -34,8 +38,10 @@ export function messageFilterSql(schema: SchemaInfo, f: MessageFilter, hiddenIds
     where.push('m.ts_unix <= ?');
     params.push(f.endUnix);
   }
-  if (f.hasAttachment !== undefined) where.push(`${f.hasAttachment ? '' : 'NOT '}EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)`);
-  if (f.hasLink !== undefined) where.push(`${f.hasLink ? '' : 'NOT '}EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)`);
+  if (f.hasAttachment !== undefined)
+    where.push(`${f.hasAttachment ? '' : 'NOT '}EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)`);
+  if (f.hasLink !== undefined)
+    where.push(`${f.hasLink ? '' : 'NOT '}EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)`);
   const hidden = notHidden('m.conversation_id', hiddenIds);
   if (hidden) {
     where.push(hidden.where);
@@ -59,7 +65,12 @@ export function keywordSearchSql(
   return generalStatement(schema, match, positiveLimit(opts.limit), messageFilterSql(schema, opts, hiddenIds));
 }
 
-function generalStatement(schema: SchemaInfo, match: string, limit: number, f: { where: string[]; params: Param[] }): { sql: string; params: Param[] } {
+function generalStatement(
+  schema: SchemaInfo,
+  match: string,
+  limit: number,
+  f: { where: string[]; params: Param[] },
+): { sql: string; params: Param[] } {
   const sql = statement(schema, `keyword:${f.where.join(' AND ')}`, () => keywordSql(schema, f.where));
   return { sql, params: [match, ...f.params, limit] };
 }
@@ -108,7 +119,12 @@ function rankedFirstSql(schema: SchemaInfo): string {
 /** The ranked-first statement's hits; undefined when an index row's message is missing (see searchKeyword). */
 function rankedFirst(sql: Sql, schema: SchemaInfo, match: string, limit: number): KeywordHit[] | undefined {
   try {
-    return mapRows(sql, statement(schema, 'keyword:ranked-first', () => rankedFirstSql(schema)), [match, limit], readHit);
+    return mapRows(
+      sql,
+      statement(schema, 'keyword:ranked-first', () => rankedFirstSql(schema)),
+      [match, limit],
+      readHit,
+    );
   } catch (e) {
     if (sqliteCode(e) === SQLITE.CORRUPT_VTAB) return undefined;
     throw e;
@@ -116,7 +132,12 @@ function rankedFirst(sql: Sql, schema: SchemaInfo, match: string, limit: number)
 }
 
 /** `hiddenIds`: conversations left out in the statement itself (so the limit counts only what may be shown). */
-export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchOptions, hiddenIds?: readonly number[]): KeywordHit[] {
+export function searchKeyword(
+  sql: Sql,
+  schema: SchemaInfo,
+  opts: KeywordSearchOptions,
+  hiddenIds?: readonly number[],
+): KeywordHit[] {
   const match = buildFtsQuery(opts.query);
   if (match === '') return [];
   const limit = positiveLimit(opts.limit);
@@ -129,7 +150,12 @@ export function searchKeyword(sql: Sql, schema: SchemaInfo, opts: KeywordSearchO
     // (SQLITE_CORRUPT_VTAB: the ranking's bounded sort makes one for every row that enters its best `limit` on
     // the way; the general statement joins first and never asks for one without its message).
     const hits = rankedFirst(sql, schema, match, limit);
-    if (hits && (hits.length === limit || Number(sql.value('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?', [match])) <= limit)) return hits;
+    if (
+      hits &&
+      (hits.length === limit ||
+        Number(sql.value('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?', [match])) <= limit)
+    )
+      return hits;
   }
   const q = generalStatement(schema, match, limit, f);
   return mapRows(sql, q.sql, q.params, readHit);

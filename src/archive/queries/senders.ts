@@ -37,10 +37,10 @@ export function distinctSenders(sql: Sql): string[] {
 /** The senders of one conversation with their message counts, most messages first (bounded by its size). */
 export function conversationSenders(sql: Sql, conversationId: number, limit: number): SenderMatch[] {
   return sql
-    .all('SELECT sender, COUNT(*) AS n FROM messages WHERE conversation_id = ? GROUP BY sender ORDER BY n DESC, sender ASC LIMIT ?', [
-      conversationId,
-      limit,
-    ])
+    .all(
+      'SELECT sender, COUNT(*) AS n FROM messages WHERE conversation_id = ? GROUP BY sender ORDER BY n DESC, sender ASC LIMIT ?',
+      [conversationId, limit],
+    )
     .map((r) => ({ name: str(r.sender), messages: num(r.n) }));
 }
 
@@ -93,10 +93,15 @@ export function resolveSender(
   if (inScope.length > 1) {
     const exact = inScope.find((c) => c.name === name);
     if (exact) return { kind: 'found', sender: exact.name, messages: exact.messages, via: 'exact' };
-    return { kind: 'ambiguous', candidates: inScope.sort((a, b) => b.messages - a.messages || (a.name < b.name ? -1 : 1)) };
+    return {
+      kind: 'ambiguous',
+      candidates: inScope.sort((a, b) => b.messages - a.messages || (a.name < b.name ? -1 : 1)),
+    };
   }
   // Nothing in scope: the same name elsewhere in the archive, close names in scope, and (for a conversation) who is there.
-  const elsewhere = unscoped ? [] : candidates.map((s) => ({ name: s, messages: countIn(s, {}) })).filter((c) => c.messages > 0);
+  const elsewhere = unscoped
+    ? []
+    : candidates.map((s) => ({ name: s, messages: countIn(s, {}) })).filter((c) => c.messages > 0);
   const suggestions: SenderMatch[] = [];
   for (const s of closeNames(all, name)) {
     if (candidates.includes(s)) continue;

@@ -5,7 +5,12 @@
  * CheckCitationsSummary. Unless quiet, shows the counts, with "Show Problems" and "Update Moved Links".
  */
 import * as vscode from 'vscode';
-import { summarizeChecks, type CitationCheckSummary, type CitationStatus, type QuoteVerdict } from '../../core/citation-check';
+import {
+  summarizeChecks,
+  type CitationCheckSummary,
+  type CitationStatus,
+  type QuoteVerdict,
+} from '../../core/citation-check';
 import type { CitationDiagnostics } from '../citation-diagnostics';
 import { summaryLine } from '../citation-findings';
 import type { Command } from './command-manager';
@@ -29,7 +34,10 @@ export class CheckCitationsCommand implements Command {
   constructor(private readonly diagnostics: CitationDiagnostics) {}
 
   async execute(target?: vscode.Uri, opts?: { quiet?: boolean }): Promise<CheckCitationsSummary | undefined> {
-    const doc = target instanceof vscode.Uri ? await vscode.workspace.openTextDocument(target) : vscode.window.activeTextEditor?.document;
+    const doc =
+      target instanceof vscode.Uri
+        ? await vscode.workspace.openTextDocument(target)
+        : vscode.window.activeTextEditor?.document;
     if (!doc) {
       if (!opts?.quiet) void vscode.window.showWarningMessage('msgbrowse: open a document to check its citations.');
       return undefined;
@@ -64,7 +72,10 @@ export class CheckCitationsCommand implements Command {
     }
     const update = s.moved ? `Update ${s.moved === 1 ? 'Moved Link' : `${s.moved} Moved Links`}` : undefined;
     const show = 'Show Problems';
-    const notify = s.gone || s.quotes.altered || s.quotes.fabricated ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const notify =
+      s.gone || s.quotes.altered || s.quotes.fabricated
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
     const choice = await notify(line, ...[show, update].filter((x): x is string => !!x));
     if (choice === show) await vscode.commands.executeCommand('workbench.actions.view.problems');
     if (choice === update) {

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
  * is what executeCommand resolves with (tests and other extensions drive commands that way). */
 export interface Command {
   readonly id: string;
-  execute(...args: any[]): unknown;
+  execute(...args: unknown[]): unknown;
 }
 
 export class CommandManager implements vscode.Disposable {

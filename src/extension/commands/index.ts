@@ -52,7 +52,9 @@ export function registerCommands(d: CommandDeps): CommandManager {
   commands.register(new SelectArchiveCommand());
   commands.register(new OpenDemoArchiveCommand(d.ext));
   commands.register(new SetApiKeyCommand(d.ext.secrets, d.archive));
-  commands.register(new ShowStatusCommand({ archive: d.archive, endpoint: d.endpoint, mcpApi: d.mcpApi, privacy: d.privacy }, d.log));
+  commands.register(
+    new ShowStatusCommand({ archive: d.archive, endpoint: d.endpoint, mcpApi: d.mcpApi, privacy: d.privacy }, d.log),
+  );
   commands.register(new CopyMcpConfigCommand(d.ext.extensionPath, d.archive));
   commands.register(new ShowLogCommand(d.log));
   commands.register(new RevealArchiveCommand(d.archive));

@@ -20,25 +20,37 @@ export class OnThisDayCommand implements Command {
 
   async execute(date?: unknown): Promise<Awaited<ReturnType<SearchService['onThisDay']>> | undefined> {
     if (typeof date === 'string' && date.trim()) return this.search.onThisDay(date.trim());
-    let result;
+    let result: Awaited<ReturnType<SearchService['onThisDay']>>;
     try {
       result = await this.search.onThisDay();
     } catch (e) {
-      void vscode.window.showErrorMessage(`msgbrowse: On This Day failed: ${e instanceof Error ? e.message : String(e)}`);
+      void vscode.window.showErrorMessage(
+        `msgbrowse: On This Day failed: ${e instanceof Error ? e.message : String(e)}`,
+      );
       return undefined;
     }
     const { years, notes, date: d } = result;
-    const label = new Date(Date.UTC(2000, d.month - 1, d.day)).toLocaleDateString(undefined, { month: 'long', day: 'numeric', timeZone: 'UTC' });
+    const label = new Date(Date.UTC(2000, d.month - 1, d.day)).toLocaleDateString(undefined, {
+      month: 'long',
+      day: 'numeric',
+      timeZone: 'UTC',
+    });
     if (!years.length) {
-      void vscode.window.showInformationMessage(`msgbrowse: nothing on ${label} in earlier years${notes.length ? ` — ${notes.join('; ')}` : ''}.`);
+      void vscode.window.showInformationMessage(
+        `msgbrowse: nothing on ${label} in earlier years${notes.length ? ` — ${notes.join('; ')}` : ''}.`,
+      );
       return undefined;
     }
     type Item = vscode.QuickPickItem & { hit?: (typeof years)[number]['messages'][number] };
     const items: Item[] = [];
     for (const y of years) {
       const ago = d.year - y.year;
-      items.push({ label: `${y.year} · ${ago} year${ago === 1 ? '' : 's'} ago`, kind: vscode.QuickPickItemKind.Separator });
-      for (const h of y.messages) items.push(hitItem(h, this.search.hiddenFromModel({ name: h.conversation, source: h.source })));
+      items.push({
+        label: `${y.year} · ${ago} year${ago === 1 ? '' : 's'} ago`,
+        kind: vscode.QuickPickItemKind.Separator,
+      });
+      for (const h of y.messages)
+        items.push(hitItem(h, this.search.hiddenFromModel({ name: h.conversation, source: h.source })));
     }
     const qp = vscode.window.createQuickPick<Item>();
     qp.title = `msgbrowse: On This Day — ${label}`;

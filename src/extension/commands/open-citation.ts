@@ -8,7 +8,12 @@ import { OPEN_CITATION_COMMAND } from '../citation-link-provider';
 import type { ViewerManager } from '../viewer/viewer-manager';
 import type { Command } from './command-manager';
 
-export function openCitation(viewer: ViewerManager, ref: CitationRef, side = false, log?: vscode.LogOutputChannel): void {
+export function openCitation(
+  viewer: ViewerManager,
+  ref: CitationRef,
+  side = false,
+  log?: vscode.LogOutputChannel,
+): void {
   viewer.openCitation(ref, { viewColumn: side ? vscode.ViewColumn.Beside : undefined }).catch((e: unknown) => {
     const text = e instanceof Error ? e.message : String(e);
     log?.error(`opening citation c/${ref.conversationId}/at/${ref.messageId}: ${text}`);

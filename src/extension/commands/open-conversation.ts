@@ -27,7 +27,12 @@ export class OpenConversationCommand implements Command {
     const pick = await vscode.window.showQuickPick(
       [...rows]
         .sort((a, b) => b.lastUnix - a.lastUnix)
-        .map((r) => ({ label: r.name, description: `${r.source} · ${r.messageCount} messages`, detail: `last ${r.lastTs}`, id: r.id })),
+        .map((r) => ({
+          label: r.name,
+          description: `${r.source} · ${r.messageCount} messages`,
+          detail: `last ${r.lastTs}`,
+          id: r.id,
+        })),
       { title: 'msgbrowse: Open Conversation', matchOnDescription: true, placeHolder: 'Conversation name' },
     );
     if (!pick) return undefined;

@@ -46,7 +46,9 @@ export function statusReport(s: StatusSources): StatusReport {
     privacy: s.privacy(),
     answerBudget: usableBudget(s.archive.runtime.context.answerBudget),
     exclusions: [],
-    ...(s.archive.state.kind === 'ready' && s.archive.state.status.notice ? { schemaNotice: s.archive.state.status.notice } : {}),
+    ...(s.archive.state.kind === 'ready' && s.archive.state.status.notice
+      ? { schemaNotice: s.archive.state.status.notice }
+      : {}),
   };
 }
 
@@ -59,16 +61,29 @@ export class ShowStatusCommand implements Command {
   ) {}
 
   async execute(opts?: { quiet?: boolean }): Promise<StatusReport> {
-    const report = { ...statusReport(this.sources), exclusions: await this.sources.archive.runtime.exclusions().catch(() => []) };
+    const report = {
+      ...statusReport(this.sources),
+      exclusions: await this.sources.archive.runtime.exclusions().catch(() => []),
+    };
     if (opts?.quiet) return report;
     const mcpApi = this.sources.mcpApi;
     const desc = describeState(report.state);
     const p = report.privacy;
     const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
       { label: desc.text.replace(/\$\([^)]*\)\s*/g, ''), detail: desc.tooltip.replace(/\n/g, ' · ') },
-      ...(report.schemaNotice ? [{ label: `$(info) Archive ${report.schemaNotice}`, detail: 'its schema is newer than the msgbrowse schema this version was tested with; every tool reads the tables it knows' }] : []),
+      ...(report.schemaNotice
+        ? [
+            {
+              label: `$(info) Archive ${report.schemaNotice}`,
+              detail:
+                'its schema is newer than the msgbrowse schema this version was tested with; every tool reads the tables it knows',
+            },
+          ]
+        : []),
       {
-        label: mcpApi ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}` : '$(warning) This editor has no MCP provider API',
+        label: mcpApi
+          ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}`
+          : '$(warning) This editor has no MCP provider API',
         detail: mcpApi
           ? `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · answers up to ${report.answerBudget} bytes each (github.copilot.chat.agent.largeToolResultsToDisk), more by cursor · definition version ${report.version}`
           : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
@@ -80,9 +95,14 @@ export class ShowStatusCommand implements Command {
       },
       // What each exclusion hides; one that hides nothing is a warning.
       ...report.exclusions.map((m) => ({
-        label: m.matched.length ? `$(eye-closed) "${m.entry}" hides ${m.matched.length} conversation${m.matched.length === 1 ? '' : 's'}` : `$(warning) "${m.entry}" hides nothing`,
-        detail: m.matched.length ? m.matched.map((c) => `${c.source}:${c.name}`).join(', ') : unmatchedExclusionLines([m])[0],
-        run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations'),
+        label: m.matched.length
+          ? `$(eye-closed) "${m.entry}" hides ${m.matched.length} conversation${m.matched.length === 1 ? '' : 's'}`
+          : `$(warning) "${m.entry}" hides nothing`,
+        detail: m.matched.length
+          ? m.matched.map((c) => `${c.source}:${c.name}`).join(', ')
+          : unmatchedExclusionLines([m])[0],
+        run: () =>
+          vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations'),
       })),
       {
         label: '$(eye) What Copilot Has Seen',
@@ -90,10 +110,16 @@ export class ShowStatusCommand implements Command {
         run: () => vscode.commands.executeCommand('msgbrowse.disclosures.focus'),
       },
       { label: '$(output) Show Log', run: () => this.log.show() },
-      { label: '$(folder-opened) Select Archive…', run: () => vscode.commands.executeCommand('msgbrowse.selectArchive') },
+      {
+        label: '$(folder-opened) Select Archive…',
+        run: () => vscode.commands.executeCommand('msgbrowse.selectArchive'),
+      },
       { label: '$(beaker) Open Demo Archive', run: () => vscode.commands.executeCommand('msgbrowse.openDemoArchive') },
       { label: '$(key) Set Embeddings API Key', run: () => vscode.commands.executeCommand('msgbrowse.setApiKey') },
-      { label: '$(copy) Copy MCP Config for Other Clients', run: () => vscode.commands.executeCommand('msgbrowse.copyMcpConfig') },
+      {
+        label: '$(copy) Copy MCP Config for Other Clients',
+        run: () => vscode.commands.executeCommand('msgbrowse.copyMcpConfig'),
+      },
     ];
     void vscode.window.showQuickPick(items, { title: 'msgbrowse status' }).then((p) => p?.run?.());
     return report;

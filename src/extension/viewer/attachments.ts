@@ -22,7 +22,8 @@ export function resolveAttachment(
   const clean = relPath.replace(/^\.\//, '');
   let base = root;
   if (source === 'signal') {
-    if (!conversation || conversation.includes('/') || conversation.includes('\\') || conversation === '..') return undefined;
+    if (!conversation || conversation.includes('/') || conversation.includes('\\') || conversation === '..')
+      return undefined;
     base = path.join(root, 'export', conversation);
   }
   const full = path.resolve(base, clean);

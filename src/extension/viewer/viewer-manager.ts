@@ -8,7 +8,14 @@ import { resolveCitation } from '../../core/citation-resolve';
 import type { CitationRef } from '../citation-ref';
 import { VIEWER_VIEW_TYPE } from '../constants';
 import { parseState, type ViewerState } from './webview-protocol';
-import { type FoundEvent, type PagedEvent, type ShownEvent, type ViewerDeps, ViewerPanel, webviewOptions } from './viewer-panel';
+import {
+  type FoundEvent,
+  type PagedEvent,
+  type ShownEvent,
+  type ViewerDeps,
+  ViewerPanel,
+  webviewOptions,
+} from './viewer-panel';
 
 export interface OpenOptions {
   messageId?: number;
@@ -40,7 +47,12 @@ export class ViewerManager implements vscode.Disposable {
   readonly onDidFind = this.foundEmitter.event;
   private readonly citedEmitter = new vscode.EventEmitter<CitationOutcome>();
   readonly onDidOpenCitation = this.citedEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.shownEmitter, this.pagedEmitter, this.foundEmitter, this.citedEmitter];
+  private readonly disposables: vscode.Disposable[] = [
+    this.shownEmitter,
+    this.pagedEmitter,
+    this.foundEmitter,
+    this.citedEmitter,
+  ];
 
   constructor(private readonly deps: ViewerDeps) {
     this.disposables.push(
@@ -111,8 +123,16 @@ export class ViewerManager implements vscode.Disposable {
       } else {
         const m = r.message;
         const note = r.status === 'moved' ? r.note : undefined;
-        at(m.conversationId, m.id, { hash: m.hash, ...(note ? { notice: `${note.charAt(0).toUpperCase()}${note.slice(1)}.` } : {}) });
-        outcome = { ref, status: r.status, opened: { conversationId: m.conversationId, messageId: m.id }, ...(note ? { note } : {}) };
+        at(m.conversationId, m.id, {
+          hash: m.hash,
+          ...(note ? { notice: `${note.charAt(0).toUpperCase()}${note.slice(1)}.` } : {}),
+        });
+        outcome = {
+          ref,
+          status: r.status,
+          opened: { conversationId: m.conversationId, messageId: m.id },
+          ...(note ? { note } : {}),
+        };
         if (note) {
           this.deps.log.info(`citation c/${ref.conversationId}/at/${ref.messageId}?h=${ref.hash}: ${note}`);
           void vscode.window.showInformationMessage(`msgbrowse: ${note}.`);

@@ -196,7 +196,11 @@ export class ViewerPanel implements vscode.Disposable {
     let highlight = p.highlight;
     let notice = p.notice;
     if (p.hash && focusId !== undefined) {
-      const r = await resolveCitation(archive, { conversationId: this.conversationId, messageId: focusId, hash: p.hash });
+      const r = await resolveCitation(archive, {
+        conversationId: this.conversationId,
+        messageId: focusId,
+        hash: p.hash,
+      });
       if (r.status === 'moved' && r.message.conversationId === this.conversationId) {
         focusId = r.message.id;
         notice ??= sentence(r.note);
@@ -245,7 +249,9 @@ export class ViewerPanel implements vscode.Disposable {
     this.post({
       type: 'load',
       conversation: { id: conv.id, name: conv.name, source: conv.source, messageCount: conv.messageCount },
-      ...(digest ? { digest: { day: digest.day, summary: digest.summary, mood: digest.mood, stale: digest.stale } } : {}),
+      ...(digest
+        ? { digest: { day: digest.day, summary: digest.summary, mood: digest.mood, stale: digest.stale } }
+        : {}),
       messages: this.toWebview(page.messages),
       hasBefore: page.hasBefore,
       hasAfter: page.hasAfter,
@@ -295,7 +301,8 @@ export class ViewerPanel implements vscode.Disposable {
       body: r.body,
       isSystem: r.isSystem,
       attachments: r.attachments.map((a) => {
-        const file = root && a.kind === 'image' ? resolveAttachment(root, a.source, a.conversation, a.relPath) : undefined;
+        const file =
+          root && a.kind === 'image' ? resolveAttachment(root, a.source, a.conversation, a.relPath) : undefined;
         return {
           kind: String(a.kind),
           name: a.originalName,
@@ -328,7 +335,11 @@ export class ViewerPanel implements vscode.Disposable {
     if (this.pending) this.show(this.pending.focusId, this.pending.highlight, { hash: this.pending.hash });
     else {
       const { highlightId, highlightHash, anchorId } = this.state;
-      this.show(highlightId ?? anchorId, highlightId !== undefined, highlightId !== undefined && highlightHash ? { hash: highlightHash } : {});
+      this.show(
+        highlightId ?? anchorId,
+        highlightId !== undefined,
+        highlightId !== undefined && highlightHash ? { hash: highlightHash } : {},
+      );
     }
   }
 

@@ -7,7 +7,10 @@ import type * as vscode from 'vscode';
 import type { MsgbrowseTestHooks } from '../test-api';
 import type { CitationOutcome, ViewerManager } from './viewer-manager';
 
-type ViewerTestHooks = Pick<MsgbrowseTestHooks, 'waitForViewer' | 'openViewers' | 'scrollViewer' | 'findInViewer' | 'citationOutcomes'>;
+type ViewerTestHooks = Pick<
+  MsgbrowseTestHooks,
+  'waitForViewer' | 'openViewers' | 'scrollViewer' | 'findInViewer' | 'citationOutcomes'
+>;
 
 const TIMEOUT_MS = 15000;
 
@@ -56,7 +59,12 @@ export function viewerTestHooks(viewer: ViewerManager): ViewerTestHooks {
 }
 
 /** The first event matching `pred`, or a rejection with `timeoutMessage` after `timeoutMs`. */
-function nextEvent<T>(event: vscode.Event<T>, pred: (e: T) => boolean, timeoutMs: number, timeoutMessage: string): Promise<T> {
+function nextEvent<T>(
+  event: vscode.Event<T>,
+  pred: (e: T) => boolean,
+  timeoutMs: number,
+  timeoutMessage: string,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       sub.dispose();

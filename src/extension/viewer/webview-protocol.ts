@@ -154,7 +154,11 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
         ? { type: 'openLink', url: m.url }
         : undefined;
     case 'shown':
-      return isInt(m.focusId) && typeof m.highlighted === 'boolean' && isInt(m.rendered) && isInt(m.activeElements) && isInt(m.images)
+      return isInt(m.focusId) &&
+        typeof m.highlighted === 'boolean' &&
+        isInt(m.rendered) &&
+        isInt(m.activeElements) &&
+        isInt(m.images)
         ? {
             type: 'shown',
             focusId: m.focusId,

@@ -4,14 +4,17 @@ import { conversationArg, requiredArg } from './resolve-args';
 export const findDiscussion = definePrompt({
   name: 'find_discussion',
   title: 'Find where we talked about…',
-  description: 'Find the conversations and moments where a topic came up — optionally in one conversation — with links to each.',
+  description:
+    'Find the conversations and moments where a topic came up — optionally in one conversation — with links to each.',
   args: {
     topic: { description: 'the topic, in a few words', required: true },
     conversation: { description: 'only this conversation (optional)', complete: 'conversation' },
   },
   async build(args, env) {
     const topic = requiredArg(args.topic, 'topic');
-    const c = args.conversation?.trim() ? await conversationArg(await env.archive(), args.conversation, env.signal) : undefined;
+    const c = args.conversation?.trim()
+      ? await conversationArg(await env.archive(), args.conversation, env.signal)
+      : undefined;
     const scope = c ? { conversation_id: c.id } : {};
     return (
       `Where did we talk about "${topic}"${c ? ` in "${c.name}" (${c.source})` : ''}?\n\n` +

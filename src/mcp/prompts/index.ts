@@ -16,7 +16,13 @@ import { summarizeConversation } from './summarize';
 
 export type { PromptDefinition } from './prompt';
 
-export const PROMPTS: readonly PromptDefinition[] = [summarizeConversation, whatDidTheySay, findDiscussion, onThisDayPrompt, prepareMeeting];
+export const PROMPTS: readonly PromptDefinition[] = [
+  summarizeConversation,
+  whatDidTheySay,
+  findDiscussion,
+  onThisDayPrompt,
+  prepareMeeting,
+];
 
 export function registerPrompts(server: McpServer, ctx: ServerContext): void {
   for (const p of PROMPTS) {
@@ -25,17 +31,21 @@ export function registerPrompts(server: McpServer, ctx: ServerContext): void {
       // describe() last: the SDK reads the description of the outer (optional) schema.
       shape[name] = a.required ? z.string().describe(a.description) : z.string().optional().describe(a.description);
     }
-    server.registerPrompt(p.name, { title: p.title, description: p.description, argsSchema: shape }, async (args: Record<string, string | undefined>, extra): Promise<GetPromptResult> => {
-      let text: string;
-      try {
-        text = await p.build(args, { archive: () => ctx.archive(), signal: extra.signal });
-      } catch (e) {
-        if (e instanceof ProtocolError) throw e;
-        // A prompt argument that names nothing (a ToolError) is the caller's to fix; anything else is ours.
-        if (e instanceof ToolError) throw new ProtocolError(ErrorCode.InvalidParams, e.message);
-        throw new ProtocolError(ErrorCode.InternalError, `prompt ${p.name} failed: ${errorMessage(e)}`);
-      }
-      return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
-    });
+    server.registerPrompt(
+      p.name,
+      { title: p.title, description: p.description, argsSchema: shape },
+      async (args: Record<string, string | undefined>, extra): Promise<GetPromptResult> => {
+        let text: string;
+        try {
+          text = await p.build(args, { archive: () => ctx.archive(), signal: extra.signal });
+        } catch (e) {
+          if (e instanceof ProtocolError) throw e;
+          // A prompt argument that names nothing (a ToolError) is the caller's to fix; anything else is ours.
+          if (e instanceof ToolError) throw new ProtocolError(ErrorCode.InvalidParams, e.message);
+          throw new ProtocolError(ErrorCode.InternalError, `prompt ${p.name} failed: ${errorMessage(e)}`);
+        }
+        return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
+      },
+    );
   }
 }

@@ -5,7 +5,8 @@ import { dayArg } from './resolve-args';
 export const onThisDayPrompt = definePrompt({
   name: 'on_this_day',
   title: 'On this day',
-  description: 'Look back at this day (or another) in earlier years: what happened, who it was with, with the messages cited.',
+  description:
+    'Look back at this day (or another) in earlier years: what happened, who it was with, with the messages cited.',
   args: {
     date: { description: 'the day to look back from, YYYY-MM-DD (default: today)' },
   },

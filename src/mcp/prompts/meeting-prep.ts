@@ -4,7 +4,8 @@ import { requiredArg } from './resolve-args';
 export const prepareMeeting = definePrompt({
   name: 'prepare_meeting',
   title: 'Prepare for meeting someone',
-  description: 'Before you meet someone: what you last talked about, open questions and promises, and what you know about them — each cited.',
+  description:
+    'Before you meet someone: what you last talked about, open questions and promises, and what you know about them — each cited.',
   args: {
     person: { description: 'who you are meeting (a contact or conversation name)', required: true, complete: 'person' },
   },

@@ -4,7 +4,8 @@ import { requiredArg } from './resolve-args';
 export const whatDidTheySay = definePrompt({
   name: 'what_did_they_say',
   title: 'What did someone say about…',
-  description: 'Find what one person said about a topic, across every conversation, with the messages quoted and cited.',
+  description:
+    'Find what one person said about a topic, across every conversation, with the messages quoted and cited.',
   args: {
     person: { description: 'the sender, as their messages show it ("Me" for you)', required: true, complete: 'sender' },
     topic: { description: 'what it was about, in a few words', required: true },

@@ -6,7 +6,11 @@ import { parseDay } from '../dates';
 import { errorMessage, ProtocolError } from '../../core/errors';
 
 /** A conversation from a completed value: `name`, or `name (source)` as completions write duplicated names. */
-export async function conversationArg(archive: AsyncArchive, value: string, signal?: AbortSignal): Promise<ConversationRow> {
+export async function conversationArg(
+  archive: AsyncArchive,
+  value: string,
+  signal?: AbortSignal,
+): Promise<ConversationRow> {
   const v = value.trim();
   let r = await archive.resolveConversation(v, undefined, signal);
   if (r.kind !== 'found') {
@@ -18,10 +22,16 @@ export async function conversationArg(archive: AsyncArchive, value: string, sign
   }
   if (r.kind === 'found') return r.conversation;
   if (r.kind === 'ambiguous') {
-    throw new ProtocolError(ErrorCode.InvalidParams, `${inline(v)} names ${r.candidates.length} conversations; pick one of: ${r.candidates.map((c) => `${c.name} (${c.source})`).join(', ')}`);
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `${inline(v)} names ${r.candidates.length} conversations; pick one of: ${r.candidates.map((c) => `${c.name} (${c.source})`).join(', ')}`,
+    );
   }
   const close = r.suggestions.slice(0, 5).map((c) => `${c.name} (${c.source})`);
-  throw new ProtocolError(ErrorCode.InvalidParams, `no conversation named ${inline(v)}${close.length ? `; closest: ${close.join(', ')}` : ''}`);
+  throw new ProtocolError(
+    ErrorCode.InvalidParams,
+    `no conversation named ${inline(v)}${close.length ? `; closest: ${close.join(', ')}` : ''}`,
+  );
 }
 
 /** An optional YYYY-MM-DD argument (undefined when blank). */
@@ -36,6 +46,7 @@ export function dayArg(value: string | undefined, field: string): string | undef
 }
 
 export function requiredArg(value: string | undefined, field: string): string {
-  if (value === undefined || value.trim() === '') throw new ProtocolError(ErrorCode.InvalidParams, `${field} is required`);
+  if (value === undefined || value.trim() === '')
+    throw new ProtocolError(ErrorCode.InvalidParams, `${field} is required`);
   return value.trim();
 }

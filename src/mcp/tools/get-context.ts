@@ -42,11 +42,15 @@ export const getContextOutput = z.object({
   earlier_cursor: z
     .string()
     .optional()
-    .describe('present when the window did not fit the answer: pass it as cursor to get_conversation to read the messages before the first shown (newest first)'),
+    .describe(
+      'present when the window did not fit the answer: pass it as cursor to get_conversation to read the messages before the first shown (newest first)',
+    ),
   later_cursor: z
     .string()
     .optional()
-    .describe('present when the window did not fit the answer: pass it as cursor to get_conversation to read the messages after the last shown'),
+    .describe(
+      'present when the window did not fit the answer: pass it as cursor to get_conversation to read the messages after the last shown',
+    ),
   notes: notesField,
 });
 
@@ -64,12 +68,17 @@ export const getContext = defineTool({
     const notes: string[] = [];
     const window = clampLimit('window', args.window, CONTEXT_DEFAULT_WINDOW, CONTEXT_MAX_WINDOW, notes);
     const hash = args.hash?.trim().toLowerCase();
-    if (args.message_id === undefined && !hash) throw new ToolError('message_id or hash is required (take them from a search hit)');
+    if (args.message_id === undefined && !hash)
+      throw new ToolError('message_id or hash is required (take them from a search hit)');
     if (hash !== undefined && args.message_id === undefined && !/^[0-9a-f]{64}$/.test(hash)) {
-      throw new ToolError(`hash must be the 64-character hex hash of a message as returned in results, got ${inline(args.hash ?? '', 80)}`);
+      throw new ToolError(
+        `hash must be the 64-character hex hash of a message as returned in results, got ${inline(args.hash ?? '', 80)}`,
+      );
     }
     if (hash !== undefined && args.message_id !== undefined && !/^[0-9a-f]{4,64}$/.test(hash)) {
-      throw new ToolError(`hash must be the message's hex hash or the h= prefix of its link (4–64 hex digits), got ${inline(args.hash ?? '', 80)}`);
+      throw new ToolError(
+        `hash must be the message's hex hash or the h= prefix of its link (4–64 hex digits), got ${inline(args.hash ?? '', 80)}`,
+      );
     }
     const archive = await env.archive();
     let target: MessageRow;
@@ -93,10 +102,25 @@ export const getContext = defineTool({
     const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const hits = await withHitExtras(archive, rows.map((m) => (m.id === target.id ? hitFromMessage(fmt, m, undefined, redact) : shortenHit(hitFromMessage(fmt, m, undefined, redact)))), redact, env.signal);
+    const hits = await withHitExtras(
+      archive,
+      rows.map((m) =>
+        m.id === target.id
+          ? hitFromMessage(fmt, m, undefined, redact)
+          : shortenHit(hitFromMessage(fmt, m, undefined, redact)),
+      ),
+      redact,
+      env.signal,
+    );
     // Filled outward from the target (then one before, one after, …), so a window the budget cuts stays centred.
-    const at = Math.max(0, rows.findIndex((m) => m.id === target.id));
-    const outward = [at, ...Array.from({ length: 2 * rows.length }, (_, i) => (i % 2 ? at + (i + 1) / 2 : at - (i + 2) / 2))].filter((i) => i >= 0 && i < rows.length);
+    const at = Math.max(
+      0,
+      rows.findIndex((m) => m.id === target.id),
+    );
+    const outward = [
+      at,
+      ...Array.from({ length: 2 * rows.length }, (_, i) => (i % 2 ? at + (i + 1) / 2 : at - (i + 2) / 2)),
+    ].filter((i) => i >= 0 && i < rows.length);
     const order = outward.map((i) => hits[i]);
     let oversized = false;
     const build = (k: number) => {
@@ -104,11 +128,34 @@ export const getContext = defineTool({
       const lo = Math.min(...shown, at);
       const hi = Math.max(...shown, at);
       const cursors = {
-        ...(lo > 0 ? { earlier_cursor: encodeCursor({ conversationId: target.conversationId, tsUnix: rows[lo].tsUnix, id: rows[lo].id, newest: true }) } : {}),
-        ...(hi < rows.length - 1 ? { later_cursor: encodeCursor({ conversationId: target.conversationId, tsUnix: rows[hi].tsUnix, id: rows[hi].id }) } : {}),
+        ...(lo > 0
+          ? {
+              earlier_cursor: encodeCursor({
+                conversationId: target.conversationId,
+                tsUnix: rows[lo].tsUnix,
+                id: rows[lo].id,
+                newest: true,
+              }),
+            }
+          : {}),
+        ...(hi < rows.length - 1
+          ? {
+              later_cursor: encodeCursor({
+                conversationId: target.conversationId,
+                tsUnix: rows[hi].tsUnix,
+                id: rows[hi].id,
+              }),
+            }
+          : {}),
       };
-      const cut = k < rows.length ? [`${k} of the ${rows.length} messages of the window are shown, centred on the target (the answer budget is ${budgetLabel(env.budget)}): earlier_cursor and later_cursor read on with get_conversation`] : [];
-      if (k > 0 && order[0].text_length !== undefined) cut.push(`the message is longer than a whole answer; its whole text is the resource ${wholeAt}`);
+      const cut =
+        k < rows.length
+          ? [
+              `${k} of the ${rows.length} messages of the window are shown, centred on the target (the answer budget is ${budgetLabel(env.budget)}): earlier_cursor and later_cursor read on with get_conversation`,
+            ]
+          : [];
+      if (k > 0 && order[0].text_length !== undefined)
+        cut.push(`the message is longer than a whole answer; its whole text is the resource ${wholeAt}`);
       if (oversized) cut.push(OVERSIZE_NOTE);
       return {
         message_id: target.id,
@@ -116,14 +163,19 @@ export const getContext = defineTool({
         conversation: target.conversation,
         conversation_id: target.conversationId,
         source: target.source,
-        messages: shown.map((i, j) => [i, order[j]] as const).sort((x, y) => x[0] - y[0]).map(([, h]) => h),
+        messages: shown
+          .map((i, j) => [i, order[j]] as const)
+          .sort((x, y) => x[0] - y[0])
+          .map(([, h]) => h),
         ...cursors,
         ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
       };
     };
     // A target longer than a whole answer is read whole in its resource (linked below): room is left for the note.
     const wholeAt = messageResourceUri(target.id, target.hash);
-    const fit = fitPage(order, env.budget, build, (h, room) => shrinkMessage(h, room - 200, `the resource ${wholeAt} holds it whole`));
+    const fit = fitPage(order, env.budget, build, (h, room) =>
+      shrinkMessage(h, room - 200, `the resource ${wholeAt} holds it whole`),
+    );
     oversized = fit.oversized;
     const structured = build(fit.kept);
     const targetCut = structured.messages.find((m) => m.message_id === target.id)?.text_length !== undefined;
@@ -140,7 +192,14 @@ export const getContext = defineTool({
       resources: [
         conversationResourceLink({ id: target.conversationId, name: target.conversation, source: target.source }),
         // The whole of a message no answer can hold: for the model (no user-only audience), to read on.
-        ...(targetCut ? [{ ...messageResourceLinks([structured.messages.find((m) => m.message_id === target.id)!])[0], annotations: undefined }] : []),
+        ...(targetCut
+          ? [
+              {
+                ...messageResourceLinks([structured.messages.find((m) => m.message_id === target.id)!])[0],
+                annotations: undefined,
+              },
+            ]
+          : []),
       ],
     };
   },

@@ -9,7 +9,9 @@ import { defineTool, PAGING_GUIDANCE } from '../tool';
 
 export const listConversationsInput = strictInput('list_conversations', {
   source: text('source', 40).optional().describe('only conversations from this source: signal, imessage or whatsapp'),
-  name_contains: text('name_contains').optional().describe('only conversations whose name contains this text (case-insensitive)'),
+  name_contains: text('name_contains')
+    .optional()
+    .describe('only conversations whose name contains this text (case-insensitive)'),
   cursor: cursorField('list_conversations'),
 });
 
@@ -36,13 +38,19 @@ export const listConversations = defineTool({
     const needle = args.name_contains?.trim();
     const rows = await archive.listConversations({ source, nameContains: needle ? needle : undefined }, env.signal);
     const all = rows.map((c) => conversationInfo(env.ctx.citation, c));
-    const { result: structured } = pageByOffset({ tool: 'list_conversations', args, budget: env.budget, noun: 'conversations' }, all, (conversations, page) => ({
-      conversations,
-      total: all.length,
-      ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
-      ...(page.notes.length ? { notes: page.notes } : {}),
-    }));
-    const filters = [source ? `source "${source}"` : '', needle ? `name containing ${inline(needle)}` : ''].filter(Boolean).join(', ');
+    const { result: structured } = pageByOffset(
+      { tool: 'list_conversations', args, budget: env.budget, noun: 'conversations' },
+      all,
+      (conversations, page) => ({
+        conversations,
+        total: all.length,
+        ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+        ...(page.notes.length ? { notes: page.notes } : {}),
+      }),
+    );
+    const filters = [source ? `source "${source}"` : '', needle ? `name containing ${inline(needle)}` : '']
+      .filter(Boolean)
+      .join(', ');
     const lines = structured.conversations.map(
       (c) =>
         `- [${linkLabel(c.name, 60)}](${c.link}) — ${c.source}, conversation_id ${c.id}, ${c.message_count} messages` +

@@ -7,7 +7,16 @@ import { clampLimit } from '../limits';
 import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
 import { pageByOffset } from '../answer-budget';
-import { conversationScopeShape, cursorField, LinkItemSchema, nextCursorField, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import {
+  conversationScopeShape,
+  cursorField,
+  LinkItemSchema,
+  nextCursorField,
+  notesField,
+  positiveInt,
+  strictInput,
+  text,
+} from '../tool-schemas';
 import { inline, linkLabel } from '../../core/text';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
@@ -39,15 +48,23 @@ export function parseDomainFilter(raw: string): string | undefined {
 }
 
 export const listLinksInput = strictInput('list_links', {
-  domain: text('domain').optional().describe('only links on this domain or its subdomains, e.g. example.com (case-insensitive; www. ignored)'),
+  domain: text('domain')
+    .optional()
+    .describe('only links on this domain or its subdomains, e.g. example.com (case-insensitive; www. ignored)'),
   ...conversationScopeShape,
-  limit: positiveInt('limit').optional().describe('max links in total, over every page (default 200, max 1000; larger values are clamped)'),
+  limit: positiveInt('limit')
+    .optional()
+    .describe('max links in total, over every page (default 200, max 1000; larger values are clamped)'),
   cursor: cursorField('list_links'),
 });
 
 export const listLinksOutput = z.object({
   links: z.array(LinkItemSchema),
-  has_more: z.boolean().describe('more links match than this page holds: next_cursor reads on up to limit; beyond it, raise limit or narrow the filters'),
+  has_more: z
+    .boolean()
+    .describe(
+      'more links match than this page holds: next_cursor reads on up to limit; beyond it, raise limit or narrow the filters',
+    ),
   next_cursor: nextCursorField,
   notes: notesField,
 });
@@ -57,7 +74,9 @@ export const listLinks = defineTool({
   title: 'List shared links',
   description:
     'List deduplicated links (one entry per URL with its occurrence count and first occurrence), optionally filtered by domain ' +
-    '(subdomains included, case-insensitive, www. ignored), conversation and source. Ordered by domain, then most shared.' + PAGING_GUIDANCE + RESULT_GUIDANCE,
+    '(subdomains included, case-insensitive, www. ignored), conversation and source. Ordered by domain, then most shared.' +
+    PAGING_GUIDANCE +
+    RESULT_GUIDANCE,
   inputSchema: listLinksInput,
   outputSchema: listLinksOutput,
   async handler(args, env) {
@@ -66,7 +85,10 @@ export const listLinks = defineTool({
     const domain = args.domain === undefined ? undefined : parseDomainFilter(args.domain);
     const archive = await env.archive();
     const scope = await resolveScope(archive, args, env.signal, env.choose);
-    const res = await archive.links({ domain, conversationId: scope.conversation?.id, source: scope.source, limit }, env.signal);
+    const res = await archive.links(
+      { domain, conversationId: scope.conversation?.id, source: scope.source, limit },
+      env.signal,
+    );
     const fmt = env.ctx.citation;
     // A URL can carry a secret (`?code=123456`, `&password=…`): redacted like bodies. Domains are not (they are the
     // filter the model passes back, and hold no such values).
@@ -82,12 +104,16 @@ export const listLinks = defineTool({
       message_id: l.messageId,
       link: messageLink(fmt, l.conversationId, l.messageId, l.messageHash),
     }));
-    const { result: structured } = pageByOffset({ tool: 'list_links', args, budget: env.budget, noun: 'links' }, all, (links, page) => ({
-      links,
-      has_more: page.next_cursor !== undefined || res.hasMore,
-      ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
-      ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}),
-    }));
+    const { result: structured } = pageByOffset(
+      { tool: 'list_links', args, budget: env.budget, noun: 'links' },
+      all,
+      (links, page) => ({
+        links,
+        has_more: page.next_cursor !== undefined || res.hasMore,
+        ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+        ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}),
+      }),
+    );
     const links = structured.links;
     // URLs are shown as inline code, not live links: they come from untrusted messages.
     const lines = links.map(

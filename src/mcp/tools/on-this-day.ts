@@ -15,15 +15,23 @@ export const ON_THIS_DAY_DEFAULT_LIMIT = 12;
 export const ON_THIS_DAY_MAX_LIMIT = 50;
 
 export const onThisDayInput = strictInput('on_this_day', {
-  date: text('date', 40).optional().describe('the day to look back from, YYYY-MM-DD (default: today on the local calendar)'),
-  per_year: positiveInt('per_year').optional().describe('messages per earlier year (default 3, max 10; larger values are clamped)'),
-  limit: positiveInt('limit').optional().describe('messages in all, over every page (default 12, max 50; larger values are clamped)'),
+  date: text('date', 40)
+    .optional()
+    .describe('the day to look back from, YYYY-MM-DD (default: today on the local calendar)'),
+  per_year: positiveInt('per_year')
+    .optional()
+    .describe('messages per earlier year (default 3, max 10; larger values are clamped)'),
+  limit: positiveInt('limit')
+    .optional()
+    .describe('messages in all, over every page (default 12, max 50; larger values are clamped)'),
   cursor: cursorField('on_this_day'),
 });
 
 export const onThisDayOutput = z.object({
   date: z.string().describe('the day looked back from, YYYY-MM-DD'),
-  years: z.array(OnThisDayYearSchema).describe('earlier years with messages on the same month and day, newest first; the longest messages of each'),
+  years: z
+    .array(OnThisDayYearSchema)
+    .describe('earlier years with messages on the same month and day, newest first; the longest messages of each'),
   next_cursor: nextCursorField,
   notes: notesField,
 });
@@ -40,18 +48,41 @@ export const onThisDay = defineTool({
   outputSchema: onThisDayOutput,
   async handler(args, env) {
     const notes: string[] = [];
-    const perYear = clampLimit('per_year', args.per_year, ON_THIS_DAY_DEFAULT_PER_YEAR, ON_THIS_DAY_MAX_PER_YEAR, notes);
+    const perYear = clampLimit(
+      'per_year',
+      args.per_year,
+      ON_THIS_DAY_DEFAULT_PER_YEAR,
+      ON_THIS_DAY_MAX_PER_YEAR,
+      notes,
+    );
     const limit = clampLimit('limit', args.limit, ON_THIS_DAY_DEFAULT_LIMIT, ON_THIS_DAY_MAX_LIMIT, notes);
     let date = localToday();
     if (args.date !== undefined && args.date.trim() !== '') date = calendarDateAt(parseDay(args.date.trim(), 'date'));
     const archive = await env.archive();
-    const r = await onThisDayUseCase(env.ctx.citation, archive, { date, perYear, limit, redact: redactsFor(env.ctx), onProgress: (done, total, message) => env.progress?.(done, total, message) }, env.signal);
+    const r = await onThisDayUseCase(
+      env.ctx.citation,
+      archive,
+      {
+        date,
+        perYear,
+        limit,
+        redact: redactsFor(env.ctx),
+        onProgress: (done, total, message) => env.progress?.(done, total, message),
+      },
+      env.signal,
+    );
     notes.push(...r.notes);
     const day = isoDay(date.year, date.month, date.day);
     // Paged by message, newest year first; a page regroups its messages under their years.
     const all = r.years.flatMap((y) => y.messages.map((m) => ({ year: y.year, day: y.day, message: shortenHit(m) })));
     const { result: structured } = pageByOffset(
-      { tool: 'on_this_day', args, budget: env.budget, noun: 'messages', basis: { value: day, changed: `the day looked back from is now ${day}` } },
+      {
+        tool: 'on_this_day',
+        args,
+        budget: env.budget,
+        noun: 'messages',
+        basis: { value: day, changed: `the day looked back from is now ${day}` },
+      },
       all,
       (items, page) => {
         const years: typeof r.years = [];
@@ -59,14 +90,21 @@ export const onThisDay = defineTool({
           if (years.at(-1)?.year !== year) years.push({ year, day: yearDay, messages: [] });
           years.at(-1)!.messages.push(message);
         }
-        return { date: day, years, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}), ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}) };
+        return {
+          date: day,
+          years,
+          ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+          ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}),
+        };
       },
       (x, room) => ({ ...x, message: shrinkMessage(x.message, room - 200) }),
     );
     const count = structured.years.reduce((n, y) => n + y.messages.length, 0);
     const text =
       `On this day (${day.slice(5)}), looking back from ${day}: ${count} message${count === 1 ? '' : 's'} in ${structured.years.length} earlier year${structured.years.length === 1 ? '' : 's'}.\n${UNTRUSTED_NOTE}` +
-      structured.years.map((y) => `\n\n### ${y.year} (${y.day})\n${renderHits(y.messages, { numbered: false })}`).join('') +
+      structured.years
+        .map((y) => `\n\n### ${y.year} (${y.day})\n${renderHits(y.messages, { numbered: false })}`)
+        .join('') +
       renderNotes(structured.notes);
     return { structured, text };
   },

@@ -13,12 +13,16 @@ import { renderContact } from './render-contact';
 export const SEARCH_CONTACTS_MAX = 50;
 
 export const searchContactsInput = strictInput('search_contacts', {
-  query: text('query', 200).describe('part of a name, phone number, e-mail address or other identifier (case and accents ignored)'),
+  query: text('query', 200).describe(
+    'part of a name, phone number, e-mail address or other identifier (case and accents ignored)',
+  ),
   cursor: cursorField('search_contacts'),
 });
 
 export const searchContactsOutput = z.object({
-  contacts: z.array(ContactSchema).describe('exact name matches first, then names starting with the query, then the rest'),
+  contacts: z
+    .array(ContactSchema)
+    .describe('exact name matches first, then names starting with the query, then the rest'),
   next_cursor: nextCursorField,
   notes: notesField,
 });
@@ -41,13 +45,21 @@ export const searchContacts = defineTool({
     await requirePeople(archive, env.signal);
     const found = await archive.searchContacts(query, SEARCH_CONTACTS_MAX, env.signal);
     const all = await contactInfos(env.ctx.citation, archive, found.items, env.signal);
-    if (found.total > all.length) notes.push(`${found.total} contacts match; the first ${all.length} are listed — refine the query`);
-    if (!all.length) notes.push(`no contact's name or identifier contains ${JSON.stringify(query)} (case and accents ignored); list_conversations shows every conversation name`);
-    const { result: structured } = pageByOffset({ tool: 'search_contacts', args, budget: env.budget, noun: 'contacts' }, all, (contacts, page) => ({
-      contacts,
-      ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
-      ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}),
-    }));
+    if (found.total > all.length)
+      notes.push(`${found.total} contacts match; the first ${all.length} are listed — refine the query`);
+    if (!all.length)
+      notes.push(
+        `no contact's name or identifier contains ${JSON.stringify(query)} (case and accents ignored); list_conversations shows every conversation name`,
+      );
+    const { result: structured } = pageByOffset(
+      { tool: 'search_contacts', args, budget: env.budget, noun: 'contacts' },
+      all,
+      (contacts, page) => ({
+        contacts,
+        ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+        ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}),
+      }),
+    );
     const contacts = structured.contacts;
     const text =
       `${contacts.length} contact${contacts.length === 1 ? '' : 's'} matching ${inline(query)}.\n${UNTRUSTED_NOTE}` +

@@ -7,7 +7,20 @@ import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
 import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
-import { contentFilterShape, conversationScopeShape, cursorField, dateParam, MAX_QUERY, MessageHitSchema, nextCursorField, notesField, positiveInt, SemanticStatusSchema, strictInput, text } from '../tool-schemas';
+import {
+  contentFilterShape,
+  conversationScopeShape,
+  cursorField,
+  dateParam,
+  MAX_QUERY,
+  MessageHitSchema,
+  nextCursorField,
+  notesField,
+  positiveInt,
+  SemanticStatusSchema,
+  strictInput,
+  text,
+} from '../tool-schemas';
 import { inline } from '../../core/text';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
@@ -15,22 +28,30 @@ export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
 
 export const searchMessagesInput = strictInput('search_messages', {
-  query: text('query', MAX_QUERY).describe('search query: every word must occur (as a word prefix) for a keyword match'),
+  query: text('query', MAX_QUERY).describe(
+    'search query: every word must occur (as a word prefix) for a keyword match',
+  ),
   ...conversationScopeShape,
   sender: text('sender')
     .optional()
-    .describe('only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders'),
+    .describe(
+      'only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders',
+    ),
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
   ...contentFilterShape,
-  limit: positiveInt('limit').optional().describe('max results in total, over every page (default 20, max 100; larger values are clamped)'),
+  limit: positiveInt('limit')
+    .optional()
+    .describe('max results in total, over every page (default 20, max 100; larger values are clamped)'),
   cursor: cursorField('search_messages'),
 });
 
 export const searchMessagesOutput = z.object({
   hits: z.array(MessageHitSchema),
   semantic: SemanticStatusSchema.describe('whether the semantic (meaning-based) half contributed, and why not'),
-  receipt: SearchReceiptSchema.describe('what exactly was searched: scope, messages in it, vector coverage, how the query was read'),
+  receipt: SearchReceiptSchema.describe(
+    'what exactly was searched: scope, messages in it, vector coverage, how the query was read',
+  ),
   next_cursor: nextCursorField,
   notes: notesField,
 });
@@ -42,7 +63,9 @@ export const searchMessages = defineTool({
     'Hybrid keyword + semantic search across all messages. Returns ranked snippets with exact provenance (conversation, conversation_id, source, sender, timestamp, message_id, hash) and a citation link. ' +
     'Filterable by conversation, sender, source, date range and whether a message has an attachment or a link. Keyword matching: every word is required, as a prefix (at most 32 distinct words). ' +
     'The receipt says what was searched (scope, messages in it, how many have vectors, the words used), so an empty result can be told from an unsearched one. ' +
-    'Use get_context on a hit to read the surrounding messages.' + PAGING_GUIDANCE + RESULT_GUIDANCE,
+    'Use get_context on a hit to read the surrounding messages.' +
+    PAGING_GUIDANCE +
+    RESULT_GUIDANCE,
   inputSchema: searchMessagesInput,
   outputSchema: searchMessagesOutput,
   async handler(args, env) {
@@ -50,14 +73,24 @@ export const searchMessages = defineTool({
     const limit = clampLimit('limit', args.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, notes);
     const { query, notes: read, range, archive, scope, filter } = await searchRequest(args, env);
     notes.push(...read);
-    const searched = { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link };
+    const searched = {
+      conversation: scope.conversation,
+      source: scope.source,
+      sender: scope.sender,
+      start: args.start,
+      end: args.end,
+      ...range,
+      hasAttachment: args.has_attachment,
+      hasLink: args.has_link,
+    };
     const { hits, semantic, semanticFailure, plan, counts } = await hybridSearch(
       env.ctx,
       archive,
       { query, limit, filter, redact: redactsFor(env.ctx), receiptScope: receiptScope(searched) },
       env.signal,
     );
-    if (semanticFailure) env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
+    if (semanticFailure)
+      env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
     notes.push(...readingNotes(plan));
     const receipt = await searchReceipt(archive, { ...searched, plan, semantic }, semantic.model, env.signal, counts);
     const { result: structured } = pageByOffset(
@@ -67,7 +100,12 @@ export const searchMessages = defineTool({
         budget: env.budget,
         noun: 'hits',
         // Keyword-only and hybrid rank differently: a walk that began on one and goes on with the other says so.
-        basis: { value: semantic.used ? semantic.model : null, changed: semantic.used ? 'the semantic half of the search is in use since the previous page' : `the semantic half of the search is off since the previous page (${semantic.reason})` },
+        basis: {
+          value: semantic.used ? semantic.model : null,
+          changed: semantic.used
+            ? 'the semantic half of the search is in use since the previous page'
+            : `the semantic half of the search is off since the previous page (${semantic.reason})`,
+        },
       },
       hits.map((h) => shortenHit(h)),
       (page, p) => ({
@@ -79,7 +117,9 @@ export const searchMessages = defineTool({
       }),
       shrinkMessage,
     );
-    const mode = semantic.used ? `hybrid: keyword + semantic (model "${semantic.model}")` : `keyword only — semantic half unavailable: ${semantic.reason}`;
+    const mode = semantic.used
+      ? `hybrid: keyword + semantic (model "${semantic.model}")`
+      : `keyword only — semantic half unavailable: ${semantic.reason}`;
     const text =
       `${hits.length} hit${hits.length === 1 ? '' : 's'} for ${inline(query)} (${mode}), ranked by reciprocal-rank fusion; matches are in **bold**.\n` +
       `${receiptLine(receipt)}\n${UNTRUSTED_NOTE}\n\n${renderHits(structured.hits)}${renderNotes(structured.notes)}`;

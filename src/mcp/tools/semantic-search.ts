@@ -8,7 +8,19 @@ import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
 import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
-import { contentFilterShape, conversationScopeShape, cursorField, dateParam, MAX_QUERY, MessageHitSchema, nextCursorField, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import {
+  contentFilterShape,
+  conversationScopeShape,
+  cursorField,
+  dateParam,
+  MAX_QUERY,
+  MessageHitSchema,
+  nextCursorField,
+  notesField,
+  positiveInt,
+  strictInput,
+  text,
+} from '../tool-schemas';
 import { runSemantic, type SemanticOutcome } from '../../core/semantic-query';
 import { abortError } from '../../core/shared-task';
 import { inline } from '../../core/text';
@@ -39,11 +51,15 @@ function buildingError(b: NonNullable<Extract<SemanticOutcome, { ok: false }>['b
 
 export const semanticSearchInput = strictInput('semantic_search', {
   query: text('query', MAX_QUERY).describe('natural-language query'),
-  k: positiveInt('k').optional().describe('number of results in total, over every page (default 20, max 100; larger values are clamped)'),
+  k: positiveInt('k')
+    .optional()
+    .describe('number of results in total, over every page (default 20, max 100; larger values are clamped)'),
   ...conversationScopeShape,
   sender: text('sender')
     .optional()
-    .describe('only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders'),
+    .describe(
+      'only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders',
+    ),
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
   ...contentFilterShape,
@@ -53,7 +69,9 @@ export const semanticSearchInput = strictInput('semantic_search', {
 export const semanticSearchOutput = z.object({
   hits: z.array(MessageHitSchema),
   model: z.string().describe('embedding model used'),
-  receipt: SearchReceiptSchema.describe('what exactly was searched: scope, messages in it, and how many of them have vectors (only those can be hits)'),
+  receipt: SearchReceiptSchema.describe(
+    'what exactly was searched: scope, messages in it, and how many of them have vectors (only those can be hits)',
+  ),
   next_cursor: nextCursorField,
   notes: notesField,
 });
@@ -74,10 +92,24 @@ export const semanticSearch = defineTool({
     const k = clampLimit('k', args.k, SEMANTIC_DEFAULT_K, SEMANTIC_MAX_K, notes);
     const { query, notes: read, range, archive, scope, filter } = await searchRequest(args, env);
     notes.push(...read);
-    const searched = { conversation: scope.conversation, source: scope.source, sender: scope.sender, start: args.start, end: args.end, ...range, hasAttachment: args.has_attachment, hasLink: args.has_link };
+    const searched = {
+      conversation: scope.conversation,
+      source: scope.source,
+      sender: scope.sender,
+      start: args.start,
+      end: args.end,
+      ...range,
+      hasAttachment: args.has_attachment,
+      hasLink: args.has_link,
+    };
     const counted = receiptScope(searched);
     // The hits' messages, their extras and the receipt's counts come back in one archive call after the vector search.
-    const run = () => runSemantic(env.ctx, archive, query, k, filter, env.signal, { wait: false, embedWhileBuilding: true, receiptScope: counted });
+    const run = () =>
+      runSemantic(env.ctx, archive, query, k, filter, env.signal, {
+        wait: false,
+        embedWhileBuilding: true,
+        receiptScope: counted,
+      });
     let sem = await run();
     if (!sem.ok && sem.building) {
       // The whole archive's message counts do not depend on the index: the archive reads them while it builds (and
@@ -85,7 +117,8 @@ export const semanticSearch = defineTool({
       // is counted by plain SQL each time, so there is nothing to read ahead for it.
       if (isWholeArchive(counted)) archive.scopeCounts(counted, undefined).catch(() => {});
       // A short build is waited for (with progress); a long one is said, with its estimate.
-      if (sem.building.etaMs !== undefined && sem.building.etaMs > SEMANTIC_BUILD_WAIT_MS) throw buildingError(sem.building);
+      if (sem.building.etaMs !== undefined && sem.building.etaMs > SEMANTIC_BUILD_WAIT_MS)
+        throw buildingError(sem.building);
       const deadline = Date.now() + SEMANTIC_BUILD_WAIT_MS;
       while (!sem.ok && sem.building) {
         const left = deadline - Date.now();
@@ -99,16 +132,35 @@ export const semanticSearch = defineTool({
       }
     }
     if (!sem.ok) {
-      throw new ToolError(sem.kind === 'unavailable' ? `semantic search is unavailable: ${sem.reason}` : `semantic search failed: ${sem.reason}`);
+      throw new ToolError(
+        sem.kind === 'unavailable'
+          ? `semantic search is unavailable: ${sem.reason}`
+          : `semantic search failed: ${sem.reason}`,
+      );
     }
     const fmt = env.ctx.citation;
     const redact = redactsFor(env.ctx);
-    const known = knownExtras([{ hashes: sem.hits.map((h) => h.message.hash), ids: sem.hits.map((h) => h.messageId), rows: sem.extras }]);
-    const [hits, receipt] = await Promise.all([
-      withHitExtras(archive, sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)), redact, env.signal, known),
-      searchReceipt(archive, { ...searched, semantic: { used: true, model: sem.model } }, sem.model, env.signal, sem.counts),
+    const known = knownExtras([
+      { hashes: sem.hits.map((h) => h.message.hash), ids: sem.hits.map((h) => h.messageId), rows: sem.extras },
     ]);
-    if (sem.dropped > 0) notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
+    const [hits, receipt] = await Promise.all([
+      withHitExtras(
+        archive,
+        sem.hits.map((h) => hitFromMessage(fmt, h.message, h.score, redact)),
+        redact,
+        env.signal,
+        known,
+      ),
+      searchReceipt(
+        archive,
+        { ...searched, semantic: { used: true, model: sem.model } },
+        sem.model,
+        env.signal,
+        sem.counts,
+      ),
+    ]);
+    if (sem.dropped > 0)
+      notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
     const { result: structured } = pageByOffset(
       { tool: 'semantic_search', args, budget: env.budget, noun: 'hits' },
       hits.map((h) => shortenHit(h)),

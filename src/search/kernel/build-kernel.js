@@ -3,7 +3,7 @@
 //                             assembler in a child node process and writes outFile
 //   assembleKernel()          Promise<Uint8Array> for in-process use (dev and tests, when no .wasm is built)
 //   node build-kernel.js OUT  writes OUT
-'use strict';
+
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
@@ -48,7 +48,7 @@ if (require.main === module) {
       fs.renameSync(tmp, out);
     },
     (err) => {
-      console.error(err && err.message ? err.message : String(err));
+      console.error(err?.message ? err.message : String(err));
       process.exit(1);
     },
   );

@@ -17,9 +17,32 @@ export interface KernelExports {
    * For n contiguous rows: outDot[i] = dot(query, row i) (i32) and outU[i] (f32) =
    * dot·sq·scale[i] + err[i] + fq·qnorm[i], with scale/err/qnorm planes at meta, meta+plane, meta+2·plane.
    */
-  score_rows(query: number, rows: number, n: number, stride: number, meta: number, plane: number, sq: number, fq: number, outDot: number, outU: number): void;
+  score_rows(
+    query: number,
+    rows: number,
+    n: number,
+    stride: number,
+    meta: number,
+    plane: number,
+    sq: number,
+    fq: number,
+    outDot: number,
+    outU: number,
+  ): void;
   /** The same for the rows listed in idx (base = row 0, meta = scale[0]). */
-  score_idx(query: number, base: number, idx: number, n: number, stride: number, meta: number, plane: number, sq: number, fq: number, outDot: number, outU: number): void;
+  score_idx(
+    query: number,
+    base: number,
+    idx: number,
+    n: number,
+    stride: number,
+    meta: number,
+    plane: number,
+    sq: number,
+    fq: number,
+    outDot: number,
+    outU: number,
+  ): void;
   /**
    * Quantises the f32 row at src (zero padded to `stride`) into int8 codes at dst and writes f32 scale, err and
    * qnorm at out (err and qnorm rigorous upper bounds, see the .wat); returns 0 when the row holds a NaN or an

@@ -29,7 +29,9 @@ export interface BuildStats {
 function recordsRead(stats: BuildStats | undefined): number | undefined {
   // (A cache file's header carries them as JSON: anything but counts means "not known".)
   const parts = [stats?.indexed, stats?.skippedWrongLength, stats?.skippedNonFinite];
-  return parts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0) ? (parts as number[]).reduce((a, b) => a + b, 0) : undefined;
+  return parts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)
+    ? (parts as number[]).reduce((a, b) => a + b, 0)
+    : undefined;
 }
 
 /**
@@ -102,14 +104,23 @@ export function kernelMemoryFor(bytes: number, model: string): WasmMemory {
 }
 
 /** Where the per-row planes of `n` rows go in `memory` (grown to hold them), and views of them to fill. */
-export function planesAfter(memory: WasmMemory, layout: MemoryLayout, n: number, model: string): { meta: MetaLayout; scale: Float32Array; err: Float32Array; qnorm: Float32Array } {
+export function planesAfter(
+  memory: WasmMemory,
+  layout: MemoryLayout,
+  n: number,
+  model: string,
+): { meta: MetaLayout; scale: Float32Array; err: Float32Array; qnorm: Float32Array } {
   const meta = metaLayout(layout, n);
   ensureMemory(memory, meta.end, model);
   return { meta, ...metaViews(memory, meta, n) };
 }
 
 /** Views of the three per-row planes in WebAssembly memory. */
-export function metaViews(memory: WasmMemory, meta: MetaLayout, n: number): { scale: Float32Array; err: Float32Array; qnorm: Float32Array } {
+export function metaViews(
+  memory: WasmMemory,
+  meta: MetaLayout,
+  n: number,
+): { scale: Float32Array; err: Float32Array; qnorm: Float32Array } {
   return {
     scale: new Float32Array(memory.buffer, meta.metaOff, n),
     err: new Float32Array(memory.buffer, meta.metaOff + meta.plane, n),

@@ -82,10 +82,16 @@ export async function consumeRecords(
  * The parts of a finished build, or the error of a build that found no usable vector (`read`: records read, by
  * default those the parts counted); logs the rows it skipped.
  */
-export function checkedParts(parts: IndexParts | undefined, opts: Pick<BuildOptions, 'model' | 'log'>, read?: number): IndexParts {
+export function checkedParts(
+  parts: IndexParts | undefined,
+  opts: Pick<BuildOptions, 'model' | 'log'>,
+  read?: number,
+): IndexParts {
   if (!parts || parts.n === 0) {
     const s = parts?.stats;
-    const skipped = s ? ` (${s.skippedWrongLength} with the wrong length, ${s.skippedNonFinite} with NaN/infinite values)` : '';
+    const skipped = s
+      ? ` (${s.skippedWrongLength} with the wrong length, ${s.skippedNonFinite} with NaN/infinite values)`
+      : '';
     const done = read ?? (s ? s.indexed + s.skippedWrongLength + s.skippedNonFinite : 0);
     throw new VectorIndexError(
       'no_vectors',
@@ -103,7 +109,10 @@ export function checkedParts(parts: IndexParts | undefined, opts: Pick<BuildOpti
 }
 
 /** Builds an index entirely in memory (float32 rows kept in the heap): for tests and small archives. */
-export async function buildVectorIndex(records: Iterable<EmbeddingRecord>, opts: BuildOptions): Promise<Int8VectorIndex> {
+export async function buildVectorIndex(
+  records: Iterable<EmbeddingRecord>,
+  opts: BuildOptions,
+): Promise<Int8VectorIndex> {
   let rows: MemoryRows | undefined;
   const parts = await consumeRecords(records, opts, (dim) => (rows = new MemoryRows(dim, opts.total)));
   rows!.trim();

@@ -84,7 +84,13 @@ class StaleCache extends Error {}
  * The identity of an archive's embeddings for the cache: archive path, model, dimension, vector count and the
  * archive's fingerprint (so a re-import, whose messages get new ids, rebuilds). Built here and nowhere else.
  */
-export function vectorCacheKey(k: { path: string; model: string; dim?: number; count?: number; fingerprint: string }): string {
+export function vectorCacheKey(k: {
+  path: string;
+  model: string;
+  dim?: number;
+  count?: number;
+  fingerprint: string;
+}): string {
   return [k.path, k.model, k.dim, k.count, k.fingerprint].join('|');
 }
 
@@ -182,10 +188,14 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
   const pre = Buffer.alloc(PREAMBLE);
   await readFully(fd, pre, 0);
   if (pre.toString('latin1', 0, 8) !== MAGIC) throw new StaleCache('not a vector cache file');
-  if (pre.readUInt32LE(8) !== FORMAT_VERSION) throw new StaleCache(`format ${pre.readUInt32LE(8)}, expected ${FORMAT_VERSION}`);
+  if (pre.readUInt32LE(8) !== FORMAT_VERSION)
+    throw new StaleCache(`format ${pre.readUInt32LE(8)}, expected ${FORMAT_VERSION}`);
   const headerOff = pre.readDoubleLE(16);
   const headerLen = pre.readDoubleLE(24);
-  if (pre.readDoubleLE(40) !== size || !(headerOff >= PREAMBLE && headerOff + headerLen === size && headerLen < 1 << 30)) {
+  if (
+    pre.readDoubleLE(40) !== size ||
+    !(headerOff >= PREAMBLE && headerOff + headerLen === size && headerLen < 1 << 30)
+  ) {
     throw new StaleCache('size does not match its preamble (truncated or overwritten)');
   }
   const json = Buffer.alloc(headerLen);
@@ -303,7 +313,9 @@ export async function loadOrBuildVectorIndex(opts: LoadOrBuildOptions): Promise<
 
 function unwritable(dir: string, e: unknown): Error {
   const code = (e as NodeJS.ErrnoException).code ?? String(e);
-  return new Error(`cannot write the vector index cache in ${dir} (${code}); the semantic index needs a writable cache directory`);
+  return new Error(
+    `cannot write the vector index cache in ${dir} (${code}); the semantic index needs a writable cache directory`,
+  );
 }
 
 /** Creates `dir` when missing and checks that files can be written in it. */

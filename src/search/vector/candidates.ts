@@ -58,7 +58,16 @@ export class Candidates {
    * Offers the `m` rows one kernel call scored: row `idx[i]` (or `start + i` without idx) has the integer dot
    * `dots[i]` and the float32 upper bound `uppers[i]`; `sq`/`fq` are the query's scale and error.
    */
-  offerChunk(dots: Int32Array, uppers: Float32Array, m: number, start: number, idx: Int32Array | undefined, sq: number, fq: number, b: RowBounds): void {
+  offerChunk(
+    dots: Int32Array,
+    uppers: Float32Array,
+    m: number,
+    start: number,
+    idx: Int32Array | undefined,
+    sq: number,
+    fq: number,
+    b: RowBounds,
+  ): void {
     const { scale, err, qnorm } = b;
     let L = this.L;
     // The kernel's f32 upper bound is only a pre-filter (F32_SLACK covers its rounding); survivors get their
@@ -92,7 +101,12 @@ export class Candidates {
   /** This scan's findings, pruned, as copies that can be posted to another thread. */
   findings(): ScanFindings {
     this.prune();
-    return { rows: this.rows.slice(0, this.n), upper: this.upper.slice(0, this.n), lowers: this.lower.values(), scanned: this.scanned };
+    return {
+      rows: this.rows.slice(0, this.n),
+      upper: this.upper.slice(0, this.n),
+      lowers: this.lower.values(),
+      scanned: this.scanned,
+    };
   }
 
   /** Drops every candidate whose upper bound is below L (keeps the order of the rest). */

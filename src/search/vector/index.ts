@@ -1,6 +1,13 @@
 /** The exact int8 + WASM SIMD vector index (see int8-index.ts for the exactness argument). */
 export { buildVectorIndex, type BuildOptions, type BuildProgress } from './build';
-export { loadOrBuildVectorIndex, loadCachedParts, writeCacheFile, cacheFilePath, vectorCacheKey, type LoadOrBuildOptions } from './cache';
+export {
+  loadOrBuildVectorIndex,
+  loadCachedParts,
+  writeCacheFile,
+  cacheFilePath,
+  vectorCacheKey,
+  type LoadOrBuildOptions,
+} from './cache';
 export { checkedParts, consumeRecords } from './build';
 export type { IndexParts } from './accumulator';
 export { archiveRows, KeyedRows, type RowStore, type VectorSource } from './row-store';

@@ -109,7 +109,12 @@ export class Int8VectorIndex implements VectorIndex {
     this.sourceIds = new Map(parts.sources.map((s, i) => [s, i]));
   }
 
-  static async create(parts: IndexParts, rows: RowStore, origin: IndexOrigin, cacheFile?: string): Promise<Int8VectorIndex> {
+  static async create(
+    parts: IndexParts,
+    rows: RowStore,
+    origin: IndexOrigin,
+    cacheFile?: string,
+  ): Promise<Int8VectorIndex> {
     const kernel = await instantiateKernel(parts.memory);
     return new Int8VectorIndex(parts, kernel, rows, origin, cacheFile);
   }
@@ -117,7 +122,14 @@ export class Int8VectorIndex implements VectorIndex {
   get stats(): VectorIndexStats {
     const p = this.parts;
     // scale/err/qnorm live in WASM memory (counted in meta.end); the rest are JS typed arrays.
-    const jsMeta = p ? p.rowids.byteLength + p.ids.byteLength + p.conv.byteLength + p.ts.byteLength + p.sender.byteLength + p.source.byteLength : 0;
+    const jsMeta = p
+      ? p.rowids.byteLength +
+        p.ids.byteLength +
+        p.conv.byteLength +
+        p.ts.byteLength +
+        p.sender.byteLength +
+        p.source.byteLength
+      : 0;
     return {
       ...(p?.stats ?? { indexed: 0, skippedWrongLength: 0, skippedNonFinite: 0 }),
       origin: this.origin,
@@ -139,7 +151,14 @@ export class Int8VectorIndex implements VectorIndex {
     const scratch = helperScratch(parts.layout, parts.meta);
     const have = parts.memory.buffer.byteLength / WASM_PAGE;
     if (pagesFor(scratch.end) > have) parts.memory.grow(pagesFor(scratch.end) - have);
-    this.shareInfo = { memory: parts.memory, layout: parts.layout, meta: parts.meta, n: parts.n, dim: parts.dim, scratch };
+    this.shareInfo = {
+      memory: parts.memory,
+      layout: parts.layout,
+      meta: parts.meta,
+      n: parts.n,
+      dim: parts.dim,
+      scratch,
+    };
     return this.shareInfo;
   }
 
@@ -152,13 +171,22 @@ export class Int8VectorIndex implements VectorIndex {
 
   private live(): { parts: IndexParts; rows: RowStore } {
     if (!this.parts || !this.rows) {
-      throw new VectorIndexError('disposed', `the vector index for model ${this.model} was closed (the archive changed or the extension is shutting down); retry the search`);
+      throw new VectorIndexError(
+        'disposed',
+        `the vector index for model ${this.model} was closed (the archive changed or the extension is shutting down); retry the search`,
+      );
     }
     return { parts: this.parts, rows: this.rows };
   }
 
   /** `shared`: a helper thread scans beside this one (unfiltered searches only; a filtered one scans alone). */
-  async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal, shared?: SharedScan): Promise<VectorHit[]> {
+  async search(
+    query: Float32Array,
+    k: number,
+    filter?: VectorFilter,
+    signal?: AbortSignal,
+    shared?: SharedScan,
+  ): Promise<VectorHit[]> {
     throwIfAborted(signal);
     const q = this.quantiseQuery(query, k);
     const test = this.rowTest(filter ?? {});
@@ -178,13 +206,17 @@ export class Int8VectorIndex implements VectorIndex {
           'endpoint serves a different model than the one used by `msgbrowse embed`',
       );
     }
-    if (!Number.isInteger(k) || k < 1) throw new VectorIndexError('invalid_k', `k must be a positive integer, got ${k}`);
+    if (!Number.isInteger(k) || k < 1)
+      throw new VectorIndexError('invalid_k', `k must be a positive integer, got ${k}`);
     const stride = this.live().parts.layout.stride;
     const codes = new Int16Array(stride);
     const qq = quantiseRow(query, dim, codes, 0, queryLevels(stride));
     if (!qq) throw new VectorIndexError('invalid_query', 'the query vector contains NaN or infinite values');
     if (qq.scale === 0) {
-      throw new VectorIndexError('zero_query', 'the query vector has zero length (all components are 0); cosine similarity is undefined');
+      throw new VectorIndexError(
+        'zero_query',
+        'the query vector has zero length (all components are 0); cosine similarity is undefined',
+      );
     }
     let n2 = 0;
     for (let i = 0; i < dim; i++) n2 += query[i] * query[i];
@@ -195,10 +227,18 @@ export class Int8VectorIndex implements VectorIndex {
   private rowTest(f: VectorFilter): RowTest | undefined {
     const { parts } = this.live();
     // An interned id for the sender/source filter: -1 = no filter, undefined = no row can match.
-    const interned = (kind: 'sender' | 'source', value: string | undefined, names: readonly string[], ids: Map<string, number>) => {
+    const interned = (
+      kind: 'sender' | 'source',
+      value: string | undefined,
+      names: readonly string[],
+      ids: Map<string, number>,
+    ) => {
       if (value === undefined) return -1;
       if (names.length === 0) {
-        throw new VectorIndexError('missing_metadata', `the vector index of model ${this.model} was built without ${kind}s, so it cannot filter by ${kind}`);
+        throw new VectorIndexError(
+          'missing_metadata',
+          `the vector index of model ${this.model} was built without ${kind}s, so it cannot filter by ${kind}`,
+        );
       }
       return ids.get(value);
     };
@@ -210,7 +250,17 @@ export class Int8VectorIndex implements VectorIndex {
     const skip = f.skipMessageIds?.length ? new Set(f.skipMessageIds) : undefined;
     const { conv, ts, sender, source, ids } = parts;
     const { conversationId: c, startUnix: start, endUnix: end } = f;
-    if (c === undefined && start === undefined && end === undefined && fSender < 0 && fSource < 0 && !hidden && !only && !skip) return null;
+    if (
+      c === undefined &&
+      start === undefined &&
+      end === undefined &&
+      fSender < 0 &&
+      fSource < 0 &&
+      !hidden &&
+      !only &&
+      !skip
+    )
+      return null;
     // One closure of plain comparisons: V8 inlines it into the scan loop.
     return (r) =>
       (c === undefined || conv[r] === c) &&
@@ -227,7 +277,13 @@ export class Int8VectorIndex implements VectorIndex {
    * Scores every row (or those passing `test`) with the kernel, a chunk at a time, keeping the candidates. With
    * `shared`, chunks come from the counter the helper takes them from too, and its findings are merged at the end.
    */
-  private async scan(q: Query, k: number, test: RowTest, signal: AbortSignal | undefined, shared?: SharedScan): Promise<Candidates> {
+  private async scan(
+    q: Query,
+    k: number,
+    test: RowTest,
+    signal: AbortSignal | undefined,
+    shared?: SharedScan,
+  ): Promise<Candidates> {
     let { parts } = this.live();
     const { layout } = parts;
     let found = new Candidates(k);
@@ -246,7 +302,18 @@ export class Int8VectorIndex implements VectorIndex {
       const dots = new Int32Array(buf, layout.outOff, count);
       const uppers = new Float32Array(buf, layout.uOff, count);
       if (!test) {
-        this.kernel.score_rows(layout.queryOff, layout.matrixOff + start * layout.stride, count, layout.stride, meta.metaOff + start * 4, meta.plane, q.scale, q.err, layout.outOff, layout.uOff);
+        this.kernel.score_rows(
+          layout.queryOff,
+          layout.matrixOff + start * layout.stride,
+          count,
+          layout.stride,
+          meta.metaOff + start * 4,
+          meta.plane,
+          q.scale,
+          q.err,
+          layout.outOff,
+          layout.uOff,
+        );
         found.offerChunk(dots, uppers, count, start, undefined, q.scale, q.err, parts);
         return;
       }
@@ -254,7 +321,19 @@ export class Int8VectorIndex implements VectorIndex {
       let m = 0;
       for (let r = start; r < start + count; r++) if (test(r)) idx[m++] = r;
       if (m === 0) return;
-      this.kernel.score_idx(layout.queryOff, layout.matrixOff, layout.idxOff, m, layout.stride, meta.metaOff, meta.plane, q.scale, q.err, layout.outOff, layout.uOff);
+      this.kernel.score_idx(
+        layout.queryOff,
+        layout.matrixOff,
+        layout.idxOff,
+        m,
+        layout.stride,
+        meta.metaOff,
+        meta.plane,
+        q.scale,
+        q.err,
+        layout.outOff,
+        layout.uOff,
+      );
       found.offerChunk(dots, uppers, m, start, idx, q.scale, q.err, parts);
     };
     let lastYield = performance.now();

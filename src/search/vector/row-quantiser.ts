@@ -101,7 +101,8 @@ export class KernelRowQuantiser implements RowQuantiser {
 
   /** The kernel reads whole strides: the padding after `dim` must hold zeros (a previous, longer row's values not). */
   private setDim(dim: number): void {
-    if (!Number.isInteger(dim) || dim < 1 || dim > MAX_STRIDE) throw new RangeError(`quantise: dimension ${dim} is not supported`);
+    if (!Number.isInteger(dim) || dim < 1 || dim > MAX_STRIDE)
+      throw new RangeError(`quantise: dimension ${dim} is not supported`);
     this.src.fill(0, dim);
     this.dim = dim;
     this.stride = strideFor(dim);

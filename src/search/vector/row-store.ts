@@ -99,6 +99,10 @@ export interface VectorSource {
 }
 
 /** Rows of an index built from `source`'s embeddings of `model`, read back by rowid for exact rescoring. */
-export function archiveRows(source: VectorSource, model: string): (parts: { rowids: Float64Array; dim: number }) => RowStore {
-  return (parts) => new KeyedRows(parts.rowids, parts.dim, (keys, out) => source.embeddingVectors(model, parts.dim, keys, out));
+export function archiveRows(
+  source: VectorSource,
+  model: string,
+): (parts: { rowids: Float64Array; dim: number }) => RowStore {
+  return (parts) =>
+    new KeyedRows(parts.rowids, parts.dim, (keys, out) => source.embeddingVectors(model, parts.dim, keys, out));
 }

@@ -141,7 +141,18 @@ export class ScanHelper {
           taken.push(c);
           const start = c * layout.chunkRows;
           const count = Math.min(layout.chunkRows, n - start);
-          this.kernel.score_rows(scratch.queryOff, layout.matrixOff + start * stride, count, stride, meta.metaOff + start * 4, meta.plane, qq.scale, qq.err, scratch.outOff, scratch.uOff);
+          this.kernel.score_rows(
+            scratch.queryOff,
+            layout.matrixOff + start * stride,
+            count,
+            stride,
+            meta.metaOff + start * 4,
+            meta.plane,
+            qq.scale,
+            qq.err,
+            scratch.outOff,
+            scratch.uOff,
+          );
           found.offerChunk(dots, uppers, count, start, undefined, qq.scale, qq.err, bounds);
         }
       }

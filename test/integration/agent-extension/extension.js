@@ -14,8 +14,10 @@ const VENDOR = 'msgbrowse-test';
 function serializePart(part) {
   const p = /** @type {any} */ (part);
   if (part instanceof vscode.LanguageModelTextPart) return { type: 'text', value: p.value };
-  if (part instanceof vscode.LanguageModelToolCallPart) return { type: 'toolCall', callId: p.callId, name: p.name, input: p.input };
-  if (part instanceof vscode.LanguageModelToolResultPart) return { type: 'toolResult', callId: p.callId, content: (p.content ?? []).map(serializePart) };
+  if (part instanceof vscode.LanguageModelToolCallPart)
+    return { type: 'toolCall', callId: p.callId, name: p.name, input: p.input };
+  if (part instanceof vscode.LanguageModelToolResultPart)
+    return { type: 'toolResult', callId: p.callId, content: (p.content ?? []).map(serializePart) };
   if (p && p.data instanceof Uint8Array) {
     const mimeType = String(p.mimeType ?? '');
     const text = /^(text\/|application\/json)/.test(mimeType) ? new TextDecoder().decode(p.data) : undefined;
@@ -28,8 +30,15 @@ function serializePart(part) {
 
 /** @param {any} m */
 function serializeMessage(m) {
-  const role = m.role === vscode.LanguageModelChatMessageRole.User ? 'user' : m.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : `role-${m.role}`;
-  const content = Array.isArray(m.content) ? m.content.map(serializePart) : [{ type: 'text', value: String(m.content) }];
+  const role =
+    m.role === vscode.LanguageModelChatMessageRole.User
+      ? 'user'
+      : m.role === vscode.LanguageModelChatMessageRole.Assistant
+        ? 'assistant'
+        : `role-${m.role}`;
+  const content = Array.isArray(m.content)
+    ? m.content.map(serializePart)
+    : [{ type: 'text', value: String(m.content) }];
   return { role, name: m.name, content };
 }
 
@@ -63,14 +72,19 @@ function activate(context) {
       const req = {
         at: Date.now(),
         messages: messages.map(serializeMessage),
-        tools: (options.tools ?? []).map((/** @type {any} */ t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+        tools: (options.tools ?? []).map((/** @type {any} */ t) => ({
+          name: t.name,
+          description: t.description,
+          inputSchema: t.inputSchema,
+        })),
         toolMode: options.toolMode,
         modelOptions: options.modelOptions,
       };
       requests.push(req);
       const parts = script ? script(req) : [{ text: 'No script is set.' }];
       for (const part of parts) {
-        if (part.tool) progress.report(new vscode.LanguageModelToolCallPart(`call_${++calls}`, part.tool, part.input ?? {}));
+        if (part.tool)
+          progress.report(new vscode.LanguageModelToolCallPart(`call_${++calls}`, part.tool, part.input ?? {}));
         else progress.report(new vscode.LanguageModelTextPart(String(part.text ?? '')));
       }
     },
@@ -80,7 +94,10 @@ function activate(context) {
       return Math.ceil(s.length / 4);
     },
   };
-  context.subscriptions.push(/** @type {any} */ (vscode.lm).registerLanguageModelChatProvider(VENDOR, provider), changed);
+  context.subscriptions.push(
+    /** @type {any} */ (vscode.lm).registerLanguageModelChatProvider(VENDOR, provider),
+    changed,
+  );
   setTimeout(() => changed.fire(undefined), 0);
   return {
     vendor: VENDOR,

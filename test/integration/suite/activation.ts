@@ -34,7 +34,10 @@ export function defineActivation(m: Manifest): void {
       } else {
         assert.match(ep.uri.toString(), /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       }
-      assert.ok(ep.headers[a.testHooks.secretHeader] && ep.headers[a.testHooks.secretHeader].length >= 32, 'per-session secret header');
+      assert.ok(
+        ep.headers[a.testHooks.secretHeader] && ep.headers[a.testHooks.secretHeader].length >= 32,
+        'per-session secret header',
+      );
     });
 
     it("VS Code's MCP client starts the server and lists every tool", async () => {
@@ -43,19 +46,20 @@ export function defineActivation(m: Manifest): void {
         'every msgbrowse tool in vscode.lm.tools',
         async () => {
           if (ourTools().size === TOOLS.length) return true;
-          await vscode.commands.executeCommand('workbench.mcp.startServer', a.mcpServerId, { autoTrustChanges: true }).then(
-            undefined,
-            () => undefined,
-          );
+          await vscode.commands
+            .executeCommand('workbench.mcp.startServer', a.mcpServerId, { autoTrustChanges: true })
+            .then(undefined, () => undefined);
           return ourTools().size === TOOLS.length || undefined;
         },
         60_000,
         1000,
       );
       assert.deepEqual([...ourTools().keys()].sort(), [...TOOLS].sort());
-      assert.ok((a.testHooks.providerCalls()?.resolved ?? 0) > 0, 'resolveMcpServerDefinition was called before the start');
+      assert.ok(
+        (a.testHooks.providerCalls()?.resolved ?? 0) > 0,
+        'resolveMcpServerDefinition was called before the start',
+      );
       assert.ok(a.testHooks.status().sessions > 0, 'VS Code holds an MCP session with our server');
     });
-
   });
 }

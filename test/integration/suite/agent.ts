@@ -80,10 +80,16 @@ interface Exchange {
   result: Part;
 }
 
-async function ask(model: AgentModel, query: string, script: (req: ModelRequest) => Turn[], opts: { newChat?: boolean } = {}): Promise<Exchange> {
+async function ask(
+  model: AgentModel,
+  query: string,
+  script: (req: ModelRequest) => Turn[],
+  opts: { newChat?: boolean } = {},
+): Promise<Exchange> {
   model.reset();
   model.setScript(script);
-  if (opts.newChat !== false) await vscode.commands.executeCommand('workbench.action.chat.newChat').then(undefined, () => undefined);
+  if (opts.newChat !== false)
+    await vscode.commands.executeCommand('workbench.action.chat.newChat').then(undefined, () => undefined);
   const answer = await vscode.commands.executeCommand('workbench.action.chat.open', {
     query,
     mode: 'agent',
@@ -92,13 +98,19 @@ async function ask(model: AgentModel, query: string, script: (req: ModelRequest)
   });
   const all = model.requests();
   const requests = all.filter((r) => r.tools.some((t) => t.name.startsWith('mcp_msgbrowse_')));
-  if (requests.length < 2) say(`agent-debug ${JSON.stringify({ answer, requests: all.map((r) => ({ tools: r.tools.map((t) => t.name), messages: r.messages.length })) }).slice(0, 3000)}`);
+  if (requests.length < 2)
+    say(
+      `agent-debug ${JSON.stringify({ answer, requests: all.map((r) => ({ tools: r.tools.map((t) => t.name), messages: r.messages.length })) }).slice(0, 3000)}`,
+    );
   assert.ok(
     requests.length >= 2,
     `the model was asked ${requests.length} time(s) with our tools (${all.length} in all): no tool result reached it (a confirmation prompt?)`,
   );
   // Everything the model received, kept beside the results file for reading (KEEP_FIXTURES=1).
-  fs.appendFileSync(path.join(path.dirname(loadManifest().resultsFile), 'agent-requests.jsonl'), JSON.stringify({ query, requests: all }) + '\n');
+  fs.appendFileSync(
+    path.join(path.dirname(loadManifest().resultsFile), 'agent-requests.jsonl'),
+    `${JSON.stringify({ query, requests: all })}\n`,
+  );
   const result = lastToolResult(requests[requests.length - 1]);
   assert.ok(result, 'the last request holds the tool result');
   return { requests, result };
@@ -128,7 +140,9 @@ function payloadFigure(label: string, result: Part, key: string): number {
   const received = partText(result).length;
   const structured = structuredPart(result, key).length;
   const ratio = received / structured;
-  say(`  payload ${label}: the model received ${received} characters for a ${structured}-character structuredContent (${ratio.toFixed(2)}×)`);
+  say(
+    `  payload ${label}: the model received ${received} characters for a ${structured}-character structuredContent (${ratio.toFixed(2)}×)`,
+  );
   return ratio;
 }
 
@@ -137,7 +151,12 @@ let domSeq = 0;
 async function dom<T>(op: string, extra: object = {}): Promise<T> {
   const reply = path.join(os.tmpdir(), `msgbrowse-dom-${process.pid}-${++domSeq}.json`);
   console.log(`[msgbrowse-dom] ${JSON.stringify({ op, reply, ...extra })}`);
-  const body = await waitFor(`the host wrapper's answer to DOM request ${op}`, () => (fs.existsSync(reply) ? fs.readFileSync(reply, 'utf8') : undefined), 20_000, 100);
+  const body = await waitFor(
+    `the host wrapper's answer to DOM request ${op}`,
+    () => (fs.existsSync(reply) ? fs.readFileSync(reply, 'utf8') : undefined),
+    20_000,
+    100,
+  );
   fs.rmSync(reply, { force: true });
   const r = JSON.parse(body) as { ok: boolean; error?: string } & T;
   if (!r.ok) throw new Error(`DOM request ${op} failed: ${r.error}`);
@@ -155,13 +174,21 @@ export function defineAgent(m: Manifest): void {
       await api();
       // The fixture workspace says 'never' (the other suites start the server explicitly); an agent user has the
       // default, under which VS Code starts our server when the agent needs its tools.
-      await vscode.workspace.getConfiguration('chat.mcp').update('autostart', 'newAndOutdated', vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace
+        .getConfiguration('chat.mcp')
+        .update('autostart', 'newAndOutdated', vscode.ConfigurationTarget.Workspace);
       model = await agentModel();
-      await waitFor('the scripted model in vscode.lm', async () => ((await vscode.lm.selectChatModels({ vendor: model.vendor })).length > 0) || undefined, 60_000);
+      await waitFor(
+        'the scripted model in vscode.lm',
+        async () => (await vscode.lm.selectChatModels({ vendor: model.vendor })).length > 0 || undefined,
+        60_000,
+      );
     });
 
     after(async () => {
-      await vscode.workspace.getConfiguration('chat.mcp').update('autostart', 'never', vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace
+        .getConfiguration('chat.mcp')
+        .update('autostart', 'never', vscode.ConfigurationTarget.Workspace);
     });
 
     it('starts our server on demand: the agent calls search_messages and answers with a citation, no confirmation asked', async function () {
@@ -178,9 +205,14 @@ export function defineAgent(m: Manifest): void {
       );
       assert.ok(a.testHooks.status().sessions > 0, 'VS Code started our server for the agent');
       const hits = structuredPart(first.result, 'hits').json.hits as { message_id: number; link: string }[];
-      assert.ok(hits.some((h) => h.message_id === lease.id && h.link.startsWith(citation(lease.conversationId, lease.id))), JSON.stringify(hits).slice(0, 600));
+      assert.ok(
+        hits.some((h) => h.message_id === lease.id && h.link.startsWith(citation(lease.conversationId, lease.id))),
+        JSON.stringify(hits).slice(0, 600),
+      );
       // readOnlyHint + openWorldHint false: the tool ran without a confirmation (else the second request never came).
-      const call = first.requests[first.requests.length - 1].messages.flatMap((x) => x.content).find((p) => p.type === 'toolCall');
+      const call = first.requests[first.requests.length - 1].messages
+        .flatMap((x) => x.content)
+        .find((p) => p.type === 'toolCall');
       assert.equal(call?.name, 'mcp_msgbrowse_search_messages');
     });
 
@@ -191,7 +223,10 @@ export function defineAgent(m: Manifest): void {
         const r = await dom<{ links: { href: string }[] }>('links');
         return r.links.some((l) => l.href.startsWith(link)) ? r : undefined;
       });
-      assert.ok(links.some((l) => l.href.startsWith(`${link}?h=`)), JSON.stringify(links));
+      assert.ok(
+        links.some((l) => l.href.startsWith(`${link}?h=`)),
+        JSON.stringify(links),
+      );
       const shown = a.testHooks.waitForViewer(lease.conversationId, lease.id, 30_000);
       await dom('click', { href: link });
       const ack = await shown;
@@ -203,18 +238,29 @@ export function defineAgent(m: Manifest): void {
       const ex = await ask(
         model,
         'What was said around that message?',
-        oneTool('get_context', { message_id: lease.id, hash: lease.hash.slice(0, 16), window: 2 }, () => 'Here is the context.'),
+        oneTool(
+          'get_context',
+          { message_id: lease.id, hash: lease.hash.slice(0, 16), window: 2 },
+          () => 'Here is the context.',
+        ),
         { newChat: false },
       );
       const got = structuredPart(ex.result, 'messages').json;
       assert.equal(got.message_id, lease.id);
       assert.ok((got.messages as { text: string }[]).some((x) => x.text.includes(lease.body.slice(0, 30))));
       // The follow-up carries the first turn: the earlier search result is in its history.
-      assert.ok(ex.requests[0].messages.some((x) => x.content.some((p) => p.type === 'toolResult')), 'the first turn is in the history');
+      assert.ok(
+        ex.requests[0].messages.some((x) => x.content.some((p) => p.type === 'toolResult')),
+        'the first turn is in the history',
+      );
     });
 
     it('a failing call (unknown conversation) reaches the model as our one actionable line', async () => {
-      const ex = await ask(model, 'Read conversation 999999.', oneTool('get_conversation', { conversation_id: 999_999 }, () => 'It does not exist.'));
+      const ex = await ask(
+        model,
+        'Read conversation 999999.',
+        oneTool('get_conversation', { conversation_id: 999_999 }, () => 'It does not exist.'),
+      );
       const text = partText(ex.result);
       assert.match(text, /conversation id 999999 not found — use list_conversations to see the ids/);
       assert.ok(text.length < 400, `the error is one line, not a dump: ${text}`);
@@ -228,10 +274,24 @@ export function defineAgent(m: Manifest): void {
         assert.ok(prompt.includes(line), `server instruction line missing from what the model receives: ${line}`);
       }
       // Our text block (with its untrusted-data note) never reaches the model: the descriptions must say it.
-      for (const tool of ['search_messages', 'semantic_search', 'get_context', 'get_conversation', 'list_media', 'list_links', 'get_journal_day', 'on_this_day', 'search_contacts', 'get_contact']) {
+      for (const tool of [
+        'search_messages',
+        'semantic_search',
+        'get_context',
+        'get_conversation',
+        'list_media',
+        'list_links',
+        'get_journal_day',
+        'on_this_day',
+        'search_contacts',
+        'get_contact',
+      ]) {
         const offered = req.tools.find((t) => t.name === `mcp_msgbrowse_${tool}`);
         assert.ok(offered, `${tool} offered to the model`);
-        assert.ok(offered.description.includes(RESULT_GUIDANCE.trim()), `${tool}'s description as the model gets it lacks the citation/untrusted guidance: ${offered.description}`);
+        assert.ok(
+          offered.description.includes(RESULT_GUIDANCE.trim()),
+          `${tool}'s description as the model gets it lacks the citation/untrusted guidance: ${offered.description}`,
+        );
       }
       assert.match(prompt, /untrusted data written by other people/);
       assert.match(prompt, /Cite each message you rely on as a markdown link/);
@@ -239,11 +299,24 @@ export function defineAgent(m: Manifest): void {
 
     it('payload budget: what the model receives is at most 2× the structuredContent JSON', async () => {
       assert.ok(first, 'the first exchange ran');
-      const ratios: [string, number][] = [['search_messages limit 3', payloadFigure('search_messages limit 3', first.result, 'hits')]];
-      const twenty = await ask(model, 'Find everything about the lease.', oneTool('search_messages', { query: 'lease', limit: 20 }, () => 'Done.'));
+      const ratios: [string, number][] = [
+        ['search_messages limit 3', payloadFigure('search_messages limit 3', first.result, 'hits')],
+      ];
+      const twenty = await ask(
+        model,
+        'Find everything about the lease.',
+        oneTool('search_messages', { query: 'lease', limit: 20 }, () => 'Done.'),
+      );
       const n = (structuredPart(twenty.result, 'hits').json.hits as unknown[]).length;
-      ratios.push([`search_messages limit 20 (${n} hits)`, payloadFigure(`search_messages limit 20 (${n} hits)`, twenty.result, 'hits')]);
-      const ctx = await ask(model, 'Show the context of the lease message.', oneTool('get_context', { message_id: lease.id }, () => 'Done.'));
+      ratios.push([
+        `search_messages limit 20 (${n} hits)`,
+        payloadFigure(`search_messages limit 20 (${n} hits)`, twenty.result, 'hits'),
+      ]);
+      const ctx = await ask(
+        model,
+        'Show the context of the lease message.',
+        oneTool('get_context', { message_id: lease.id }, () => 'Done.'),
+      );
       ratios.push(['get_context window 5', payloadFigure('get_context window 5', ctx.result, 'messages')]);
       for (const [label, r] of ratios) assert.ok(r <= 2, `${label}: ${r.toFixed(2)}× the structuredContent`);
     });
@@ -263,7 +336,11 @@ export function defineAgent(m: Manifest): void {
       }
 
       /** Asks for one tool call; returns the items the model received under `key` and the JSON's length. */
-      async function received(tool: string, input: object, key: string): Promise<{ items: { link: string }[]; length: number; json: Record<string, unknown>; text: string }> {
+      async function received(
+        tool: string,
+        input: object,
+        key: string,
+      ): Promise<{ items: { link: string }[]; length: number; json: Record<string, unknown>; text: string }> {
         let cited = '';
         const ex = await ask(
           model,
@@ -280,7 +357,9 @@ export function defineAgent(m: Manifest): void {
         const items = json[key] as { link: string }[];
         assert.ok(items.length > 0 && cited === items[0].link, `${tool}: the model cites from what it received`);
         assert.match(cited, new RegExp(`^${vscode.env.uriScheme}://msgbrowse\\.msgbrowse-vscode/c/\\d+`));
-        say(`  ${tool} ${JSON.stringify(input)}: ${items.length} item(s) inline in ${length} characters${json.next_cursor ? ', with next_cursor' : ''}`);
+        say(
+          `  ${tool} ${JSON.stringify(input)}: ${items.length} item(s) inline in ${length} characters${json.next_cursor ? ', with next_cursor' : ''}`,
+        );
         return { items, length, json, text };
       }
 
@@ -290,7 +369,9 @@ export function defineAgent(m: Manifest): void {
       after(async () => {
         const a = await api();
         await a.testHooks.overrideAnswerBudget(undefined);
-        await vscode.workspace.getConfiguration('github.copilot.chat.agent').update('largeToolResultsToDisk.thresholdBytes', undefined, vscode.ConfigurationTarget.Global);
+        await vscode.workspace
+          .getConfiguration('github.copilot.chat.agent')
+          .update('largeToolResultsToDisk.thresholdBytes', undefined, vscode.ConfigurationTarget.Global);
         await serve(m.curated.path);
       });
 
@@ -313,7 +394,11 @@ export function defineAgent(m: Manifest): void {
         this.timeout(120_000);
         const a = await api();
         await a.testHooks.overrideAnswerBudget(64 * 1024);
-        const ex = await ask(model, 'Search widely.', oneTool('search_messages', { query: big.word, limit: 50 }, () => 'Done.'));
+        const ex = await ask(
+          model,
+          'Search widely.',
+          oneTool('search_messages', { query: big.word, limit: 50 }, () => 'Done.'),
+        );
         assert.match(partText(ex.result), TO_FILE);
         await a.testHooks.overrideAnswerBudget(undefined);
       });
@@ -321,14 +406,23 @@ export function defineAgent(m: Manifest): void {
       it("the answers follow VS Code's threshold when it changes (github.copilot.chat.agent.largeToolResultsToDisk.thresholdBytes)", async function () {
         this.timeout(120_000);
         const a = await api();
-        await vscode.workspace.getConfiguration('github.copilot.chat.agent').update('largeToolResultsToDisk.thresholdBytes', 4096, vscode.ConfigurationTarget.Global);
+        await vscode.workspace
+          .getConfiguration('github.copilot.chat.agent')
+          .update('largeToolResultsToDisk.thresholdBytes', 4096, vscode.ConfigurationTarget.Global);
         // VS Code honours the key: an 8 KiB answer now reaches the model as a file…
         await a.testHooks.overrideAnswerBudget(8192);
-        const over = await ask(model, 'Search again.', oneTool('search_messages', { query: big.word, limit: 20 }, () => 'Done.'));
+        const over = await ask(
+          model,
+          'Search again.',
+          oneTool('search_messages', { query: big.word, limit: 20 }, () => 'Done.'),
+        );
         assert.match(partText(over.result), TO_FILE);
         // …and our answers follow it.
         await a.testHooks.overrideAnswerBudget(undefined);
-        await waitFor('the answer budget to follow the setting', () => a.testHooks.status().answerBudget === 4096 || undefined);
+        await waitFor(
+          'the answer budget to follow the setting',
+          () => a.testHooks.status().answerBudget === 4096 || undefined,
+        );
         const r = await received('search_messages', { query: big.word, limit: 20 }, 'hits');
         assert.ok(r.length <= 4096, `${r.length} characters`);
       });

@@ -40,7 +40,9 @@ export function defineArchiveSelection(m: Manifest): void {
     it('with the setting empty, the archive is discovered through MSGBROWSE_DATA_DIR', async () => {
       const a = await api();
       process.env.MSGBROWSE_DATA_DIR = path.dirname(m.curated.path);
-      await vscode.workspace.getConfiguration('msgbrowse').update('archivePath', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace
+        .getConfiguration('msgbrowse')
+        .update('archivePath', undefined, vscode.ConfigurationTarget.Workspace);
       await waitFor('discovery of the curated archive', () => {
         const s = a.state();
         return (s.kind === 'ready' && s.path === m.curated.path && s.origin === 'MSGBROWSE_DATA_DIR') || undefined;
@@ -52,7 +54,12 @@ export function defineArchiveSelection(m: Manifest): void {
       process.env.MSGBROWSE_DATA_DIR = path.join(m.workspace, 'no-such-dir');
       await a.testHooks.settled();
       assert.equal(a.state().kind, 'none', JSON.stringify(a.state()));
-      const text = await invokeEventually('list_conversations', {}, (t) => /Select Archive/.test(t), 'the no-archive error');
+      const text = await invokeEventually(
+        'list_conversations',
+        {},
+        (t) => /Select Archive/.test(t),
+        'the no-archive error',
+      );
       assert.match(text, /msgbrowse\.archivePath/);
     });
 
@@ -68,6 +75,5 @@ export function defineArchiveSelection(m: Manifest): void {
       assert.equal(st.status.messages, m.demo.messages);
       delete process.env.MSGBROWSE_DATA_DIR;
     });
-
   });
 }

@@ -53,21 +53,38 @@ export function defineCitationCheck(m: Manifest): void {
     it('a Markdown document with msgbrowse links shows its problems on open', async () => {
       await vscode.workspace.openTextDocument(uri);
       const want = '4:quote-altered:Warning 7:citation-gone:Error 9:citation-moved:Warning';
-      const got = await waitFor(`diagnostics ${want}`, () => (shape(ours()) === want ? ours() : undefined), 30_000).catch((e: Error) => {
+      const got = await waitFor(
+        `diagnostics ${want}`,
+        () => (shape(ours()) === want ? ours() : undefined),
+        30_000,
+      ).catch((e: Error) => {
         throw new Error(`${e.message}; got ${shape(ours()) || 'none'}`);
       });
       const altered = got.find((d) => d.code === 'quote-altered')!;
       assert.match(altered.message, /closest passage: "the lease agreement is"/);
-      assert.equal(altered.relatedInformation?.[0]?.location.range.start.line, 5, 'points at the citation it was checked against');
+      assert.equal(
+        altered.relatedInformation?.[0]?.location.range.start.line,
+        5,
+        'points at the citation it was checked against',
+      );
       assert.match(got.find((d) => d.code === 'citation-gone')!.message, /no longer in the archive/);
     });
 
     it('"msgbrowse: Check Citations" reports the same per citation', async () => {
-      const s = await vscode.commands.executeCommand<CheckCitationsSummary>('msgbrowse.checkCitations', uri, { quiet: true });
+      const s = await vscode.commands.executeCommand<CheckCitationsSummary>('msgbrowse.checkCitations', uri, {
+        quiet: true,
+      });
       assert.ok(s, 'the command resolves with a summary');
       assert.deepEqual(
         { citations: s.citations, ok: s.ok, moved: s.moved, gone: s.gone, unverified: s.unverified, quotes: s.quotes },
-        { citations: 4, ok: 2, moved: 1, gone: 1, unverified: 0, quotes: { checked: 2, matches: 1, altered: 1, fabricated: 0 } },
+        {
+          citations: 4,
+          ok: 2,
+          moved: 1,
+          gone: 1,
+          unverified: 0,
+          quotes: { checked: 2, matches: 1, altered: 1, fabricated: 0 },
+        },
       );
       assert.deepEqual(
         s.results.map((r) => [r.line, r.status, r.quote?.verdict ?? '-']),
@@ -86,7 +103,11 @@ export function defineCitationCheck(m: Manifest): void {
       const line = doc.lineAt(9);
       const col = line.text.indexOf('msgbrowse:');
       const range = new vscode.Range(9, col, 9, col + moved.length);
-      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, range);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+        'vscode.executeCodeActionProvider',
+        uri,
+        range,
+      );
       const fix = actions.find((a) => a.title.startsWith('Update the link'));
       assert.ok(fix?.edit, `a quick fix among ${actions.map((a) => a.title).join(' | ') || 'none'}`);
       assert.equal(fix.kind?.value, vscode.CodeActionKind.QuickFix.value);
@@ -110,7 +131,11 @@ export function defineCitationCheck(m: Manifest): void {
       assert.ok(!ours().some((d) => d.range.start.line === lineNo), 'asked before the new line was checked');
       const col = line.text.indexOf('msgbrowse:');
       const range = new vscode.Range(lineNo, col, lineNo, col + moved.length);
-      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, range);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+        'vscode.executeCodeActionProvider',
+        uri,
+        range,
+      );
       const fix = actions.find((a) => a.title.startsWith('Update the link'));
       assert.ok(fix?.edit, `a quick fix among ${actions.map((a) => a.title).join(' | ') || 'none'}`);
       // The check the request waited for is the one published: the new line's problem is in the Problems panel now.

@@ -32,7 +32,9 @@ export function defineCitationReimport(m: Manifest): void {
           return t.includes(msgA.hash.slice(0, 16)) ? t : undefined;
         });
         const linkOf = (msg: { id: number; hash: string }) => {
-          const re = new RegExp(`${vscode.env.uriScheme}://msgbrowse\\.msgbrowse-vscode/c/${c}/at/${msg.id}\\?h=${msg.hash.slice(0, 16)}`);
+          const re = new RegExp(
+            `${vscode.env.uriScheme}://msgbrowse\\.msgbrowse-vscode/c/${c}/at/${msg.id}\\?h=${msg.hash.slice(0, 16)}`,
+          );
           const found = re.exec(text);
           assert.ok(found, `the tool result cites message ${msg.id} with its hash`);
           return found[0];
@@ -60,8 +62,14 @@ export function defineCitationReimport(m: Manifest): void {
           env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
         });
         assert.equal(w.status, 0, `the re-import writer failed: ${w.stderr || w.error?.message}`);
-        const written = JSON.parse(w.stdout.trim().split('\n').pop() ?? '{}') as { after: { id: number; hash: string }[] };
-        assert.deepEqual(Object.fromEntries(written.after.map((x) => [x.hash, x.id])), r.afterIds, 'the in-place re-import gave the expected ids');
+        const written = JSON.parse(w.stdout.trim().split('\n').pop() ?? '{}') as {
+          after: { id: number; hash: string }[];
+        };
+        assert.deepEqual(
+          Object.fromEntries(written.after.map((x) => [x.hash, x.id])),
+          r.afterIds,
+          'the in-place re-import gave the expected ids',
+        );
 
         // The open viewer follows B's hash to its new id instead of highlighting what now holds B's old id (A).
         const ref = await refreshed;
@@ -77,10 +85,16 @@ export function defineCitationReimport(m: Manifest): void {
         assert.equal(ackA.focusHash, msgA.hash, 'the highlighted message is the cited one (by hash)');
         assert.equal(ackA.focusText, msgA.body);
         assert.match(ackA.notice ?? '', /moved after a re-import/);
-        const outA = a.testHooks.citationOutcomes().filter((o) => o.ref.messageId === msgA.id).pop();
+        const outA = a.testHooks
+          .citationOutcomes()
+          .filter((o) => o.ref.messageId === msgA.id)
+          .pop();
         assert.equal(outA?.status, 'moved');
         assert.deepEqual(outA?.opened, { conversationId: c, messageId: newA });
-        assert.ok(a.testHooks.receivedUris().some((u) => u.includes(`/c/${c}/at/${msgA.id}`)), 'through the URI handler');
+        assert.ok(
+          a.testHooks.receivedUris().some((u) => u.includes(`/c/${c}/at/${msgA.id}`)),
+          'through the URI handler',
+        );
 
         // Opening the old link of the dropped message: said to be gone, and no viewer at what holds its id now (B).
         const wrong = a.testHooks.waitForViewer(c, r.dropped.id, 3_000).then(
@@ -89,24 +103,41 @@ export function defineCitationReimport(m: Manifest): void {
         );
         const before = a.testHooks.citationOutcomes().length;
         await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(oldDropped));
-        const gone = await waitFor('the gone citation to be resolved', () => a.testHooks.citationOutcomes().slice(before).find((o) => o.ref.messageId === r.dropped.id));
+        const gone = await waitFor('the gone citation to be resolved', () =>
+          a.testHooks
+            .citationOutcomes()
+            .slice(before)
+            .find((o) => o.ref.messageId === r.dropped.id),
+        );
         assert.equal(gone.status, 'gone');
         assert.equal(gone.opened, undefined);
         assert.match(gone.note ?? '', /this message is no longer in the archive; it was message \d+/);
         const shownWrong = await wrong;
-        assert.ok(!shownWrong || shownWrong.focusHash === msgB.hash, 'never highlights another message as the gone one');
+        assert.ok(
+          !shownWrong || shownWrong.focusHash === msgB.hash,
+          'never highlights another message as the gone one',
+        );
 
         // Hovers over the old links say what happened.
-        const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: `${oldA}\n${oldDropped}\n` });
+        const doc = await vscode.workspace.openTextDocument({
+          language: 'markdown',
+          content: `${oldA}\n${oldDropped}\n`,
+        });
         const hoverText = async (line: number) => {
-          const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, new vscode.Position(line, 12));
-          return hovers
-            .flatMap((h) => h.contents)
-            .map((x) => (typeof x === 'string' ? x : 'value' in x ? x.value : ''))
-            .join('\n')
-            // appendText escapes markdown: spaces as &nbsp;, punctuation with backslashes
-            .replace(/&nbsp;/g, ' ')
-            .replace(/\\([\\`*_{}[\]()#+\-.!])/g, '$1');
+          const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+            'vscode.executeHoverProvider',
+            doc.uri,
+            new vscode.Position(line, 12),
+          );
+          return (
+            hovers
+              .flatMap((h) => h.contents)
+              .map((x) => (typeof x === 'string' ? x : 'value' in x ? x.value : ''))
+              .join('\n')
+              // appendText escapes markdown: spaces as &nbsp;, punctuation with backslashes
+              .replace(/&nbsp;/g, ' ')
+              .replace(/\\([\\`*_{}[\]()#+\-.!])/g, '$1')
+          );
         };
         const hA = await hoverText(0);
         assert.match(hA, /moved after a re-import/, hA.slice(0, 400));

@@ -32,7 +32,10 @@ export function defineCompatibility(m: Manifest): void {
       const st = a.state();
       return (st.kind === 'ready' && st.path === file && st.status.semantic.ready) || undefined;
     });
-    const report = (await vscode.commands.executeCommand('msgbrowse.showStatus', { quiet: true })) as { archivePath?: string; schemaNotice?: string };
+    const report = (await vscode.commands.executeCommand('msgbrowse.showStatus', { quiet: true })) as {
+      archivePath?: string;
+      schemaNotice?: string;
+    };
     assert.equal(report.archivePath, file);
     return { notice: report.schemaNotice };
   }
@@ -40,7 +43,8 @@ export function defineCompatibility(m: Manifest): void {
   async function answers(file: string): Promise<string[]> {
     await serve(file);
     const out: string[] = [];
-    for (const [tool, input] of calls) out.push(await invokeEventually(tool, input, (t) => !t.startsWith('error:'), `${tool} on ${file}`));
+    for (const [tool, input] of calls)
+      out.push(await invokeEventually(tool, input, (t) => !t.startsWith('error:'), `${tool} on ${file}`));
     return out;
   }
 
@@ -51,14 +55,20 @@ export function defineCompatibility(m: Manifest): void {
 
     it('v20 and a future v23 answer every tool exactly as the same conversations at v16; only v23 carries a notice', async () => {
       const v16 = await answers(s.v16);
-      assert.ok(v16.every((t) => !/isError|cannot be served|newer than/.test(t)), v16.join('\n').slice(0, 800));
+      assert.ok(
+        v16.every((t) => !/isError|cannot be served|newer than/.test(t)),
+        v16.join('\n').slice(0, 800),
+      );
       assert.match(v16[2], /observatory/);
       for (const file of [s.v20, s.v23]) {
         const got = await answers(file);
-        calls.forEach(([tool], i) => assert.equal(got[i], v16[i], `${tool} on ${file}`));
+        for (const [i, [tool]] of calls.entries()) assert.equal(got[i], v16[i], `${tool} on ${file}`);
       }
       assert.equal((await serve(s.v20)).notice, undefined);
-      assert.equal((await serve(s.v23)).notice, 'schema v23 — newer than v20, the newest this version was tested with; reading the tables it knows');
+      assert.equal(
+        (await serve(s.v23)).notice,
+        'schema v23 — newer than v20, the newest this version was tested with; reading the tables it knows',
+      );
       const st = (await api()).state();
       assert.ok(st.kind === 'ready' && st.status.notice?.includes('newer than v20'));
     });

@@ -19,7 +19,9 @@ import { TOOLS, ourTools } from './tools-helpers';
 /** VS Code's projection of an extension-provided definition for the agent host, then the agent host's for the runtime. */
 function projectForAgentHost(d: ProvidedStdioDefinition): Record<string, unknown> {
   const workbench = { type: 'stdio', command: d.command, args: d.args, env: d.env, cwd: d.cwd };
-  const env = Object.fromEntries(Object.entries(workbench.env).flatMap(([k, v]) => (v === null ? [] : [[k, String(v)]])));
+  const env = Object.fromEntries(
+    Object.entries(workbench.env).flatMap(([k, v]) => (v === null ? [] : [[k, String(v)]])),
+  );
   return {
     type: 'local',
     command: workbench.command,
@@ -53,7 +55,11 @@ function runCheck(node: string, script: string, inputFile: string, timeoutMs: nu
       try {
         resolve(JSON.parse(line) as { runs: CheckRun[] });
       } catch {
-        reject(new Error(`the Copilot harness check exited ${code} without a result; stdout: ${out.slice(-1000)} stderr: ${err.slice(-2000)}`));
+        reject(
+          new Error(
+            `the Copilot harness check exited ${code} without a result; stdout: ${out.slice(-1000)} stderr: ${err.slice(-2000)}`,
+          ),
+        );
       }
     });
   });
@@ -61,7 +67,9 @@ function runCheck(node: string, script: string, inputFile: string, timeoutMs: nu
 
 export function defineCopilotHarness(m: Manifest): void {
   const h = m.copilotHarness;
-  const versions = h.sdkVersion ? `@github/copilot-sdk ${h.sdkVersion}, runtime copilot-cli ${h.runtimeVersion ?? '?'}` : 'Copilot SDK missing';
+  const versions = h.sdkVersion
+    ? `@github/copilot-sdk ${h.sdkVersion}, runtime copilot-cli ${h.runtimeVersion ?? '?'}`
+    : 'Copilot SDK missing';
   describe(`the Copilot harness (agent host; ${versions}, VS Code ${vscode.version})`, function () {
     this.timeout(180_000);
 
@@ -81,14 +89,17 @@ export function defineCopilotHarness(m: Manifest): void {
       assert.ok(secret && !text.includes(secret), 'the secret is not in the definition VS Code stores and forwards');
       const file = d.args[2];
       assert.ok(fs.readFileSync(file, 'utf8').includes(secret), 'the endpoint file holds the current secret');
-      if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'the endpoint file is private (0600)');
+      if (process.platform !== 'win32')
+        assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'the endpoint file is private (0600)');
       assert.ok(d.version?.endsWith(`+${ep.fingerprint}`), `the version follows the endpoint and secret: ${d.version}`);
     });
 
     it('the Local harness sees each of our tools once', async () => {
       const a = await api();
       await waitFor('our tools in vscode.lm.tools', () => ourTools().size === TOOLS.length || undefined, 60_000, 500);
-      const names = vscode.lm.tools.map((t) => t.name).filter((n) => TOOLS.some((t) => n.endsWith(t)) && n.includes('msgbrowse'));
+      const names = vscode.lm.tools
+        .map((t) => t.name)
+        .filter((n) => TOOLS.some((t) => n.endsWith(t)) && n.includes('msgbrowse'));
       assert.equal(names.length, TOOLS.length, `no duplicates: ${names.join(', ')}`);
       assert.ok(a.testHooks.status().sessions > 0, 'the Local harness reaches the server through the bridge');
     });
@@ -104,7 +115,10 @@ export function defineCopilotHarness(m: Manifest): void {
       fs.writeFileSync(input, JSON.stringify({ sdk: h.sdk, mcpServers, timeoutMs: 40_000 }), { mode: 0o600 });
       try {
         const { runs } = await runCheck(h.node, h.script, input, 150_000);
-        assert.deepEqual(runs.map((r) => r.label), ['plain', 'dead proxy']);
+        assert.deepEqual(
+          runs.map((r) => r.label),
+          ['plain', 'dead proxy'],
+        );
         for (const r of runs) {
           const s = r.servers.find((x) => x.name === 'msgbrowse');
           assert.ok(s, `${r.label}: the runtime knows the server: ${JSON.stringify(r.servers)}`);

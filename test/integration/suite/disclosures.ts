@@ -13,7 +13,7 @@ import { invoke } from './tools-helpers';
 
 export function defineDisclosures(m: Manifest): void {
   describe('What Copilot Has Seen (the disclosure ledger)', () => {
-    it('the ledger view lists a tool call made through VS Code\'s MCP client, with the messages it returned', async () => {
+    it("the ledger view lists a tool call made through VS Code's MCP client, with the messages it returned", async () => {
       const a = await api();
       assert.equal(await vscode.commands.executeCommand('msgbrowse.clearLedger', { confirm: false }), true);
       assert.deepEqual(await a.testHooks.disclosures(), []);
@@ -32,7 +32,10 @@ export function defineDisclosures(m: Manifest): void {
       assert.match(call.description ?? '', / · \d+ messages? · /);
       const row = call.children?.find((c) => c.command?.arguments?.[1] === lease.id);
       assert.ok(row, `the lease message among ${JSON.stringify(call.children)}`);
-      assert.deepEqual(row.command, { command: 'msgbrowse.openCitation', arguments: [lease.conversationId, lease.id, lease.hash.slice(0, 16)] });
+      assert.deepEqual(row.command, {
+        command: 'msgbrowse.openCitation',
+        arguments: [lease.conversationId, lease.id, lease.hash.slice(0, 16)],
+      });
       assert.ok(row.label.includes(' · ') && row.label.includes(lease.body.slice(0, 20)), row.label);
 
       // The file: one JSON line, in global storage, never beside the archive.
@@ -40,7 +43,12 @@ export function defineDisclosures(m: Manifest): void {
       assert.ok(!file.startsWith(path.dirname(m.curated.path) + path.sep), file);
       const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
       const last = JSON.parse(lines[lines.length - 1]) as {
-        v: number; kind: string; name: string; arguments: { query: string }; ok: boolean; client?: { name: string };
+        v: number;
+        kind: string;
+        name: string;
+        arguments: { query: string };
+        ok: boolean;
+        client?: { name: string };
         messages: { hash: string; message_id: number }[];
       };
       assert.equal(last.v, 1);
@@ -49,7 +57,10 @@ export function defineDisclosures(m: Manifest): void {
       assert.equal(last.arguments.query, 'lease agreement');
       assert.equal(last.ok, true);
       assert.ok(last.client?.name, `the MCP client named itself: ${JSON.stringify(last.client)}`);
-      assert.ok(last.messages.some((x) => x.hash === lease.hash && x.message_id === lease.id), JSON.stringify(last.messages));
+      assert.ok(
+        last.messages.some((x) => x.hash === lease.hash && x.message_id === lease.id),
+        JSON.stringify(last.messages),
+      );
       assert.equal(call.children?.length, last.messages.length);
 
       // A message row opens the viewer at that message.
@@ -62,7 +73,9 @@ export function defineDisclosures(m: Manifest): void {
 
     it('Show Server Status names the exclusions, the redaction mode and the ledger; clearing empties view and file', async () => {
       const a = await api();
-      const report = (await vscode.commands.executeCommand('msgbrowse.showStatus', { quiet: true })) as ReturnType<typeof a.testHooks.status>;
+      const report = (await vscode.commands.executeCommand('msgbrowse.showStatus', { quiet: true })) as ReturnType<
+        typeof a.testHooks.status
+      >;
       assert.deepEqual(report.privacy, { exclusions: [], redact: true, ledgerFile: a.testHooks.ledgerFile() });
       assert.equal(await vscode.commands.executeCommand('msgbrowse.clearLedger', { confirm: false }), true);
       assert.deepEqual(await a.testHooks.disclosures(), []);

@@ -2,7 +2,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { type IntegrationManifest as Manifest, waitFor } from './env';
-import { citation } from './tools-helpers';
 
 export function defineEditorLinks(m: Manifest): void {
   describe('citations in editors: document links and hovers', () => {
@@ -18,7 +17,10 @@ export function defineEditorLinks(m: Manifest): void {
 
     it('hovering a citation token previews the cited message', async () => {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(`${m.workspace}/notes.md`));
-      const line = doc.getText().split('\n').findIndex((l) => l.includes('msgbrowse:c/'));
+      const line = doc
+        .getText()
+        .split('\n')
+        .findIndex((l) => l.includes('msgbrowse:c/'));
       const col = doc.lineAt(line).text.indexOf('msgbrowse:c/') + 3;
       const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
         'vscode.executeHoverProvider',
@@ -31,6 +33,5 @@ export function defineEditorLinks(m: Manifest): void {
         .join('\n');
       assert.ok(text.includes(m.curated.lease.body), text.slice(0, 500));
     });
-
   });
 }

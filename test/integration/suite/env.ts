@@ -54,6 +54,12 @@ export async function waitFor<T>(
 /** All text of a tool result (VS Code wraps MCP content as LanguageModelTextPart). */
 export function resultText(r: vscode.LanguageModelToolResult): string {
   return r.content
-    .map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : typeof (p as { value?: unknown }).value === 'string' ? (p as { value: string }).value : ''))
+    .map((p) =>
+      p instanceof vscode.LanguageModelTextPart
+        ? p.value
+        : typeof (p as { value?: unknown }).value === 'string'
+          ? (p as { value: string }).value
+          : '',
+    )
     .join('\n');
 }

@@ -14,7 +14,13 @@ export function run(): Promise<void> {
   const say = (line: string) => console.log(`[msgbrowse-it] ${line}`);
   // MSGBROWSE_IT_GREP (runTest.ts passes it through): run only the tests whose full title matches, while debugging.
   const grep = process.env.MSGBROWSE_IT_GREP || undefined;
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: class {} as unknown as Mocha.ReporterConstructor, ...(grep ? { grep } : {}) });
+  const mocha = new Mocha({
+    ui: 'bdd',
+    timeout: 60_000,
+    color: false,
+    reporter: class {} as unknown as Mocha.ReporterConstructor,
+    ...(grep ? { grep } : {}),
+  });
   mocha.suite.emit('pre-require', globalThis, 'integration', mocha);
   defineSuites();
   return new Promise((resolve, reject) => {

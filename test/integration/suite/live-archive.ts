@@ -9,10 +9,14 @@ export function defineLiveArchive(m: Manifest): void {
   describe('the archive changing on disk', () => {
     it('replacing the archive file on disk is picked up without any settings change', async () => {
       const a = await api();
-      await vscode.workspace.getConfiguration('msgbrowse').update('archivePath', m.live, vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace
+        .getConfiguration('msgbrowse')
+        .update('archivePath', m.live, vscode.ConfigurationTarget.Workspace);
       await waitFor('the live copy of the curated archive', () => {
         const s = a.state();
-        return (s.kind === 'ready' && s.path === m.live && s.status.conversations === m.curated.conversations) || undefined;
+        return (
+          (s.kind === 'ready' && s.path === m.live && s.status.conversations === m.curated.conversations) || undefined
+        );
       });
       const before = a.testHooks.definitionVersion();
       const tmp = `${m.live}.new`;
@@ -30,11 +34,12 @@ export function defineLiveArchive(m: Manifest): void {
       const text = await invokeEventually(
         'list_conversations',
         {},
-        (t) => t.includes(m.second.conversationName) && !m.curated.conversationNames.some((n) => n && n !== m.second.conversationName && t.includes(n)),
+        (t) =>
+          t.includes(m.second.conversationName) &&
+          !m.curated.conversationNames.some((n) => n && n !== m.second.conversationName && t.includes(n)),
         'tools to see the replaced archive',
       );
       assert.ok(text.includes(m.second.conversationName));
     });
-
   });
 }

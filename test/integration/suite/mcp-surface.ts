@@ -15,10 +15,21 @@ export function defineMcpSurface(m: Manifest): void {
   describe("the MCP surface through VS Code's client: prompts and live resources", () => {
     it("VS Code's client lists our prompts", async () => {
       const a = await api();
-      await invokeEventually('list_conversations', {}, (t) => t.includes('"conversations"') || t.includes('"id"'), 'the server answers');
+      await invokeEventually(
+        'list_conversations',
+        {},
+        (t) => t.includes('"conversations"') || t.includes('"id"'),
+        'the server answers',
+      );
       const listed = await waitFor(
         'prompts/list from VS Code',
-        () => a.testHooks.mcpTraffic().find((e) => e.direction === 'in' && e.method === 'prompts/list' && /visual studio code|code/i.test(e.client ?? '')),
+        () =>
+          a.testHooks
+            .mcpTraffic()
+            .find(
+              (e) =>
+                e.direction === 'in' && e.method === 'prompts/list' && /visual studio code|code/i.test(e.client ?? ''),
+            ),
         30_000,
       );
       assert.ok(listed, 'VS Code asked for the prompts');
@@ -30,10 +41,18 @@ export function defineMcpSurface(m: Manifest): void {
       // VS Code renders the tool's declared view inline, which starts by reading the view resource.
       const read = await waitFor(
         'resources/read of the thread view from VS Code',
-        () => a.testHooks.mcpTraffic().find((e) => e.method === 'resources/read' && e.subject === 'ui://msgbrowse/thread'),
+        () =>
+          a.testHooks.mcpTraffic().find((e) => e.method === 'resources/read' && e.subject === 'ui://msgbrowse/thread'),
         30_000,
       ).catch((e: unknown) => {
-        throw new Error(`${String(e)}; traffic: ${JSON.stringify(a.testHooks.mcpTraffic().filter((x) => x.method !== 'initialize').slice(-15))}`);
+        throw new Error(
+          `${String(e)}; traffic: ${JSON.stringify(
+            a.testHooks
+              .mcpTraffic()
+              .filter((x) => x.method !== 'initialize')
+              .slice(-15),
+          )}`,
+        );
       });
       assert.ok(read);
     });
@@ -53,11 +72,20 @@ export function defineMcpSurface(m: Manifest): void {
           return (s.kind === 'ready' && s.path === r.path) || undefined;
         });
         // Another archive is a new server definition: wait until VS Code has read it and runs a session for it.
-        await waitFor('VS Code to read the new definition', () => ((a.testHooks.providerCalls()?.provided ?? 0) > providedBefore) || undefined, 30_000);
+        await waitFor(
+          'VS Code to read the new definition',
+          () => (a.testHooks.providerCalls()?.provided ?? 0) > providedBefore || undefined,
+          30_000,
+        );
         await waitFor(
           'a server session started for the new archive',
           async () => {
-            await invokeEventually('get_conversation', { conversation_id: r.conversationId, limit: 1 }, (t) => t.includes(`"conversation_id":${r.conversationId}`), 'the server serves the new archive');
+            await invokeEventually(
+              'get_conversation',
+              { conversation_id: r.conversationId, limit: 1 },
+              (t) => t.includes(`"conversation_id":${r.conversationId}`),
+              'the server serves the new archive',
+            );
             return sessions() > startedBefore || undefined;
           },
           45_000,
@@ -81,7 +109,14 @@ export function defineMcpSurface(m: Manifest): void {
           30_000,
         );
         const version = a.testHooks.definitionVersion();
-        const st = (f: string) => { try { const x = fs.statSync(f); return `${x.size}@${x.mtimeMs}`; } catch { return 'none'; } };
+        const st = (f: string) => {
+          try {
+            const x = fs.statSync(f);
+            return `${x.size}@${x.mtimeMs}`;
+          } catch {
+            return 'none';
+          }
+        };
         const statsBefore = `${st(r.path)} wal ${st(`${r.path}-wal`)}`;
         const w = spawnSync(r.writer.node, [...r.writer.args, 'written while VS Code watches'], {
           cwd: r.writer.cwd,
@@ -92,10 +127,17 @@ export function defineMcpSurface(m: Manifest): void {
         assert.equal(w.status, 0, w.stderr);
         await waitFor(
           'notifications/resources/updated for the subscribed conversation',
-          () => a.testHooks.mcpTraffic().find((e) => e.direction === 'out' && e.method === 'notifications/resources/updated' && e.subject === ours),
+          () =>
+            a.testHooks
+              .mcpTraffic()
+              .find(
+                (e) => e.direction === 'out' && e.method === 'notifications/resources/updated' && e.subject === ours,
+              ),
           30_000,
         ).catch((e: unknown) => {
-          throw new Error(`${String(e)}; traffic: ${JSON.stringify(a.testHooks.mcpTraffic().slice(-30))}; writer: ${w.stdout.trim()}; files before ${statsBefore} after ${st(r.path)} wal ${st(`${r.path}-wal`)}; state ${JSON.stringify(a.state()).slice(0, 300)}`);
+          throw new Error(
+            `${String(e)}; traffic: ${JSON.stringify(a.testHooks.mcpTraffic().slice(-30))}; writer: ${w.stdout.trim()}; files before ${statsBefore} after ${st(r.path)} wal ${st(`${r.path}-wal`)}; state ${JSON.stringify(a.state()).slice(0, 300)}`,
+          );
         });
         // Read through VS Code's own MCP resource file system: the conversation now has the new message.
         // (VS Code keeps a read for 3 s — its "momentary cache" — so poll past it.)
@@ -113,7 +155,11 @@ export function defineMcpSurface(m: Manifest): void {
         });
         // (VS Code 1.139 does not re-read an open mcp-resource editor on resources/updated — observed here — so the
         // proof ends at the notification on its session; the SDK client tests see it arrive over stdio and HTTP.)
-        assert.equal(a.testHooks.definitionVersion(), version, 'an in-place write keeps the MCP definition (no server restart)');
+        assert.equal(
+          a.testHooks.definitionVersion(),
+          version,
+          'an in-place write keeps the MCP definition (no server restart)',
+        );
       } finally {
         await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
         await config.update('archivePath', previous, vscode.ConfigurationTarget.Workspace);

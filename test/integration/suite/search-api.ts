@@ -21,21 +21,29 @@ export function defineSearchApi(m: Manifest): void {
       assert.equal(a.apiVersion, 1);
       const { testHooks, ...pub } = a;
       assert.ok(testHooks);
-      assert.deepEqual(
-        Object.keys(pub).sort(),
-        ['apiVersion', 'citationUri', 'mcpServerId', 'onDidChangeState', 'openCitation', 'ready', 'search', 'state'],
-      );
+      assert.deepEqual(Object.keys(pub).sort(), [
+        'apiVersion',
+        'citationUri',
+        'mcpServerId',
+        'onDidChangeState',
+        'openCitation',
+        'ready',
+        'search',
+        'state',
+      ]);
       const res = await a.search('lease agreement');
       const hit = res.hits.find((h) => h.message_id === m.curated.lease.id);
       assert.ok(hit, 'the lease message is among the hits');
       assert.equal(a.citationUri(hit), hit.link, 'the API formats citations as the tools do');
-      assert.equal(a.citationUri({ conversationId: hit.conversation_id, messageId: hit.message_id, hash: hit.hash.slice(0, 16) }), hit.link);
+      assert.equal(
+        a.citationUri({ conversationId: hit.conversation_id, messageId: hit.message_id, hash: hit.hash.slice(0, 16) }),
+        hit.link,
+      );
       assert.match(hit.link, /\?h=[0-9a-f]{16}$/, 'the link carries the hash anchor');
       const shown = a.testHooks.waitForViewer(hit.conversation_id, hit.message_id, 30_000);
       a.openCitation(hit);
       assert.equal((await shown).highlighted, true);
       assert.throws(() => a.openCitation({ conversationId: 1.5, messageId: 2 }), TypeError);
     });
-
   });
 }

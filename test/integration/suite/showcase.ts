@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { type IntegrationManifest as Manifest, api, waitFor } from './env';
 import type { SearchResult } from '../../../src/extension/api';
 
-export function defineShowcase(m: Manifest): void {
+export function defineShowcase(_m: Manifest): void {
   describe('showcase (MSGBROWSE_IT_SHOT=1 only)', () => {
     // Not a check: with MSGBROWSE_IT_SHOT=1 (and the wrapper's SHOT/SHOT_ON), leaves the viewer on screen for a
     // README screenshot of the demo archive.
@@ -16,7 +16,10 @@ export function defineShowcase(m: Manifest): void {
           const s = a.state();
           return (s.kind === 'ready' && s.path === demo) || undefined;
         });
-        const res = (await vscode.commands.executeCommand('msgbrowse.searchMessages', 'Sintra day trip')) as SearchResult;
+        const res = (await vscode.commands.executeCommand(
+          'msgbrowse.searchMessages',
+          'Sintra day trip',
+        )) as SearchResult;
         const hit = res.hits[0];
         assert.ok(hit);
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');

@@ -25,7 +25,12 @@ export async function invoke(tool: ToolName, input: object): Promise<string> {
 }
 
 /** Invokes, retrying while VS Code restarts/refreshes the server after a definition change. */
-export async function invokeEventually(tool: ToolName, input: object, ok: (text: string) => boolean, what: string): Promise<string> {
+export async function invokeEventually(
+  tool: ToolName,
+  input: object,
+  ok: (text: string) => boolean,
+  what: string,
+): Promise<string> {
   let last = '';
   return waitFor(
     what,

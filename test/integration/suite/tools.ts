@@ -1,11 +1,10 @@
 /** Integration suite: tools through VS Code's MCP client. Registered in order by tests.ts. */
 import * as assert from 'node:assert/strict';
-import * as vscode from 'vscode';
-import { type IntegrationManifest as Manifest } from './env';
+import type { IntegrationManifest as Manifest } from './env';
 import { invoke, citation } from './tools-helpers';
 
 export function defineTools(m: Manifest): void {
-  describe('tools through VS Code\'s MCP client', () => {
+  describe("tools through VS Code's MCP client", () => {
     it('list_conversations through vscode.lm.invokeTool returns the fixture conversations', async () => {
       const text = await invoke('list_conversations', {});
       for (const name of new Set(m.curated.conversationNames)) {
@@ -30,6 +29,5 @@ export function defineTools(m: Manifest): void {
       const text = await invoke('get_context', { message_id: m.curated.lease.id, window: 2 });
       assert.ok(text.includes(m.curated.lease.body), text.slice(0, 600));
     });
-
   });
 }

@@ -7,7 +7,7 @@ import { type IntegrationManifest as Manifest, api, waitFor } from './env';
 import { rawRequest } from './http';
 
 export function defineTransport(m: Manifest): void {
-  describe('client config and the endpoint\'s guards', () => {
+  describe("client config and the endpoint's guards", () => {
     it('"Copy MCP Config" gives a runnable config for the bundled CLI', async () => {
       const text = (await vscode.commands.executeCommand('msgbrowse.copyMcpConfig', 'vscode')) as string;
       const cfg = JSON.parse(text) as { servers: { msgbrowse: { type: string; command: string; args: string[] } } };
@@ -53,6 +53,5 @@ export function defineTransport(m: Manifest): void {
         });
       }
     });
-
   });
 }

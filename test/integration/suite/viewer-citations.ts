@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { type IntegrationManifest as Manifest, api } from './env';
-import { invoke, citation } from './tools-helpers';
+import { invoke } from './tools-helpers';
 
 export function defineViewerCitations(m: Manifest): void {
   describe('citations open the conversation viewer', () => {
@@ -19,14 +19,21 @@ export function defineViewerCitations(m: Manifest): void {
       const ack = await shown;
       assert.equal(ack.highlighted, true);
       assert.ok(ack.rendered > 1, 'the viewer rendered the surrounding messages');
-      assert.ok(a.testHooks.receivedUris().some((u) => u.includes(`/c/${cid}/at/${mid}`)), 'the URI handler received the link');
+      assert.ok(
+        a.testHooks.receivedUris().some((u) => u.includes(`/c/${cid}/at/${mid}`)),
+        'the URI handler received the link',
+      );
       assert.ok(a.testHooks.openViewers().includes(Number(cid)));
     });
 
     it('the viewer renders a message containing HTML as text (and still acknowledges it)', async () => {
       const a = await api();
       const shown = a.testHooks.waitForViewer(m.curated.script.conversationId, m.curated.script.id, 30_000);
-      await vscode.commands.executeCommand('msgbrowse.openCitation', m.curated.script.conversationId, m.curated.script.id);
+      await vscode.commands.executeCommand(
+        'msgbrowse.openCitation',
+        m.curated.script.conversationId,
+        m.curated.script.id,
+      );
       const ack = await shown;
       assert.equal(ack.highlighted, true);
       assert.equal(ack.focusText, m.curated.script.body, 'the body is shown verbatim, as text');
@@ -36,10 +43,13 @@ export function defineViewerCitations(m: Manifest): void {
     it('the viewer shows image attachments found under the archive root inline', async () => {
       const a = await api();
       const shown = a.testHooks.waitForViewer(m.curated.image.conversationId, m.curated.image.id, 30_000);
-      await vscode.commands.executeCommand('msgbrowse.openCitation', m.curated.image.conversationId, m.curated.image.id);
+      await vscode.commands.executeCommand(
+        'msgbrowse.openCitation',
+        m.curated.image.conversationId,
+        m.curated.image.id,
+      );
       const ack = await shown;
       assert.ok(ack.images >= 1, `inline images: ${ack.images}`);
     });
-
   });
 }

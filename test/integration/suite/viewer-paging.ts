@@ -53,6 +53,5 @@ export function defineViewerPaging(m: Manifest): void {
       const none = await a.testHooks.findInViewer(c.id, 'zzqxjv');
       assert.equal(none.count, 0);
     });
-
   });
 }

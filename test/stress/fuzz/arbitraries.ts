@@ -20,7 +20,6 @@ export interface FuzzVocabulary {
   domains: string[];
 }
 
-
 export { TOOL_NAMES, type ToolName };
 
 export interface ToolCall {
@@ -134,7 +133,12 @@ export function hostileString(vocab: FuzzVocabulary): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
   );
   return fc.oneof(
-    { weight: 12, arbitrary: fc.array(fragment, { minLength: 1, maxLength: 6 }).chain((parts) => fc.constantFrom(parts.join(' '), parts.join(''))) },
+    {
+      weight: 12,
+      arbitrary: fc
+        .array(fragment, { minLength: 1, maxLength: 6 })
+        .chain((parts) => fc.constantFrom(parts.join(' '), parts.join(''))),
+    },
     { weight: 2, arbitrary: fc.constantFrom('', ' ', '   ', '\n') },
     { weight: 1, arbitrary: hugeString },
   );
@@ -142,7 +146,25 @@ export function hostileString(vocab: FuzzVocabulary): fc.Arbitrary<string> {
 
 /** Numbers no parameter accepts or only accepts after clamping. */
 export const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(0, -1, -0, 0.5, 1.5, -1e9, 1e9, 2 ** 31, 2 ** 31 - 1, 2 ** 53, 2 ** 53 + 2, 1e21, 1e308, -1e308, Number.MAX_VALUE, Number.MIN_VALUE, Number.EPSILON),
+  fc.constantFrom(
+    0,
+    -1,
+    -0,
+    0.5,
+    1.5,
+    -1e9,
+    1e9,
+    2 ** 31,
+    2 ** 31 - 1,
+    2 ** 53,
+    2 ** 53 + 2,
+    1e21,
+    1e308,
+    -1e308,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    Number.EPSILON,
+  ),
   fc.constantFrom(NaN, Infinity, -Infinity),
   fc.constantFrom('10', '1e3', 'NaN', 'Infinity', '0x10', '-5', '', ' 7 ', '10abc'),
   fc.double({ noNaN: false }),
@@ -157,7 +179,13 @@ export const wrongType: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer(),
   fc.string({ maxLength: 5 }),
   fc.letrec((tie) => ({
-    node: fc.oneof({ depthSize: 'small' }, fc.integer(), fc.string({ maxLength: 4 }), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 4 }), tie('node'), { maxKeys: 3 })),
+    node: fc.oneof(
+      { depthSize: 'small' },
+      fc.integer(),
+      fc.string({ maxLength: 4 }),
+      fc.array(tie('node'), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 4 }), tie('node'), { maxKeys: 3 }),
+    ),
   })).node,
 );
 
@@ -182,12 +210,20 @@ export const hostileDate: fc.Arbitrary<unknown> = fc.oneof(
     '1969-12-31',
     '2038-01-19',
   ),
-  fc.date({ noInvalidDate: false }).map((d) => (Number.isNaN(d.getTime()) ? 'Invalid Date' : d.toISOString().slice(0, 10))),
+  fc
+    .date({ noInvalidDate: false })
+    .map((d) => (Number.isNaN(d.getTime()) ? 'Invalid Date' : d.toISOString().slice(0, 10))),
 );
 
 const hostileCursor: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ maxLength: 40 }),
-  fc.constantFrom('', 'null', 'eyJ9', Buffer.from('{"ts":1e308,"id":-1}').toString('base64url'), Buffer.from('{"c":1,"t":"x","i":"y"}').toString('base64url')),
+  fc.constantFrom(
+    '',
+    'null',
+    'eyJ9',
+    Buffer.from('{"ts":1e308,"id":-1}').toString('base64url'),
+    Buffer.from('{"c":1,"t":"x","i":"y"}').toString('base64url'),
+  ),
   fc.json().map((j) => Buffer.from(j).toString('base64url')),
 );
 
@@ -204,7 +240,8 @@ const VALID: Record<string, ParamArb> = {
   conversation: validConversationName,
   conversation_id: (v) => fc.constantFrom(...v.conversations.map((c) => c.id)),
   source: validSource,
-  name_contains: (v) => fc.oneof(fc.constantFrom(...v.conversations.map((c) => c.name.slice(0, 3))), fc.constantFrom(...v.words)),
+  name_contains: (v) =>
+    fc.oneof(fc.constantFrom(...v.conversations.map((c) => c.name.slice(0, 3))), fc.constantFrom(...v.words)),
   query: (v) => fc.array(fc.constantFrom(...v.words), { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')),
   sender: (v) => fc.constantFrom(...v.senders),
   start: (v) => fc.constantFrom(...v.days),
@@ -215,7 +252,8 @@ const VALID: Record<string, ParamArb> = {
   message_id: (v) => fc.constantFrom(...v.messageIds),
   hash: (v) => fc.constantFrom(...v.hashes),
   kind: () => fc.constantFrom('image', 'file', 'video'),
-  domain: (v) => fc.oneof(fc.constantFrom(...v.domains), fc.constantFrom(...v.domains.map((d) => `WWW.${d.toUpperCase()}`))),
+  domain: (v) =>
+    fc.oneof(fc.constantFrom(...v.domains), fc.constantFrom(...v.domains.map((d) => `WWW.${d.toUpperCase()}`))),
   cursor: () => fc.constant(undefined),
   day: (v) => fc.constantFrom(...v.days),
   date: (v) => fc.oneof(fc.constantFrom(...v.days), fc.constant(undefined)),
@@ -242,9 +280,38 @@ function hostileFor(param: string, v: FuzzVocabulary): fc.Arbitrary<unknown> {
 /** Parameters of each tool (required ones first). */
 export const TOOL_PARAMS: Record<ToolName, { required: string[]; optional: string[] }> = {
   list_conversations: { required: [], optional: ['source', 'name_contains'] },
-  get_conversation: { required: [], optional: ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'order', 'cursor'] },
-  search_messages: { required: ['query'], optional: ['conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link', 'limit'] },
-  semantic_search: { required: ['query'], optional: ['k', 'conversation', 'conversation_id', 'source', 'sender', 'start', 'end', 'has_attachment', 'has_link'] },
+  get_conversation: {
+    required: [],
+    optional: ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'order', 'cursor'],
+  },
+  search_messages: {
+    required: ['query'],
+    optional: [
+      'conversation',
+      'conversation_id',
+      'source',
+      'sender',
+      'start',
+      'end',
+      'has_attachment',
+      'has_link',
+      'limit',
+    ],
+  },
+  semantic_search: {
+    required: ['query'],
+    optional: [
+      'k',
+      'conversation',
+      'conversation_id',
+      'source',
+      'sender',
+      'start',
+      'end',
+      'has_attachment',
+      'has_link',
+    ],
+  },
   get_context: { required: [], optional: ['message_id', 'hash', 'window'] },
   list_media: { required: [], optional: ['conversation', 'conversation_id', 'source', 'kind', 'limit'] },
   list_links: { required: [], optional: ['domain', 'conversation', 'conversation_id', 'source', 'limit'] },
@@ -254,7 +321,19 @@ export const TOOL_PARAMS: Record<ToolName, { required: string[]; optional: strin
   get_contact: { required: [], optional: ['contact_id', 'name'] },
 };
 
-const UNKNOWN_KEYS = ['__proto__', 'constructor', 'prototype', 'q', 'Query', 'conversationId', 'messageId', 'limit ', '', 'sql', 'toString'];
+const UNKNOWN_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'q',
+  'Query',
+  'conversationId',
+  'messageId',
+  'limit ',
+  '',
+  'sql',
+  'toString',
+];
 
 /**
  * A valid call: plausible arguments a model would send. A conversation is named consistently (name + its
@@ -265,7 +344,14 @@ function validCall(tool: ToolName, v: FuzzVocabulary): fc.Arbitrary<ToolCall> {
   const { required, optional } = TOOL_PARAMS[tool];
   const record: Record<string, fc.Arbitrary<unknown>> = {};
   for (const p of [...required, ...optional]) record[p] = (VALID[p] ?? (() => fc.constant(undefined)))(v);
-  const nameKey = tool === 'get_contact' ? undefined : optional.includes('name') ? 'name' : optional.includes('conversation') ? 'conversation' : undefined;
+  const nameKey =
+    tool === 'get_contact'
+      ? undefined
+      : optional.includes('name')
+        ? 'name'
+        : optional.includes('conversation')
+          ? 'conversation'
+          : undefined;
   return fc
     .tuple(fc.record(record, { requiredKeys: required }), fc.constantFrom(...v.conversations), fc.nat(5))
     .map(([args, conv, how]) => {
@@ -314,7 +400,11 @@ function hostileCall(tool: ToolName, v: FuzzVocabulary): fc.Arbitrary<ToolCall> 
     .tuple(
       fc.record(perParam, { requiredKeys: [] }),
       fc.subarray(required),
-      fc.dictionary(fc.oneof(fc.constantFrom(...UNKNOWN_KEYS), fc.string({ maxLength: 10 })), fc.oneof(wrongType, hostileString(v)), { maxKeys: 2 }),
+      fc.dictionary(
+        fc.oneof(fc.constantFrom(...UNKNOWN_KEYS), fc.string({ maxLength: 10 })),
+        fc.oneof(wrongType, hostileString(v)),
+        { maxKeys: 2 },
+      ),
       fc.nat(9),
     )
     .map(([args, dropRequired, unknown, dice]) => {
@@ -322,7 +412,8 @@ function hostileCall(tool: ToolName, v: FuzzVocabulary): fc.Arbitrary<ToolCall> 
       for (const r of dropRequired) delete out[r];
       if (dice < 3) {
         for (const [k, val] of Object.entries(unknown)) {
-          if (k === '__proto__') Object.defineProperty(out, k, { value: val, enumerable: true, configurable: true, writable: true });
+          if (k === '__proto__')
+            Object.defineProperty(out, k, { value: val, enumerable: true, configurable: true, writable: true });
           else out[k] = val;
         }
       }
@@ -345,6 +436,10 @@ export const nonObjectArguments: fc.Arbitrary<unknown> = fc.constantFrom(null, [
 /** A short, printable description of a call for failure messages (huge strings abbreviated). */
 export function describeCall(c: { name: string; arguments: unknown }): string {
   return `${c.name} ${JSON.stringify(c.arguments, (_k, val: unknown) =>
-    typeof val === 'string' && val.length > 80 ? `${val.slice(0, 40)}…(${val.length} chars)` : typeof val === 'number' && !Number.isFinite(val) ? String(val) : val,
+    typeof val === 'string' && val.length > 80
+      ? `${val.slice(0, 40)}…(${val.length} chars)`
+      : typeof val === 'number' && !Number.isFinite(val)
+        ? String(val)
+        : val,
   )}`;
 }

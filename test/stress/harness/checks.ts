@@ -8,8 +8,11 @@ const LEAK_PATTERNS: { name: string; re: RegExp }[] = [
   { name: 'node internals', re: /\bnode:internal\b/ },
   { name: 'source location', re: /\.(?:ts|js|mjs|cjs)(?::\d+){1,2}\b/ },
   { name: 'node_modules path', re: /node_modules[\\/]/ },
-  { name: 'absolute source path', re: /(?:^|[\s("'])\/(?:work|home|usr|tmp|Users|private|var)\/[^\s"')]*\/(?:src|dist|test)\// },
-  { name: 'internal error class', re: /\b(?:TypeError|ReferenceError|RangeError|SyntaxError): /, },
+  {
+    name: 'absolute source path',
+    re: /(?:^|[\s("'])\/(?:work|home|usr|tmp|Users|private|var)\/[^\s"')]*\/(?:src|dist|test)\//,
+  },
+  { name: 'internal error class', re: /\b(?:TypeError|ReferenceError|RangeError|SyntaxError): / },
 ];
 
 /** Returns the first leak found in `text`, or undefined. */
@@ -31,7 +34,10 @@ export interface ToolCallResultLike {
 export function textOf(result: ToolCallResultLike): string {
   const content = Array.isArray(result.content) ? result.content : [];
   return content
-    .filter((c): c is { type: 'text'; text: string } => !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text')
+    .filter(
+      (c): c is { type: 'text'; text: string } =>
+        !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text',
+    )
     .map((c) => c.text)
     .join('\n');
 }
@@ -50,7 +56,10 @@ export function checkToolResult(result: ToolCallResultLike, label: string): Verd
   assert.equal(leak, undefined, `${label}: result text leaks internals (${leak})`);
   if (result.isError === true) {
     assert.ok(text.trim().length > 0, `${label}: isError result with an empty message`);
-    assert.ok(!/^\s*(undefined|null|\[object Object\]|Error)\s*$/i.test(text), `${label}: meaningless error ${JSON.stringify(text)}`);
+    assert.ok(
+      !/^\s*(undefined|null|\[object Object\]|Error)\s*$/i.test(text),
+      `${label}: meaningless error ${JSON.stringify(text)}`,
+    );
     return { kind: 'error', message: text };
   }
   assert.ok(
@@ -90,7 +99,7 @@ export function trapUnhandled(): { seen: unknown[]; assertNone(): void; dispose(
       assert.equal(
         seen.length,
         0,
-        `unhandled rejections / exceptions: ${seen.map((e) => (e instanceof Error ? e.stack ?? e.message : String(e))).join('\n---\n')}`,
+        `unhandled rejections / exceptions: ${seen.map((e) => (e instanceof Error ? (e.stack ?? e.message) : String(e))).join('\n---\n')}`,
       );
     },
     dispose() {

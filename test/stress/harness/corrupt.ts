@@ -21,14 +21,16 @@ export function pagesOf(file: string, name: string): { pageSize: number; pages: 
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     let pages: number[] = [];
     try {
-      pages = (db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(name) as { pageno: number }[]).map(
-        (r) => r.pageno,
-      );
+      pages = (
+        db.prepare('SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno').all(name) as { pageno: number }[]
+      ).map((r) => r.pageno);
     } catch {
       /* dbstat not compiled in */
     }
     if (pages.length === 0) {
-      const root = db.prepare('SELECT rootpage FROM sqlite_master WHERE name = ?').get(name) as { rootpage: number } | undefined;
+      const root = db.prepare('SELECT rootpage FROM sqlite_master WHERE name = ?').get(name) as
+        | { rootpage: number }
+        | undefined;
       if (!root) throw new Error(`no table or index named ${name} in ${file}`);
       pages = [root.rootpage];
     }
@@ -63,7 +65,9 @@ export function corruptTablePages(file: string, name: string): number[] {
 export function damageEmbedding(file: string, hash: string, model: string, bytes: number): void {
   const db = openWritable(file);
   try {
-    const r = db.prepare('UPDATE embeddings SET vec = ? WHERE message_hash = ? AND model = ?').run(Buffer.alloc(bytes, 0x3f), hash, model);
+    const r = db
+      .prepare('UPDATE embeddings SET vec = ? WHERE message_hash = ? AND model = ?')
+      .run(Buffer.alloc(bytes, 0x3f), hash, model);
     if (r.changes !== 1) throw new Error(`no embedding of ${hash} for ${model}`);
   } finally {
     db.close();

@@ -73,8 +73,12 @@ export class FakeElement extends FakeNode {
   }
   get classList() {
     return {
-      add: (...c: string[]) => c.forEach((x) => this.classes.add(x)),
-      remove: (...c: string[]) => c.forEach((x) => this.classes.delete(x)),
+      add: (...c: string[]) => {
+        for (const x of c) this.classes.add(x);
+      },
+      remove: (...c: string[]) => {
+        for (const x of c) this.classes.delete(x);
+      },
       contains: (c: string) => this.classes.has(c),
       toggle: (c: string) => (this.classes.has(c) ? (this.classes.delete(c), false) : (this.classes.add(c), true)),
     };

@@ -22,7 +22,9 @@ export function rawRequest(target: RawTarget, opts: RawRequest): Promise<RawResp
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
-        ...('port' in target ? { host: target.host ?? '127.0.0.1', port: target.port } : { socketPath: target.socketPath }),
+        ...('port' in target
+          ? { host: target.host ?? '127.0.0.1', port: target.port }
+          : { socketPath: target.socketPath }),
         method: opts.method ?? 'POST',
         path: opts.path ?? '/mcp',
         headers: opts.headers,

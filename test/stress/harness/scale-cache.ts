@@ -39,7 +39,13 @@ export function cachedScaleArchive(name: string, options: ScaleArchiveOptions): 
     const side = JSON.parse(fs.readFileSync(sidecarFile, 'utf8')) as Sidecar;
     const st = fs.statSync(file);
     const noWal = !fs.existsSync(`${file}-wal`) && !fs.existsSync(`${file}-shm`);
-    if (side.format === FORMAT && sameOptions(side.options, options) && st.size === side.size && st.mtimeMs === side.mtimeMs && noWal) {
+    if (
+      side.format === FORMAT &&
+      sameOptions(side.options, options) &&
+      st.size === side.size &&
+      st.mtimeMs === side.mtimeMs &&
+      noWal
+    ) {
       return { file, desc: { ...side.desc, path: file }, built: false, buildSeconds: 0 };
     }
   } catch {
@@ -47,12 +53,20 @@ export function cachedScaleArchive(name: string, options: ScaleArchiveOptions): 
   }
   const started = Date.now();
   const tmp = path.join(os.tmpdir(), `${name}.building-${process.pid}.sqlite`);
-  for (const f of [file, `${file}-wal`, `${file}-shm`, sidecarFile, tmp, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
+  for (const f of [file, `${file}-wal`, `${file}-shm`, sidecarFile, tmp, `${tmp}-wal`, `${tmp}-shm`])
+    fs.rmSync(f, { force: true });
   const desc = buildScaleArchive(tmp, { progress: false, ...options });
-  for (const side of ['-wal', '-shm']) if (fs.existsSync(tmp + side)) throw new Error(`scale build left ${tmp}${side} behind`);
+  for (const side of ['-wal', '-shm'])
+    if (fs.existsSync(tmp + side)) throw new Error(`scale build left ${tmp}${side} behind`);
   fs.renameSync(tmp, file);
   const st = fs.statSync(file);
-  const sidecar: Sidecar = { format: FORMAT, options, size: st.size, mtimeMs: st.mtimeMs, desc: { ...desc, path: file } };
+  const sidecar: Sidecar = {
+    format: FORMAT,
+    options,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    desc: { ...desc, path: file },
+  };
   fs.writeFileSync(sidecarFile, JSON.stringify(sidecar));
   return { file, desc: sidecar.desc, built: true, buildSeconds: (Date.now() - started) / 1000 };
 }

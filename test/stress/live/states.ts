@@ -22,12 +22,15 @@ export function committedStates(events: readonly LiveWriterEvent[]): CommittedSt
     if (tx.kind === 'reimport') {
       // A re-import deletes and re-inserts the whole conversation in one transaction: contiguous new ids.
       if (tx.maxId - tx.minId + 1 !== tx.messageCount) {
-        throw new Error(`reimport tx ${tx.tx}: ids ${tx.minId}..${tx.maxId} are not ${tx.messageCount} contiguous rows`);
+        throw new Error(
+          `reimport tx ${tx.tx}: ids ${tx.minId}..${tx.maxId} are not ${tx.messageCount} contiguous rows`,
+        );
       }
       current = Array.from({ length: tx.messageCount }, (_, i) => tx.minId + i);
     } else {
       current = [...current, ...tx.added.map((m) => m.id)];
-      if (current.length !== tx.messageCount) throw new Error(`append tx ${tx.tx}: expected ${tx.messageCount} rows, have ${current.length}`);
+      if (current.length !== tx.messageCount)
+        throw new Error(`append tx ${tx.tx}: expected ${tx.messageCount} rows, have ${current.length}`);
     }
     states.push({ tx: tx.tx, ids: current });
   }
@@ -51,13 +54,18 @@ export interface SubsetObservation {
  * The committed state a transcript page shows, or a description of why none matches. A page is the
  * first `ids.length` messages of one state; `has_more` must agree with that state's size.
  */
-export function matchTranscript(states: readonly CommittedState[], o: TranscriptObservation): { tx: number } | { error: string } {
+export function matchTranscript(
+  states: readonly CommittedState[],
+  o: TranscriptObservation,
+): { tx: number } | { error: string } {
   const candidates = states.filter((s) => s.tx >= o.seenTx);
   for (const s of candidates) {
     if (s.ids.length < o.ids.length) continue;
     if (o.ids.every((id, i) => s.ids[i] === id) && o.hasMore === s.ids.length > o.ids.length) return { tx: s.tx };
   }
-  const stale = states.some((s) => s.tx < o.seenTx && o.ids.length <= s.ids.length && o.ids.every((id, i) => s.ids[i] === id));
+  const stale = states.some(
+    (s) => s.tx < o.seenTx && o.ids.length <= s.ids.length && o.ids.every((id, i) => s.ids[i] === id),
+  );
   return {
     error: stale
       ? `stale: the page shows a state older than tx ${o.seenTx}, which had already been committed when the request was sent`
@@ -73,11 +81,16 @@ function idSet(s: CommittedState): Set<number> {
 }
 
 /** Whether all `ids` belong to one committed state at or after `seenTx`. */
-export function matchSubset(states: readonly CommittedState[], o: SubsetObservation): { tx: number } | { error: string } {
+export function matchSubset(
+  states: readonly CommittedState[],
+  o: SubsetObservation,
+): { tx: number } | { error: string } {
   for (const s of states) {
     if (s.tx < o.seenTx) continue;
     const set = idSet(s);
     if (o.ids.every((id) => set.has(id))) return { tx: s.tx };
   }
-  return { error: `${o.what}: ids [${o.ids.join(',')}] are not all from one committed state at or after tx ${o.seenTx}` };
+  return {
+    error: `${o.what}: ids [${o.ids.join(',')}] are not all from one committed state at or after tx ${o.seenTx}`,
+  };
 }

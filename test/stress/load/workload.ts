@@ -20,7 +20,11 @@ export function workload(desc: ScaleArchiveDescription, seed: number, { stopword
   const convIds = Array.from({ length: desc.conversations }, (_, i) => i + 1);
   const days = (() => {
     const out: string[] = [];
-    for (let t = desc.firstUnix; t <= desc.lastUnix && out.length < 400; t += Math.max(86_400, Math.floor((desc.lastUnix - desc.firstUnix) / 400))) {
+    for (
+      let t = desc.firstUnix;
+      t <= desc.lastUnix && out.length < 400;
+      t += Math.max(86_400, Math.floor((desc.lastUnix - desc.firstUnix) / 400))
+    ) {
       out.push(new Date(t * 1000).toISOString().slice(0, 10));
     }
     return out;
@@ -42,11 +46,31 @@ export function workload(desc: ScaleArchiveDescription, seed: number, { stopword
       }
       return { name: 'search_messages', arguments: args };
     }
-    if (r < 0.4 && semantic) return { name: 'semantic_search', arguments: { query: `${pick(words)} ${pick(words)}`, k: pick([5, 10, 20]) } };
-    if (r < 0.6) return { name: 'get_context', arguments: { message_id: 1 + Math.floor(rand() * desc.messages), window: pick([2, 5, 10]) } };
-    if (r < 0.78) return { name: 'get_conversation', arguments: { conversation_id: pick(convIds), limit: pick([50, 100, 200]) } };
-    if (r < 0.85) return { name: 'list_conversations', arguments: rand() < 0.5 ? {} : { source: pick(['signal', 'imessage', 'whatsapp']) } };
-    if (r < 0.93) return { name: 'list_media', arguments: { limit: pick([20, 50, 100]), ...(rand() < 0.5 ? { conversation_id: pick(convIds) } : {}) } };
-    return { name: 'list_links', arguments: { limit: pick([20, 50, 100]), ...(rand() < 0.3 ? { domain: pick(['youtube.com', 'github.com', 'example.com']) } : {}) } };
+    if (r < 0.4 && semantic)
+      return { name: 'semantic_search', arguments: { query: `${pick(words)} ${pick(words)}`, k: pick([5, 10, 20]) } };
+    if (r < 0.6)
+      return {
+        name: 'get_context',
+        arguments: { message_id: 1 + Math.floor(rand() * desc.messages), window: pick([2, 5, 10]) },
+      };
+    if (r < 0.78)
+      return { name: 'get_conversation', arguments: { conversation_id: pick(convIds), limit: pick([50, 100, 200]) } };
+    if (r < 0.85)
+      return {
+        name: 'list_conversations',
+        arguments: rand() < 0.5 ? {} : { source: pick(['signal', 'imessage', 'whatsapp']) },
+      };
+    if (r < 0.93)
+      return {
+        name: 'list_media',
+        arguments: { limit: pick([20, 50, 100]), ...(rand() < 0.5 ? { conversation_id: pick(convIds) } : {}) },
+      };
+    return {
+      name: 'list_links',
+      arguments: {
+        limit: pick([20, 50, 100]),
+        ...(rand() < 0.3 ? { domain: pick(['youtube.com', 'github.com', 'example.com']) } : {}),
+      },
+    };
   };
 }
