@@ -4,9 +4,7 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ARCHIVE_FILE_NAME } from '../archive/file-name';
-import { defaultCacheDir } from '../core/cache-dir';
-import { ledgerBesideArchive } from '../core/ledger';
+import { ARCHIVE_FILE_NAME, defaultCacheDir, ledgerBesideArchive } from '../core';
 import { isLoopbackHost } from '../transport/listen';
 import { CliError } from './errors';
 import { NAME } from './identity';

@@ -1,5 +1,4 @@
-/** The CLI's logger: `msgbrowse-mcp: [level: ]message` lines on stderr, filtered by MSGBROWSE_MCP_LOG. */
-import type { LogLevel } from '../core/context';
+import type { LogLevel } from '../core';
 import { NAME } from './identity';
 
 const LEVELS: LogLevel[] = ['debug', 'info', 'warn', 'error'];

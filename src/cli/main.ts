@@ -6,11 +6,18 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { embedConfigFromEnv } from '../embed/config';
-import type { CitationFormat } from '../core/context';
-import { createRuntime, LedgerWriter, unmatchedExclusionLines, workerOpener, type Runtime } from '../core/index';
-import { ARCHIVE_FILE_NAME } from '../archive/file-name';
-import { compiledEngineModule, prewarmEngine } from '../archive/wasm-engine';
+import {
+  ARCHIVE_FILE_NAME,
+  type CitationFormat,
+  compiledEngineModule,
+  createRuntime,
+  embedConfigFromEnv,
+  LedgerWriter,
+  prewarmEngine,
+  type Runtime,
+  unmatchedExclusionLines,
+  workerOpener,
+} from '../core';
 import { ledgerProblem, parseBridge, parseCli, USAGE } from './args';
 import { servingBanner } from './banner';
 import { stateDir, storedToken, TOKEN_FILE_NAME, type StoredToken } from './token';

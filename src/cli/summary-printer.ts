@@ -1,7 +1,4 @@
-/** `--summary`: the archive summary and a sample keyword search with citation links, printed on stdout. */
-import { messageLink } from '../core/citation-format';
-import type { CitationFormat } from '../core/context';
-import { missingParts, schemaNotice, type Runtime } from '../core/index';
+import { type CitationFormat, messageLink, missingParts, type Runtime, schemaNotice } from '../core';
 import { CliError } from './errors';
 
 function plainSnippet(s: string): string {

@@ -30,3 +30,59 @@ export {
   type ExclusionMatch,
 } from './privacy';
 export { missingParts, schemaNotice, TESTED_SCHEMA_VERSION } from './compatibility';
+export { ARCHIVE_FILE_NAME } from '../archive/file-name';
+export {
+  type AsyncArchive,
+  type ConversationRow,
+  type MessageRow,
+  type ContactRow,
+  ATTACHMENT_KINDS,
+  type AttachmentKind,
+  type ArchiveParts,
+} from '../archive/types';
+export { prewarmEngine, compiledEngineModule } from '../archive/wasm-engine';
+export {
+  type CitationCheck,
+  checkCitations,
+  type CitationCheckSummary,
+  summarizeChecks,
+  type CitationStatus,
+  type QuoteVerdict,
+} from './citation-check';
+export {
+  CONVERSATION_RESOURCE_TEMPLATE,
+  MESSAGE_RESOURCE_TEMPLATE,
+  MESSAGE_RESOURCE_TEMPLATE_BARE,
+  messageResourceUri,
+  conversationResourceUri,
+  parseResourceId,
+  messageLink,
+} from './citation-format';
+export { parseCitationHash, resolveCitation, citationHash } from './citation-resolve';
+export { rankCompletions } from './completion-rank';
+export { contactFacts, contactInfos } from './contact-info';
+export type { ServerContext, LogLevel, CitationFormat } from './context';
+export { ToolError, ProtocolError, errorMessage } from './errors';
+export { withHitExtras, knownExtras } from './hit-extras';
+export { conversationInfo, hitFromMessage, redactsFor, content } from './hits';
+export { type HybridFilter, hybridSearch, type HybridSearchResult } from './hybrid-search';
+export {
+  isoDay,
+  localToday,
+  digestOf,
+  calendarDateAt,
+  onThisDay,
+  type CalendarDate,
+  type OnThisDayResult,
+  digestOfDayAt,
+} from './journal-days';
+export { cleanQuery } from './query';
+export * from './results';
+export { readingNotes, receiptLine, receiptScope, searchReceipt, isWholeArchive } from './search-receipt';
+export { runSemantic, type SemanticOutcome } from './semantic-query';
+export { resolveSenderFilter } from './sender-resolve';
+export { abortError } from './shared-task';
+export { inline, linkLabel, quote, cleanBody } from './text';
+export { embedConfigFromEnv } from '../embed/config';
+export { DEFAULT_EMBED_BASE_URL, DEFAULT_EMBED_MODEL } from '../embed/index';
+export type { EmbedConfig } from '../embed/types';

@@ -6,19 +6,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { ARCHIVE_FILE_NAME } from '../archive/index';
-import type { AsyncArchive } from '../archive/types';
 import {
-  createRuntime,
-  missingParts,
-  unmatchedExclusionLines,
+  ARCHIVE_FILE_NAME,
   type ArchiveOpener,
+  type AsyncArchive,
+  createRuntime,
+  type Disclosure,
+  isHiddenConversation,
+  type LogLevel,
+  missingParts,
   type Runtime,
   type SemanticStatus,
-} from '../core/index';
-import type { LogLevel, ServerContext } from '../core/context';
-import type { Disclosure } from '../core/ledger';
-import { isHiddenConversation } from '../core/privacy';
+  type ServerContext,
+  unmatchedExclusionLines,
+} from '../core';
 import { EXTENSION_ID } from './constants';
 import { defaultDiscoveryEnv, discoverArchive, type Candidate } from './discovery';
 import { usableBudget } from '../mcp/answer-budget';

@@ -6,9 +6,7 @@
  * message now at its id, and update every moved link of the file at once.
  */
 import * as vscode from 'vscode';
-import type { AsyncArchive } from '../archive/types';
-import { isAbortError } from '../core';
-import type { CitationCheck } from '../core/citation-check';
+import { type AsyncArchive, type CitationCheck, isAbortError } from '../core';
 import { checkDocumentText, findingsOf, type Finding } from './citation-findings';
 
 export const DIAGNOSTIC_SOURCE = 'msgbrowse';

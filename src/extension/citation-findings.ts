@@ -1,11 +1,4 @@
-/**
- * What the citation check (core/citation-check.ts) says about a document, as editor findings: one per problem, with
- * its severity, range (document offsets), code and text; plus the one-line summary the command shows. Pure; no
- * vscode import (citation-diagnostics.ts turns findings into vscode.Diagnostics and quick fixes).
- */
-import type { AsyncArchive } from '../archive/types';
-import { checkCitations, type CitationCheck, type CitationCheckSummary } from '../core/citation-check';
-import { inline } from '../core/text';
+import { type AsyncArchive, checkCitations, type CitationCheck, type CitationCheckSummary, inline } from '../core';
 import { findCitations } from './citation-ref';
 
 export type FindingCode =

@@ -3,8 +3,7 @@
  * viewer through a command URI, no consent prompt) and previews the cited message on hover.
  */
 import * as vscode from 'vscode';
-import type { AsyncArchive, MessageRow } from '../archive/types';
-import { resolveCitation } from '../core/citation-resolve';
+import { type AsyncArchive, type MessageRow, resolveCitation } from '../core';
 import { findCitations, type CitationRef } from './citation-ref';
 
 export const OPEN_CITATION_COMMAND = 'msgbrowse.openCitation';

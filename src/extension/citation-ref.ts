@@ -1,8 +1,4 @@
-/**
- * Citation references: `<scheme>://msgbrowse.msgbrowse-vscode/c/<conversation_id>/at/<message_id>` (what the MCP
- * tools emit) and the short editor token `msgbrowse:c/<conversation_id>/at/<message_id>`. Pure; no vscode import.
- */
-import { citationHash, parseCitationHash } from '../core/citation-resolve';
+import { citationHash, parseCitationHash } from '../core';
 import { EXTENSION_ID } from './constants';
 
 export interface CitationRef {

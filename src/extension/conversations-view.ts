@@ -1,6 +1,6 @@
 /** The "Conversations" tree in the msgbrowse view container (its welcome content covers the no-archive case). */
 import * as vscode from 'vscode';
-import type { ConversationRow } from '../archive/types';
+import type { ConversationRow } from '../core';
 import type { ArchiveService } from './archive-service';
 
 type Node = { kind: 'source'; source: string; rows: ConversationRow[] } | { kind: 'conv'; row: ConversationRow };

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type * as vscode from 'vscode';
-import { ARCHIVE_FILE_NAME } from '../archive/index';
+import { ARCHIVE_FILE_NAME } from '../core';
 
 export async function materializeDemo(ext: vscode.ExtensionContext): Promise<string> {
   const gz = path.join(ext.extensionPath, 'media', 'demo', `${ARCHIVE_FILE_NAME}.gz`);

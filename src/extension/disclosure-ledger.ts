@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { LEDGER_FILE_NAME, LedgerWriter, type Disclosure, type LedgerContents } from '../core/index';
+import { type Disclosure, LEDGER_FILE_NAME, type LedgerContents, LedgerWriter } from '../core';
 import type { PrivacyInfo } from './privacy-summary';
 import { readSettings } from './settings';
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ARCHIVE_FILE_NAME } from '../archive/index';
+import { ARCHIVE_FILE_NAME } from '../core';
 
 export interface DiscoveryEnv {
   env: NodeJS.ProcessEnv;

@@ -5,9 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { prewarmEngine } from '../archive/wasm-engine';
-import { workerOpener } from '../core';
-import { parseCitationHash } from '../core/citation-resolve';
+import { parseCitationHash, prewarmEngine, workerOpener } from '../core';
 import { bridgeEndpointFile } from '../transport';
 import type { CitationTarget, MsgbrowseApi } from './api';
 import { ArchiveService } from './archive-service';

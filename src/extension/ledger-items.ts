@@ -1,9 +1,4 @@
-/**
- * How the "What Copilot Has Seen" view words a ledger entry and the messages it returned. Pure (no vscode import):
- * the tree (ledger-view.ts) turns these into TreeItems; the unit tests check the wording.
- */
-import type { DisclosedMessage, DisclosureEntry } from '../core/ledger';
-import { cleanBody } from '../core/text';
+import { cleanBody, type DisclosedMessage, type DisclosureEntry } from '../core';
 
 const SNIPPET_MAX = 60;
 

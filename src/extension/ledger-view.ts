@@ -5,9 +5,14 @@
  * Refreshes on every append and on clear.
  */
 import * as vscode from 'vscode';
-import type { AsyncArchive, MessageRow } from '../archive/types';
-import { citationHash, resolveCitation } from '../core/citation-resolve';
-import type { DisclosedMessage, DisclosureEntry } from '../core/ledger';
+import {
+  type AsyncArchive,
+  citationHash,
+  type DisclosedMessage,
+  type DisclosureEntry,
+  type MessageRow,
+  resolveCitation,
+} from '../core';
 import { OPEN_CITATION_COMMAND } from './citation-link-provider';
 import type { DisclosureLedger } from './disclosure-ledger';
 import { callDescription, callLabel, callTooltip, messageLabel } from './ledger-items';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { createMcpServer, type McpTrafficEvent } from '../mcp';
-import type { ServerContext } from '../core/context';
+import type { ServerContext } from '../core';
 import { serveHttp, sweepStaleBridgeEndpoints, writeBridgeEndpoint, type HttpServerHandle } from '../transport';
 import { SECRET_HEADER } from './constants';
 

@@ -1,17 +1,19 @@
-/**
- * Palette and API search: the core's hybrid search (the use case `search_messages` runs, with the same query
- * hygiene and ranking), called directly. Hits are the shared `MessageHit` of core/results.ts. The palette searches
- * the person's own context (everything, originals); the extension API searches the model-facing one (exclusions
- * and redaction apply), since another extension may hand the results to a model.
- */
-import { errorMessage, ToolError } from '../core/errors';
-import type { ServerContext } from '../core/context';
-import { hybridSearch, type HybridSearchResult } from '../core/hybrid-search';
-import { cleanQuery } from '../core/query';
-import { calendarDateAt, localToday, onThisDay, type CalendarDate, type OnThisDayResult } from '../core/journal-days';
+import {
+  type CalendarDate,
+  calendarDateAt,
+  cleanQuery,
+  errorMessage,
+  hybridSearch,
+  type HybridSearchResult,
+  localToday,
+  type MessageHit,
+  onThisDay,
+  type OnThisDayResult,
+  redactsFor,
+  type ServerContext,
+  ToolError,
+} from '../core';
 import { parseDay } from '../mcp/dates';
-import { redactsFor } from '../core/hits';
-import type { MessageHit } from '../core/results';
 import { MAX_QUERY } from '../mcp/tool-schemas';
 import { SEARCH_MAX_LIMIT } from '../mcp/tools/search-messages';
 

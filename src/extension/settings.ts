@@ -2,8 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_EMBED_BASE_URL, DEFAULT_EMBED_MODEL } from '../embed';
-import type { EmbedConfig } from '../embed/types';
+import { DEFAULT_EMBED_BASE_URL, DEFAULT_EMBED_MODEL, type EmbedConfig } from '../core';
 import { CONFIG_SECTION, SECRET_API_KEY } from './constants';
 
 export interface Settings {

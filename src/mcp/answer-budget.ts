@@ -6,8 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { ToolError } from '../core/errors';
-import type { MessageHit } from '../core/results';
+import { type MessageHit, ToolError } from '../core';
 
 /** VS Code's default threshold, and the CLI's default `--max-result-bytes`. */
 export const DEFAULT_ANSWER_BUDGET = 8192;

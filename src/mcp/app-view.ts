@@ -13,7 +13,7 @@ import path from 'node:path';
 import { registerAppResource, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { ProtocolError } from '../core/errors';
+import { ProtocolError } from '../core';
 
 export const THREAD_VIEW_URI = 'ui://msgbrowse/thread';
 export const THREAD_VIEW_MIME = RESOURCE_MIME_TYPE;

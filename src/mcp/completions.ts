@@ -7,15 +7,17 @@
  */
 import { ErrorCode, CompleteRequestSchema, type CompleteResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { AsyncArchive, ConversationRow } from '../archive/types';
-import type { ServerContext } from '../core/context';
-import { rankCompletions } from '../core/completion-rank';
-import { errorMessage, ProtocolError } from '../core/errors';
 import {
+  type AsyncArchive,
   CONVERSATION_RESOURCE_TEMPLATE,
+  type ConversationRow,
+  errorMessage,
   MESSAGE_RESOURCE_TEMPLATE,
   MESSAGE_RESOURCE_TEMPLATE_BARE,
-} from '../core/citation-format';
+  ProtocolError,
+  rankCompletions,
+  type ServerContext,
+} from '../core';
 import { PROMPTS } from './prompts';
 
 export const MAX_COMPLETIONS = 100;

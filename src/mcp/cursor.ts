@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../core/errors';
+import { ToolError } from '../core';
 
 /** What a `get_conversation` cursor carries: the conversation, the bounds, and the last (ts_unix, id) returned. */
 export interface TranscriptCursorState {

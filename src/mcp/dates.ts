@@ -1,4 +1,4 @@
-import { ToolError } from '../core/errors';
+import { ToolError } from '../core';
 
 const DAY = 86_400;
 

@@ -6,9 +6,13 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerContext } from '../core/context';
-import { errorMessage } from '../core/errors';
-import { collectDisclosedMessages, type DisclosedMessage, type Disclosure } from '../core/ledger';
+import {
+  collectDisclosedMessages,
+  type DisclosedMessage,
+  type Disclosure,
+  errorMessage,
+  type ServerContext,
+} from '../core';
 
 function clientOf(server: McpServer): Disclosure['client'] {
   const c = server.server.getClientVersion();

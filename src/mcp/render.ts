@@ -1,7 +1,5 @@
-/** Markdown renderings of tool results: readable, carrying the same citation links as structuredContent. */
-import { messageResourceUri, conversationResourceUri } from '../core/citation-format';
+import { conversationResourceUri, inline, linkLabel, messageResourceUri, quote } from '../core';
 import type { MessageHit } from './tool-schemas';
-import { inline, linkLabel, quote } from '../core/text';
 import type { ResourceLinkItem } from './tool';
 
 export const UNTRUSTED_NOTE =

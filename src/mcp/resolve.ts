@@ -1,7 +1,4 @@
-import type { AsyncArchive, ConversationRow } from '../archive/types';
-import { ToolError } from '../core/errors';
-import { resolveSenderFilter } from '../core/sender-resolve';
-import { inline } from '../core/text';
+import { type AsyncArchive, type ConversationRow, inline, resolveSenderFilter, ToolError } from '../core';
 
 export interface ScopeArgs {
   conversation?: string;

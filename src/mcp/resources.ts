@@ -2,22 +2,27 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { UriTemplate, type Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import type { AsyncArchive, MessageRow } from '../archive/types';
 import {
+  type AsyncArchive,
   CONVERSATION_RESOURCE_TEMPLATE,
+  conversationInfo,
   conversationResourceUri,
+  errorMessage,
+  hitFromMessage,
+  inline,
   MESSAGE_RESOURCE_TEMPLATE,
   MESSAGE_RESOURCE_TEMPLATE_BARE,
+  type MessageRow,
+  parseCitationHash,
   parseResourceId,
-} from '../core/citation-format';
-import { parseCitationHash, resolveCitation } from '../core/citation-resolve';
-import type { ServerContext } from '../core/context';
-import { errorMessage, ProtocolError } from '../core/errors';
-import { conversationInfo, hitFromMessage, redactsFor } from '../core/hits';
+  ProtocolError,
+  redactsFor,
+  resolveCitation,
+  type ServerContext,
+  withHitExtras,
+} from '../core';
 import { disclosedRead } from './disclosure';
 import { renderHits, UNTRUSTED_NOTE } from './render';
-import { inline } from '../core/text';
-import { withHitExtras } from '../core/hit-extras';
 
 /** MCP "resource not found" (spec-recommended code). */
 const RESOURCE_NOT_FOUND = -32002;

@@ -1,7 +1,4 @@
-/** What both search tools do first: clean the query, read the day window, resolve the scope into a filter. */
-import type { AsyncArchive } from '../archive/types';
-import type { HybridFilter } from '../core/hybrid-search';
-import { cleanQuery } from '../core/query';
+import { type AsyncArchive, cleanQuery, type HybridFilter } from '../core';
 import { parseDayRange } from './dates';
 import { resolveScope, type Scope, type ScopeArgs } from './resolve';
 import type { ToolEnv } from './tool';

@@ -11,10 +11,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerContext } from '../core/context';
-import { errorMessage, ProtocolError } from '../core/errors';
-import { inline } from '../core/text';
-import { parseResourceId } from '../core/citation-format';
+import { errorMessage, inline, parseResourceId, ProtocolError, type ServerContext } from '../core';
 
 type Signature = Map<number, string>;
 

@@ -69,7 +69,7 @@ export {
   type MediaItem,
   type LinkItem,
   type SemanticStatusItem,
-} from '../core/results';
+} from '../core';
 
 export const notesField = z
   .array(z.string())

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { AsyncArchive } from '../archive/types';
-import type { ServerContext } from '../core/context';
+import type { AsyncArchive, ServerContext } from '../core';
 import type { Chooser } from './resolve';
 
 /** A `resource_link` content item pointing at one of our resource templates. */

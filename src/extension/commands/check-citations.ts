@@ -5,12 +5,7 @@
  * CheckCitationsSummary. Unless quiet, shows the counts, with "Show Problems" and "Update Moved Links".
  */
 import * as vscode from 'vscode';
-import {
-  summarizeChecks,
-  type CitationCheckSummary,
-  type CitationStatus,
-  type QuoteVerdict,
-} from '../../core/citation-check';
+import { type CitationCheckSummary, type CitationStatus, type QuoteVerdict, summarizeChecks } from '../../core';
 import type { CitationDiagnostics } from '../citation-diagnostics';
 import { summaryLine } from '../citation-findings';
 import type { Command } from './command-manager';

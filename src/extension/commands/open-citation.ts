@@ -2,7 +2,7 @@
  * viewer at the message, highlighted, the hash checked (ViewerManager.openCitation: moved → followed and said, gone
  * → a warning). `openCitation()` is shared with the URI handler, the search pick and the API. */
 import * as vscode from 'vscode';
-import { parseCitationHash } from '../../core/citation-resolve';
+import { parseCitationHash } from '../../core';
 import type { CitationRef } from '../citation-ref';
 import { OPEN_CITATION_COMMAND } from '../citation-link-provider';
 import type { ViewerManager } from '../viewer/viewer-manager';

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { ArchiveService } from '../archive-service';
 import type { McpEndpoint } from '../mcp-endpoint';
 import { exclusionsLine, ledgerLine, redactionLine, type PrivacyInfo } from '../privacy-summary';
-import { unmatchedExclusionLines, type ExclusionMatch } from '../../core/index';
+import { type ExclusionMatch, unmatchedExclusionLines } from '../../core';
 import { usableBudget } from '../../mcp/answer-budget';
 import { describeState } from '../status-bar';
 import type { Command } from './command-manager';

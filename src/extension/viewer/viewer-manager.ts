@@ -4,7 +4,7 @@
  * integration tests' waiters, viewer-test-hooks.ts, listen to).
  */
 import * as vscode from 'vscode';
-import { resolveCitation } from '../../core/citation-resolve';
+import { resolveCitation } from '../../core';
 import type { CitationRef } from '../citation-ref';
 import { VIEWER_VIEW_TYPE } from '../constants';
 import { parseState, type ViewerState } from './webview-protocol';

@@ -4,10 +4,14 @@
  * receives plain data.
  */
 import * as vscode from 'vscode';
-import type { AsyncArchive } from '../../archive/types';
-import { citationHash, resolveCitation } from '../../core/citation-resolve';
-import { digestOfDayAt } from '../../core/journal-days';
-import { readConversationPage, type PageMessage } from '../../core/read-page';
+import {
+  type AsyncArchive,
+  citationHash,
+  digestOfDayAt,
+  type PageMessage,
+  readConversationPage,
+  resolveCitation,
+} from '../../core';
 import type { CitationRef } from '../citation-ref';
 import { isInlineImage, resolveAttachment } from './attachments';
 import { viewerHtml } from './html';

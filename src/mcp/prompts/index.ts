@@ -5,8 +5,7 @@
 import { ErrorCode, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { ServerContext } from '../../core/context';
-import { errorMessage, ProtocolError, ToolError } from '../../core/errors';
+import { errorMessage, ProtocolError, type ServerContext, ToolError } from '../../core';
 import { findDiscussion } from './find-topic';
 import { onThisDayPrompt } from './look-back';
 import { prepareMeeting } from './meeting-prep';

@@ -1,4 +1,4 @@
-import { isoDay, localToday } from '../../core/journal-days';
+import { isoDay, localToday } from '../../core';
 import { CITE_RULES, definePrompt } from './prompt';
 import { dayArg } from './resolve-args';
 

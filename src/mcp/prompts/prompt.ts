@@ -1,9 +1,4 @@
-/**
- * A declarative prompt: the slash command people pick in VS Code (`/mcp.msgbrowse.<name>`), its arguments (each
- * with the archive thing it completes from), and the instructions it gives the model — which tools to call, and to
- * cite every message it uses.
- */
-import type { AsyncArchive } from '../../archive/types';
+import type { AsyncArchive } from '../../core';
 import type { CompletionKind } from '../completions';
 
 export interface PromptArgument {

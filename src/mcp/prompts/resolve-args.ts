@@ -1,9 +1,7 @@
 /** Turning prompt arguments into archive things, with errors that say what exists instead. */
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import type { AsyncArchive, ConversationRow } from '../../archive/types';
-import { inline } from '../../core/text';
+import { type AsyncArchive, type ConversationRow, errorMessage, inline, ProtocolError } from '../../core';
 import { parseDay } from '../dates';
-import { errorMessage, ProtocolError } from '../../core/errors';
 
 /** A conversation from a completed value: `name`, or `name (source)` as completions write duplicated names. */
 export async function conversationArg(

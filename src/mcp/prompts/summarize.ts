@@ -1,5 +1,5 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { ProtocolError } from '../../core/errors';
+import { ProtocolError } from '../../core';
 import { CITE_RULES, definePrompt } from './prompt';
 import { conversationArg, dayArg, requiredArg } from './resolve-args';
 

@@ -1,10 +1,15 @@
 import { z } from 'zod';
-import type { ContactRow } from '../../archive/types';
-import { ToolError } from '../../core/errors';
-import { redactsFor } from '../../core/hits';
-import { contactFacts, contactInfos } from '../../core/contact-info';
-import { ContactFactSchema, ContactSchema } from '../../core/results';
-import { inline, quote } from '../../core/text';
+import {
+  contactFacts,
+  ContactFactSchema,
+  contactInfos,
+  type ContactRow,
+  ContactSchema,
+  inline,
+  quote,
+  redactsFor,
+  ToolError,
+} from '../../core';
 import { citation, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { answerBytes, pageByOffset, shortenHit, shrinkFields, shrinkMessage } from '../answer-budget';
 import { cursorField, nextCursorField, notesField, positiveInt, strictInput, text } from '../tool-schemas';

@@ -1,15 +1,18 @@
 import { z } from 'zod';
-import type { MessageRow } from '../../archive/types';
-import { resolveCitation } from '../../core/citation-resolve';
-import { ToolError } from '../../core/errors';
-import { withHitExtras } from '../../core/hit-extras';
-import { hitFromMessage, redactsFor } from '../../core/hits';
+import {
+  hitFromMessage,
+  inline,
+  messageResourceUri,
+  type MessageRow,
+  redactsFor,
+  resolveCitation,
+  ToolError,
+  withHitExtras,
+} from '../../core';
 import { clampLimit } from '../limits';
 import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
-import { inline } from '../../core/text';
 import { budgetLabel, fitPage, OVERSIZE_NOTE, shortenHit, shrinkMessage } from '../answer-budget';
-import { messageResourceUri } from '../../core/citation-format';
 import { encodeCursor } from '../cursor';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 

@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import type { ConversationRow } from '../../archive/types';
+import { type ConversationRow, hitFromMessage, inline, redactsFor, ToolError, withHitExtras } from '../../core';
 import { conversationResourceLink, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { encodeCursor, decodeCursor } from '../cursor';
 import { parseDayRange } from '../dates';
-import { ToolError } from '../../core/errors';
-import { hitFromMessage, redactsFor } from '../../core/hits';
-import { withHitExtras } from '../../core/hit-extras';
 import { clampLimit } from '../limits';
 import { resolveScope } from '../resolve';
 import {
@@ -17,7 +14,6 @@ import {
   strictInput,
   text,
 } from '../tool-schemas';
-import { inline } from '../../core/text';
 import { fitPage, keptNote, OVERSIZE_NOTE, shortenHit, shrinkMessage } from '../answer-budget';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 

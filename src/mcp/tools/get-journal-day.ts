@@ -1,10 +1,15 @@
 import { z } from 'zod';
-import { ToolError } from '../../core/errors';
-import { content, hitFromMessage, redactsFor } from '../../core/hits';
-import { digestOf } from '../../core/journal-days';
-import { withHitExtras } from '../../core/hit-extras';
-import { JournalDigestSchema } from '../../core/results';
-import { inline, quote } from '../../core/text';
+import {
+  content,
+  digestOf,
+  hitFromMessage,
+  inline,
+  JournalDigestSchema,
+  quote,
+  redactsFor,
+  ToolError,
+  withHitExtras,
+} from '../../core';
 import { decodeDayCursor, encodeDayCursor } from '../cursor';
 import { parseDay } from '../dates';
 import { clampLimit } from '../limits';

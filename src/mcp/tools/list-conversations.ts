@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { conversationInfo } from '../../core/hits';
+import { conversationInfo, inline, linkLabel } from '../../core';
 import { pageByOffset } from '../answer-budget';
 import { renderNotes } from '../render';
 import { resolveSource } from '../resolve';
 import { ConversationInfoSchema, cursorField, nextCursorField, notesField, strictInput, text } from '../tool-schemas';
-import { inline, linkLabel } from '../../core/text';
 import { defineTool, PAGING_GUIDANCE } from '../tool';
 
 export const listConversationsInput = strictInput('list_conversations', {

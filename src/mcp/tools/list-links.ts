@@ -1,8 +1,6 @@
 import { domainToUnicode } from 'node:url';
 import { z } from 'zod';
-import { messageLink } from '../../core/citation-format';
-import { content, redactsFor } from '../../core/hits';
-import { ToolError } from '../../core/errors';
+import { content, inline, linkLabel, messageLink, redactsFor, ToolError } from '../../core';
 import { clampLimit } from '../limits';
 import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
@@ -17,7 +15,6 @@ import {
   strictInput,
   text,
 } from '../tool-schemas';
-import { inline, linkLabel } from '../../core/text';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
 export const LINKS_DEFAULT_LIMIT = 200;

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { ATTACHMENT_KINDS, type AttachmentKind } from '../../archive/types';
-import { messageLink } from '../../core/citation-format';
-import { content, redactsFor } from '../../core/hits';
+import { ATTACHMENT_KINDS, type AttachmentKind, content, inline, linkLabel, messageLink, redactsFor } from '../../core';
 import { clampLimit } from '../limits';
 import { renderNotes } from '../render';
 import { resolveScope } from '../resolve';
@@ -15,7 +13,6 @@ import {
   positiveInt,
   strictInput,
 } from '../tool-schemas';
-import { inline, linkLabel } from '../../core/text';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
 export const MEDIA_DEFAULT_LIMIT = 200;

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { redactsFor } from '../../core/hits';
-import { calendarDateAt, isoDay, localToday, onThisDay as onThisDayUseCase } from '../../core/journal-days';
-import { OnThisDayYearSchema } from '../../core/results';
+import {
+  calendarDateAt,
+  isoDay,
+  localToday,
+  onThisDay as onThisDayUseCase,
+  OnThisDayYearSchema,
+  redactsFor,
+} from '../../core';
 import { parseDay } from '../dates';
 import { clampLimit } from '../limits';
 import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';

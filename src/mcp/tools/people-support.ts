@@ -1,6 +1,4 @@
-/** What the two people tools share: the archive must have msgbrowse's contacts (its tables, whatever its version). */
-import type { ArchiveParts, AsyncArchive } from '../../archive/types';
-import { ToolError } from '../../core/errors';
+import { type ArchiveParts, type AsyncArchive, ToolError } from '../../core';
 
 export async function requirePeople(archive: AsyncArchive, signal: AbortSignal): Promise<ArchiveParts> {
   const { parts, schemaVersion } = await archive.summary(signal);

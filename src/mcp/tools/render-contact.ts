@@ -1,6 +1,4 @@
-/** The markdown of one contact (search_contacts, get_contact). */
-import type { ContactInfo } from '../../core/results';
-import { inline, linkLabel } from '../../core/text';
+import { type ContactInfo, inline, linkLabel } from '../../core';
 
 export function renderContact(c: ContactInfo): string {
   const ids = c.identifiers.map((i) => `${i.source}: ${inline(i.identifier, 80)}`).join('; ');

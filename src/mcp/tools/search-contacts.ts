@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../../core/errors';
-import { contactInfos } from '../../core/contact-info';
-import { ContactSchema } from '../../core/results';
-import { inline } from '../../core/text';
+import { contactInfos, ContactSchema, inline, ToolError } from '../../core';
 import { renderNotes, UNTRUSTED_NOTE } from '../render';
 import { pageByOffset } from '../answer-budget';
 import { cursorField, nextCursorField, notesField, strictInput, text } from '../tool-schemas';

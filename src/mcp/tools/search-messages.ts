@@ -1,9 +1,15 @@
 import { z } from 'zod';
-import { redactsFor } from '../../core/hits';
-import { hybridSearch } from '../../core/hybrid-search';
+import {
+  hybridSearch,
+  inline,
+  readingNotes,
+  receiptLine,
+  receiptScope,
+  redactsFor,
+  searchReceipt,
+  SearchReceiptSchema,
+} from '../../core';
 import { clampLimit } from '../limits';
-import { readingNotes, receiptLine, receiptScope, searchReceipt } from '../../core/search-receipt';
-import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
 import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
@@ -21,7 +27,6 @@ import {
   strictInput,
   text,
 } from '../tool-schemas';
-import { inline } from '../../core/text';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
 export const SEARCH_DEFAULT_LIMIT = 20;

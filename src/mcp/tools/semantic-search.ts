@@ -1,10 +1,21 @@
 import { z } from 'zod';
-import { ToolError } from '../../core/errors';
-import { hitFromMessage, redactsFor } from '../../core/hits';
+import {
+  abortError,
+  hitFromMessage,
+  inline,
+  isWholeArchive,
+  knownExtras,
+  receiptLine,
+  receiptScope,
+  redactsFor,
+  runSemantic,
+  searchReceipt,
+  SearchReceiptSchema,
+  type SemanticOutcome,
+  ToolError,
+  withHitExtras,
+} from '../../core';
 import { clampLimit } from '../limits';
-import { knownExtras, withHitExtras } from '../../core/hit-extras';
-import { isWholeArchive, receiptLine, receiptScope, searchReceipt } from '../../core/search-receipt';
-import { SearchReceiptSchema } from '../../core/results';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { searchRequest } from '../search-request';
 import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
@@ -21,9 +32,6 @@ import {
   strictInput,
   text,
 } from '../tool-schemas';
-import { runSemantic, type SemanticOutcome } from '../../core/semantic-query';
-import { abortError } from '../../core/shared-task';
-import { inline } from '../../core/text';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
 export const SEMANTIC_DEFAULT_K = 20;
