@@ -1,14 +1,11 @@
 /**
- * The index-build worker: one short-lived thread per vector index build, started by the engine worker
- * (index-build.ts). It reads the model's embeddings on its own connection into int8 rows in a shared kernel memory
- * and hands the parts back without a copy. Bundled by esbuild.js to dist/index-build-worker.js.
- *
- * Cancellation: the engine worker sets the shared flag; SQLite's progress handler and the build's signal poll it.
+ * The index-build worker (bundled to dist/index-build-worker.js): one short-lived thread per vector index build. It
+ * writes int8 rows into shared kernel memory and hands the parts back without a copy; a shared flag cancels it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import { useCompiledEngineModule } from '../archive/wasm-engine';
-import { consumeRecords, packParts, type BuildProgress, type IndexParts } from '../search/vector';
+import { consumeRecords, packParts, type IndexParts } from '../search/vector';
 import { installInterruptHandler } from './interrupt';
 import { pollingSignal } from './polling-signal';
 import type { BuildWorkerInit, BuildWorkerMessage } from './protocol';
@@ -23,17 +20,14 @@ const cancelled = () => Atomics.load(flag, 0) !== 0;
 function send(msg: BuildWorkerMessage, transfer: ArrayBuffer[] = []): void {
   port.postMessage(msg, transfer);
 }
+const log = (message: string) => send({ type: 'log', message });
 
 async function main(): Promise<void> {
   try {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
-    else
-      send({
-        type: 'log',
-        message: 'index build: no compiled engine was handed over; compiling sqlite3.wasm in the build thread',
-      });
+    else log('index build: no compiled engine was handed over; compiling sqlite3.wasm in the build thread');
     await installInterruptHandler(cancelled);
-    // This connection only scans the model's embeddings: read ahead, 16 pages per read call.
+    // This connection only scans the model's embeddings: read ahead.
     const archive = await openArchive(init.archivePath, { readAhead: true });
     const abort = pollingSignal(cancelled);
     const { model, dim, total } = init;
@@ -44,8 +38,8 @@ async function main(): Promise<void> {
         dim,
         total,
         signal: abort.signal,
-        onProgress: (progress: BuildProgress) => send({ type: 'progress', progress }),
-        log: (message: string) => send({ type: 'log', message }),
+        onProgress: (progress) => send({ type: 'progress', progress }),
+        log,
       });
     } finally {
       archive.close();
@@ -54,10 +48,8 @@ async function main(): Promise<void> {
     const { packed, transfer } = packParts(parts);
     send({ type: 'built', parts: packed }, transfer);
   } catch (e) {
-    send({
-      type: 'failed',
-      error: cancelled() ? { kind: 'abort', message: 'The request was cancelled.' } : toWireError(e),
-    });
+    const error = cancelled() ? { kind: 'abort' as const, message: 'The request was cancelled.' } : toWireError(e);
+    send({ type: 'failed', error });
   } finally {
     port.close();
   }

@@ -1,10 +1,7 @@
 /**
- * A fixed ring of Int32 cancel flags in a SharedArrayBuffer, shared with the engine worker.
- *
- * The client takes a free slot per request, clears it, and sets it to 1 when the caller aborts;
- * the worker polls it (from SQLite's progress handler, between vector chunks). A slot is given back
- * only when the worker has answered the request, so a late-running cancelled request can never see
- * its flag cleared by the next request reusing the slot.
+ * A ring of Int32 cancel flags shared with the engine worker: the client sets a request's flag when its caller aborts,
+ * the worker polls it. A slot is reused only after the worker answered, so a late cancelled request never sees its
+ * flag cleared by the next one.
  */
 import { CANCEL_SLOTS, NO_SLOT } from './protocol';
 
@@ -40,7 +37,7 @@ export class CancelSlots {
   }
 }
 
-/** Worker side: reads the flags. */
+/** The worker's side. */
 export class CancelFlags {
   private readonly flags: Int32Array;
   constructor(buffer: SharedArrayBuffer) {

@@ -1,13 +1,8 @@
 /**
- * The main-thread side of the engine worker: an AsyncArchive (plus vector indexes) whose every query runs in
- * ONE worker thread, so the extension host's event loop — shared with VS Code's MCP client and every other
- * extension — never runs SQLite or a vector scan.
- *
- * - Requests go to the worker in call order (FIFO through its message port).
- * - An aborted signal rejects the call at once and sets the request's shared cancel flag; the worker's SQLite
- *   progress handler / vector loop sees it and stops the work. The connection stays usable.
- * - A crashed worker rejects what was pending with a clear message; the next call starts a new one.
- * - The worker is unref'd while idle, so a forgotten client never keeps a process alive; `close()` ends it.
+ * The main-thread side of the engine worker: an AsyncArchive (and vector indexes) whose queries all run in one worker
+ * thread, so the extension host's shared event loop never runs SQLite or a vector scan. Calls go in order; an aborted
+ * signal rejects at once and sets the request's shared cancel flag; a crashed worker fails what was pending and the
+ * next call starts a new one; an idle worker never keeps the process alive.
  */
 import type { AsyncArchive, Exclusion } from '../archive/types';
 import { compiledEngineModule, prewarmEngine } from '../archive/wasm-engine';
@@ -35,29 +30,22 @@ export interface EngineWorkerOptions {
   workerScript?: string;
   /** Override the index-build worker's entry (tests wrap it). */
   buildScript?: string;
-  /** Diagnostics: worker crash and restart, cache decisions, anything the worker prints. */
+  /** Diagnostics: crashes and restarts, cache decisions, anything the worker prints. */
   log?: EngineLog;
-  /**
-   * Scan unfiltered vector searches on the calling thread too, beside the worker (search/vector/scan-share.ts):
-   * for a thread that only waits meanwhile (the CLI's). Never in the extension host, whose thread others share.
-   */
+  /** Scan unfiltered vector searches on this thread too (scan-share.ts): for the CLI, never the extension host. */
   helpScans?: boolean;
 }
 
 export interface VectorIndexOptions extends VectorOpenOptions {
-  /** Build progress (records consumed so far, of the expected total). */
   onProgress?: (progress: BuildProgress) => void;
-  /** Cancels the load/build: the call rejects at once and the worker stops building (no cache file is left). */
+  /** Cancels the load or build (no cache file is left). */
   signal?: AbortSignal;
 }
 
 export interface EngineClient extends AsyncArchive {
   /** `PRAGMA user_version` when the worker last opened the archive. */
   readonly schemaVersion: number;
-  /**
-   * Loads (from cache) or builds the vector index of `model` inside the worker. The returned proxy's `search()`
-   * runs in the worker; after a worker restart it reloads the index transparently (from the cache).
-   */
+  /** Loads or builds `model`'s vector index in the worker; the proxy reloads it after a worker restart. */
   vectorIndex(model: string, opts?: VectorIndexOptions): Promise<VectorIndex>;
   /** Terminates the worker; pending and later calls reject. Idempotent. */
   close(): Promise<void>;
@@ -71,7 +59,6 @@ class WorkerEngineClient implements VectorOpener {
   private readonly slots = new CancelSlots();
   private readonly script: WorkerScript;
   path: string;
-  /** `PRAGMA user_version` at the last open (0 until then). */
   schemaVersion = 0;
 
   constructor(private readonly opts: EngineWorkerOptions) {
@@ -84,8 +71,7 @@ class WorkerEngineClient implements VectorOpener {
     if (this.closed) throw new Error('The archive engine is closed.');
     let conn = this.conn;
     if (!conn || conn.dead) {
-      // The engine this thread is compiling (prewarmEngine) is handed to the worker, which then instantiates it
-      // instead of compiling sqlite3.wasm a second time beside it. A failed compile leaves the worker to try itself.
+      // The worker instantiates the engine this thread compiled instead of compiling it again.
       await compiledEngineModule().catch(() => undefined);
       // Closed meanwhile: start nothing (close() found no worker to stop).
       if (this.closed) throw new Error('The archive engine is closed.');
@@ -118,17 +104,12 @@ class WorkerEngineClient implements VectorOpener {
     return conn;
   }
 
-  get currentGeneration(): number {
-    return this.conn && !this.conn.dead ? this.conn.generation : -1;
-  }
-
   async call(method: ArchiveMethod, args: unknown[], signal?: AbortSignal, exclude?: Exclusion): Promise<unknown> {
     if (signal?.aborted) throw abortError(signal);
     const conn = await this.connection();
-    const id = this.nextId++;
     return conn.request(
-      (rid, slot) => ({ type: 'call', id: rid, slot, method, args, ...(exclude?.length ? { exclude } : {}) }),
-      id,
+      (id, slot) => ({ type: 'call', id, slot, method, args, ...(exclude?.length ? { exclude } : {}) }),
+      this.nextId++,
       signal,
     );
   }
@@ -141,17 +122,10 @@ class WorkerEngineClient implements VectorOpener {
   ): Promise<{ info: VectorIndexInfo; conn: Connection }> {
     if (signal?.aborted) throw abortError(signal);
     const conn = await this.connection();
-    const id = this.nextId++;
+    const share = this.opts.helpScans ? { share: true } : {};
     const info = await conn.request<VectorIndexInfo>(
-      (rid, slot) => ({
-        type: 'vector.open',
-        id: rid,
-        slot,
-        model,
-        ...source,
-        ...(this.opts.helpScans ? { share: true } : {}),
-      }),
-      id,
+      (id, slot) => ({ type: 'vector.open', id, slot, model, ...source, ...share }),
+      this.nextId++,
       signal,
       onProgress as ((p: unknown) => void) | undefined,
     );
@@ -183,17 +157,13 @@ class WorkerEngineClient implements VectorOpener {
 
 const ENGINE = Symbol.for('msgbrowse.engineClient');
 
-/** Whether an AsyncArchive is worker-backed (then vector indexes must be built with its `vectorIndex`). */
+/** Whether an AsyncArchive is worker-backed (then vector indexes are built with its `vectorIndex`). */
 export function isEngineClient(archive: unknown): archive is EngineClient {
   return typeof archive === 'object' && archive !== null && (archive as Record<symbol, unknown>)[ENGINE] === true;
 }
 
-/**
- * Starts the engine worker and opens the archive in it. Rejects with the archive layer's ArchiveError (same
- * code and message) when the archive cannot be opened.
- */
+/** Starts the engine worker and opens the archive in it; rejects with the archive's ArchiveError when it cannot. */
 export async function startEngineWorker(opts: EngineWorkerOptions): Promise<EngineClient> {
-  // Compile the engine in this thread too (once): a worker started later (a restart, another archive) instantiates it.
   prewarmEngine();
   const impl = new WorkerEngineClient(opts);
   try {
@@ -212,7 +182,7 @@ export async function startEngineWorker(opts: EngineWorkerOptions): Promise<Engi
     }
     return methods;
   };
-  // A view whose every call carries the exclusion to the worker (answered there in the call's one snapshot).
+  // A view whose every call carries the exclusion to the worker.
   const excluding = (exclude: Exclusion): AsyncArchive => {
     if (!exclude.length) return client as unknown as AsyncArchive;
     const copy = exclude.map((x) => (x.source === undefined ? { name: x.name } : { name: x.name, source: x.source }));

@@ -1,9 +1,7 @@
 /**
- * The engine worker: opens the archive once, answers archive queries and holds vector indexes, all off the
- * extension host's thread. Bundled by esbuild.js to dist/engine-worker.js; run from source through tsx in dev.
- *
- * Requests are answered in arrival order. Synchronous queries run to completion unless their shared cancel flag
- * is set (SQLite's progress handler polls it); vector builds and scans poll the flag through their signal.
+ * The engine worker (bundled to dist/engine-worker.js): opens the archive once, answers archive queries and holds
+ * vector indexes off the extension host's thread. SQLite's progress handler and vector scans poll each request's
+ * shared cancel flag.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
@@ -19,13 +17,13 @@ import {
   vectorCacheKey,
   writeCacheFile,
   type BuildStats,
+  type IndexParts,
 } from '../search/vector';
 import type { HelperScan } from '../search/vector/scan-share';
 import { buildInWorker } from './index-build';
 import { CancelFlags } from './cancel-slots';
 import { pollingSignal, type PollingAbort } from './polling-signal';
 import { installInterruptHandler } from './interrupt';
-import { keepEventLoopAlive, warmLazyGlobalsSoon } from './thread-start';
 import {
   isArchiveMethod,
   NO_SLOT,
@@ -42,21 +40,20 @@ const port = parentPort;
 const init = workerData as WorkerInit;
 const flags = new CancelFlags(init.cancelFlags);
 
-/** Slot of the request whose synchronous SQLite work is on the stack right now. */
+/** The slot of the request whose SQLite work is on the stack now. */
 let currentSlot = NO_SLOT;
 let archive: Archive | undefined;
 let closing = false;
 let nextHandle = 1;
 const indexes = new Map<number, VectorIndex>();
-/** Async requests in progress (vector open/search), so a `cancel` message can abort them. */
+/** Async requests in progress (vector open/search), for `cancel`. */
 const running = new Map<number, PollingAbort>();
-/** Their completions, so close() lets a cancelled build clean up (remove its temporary cache file) first. */
+/** Their completions: close() lets a cancelled build remove its temporary cache file first. */
 const settling = new Set<Promise<void>>();
-/** Searches a client thread scans beside, by request id: where its `vector.helped` findings go. */
+/** Where a helped search's `vector.helped` findings go, by request id. */
 const helpers = new Map<number, (scan: HelperScan) => void>();
-/** Cache files being written after their build, by path (a later open of the same file waits for it). */
+/** Cache files still being written, by path (an open of the same file waits for it). */
 const writing = new Map<string, Promise<void>>();
-/** How long close() waits for cancelled work to unwind before the thread exits anyway. */
 const CLOSE_GRACE_MS = 2000;
 
 function track(work: Promise<void>): void {
@@ -68,10 +65,13 @@ function send(msg: WorkerResponse): void {
   port.postMessage(msg);
 }
 
-/**
- * Whatever the worker prints goes to the client's log, never to the process's stdout: the CLI speaks MCP over
- * stdio, and a stray line there would corrupt the protocol stream.
- */
+function log(message: string, level: 'info' | 'warn' = 'info'): void {
+  send({ type: 'log', level, message });
+}
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** What the worker prints goes to the client's log, never stdout: the CLI speaks MCP over stdio. */
 function captureOutput(): void {
   const forward =
     (level: 'info' | 'warn') =>
@@ -94,13 +94,12 @@ captureOutput();
 const ABORTED: WireError = { kind: 'abort', message: 'The request was cancelled.' };
 
 function fail(id: number, slot: number, e: unknown): void {
-  // Whatever a cancelled request failed with (SQLITE_INTERRUPT wrapped by the archive layer, an AbortError…),
-  // the client asked for it: report the cancellation, not the symptom.
+  // A cancelled request reports the cancellation, not its symptom (an interrupted statement, an AbortError…).
   const error = flags.isSet(slot) || isAbortError(e) ? ABORTED : toWireError(e);
   send({ type: 'error', id, error });
 }
 
-/** Runs synchronous archive work with `slot` as the flag SQLite's progress handler polls. */
+/** Runs archive work with `slot` as the flag SQLite's progress handler polls. */
 function withSlot<T>(slot: number, fn: () => T): T {
   const outer = currentSlot;
   currentSlot = slot;
@@ -114,12 +113,8 @@ function withSlot<T>(slot: number, fn: () => T): T {
 function handleCall(req: Extract<WorkerRequest, { type: 'call' }>, db: Archive): void {
   if (flags.isSet(req.slot)) return fail(req.id, req.slot, undefined);
   if (!isArchiveMethod(req.method)) {
-    send({
-      type: 'error',
-      id: req.id,
-      error: { kind: 'error', message: `Unknown archive method "${String(req.method)}".` },
-    });
-    return;
+    const message = `Unknown archive method "${String(req.method)}".`;
+    return send({ type: 'error', id: req.id, error: { kind: 'error', message } });
   }
   try {
     const target = req.exclude?.length ? db.excluding(req.exclude) : db;
@@ -131,41 +126,31 @@ function handleCall(req: Extract<WorkerRequest, { type: 'call' }>, db: Archive):
   }
 }
 
+type VectorOpen = Extract<WorkerRequest, { type: 'vector.open' }>;
+type CacheSpot = { cacheDir: string; key: string; name: string; file: string };
+
+/** Where the index of `req` is cached, if anywhere. */
+function cacheOf(req: VectorOpen, db: Archive, dim?: number, count?: number): CacheSpot | undefined {
+  if (!req.cacheDir) return undefined;
+  const fingerprint = () => withSlot(req.slot, () => db.summary().fingerprint);
+  const key = req.key ?? vectorCacheKey({ path: db.path, model: req.model, dim, count, fingerprint: fingerprint() });
+  const name = req.name ?? db.path;
+  return { cacheDir: req.cacheDir, key, name, file: cacheFilePath(req.cacheDir, name, req.model) };
+}
+
 /**
- * Loads the index from its cache file, or builds it in an index-build worker of its own: this thread keeps
- * answering tool calls meanwhile (a build never queues them). Exact rescoring reads candidates' vectors back
- * from this worker's archive connection by rowid, so only int8 rows stay resident.
+ * Loads the index from its cache file, or builds it in an index-build worker so this thread keeps answering
+ * meanwhile. Only int8 rows stay resident: rescoring reads candidates' vectors back from the archive by rowid.
  */
-async function openVectorIndex(
-  req: Extract<WorkerRequest, { type: 'vector.open' }>,
-  db: Archive,
-  signal: AbortSignal,
-): Promise<VectorIndex> {
+async function openVectorIndex(req: VectorOpen, db: Archive, signal: AbortSignal): Promise<VectorIndex> {
   const info = withSlot(req.slot, () => db.embeddingModels().find((m) => m.model === req.model));
   const dim = req.dim ?? info?.dim;
   const total = req.total ?? info?.count;
   const rows = archiveRows(db, req.model);
-  const log = (message: string) => send({ type: 'log', level: 'info', message });
-  // The build counted the model's vector coverage (a cache file recorded its build's count): the first search
-  // receipt need not count it again, while the archive is still the one `req.key` was made from.
-  const primeCoverage = (stats: BuildStats | undefined): void =>
-    keepBuildCoverage(db, req.model, stats, req.fingerprint, (message) =>
-      send({ type: 'log', level: 'info', message }),
-    );
-  let cache: { cacheDir: string; key: string; name: string; file: string } | undefined;
-  if (req.cacheDir) {
-    const key =
-      req.key ??
-      vectorCacheKey({
-        path: db.path,
-        model: req.model,
-        dim,
-        count: total,
-        fingerprint: withSlot(req.slot, () => db.summary().fingerprint),
-      });
-    const name = req.name ?? db.path;
-    cache = { cacheDir: req.cacheDir, key, name, file: cacheFilePath(req.cacheDir, name, req.model) };
-    // A build that just finished may still be writing this file: read it once it is complete.
+  // The coverage a build counted spares the first search receipt a count, while the archive is unchanged.
+  const primeCoverage = (stats?: BuildStats) => keepBuildCoverage(db, req.model, stats, req.fingerprint, log);
+  const cache = cacheOf(req, db, dim, total);
+  if (cache) {
     await writing.get(cache.file);
     const cached = await loadCachedParts({ ...cache, model: req.model, dim, log });
     signal.throwIfAborted();
@@ -181,8 +166,7 @@ async function openVectorIndex(
     dim,
     total,
     ...(init.buildScript ? { script: init.buildScript } : {}),
-    // This thread's compiled engine (handed over at start, or compiled here when the host's was not ready yet):
-    // the build thread instantiates it instead of compiling sqlite3.wasm again, 75-85 ms on a first semantic call.
+    // The build thread instantiates this thread's compiled engine instead of compiling sqlite3.wasm again.
     ...(wasmModule ? { wasmModule } : {}),
     onProgress: (progress) => send({ type: 'progress', id: req.id, progress }),
     log,
@@ -190,27 +174,30 @@ async function openVectorIndex(
   });
   primeCoverage(parts.stats);
   if (!cache) return Int8VectorIndex.create(parts, rows(parts), 'memory');
-  // The index answers now; the cache file is written meanwhile with async I/O (off this thread's event loop).
-  const file = cache.file;
-  const written = writeCacheFile({ ...cache, model: req.model }, parts)
+  saveInBackground(cache, req.model, parts);
+  return Int8VectorIndex.create(parts, rows(parts), 'built', cache.file);
+}
+
+/** Writes a built index's cache file with async I/O while the index already answers. */
+function saveInBackground(cache: CacheSpot, model: string, parts: IndexParts): void {
+  const { file } = cache;
+  const written = writeCacheFile({ ...cache, model }, parts)
     .then(
-      () => log(`vector cache ${file}: written (${parts.n} vectors of model ${req.model})`),
+      () => log(`vector cache ${file}: written (${parts.n} vectors of model ${model})`),
       (e: unknown) =>
-        send({
-          type: 'log',
-          level: 'warn',
-          message: `vector index for model ${req.model}: it works for this session but was not saved, so the next start builds it again: ${e instanceof Error ? e.message : String(e)}`,
-        }),
+        log(
+          `vector index for model ${model}: it works for this session but was not saved, so the next start builds it again: ${errorText(e)}`,
+          'warn',
+        ),
     )
     .finally(() => {
       if (writing.get(file) === written) writing.delete(file);
     });
   writing.set(file, written);
   track(written);
-  return Int8VectorIndex.create(parts, rows(parts), 'built', file);
 }
 
-async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open' }>, db: Archive): Promise<void> {
+async function handleVectorOpen(req: VectorOpen, db: Archive): Promise<void> {
   const abort = pollingSignal(() => flags.isSet(req.slot));
   running.set(req.id, abort);
   try {
@@ -228,11 +215,10 @@ async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open
         info.share = index.share();
       } catch (e) {
         // Only a speed-up: the index answers unshared.
-        send({
-          type: 'log',
-          level: 'warn',
-          message: `vector index for model ${index.model}: scans are not shared with the client thread: ${e instanceof Error ? e.message : String(e)}`,
-        });
+        log(
+          `vector index for model ${index.model}: scans are not shared with the client thread: ${errorText(e)}`,
+          'warn',
+        );
       }
     }
     send({ type: 'result', id: req.id, value: info });
@@ -246,20 +232,13 @@ async function handleVectorOpen(req: Extract<WorkerRequest, { type: 'vector.open
 async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.search' }>): Promise<void> {
   const index = indexes.get(req.handle);
   if (!index) {
-    send({
-      type: 'error',
-      id: req.id,
-      error: {
-        kind: 'error',
-        message: 'This vector index is no longer loaded in the engine worker (it was disposed).',
-      },
-    });
-    return;
+    const message = 'This vector index is no longer loaded in the engine worker (it was disposed).';
+    return send({ type: 'error', id: req.id, error: { kind: 'error', message } });
   }
   const abort = pollingSignal(() => flags.isSet(req.slot));
   running.set(req.id, abort);
-  // A search the client scans beside: its findings arrive as `vector.helped`, after this request. Listened for
-  // before anything here awaits, or a `vector.helped` handled meanwhile would be dropped and the search never end.
+  // A helped search's findings arrive as `vector.helped`: listened for before anything here awaits, or one handled
+  // meanwhile would be dropped and the search never end.
   const helped = req.job !== undefined ? new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve)) : undefined;
   try {
     const shared = req.job !== undefined && helped ? { job: req.job, helped } : undefined;
@@ -334,7 +313,9 @@ function onMessage(req: WorkerRequest): void {
 }
 
 async function main(): Promise<void> {
-  keepEventLoopAlive(port);
+  // Referenced from the start, the port keeps the event loop alive while the engine loads: a loop that runs dry makes
+  // Node wait for every background task (V8 optimising sqlite3.wasm) before the first call is answered.
+  port.ref();
   try {
     if (init.wasmModule) useCompiledEngineModule(init.wasmModule);
     await installInterruptHandler(() => flags.isSet(currentSlot));
@@ -342,7 +323,8 @@ async function main(): Promise<void> {
     archive = opened;
     port.on('message', onMessage);
     send({ type: 'ready', path: opened.path, schemaVersion: opened.schemaVersion });
-    warmLazyGlobalsSoon();
+    // `performance` is a lazy global in workers: load it before the first search reads the clock.
+    setImmediate(() => void performance.now());
   } catch (e) {
     send({ type: 'open-failed', error: toWireError(e) });
     port.close();

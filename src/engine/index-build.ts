@@ -1,14 +1,11 @@
-/**
- * Runs a vector index build in a worker thread of its own (build-host.ts), so the engine worker keeps answering tool
- * calls meanwhile. The rows arrive in the shared memory the build wrote them into; nothing is copied back.
- */
+/** Runs a vector index build in a thread of its own (build-host.ts); its rows arrive in shared memory, uncopied. */
 import { Worker } from 'node:worker_threads';
 import { unpackParts, type BuildProgress, type IndexParts } from '../search/vector';
 import type { BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { abortError, fromWireError } from './wire-error';
 import { resolveWorkerScript } from './worker-script';
 
-export interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag'> {
+interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag'> {
   /** The build worker's script; default: the one beside the engine worker's. */
   script?: string;
   onProgress?: (progress: BuildProgress) => void;
@@ -16,7 +13,7 @@ export interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag'> {
   signal?: AbortSignal;
 }
 
-/** How long a cancelled build may take to unwind (remove its temporary file) before its thread is terminated. */
+/** How long a cancelled build may unwind before its thread is terminated. */
 const CANCEL_GRACE_MS = 2000;
 
 export function buildInWorker(req: BuildRequest): Promise<IndexParts> {
@@ -55,13 +52,9 @@ export function buildInWorker(req: BuildRequest): Promise<IndexParts> {
     worker.on('error', (e: Error) => (reason = e.message || e.name));
     worker.once('exit', (code) => {
       clearTimeout(killTimer);
-      finish(() =>
-        reject(
-          new Error(
-            `The index-build worker stopped unexpectedly (${reason || `exit code ${code}`}); the next search starts the build again.`,
-          ),
-        ),
-      );
+      const why = reason || `exit code ${code}`;
+      const message = `The index-build worker stopped unexpectedly (${why}); the next search starts the build again.`;
+      finish(() => reject(new Error(message)));
     });
   });
 }

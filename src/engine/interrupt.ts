@@ -1,15 +1,12 @@
 /**
- * Interrupting a running SQLite statement from the client.
- *
- * WASM SQLite runs on the worker's only thread, so `sqlite3_interrupt` cannot be called while a statement runs.
- * Instead every connection the worker opens gets a progress handler (installed through
- * `sqlite3_auto_extension`, so connections the archive layer reopens later get it too) that polls a shared
- * cancel flag every few thousand VM steps and returns non-zero to stop the statement with SQLITE_INTERRUPT.
+ * Cancelling a running SQLite statement: WASM SQLite runs on the worker's only thread, so `sqlite3_interrupt` cannot be
+ * called meanwhile. Instead every connection (through `sqlite3_auto_extension`, so reopened ones too) gets a progress
+ * handler that polls a shared cancel flag and stops the statement with SQLITE_INTERRUPT.
  */
 import { loadEngine } from '../archive/wasm-engine';
 
-/** VM instructions between polls: ~10 µs of work, so a cancel takes effect well within a millisecond. */
-export const PROGRESS_STEPS = 2000;
+/** VM instructions between polls of the flag. */
+const PROGRESS_STEPS = 2000;
 
 let installed: Promise<void> | undefined;
 

@@ -1,10 +1,6 @@
 /**
- * An AbortSignal that also aborts itself as soon as anyone reads `aborted` (or calls
- * `throwIfAborted()`) while a shared cancel flag is set.
- *
- * Inside the worker a long synchronous loop (a vector scan, an index build chunk) never yields to the
- * event loop, so a `cancel` message could not be delivered until it ends. Code that checks its signal
- * between chunks sees the client's shared flag immediately instead.
+ * An AbortSignal that also aborts itself when read (`aborted`, `throwIfAborted()`) while a shared cancel flag is set:
+ * a long synchronous loop in the worker never yields to receive a `cancel` message, but checks its signal.
  */
 const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
 const nativeThrowIfAborted = AbortSignal.prototype.throwIfAborted;

@@ -1,9 +1,4 @@
-/**
- * Messages between the engine client (extension host / CLI main thread) and the engine worker.
- *
- * Everything here is structured-clone safe. Errors cross the boundary as plain `WireError`
- * objects (never a stack trace); the client turns them back into ArchiveError / AbortError / Error.
- */
+/** Messages between the engine client and its worker: structured-clone safe; errors cross as plain WireErrors. */
 import type { ArchiveErrorCode } from '../archive/errors';
 import type { ArchiveMethod } from '../archive/methods';
 import type { Exclusion } from '../archive/types';
@@ -12,26 +7,25 @@ import type { VectorErrorCode } from '../search/vector/errors';
 import type { BuildProgress, PackedParts } from '../search/vector';
 import type { HelperScan, ScanShare } from '../search/vector/scan-share';
 
-/** The archive methods the worker answers: the archive's own table (archive/methods.ts). */
 export { ARCHIVE_METHODS, isArchiveMethod, type ArchiveMethod } from '../archive/methods';
 
 export type EngineLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
-/** Data the worker is started with (`workerData`). */
+/** The worker's `workerData`. */
 export interface WorkerInit {
   archivePath: string;
   /** Int32 cancel flags, one per slot; the client sets `flags[slot] = 1` to cancel the request using it. */
   cancelFlags: SharedArrayBuffer;
-  /** The host's compiled sqlite3.wasm when it had one ready: the worker instantiates it instead of compiling. */
+  /** The host's compiled sqlite3.wasm, when ready: instantiated instead of compiled again. */
   wasmModule?: object;
   /** The index-build worker's script (tests wrap it); default: the one beside the engine worker's. */
   buildScript?: string;
 }
 
-/** Number of cancel slots (requests in flight beyond this still work, but are cancelled only between steps). */
+/** Cancel slots (requests beyond this still work, cancelled by message only). */
 export const CANCEL_SLOTS = 1024;
 
-/** A request slot of -1 means "no shared flag": cancellation is delivered by a `cancel` message only. */
+/** A request without a shared flag: it is cancelled by a `cancel` message only. */
 export const NO_SLOT = -1;
 
 export type WorkerRequest =
@@ -39,7 +33,7 @@ export type WorkerRequest =
   | { type: 'call'; id: number; slot: number; method: ArchiveMethod; args: unknown[]; exclude?: Exclusion }
   /** `share`: answer with what a helper thread needs to share the index's scans (VectorIndexInfo.share). */
   | ({ type: 'vector.open'; id: number; slot: number; model: string; share?: boolean } & VectorOpenOptions)
-  /** `job`: the client scans beside the worker (scan-share.ts); its findings follow as `vector.helped`. */
+  /** `job`: the client scans beside the worker (scan-share.ts) and posts its findings as `vector.helped`. */
   | {
       type: 'vector.search';
       id: number;
@@ -67,10 +61,7 @@ export interface VectorOpenOptions {
   dim?: number;
   /** Expected record count (progress); default: the archive's count for the model. */
   total?: number;
-  /**
-   * The archive fingerprint `key` was made from. With it, the vector coverage the build counted (or the cache file
-   * recorded) is kept for search receipts while the archive still has this fingerprint.
-   */
+  /** The archive fingerprint `key` was made from: the build's vector coverage is kept while it holds. */
   fingerprint?: string;
 }
 
@@ -87,21 +78,19 @@ export interface VectorIndexInfo {
   model: string;
   dim: number;
   size: number;
-  /** When the open asked for it: the index's shared memory and layout, for a helper thread (scan-share.ts). */
+  /** When asked for: what a helper thread needs to share the index's scans. */
   share?: ScanShare;
 }
 
 export type WorkerResponse =
-  /** Sent once after the archive opened (or failed to open: then `error` is set and the worker exits). */
   | { type: 'ready'; path: string; schemaVersion: number }
   | { type: 'open-failed'; error: WireError }
   | { type: 'result'; id: number; value: unknown }
   | { type: 'error'; id: number; error: WireError }
   | { type: 'progress'; id: number; progress: unknown }
-  /** Diagnostics from inside the worker (e.g. why a vector cache file was not used). */
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
-/** Data an index-build worker is started with: the archive and the one build it makes. */
+/** An index-build worker's `workerData`: the archive and the one build it makes. */
 export interface BuildWorkerInit {
   archivePath: string;
   /** One Int32: the engine worker sets it to 1 to cancel the build. */

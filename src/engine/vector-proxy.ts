@@ -1,9 +1,6 @@
 /**
- * A VectorIndex whose data lives in the engine worker; it reloads itself after a worker restart.
- *
- * When the worker shares the index (the client asked for `helpScans`), an unfiltered search is scanned by this
- * thread too, beside the worker (search/vector/scan-share.ts): this thread would only wait for the answer
- * otherwise. One shared search at a time; a search started meanwhile, or a filtered one, the worker scans alone.
+ * A VectorIndex whose data lives in the engine worker; it reloads itself after a worker restart. When the worker
+ * shares the index (`helpScans`), this thread scans one unfiltered search at a time beside it (scan-share.ts).
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../search/types';
 import { isUnfiltered, lostScan, newJob, ScanHelper, type HelperScan } from '../search/vector/scan-share';
@@ -11,7 +8,7 @@ import type { Connection } from './worker-connection';
 import type { VectorIndexInfo, VectorOpenOptions } from './protocol';
 import { abortError } from './wire-error';
 
-/** What the proxy needs from the client: (re)open an index in the current worker, and request ids. */
+/** What the proxy needs from the client: (re)opening an index in the current worker, and request ids. */
 export interface VectorOpener {
   openVector(
     model: string,
@@ -21,7 +18,6 @@ export interface VectorOpener {
   nextRequestId(): number;
 }
 
-/** A VectorIndex whose data lives in the worker. */
 export class VectorIndexProxy implements VectorIndex {
   readonly model: string;
   readonly dim: number;
@@ -32,10 +28,7 @@ export class VectorIndexProxy implements VectorIndex {
   private reopening: Promise<void> | undefined;
   /** This thread's side of shared scans (undefined: the worker scans alone). */
   private helper: Promise<ScanHelper | undefined> | undefined;
-  /**
-   * A shared search is in flight: this thread helps one search at a time (it scans up to half of it
-   * synchronously), so concurrent searches do not add up to a long stall of its event loop.
-   */
+  /** One shared search at a time: concurrent ones must not add up to a long stall of this thread. */
   private sharing = false;
   /** Diagnostics: searches this thread scanned beside the worker, and the rows it scored for them. */
   readonly helped = { searches: 0, rows: 0 };
@@ -59,8 +52,7 @@ export class VectorIndexProxy implements VectorIndex {
     if (this.disposed) throw new Error(`The vector index of model "${this.model}" was disposed.`);
     if (signal?.aborted) throw abortError(signal);
     if (this.conn.dead) {
-      // The dead worker's index memory is not kept alive by this thread while the new one loads.
-      this.helper = undefined;
+      this.helper = undefined; // let the dead worker's index memory go
       await this.reopen(signal);
     }
     const conn = this.conn;
@@ -83,8 +75,7 @@ export class VectorIndexProxy implements VectorIndex {
         try {
           scan = helper.help(job, q, k);
         } finally {
-          // Always answered: the worker waits for this before it rescores.
-          conn.post({ type: 'vector.helped', id, scan: scan ?? lostScan() });
+          conn.post({ type: 'vector.helped', id, scan: scan ?? lostScan() }); // the worker waits for it
         }
         this.helped.searches++;
         this.helped.rows += scan.scanned;
@@ -128,8 +119,7 @@ export class VectorIndexProxy implements VectorIndex {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    // The helper holds the index's memory: let it go with the index.
-    this.helper = undefined;
+    this.helper = undefined; // it holds the index's memory
     if (!this.conn.dead) this.conn.post({ type: 'vector.dispose', id: 0, handle: this.handle });
   }
 }

@@ -1,7 +1,4 @@
-/**
- * One running engine worker: sends requests, routes answers, progress and logs back to their callers, sets the
- * shared cancel flag when a caller aborts, and fails everything pending with a clear message when the worker dies.
- */
+/** One running engine worker: requests out, answers, progress and logs back; a dead worker fails what is pending. */
 import { Worker } from 'node:worker_threads';
 import { compiledEngineModuleNow } from '../archive/wasm-engine';
 import type { CancelSlots } from './cancel-slots';
@@ -11,7 +8,7 @@ import type { WorkerScript } from './worker-script';
 
 interface Pending {
   slot: number;
-  /** The caller has already been answered (aborted); only the slot waits for the worker's reply. */
+  /** The caller was already answered (aborted); only the slot waits for the worker's reply. */
   done: boolean;
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -22,11 +19,8 @@ interface Pending {
 const CLOSE_TIMEOUT_MS = 5000;
 
 /**
- * The worker's V8 young generation, in MB. Its answers are short-lived (rows, hits, the clone sent back), and V8's
- * default (semi-spaces grown to 16 MB each after the first scavenges) stays resident for the life of the server:
- * 12 MB less RSS with a 100k-vector index loaded. Measured neutral on speed: keyword calls at 100k (A/B within
- * noise), and at 1M the idle latency of list_conversations, get_conversation, get_context, list_media and
- * list_links (5.0 / 1.9 / 14 / 74 / 144 ms, before 5.1 / 1.9 / 13 / 71 / 144; bench/RESULTS.md, responsive).
+ * The worker's V8 young generation, in MB: its answers are short-lived, and V8's default semi-spaces, once grown,
+ * stay resident for the life of the server. A small one costs no speed (bench/).
  */
 const YOUNG_GENERATION_MB = 2;
 
@@ -72,16 +66,12 @@ export class Connection {
         } else if (msg.type === 'open-failed') reject(fromWireError(msg.error));
         else this.onMessage(msg);
       });
-      this.worker.on('error', (e: Error) => {
-        // An uncaught exception in the worker; 'exit' follows.
-        this.crashReason = e.message || e.name;
-      });
-      this.worker.on('messageerror', (e: Error) => {
-        this.crashReason = `a message could not be decoded: ${e.message}`;
-      });
+      // An uncaught exception in the worker; 'exit' follows.
+      this.worker.on('error', (e: Error) => (this.crashReason = e.message || e.name));
+      this.worker.on('messageerror', (e: Error) => (this.crashReason = `a message could not be decoded: ${e.message}`));
       this.worker.on('exit', (code) => {
         this.dead = true;
-        const why = this.crashReason ? this.crashReason : `exit code ${code}`;
+        const why = this.crashReason || `exit code ${code}`;
         const message = `The search engine worker stopped unexpectedly (${why}); the request was not completed. The next request restarts it.`;
         reject(new Error(message));
         this.failAll(message);
@@ -141,8 +131,7 @@ export class Connection {
         detach: () => signal?.removeEventListener('abort', onAbort),
       };
       try {
-        // Throws synchronously when the arguments cannot be cloned (functions, proxies, class instances with
-        // private state…): answer the caller instead of waiting for a reply that will never come.
+        // Throws when the arguments cannot be cloned: answer the caller instead of waiting for a reply forever.
         this.worker.postMessage(build(id, slot));
       } catch (e) {
         this.slots.release(slot);
@@ -155,7 +144,7 @@ export class Connection {
     });
   }
 
-  /** Fire-and-forget message (cancel, dispose). */
+  /** A message without an answer (cancel, dispose). */
   post(msg: WorkerRequest): void {
     if (this.dead) return;
     try {
@@ -186,7 +175,7 @@ export class Connection {
     if (this.refs > 0 && --this.refs === 0) this.worker.unref();
   }
 
-  /** Keep the process alive while the worker starts (opening the archive). */
+  /** Keeps the process alive while the worker opens the archive. */
   holdWhileStarting(): void {
     this.ref();
     this.ready.then(

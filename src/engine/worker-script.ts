@@ -8,7 +8,6 @@ export interface WorkerScript {
   eval: boolean;
 }
 
-/** The worker entries: the engine worker, and the index-build worker it starts per build. */
 const ENTRIES = {
   engine: { built: 'engine-worker.js', source: 'host.ts' },
   build: { built: 'index-build-worker.js', source: 'build-host.ts' },
@@ -18,8 +17,7 @@ const ENTRIES = {
 export function resolveWorkerScript(override?: string, entry: keyof typeof ENTRIES = 'engine'): WorkerScript {
   const file = override ?? defaultWorkerScript(entry);
   if (!/\.[cm]?ts$/.test(file)) return { file, eval: false };
-  // Workers on Node 20 do not apply `--import tsx` hooks to their entry module, so bootstrap through tsx's
-  // CommonJS register API (resolved here, from the project's node_modules) and require the TS entry.
+  // Node 20 workers do not apply `--import tsx` hooks to their entry: register tsx's CommonJS API, then require it.
   const req = createRequire(__filename);
   const tsxApi = req.resolve('tsx/cjs/api');
   const code = `require(${JSON.stringify(tsxApi)}).register();\nrequire(${JSON.stringify(file)});\n`;

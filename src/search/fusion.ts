@@ -1,11 +1,7 @@
 /**
- * Reciprocal-rank fusion (RRF) of ranked result lists, as msgbrowse's hybrid search does it:
- * each list adds 1 / (k + rank + 1) for a 0-based rank (k = 60, so a top hit adds 1/61).
- *
- * Unlike msgbrowse's MCP tool (which rounds before sorting, §11.8), results are sorted on the RAW sum,
- * descending, with ties broken by message id ascending — deterministic for any input order.
+ * Reciprocal-rank fusion as msgbrowse's hybrid search does it: each list adds 1 / (k + rank + 1) for a 0-based rank.
+ * Unlike msgbrowse's MCP tool (which rounds before sorting, §11.8), results sort on the raw sum, then message id.
  */
-
 export const RRF_K = 60;
 
 /** The contribution of one list position (0-based rank) to a message's fused score. */

@@ -1,8 +1,6 @@
 /**
- * Loads the hand-written WASM SIMD scoring kernel (vector-kernel.wat).
- *
- * Shipped builds load `vector-kernel.wasm` that esbuild.js assembled beside the bundle. In dev and tests (running
- * from src/, where the .wat sits beside this file) the text is assembled on the fly with the `wabt` dev dependency.
+ * Loads the hand-written WASM SIMD kernel (vector-kernel.wat): shipped builds the `vector-kernel.wasm` esbuild.js
+ * assembled beside the bundle; dev and tests assemble the .wat beside this file on the fly (`wabt`).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,10 +11,7 @@ export interface KernelExports {
   dot_rows(query: number, rows: number, n: number, stride: number, out: number): void;
   /** out[i] = dot(query, base + idx[i]*stride) for i < n, as i32. */
   dot_idx(query: number, base: number, idx: number, n: number, stride: number, out: number): void;
-  /**
-   * For n contiguous rows: outDot[i] = dot(query, row i) (i32) and outU[i] (f32) =
-   * dot·sq·scale[i] + err[i] + fq·qnorm[i], with scale/err/qnorm planes at meta, meta+plane, meta+2·plane.
-   */
+  /** For n rows: outDot[i] = dot(query, row i) (i32), outU[i] = dot·sq·scale[i] + err[i] + fq·qnorm[i] (f32). */
   score_rows(
     query: number,
     rows: number,
@@ -43,18 +38,13 @@ export interface KernelExports {
     outDot: number,
     outU: number,
   ): void;
-  /**
-   * Quantises the f32 row at src (zero padded to `stride`) into int8 codes at dst and writes f32 scale, err and
-   * qnorm at out (err and qnorm rigorous upper bounds, see the .wat); returns 0 when the row holds a NaN or an
-   * infinity (nothing written), else 1.
-   */
+  /** Quantises the zero-padded f32 row at src into int8 codes at dst, scale/err/qnorm at out; 0 for NaN/infinity. */
   quantise_row(src: number, stride: number, dst: number, out: number): number;
 }
 
 /**
- * A memory the kernel can run on. The kernel imports a SHARED memory, so one index's rows can be written by the
- * thread that builds them and searched by another without a copy (a shared WebAssembly.Memory is posted between
- * workers, its pages stay where they are). `maximum` reserves address space only.
+ * A memory the kernel can run on: shared, so the thread that builds an index's rows and the one that searches them
+ * see the same pages. `maximum` reserves address space only.
  */
 export function kernelMemory(pages: number, maximum = 65536): WasmMemory {
   return new wasm.Memory({ initial: pages, maximum, shared: true });
@@ -69,9 +59,7 @@ function prebuiltCandidates(): string[] {
 
 async function assembleFromSource(watDir: string): Promise<Uint8Array> {
   // A computed path keeps esbuild from bundling the assembler (and wabt) into shipped code.
-  const builderPath = path.join(watDir, 'build-kernel.js');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const builder = require(builderPath) as { assembleKernel(): Promise<Uint8Array> };
+  const builder = require(path.join(watDir, 'build-kernel.js')) as { assembleKernel(): Promise<Uint8Array> };
   return builder.assembleKernel();
 }
 

@@ -1,8 +1,4 @@
-/**
- * The slice of the WebAssembly JS API the vector index uses, typed locally: the project's lib (ES2022) and
- * @types/node 20 do not declare the `WebAssembly` namespace, and a module-scoped type cannot clash with anyone's.
- */
-
+/** The slice of the WebAssembly JS API the vector index uses, typed locally (neither our lib nor @types/node has it). */
 export interface WasmMemory {
   /** A SharedArrayBuffer for the kernel's (shared) memories. */
   readonly buffer: ArrayBuffer;

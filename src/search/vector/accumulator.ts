@@ -1,13 +1,12 @@
 /**
- * Accumulates embedding records into an index: int8 rows written straight into the WebAssembly memory the kernel
- * scores, per-row metadata for filtering, per-row quantisation numbers for the exactness bound, and the original
- * float32 rows handed to a RowSink (memory or the cache file).
+ * Accumulates embedding records into an index: int8 rows straight into the kernel's memory, per-row metadata for
+ * filtering and quantisation numbers for the exactness bound; the float rows go to an optional RowSink.
  */
 import type { Archive, EmbeddingRecord } from '../../archive/types';
 import { VectorIndexError } from './errors';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayout, type MetaLayout } from './layout';
 import { strideFor } from './quantize';
-import { JsRowQuantiser, type RowQuantiser } from './row-quantiser';
+import type { RowQuantiser } from './row-quantiser';
 import type { RowSink } from './row-store';
 import type { WasmMemory } from '../kernel/wasm-api';
 import { kernelMemory } from '../kernel/kernel';
@@ -22,12 +21,10 @@ export interface BuildStats {
 }
 
 /**
- * Every record the build read: the model's stored vectors whose message exists (the archive's iterator drops
- * orphans), indexed or skipped. That is the archive's vector coverage of the model (`scopeCounts` for the whole
- * archive), counted for free by the build.
+ * Every record the build read, indexed or skipped: the model's vectors whose message exists, i.e. the archive's
+ * vector coverage of the model, counted for free. Undefined unless counts (a cache header is untrusted JSON).
  */
 function recordsRead(stats: BuildStats | undefined): number | undefined {
-  // (A cache file's header carries them as JSON: anything but counts means "not known".)
   const parts = [stats?.indexed, stats?.skippedWrongLength, stats?.skippedNonFinite];
   return parts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)
     ? (parts as number[]).reduce((a, b) => a + b, 0)
@@ -35,9 +32,8 @@ function recordsRead(stats: BuildStats | undefined): number | undefined {
 }
 
 /**
- * Hands the vector coverage a build counted (or a cache file recorded) to the archive it was built from, for its
- * search receipts: kept only while the archive still has `fingerprint` (Archive.primeModelCoverage). Only an
- * optimisation, so it never fails the load or build it follows (a changed file, an interrupt): `log` hears why not.
+ * Hands the vector coverage a build counted to the archive, for its search receipts, while the archive still has
+ * `fingerprint` (Archive.primeModelCoverage). Only an optimisation: it never fails the load or build it follows.
  */
 export function keepBuildCoverage(
   archive: Pick<Archive, 'primeModelCoverage'>,
@@ -62,9 +58,9 @@ export interface IndexParts {
   n: number;
   layout: MemoryLayout;
   memory: WasmMemory;
-  /** Where the scale/err/qnorm planes sit in `memory` (the arrays below are views of them). */
+  /** Where the scale/err/qnorm planes sit in `memory` (the arrays below view them). */
   meta: MetaLayout;
-  /** Where each row's float vector is read back from for exact rescoring (the archive's embedding rowid). */
+  /** The archive's embedding rowid of each row, where rescoring reads its float vector back. */
   rowids: Float64Array;
   ids: Float64Array;
   conv: Int32Array;
@@ -83,7 +79,7 @@ export interface IndexParts {
 }
 
 /** Makes sure `memory` holds `bytes`; a clear error past the 4 GiB wasm32 limit. */
-export function ensureMemory(memory: WasmMemory, bytes: number, model: string): void {
+function ensureMemory(memory: WasmMemory, bytes: number, model: string): void {
   const have = memory.buffer.byteLength / WASM_PAGE;
   const need = pagesFor(bytes);
   if (need <= have) return;
@@ -94,25 +90,6 @@ export function ensureMemory(memory: WasmMemory, bytes: number, model: string): 
     );
   }
   memory.grow(Math.min(MAX_PAGES, Math.max(need, Math.ceil(have * 1.5))) - have);
-}
-
-/** A new shared kernel memory of at least `bytes` (a clear error past the 4 GiB wasm32 limit). */
-export function kernelMemoryFor(bytes: number, model: string): WasmMemory {
-  const memory = kernelMemory(1);
-  ensureMemory(memory, bytes, model);
-  return memory;
-}
-
-/** Where the per-row planes of `n` rows go in `memory` (grown to hold them), and views of them to fill. */
-export function planesAfter(
-  memory: WasmMemory,
-  layout: MemoryLayout,
-  n: number,
-  model: string,
-): { meta: MetaLayout; scale: Float32Array; err: Float32Array; qnorm: Float32Array } {
-  const meta = metaLayout(layout, n);
-  ensureMemory(memory, meta.end, model);
-  return { meta, ...metaViews(memory, meta, n) };
 }
 
 /** Views of the three per-row planes in WebAssembly memory. */
@@ -137,7 +114,7 @@ function grow<T extends Typed>(a: T, need: number): T {
   return next;
 }
 
-export interface BuilderOptions {
+interface BuilderOptions {
   model: string;
   /** Expected dimension; when absent the first record's length is used. */
   dim?: number;
@@ -145,11 +122,7 @@ export interface BuilderOptions {
   expected?: number;
   /** Creates the sink for the original float rows once the dimension is known; absent: they are not kept. */
   sink?: (dim: number) => RowSink;
-  /**
-   * Quantises each row (default: the JS reference quantiser). consumeRecords passes the kernel's, which is several
-   * times faster but needs an async instantiation (see row-quantiser.ts).
-   */
-  quantiser?: RowQuantiser;
+  quantiser: RowQuantiser;
 }
 
 /** Throws the builder's error for a dimension an index cannot have. */
@@ -183,13 +156,9 @@ export class IndexBuilder {
   private readonly quantiser: RowQuantiser;
 
   constructor(private readonly opts: BuilderOptions) {
-    this.quantiser = opts.quantiser ?? new JsRowQuantiser();
+    this.quantiser = opts.quantiser;
     this.cap = Math.max(1024, opts.expected ?? 0);
     if (opts.dim !== undefined) this.start(opts.dim);
-  }
-
-  get count(): number {
-    return this.n;
   }
 
   private start(dim: number): void {
@@ -227,24 +196,15 @@ export class IndexBuilder {
   private intern(map: Map<string, number>, value: string | undefined): number {
     if (value === undefined) return -1;
     let id = map.get(value);
-    if (id === undefined) {
-      id = map.size;
-      map.set(value, id);
-    }
+    if (id === undefined) map.set(value, (id = map.size));
     return id;
   }
 
   add(rec: EmbeddingRecord): void {
     const vec = rec.vec;
-    if (this.dim === undefined) {
-      if (vec.length === 0) {
-        this.skip('wrongLength');
-        return;
-      }
-      this.start(vec.length);
-    }
+    if (this.dim === undefined && vec.length > 0) this.start(vec.length);
     if (vec.length !== this.dim) {
-      this.skip('wrongLength');
+      this.skippedWrongLength++;
       return;
     }
     this.ensureRow();
@@ -254,7 +214,7 @@ export class IndexBuilder {
     if (!q.quantise(vec, this.dim!, this.codes!, at)) {
       // Codes written so far are overwritten by the next row; zero them so padding invariants hold regardless.
       this.codes!.fill(0, at, at + layout.stride);
-      this.skip('nonFinite');
+      this.skippedNonFinite++;
       return;
     }
     const i = this.n;
@@ -271,25 +231,26 @@ export class IndexBuilder {
     this.n++;
   }
 
-  private skip(why: 'wrongLength' | 'nonFinite'): void {
-    if (why === 'wrongLength') this.skippedWrongLength++;
-    else this.skippedNonFinite++;
-  }
-
   /** The finished parts; `undefined` dim (no usable record at all) is reported as an error by the caller. */
   finish(): IndexParts | undefined {
     if (this.dim === undefined) return undefined;
     const n = this.n;
     const memory = this.memory!;
-    const planes = planesAfter(memory, this.layout!, n, this.opts.model);
+    const meta = metaLayout(this.layout!, n);
+    ensureMemory(memory, meta.end, this.opts.model);
+    const planes = metaViews(memory, meta, n);
     planes.scale.set(this.scale.subarray(0, n));
     planes.err.set(this.err.subarray(0, n));
     planes.qnorm.set(this.qnorm.subarray(0, n));
     this.scale = this.err = this.qnorm = new Float32Array(0);
     return {
+      model: this.opts.model,
       dim: this.dim,
       n,
       layout: this.layout!,
+      memory,
+      meta,
+      ...planes,
       rowids: this.rowids.slice(0, n),
       ids: this.ids.slice(0, n),
       conv: this.conv.slice(0, n),
@@ -299,9 +260,6 @@ export class IndexBuilder {
       senders: [...this.senderIds.keys()],
       sources: [...this.sourceIds.keys()],
       stats: { indexed: n, skippedWrongLength: this.skippedWrongLength, skippedNonFinite: this.skippedNonFinite },
-      model: this.opts.model,
-      memory,
-      ...planes,
     };
   }
 }

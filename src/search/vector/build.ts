@@ -78,24 +78,16 @@ export async function consumeRecords(
   return checkedParts(builder.finish(), opts, read);
 }
 
-/**
- * The parts of a finished build, or the error of a build that found no usable vector (`read`: records read, by
- * default those the parts counted); logs the rows it skipped.
- */
-export function checkedParts(
-  parts: IndexParts | undefined,
-  opts: Pick<BuildOptions, 'model' | 'log'>,
-  read?: number,
-): IndexParts {
+/** The parts of a finished build (logging the rows it skipped), or the error of one that found no usable vector. */
+function checkedParts(parts: IndexParts | undefined, opts: BuildOptions, read: number): IndexParts {
   if (!parts || parts.n === 0) {
     const s = parts?.stats;
     const skipped = s
       ? ` (${s.skippedWrongLength} with the wrong length, ${s.skippedNonFinite} with NaN/infinite values)`
       : '';
-    const done = read ?? (s ? s.indexed + s.skippedWrongLength + s.skippedNonFinite : 0);
     throw new VectorIndexError(
       'no_vectors',
-      `the archive holds no usable embeddings for model ${opts.model}: ${done} record(s) read${skipped}; run \`msgbrowse embed\` with this model`,
+      `the archive holds no usable embeddings for model ${opts.model}: ${read} record(s) read${skipped}; run \`msgbrowse embed\` with this model`,
     );
   }
   const { skippedWrongLength, skippedNonFinite } = parts.stats;
@@ -108,7 +100,7 @@ export function checkedParts(
   return parts;
 }
 
-/** Builds an index entirely in memory (float32 rows kept in the heap): for tests and small archives. */
+/** Builds an index entirely in memory, float rows kept in the heap: for tests and small archives. */
 export async function buildVectorIndex(
   records: Iterable<EmbeddingRecord>,
   opts: BuildOptions,

@@ -1,16 +1,10 @@
 /**
- * The persistent index cache: one file per (archive, model) under a cache directory of ours — never beside the
- * archive — written atomically (temporary file + rename) and loaded with plain file reads.
- *
- * File layout (little-endian):
- *   [0, 64)            preamble: magic "MSGBVEC1", u32 format version, u32 0, f64 header offset, f64 header length,
- *                      f64 0, f64 file size
- *   [64, …)            int8 rows, n × stride bytes (copied straight into the kernel's WebAssembly memory)
- *   metadata sections  rowids f64, ids f64, ts f64, conv i32, sender i32, source i32, scale f32, err f32, qnorm f32
- * No float rows: exact rescoring reads the few candidates' vectors back from the archive by their embedding rowid
- * (format 1 kept a float32 copy of every vector, four times the int8 rows, which made builds write-bound).
- *   header             JSON: key, model, dim, n, sections, interned senders/sources, build stats, sha1 of metadata
- * A file whose preamble, header, key, model, dimension, size or metadata checksum does not match is rebuilt.
+ * The persistent index cache: one file per (archive, model) in a cache directory of ours, never beside the archive,
+ * written atomically (temporary file + rename). Little-endian:
+ *   [0, 64)  preamble: "MSGBVEC1", u32 version, u32 0, f64 header offset, f64 header length, f64 0, f64 file size
+ *   [64, …)  int8 rows (n × stride bytes), the metadata sections (SECTION_BYTES), then the JSON header: key, model,
+ *            dim, n, section offsets, interned senders/sources, build stats, sha1 of the metadata
+ * No float rows: rescoring reads candidates' vectors back from the archive. A file that does not match is rebuilt.
  */
 import { createHash, type Hash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -47,18 +41,10 @@ export interface LoadOrBuildOptions extends Omit<BuildOptions, 'model'> {
   rows: (parts: IndexParts) => RowStore;
 }
 
-type SectionName = 'rowids' | 'ids' | 'ts' | 'conv' | 'sender' | 'source' | 'scale' | 'err' | 'qnorm';
-const SECTIONS: { name: SectionName; bytes: number }[] = [
-  { name: 'rowids', bytes: 8 },
-  { name: 'ids', bytes: 8 },
-  { name: 'ts', bytes: 8 },
-  { name: 'conv', bytes: 4 },
-  { name: 'sender', bytes: 4 },
-  { name: 'source', bytes: 4 },
-  { name: 'scale', bytes: 4 },
-  { name: 'err', bytes: 4 },
-  { name: 'qnorm', bytes: 4 },
-];
+/** The metadata sections in file order, with the bytes per row of each. */
+const SECTION_BYTES = { rowids: 8, ids: 8, ts: 8, conv: 4, sender: 4, source: 4, scale: 4, err: 4, qnorm: 4 };
+type SectionName = keyof typeof SECTION_BYTES;
+const SECTIONS = Object.keys(SECTION_BYTES) as SectionName[];
 
 interface CacheHeader {
   version: number;
@@ -114,7 +100,7 @@ const fsyncAsync = promisify(fs.fsync);
 /** I/O happens off the main thread in slices of this size, so big cache files never stall the event loop. */
 const IO_CHUNK = 16 << 20;
 
-/** Hashes in 1 MB slices with a yield between them: an 8 MB section hashed at once held the thread ~20 ms. */
+/** Hashes in slices with a yield between them, so a big section never holds the thread long. */
 async function hashInSlices(sha: Hash, bytes: Uint8Array): Promise<void> {
   const SLICE = 1 << 20;
   for (let at = 0; at < bytes.length; at += SLICE) {
@@ -149,8 +135,8 @@ async function writeParts(fd: number, parts: IndexParts, key: string): Promise<v
   const sections = {} as Record<SectionName, number>;
   const sha = createHash('sha1');
   for (const s of SECTIONS) {
-    const bytes = bytesOf(parts[s.name]);
-    sections[s.name] = at;
+    const bytes = bytesOf(parts[s]);
+    sections[s] = at;
     await writeFully(fd, bytes, at);
     await hashInSlices(sha, bytes);
     at = align(at + bytes.length, 8);
@@ -181,15 +167,15 @@ async function writeParts(fd: number, parts: IndexParts, key: string): Promise<v
   await writeFully(fd, pre, 0);
 }
 
-/** Reads and validates a cache file; throws StaleCache (with the reason) when it cannot be used. */
-async function readCache(fd: number, key: string, model: string, dim: number | undefined): Promise<IndexParts> {
+/** The header a file's preamble points to, checked against the file's size. */
+async function readHeader(fd: number): Promise<{ h: CacheHeader; headerOff: number }> {
   const size = fs.fstatSync(fd).size;
   if (size < PREAMBLE) throw new StaleCache('too short');
   const pre = Buffer.alloc(PREAMBLE);
   await readFully(fd, pre, 0);
   if (pre.toString('latin1', 0, 8) !== MAGIC) throw new StaleCache('not a vector cache file');
-  if (pre.readUInt32LE(8) !== FORMAT_VERSION)
-    throw new StaleCache(`format ${pre.readUInt32LE(8)}, expected ${FORMAT_VERSION}`);
+  const version = pre.readUInt32LE(8);
+  if (version !== FORMAT_VERSION) throw new StaleCache(`format ${version}, expected ${FORMAT_VERSION}`);
   const headerOff = pre.readDoubleLE(16);
   const headerLen = pre.readDoubleLE(24);
   if (
@@ -200,78 +186,67 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
   }
   const json = Buffer.alloc(headerLen);
   await readFully(fd, json, headerOff);
-  let h: CacheHeader;
   try {
-    h = JSON.parse(json.toString('utf8')) as CacheHeader;
+    return { h: JSON.parse(json.toString('utf8')) as CacheHeader, headerOff };
   } catch {
     throw new StaleCache('unreadable header');
   }
+}
+
+/** Throws StaleCache unless the header describes this index, its sections where the writer puts them. */
+function checkHeader(h: CacheHeader, headerOff: number, key: string, model: string, dim: number | undefined): void {
   if (h.version !== FORMAT_VERSION) throw new StaleCache('header format mismatch');
   if (h.key !== key) throw new StaleCache('the archive embeddings changed since it was built');
   if (h.model !== model) throw new StaleCache(`built for model ${h.model}`);
   if (dim !== undefined && h.dim !== dim) throw new StaleCache(`dimension ${h.dim}, expected ${dim}`);
   const n = h.n;
-  const stride = strideFor(h.dim);
-  if (h.stride !== stride || !Number.isInteger(n) || n < 1 || h.matrixOff !== PREAMBLE) {
+  if (h.stride !== strideFor(h.dim) || !Number.isInteger(n) || n < 1 || h.matrixOff !== PREAMBLE) {
     throw new StaleCache('inconsistent header');
   }
-  let expectAt = align(h.matrixOff + n * stride, 64);
+  let expectAt = align(h.matrixOff + n * h.stride, 64);
   for (const s of SECTIONS) {
-    if (h.sections?.[s.name] !== expectAt) throw new StaleCache('inconsistent section offsets');
-    expectAt = align(expectAt + n * s.bytes, 8);
+    if (h.sections?.[s] !== expectAt) throw new StaleCache('inconsistent section offsets');
+    expectAt = align(expectAt + n * SECTION_BYTES[s], 8);
   }
   if (expectAt !== headerOff) throw new StaleCache('inconsistent section offsets');
+}
 
+/** Reads and validates a cache file; throws StaleCache (with the reason) when it cannot be used. */
+async function readCache(fd: number, key: string, model: string, dim: number | undefined): Promise<IndexParts> {
+  const { h, headerOff } = await readHeader(fd);
+  checkHeader(h, headerOff, key, model, dim);
+  const { n, stride } = h;
   const sha = createHash('sha1');
-  const read = async <T extends ArrayBufferView>(name: SectionName, make: (n: number) => T): Promise<T> => {
-    const arr = make(n);
+  const read = async <T extends ArrayBufferView>(name: SectionName, arr: T): Promise<T> => {
     const bytes = bytesOf(arr);
     await readFully(fd, bytes, h.sections[name]);
     await hashInSlices(sha, bytes);
     return arr;
   };
-  const rowids = await read('rowids', (k) => new Float64Array(k));
-  const ids = await read('ids', (k) => new Float64Array(k));
-  const ts = await read('ts', (k) => new Float64Array(k));
-  const conv = await read('conv', (k) => new Int32Array(k));
-  const sender = await read('sender', (k) => new Int32Array(k));
-  const source = await read('source', (k) => new Int32Array(k));
+  const rows = {
+    rowids: await read('rowids', new Float64Array(n)),
+    ids: await read('ids', new Float64Array(n)),
+    ts: await read('ts', new Float64Array(n)),
+    conv: await read('conv', new Int32Array(n)),
+    sender: await read('sender', new Int32Array(n)),
+    source: await read('source', new Int32Array(n)),
+  };
   const layout = layoutFor(stride);
   const meta = metaLayout(layout, n);
   const pages = pagesFor(meta.end);
   if (pages > MAX_PAGES) throw new StaleCache('too large for WebAssembly memory');
   const memory = kernelMemory(pages);
   const views = metaViews(memory, meta, n);
-  const scale = await read('scale', () => views.scale);
-  const err = await read('err', () => views.err);
-  const qnorm = await read('qnorm', () => views.qnorm);
+  for (const name of ['scale', 'err', 'qnorm'] as const) await read(name, views[name]);
   if (sha.digest('hex') !== h.metaSha1) throw new StaleCache('metadata checksum mismatch (corrupt)');
   await readFully(fd, new Uint8Array(memory.buffer, layout.matrixOff, n * stride), h.matrixOff);
-  return {
-    model: h.model,
-    dim: h.dim,
-    n,
-    layout,
-    memory,
-    meta,
-    rowids,
-    ids,
-    conv,
-    ts,
-    sender,
-    source,
-    senders: h.senders,
-    sources: h.sources,
-    scale,
-    err,
-    qnorm,
-    stats: h.stats,
-  };
+  const { senders, sources, stats } = h;
+  return { model: h.model, dim: h.dim, n, layout, memory, meta, ...rows, ...views, senders, sources, stats };
 }
 
 /**
  * The index parts of `model` from its cache file, or undefined (with the reason logged) when the file is missing,
- * stale or corrupt. I/O runs off the thread in 16 MB slices, so a big file never stalls the event loop.
+ * stale or corrupt. I/O runs off the thread in slices, so a big file never stalls the event loop.
  */
 export async function loadCachedParts(
   opts: Pick<LoadOrBuildOptions, 'cacheDir' | 'name' | 'key' | 'model' | 'dim' | 'log'>,

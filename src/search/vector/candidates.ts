@@ -1,23 +1,23 @@
 /**
- * The candidates of one exact search while it scans (see int8-index.ts for the bound): every row whose upper bound
- * may still reach the top k, and the k largest lower bounds seen, whose smallest is the pruning threshold L.
+ * The candidates of one exact search while it scans (int8-index.ts): every row whose upper bound may still reach the
+ * top k, and the k largest lower bounds seen, whose smallest is the pruning threshold L.
  *
- * A scan shared by two threads (scan-share.ts) keeps one of these per thread. Each thread's L is the k-th largest
- * lower bound of the rows IT scored, never above the k-th largest of all rows, so what it drops is dropped safely;
- * merging the other thread's lower bounds and candidates gives the same candidates a single scan would keep.
+ * A scan shared by two threads (scan-share.ts) keeps one per thread. Each thread's L is the k-th largest lower bound
+ * of the rows IT scored, never above that of all rows, so what it drops is dropped safely; merging the other thread's
+ * lower bounds and candidates gives the candidates a single scan would keep.
  */
 import { KLargest } from './topk';
 
 /** Absolute slack added to every bound, covering float rounding in the approximate and exact scores. */
-export const EPS = 1e-7;
+const EPS = 1e-7;
 /**
  * Margin for the kernel's float32 upper bounds: f32 rounding of dot·sq·scale + err + fq·qnorm (terms ≤ ~1.1 in
  * magnitude, a handful of roundings of ≤ 2⁻²⁴ relative each) stays far below 1e-5.
  */
-export const F32_SLACK = 1e-5;
+const F32_SLACK = 1e-5;
 
 /** Per-row quantisation numbers of an index (views of its WebAssembly memory). */
-export interface RowBounds {
+interface RowBounds {
   scale: Float32Array;
   err: Float32Array;
   qnorm: Float32Array;

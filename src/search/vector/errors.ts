@@ -1,5 +1,4 @@
-/** Errors the vector index raises: what was wrong and what to do, never a stack trace. */
-
+/** Errors the vector index raises: what was wrong and what to do. */
 export type VectorErrorCode =
   | 'dimension_mismatch'
   | 'zero_query'

@@ -8,7 +8,7 @@ export {
   vectorCacheKey,
   type LoadOrBuildOptions,
 } from './cache';
-export { checkedParts, consumeRecords } from './build';
+export { consumeRecords } from './build';
 export type { IndexParts } from './accumulator';
 export { archiveRows, KeyedRows, type RowStore, type VectorSource } from './row-store';
 export { packParts, unpackParts, type PackedParts } from './transfer';

@@ -1,17 +1,10 @@
 /**
- * The exact vector index: int8 rows scored by the WASM SIMD kernel, then exact float64 cosine rescoring of
- * candidates until no unscored row can still enter the top k.
+ * The exact vector index: int8 rows scored by the WASM SIMD kernel, then exact float64 rescoring of candidates.
  *
- * Exactness: every row r has an approximate cosine a_r (kernel dot × both scales) with |cos_r − a_r| ≤ b_r
- * (see quantize.ts). While scanning, L = the k-th largest lower bound a_r − b_r seen so far; a row whose upper bound
- * a_r + b_r is below L cannot be in the top k (k rows are already known to score at least L), so it is dropped.
- * After the scan the surviving candidates are rescored exactly in descending order of their upper bound, and
- * rescoring stops only when the k-th best exact score is strictly greater than the next candidate's upper bound.
- *
- * Cost: the kernel writes each row's integer dot and a float32 upper bound; the JS loop compares one float per row
- * against L (minus a slack covering float32 rounding) and recomputes the bounds in float64 only for survivors.
- * Filters are evaluated per chunk on typed arrays (conversation, time, interned sender/source) and only matching
- * rows are scored. The scan yields to the event loop every few milliseconds and honours the AbortSignal there.
+ * Exactness: every row r has an approximate cosine a_r with |cos_r − a_r| ≤ b_r (quantize.ts). While scanning,
+ * L = the k-th largest lower bound a_r − b_r seen; a row whose upper bound a_r + b_r is below L cannot be in the top k
+ * (k rows score at least L), so it is dropped. The survivors are rescored exactly in descending order of upper bound,
+ * until the k-th best exact score is strictly greater than the next candidate's upper bound.
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../types';
 import type { IndexParts, BuildStats } from './accumulator';
@@ -22,13 +15,11 @@ import type { RowStore } from './row-store';
 import { TopHits } from './topk';
 import { Candidates } from './candidates';
 import { pagesFor, WASM_PAGE } from './layout';
-import { chunkCount, claimChunk, closeJob, helperScratch, type HelperScan, type ScanShare } from './scan-share';
+import { chunkCount, claimChunk, closeJob, helperScratch, isUnfiltered } from './scan-share';
+import type { HelperScan, ScanShare } from './scan-share';
 
 /** A search whose scan a helper thread shares (scan-share.ts): the job it made, and what it will post. */
-export interface SharedScan {
-  job: SharedArrayBuffer;
-  helped: Promise<HelperScan>;
-}
+type SharedScan = { job: SharedArrayBuffer; helped: Promise<HelperScan> };
 
 /** `p`, or the signal's abort: a helper's answer is awaited no longer than the search it belongs to. */
 function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -42,13 +33,7 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promis
 }
 
 /** A query quantised for the kernel, with its exact norm. */
-interface Query {
-  vec: Float32Array;
-  codes: Int16Array;
-  scale: number;
-  err: number;
-  norm: number;
-}
+type Query = { vec: Float32Array; codes: Int16Array; scale: number; err: number; norm: number };
 
 /** A row filter resolved to the index's interned ids; undefined: no row can match. */
 type RowTest = ((r: number) => boolean) | null;
@@ -59,11 +44,10 @@ export interface VectorIndexStats extends BuildStats {
   /** Where the index came from: built in memory, built and cached, or loaded from the cache. */
   origin: IndexOrigin;
   dim: number;
-  /** Bytes resident for this index (int8 rows and scratch in WASM memory + metadata + any in-memory float rows). */
+  /** Bytes resident: WASM memory in use, metadata, any in-memory float rows. */
   residentBytes: number;
-  /** Size the plain float32 matrix would take (n × dim × 4). */
+  /** Size of the plain float32 matrix. */
   float32Bytes: number;
-  /** Path of the index's cache file, when there is one. */
   cacheFile?: string;
 }
 
@@ -74,7 +58,7 @@ export interface SearchTrace {
   candidates: number;
   /** Rows rescored exactly. */
   rescored: number;
-  /** Candidates left out because the vector read back no longer matches its int8 row (the archive changed). */
+  /** Candidates left out: the vector read back no longer matches its int8 row (the archive changed). */
   stale?: number;
 }
 
@@ -82,12 +66,9 @@ export class Int8VectorIndex implements VectorIndex {
   readonly model: string;
   readonly dim: number;
   readonly size: number;
-  /** Numbers of the most recent search (for benchmarks and diagnostics). */
+  /** Numbers of the most recent search (diagnostics). */
   lastTrace: SearchTrace = { scanned: 0, candidates: 0, rescored: 0 };
-  /**
-   * Longest stretch of synchronous scanning (ms) before the search yields to the event loop; a chunk is ~4 MiB of
-   * int8 rows (well under 1 ms), so 0 yields after every chunk.
-   */
+  /** Longest stretch of synchronous scanning (ms) before the search yields; 0 yields after every chunk. */
   yieldMs = 4;
   private parts: IndexParts | undefined;
   private shareInfo: ScanShare | undefined;
@@ -109,42 +90,25 @@ export class Int8VectorIndex implements VectorIndex {
     this.sourceIds = new Map(parts.sources.map((s, i) => [s, i]));
   }
 
-  static async create(
-    parts: IndexParts,
-    rows: RowStore,
-    origin: IndexOrigin,
-    cacheFile?: string,
-  ): Promise<Int8VectorIndex> {
-    const kernel = await instantiateKernel(parts.memory);
-    return new Int8VectorIndex(parts, kernel, rows, origin, cacheFile);
+  static async create(parts: IndexParts, rows: RowStore, origin: IndexOrigin, cacheFile?: string) {
+    return new Int8VectorIndex(parts, await instantiateKernel(parts.memory), rows, origin, cacheFile);
   }
 
   get stats(): VectorIndexStats {
     const p = this.parts;
     // scale/err/qnorm live in WASM memory (counted in meta.end); the rest are JS typed arrays.
-    const jsMeta = p
-      ? p.rowids.byteLength +
-        p.ids.byteLength +
-        p.conv.byteLength +
-        p.ts.byteLength +
-        p.sender.byteLength +
-        p.source.byteLength
-      : 0;
+    const jsMeta = p ? [p.rowids, p.ids, p.conv, p.ts, p.sender, p.source].reduce((n, a) => n + a.byteLength, 0) : 0;
     return {
       ...(p?.stats ?? { indexed: 0, skippedWrongLength: 0, skippedNonFinite: 0 }),
       origin: this.origin,
       dim: this.dim,
-      // WASM pages past the metadata planes are reserved but never touched (not resident).
       residentBytes: (p ? p.meta.end : 0) + jsMeta + (this.rows?.residentBytes ?? 0),
       float32Bytes: this.size * this.dim * 4,
       cacheFile: this.cacheFile,
     };
   }
 
-  /**
-   * What a helper thread needs to share this index's scans (scan-share.ts): made once, with the helper's scratch
-   * after the per-row planes (about 45 KB for 768 dimensions).
-   */
+  /** What a helper thread needs to share this index's scans (scan-share.ts), its scratch after the row planes. */
   share(): ScanShare {
     if (this.shareInfo) return this.shareInfo;
     const { parts } = this.live();
@@ -180,13 +144,7 @@ export class Int8VectorIndex implements VectorIndex {
   }
 
   /** `shared`: a helper thread scans beside this one (unfiltered searches only; a filtered one scans alone). */
-  async search(
-    query: Float32Array,
-    k: number,
-    filter?: VectorFilter,
-    signal?: AbortSignal,
-    shared?: SharedScan,
-  ): Promise<VectorHit[]> {
+  async search(query: Float32Array, k: number, filter?: VectorFilter, signal?: AbortSignal, shared?: SharedScan) {
     throwIfAborted(signal);
     const q = this.quantiseQuery(query, k);
     const test = this.rowTest(filter ?? {});
@@ -225,14 +183,11 @@ export class Int8VectorIndex implements VectorIndex {
 
   /** The filter as a per-row test on typed arrays (null: every row), or undefined when no row can match. */
   private rowTest(f: VectorFilter): RowTest | undefined {
+    if (isUnfiltered(f)) return null;
     const { parts } = this.live();
     // An interned id for the sender/source filter: -1 = no filter, undefined = no row can match.
-    const interned = (
-      kind: 'sender' | 'source',
-      value: string | undefined,
-      names: readonly string[],
-      ids: Map<string, number>,
-    ) => {
+    const interned = (kind: 'sender' | 'source', names: readonly string[], ids: Map<string, number>) => {
+      const value = f[kind];
       if (value === undefined) return -1;
       if (names.length === 0) {
         throw new VectorIndexError(
@@ -242,25 +197,14 @@ export class Int8VectorIndex implements VectorIndex {
       }
       return ids.get(value);
     };
-    const fSender = interned('sender', f.sender, parts.senders, this.senderIds);
-    const fSource = interned('source', f.source, parts.sources, this.sourceIds);
+    const fSender = interned('sender', parts.senders, this.senderIds);
+    const fSource = interned('source', parts.sources, this.sourceIds);
     const only = f.onlyMessageIds ? new Set(f.onlyMessageIds) : undefined;
     if (fSender === undefined || fSource === undefined || only?.size === 0) return undefined;
     const hidden = f.excludeConversationIds?.length ? new Set(f.excludeConversationIds) : undefined;
     const skip = f.skipMessageIds?.length ? new Set(f.skipMessageIds) : undefined;
     const { conv, ts, sender, source, ids } = parts;
     const { conversationId: c, startUnix: start, endUnix: end } = f;
-    if (
-      c === undefined &&
-      start === undefined &&
-      end === undefined &&
-      fSender < 0 &&
-      fSource < 0 &&
-      !hidden &&
-      !only &&
-      !skip
-    )
-      return null;
     // One closure of plain comparisons: V8 inlines it into the scan loop.
     return (r) =>
       (c === undefined || conv[r] === c) &&
@@ -274,93 +218,85 @@ export class Int8VectorIndex implements VectorIndex {
   }
 
   /**
-   * Scores every row (or those passing `test`) with the kernel, a chunk at a time, keeping the candidates. With
-   * `shared`, chunks come from the counter the helper takes them from too, and its findings are merged at the end.
+   * Scores every row (or those passing `test`) a chunk at a time, keeping the candidates. With `shared`, chunks come
+   * from the counter the helper takes them from too, and its findings are merged at the end.
    */
-  private async scan(
-    q: Query,
-    k: number,
-    test: RowTest,
-    signal: AbortSignal | undefined,
-    shared?: SharedScan,
-  ): Promise<Candidates> {
-    let { parts } = this.live();
-    const { layout } = parts;
+  private async scan(q: Query, k: number, test: RowTest, signal: AbortSignal | undefined, shared?: SharedScan) {
     let found = new Candidates(k);
-    const n = this.size;
-    const chunks = chunkCount(layout, n);
+    const chunks = chunkCount(this.live().parts.layout, this.size);
     const job = shared ? new Int32Array(shared.job) : undefined;
     let sequential = 0;
     const next = (): number => (job ? claimChunk(job, chunks) : sequential < chunks ? sequential++ : -1);
-    const scoreChunk = (c: number): void => {
-      const start = c * layout.chunkRows;
-      const { memory, meta } = parts;
-      const count = Math.min(layout.chunkRows, n - start);
-      const buf = memory.buffer;
-      // The query is rewritten for every chunk: concurrent searches share the kernel's buffers between yields.
-      new Int16Array(buf, layout.queryOff, layout.stride).set(q.codes);
-      const dots = new Int32Array(buf, layout.outOff, count);
-      const uppers = new Float32Array(buf, layout.uOff, count);
-      if (!test) {
-        this.kernel.score_rows(
-          layout.queryOff,
-          layout.matrixOff + start * layout.stride,
-          count,
-          layout.stride,
-          meta.metaOff + start * 4,
-          meta.plane,
-          q.scale,
-          q.err,
-          layout.outOff,
-          layout.uOff,
-        );
-        found.offerChunk(dots, uppers, count, start, undefined, q.scale, q.err, parts);
-        return;
+    let lastYield = performance.now();
+    for (let c = next(), first = true; c >= 0; c = next(), first = false) {
+      if (!first && performance.now() - lastYield >= this.yieldMs) {
+        await yieldToEventLoop();
+        throwIfAborted(signal);
+        lastYield = performance.now();
       }
-      const idx = new Int32Array(buf, layout.idxOff, count);
-      let m = 0;
-      for (let r = start; r < start + count; r++) if (test(r)) idx[m++] = r;
-      if (m === 0) return;
-      this.kernel.score_idx(
+      this.scoreChunk(c, q, test, found);
+    }
+    if (shared) {
+      // The helper's share: what it found, and the chunks it took but could not score.
+      const helped = await untilAborted(shared.helped, signal);
+      this.live();
+      if (!helped.lost) {
+        for (const c of helped.unscanned) this.scoreChunk(c, q, test, found);
+        found.merge(helped);
+      } else {
+        // Which chunks the helper took is unknown: scan everything here, and use nothing of its answer.
+        found = new Candidates(k);
+        for (let c = 0; c < chunks; c++) this.scoreChunk(c, q, test, found);
+      }
+    }
+    found.prune();
+    return found;
+  }
+
+  /** Scores chunk `c` (its rows passing `test`) with the kernel and offers them to `found`. */
+  private scoreChunk(c: number, q: Query, test: RowTest, found: Candidates): void {
+    const { parts } = this.live();
+    const { layout, meta } = parts;
+    const start = c * layout.chunkRows;
+    const count = Math.min(layout.chunkRows, this.size - start);
+    const buf = parts.memory.buffer;
+    // The query is rewritten for every chunk: concurrent searches share the kernel's buffers between yields.
+    new Int16Array(buf, layout.queryOff, layout.stride).set(q.codes);
+    const dots = new Int32Array(buf, layout.outOff, count);
+    const uppers = new Float32Array(buf, layout.uOff, count);
+    if (!test) {
+      this.kernel.score_rows(
         layout.queryOff,
-        layout.matrixOff,
-        layout.idxOff,
-        m,
+        layout.matrixOff + start * layout.stride,
+        count,
         layout.stride,
-        meta.metaOff,
+        meta.metaOff + start * 4,
         meta.plane,
         q.scale,
         q.err,
         layout.outOff,
         layout.uOff,
       );
-      found.offerChunk(dots, uppers, m, start, idx, q.scale, q.err, parts);
-    };
-    let lastYield = performance.now();
-    for (let c = next(), first = true; c >= 0; c = next(), first = false) {
-      if (!first && performance.now() - lastYield >= this.yieldMs) {
-        await yieldToEventLoop();
-        throwIfAborted(signal);
-        parts = this.live().parts;
-        lastYield = performance.now();
-      }
-      scoreChunk(c);
+      return found.offerChunk(dots, uppers, count, start, undefined, q.scale, q.err, parts);
     }
-    if (shared) {
-      // The helper's share: what it found, and the chunks it took but could not score.
-      const helped = await untilAborted(shared.helped, signal);
-      parts = this.live().parts;
-      if (!helped.lost) {
-        for (const c of helped.unscanned) scoreChunk(c);
-        found.merge(helped);
-      } else {
-        // Which chunks the helper took is unknown: scan everything here, and use nothing of its answer.
-        found = new Candidates(k);
-        for (let c = 0; c < chunks; c++) scoreChunk(c);
-      }
-    }
-    found.prune();
-    return found;
+    const idx = new Int32Array(buf, layout.idxOff, count);
+    let m = 0;
+    for (let r = start; r < start + count; r++) if (test(r)) idx[m++] = r;
+    if (m === 0) return;
+    this.kernel.score_idx(
+      layout.queryOff,
+      layout.matrixOff,
+      layout.idxOff,
+      m,
+      layout.stride,
+      meta.metaOff,
+      meta.plane,
+      q.scale,
+      q.err,
+      layout.outOff,
+      layout.uOff,
+    );
+    found.offerChunk(dots, uppers, m, start, idx, q.scale, q.err, parts);
   }
 
   /** Exact cosine of the candidates, in descending order of upper bound, until none left can enter the top k. */

@@ -1,9 +1,7 @@
 /**
- * Layout of an index's WebAssembly memory:
- *   [query i16][chunk dots i32][chunk upper bounds f32][chunk row list i32][int8 rows…][scale f32[n]][err f32[n]][qnorm f32[n]]
- * The three per-row planes are placed after the rows once the row count is known (metaLayout).
+ * An index's WebAssembly memory: [query i16][chunk dots i32][chunk upper bounds f32][chunk row list i32][int8 rows…]
+ * then, once the row count is known (metaLayout), [scale f32[n]][err f32[n]][qnorm f32[n]].
  */
-
 export const WASM_PAGE = 65536;
 /** wasm32 limit (V8 allows 65 536 pages = 4 GiB). */
 export const MAX_PAGES = 65536;
@@ -22,7 +20,7 @@ export interface MemoryLayout {
 const align = (n: number, a: number) => Math.ceil(n / a) * a;
 
 export function layoutFor(stride: number): MemoryLayout {
-  // About 4 MiB of int8 rows per chunk: well under a millisecond of kernel time, then a yield.
+  // A few MiB of int8 rows per chunk: short kernel calls between yields.
   const chunkRows = Math.min(65536, Math.max(1024, Math.floor((4 << 20) / stride / 2) * 2));
   const queryOff = 0;
   const outOff = align(queryOff + stride * 2, 64);

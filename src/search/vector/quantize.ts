@@ -1,25 +1,19 @@
 /**
- * Normalisation and int8 quantisation with a per-row scale, plus the per-row numbers the exactness bound needs.
+ * int8 quantisation with a per-row scale, and the per-row numbers the exactness bound needs.
  *
  * For a unit vector v̂ with scale s (= max|v̂ᵢ| / 127) and int8 codes c (cᵢ = round(v̂ᵢ / s)), write
  * v̂ = s·c + e. For the unit query q̂ = t·d + f the same way (with i16 codes, see queryLevels), the true cosine is
  *   q̂·v̂ = s·t·(d·c) + f·(s·c) + q̂·e,
  * so |q̂·v̂ − s·t·(d·c)| ≤ ‖f‖·‖s·c‖ + ‖e‖ (Cauchy–Schwarz, ‖q̂‖ = 1). The row keeps ‖e‖ (`err`) and ‖s·c‖
  * (`qnorm`), both rounded up; the query contributes ‖f‖. d·c is computed exactly in i32 by the kernel.
- *
- * Index builds quantise their rows with the kernel's SIMD port of quantiseRow (row-quantiser.ts), several times
- * faster; quantiseRow stays the reference, the fallback, and the query side (int16 levels).
+ * Builds use the kernel's port of quantiseRow (row-quantiser.ts); this one is the reference and the query side.
  */
 
 /** Relative safety margin applied to stored norms so float32 rounding can only loosen the bound. */
 const ROUND_UP = 1 + 1e-6;
 const ROUND_MAGIC = 6755399441055744;
 
-/**
- * Quantisation levels for the query, which the kernel holds as i16: as fine as possible while the kernel's i32
- * sums cannot overflow (|dot| ≤ stride · levels · 127 < 2³¹). 22 017 for 768 dims, so the query's own rounding
- * error (‖f‖ in the bound) is ~170× smaller than an int8 row's.
- */
+/** The query's i16 levels: as fine as the kernel's i32 sums allow (|dot| ≤ stride · levels · 127 < 2³¹). */
 export function queryLevels(stride: number): number {
   return Math.min(32767, Math.floor((2 ** 31 - 1) / (stride * 127)));
 }
@@ -29,7 +23,7 @@ export function strideFor(dim: number): number {
   return Math.max(16, Math.ceil(dim / 16) * 16);
 }
 
-export interface RowQuantisation {
+interface RowQuantisation {
   /** Per-row scale (0 for a zero vector). */
   scale: number;
   /** ‖v̂ − s·c‖₂, rounded up. */
@@ -49,8 +43,7 @@ export function quantiseRow(
   at = 0,
   levels = 127,
 ): RowQuantisation | undefined {
-  // Branch-free loops (Math.abs/max/min and magic-number rounding): random signs defeat branch prediction, and
-  // Math.round is slow in V8; this is ~4× faster than the obvious code on 1M-row builds.
+  // Branch-free loops (Math.abs/max/min, magic-number rounding): random signs defeat branch prediction.
   let n2 = 0;
   let maxRaw = 0;
   for (let i = 0; i < dim; i++) {

@@ -1,23 +1,12 @@
 /**
- * Quantising stored rows during an index build: the kernel's `quantise_row` (WebAssembly SIMD, f32x4), with the
- * JS `quantiseRow` as the reference (and the default of IndexBuilder when no quantiser is given).
+ * Quantising stored rows during a build: the kernel's SIMD `quantise_row`, with the JS `quantiseRow` as reference.
+ * The kernel runs over a small memory of its own, where each row is staged zero-padded, quantised, and copied out.
  *
- * The kernel runs in a small instance of its own over a dedicated 2-page memory, not over the index's memory: the
- * float row must be staged zero-padded in kernel memory, and the index's layout keeps no scratch for it. Each row is
- * copied into the scratch area, quantised there, and its codes copied out (memcpy both ways,
- * ~0.1 µs for 768 dims; the kernel takes ~0.25 µs, the JS quantiser ~2.5–3 µs). One call per row: the call costs
- * tens of nanoseconds, and the builder learns at once whether the row is usable.
- *
- * Exactness (derived in full beside quantise_row in vector-kernel.wat): the kernel works in f32x4 on u = v, or
- * for extreme magnitudes on u = v·2^k, an exact power-of-two rescaling, so every intermediate stays in range for any
- * finite input. t = fl32(1/‖u‖) is off by |η| ≲ ½·γ_K + 2⁻²⁴ (γ_K ≈ (stride/16 + 6)·2⁻²⁴ bounds the f32 sum of
- * squares), so x = fl(u·t) is within ρ ≈ η + 2⁻²⁴ of the exact v̂ in norm. The stored err is ‖x − s·c‖ bounded
- * from its f32 sum of squares (inflated by γ_K, and by the rounding of s·cᵢ and of the subtraction) plus ρ; qnorm is
- * s·sqrt(Σcᵢ²) from an exact integer sum. Both are rounded up to f32. For 768 dims err ends ~2·10⁻⁶ above the exact
- * value, ~0.05 % of a typical row's err (a handful more rescored candidates at most). Codes are round-half-even of
- * x/s like the JS ones, but from f32 x: they differ from quantiseRow's by ±1 only where x/s lies within a few f32
- * ulps of a half-integer (exact ties included). s is computed as in quantiseRow, and every |cᵢ| ≤ 127 (proof in
- * the .wat).
+ * Exactness (derived in full beside quantise_row in vector-kernel.wat): the kernel works in f32 on v, rescaled by an
+ * exact power of two for extreme magnitudes, so no intermediate overflows. The stored err bounds ‖x − s·c‖ from its f32
+ * sum of squares, inflated by that sum's rounding bound and by the error of x = fl(v·fl(1/‖v‖)) against v̂; qnorm is
+ * s·sqrt(Σcᵢ²) from an exact integer sum; both are rounded up to f32. Codes may differ from quantiseRow's by ±1 only
+ * where x/s lies within a few ulps of a half-integer; every |cᵢ| ≤ 127.
  */
 import { instantiateKernel, kernelMemory, type KernelExports } from '../kernel/kernel';
 import { quantiseRow, strideFor } from './quantize';

@@ -1,7 +1,4 @@
-/**
- * Where the original float32 rows come from for exact rescoring: kept in memory (an index built from records that
- * exist nowhere else, e.g. in tests), or read back from the archive by the rowid each row was built from.
- */
+/** Where rescoring reads the float rows: memory (records that exist nowhere else), or the archive by rowid. */
 import { VectorIndexError } from './errors';
 
 export interface RowStore {
@@ -59,10 +56,8 @@ export class MemoryRows implements RowStore, RowSink {
 }
 
 /**
- * Reads a row's float vector back from where it came from (the archive) by the key the build recorded for it
- * (`IndexParts.rowids`): the index keeps only int8 rows resident, and the few candidates of a search are rescored
- * from the originals. `read` fills `out` (row i at `i * dim`) for the `keys` it still has and returns how many; a
- * missing row is left NaN, and the index checks every row read back against its int8 row before scoring it.
+ * Reads rows back by the key the build recorded (`IndexParts.rowids`). `read` fills `out` (row i at `i * dim`) for
+ * the keys it still has; a missing row stays NaN, and the index checks every row read back against its int8 row.
  */
 export class KeyedRows implements RowStore {
   readonly residentBytes = 0;
@@ -83,7 +78,6 @@ export class KeyedRows implements RowStore {
     if (this.scratch.length < count) this.scratch = new Float64Array(Math.max(count, 64));
     const want = this.scratch.subarray(0, count);
     for (let i = 0; i < count; i++) want[i] = keys[rows[i]];
-    // Rows the source no longer has stay NaN: the index leaves them out (see Int8VectorIndex.rowMatches).
     out.fill(Number.NaN, 0, count * this.dim);
     this.read(want, out);
   }

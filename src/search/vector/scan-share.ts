@@ -1,18 +1,9 @@
 /**
- * One exact search scanned by two threads at once: the thread that owns the index (the engine worker) and a
- * helper that would otherwise sit idle waiting for the answer (the CLI's main thread). Both score chunks of the
- * same shared WebAssembly memory and take the next unscored chunk from the search's own counter (a job), so
- * neither waits for the other: a helper that starts late leaves its chunks to the owner. The helper posts what it
- * found (its candidates and lower bounds, candidates.ts) and the owner merges them before rescoring exactly.
- *
- * The scan reads the int8 rows at the speed of one core's memory bandwidth; two threads each scan at that speed
- * (measured: 100k × 768 in 5.7 ms alone, 3.0 ms shared). Only unfiltered searches are shared: a filter's per-row
- * tables live in the owner's JavaScript heap.
- *
- * A job is a SharedArrayBuffer of its own, made by the helper and sent with the search, so a search that was
- * cancelled and still runs in the owner can never take a later search's chunks. The helper takes at most half of a
- * job's chunks and stops after HELP_BUDGET_MS: its thread has other work (the transport, other sessions), and a
- * busy owner scores the rest when it gets to the search.
+ * One exact search scanned by two threads: the engine worker that owns the index, and a helper that would otherwise
+ * wait idle (the CLI's main thread). Each takes the next unscored chunk of the shared memory from the search's own
+ * counter (a job: a SharedArrayBuffer of its own, so a cancelled search never takes a later one's chunks); the helper
+ * posts its findings and the owner merges them before rescoring. Only unfiltered searches are shared. The helper
+ * takes at most half the chunks, within HELP_BUDGET_MS: its thread has other work.
  */
 import type { VectorFilter } from '../types';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
@@ -37,15 +28,12 @@ export interface ScanShare {
 export interface HelperScan extends ScanFindings {
   /** Chunks the helper took and whose findings it does not report (it failed part-way): the owner scores them. */
   unscanned: number[];
-  /**
-   * The helper could not say which chunks it took (it never got to report): the owner scans every chunk itself
-   * and uses nothing of this.
-   */
+  /** The helper could not say which chunks it took: the owner scans every chunk itself and uses nothing of this. */
   lost?: true;
 }
 
 /** Longest the helper scans for one job; the owner scores whatever is left. */
-export const HELP_BUDGET_MS = 10;
+const HELP_BUDGET_MS = 10;
 
 export function chunkCount(layout: MemoryLayout, n: number): number {
   return Math.ceil(n / layout.chunkRows);
@@ -82,8 +70,7 @@ export function lostScan(): HelperScan {
 }
 
 /** Whether a search scans every row: the only kind a helper takes part in (and the owner's "unfiltered"). */
-export function isUnfiltered(f: VectorFilter | undefined): boolean {
-  if (!f) return true;
+export function isUnfiltered(f: VectorFilter = {}): boolean {
   return (
     f.conversationId === undefined &&
     f.startUnix === undefined &&
@@ -112,10 +99,8 @@ export class ScanHelper {
   }
 
   /**
-   * Scores chunks of `job` until none is left, half of them are taken, or HELP_BUDGET_MS have passed. Never
-   * throws: when anything goes wrong, it reports no findings and every chunk it took, which the owner then scores
-   * itself. A search the owner will reject (a NaN, zero or wrong-length query, a k that is not a positive integer)
-   * scores nothing here.
+   * Scores chunks of `job` until none is left, half are taken, or HELP_BUDGET_MS passed. Never throws: on failure it
+   * reports every chunk it took, for the owner to score. A search the owner will reject scores nothing here.
    */
   help(job: SharedArrayBuffer, query: Float32Array, k: number): HelperScan {
     const taken: number[] = [];

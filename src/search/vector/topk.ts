@@ -1,5 +1,3 @@
-/** Small fixed-capacity selection structures used by the search. */
-
 /** Keeps the k largest numbers seen; `min` is the k-th largest once full (−∞ before). */
 export class KLargest {
   private readonly heap: Float64Array;
@@ -48,13 +46,13 @@ export class KLargest {
   }
 }
 
-export interface ScoredId {
+interface ScoredId {
   messageId: number;
   score: number;
 }
 
 /** Ordering of results: score descending, then messageId ascending. */
-export function compareHits(a: ScoredId, b: ScoredId): number {
+function compareHits(a: ScoredId, b: ScoredId): number {
   return b.score - a.score || a.messageId - b.messageId;
 }
 

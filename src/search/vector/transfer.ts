@@ -1,7 +1,6 @@
 /**
- * Moving built index parts from the thread that built them to the thread that searches them. The int8 rows and
- * the per-row planes live in a shared kernel memory (kernelMemory): it is posted as is — both threads see the same
- * pages, nothing is copied — and the metadata arrays are transferred without a copy.
+ * Moving built index parts to the thread that searches them without a copy: the int8 rows and per-row planes live in
+ * shared kernel memory, posted as is; the metadata arrays are transferred.
  */
 import { metaViews, type IndexParts } from './accumulator';
 
@@ -15,7 +14,7 @@ export function packParts(parts: IndexParts): { packed: PackedParts; transfer: A
 }
 
 /** The distinct buffers under typed arrays, as a transfer list. */
-export function buffersOf(arrays: ArrayBufferView[]): ArrayBuffer[] {
+function buffersOf(arrays: ArrayBufferView[]): ArrayBuffer[] {
   return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
 }
 
