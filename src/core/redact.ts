@@ -1,38 +1,7 @@
 /**
- * Secret redaction for everything sent to a model (issue #16): one-time codes, payment card numbers, IBANs and
- * `password: …`-style secrets in message content become `[redacted: <kind>]`. Pure and vscode-free; the MCP tools and
- * resources apply it (when `msgbrowse.privacy.redact` / the CLI's default is on) through the shaping of `hits.ts`;
- * the person's own surfaces (palette, viewer, hovers) show the original text. Search still matches the original.
- *
- * The rules (precise on purpose: ordinary text — order numbers, phone numbers, dates, times, amounts — is left alone):
- *
- * - **Card number**: 13–19 digits, written contiguously or in groups separated by single spaces or single dashes
- *   (one separator kind; groups of 4 with a shorter last group, or the 4-6-4/4-6-5 Amex/Diners layout), starting with
- *   2–6 (the payment-card industries), passing the Luhn check, and not part of a longer number: not touching a letter,
- *   digit, `+` (phone numbers) or `_`, nor a `.`/`,`/`-`/`/`/`:` that continues the number (amounts, dates, times).
- * - **IBAN**: a country code with its registered IBAN length (`IBAN_LENGTHS`), two check digits, then the BBAN,
- *   contiguous, in groups or wrapped, with single spaces between its characters; the mod-97 checksum must be 1.
- *   Case-insensitive.
- * - **One-time code**: a run of 4–8 digits (or 3+3 / 4+4 with one space or dash: `123 456`, `123-456`) next to a code
- *   keyword (`CODE_KEYWORDS`: code, OTP, PIN, TAN, verification, código, verificação, Bestätigungscode, codice,
- *   vérification, verificatiecode…; en/es/pt/de/fr/it/nl): after it with at most three short words and a `:`/`=`/`#`
- *   between (`your code is 123456`, `código de verificación: 123456`, `Ihr Bestätigungscode lautet 123456`), or before
- *   it with at most four words between (`123456 is your verification code`). Not when the keyword is a postal, area,
- *   error, country… code (`NOT_SECRET_CODES`: zip code 90210, código postal 28013, code postal 75001, error code 4040),
- *   and not when the digits continue as an amount, a date or a time (`€1234`, `1234.50`, `2024-05-01`, `12:30`).
- * - **Password**: a password keyword (`PASSWORD_KEYWORDS`: password, passcode, passwd, pwd, pw, contraseña, senha,
- *   Passwort, Kennwort, mot de passe, mdp, wachtwoord, parola d'ordine…) followed by `:` or `=` (then any value), or by
- *   a copula (`is`, `es`, `é`, `ist`, `lautet`, `est`, `è`, `is:`) and a value that looks like a secret (it has a digit
- *   or a symbol, or is quoted) — so "the password is wrong" stays. The value is one whole token (trailing punctuation
- *   included), or a quoted string.
- *
- * The detectors read a view of the text (detectorView): any run of Unicode spaces and line breaks is one space,
- * invisible format characters are dropped and digits of every script are ASCII digits; what they find is redacted in
- * the original, whatever its spelling.
- *
- * Only content is redacted (bodies, keyword snippets, attachment names, link URLs); ids, hashes, timestamps, names
- * and citation links are never touched (a link's `?h=` hash prefix can be all digits). Labels carry no digits, so
- * redacting twice changes nothing.
+ * Secret redaction for what reaches a model: one-time codes, card numbers, IBANs and passwords become
+ * `[redacted: <kind>]`. The rules are precise on purpose (README, Privacy): ordinary numbers stay as written.
+ * Detectors read a normalised view of the text (detectorView) and redact the matching span of the original.
  */
 
 export type SecretKind = 'one-time code' | 'card number' | 'IBAN' | 'password';
@@ -46,6 +15,9 @@ export interface SecretSpan {
 export function redactionLabel(kind: SecretKind): string {
   return `[redacted: ${kind}]`;
 }
+
+/** A word list written `a|b|c` (entries may hold spaces). */
+const list = (s: string): readonly string[] => s.split('|');
 
 // ---------- cards ----------
 
@@ -105,10 +77,8 @@ function validCard(groups: string[]): boolean {
 }
 
 /**
- * Card numbers among the digit runs. A run of groups that goes on after the number (`4111 1111 1111 1111 123`: a
- * number and its CVV) is searched for its longest leading window of groups joined by one separator kind that is a
- * valid card; a window that a further group of four would continue (a longer grouped number) is not one, nor a run
- * that continues a token with digits before it (`DE89 3704 …`: an IBAN's tail, `+49 151 …`: a phone number).
+ * A card is the longest leading window of a digit run (one separator kind) that is valid: a number then its CVV
+ * counts, a window a further group of four continues does not, nor a run after a token with digits (IBAN, phone).
  */
 function findCards(text: string, out: SecretSpan[]): void {
   for (const m of text.matchAll(DIGIT_RUN)) {
@@ -133,96 +103,18 @@ function findCards(text: string, out: SecretSpan[]): void {
 // ---------- IBANs ----------
 
 /** Registered IBAN lengths by country (SWIFT IBAN registry). */
-export const IBAN_LENGTHS: Readonly<Record<string, number>> = {
-  AD: 24,
-  AE: 23,
-  AL: 28,
-  AT: 20,
-  AZ: 28,
-  BA: 20,
-  BE: 16,
-  BG: 22,
-  BH: 22,
-  BI: 27,
-  BR: 29,
-  BY: 28,
-  CH: 21,
-  CR: 22,
-  CY: 28,
-  CZ: 24,
-  DE: 22,
-  DJ: 27,
-  DK: 18,
-  DO: 28,
-  EE: 20,
-  EG: 29,
-  ES: 24,
-  FI: 18,
-  FK: 18,
-  FO: 18,
-  FR: 27,
-  GB: 22,
-  GE: 22,
-  GI: 23,
-  GL: 18,
-  GR: 27,
-  GT: 28,
-  HR: 21,
-  HU: 28,
-  IE: 22,
-  IL: 23,
-  IQ: 23,
-  IS: 26,
-  IT: 27,
-  JO: 30,
-  KW: 30,
-  KZ: 20,
-  LB: 28,
-  LC: 32,
-  LI: 21,
-  LT: 20,
-  LU: 20,
-  LV: 21,
-  LY: 25,
-  MC: 27,
-  MD: 24,
-  ME: 22,
-  MK: 19,
-  MN: 20,
-  MR: 27,
-  MT: 31,
-  MU: 30,
-  NI: 28,
-  NL: 18,
-  NO: 15,
-  OM: 23,
-  PK: 24,
-  PL: 28,
-  PS: 29,
-  PT: 25,
-  QA: 29,
-  RO: 24,
-  RS: 22,
-  RU: 33,
-  SA: 24,
-  SC: 31,
-  SD: 18,
-  SE: 24,
-  SI: 19,
-  SK: 24,
-  SM: 27,
-  SO: 23,
-  ST: 25,
-  SV: 28,
-  TL: 23,
-  TN: 24,
-  TR: 26,
-  UA: 29,
-  VA: 22,
-  VG: 24,
-  XK: 20,
-  YE: 30,
-};
+export const IBAN_LENGTHS: Readonly<Record<string, number>> = Object.fromEntries(
+  (
+    'AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BI27 BR29 BY28 CH21 CR22 CY28 CZ24 DE22 DJ27 DK18 DO28 EE20 ' +
+    'EG29 ES24 FI18 FK18 FO18 FR27 GB22 GE22 GI23 GL18 GR27 GT28 HR21 HU28 IE22 IL23 IQ23 IS26 IT27 JO30 KW30 ' +
+    'KZ20 LB28 LC32 LI21 LT20 LU20 LV21 LY25 MC27 MD24 ME22 MK19 MN20 MR27 MT31 MU30 NI28 NL18 NO15 OM23 PK24 ' +
+    'PL28 PS29 PT25 QA29 RO24 RS22 RU33 SA24 SC31 SD18 SE24 SI19 SK24 SM27 SO23 ST25 SV28 TL23 TN24 TR26 UA29 ' +
+    'VA22 VG24 XK20 YE30 '
+  )
+    .trim()
+    .split(' ')
+    .map((e) => [e.slice(0, 2), Number(e.slice(2))]),
+);
 
 export function ibanChecksumValid(compact: string): boolean {
   const s = compact.toUpperCase();
@@ -242,8 +134,7 @@ function findIbans(text: string, out: SecretSpan[]): void {
     const len = IBAN_LENGTHS[m[1].toUpperCase()];
     if (!len) continue;
     const start = m.index;
-    // Contiguous, in groups, or wrapped anywhere: single spaces between its characters (the view's spaces are any
-    // space or line break); the registered length and the mod-97 checksum make a false match all but impossible.
+    // Single spaces may stand between any characters; the registered length and mod-97 rule out false matches.
     let i = start;
     let compact = '';
     while (compact.length < len && i < text.length) {
@@ -263,128 +154,23 @@ function findIbans(text: string, out: SecretSpan[]): void {
 
 // ---------- one-time codes ----------
 
-/**
- * Words that announce a one-time code, PIN or TAN (lowercase; matched as whole words, case- and accent-exact
- * otherwise). en, es, pt, de, fr, it, nl.
- */
-export const CODE_KEYWORDS: readonly string[] = [
-  // en
-  'code',
-  'codes',
-  'otp',
-  'pin',
-  'passcode',
-  'verification',
-  'one-time',
-  '2fa',
-  'mfa',
-  'token',
-  // es
-  'código',
-  'codigo',
-  'códigos',
-  'verificación',
-  'verificacion',
-  'clave',
-  // pt
-  'códigos',
-  'verificação',
-  'verificacao',
-  // de
-  'tan',
-  'mtan',
-  'smstan',
-  'sms-tan',
-  'pushtan',
-  'bestätigungscode',
-  'bestaetigungscode',
-  'sicherheitscode',
-  'verifizierungscode',
-  'anmeldecode',
-  'einmalcode',
-  'einmalpasswort',
-  'freischaltcode',
-  'aktivierungscode',
-  'zugangscode',
-  'bestätigungs-code',
-  'sms-code',
-  'login-code',
-  // fr
-  'vérification',
-  'verification',
-  'code de vérification',
-  // it
-  'codice',
-  'verifica',
-  // nl
-  'verificatiecode',
-  'inlogcode',
-  'beveiligingscode',
-  'toegangscode',
-  'sms-code',
-];
+/** Words that announce a one-time code, PIN or TAN (whole words, any case). en, es, pt, de, fr, it, nl. */
+export const CODE_KEYWORDS: readonly string[] = list(
+  'code|codes|otp|pin|passcode|verification|one-time|2fa|mfa|token|código|codigo|códigos|verificación|' +
+    'verificacion|clave|códigos|verificação|verificacao|tan|mtan|smstan|sms-tan|pushtan|bestätigungscode|' +
+    'bestaetigungscode|sicherheitscode|verifizierungscode|anmeldecode|einmalcode|einmalpasswort|' +
+    'freischaltcode|aktivierungscode|zugangscode|bestätigungs-code|sms-code|login-code|vérification|' +
+    'verification|code de vérification|codice|verifica|verificatiecode|inlogcode|beveiligingscode|' +
+    'toegangscode|sms-code',
+);
 
 /** Qualifiers that make a "code" something public: postal, area, error… (before or after the keyword). */
-export const NOT_SECRET_CODES: readonly string[] = [
-  'zip',
-  'postal',
-  'post',
-  'area',
-  'country',
-  'dialing',
-  'dialling',
-  'error',
-  'status',
-  'exit',
-  'return',
-  'http',
-  'bar',
-  'qr',
-  'source',
-  'swift',
-  'bic',
-  'sort',
-  'tax',
-  'product',
-  'item',
-  'article',
-  'promo',
-  'discount',
-  'coupon',
-  'voucher',
-  'referral',
-  'invite',
-  'invitation',
-  'dress',
-  'morse',
-  'zip-code',
-  'iso',
-  'hs',
-  'airport',
-  'iata',
-  'postale',
-  'área',
-  'area',
-  'erro',
-  'error',
-  'fehler',
-  'erreur',
-  'errore',
-  'fout',
-  'fiscale',
-  'fiscal',
-  'postcode',
-  'postleitzahl',
-  'país',
-  'pays',
-  'paese',
-  'landes',
-  'länder',
-  'fehlercode',
-  'ländercode',
-  'vorwahl',
-  'de área',
-];
+export const NOT_SECRET_CODES: readonly string[] = list(
+  'zip|postal|post|area|country|dialing|dialling|error|status|exit|return|http|bar|qr|source|swift|bic|' +
+    'sort|tax|product|item|article|promo|discount|coupon|voucher|referral|invite|invitation|dress|morse|' +
+    'zip-code|iso|hs|airport|iata|postale|área|area|erro|error|fehler|erreur|errore|fout|fiscale|fiscal|' +
+    'postcode|postleitzahl|país|pays|paese|landes|länder|fehlercode|ländercode|vorwahl|de área',
+);
 
 const WORD = "[\\p{L}\\p{M}][\\p{L}\\p{M}'’-]*";
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -426,88 +212,14 @@ function codeStandsAlone(text: string, start: number, end: number): boolean {
   return true;
 }
 
-/**
- * Little words that may stand between a code and its keyword (`123456 is your verification code`, `code for Acme
- * is 123456`); at most one other word (a brand name) may be among them.
- */
+/** Little words that may stand between a code and its keyword; at most one other word (a brand) may join them. */
 const CONNECTORS = new Set([
-  'is',
-  'was',
-  'your',
-  'my',
-  'the',
-  'a',
-  'an',
-  'as',
-  'to',
-  'for',
-  'use',
-  'new',
-  'login',
-  'sign-in',
-  'security',
-  'one-time',
-  'es',
-  'tu',
-  'su',
-  'el',
-  'la',
-  'de',
-  'del',
-  'para',
-  'nuevo',
-  'nueva',
-  'seguridad',
-  'acceso',
-  'é',
-  'o',
-  'seu',
-  'sua',
-  'novo',
-  'nova',
-  'segurança',
-  'acesso',
-  'da',
-  'do',
-  'ist',
-  'lautet',
-  'ihr',
-  'ihre',
-  'dein',
-  'deine',
-  'der',
-  'die',
-  'das',
-  'neuer',
-  'neue',
-  'für',
-  'zur',
-  'sms',
-  'est',
-  'votre',
-  'ton',
-  'le',
-  'du',
-  'pour',
-  'nouveau',
-  'sécurité',
-  'connexion',
-  'è',
-  'il',
-  'tuo',
-  'tua',
-  'di',
-  'per',
-  'nuovo',
-  'sicurezza',
-  'accesso',
-  'uw',
-  'je',
-  'het',
-  'een',
-  'voor',
-  'nieuwe',
-  'van',
+  ...list(
+    'is|was|your|my|the|a|an|as|to|for|use|new|login|sign-in|security|one-time|es|tu|su|el|la|de|del|' +
+      'para|nuevo|nueva|seguridad|acceso|é|o|seu|sua|novo|nova|segurança|acesso|da|do|ist|lautet|ihr|ihre|' +
+      'dein|deine|der|die|das|neuer|neue|für|zur|sms|est|votre|ton|le|du|pour|nouveau|sécurité|connexion|è|' +
+      'il|tuo|tua|di|per|nuovo|sicurezza|accesso|uw|je|het|een|voor|nieuwe|van',
+  ),
   ...CODE_KEYWORDS,
 ]);
 
@@ -547,29 +259,11 @@ function findCodes(text: string, out: SecretSpan[]): void {
 // ---------- passwords ----------
 
 /** Words that announce a password (lowercase). en, es, pt, de, fr, it, nl. */
-export const PASSWORD_KEYWORDS: readonly string[] = [
-  'password',
-  'passwords',
-  'passwd',
-  'pwd',
-  'pw',
-  'passcode',
-  'passphrase',
-  'wifi password',
-  'wi-fi password',
-  'contraseña',
-  'contrasena',
-  'senha',
-  'palavra-passe',
-  'palavra passe',
-  'passwort',
-  'kennwort',
-  'mot de passe',
-  'mdp',
-  "parola d'ordine",
-  'parola chiave',
-  'wachtwoord',
-];
+export const PASSWORD_KEYWORDS: readonly string[] = list(
+  'password|passwords|passwd|pwd|pw|passcode|passphrase|wifi password|wi-fi password|contraseña|' +
+    "contrasena|senha|palavra-passe|palavra passe|passwort|kennwort|mot de passe|mdp|parola d'ordine|" +
+    'parola chiave|wachtwoord',
+);
 const COPULAS = ['is', 'es', 'é', 'ist', 'lautet', 'est', 'è', 'era', 'is now', 'ist jetzt', 'es ahora'];
 const PASSWORD_RE = new RegExp(
   `(?<![\\p{L}\\p{N}_])(${byLength(PASSWORD_KEYWORDS)})(?![\\p{L}\\p{N}_])` +
@@ -583,8 +277,8 @@ function findPasswords(text: string, out: SecretSpan[]): void {
     let value = m[4];
     const quoted = /^["'`“«]/.test(value);
     const inUrl = /[?&;]$/.test(text.slice(Math.max(0, m.index - 1), m.index));
-    // The whole token: `hunter2!` is a password with its `!` (a sentence's full stop goes with it: better than a
-    // secret's last character left behind). In a URL the value ends at the next parameter.
+    // The whole token, trailing punctuation included (better than leaving a secret's last character); in a URL the
+    // value ends at the next parameter.
     if (!quoted && inUrl) value = value.replace(/[&#].*$/, '');
     if (value === '' || value.startsWith('[redacted')) continue;
     if (m[3] !== undefined && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value)) continue;
@@ -595,9 +289,9 @@ function findPasswords(text: string, out: SecretSpan[]): void {
 
 // ---------- the view the detectors read ----------
 
-/** Every space and break a message can put between the groups of a number: Unicode spaces, tabs, line breaks. */
+/** Unicode spaces, tabs and line breaks. */
 const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029]/u;
-/** Invisible format characters (zero-width space and joiners, word joiner, soft hyphen, bidi marks…). */
+/** Invisible format characters (zero-width, soft hyphen, bidi marks…). */
 const INVISIBLE = /\p{Cf}/u;
 const DECIMAL = /\p{Nd}/u;
 
@@ -609,10 +303,8 @@ function digitValue(cp: number): number {
 }
 
 /**
- * What the detectors read: `text` with every run of spaces and breaks as one space, invisible format characters
- * dropped, and digits of every script as ASCII digits — so `4111 1111…` with no-break spaces, a code written in
- * Arabic-Indic digits or an IBAN wrapped over two lines is the number it is. `from[i]`/`to[i]` are the original
- * range of the view's character i, so spans found in the view redact exactly the original characters.
+ * `text` with space runs as one space, invisible characters dropped and every script's digits as ASCII;
+ * `from[i]`/`to[i]` are the original range of view character i, so spans redact exactly the original characters.
  */
 function detectorView(text: string): { text: string; from: number[]; to: number[] } {
   let out = '';
@@ -650,13 +342,17 @@ export function findSecrets(text: string): SecretSpan[] {
   findIbans(view.text, found);
   findPasswords(view.text, found);
   findCodes(view.text, found);
-  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  return mergeSpans(found.map((s) => ({ start: view.from[s.start], end: view.to[s.end - 1], kind: s.kind })));
+}
+
+/** `spans` sorted, overlaps merged (the first span's kind wins). */
+function mergeSpans(spans: SecretSpan[]): SecretSpan[] {
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: SecretSpan[] = [];
-  for (const s of found) {
-    const span = { start: view.from[s.start], end: view.to[s.end - 1], kind: s.kind };
+  for (const s of spans) {
     const last = merged[merged.length - 1];
-    if (last && span.start < last.end) last.end = Math.max(last.end, span.end);
-    else merged.push(span);
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else merged.push({ ...s });
   }
   return merged;
 }
@@ -682,11 +378,9 @@ const CLOSE = '\u0003';
 const ELLIPSIS = '…';
 
 /**
- * A raw FTS snippet (matches between U+0002 and U+0003, cut points marked `…`) with its secrets redacted. The
- * markers are transparent to the detectors (a match inside a card number does not hide it), and a match marker that
- * overlaps a secret is dropped with it (no `**` around a label, no digits left inside markers). With `body` (the full
- * message), secrets are found in the body and every part of them the snippet shows is redacted — also the half of a
- * card number or the code without its keyword that the snippet's cut left behind.
+ * A raw FTS snippet (matches in U+0002…U+0003, cuts marked `…`) with its secrets redacted: markers are invisible to
+ * the detectors and dropped when they overlap a secret. With `body`, secrets found in the whole message are redacted
+ * wherever the snippet shows part of them (half a card number, a code cut from its keyword).
  */
 export function redactSnippet(snippet: string, body?: string): string {
   // Plain text and where each marker pair sits in it.
@@ -749,12 +443,5 @@ function snippetSpans(plain: string, body: string | undefined): SecretSpan[] {
       }
     }
   }
-  mapped.sort((x, y) => x.start - y.start || y.end - x.end);
-  const merged: SecretSpan[] = [];
-  for (const s of mapped) {
-    const last = merged[merged.length - 1];
-    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
-    else merged.push({ ...s });
-  }
-  return merged;
+  return mergeSpans(mapped);
 }
