@@ -1,10 +1,6 @@
 /**
- * Holds the open archive: opens it lazily on first use, reopens when the file was replaced, and never caches a
- * failure (the next call retries).
- *
- * It is also the one change detector: `check()` compares the archive files' fingerprint (archive/file-identity) with
- * the one seen when the archive opened. Every call runs it to catch a replaced file; the runtime's optional poll runs
- * it to report content changes to listeners.
+ * Holds the open archive: opens it lazily, reopens when the file was replaced, never caches a failure. `check()`
+ * (files' fingerprint now versus at open) is the one change detector: every call and the runtime's poll run it.
  */
 import { ArchiveError, currentStamps, fingerprint, type FileStamp } from '../archive/index';
 import { schemaNotice } from './compatibility';
@@ -16,7 +12,6 @@ export interface HeldArchive {
   readonly generation: number;
   /** The database file's stamp at open: another dev/ino at the path means the file was replaced. */
   readonly db: FileStamp | null;
-  /** The fingerprint at open. */
   readonly openedAt: string;
 }
 
@@ -24,9 +19,8 @@ export interface ArchiveCheck {
   held: HeldArchive;
   /** The files' fingerprint now. */
   fingerprint: string;
-  /** The database file at the path is not the one that was opened (or it is gone). */
+  /** The database file at the path is not the one that was opened, or is `gone`. */
   replaced: boolean;
-  /** No database file at the path any more. */
   gone: boolean;
 }
 
@@ -46,9 +40,7 @@ export class ArchiveHolder {
   lastError?: { message: string; code?: string; fingerprint: string };
   isOpening = false;
 
-  /**
-   * `path` '' means no archive is selected: calls reject with `missingMessage()` (what was searched, what to do).
-   */
+  /** `path` '' means no archive is selected: calls reject with `missingMessage()`. */
   constructor(
     private path: string,
     private readonly opener: ArchiveOpener,
@@ -73,7 +65,7 @@ export class ArchiveHolder {
     return this.path;
   }
 
-  /** The currently open archive without checking the disk (may be undefined). */
+  /** The open archive, without checking the disk. */
   peek(): HeldArchive | undefined {
     return this.current;
   }
@@ -96,12 +88,8 @@ export class ArchiveHolder {
     const c = this.check();
     if (c) {
       if (!c.replaced) return c.held;
-      this.log(
-        'info',
-        c.gone
-          ? `archive file disappeared: ${c.held.opened.path}`
-          : `archive file was replaced: reopening ${c.held.opened.path}`,
-      );
+      const p = c.held.opened.path;
+      this.log('info', c.gone ? `archive file disappeared: ${p}` : `archive file was replaced: reopening ${p}`);
       this.invalidate();
       this.onEvent({ kind: 'replaced' });
     }
@@ -137,11 +125,8 @@ export class ArchiveHolder {
         const message = e instanceof Error ? e.message : String(e);
         const code = (e as { code?: unknown }).code;
         const changed = this.lastError?.message !== message;
-        this.lastError = {
-          message,
-          code: typeof code === 'string' ? code : undefined,
-          fingerprint: archiveFingerprint(wanted),
-        };
+        const fingerprint = archiveFingerprint(wanted);
+        this.lastError = { message, code: typeof code === 'string' ? code : undefined, fingerprint };
         if (changed) {
           this.log('error', `cannot open archive ${wanted}: ${message}`);
           this.onEvent({ kind: 'error', error: message });

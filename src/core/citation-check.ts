@@ -1,56 +1,34 @@
 /**
- * Checking the citations of a document against the archive: does each link still reach the message it cites
- * (ok / moved / gone / unverified), and does the text quoted next to it really appear in that message?
- * Pure logic over an AsyncArchive: the extension turns the results into diagnostics, quick fixes and a summary.
- *
- * Which quote belongs to a citation (the first rule that finds one wins):
- *  1. Inline: the last `"…"` or `“…”` span before the citation, scanning back to the previous citation on the same
- *     line, else to the start of the line — or of the line above when that line is prose (not blank, not a `>` line,
- *     no citation of its own), so a quote wrapped onto the line above still counts.
- *  2. Trailing: for the last citation of a line, the first `"…"`/`“…”` span after it on that line
- *     (`msgbrowse:c/1/at/2: "…"`).
- *  3. Blockquote: for the first citation of a line, the `>` lines directly above it (no blank line between; stopping
- *     at a line holding another citation), markers stripped and lines joined — also when the citation's own line is
- *     the block's attribution line (`> — Harper, [source](…)`). A quote wrapped whole in quote marks or `*`/`_` is
- *     unwrapped.
- *  Single quotes are never quote marks (apostrophes are everywhere). A span without a letter or digit is no quote.
- *
- * When a quote matches the cited message: both texts are compared after NFC normalisation, with every run of
- * whitespace collapsed to one space, curly/low/prime double quotes (“ ” „ ‟ ″ « ») read as `"` and curly
- * apostrophes (‘ ’ ‚ ‛ ′) as `'`. The comparison is case-sensitive except for each fragment's first letter
- * (capitalising the start of a quote is style, not alteration). `…`, `...` and `[…]` stand for omitted text: the
- * fragments between them must appear in the message in that order. A `.` or `,` closing the quote that the message
- * lacks is ignored (punctuation inside the closing quote mark is a typographic convention).
- * A quote that does not match is "altered" when at least half of its words appear, in order, in the message (word
- * LCS), else "fabricated".
+ * Checks a document's citations against the archive (ok / moved / gone / unverified) and the quote next to each.
+ * A citation's quote, first rule that finds one: (1) the last "…"/“…” span before it, back to the previous citation
+ * on the line, else to the line's start (or the line above's, when that is prose without a citation); (2) for a
+ * line's last citation, the first such span after it; (3) for a line's first citation, the `>` lines directly above
+ * (unwrapped from quote marks or emphasis). Single quotes are never quote marks; a span needs a letter or digit.
+ * A quote matches after NFC, whitespace collapsing and straightening curly quotes; case counts except each
+ * fragment's first letter; `…`, `...`, `[…]` split fragments that must appear in order; a closing `.`/`,` the
+ * message lacks is ignored. Otherwise it is "altered" when at least half its words appear in order (word LCS),
+ * else "fabricated".
  */
 import type { AsyncArchive, MessageRow } from '../archive/types';
 import { citationHash, resolveCitation, type CitedMessage } from './citation-resolve';
 import { cleanBody } from './text';
 
-/** A citation found in the document (what the extension's findCitations returns). */
+/** A citation found in the document (the extension's findCitations): its offset, length and text as written. */
 export interface CitationSpan extends CitedMessage {
-  /** Offset of the citation's first character in the document text. */
   start: number;
   length: number;
-  /** The citation exactly as written (URI or token). */
   text: string;
 }
 
-/**
- * - ok: the link names the message by id and hash, and both agree.
- * - moved: the hash names a message now at another id (or in another conversation); `fix` rewrites the link.
- * - gone: no message has the cited hash (or, for an old link, the id is unknown or in another conversation).
- * - unverified: an old link without a hash whose id exists: probably right, but nothing proves it.
- */
+/** `unverified`: an old link without a hash whose id exists (probably right, but nothing proves it). */
 export type CitationStatus = 'ok' | 'moved' | 'gone' | 'unverified';
 
 export type QuoteVerdict = 'matches' | 'altered' | 'fabricated';
 
 export interface FoundQuote {
-  /** The quoted text as written (markers and wrapping quote marks removed). */
+  /** As written, markers and wrapping quote marks removed. */
   text: string;
-  /** Offsets in the document of the quote's first character and its length (the whole `>` block for blockquotes). */
+  /** In the document; a blockquote spans its whole `>` block. */
   start: number;
   length: number;
   kind: 'inline' | 'blockquote';
@@ -58,32 +36,27 @@ export interface FoundQuote {
 
 export interface QuoteCheck extends FoundQuote {
   verdict: QuoteVerdict;
-  /** For an altered quote: the passage of the message it most resembles (normalised, at most ~160 characters). */
+  /** For an altered quote: the message's passage it most resembles (normalised, at most 160 characters). */
   closest?: string;
 }
 
 export interface CitationCheck {
   citation: CitationSpan;
   status: CitationStatus;
-  /** One sentence saying what was found (for diagnostics and logs). */
   note: string;
-  /** The message the citation reaches (ok, moved, unverified). */
+  /** The message the citation reaches (absent when gone). */
   message?: MessageRow;
-  /** The replacement link text, in the citation's own form (URI or token, same scheme): moved → the message's current
-   * ids and hash ('update'); unverified → the same ids with the hash of the message now there ('anchor'). */
+  /** The link rewritten in its own form: moved → current ids ('update'); unverified → hash added ('anchor'). */
   fix?: { kind: 'update' | 'anchor'; text: string };
-  /** The quote next to the citation, checked against `message` (unchecked, and absent, when the citation is gone). */
+  /** Checked against `message`; absent when the citation is gone. */
   quote?: QuoteCheck;
 }
 
 export interface CheckOptions {
-  /** Skip citations inside Markdown code (fenced blocks and inline code spans): examples, not claims. */
+  /** Skip citations inside Markdown code: examples, not claims. */
   markdown?: boolean;
   signal?: AbortSignal;
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// The replacement link
 
 /** The citation text with the given ids and hash, everything else (scheme, authority's case, form) kept. */
 export function rewriteCitation(text: string, to: { conversationId: number; messageId: number; hash: string }): string {
@@ -96,12 +69,9 @@ export function rewriteCitation(text: string, to: { conversationId: number; mess
   return withHash === ids && !/\?h(=|%3D)/i.test(ids) ? `${ids}?h=${hash}` : withHash;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Lines and Markdown code
-
 interface Line {
   start: number;
-  /** End offset, excluding the line break (and a CR before it). */
+  /** Before the line break (and its CR). */
   end: number;
   text: string;
 }
@@ -155,9 +125,6 @@ export function markdownCodeRanges(text: string): [number, number][] {
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Finding the quote next to a citation
-
 const BLOCKQUOTE = /^ {0,3}>/;
 const QUOTED_SPAN = /“([^“”]*)”|"([^"]*)"/g;
 const hasWord = (s: string): boolean => /[\p{L}\p{N}]/u.test(s);
@@ -175,27 +142,19 @@ function quotedSpans(text: string, base: number): FoundQuote[] {
 }
 
 /** Removes quote marks or emphasis wrapping the whole text (`"…"`, `“…”`, `*…*`, `_…_`), repeatedly. */
-function unwrap(text: string): { text: string; cut: number } {
-  let t = text;
-  let cut = 0;
-  for (;;) {
+function unwrap(text: string): string {
+  for (let t = text; ; ) {
     const m = /^(“|"|\*{1,3}|_{1,3})([\s\S]*)$/.exec(t);
-    if (!m) return { text: t, cut };
-    const open = m[1];
-    const close = open === '“' ? '”' : open;
-    if (!(m[2].length > close.length && m[2].endsWith(close))) return { text: t, cut };
+    if (!m) return t;
+    const close = m[1] === '“' ? '”' : m[1];
+    if (!(m[2].length > close.length && m[2].endsWith(close))) return t;
     t = m[2].slice(0, -close.length).trim();
-    cut += open.length;
   }
 }
 
-function blockquoteAbove(
-  lines: readonly Line[],
-  lineNo: number,
-  citedLines: ReadonlySet<number>,
-): FoundQuote | undefined {
+function blockquoteAbove(lines: readonly Line[], lineNo: number, cited: ReadonlySet<number>): FoundQuote | undefined {
   let top = lineNo - 1;
-  while (top >= 0 && BLOCKQUOTE.test(lines[top].text) && !citedLines.has(top)) top--;
+  while (top >= 0 && BLOCKQUOTE.test(lines[top].text) && !cited.has(top)) top--;
   top++;
   if (top >= lineNo) return undefined;
   const parts: string[] = [];
@@ -210,13 +169,12 @@ function blockquoteAbove(
   }
   const joined = parts.filter(Boolean).join(' ');
   if (start < 0 || !hasWord(joined)) return undefined;
-  const u = unwrap(joined);
-  if (!hasWord(u.text)) return undefined;
-  const end = lines[lineNo - 1].end;
-  return { text: u.text, start, length: end - start, kind: 'blockquote' };
+  const quote = unwrap(joined);
+  if (!hasWord(quote)) return undefined;
+  return { text: quote, start, length: lines[lineNo - 1].end - start, kind: 'blockquote' };
 }
 
-/** The quote next to each citation (same order as `citations`, sorted by start), by the rules in the header. */
+/** The quote next to each citation (`citations` sorted by start), by the rules in the header. */
 export function findQuotes(text: string, citations: readonly CitationSpan[]): (FoundQuote | undefined)[] {
   const lines = splitLines(text);
   const lineOf = citations.map((c) => lineIndexAt(lines, c.start));
@@ -243,10 +201,7 @@ export function findQuotes(text: string, citations: readonly CitationSpan[]): (F
   });
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Comparing a quote with the message
-
-/** The normal form both texts are compared in (see the header). */
+/** The normal form both texts are compared in. */
 export function normaliseQuoteText(s: string): string {
   return cleanBody(s)
     .normalize('NFC')
@@ -331,12 +286,10 @@ export function compareQuote(quote: string, body: string): { verdict: QuoteVerdi
   const qWords = [...fragments.join(' ').toLowerCase().matchAll(WORD)].map((m) => m[0]).slice(0, MAX_QUOTE_WORDS);
   const bTokens = [...nb.toLowerCase().matchAll(WORD)].slice(0, MAX_BODY_WORDS);
   if (!qWords.length || !bTokens.length) return { verdict: 'fabricated' };
-  const lcs = wordLcs(
-    qWords,
-    bTokens.map((t) => t[0]),
-  );
+  const bWords = bTokens.map((t) => t[0]);
+  const lcs = wordLcs(qWords, bWords);
   if (lcs.length * 2 < qWords.length) return { verdict: 'fabricated' };
-  // The same characters in the un-lowercased normal form (lowercasing can change lengths; fall back to the lower form).
+  // Cut from the un-lowercased form unless lowercasing changed its length.
   const lower = nb.toLowerCase();
   const src = lower.length === nb.length ? nb : lower;
   const from = bTokens[lcs.first].index ?? 0;
@@ -344,9 +297,6 @@ export function compareQuote(quote: string, body: string): { verdict: QuoteVerdi
   const passage = src.slice(from, to);
   return { verdict: 'altered', closest: passage.length > 160 ? `${passage.slice(0, 159)}…` : passage };
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// The check
 
 const key = (c: CitedMessage): string => `${c.conversationId}/${c.messageId}/${c.hash ?? ''}`;
 
@@ -376,12 +326,10 @@ async function classify(archive: AsyncArchive, c: CitationSpan, signal?: AbortSi
       fix: 'update',
     };
   }
-  if (r.checked)
-    return {
-      status: 'ok',
-      note: `resolves to message ${m.id} in conversation ${m.conversationId} (${m.conversation})`,
-      message: m,
-    };
+  if (r.checked) {
+    const note = `resolves to message ${m.id} in conversation ${m.conversationId} (${m.conversation})`;
+    return { status: 'ok', note, message: m };
+  }
   return {
     status: 'unverified',
     note: `an old link without a hash: message ${m.id} in conversation ${m.conversationId} exists, but nothing proves it is the message that was cited (ids change when msgbrowse re-imports)`,
@@ -390,10 +338,7 @@ async function classify(archive: AsyncArchive, c: CitationSpan, signal?: AbortSi
   };
 }
 
-/**
- * Checks every citation of `text` (as found by the caller, e.g. the extension's findCitations) against the archive.
- * Results are in document order; identical citations are resolved once.
- */
+/** Checks every citation found in `text`, in document order; identical citations are resolved once. */
 export async function checkCitations(
   archive: AsyncArchive,
   text: string,
@@ -418,15 +363,8 @@ export async function checkCitations(
     if (message) {
       check.message = message;
       // Rewritten from this citation's own text, so each occurrence keeps its form and scheme.
-      if (fix)
-        check.fix = {
-          kind: fix,
-          text: rewriteCitation(c.text, {
-            conversationId: message.conversationId,
-            messageId: message.id,
-            hash: message.hash,
-          }),
-        };
+      const to = { conversationId: message.conversationId, messageId: message.id, hash: message.hash };
+      if (fix) check.fix = { kind: fix, text: rewriteCitation(c.text, to) };
       const q = quotes[i];
       if (q) check.quote = { ...q, ...compareQuote(q.text, message.body) };
     }
@@ -445,14 +383,8 @@ export interface CitationCheckSummary {
 }
 
 export function summarizeChecks(checks: readonly CitationCheck[]): CitationCheckSummary {
-  const s: CitationCheckSummary = {
-    citations: checks.length,
-    ok: 0,
-    moved: 0,
-    gone: 0,
-    unverified: 0,
-    quotes: { checked: 0, matches: 0, altered: 0, fabricated: 0 },
-  };
+  const quotes = { checked: 0, matches: 0, altered: 0, fabricated: 0 };
+  const s: CitationCheckSummary = { citations: checks.length, ok: 0, moved: 0, gone: 0, unverified: 0, quotes };
   for (const c of checks) {
     s[c.status]++;
     if (c.quote) {

@@ -1,11 +1,10 @@
 /**
- * Resolving a citation: a message id (not stable across msgbrowse re-imports: ids are reassigned) anchored by the
- * message's hash (stable: computed from source, conversation, timestamp, sender, body and sequence number). A
- * citation never resolves to a different message than the one whose hash it names.
+ * Resolving a citation: a message id (reassigned by re-imports) anchored by the message's stable hash. A citation
+ * never resolves to a different message than the one whose hash it names.
  */
 import type { AsyncArchive, MessageRow } from '../archive/types';
 
-/** Hex digits of the hash a citation carries (`?h=`): 64 bits, unique in any real archive; checked on resolution. */
+/** Hex digits of the hash a citation carries (`?h=`): 64 bits, unique in any real archive. */
 export const CITATION_HASH_LENGTH = 16;
 
 export interface CitedMessage {
@@ -24,7 +23,6 @@ export type CitationResolution =
   /** No message has the cited hash any more (or, without a hash, the id is unknown). Never another message. */
   | { status: 'gone'; note: string };
 
-/** The short hash a citation carries. */
 export function citationHash(hash: string): string {
   return hash.slice(0, CITATION_HASH_LENGTH).toLowerCase();
 }

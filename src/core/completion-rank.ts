@@ -1,7 +1,4 @@
-/**
- * Ranking of completion candidates (MCP `completion/complete`): what the person typed, ignoring case and accents,
- * as a prefix first, then anywhere; within each group in the candidates' order. No match → nothing.
- */
+/** Completion candidates matching what was typed (any case or accents): prefix matches first, then the rest. */
 import { nameKey } from '../archive';
 
 export function rankCompletions(candidates: readonly string[], typed: string): string[] {

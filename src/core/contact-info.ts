@@ -1,7 +1,4 @@
-/**
- * People as served: a contact with its identifiers, conversations (with links) and fact count; for one contact, its
- * facts with the message each one cites, found by hash — or null when that message is gone (never a guess).
- */
+/** People as served: contacts with links, and their facts with the cited message found by hash (null when gone). */
 import type { AsyncArchive, ContactRow } from '../archive/types';
 import { conversationLink } from './citation-format';
 import type { CitationFormat } from './context';

@@ -1,8 +1,4 @@
-/**
- * What every message-bearing hit carries beside its text: `reactions: [{emoji, actor}]` (oldest first) and
- * `attachments: [{kind, name}]` (in the order msgbrowse stored them), each only when the message has some — one archive
- * call per result, whatever its size.
- */
+/** The reactions and attachments a message hit carries (each only when it has some): one archive call per result. */
 import type { AsyncArchive, HitExtrasRows } from '../archive/types';
 import { content } from './hits';
 import type { MessageHit } from './results';
@@ -16,10 +12,7 @@ export interface KnownExtras {
   rows: HitExtrasRows;
 }
 
-/**
- * The extras several archive calls read with their hits, as one KnownExtras: a message's rows are taken from the
- * first part that read it, so one in two parts (a hybrid hit both halves found) does not carry them twice.
- */
+/** The extras several archive calls read with their hits; a message's rows come from the first part that read it. */
 export function knownExtras(
   parts: { hashes: Iterable<string>; ids: Iterable<number>; rows: HitExtrasRows }[],
 ): KnownExtras {
@@ -37,11 +30,7 @@ export function knownExtras(
   return { hashes, ids, rows };
 }
 
-/**
- * `redact`: attachment names are content (a file can be named after a card number): redacted like the text.
- * `known`: extras read with the hits (searchKeywordBundle, hitMessagesBundle); only hits outside them cost an archive
- * call.
- */
+/** `redact`: attachment names are content, redacted like the text. `known`: extras already read with the hits. */
 export async function withHitExtras<T extends Extras>(
   archive: AsyncArchive,
   hits: T[],
@@ -58,7 +47,6 @@ export async function withHitExtras<T extends Extras>(
       [...new Set(missing.map((h) => h.message_id))],
       signal,
     );
-    // (A message's hash and id go together, so nothing is read twice; the filters keep it so regardless.)
     reactions = known
       ? [...reactions, ...more.reactions.filter((r) => !known.hashes.has(r.messageHash))]
       : more.reactions;

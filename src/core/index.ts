@@ -86,3 +86,17 @@ export { inline, linkLabel, quote, cleanBody } from './text';
 export { embedConfigFromEnv } from '../embed/config';
 export { DEFAULT_EMBED_BASE_URL, DEFAULT_EMBED_MODEL } from '../embed/index';
 export type { EmbedConfig } from '../embed/types';
+export { clampLimit, parseDay, parseDayRange, type DayRange } from './request';
+export { resolveScope, resolveSource, type Chooser, type Scope, type ScopeArgs } from './scope';
+export {
+  type CallEnv,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  SEMANTIC_BUILD_WAIT_MS,
+  SEMANTIC_DEFAULT_K,
+  SEMANTIC_MAX_K,
+  type SearchArgs,
+  searchMessages,
+  semanticSearch,
+} from './search';
+export { CONTEXT_DEFAULT_WINDOW, CONTEXT_MAX_WINDOW, type ContextAnswer, readContext } from './context-read';

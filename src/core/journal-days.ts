@@ -1,15 +1,11 @@
-/**
- * The journal use cases shared by the MCP tools, the On This Day command and the viewer: a day's digest read from
- * msgbrowse's `journal_digests` (structured JSON parsed leniently, staleness from its message_count), and "on this
- * day" with msgbrowse's Home-card rule.
- */
+/** Journal use cases: a day's digest (structured JSON read leniently) and "on this day" (msgbrowse's Home-card rule). */
 import type { AsyncArchive, JournalDay } from '../archive/types';
 import type { CitationFormat } from './context';
 import { hitFromMessage } from './hits';
 import { withHitExtras } from './hit-extras';
 import type { JournalDigest, OnThisDayYear } from './results';
 
-/** How far back "on this day" looks (msgbrowse: the last 20 years). */
+/** How far back "on this day" looks, as msgbrowse does. */
 export const ON_THIS_DAY_YEARS = 20;
 
 function strings(v: unknown): string[] {
@@ -71,15 +67,11 @@ export function localToday(now = new Date()): CalendarDate {
   return { year: now.getFullYear(), month: now.getMonth() + 1, day: now.getDate() };
 }
 
-/**
- * The days "on this day" searches for `date`: the same month and day in each earlier year, newest first, from
- * year − 1 down to max(first year, year − 20). Feb 29 exists only in leap years (other years are skipped).
- */
-export function onThisDayDays(
-  date: CalendarDate,
-  firstYear: number,
-): { day: string; startUnix: number; year: number }[] {
-  const out: { day: string; startUnix: number; year: number }[] = [];
+type YearDay = { day: string; startUnix: number; year: number };
+
+/** The same month and day in each earlier year (newest first, at most 20 back); Feb 29 only in leap years. */
+export function onThisDayDays(date: CalendarDate, firstYear: number): YearDay[] {
+  const out: YearDay[] = [];
   for (let y = date.year - 1; y >= Math.max(firstYear, date.year - ON_THIS_DAY_YEARS); y--) {
     if (date.month === 2 && date.day === 29 && !isLeapYear(y)) continue;
     const t = new Date(0);
@@ -133,20 +125,13 @@ export async function onThisDay(
     req.onProgress?.(i, days.length, `looking at ${d.day}`);
     const [g] = await archive.onThisDay({ days: [d], perDay: req.perYear, limit: left }, signal);
     if (!g) continue;
-    years.push({
-      year: d.year,
-      day: g.day,
-      messages: g.messages.map((m) => hitFromMessage(fmt, m, undefined, req.redact)),
-    });
+    const messages = g.messages.map((m) => hitFromMessage(fmt, m, undefined, req.redact));
+    years.push({ year: d.year, day: g.day, messages });
     left -= g.messages.length;
   }
   req.onProgress?.(days.length, days.length, 'done');
-  await withHitExtras(
-    archive,
-    years.flatMap((y) => y.messages),
-    req.redact === true,
-    signal,
-  );
+  const hits = years.flatMap((y) => y.messages);
+  await withHitExtras(archive, hits, req.redact === true, signal);
   if (!years.length) {
     notes.push(
       `no messages on ${label} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`,

@@ -1,19 +1,7 @@
 /**
- * The disclosure ledger: one JSON line per tool call or resource read served to a model — when, which client, what
- * it asked and which messages went out (by hash). Written by the extension (its global storage) and the CLI
- * (`--ledger FILE`), never beside the archive. vscode-free; node fs only.
- *
- * Format (JSON Lines, UTF-8, one `DisclosureEntry` per line, `v: 1`):
- *   {"v":1,"time":"2025-01-02T03:04:05.678Z","client":{"name":"Visual Studio Code","version":"1.101.0"},
- *    "kind":"tool","name":"search_messages","arguments":{"query":"lease"},"ok":true,
- *    "messages":[{"hash":"3fa2…","message_id":12,"conversation_id":3}]}
- * `hash` is the full hash when the result carried one, else the citation link's `?h=` prefix (16 hex digits).
- * A failed call has `"ok":false,"error":"…"` and usually no messages.
- *
- * Append-only: a line is written with one `write` on an O_APPEND descriptor, so concurrent writers (threads,
- * processes) never interleave inside a line. Size cap: once the file reaches `maxBytes` it is renamed to
- * `<file>.1` (replacing the previous one) and a new file begins, so the ledger holds at most about 2 × maxBytes;
- * readers read `<file>.1` then `<file>`. Readers skip lines that do not parse (a torn write, a hand edit) and count them.
+ * The disclosure ledger: one JSON line (`DisclosureEntry`, `v: 1`) per tool call or resource read served to a model,
+ * never written beside the archive. Each line is one `write` on an O_APPEND descriptor, so concurrent writers never
+ * interleave; past `maxBytes` the file becomes `<file>.1`. Readers skip (and count) lines that do not parse.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -24,7 +12,6 @@ export const LEDGER_FILE_NAME = 'disclosures.jsonl';
 /** Default size cap of the current file (the rotated one holds as much again). */
 export const LEDGER_MAX_BYTES = 4 * 1024 * 1024;
 
-/** One message a call returned. */
 export interface DisclosedMessage {
   /** Full hash, or the 16-hex prefix a citation link carries. */
   hash: string;
@@ -36,12 +23,12 @@ export interface DisclosedMessage {
 export interface Disclosure {
   /** ISO 8601, UTC. */
   time: string;
-  /** The MCP client's clientInfo, as it introduced itself at initialize. */
+  /** The MCP client's clientInfo. */
   client?: { name: string; version?: string };
   kind: 'tool' | 'resource';
   /** Tool name, or resource template name (`message`, `conversation`). */
   name: string;
-  /** The tool's arguments as sent; `{ uri }` for a resource read. */
+  /** The tool's arguments; `{ uri }` for a resource read. */
   arguments: unknown;
   ok: boolean;
   error?: string;
@@ -52,12 +39,11 @@ export interface DisclosureEntry extends Disclosure {
   v: typeof LEDGER_VERSION;
 }
 
-/** A ledger path is refused when it is the archive's directory or inside it (we never write there). */
+/** Whether the ledger would be in or under the archive's directory (never written there). */
 export function ledgerBesideArchive(ledgerFile: string, archiveFile: string): boolean {
   return isBesideArchive(path.dirname(path.resolve(ledgerFile)), archiveFile);
 }
 
-/** The rotated file's name. */
 export function rotatedLedgerFile(file: string): string {
   return `${file}.1`;
 }
@@ -87,7 +73,7 @@ export function parseLedgerLine(line: string): DisclosureEntry | undefined {
 export interface LedgerContents {
   /** Newest first. */
   entries: DisclosureEntry[];
-  /** Lines that could not be read (skipped). */
+  /** Lines that could not be read. */
   skipped: number;
 }
 
@@ -115,11 +101,9 @@ export function readLedger(file: string, limit = Infinity): LedgerContents {
 }
 
 export interface LedgerWriterOptions {
-  /** Size cap of the current file before it rotates (default LEDGER_MAX_BYTES). */
   maxBytes?: number;
   /** The archive being served: the writer refuses to write into its directory. */
   archivePath?: () => string | undefined;
-  /** Called after each line is written. */
   onAppend?: (entry: DisclosureEntry) => void;
   /** Where write failures go (the ledger never fails a call). */
   log?: (message: string) => void;
@@ -213,9 +197,8 @@ export class LedgerWriter {
 }
 
 /**
- * Every message a result names, found generically so new tools are covered without edits: any object with a
- * `message_id` and a `hash` (result items), else a citation `link` / resource `uri` carrying `?h=` (media, links).
- * De-duplicated by hash, in the order found.
+ * Every message a result names, found generically so new tools are covered: any object with a `message_id` and a
+ * `hash`, or a `link` / `uri` carrying `?h=`. De-duplicated by hash, in the order found.
  */
 export function collectDisclosedMessages(value: unknown): DisclosedMessage[] {
   const out = new Map<string, DisclosedMessage>();

@@ -1,10 +1,7 @@
 /**
- * Conversations hidden from the model: the one enforcement point. Every model-facing surface (tools, resources,
- * prompts, completions — anything built on the runtime's `context`) reaches the archive through `modelFacing()`,
- * which answers as if the excluded conversations did not exist: the archive's `excluding()` view (each query decides
- * how, see ARCHIVE_PRIVACY in archive/methods.ts: in SQL where limits or counts are involved) and a vector index whose
- * scan skips their rows. The person's own surfaces (palette search, viewer, tree view, hovers) use the runtime's
- * `personal` context, which sees everything and marks these conversations as hidden from Copilot.
+ * Conversations hidden from the model, enforced in one place: every model-facing surface reaches the archive through
+ * `modelFacing()`, which answers as if they did not exist (the archive's `excluding()` view, a vector scan that skips
+ * their rows). The person's own surfaces use the `personal` context, which sees everything.
  */
 import { closestConversations } from '../archive/index';
 import { isExcludedConversation } from '../archive/methods';
@@ -16,10 +13,8 @@ import type { SemanticOptions, SemanticState, ServerContext } from './context';
 const SOURCE_PREFIX = /^([a-z][a-z0-9_-]*):(.+)$/;
 
 /**
- * The setting's entries as exclusions. An entry is an exact conversation name in any source (as msgbrowse's
- * `journal.exclude_conversations`), or `source:name` for one source. Because a conversation may itself be named
- * `signal:Bob`, such an entry also hides a conversation of exactly that name (over-hiding is the safe side).
- * Blank entries are ignored; duplicates are dropped.
+ * The setting's entries as exclusions: an exact conversation name in any source, or `source:name` for one source,
+ * which also hides a conversation named exactly `source:name` (over-hiding is the safe side).
  */
 export function parseExclusions(entries: readonly unknown[] | undefined): Exclusion {
   const out: ConversationExclusion[] = [];
@@ -40,11 +35,10 @@ export function parseExclusions(entries: readonly unknown[] | undefined): Exclus
   return out;
 }
 
-/** What one exclusion entry hides: the conversations it matches, or (none) the closest names there are. */
+/** What one exclusion entry hides, or (when nothing) up to three conversation names close to it. */
 export interface ExclusionMatch {
   entry: string;
   matched: { name: string; source: string }[];
-  /** When it matches nothing: up to three conversation names close to it. */
   closest: string[];
 }
 
@@ -112,8 +106,7 @@ export function modelFacing(base: ServerContext, exclusion: () => Exclusion): Se
     const x = exclusion();
     return x.length ? a.excluding(x) : a;
   };
-  // Everything else (citation format, version, log, redaction, the disclosure hook, and whatever the context gains
-  // later) is the base's own, getters included: only the archive and the semantic index are narrowed here.
+  // Everything else is the base's own, getters included (also what the context gains later).
   const view = Object.defineProperties({}, Object.getOwnPropertyDescriptors(base)) as ServerContext;
   view.archive = archive;
   view.semantic = async (signal?: AbortSignal, opts?: SemanticOptions): Promise<SemanticState> => {

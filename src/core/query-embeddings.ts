@@ -1,13 +1,11 @@
 /**
- * Query embeddings shared per embedder: one request per query text at a time (a later caller joins the one in
- * flight) and the last few answers kept. So a request that outlives `search_messages`' semantic budget keeps
- * going in the background and its answer serves the next call with the same query; a failure is not kept, so
- * the next call asks again (a hung or failing endpoint recovers by itself).
+ * Query embeddings shared per embedder: one request per text at a time, the last answers kept, failures not kept.
+ * So a request that outlives a search's budget goes on and serves the next search with the same query.
  */
 import type { Embedder } from '../embed/types';
 import { SharedTask } from './shared-task';
 
-/** Answers kept per embedder (a vector is a few KB). */
+/** Answers kept per embedder. */
 const KEPT = 64;
 
 export class SharedQueryEmbedder implements Embedder {

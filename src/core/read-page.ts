@@ -1,7 +1,4 @@
-/**
- * A page of one conversation as a reader sees it (the use case behind the conversation viewer): one archive call
- * (`conversationPage`, one read snapshot), its attachments and reactions joined onto their messages.
- */
+/** A page of one conversation as the viewer shows it: one archive call, extras joined onto their messages. */
 import type {
   AsyncArchive,
   AttachmentRow,
@@ -19,24 +16,20 @@ export interface ReactionGroup {
 }
 
 export interface PageMessage extends MessageRow {
-  /** Its attachments, by attachment id. */
   attachments: AttachmentRow[];
-  /** Its reactions grouped by emoji, emojis in order of their first reaction. */
+  /** Emojis in order of their first reaction. */
   reactions: ReactionGroup[];
 }
 
 export interface ConversationPageView {
-  /** Undefined when the conversation is not in the archive. */
   conversation?: ConversationRow;
   /** The message the page was asked around/beside, wherever it is (see ConversationPage.anchor). */
   anchor?: MessageRow;
-  /** Chronological. */
   messages: PageMessage[];
   hasBefore: boolean;
   hasAfter: boolean;
 }
 
-/** Reads one page in a single archive call and joins its extras onto the messages. */
 export async function readConversationPage(
   archive: AsyncArchive,
   req: ConversationPageOptions,

@@ -1,7 +1,4 @@
-/**
- * Zod schemas of the result items every surface shares — MCP tools, the palette, the viewer, hovers: the single
- * source of truth for their shape (the tools' output schemas are built from these).
- */
+/** Zod schemas of the result items every surface shares (the MCP tools' output schemas are built from these). */
 import { z } from 'zod';
 
 export const MessageHitSchema = z.object({

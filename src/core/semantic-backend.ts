@@ -1,34 +1,32 @@
 /**
- * The semantic backend: decides whether semantic search is available (and says why not), builds the
- * vector index once per archive state and model (shared between concurrent callers, cancellable), and
- * serves a slightly stale index while a newer one builds after the archive changed.
+ * Whether semantic search is available (and why not); builds the vector index once per archive state and model,
+ * shared by concurrent callers, and serves the previous index while a fresher one builds after the archive changed.
  */
 import { modelAvailabilityProblem, NO_EMBED_MODEL_REASON } from '../embed/config';
 import type { EmbedConfig, Embedder } from '../embed/types';
 import type { EmbeddingModelInfo } from '../archive/types';
 import type { VectorIndex } from '../search/types';
-import type { BuildProgressInfo, SemanticOptions, SemanticState } from './context';
+import type { BuildProgressInfo, SemanticOptions, SemanticState, SemanticUnavailable } from './context';
 import { archiveFingerprint, type ArchiveHolder, type HeldArchive } from './archive-holder';
 import { SharedQueryEmbedder } from './query-embeddings';
 import { isAbortError, SharedTask } from './shared-task';
 import type { RuntimeLog, SemanticStatus, VectorIndexBuilder } from './types';
 
-interface BuiltIndex {
+/** What an index is built from: the archive (open generation, files' fingerprint) and the model's stored vectors. */
+interface IndexBasis {
   generation: number;
   model: string;
   dim: number;
   count: number;
   stamp: string;
+}
+
+interface BuiltIndex extends IndexBasis {
   index: VectorIndex;
   builtAt: number;
 }
 
-interface Build {
-  generation: number;
-  model: string;
-  dim: number;
-  count: number;
-  stamp: string;
+interface Build extends IndexBasis {
   task: SharedTask<VectorIndex>;
   /** Records consumed so far (from the builder's progress reports). */
   done: number;
@@ -37,20 +35,29 @@ interface Build {
   ended: Promise<void>;
 }
 
+/** What a search needs: the index's basis, the open archive and the query embedder. */
+interface Target extends IndexBasis {
+  held: HeldArchive;
+  embedder: Embedder;
+}
+
+function basis(b: IndexBasis): IndexBasis {
+  return { generation: b.generation, model: b.model, dim: b.dim, count: b.count, stamp: b.stamp };
+}
+const sameBase = (a: IndexBasis, b: IndexBasis): boolean =>
+  a.generation === b.generation && a.model === b.model && a.dim === b.dim;
+const text = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 /** Default minimum time between background rebuilds while the archive keeps changing (live imports). */
 export const DEFAULT_INDEX_REFRESH_MS = 2000;
 
-/**
- * How long a failed build of an unchanged archive is reported as is to callers that do not wait (search_messages,
- * semantic_search's poll) instead of being started again; a changed archive, new settings or a waiting caller retry.
- */
+/** How long callers that do not wait get a failed build of an unchanged archive back instead of a retry. */
 export const FAILED_BUILD_RETRY_MS = 30_000;
 
 export class SemanticManager {
   private built?: BuiltIndex;
   private building?: Build;
-  /** The last build that failed, for the same archive state and model (see FAILED_BUILD_RETRY_MS). */
-  private failed?: { generation: number; model: string; dim: number; stamp: string; reason: string; at: number };
+  private failed?: IndexBasis & { reason: string; at: number };
   private models?: { generation: number; stamp: string; models: EmbeddingModelInfo[] };
   private embedderCache?: { key: string; embedder: Embedder };
   private disposed = false;
@@ -114,18 +121,27 @@ export class SemanticManager {
 
   async get(signal?: AbortSignal, opts: SemanticOptions = {}): Promise<SemanticState> {
     if (this.disposed) return { available: false, reason: 'the msgbrowse server is shutting down' };
+    const t = await this.target(signal);
+    return 'available' in t ? t : this.indexFor(t, opts, signal);
+  }
+
+  /** The archive, model and embedder a search would use, or why semantic search is unavailable. */
+  private async target(signal?: AbortSignal): Promise<Target | SemanticUnavailable> {
     const cfg = this.getConfig();
     const model = cfg.model.trim();
     if (model === '') {
       this.setStatus({ state: 'disabled', reason: NO_EMBED_MODEL_REASON });
       return { available: false, reason: NO_EMBED_MODEL_REASON };
     }
+    const unavailable = (state: 'error' | 'unavailable' | undefined, reason: string): SemanticUnavailable => {
+      if (state) this.setStatus({ state, reason });
+      return { available: false, reason, model };
+    };
     let held: HeldArchive;
     try {
       held = await this.holder.get();
     } catch (e) {
-      const reason = `the archive cannot be opened: ${e instanceof Error ? e.message : String(e)}`;
-      return { available: false, reason, model };
+      return unavailable(undefined, `the archive cannot be opened: ${text(e)}`);
     }
     const stamp = archiveFingerprint(held.opened.path);
     let models: EmbeddingModelInfo[];
@@ -133,51 +149,34 @@ export class SemanticManager {
       models = await this.storedModels(held, stamp, signal);
     } catch (e) {
       if (isAbortError(e)) throw e;
-      const reason = `cannot read the archive's embeddings: ${e instanceof Error ? e.message : String(e)}`;
-      this.setStatus({ state: 'error', reason });
-      return { available: false, reason, model };
+      return unavailable('error', `cannot read the archive's embeddings: ${text(e)}`);
     }
     const problem = modelAvailabilityProblem(model, models);
-    if (problem) {
-      this.setStatus({ state: 'unavailable', reason: problem });
-      return { available: false, reason: problem, model };
-    }
-    const info = models.find((m) => m.model === model)!;
-    let embedder: Embedder;
+    if (problem) return unavailable('unavailable', problem);
+    const { dim, count } = models.find((m) => m.model === model)!;
     try {
-      embedder = this.embedder(cfg);
+      return { generation: held.generation, model, dim, count, stamp, held, embedder: this.embedder(cfg) };
     } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e);
-      this.setStatus({ state: 'unavailable', reason });
-      return { available: false, reason, model };
+      return unavailable('unavailable', text(e));
     }
+  }
 
+  /** The index for `t`: the one built (also while a fresher one builds), else a build, awaited unless `wait: false`. */
+  private async indexFor(t: Target, opts: SemanticOptions, signal?: AbortSignal): Promise<SemanticState> {
+    const { embedder, model } = t;
     const b = this.built;
-    const sameBase = b && b.generation === held.generation && b.model === model && b.dim === info.dim;
-    if (sameBase && b.stamp === stamp && b.count === info.count) {
-      return { available: true, embedder, index: b.index };
-    }
-    if (sameBase) {
+    if (b && sameBase(b, t)) {
       // The archive changed since the build: serve the index we have and refresh it in the background.
-      if (Date.now() - b.builtAt >= this.refreshMs) {
-        const build = this.startBuild(held, model, info, stamp);
+      if ((b.stamp !== t.stamp || b.count !== t.count) && Date.now() - b.builtAt >= this.refreshMs) {
+        const build = this.startBuild(t);
         build.task.detach().catch(() => {});
       }
       return { available: true, embedder, index: b.index };
     }
     const f = this.failed;
-    if (
-      opts.wait === false &&
-      f &&
-      f.generation === held.generation &&
-      f.model === model &&
-      f.dim === info.dim &&
-      f.stamp === stamp &&
-      Date.now() - f.at < FAILED_BUILD_RETRY_MS
-    ) {
+    if (opts.wait === false && f && sameBase(f, t) && f.stamp === t.stamp && Date.now() - f.at < FAILED_BUILD_RETRY_MS)
       return { available: false, reason: f.reason, model };
-    }
-    const build = this.startBuild(held, model, info, stamp);
+    const build = this.startBuild(t);
     if (opts.wait === false && !build.task.done) {
       // The caller answers without the index (keyword results now); the build goes on without it.
       build.task.detach().catch(() => {});
@@ -185,47 +184,31 @@ export class SemanticManager {
       return { available: false, reason: `index building: ${building.percent}%`, model, building, embedder };
     }
     try {
-      const index = await build.task.wait(signal);
-      return { available: true, embedder, index };
+      return { available: true, embedder, index: await build.task.wait(signal) };
     } catch (e) {
       if (isAbortError(e)) throw e;
-      const reason = `the vector index could not be built: ${e instanceof Error ? e.message : String(e)}`;
+      const reason = `the vector index could not be built: ${text(e)}`;
       this.setStatus({ state: 'error', reason });
       return { available: false, reason, model };
     }
   }
 
-  private startBuild(held: HeldArchive, model: string, info: EmbeddingModelInfo, stamp: string): Build {
+  private startBuild(t: Target): Build {
     const cur = this.building;
-    if (cur && cur.generation === held.generation && cur.model === model && cur.dim === info.dim && !cur.task.aborted) {
-      return cur; // a build for this archive and model is running: share it
-    }
+    if (cur && sameBase(cur, t) && !cur.task.aborted) return cur; // a build for this archive and model is running
     cur?.task.abort();
-    let build!: Build;
-    const onProgress = (p: { done: number }) => {
-      // (build is unset while the builder's first synchronous steps run)
-      if (!build || this.building !== build || this.disposed) return;
-      build.done = Math.min(p.done, build.count);
-      // setStatus drops repeats, so listeners (the status bar) hear about each whole percent once.
-      if (!this.built)
-        this.setStatus({
-          state: 'building',
-          model,
-          dim: info.dim,
-          count: info.count,
-          percent: buildPercent(build.done, build.count),
-        });
-    };
+    const { held, model, dim, count } = t;
+    let build: Build | undefined; // unset while the builder's first synchronous steps run
     const task = new SharedTask<VectorIndex>((signal) =>
       this.builder({
         archive: held.opened,
         model,
-        dim: info.dim,
-        count: info.count,
+        dim,
+        count,
         cacheDir: this.getCacheDir(held.opened.path),
         signal,
         log: this.log,
-        onProgress,
+        onProgress: (p) => build && this.progressed(build, p.done),
       }),
     );
     const started = Date.now();
@@ -233,58 +216,48 @@ export class SemanticManager {
       () => undefined,
       () => undefined,
     );
-    build = {
-      generation: held.generation,
-      model,
-      dim: info.dim,
-      count: info.count,
-      stamp,
-      task,
-      done: 0,
-      started,
-      ended,
-    };
+    build = { ...basis(t), task, done: 0, started, ended };
     this.building = build;
-    if (!this.built) this.setStatus({ state: 'building', model, dim: info.dim, count: info.count, percent: 0 });
+    if (!this.built) this.setStatus({ state: 'building', model, dim, count, percent: 0 });
     task.observe().then(
-      (index) => {
-        if (this.building !== build || this.disposed) {
-          index.dispose();
-          return;
-        }
-        this.building = undefined;
-        this.failed = undefined;
-        const old = this.built;
-        this.built = {
-          generation: build.generation,
-          model,
-          dim: info.dim,
-          count: info.count,
-          stamp,
-          index,
-          builtAt: Date.now(),
-        };
-        if (old && old.index !== index) old.index.dispose();
-        this.log(
-          'info',
-          `vector index ready: ${index.size} vectors of "${model}" (dim ${info.dim}) in ${Date.now() - started} ms`,
-        );
-        this.setStatus({ state: 'ready', model, dim: info.dim, size: index.size });
-      },
-      (e: unknown) => {
-        if (this.building === build) this.building = undefined;
-        if (!isAbortError(e)) {
-          const message = e instanceof Error ? e.message : String(e);
-          this.log('error', `vector index build failed: ${message}`);
-          if (!this.disposed) {
-            const reason = `the vector index could not be built: ${message}`;
-            this.failed = { generation: build.generation, model, dim: info.dim, stamp, reason, at: Date.now() };
-            if (!this.built) this.setStatus({ state: 'error', reason });
-          }
-        }
-      },
+      (index) => this.finished(build, index),
+      (e: unknown) => this.failedBuild(build, e),
     );
     return build;
+  }
+
+  private progressed(build: Build, done: number): void {
+    if (this.building !== build || this.disposed) return;
+    build.done = Math.min(done, build.count);
+    // setStatus drops repeats, so listeners (the status bar) hear about each whole percent once.
+    const { model, dim, count } = build;
+    if (!this.built) this.setStatus({ state: 'building', model, dim, count, percent: buildPercent(build.done, count) });
+  }
+
+  private finished(build: Build, index: VectorIndex): void {
+    if (this.building !== build || this.disposed) {
+      index.dispose();
+      return;
+    }
+    this.building = undefined;
+    this.failed = undefined;
+    const old = this.built;
+    this.built = { ...basis(build), index, builtAt: Date.now() };
+    if (old && old.index !== index) old.index.dispose();
+    const { model, dim } = build;
+    const ms = Date.now() - build.started;
+    this.log('info', `vector index ready: ${index.size} vectors of "${model}" (dim ${dim}) in ${ms} ms`);
+    this.setStatus({ state: 'ready', model, dim, size: index.size });
+  }
+
+  private failedBuild(build: Build, e: unknown): void {
+    if (this.building === build) this.building = undefined;
+    if (isAbortError(e)) return;
+    this.log('error', `vector index build failed: ${text(e)}`);
+    if (this.disposed) return;
+    const reason = `the vector index could not be built: ${text(e)}`;
+    this.failed = { ...basis(build), reason, at: Date.now() };
+    if (!this.built) this.setStatus({ state: 'error', reason });
   }
 
   dispose(): void {

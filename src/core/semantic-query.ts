@@ -8,7 +8,7 @@ import type {
 } from '../archive/types';
 import { isArchiveError } from '../archive/errors';
 import { dimensionMismatchError, isEmbedError } from '../embed/errors';
-import type { VectorFilter } from '../search/types';
+import type { VectorFilter, VectorHit } from '../search/types';
 import type { BuildProgressInfo, SemanticReady, SemanticState, ServerContext } from './context';
 import { errorMessage } from './errors';
 import { SharedQueryEmbedder } from './query-embeddings';
@@ -22,10 +22,8 @@ async function vectorFilter(archive: AsyncArchive, f: SemanticFilter, signal: Ab
   if (hasAttachment === undefined && hasLink === undefined) return rest;
   const only: number[][] = [];
   const skip: number[] = [...(rest.skipMessageIds ?? [])];
-  for (const [want, kind] of [
-    [hasAttachment, 'attachment'],
-    [hasLink, 'link'],
-  ] as const) {
+  for (const kind of ['attachment', 'link'] as const) {
+    const want = kind === 'attachment' ? hasAttachment : hasLink;
     if (want === undefined) continue;
     const ids = await archive.messageIdsWith(kind, signal);
     if (want) only.push(ids);
@@ -34,12 +32,8 @@ async function vectorFilter(archive: AsyncArchive, f: SemanticFilter, signal: Ab
   if (rest.onlyMessageIds) only.push([...rest.onlyMessageIds]);
   const out: VectorFilter = { ...rest, ...(skip.length ? { skipMessageIds: skip } : {}) };
   if (only.length) {
-    let keep = new Set(only[0]);
-    for (const ids of only.slice(1)) {
-      const next = new Set(ids);
-      keep = new Set([...keep].filter((id) => next.has(id)));
-    }
-    out.onlyMessageIds = [...keep];
+    const others = only.slice(1).map((ids) => new Set(ids));
+    out.onlyMessageIds = [...new Set(only[0])].filter((id) => others.every((s) => s.has(id)));
   }
   return out;
 }
@@ -51,16 +45,9 @@ export interface SemanticHitRow {
 }
 
 export type SemanticOutcome =
-  /**
-   * `extras`: the hits' reactions and attachments, read with their messages; `counts`: those of the caller's
-   * `receiptScope` for `model`, read in the same archive call (absent without one).
-   */
+  /** `extras` and `counts` (of `receiptScope`, for `model`) are read in the archive call that reads the hits. */
   | { ok: true; model: string; hits: SemanticHitRow[]; dropped: number; extras: HitExtrasRows; counts?: ScopeCounts }
-  /**
-   * `unavailable`: not configured / no vectors / the index is still building (`building` set, only with
-   * `wait: false`); `failed`: configured but this query failed; `timeout`: the embeddings endpoint did not answer
-   * within `embedBudgetMs` (the request goes on in the background).
-   */
+  /** `unavailable`: not configured, no vectors, or still building (`building`, only with `wait: false`). */
   | {
       ok: false;
       kind: 'unavailable' | 'failed' | 'timeout';
@@ -69,23 +56,18 @@ export type SemanticOutcome =
       building?: BuildProgressInfo;
     };
 
+type SemanticFailure = Extract<SemanticOutcome, { ok: false }>;
+
 export interface SemanticRunOptions {
   /** Wait for a vector index that is still building (default true); false answers `index building: N%` at once. */
   wait?: boolean;
-  /** Stop waiting for the query embedding after this many ms (default: the embedder's own timeout). */
+  /** Stop waiting for the query embedding after this many ms (the request goes on in the background). */
   embedBudgetMs?: number;
-  /**
-   * With `wait: false`, for a caller that will wait for the build and ask again (semantic_search): while the index
-   * builds, request the query's vector now, so the call after the build finds it embedded (the embedder shares
-   * and keeps answers per query text).
-   */
+  /** With `wait: false`: embed the query while the index builds, so the caller's retry after the build finds it. */
   embedWhileBuilding?: boolean;
   /** The semantic state the caller already asked for (with the same `wait`); default: ask `ctx.semantic`. */
   state?: Promise<SemanticState>;
-  /**
-   * The scope the caller's receipt counts (search-receipt.ts `receiptScope`): counted, for the model the outcome
-   * reports, in the archive call that reads the hits' messages (semantic_search). Absent: nothing is counted.
-   */
+  /** The scope the caller's receipt counts, read with the hits' messages; absent: nothing is counted. */
   receiptScope?: ScopeFilter;
 }
 
@@ -119,9 +101,60 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
+/** The query's vector, or why there is none (no answer within `budget` ms, an all-zero vector). */
+async function queryVector(
+  state: SemanticReady,
+  query: string,
+  signal: AbortSignal,
+  budget?: number,
+): Promise<Float32Array | SemanticFailure> {
+  const { embedder, index } = state;
+  const model = readyModel(state);
+  const pending = embedder.embed(query, signal);
+  const vec = budget === undefined ? await pending : await within(pending, budget);
+  if (vec === TIMED_OUT) {
+    if (embedder instanceof SharedQueryEmbedder) embedder.release(query);
+    const reason = `the embeddings endpoint did not answer within ${seconds(budget!)} (timed out; the request goes on in the background and a later search retries)`;
+    return { ok: false, kind: 'timeout', model, reason };
+  }
+  if (vec.length !== index.dim) throw dimensionMismatchError(embedder.model, vec.length, index.dim);
+  if (!vec.some((x) => x !== 0)) {
+    const reason = `the embeddings endpoint returned an all-zero vector for this query (model "${embedder.model}")`;
+    return { ok: false, kind: 'failed', model, reason };
+  }
+  return vec;
+}
+
+/** The hits with their messages, extras and the receipt's counts: one archive call (none for no hits, no receipt). */
+async function hydrate(
+  archive: AsyncArchive,
+  found: VectorHit[],
+  model: string,
+  receiptScope: ScopeFilter | undefined,
+  signal: AbortSignal,
+): Promise<SemanticOutcome> {
+  const read =
+    found.length || receiptScope
+      ? await archive.hitMessagesBundle(
+          found.map((h) => h.messageId),
+          receiptScope,
+          model,
+          signal,
+        )
+      : { messages: [], extras: { reactions: [], attachments: [] } };
+  const byId = new Map(read.messages.map((m) => [m.id, m]));
+  const hits: SemanticHitRow[] = [];
+  for (const h of found) {
+    const m = byId.get(h.messageId);
+    if (m) hits.push({ messageId: h.messageId, score: h.score, message: m });
+  }
+  const counts = read.counts ? { counts: read.counts } : {};
+  return { ok: true, model, hits, dropped: found.length - hits.length, extras: read.extras, ...counts };
+}
+
 /**
- * The semantic half: embed the query with the configured model, exact-cosine top-k over the stored vectors,
- * hydrate hits with their messages. Never throws except on cancellation; failures come back as reasons.
+ * The semantic half: embed the query, exact-cosine top-k over the stored vectors, hits with their messages.
+ * Never throws except on cancellation; failures come back as reasons.
  */
 export async function runSemantic(
   ctx: ServerContext,
@@ -137,71 +170,23 @@ export async function runSemantic(
     const state = await (opts.state ?? ctx.semantic(signal, { wait: opts.wait ?? true }));
     if (!state.available) {
       if (opts.embedWhileBuilding && state.building && state.embedder) state.embedder.embed(query).catch(() => {});
-      return {
-        ok: false,
-        kind: 'unavailable',
-        reason: state.reason,
-        ...(state.model ? { model: state.model } : {}),
-        ...(state.building ? { building: state.building } : {}),
-      };
+      const { reason, building } = state;
+      const more = { ...(state.model ? { model: state.model } : {}), ...(building ? { building } : {}) };
+      return { ok: false, kind: 'unavailable', reason, ...more };
     }
-    const { embedder, index } = state;
     model = readyModel(state);
-    const pending = embedder.embed(query, signal);
-    const budget = opts.embedBudgetMs;
-    const vec = budget === undefined ? await pending : await within(pending, budget);
-    if (vec === TIMED_OUT) {
-      if (embedder instanceof SharedQueryEmbedder) embedder.release(query);
-      return {
-        ok: false,
-        kind: 'timeout',
-        model,
-        reason: `the embeddings endpoint did not answer within ${seconds(budget!)} (timed out; the request goes on in the background and a later search retries)`,
-      };
-    }
-    if (vec.length !== index.dim) throw dimensionMismatchError(embedder.model, vec.length, index.dim);
-    if (!vec.some((x) => x !== 0)) {
-      return {
-        ok: false,
-        kind: 'failed',
-        model,
-        reason: `the embeddings endpoint returned an all-zero vector for this query (model "${embedder.model}")`,
-      };
-    }
-    const found = await index.search(vec, k, await vectorFilter(archive, filter, signal), signal);
-    // The hits' messages, their extras and the receipt's counts: one archive call (none for no hits and no receipt).
-    const read =
-      found.length || opts.receiptScope
-        ? await archive.hitMessagesBundle(
-            found.map((h) => h.messageId),
-            opts.receiptScope,
-            model,
-            signal,
-          )
-        : { messages: [], extras: { reactions: [], attachments: [] } };
-    const byId = new Map(read.messages.map((m) => [m.id, m]));
-    const hits: SemanticHitRow[] = [];
-    for (const h of found) {
-      const m = byId.get(h.messageId);
-      if (m) hits.push({ messageId: h.messageId, score: h.score, message: m });
-    }
-    return {
-      ok: true,
-      model,
-      hits,
-      dropped: found.length - hits.length,
-      extras: read.extras,
-      ...(read.counts ? { counts: read.counts } : {}),
-    };
+    const vec = await queryVector(state, query, signal, opts.embedBudgetMs);
+    if ('ok' in vec) return vec;
+    const found = await state.index.search(vec, k, await vectorFilter(archive, filter, signal), signal);
+    return await hydrate(archive, found, model, opts.receiptScope, signal);
   } catch (e) {
     if (signal.aborted) throw e;
-    // Embedding and vector-index errors carry actionable messages of their own.
-    const reason =
-      isEmbedError(e) || isArchiveError(e)
-        ? e.message
-        : e instanceof Error && e.message
-          ? e.message.split('\n')[0]
-          : errorMessage(e);
-    return { ok: false, kind: 'failed', model, reason };
+    return { ok: false, kind: 'failed', model, reason: failureReason(e) };
   }
+}
+
+function failureReason(e: unknown): string {
+  // Embedding and vector-index errors carry actionable messages of their own.
+  if (isEmbedError(e) || isArchiveError(e)) return e.message;
+  return e instanceof Error && e.message ? e.message.split('\n')[0] : errorMessage(e);
 }

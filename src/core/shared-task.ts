@@ -1,7 +1,4 @@
-/**
- * One piece of async work shared by every caller that asks for it while it runs. Each caller may
- * cancel its own wait; the work itself is aborted only when every waiter has given up (or on `abort()`).
- */
+/** Async work shared by every caller; aborted only when every waiter has given up (or on `abort()`). */
 
 export function abortError(message = 'the operation was cancelled'): Error {
   const err = new Error(message);

@@ -1,20 +1,14 @@
-/**
- * Making archive text safe to show: no control characters, readable match markers, and markdown framing
- * that keeps message content visibly quoted (it is untrusted data from other people).
- */
+/** Making archive text safe to show: no control characters, and message content kept visibly quoted (untrusted). */
 
 const SNIPPET_OPEN = '\u0002';
 const SNIPPET_CLOSE = '\u0003';
-/** What a keyword match is wrapped in inside snippets (msgbrowse leaks raw U+0002/U+0003, §11.4). */
+/** What a keyword match is wrapped in inside snippets (FTS marks it with U+0002/U+0003). */
 export const MATCH_MARK = '**';
 
-// C0 controls except TAB and LF, DEL, C1 controls, and bidi embedding/override/isolate characters
-// (they can visually reorder or hide text). U+200D (ZWJ, emoji sequences) is kept.
-// eslint-disable-next-line no-control-regex
+// C0 controls but TAB and LF, DEL, C1 controls, and bidi overrides/isolates (they can reorder or hide text).
 const STRIP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-// Every character a renderer may treat as a line break: CR/CRLF, VT, FF, NEL, LINE and PARAGRAPH SEPARATOR.
-// They all become `\n` so quoting prefixes every visual line (a U+2028 must not start an unquoted line).
+// Everything a renderer may break a line at becomes `\n`, so quoting prefixes every visual line.
 const LINE_BREAKS = /\r\n?|[\u000b\u000c\u0085\u2028\u2029]/g;
 
 /** A message body with control characters removed and every kind of line break normalised to `\n`. */

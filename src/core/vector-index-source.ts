@@ -1,8 +1,4 @@
-/**
- * The default VectorIndexBuilder: the search layer's exact int8 + WASM SIMD index, loaded from / written to the
- * persistent cache when a cache dir is given, built in memory otherwise. A worker-backed archive builds and
- * searches its index inside the worker; an in-thread archive does it here.
- */
+/** The default VectorIndexBuilder: built in the worker when the archive has one, else here; cached when a dir is given. */
 import {
   archiveRows,
   consumeRecords,
@@ -32,9 +28,8 @@ export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
     });
   }
   const sync = req.archive.sync;
-  if (!sync) {
+  if (!sync)
     throw new Error('this archive is not open in this thread; pass a buildVectorIndex that can read its embeddings');
-  }
   const records = () => sync.embeddings(req.model, { shareVectors: true });
   const rows = archiveRows(sync, req.model);
   // The build counted the model's vector coverage: the first search receipt need not count it again.

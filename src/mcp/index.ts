@@ -3,5 +3,4 @@ export { createMcpServer, SERVER_NAME, type McpTrafficEvent } from './server';
 export { SERVER_INSTRUCTIONS } from './instructions';
 export { TOOLS, parseDomainFilter } from './tools';
 export type { ToolDefinition, ToolOutput, ToolEnv, ResourceLinkItem } from './tool';
-export { parseDay, parseDayRange } from './dates';
 export { encodeCursor, decodeCursor } from './cursor';

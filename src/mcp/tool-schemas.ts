@@ -97,3 +97,16 @@ export const contentFilterShape = {
     .describe('true: only messages with an attachment (image, video, file); false: only messages without one'),
   has_link: z.boolean().optional().describe('true: only messages containing a link; false: only messages without one'),
 };
+
+/** The filters both searches take, in their schema order. */
+export const searchFiltersShape = {
+  ...conversationScopeShape,
+  sender: text('sender')
+    .optional()
+    .describe(
+      'only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders',
+    ),
+  start: dateParam('start').optional(),
+  end: dateParam('end').optional(),
+  ...contentFilterShape,
+};

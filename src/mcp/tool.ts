@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { AsyncArchive, ServerContext } from '../core';
-import type { Chooser } from './resolve';
+import type { AsyncArchive, ServerContext, Chooser } from '../core';
 
 /** A `resource_link` content item pointing at one of our resource templates. */
 export interface ResourceLinkItem {

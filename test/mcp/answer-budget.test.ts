@@ -232,6 +232,8 @@ before(async () => {
         answerBudget: budget,
       }),
     );
+  // Every harness answers hybrid from the first call: a walk must not start keyword-only and go on hybrid.
+  for (const h of harness.values()) assert.equal((await h.ctx.semantic(undefined, { wait: true })).available, true);
 });
 
 after(async () => {

@@ -1,7 +1,6 @@
 /** Turning prompt arguments into archive things, with errors that say what exists instead. */
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { type AsyncArchive, type ConversationRow, errorMessage, inline, ProtocolError } from '../../core';
-import { parseDay } from '../dates';
+import { type AsyncArchive, type ConversationRow, errorMessage, inline, ProtocolError, parseDay } from '../../core';
 
 /** A conversation from a completed value: `name`, or `name (source)` as completions write duplicated names. */
 export async function conversationArg(

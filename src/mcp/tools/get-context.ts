@@ -1,23 +1,10 @@
 import { z } from 'zod';
-import {
-  hitFromMessage,
-  inline,
-  messageResourceUri,
-  type MessageRow,
-  redactsFor,
-  resolveCitation,
-  ToolError,
-  withHitExtras,
-} from '../../core';
-import { clampLimit } from '../limits';
-import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
-import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { type ContextAnswer, inline, type MessageHit, messageResourceUri, readContext } from '../../core';
 import { budgetLabel, fitPage, OVERSIZE_NOTE, shortenHit, shrinkMessage } from '../answer-budget';
 import { encodeCursor } from '../cursor';
+import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
-
-export const CONTEXT_DEFAULT_WINDOW = 5;
-export const CONTEXT_MAX_WINDOW = 50;
+import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 
 export const getContextInput = strictInput('get_context', {
   message_id: positiveInt('message_id').optional().describe('the message id to center on (from a search hit)'),
@@ -68,142 +55,87 @@ export const getContext = defineTool({
   inputSchema: getContextInput,
   outputSchema: getContextOutput,
   async handler(args, env) {
-    const notes: string[] = [];
-    const window = clampLimit('window', args.window, CONTEXT_DEFAULT_WINDOW, CONTEXT_MAX_WINDOW, notes);
-    const hash = args.hash?.trim().toLowerCase();
-    if (args.message_id === undefined && !hash)
-      throw new ToolError('message_id or hash is required (take them from a search hit)');
-    if (hash !== undefined && args.message_id === undefined && !/^[0-9a-f]{64}$/.test(hash)) {
-      throw new ToolError(
-        `hash must be the 64-character hex hash of a message as returned in results, got ${inline(args.hash ?? '', 80)}`,
-      );
-    }
-    if (hash !== undefined && args.message_id !== undefined && !/^[0-9a-f]{4,64}$/.test(hash)) {
-      throw new ToolError(
-        `hash must be the message's hex hash or the h= prefix of its link (4–64 hex digits), got ${inline(args.hash ?? '', 80)}`,
-      );
-    }
-    const archive = await env.archive();
-    let target: MessageRow;
-    if (args.message_id !== undefined) {
-      // message_id + hash is a citation: resolved as links are, never to another message than the hash names.
-      const r = await resolveCitation(archive, { messageId: args.message_id, hash }, env.signal);
-      if (r.status === 'gone') {
-        throw new ToolError(
-          hash
-            ? `${r.note} — search again to find it`
-            : `message ${args.message_id} not found — message ids change when a conversation is re-imported; pass the hash from the hit instead, or search again`,
-        );
-      }
-      target = r.message;
-      if (r.status === 'moved') notes.push(r.note);
-    } else {
-      const m = await archive.messageByHash(hash!, env.signal);
-      if (!m) throw new ToolError(`no message with hash ${hash} in this archive — search again to find it`);
-      target = m;
-    }
-    const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
-    const fmt = env.ctx.citation;
-    const redact = redactsFor(env.ctx);
-    const hits = await withHitExtras(
-      archive,
-      rows.map((m) =>
-        m.id === target.id
-          ? hitFromMessage(fmt, m, undefined, redact)
-          : shortenHit(hitFromMessage(fmt, m, undefined, redact)),
-      ),
-      redact,
-      env.signal,
-    );
-    // Filled outward from the target (then one before, one after, …), so a window the budget cuts stays centred.
-    const at = Math.max(
-      0,
-      rows.findIndex((m) => m.id === target.id),
-    );
-    const outward = [
-      at,
-      ...Array.from({ length: 2 * rows.length }, (_, i) => (i % 2 ? at + (i + 1) / 2 : at - (i + 2) / 2)),
-    ].filter((i) => i >= 0 && i < rows.length);
-    const order = outward.map((i) => hits[i]);
-    let oversized = false;
-    const build = (k: number) => {
-      const shown = outward.slice(0, k);
-      const lo = Math.min(...shown, at);
-      const hi = Math.max(...shown, at);
-      const cursors = {
-        ...(lo > 0
-          ? {
-              earlier_cursor: encodeCursor({
-                conversationId: target.conversationId,
-                tsUnix: rows[lo].tsUnix,
-                id: rows[lo].id,
-                newest: true,
-              }),
-            }
-          : {}),
-        ...(hi < rows.length - 1
-          ? {
-              later_cursor: encodeCursor({
-                conversationId: target.conversationId,
-                tsUnix: rows[hi].tsUnix,
-                id: rows[hi].id,
-              }),
-            }
-          : {}),
-      };
-      const cut =
-        k < rows.length
-          ? [
-              `${k} of the ${rows.length} messages of the window are shown, centred on the target (the answer budget is ${budgetLabel(env.budget)}): earlier_cursor and later_cursor read on with get_conversation`,
-            ]
-          : [];
-      if (k > 0 && order[0].text_length !== undefined)
-        cut.push(`the message is longer than a whole answer; its whole text is the resource ${wholeAt}`);
-      if (oversized) cut.push(OVERSIZE_NOTE);
-      return {
-        message_id: target.id,
-        hash: target.hash,
-        conversation: target.conversation,
-        conversation_id: target.conversationId,
-        source: target.source,
-        messages: shown
-          .map((i, j) => [i, order[j]] as const)
-          .sort((x, y) => x[0] - y[0])
-          .map(([, h]) => h),
-        ...cursors,
-        ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
-      };
-    };
-    // A target longer than a whole answer is read whole in its resource (linked below): room is left for the note.
-    const wholeAt = messageResourceUri(target.id, target.hash);
-    const fit = fitPage(order, env.budget, build, (h, room) =>
-      shrinkMessage(h, room - 200, `the resource ${wholeAt} holds it whole`),
-    );
-    oversized = fit.oversized;
-    const structured = build(fit.kept);
-    const targetCut = structured.messages.find((m) => m.message_id === target.id)?.text_length !== undefined;
+    const answer = await readContext(args, env);
+    const { target } = answer;
+    const structured = centredPage(answer, env.budget);
     const messages = structured.messages;
     const text =
       `${messages.length} message${messages.length === 1 ? '' : 's'} around message_id ${target.id} in ${inline(target.conversation)} ` +
       `(${target.source}, conversation_id ${target.conversationId}), oldest first; the target is marked →.\n${UNTRUSTED_NOTE}\n\n` +
       renderHits(messages, { numbered: false, targetId: target.id }) +
       renderNotes(structured.notes);
-    // No message resource link: it would be this very result again (see the payload policy in render.ts).
+    const shownTarget = messages.find((m) => m.message_id === target.id);
+    // No message resource link (it would be this very result again), except for a target no answer can hold whole.
     return {
       structured,
       text,
       resources: [
         conversationResourceLink({ id: target.conversationId, name: target.conversation, source: target.source }),
-        // The whole of a message no answer can hold: for the model (no user-only audience), to read on.
-        ...(targetCut
-          ? [
-              {
-                ...messageResourceLinks([structured.messages.find((m) => m.message_id === target.id)!])[0],
-                annotations: undefined,
-              },
-            ]
+        ...(shownTarget?.text_length !== undefined
+          ? [{ ...messageResourceLinks([shownTarget])[0], annotations: undefined }]
           : []),
       ],
     };
   },
 });
+
+type ContextPage = z.output<typeof getContextOutput>;
+
+/**
+ * The window within the answer budget, filled outward from the target (then one before, one after, …) so a cut
+ * window stays centred; earlier_cursor / later_cursor read on with get_conversation.
+ */
+function centredPage({ target, rows, hits, notes }: ContextAnswer, budget: number): ContextPage {
+  const at = Math.max(
+    0,
+    rows.findIndex((m) => m.id === target.id),
+  );
+  const outward = [
+    at,
+    ...Array.from({ length: 2 * rows.length }, (_, i) => (i % 2 ? at + (i + 1) / 2 : at - (i + 2) / 2)),
+  ].filter((i) => i >= 0 && i < rows.length);
+  const order: MessageHit[] = outward.map((i) => (i === at ? hits[i] : shortenHit(hits[i])));
+  // A target longer than a whole answer is read whole in its resource: room is left for the note.
+  const wholeAt = messageResourceUri(target.id, target.hash);
+  let oversized = false;
+  const build = (k: number): ContextPage => {
+    const shown = outward.slice(0, k);
+    const lo = Math.min(...shown, at);
+    const hi = Math.max(...shown, at);
+    const cursor = (i: number, newest?: boolean) =>
+      encodeCursor({
+        conversationId: target.conversationId,
+        tsUnix: rows[i].tsUnix,
+        id: rows[i].id,
+        ...(newest ? { newest } : {}),
+      });
+    const cut =
+      k < rows.length
+        ? [
+            `${k} of the ${rows.length} messages of the window are shown, centred on the target (the answer budget is ${budgetLabel(budget)}): earlier_cursor and later_cursor read on with get_conversation`,
+          ]
+        : [];
+    if (k > 0 && order[0].text_length !== undefined)
+      cut.push(`the message is longer than a whole answer; its whole text is the resource ${wholeAt}`);
+    if (oversized) cut.push(OVERSIZE_NOTE);
+    return {
+      message_id: target.id,
+      hash: target.hash,
+      conversation: target.conversation,
+      conversation_id: target.conversationId,
+      source: target.source,
+      messages: shown
+        .map((i, j) => [i, order[j]] as const)
+        .sort((x, y) => x[0] - y[0])
+        .map(([, h]) => h),
+      ...(lo > 0 ? { earlier_cursor: cursor(lo, true) } : {}),
+      ...(hi < rows.length - 1 ? { later_cursor: cursor(hi) } : {}),
+      ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
+    };
+  };
+  const fit = fitPage(order, budget, build, (h, room) =>
+    shrinkMessage(h, room - 200, `the resource ${wholeAt} holds it whole`),
+  );
+  oversized = fit.oversized;
+  return build(fit.kept);
+}

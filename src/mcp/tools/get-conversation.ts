@@ -1,10 +1,17 @@
 import { z } from 'zod';
-import { type ConversationRow, hitFromMessage, inline, redactsFor, ToolError, withHitExtras } from '../../core';
+import {
+  type ConversationRow,
+  hitFromMessage,
+  inline,
+  redactsFor,
+  ToolError,
+  withHitExtras,
+  parseDayRange,
+  clampLimit,
+  resolveScope,
+} from '../../core';
 import { conversationResourceLink, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { encodeCursor, decodeCursor } from '../cursor';
-import { parseDayRange } from '../dates';
-import { clampLimit } from '../limits';
-import { resolveScope } from '../resolve';
 import {
   conversationScopeShape,
   dateParam,

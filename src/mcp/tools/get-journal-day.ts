@@ -9,10 +9,10 @@ import {
   redactsFor,
   ToolError,
   withHitExtras,
+  parseDay,
+  clampLimit,
 } from '../../core';
 import { decodeDayCursor, encodeDayCursor } from '../cursor';
-import { parseDay } from '../dates';
-import { clampLimit } from '../limits';
 import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { conversationInfo, inline, linkLabel } from '../../core';
+import { conversationInfo, inline, linkLabel, resolveSource } from '../../core';
 import { pageByOffset } from '../answer-budget';
 import { renderNotes } from '../render';
-import { resolveSource } from '../resolve';
 import { ConversationInfoSchema, cursorField, nextCursorField, notesField, strictInput, text } from '../tool-schemas';
 import { defineTool, PAGING_GUIDANCE } from '../tool';
 

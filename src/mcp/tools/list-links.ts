@@ -1,9 +1,7 @@
 import { domainToUnicode } from 'node:url';
 import { z } from 'zod';
-import { content, inline, linkLabel, messageLink, redactsFor, ToolError } from '../../core';
-import { clampLimit } from '../limits';
+import { content, inline, linkLabel, messageLink, redactsFor, ToolError, clampLimit, resolveScope } from '../../core';
 import { renderNotes } from '../render';
-import { resolveScope } from '../resolve';
 import { pageByOffset } from '../answer-budget';
 import {
   conversationScopeShape,

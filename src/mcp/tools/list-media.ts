@@ -1,8 +1,16 @@
 import { z } from 'zod';
-import { ATTACHMENT_KINDS, type AttachmentKind, content, inline, linkLabel, messageLink, redactsFor } from '../../core';
-import { clampLimit } from '../limits';
+import {
+  ATTACHMENT_KINDS,
+  type AttachmentKind,
+  content,
+  inline,
+  linkLabel,
+  messageLink,
+  redactsFor,
+  clampLimit,
+  resolveScope,
+} from '../../core';
 import { renderNotes } from '../render';
-import { resolveScope } from '../resolve';
 import { pageByOffset } from '../answer-budget';
 import {
   conversationScopeShape,

@@ -6,9 +6,9 @@ import {
   onThisDay as onThisDayUseCase,
   OnThisDayYearSchema,
   redactsFor,
+  parseDay,
+  clampLimit,
 } from '../../core';
-import { parseDay } from '../dates';
-import { clampLimit } from '../limits';
 import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
 import { cursorField, nextCursorField, notesField, positiveInt, strictInput, text } from '../tool-schemas';

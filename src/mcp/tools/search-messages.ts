@@ -1,50 +1,29 @@
 import { z } from 'zod';
-import {
-  hybridSearch,
-  inline,
-  readingNotes,
-  receiptLine,
-  receiptScope,
-  redactsFor,
-  searchReceipt,
-  SearchReceiptSchema,
-} from '../../core';
-import { clampLimit } from '../limits';
-import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
-import { searchRequest } from '../search-request';
+import { inline, receiptLine, SearchReceiptSchema, searchMessages as search } from '../../core';
 import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
+import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
+import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 import {
-  contentFilterShape,
-  conversationScopeShape,
   cursorField,
-  dateParam,
   MAX_QUERY,
   MessageHitSchema,
   nextCursorField,
   notesField,
   positiveInt,
   SemanticStatusSchema,
+  searchFiltersShape,
   strictInput,
   text,
 } from '../tool-schemas';
-import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
-export const SEARCH_DEFAULT_LIMIT = 20;
-export const SEARCH_MAX_LIMIT = 100;
+// The palette's search caps its results as the tool does.
+export { SEARCH_MAX_LIMIT } from '../../core';
 
 export const searchMessagesInput = strictInput('search_messages', {
   query: text('query', MAX_QUERY).describe(
     'search query: every word must occur (as a word prefix) for a keyword match',
   ),
-  ...conversationScopeShape,
-  sender: text('sender')
-    .optional()
-    .describe(
-      'only messages from this sender, as shown in results (case and accents ignored; "Me" or "me" is the archive owner); an unknown name is an error listing the closest senders',
-    ),
-  start: dateParam('start').optional(),
-  end: dateParam('end').optional(),
-  ...contentFilterShape,
+  ...searchFiltersShape,
   limit: positiveInt('limit')
     .optional()
     .describe('max results in total, over every page (default 20, max 100; larger values are clamped)'),
@@ -74,30 +53,8 @@ export const searchMessages = defineTool({
   inputSchema: searchMessagesInput,
   outputSchema: searchMessagesOutput,
   async handler(args, env) {
-    const notes: string[] = [];
-    const limit = clampLimit('limit', args.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, notes);
-    const { query, notes: read, range, archive, scope, filter } = await searchRequest(args, env);
-    notes.push(...read);
-    const searched = {
-      conversation: scope.conversation,
-      source: scope.source,
-      sender: scope.sender,
-      start: args.start,
-      end: args.end,
-      ...range,
-      hasAttachment: args.has_attachment,
-      hasLink: args.has_link,
-    };
-    const { hits, semantic, semanticFailure, plan, counts } = await hybridSearch(
-      env.ctx,
-      archive,
-      { query, limit, filter, redact: redactsFor(env.ctx), receiptScope: receiptScope(searched) },
-      env.signal,
-    );
-    if (semanticFailure)
-      env.warn(`semantic half of search_messages failed; returned keyword results only: ${semanticFailure}`);
-    notes.push(...readingNotes(plan));
-    const receipt = await searchReceipt(archive, { ...searched, plan, semantic }, semantic.model, env.signal, counts);
+    const { query, hits, semantic, receipt, notes, warning } = await search(args, env);
+    if (warning) env.warn(`semantic half of search_messages failed; returned keyword results only: ${warning}`);
     const { result: structured } = pageByOffset(
       {
         tool: 'search_messages',

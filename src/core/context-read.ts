@@ -1,0 +1,70 @@
+/** get_context's read: the target (by id, hash or both, resolved as a citation) and the window around it. */
+import type { MessageRow } from '../archive/types';
+import { ToolError } from './errors';
+import { withHitExtras } from './hit-extras';
+import { hitFromMessage, redactsFor } from './hits';
+import { clampLimit } from './request';
+import type { MessageHit } from './results';
+import { resolveCitation } from './citation-resolve';
+import type { CallEnv } from './search';
+import { inline } from './text';
+
+export const CONTEXT_DEFAULT_WINDOW = 5;
+export const CONTEXT_MAX_WINDOW = 50;
+
+export interface ContextAnswer {
+  target: MessageRow;
+  /** The window, oldest first, and its hits (the target among them). */
+  rows: MessageRow[];
+  hits: MessageHit[];
+  notes: string[];
+}
+
+export async function readContext(
+  args: { message_id?: number; hash?: string; window?: number },
+  env: CallEnv,
+): Promise<ContextAnswer> {
+  const notes: string[] = [];
+  const window = clampLimit('window', args.window, CONTEXT_DEFAULT_WINDOW, CONTEXT_MAX_WINDOW, notes);
+  const hash = args.hash?.trim().toLowerCase();
+  if (args.message_id === undefined && !hash)
+    throw new ToolError('message_id or hash is required (take them from a search hit)');
+  if (hash !== undefined && args.message_id === undefined && !/^[0-9a-f]{64}$/.test(hash)) {
+    throw new ToolError(
+      `hash must be the 64-character hex hash of a message as returned in results, got ${inline(args.hash ?? '', 80)}`,
+    );
+  }
+  if (hash !== undefined && args.message_id !== undefined && !/^[0-9a-f]{4,64}$/.test(hash)) {
+    throw new ToolError(
+      `hash must be the message's hex hash or the h= prefix of its link (4–64 hex digits), got ${inline(args.hash ?? '', 80)}`,
+    );
+  }
+  const archive = await env.archive();
+  let target: MessageRow;
+  if (args.message_id !== undefined) {
+    // message_id + hash is a citation: resolved as links are, never to another message than the hash names.
+    const r = await resolveCitation(archive, { messageId: args.message_id, hash }, env.signal);
+    if (r.status === 'gone') {
+      throw new ToolError(
+        hash
+          ? `${r.note} — search again to find it`
+          : `message ${args.message_id} not found — message ids change when a conversation is re-imported; pass the hash from the hit instead, or search again`,
+      );
+    }
+    target = r.message;
+    if (r.status === 'moved') notes.push(r.note);
+  } else {
+    const m = await archive.messageByHash(hash!, env.signal);
+    if (!m) throw new ToolError(`no message with hash ${hash} in this archive — search again to find it`);
+    target = m;
+  }
+  const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
+  const redact = redactsFor(env.ctx);
+  const hits = await withHitExtras(
+    archive,
+    rows.map((m) => hitFromMessage(env.ctx.citation, m, undefined, redact)),
+    redact,
+    env.signal,
+  );
+  return { target, rows, hits, notes };
+}

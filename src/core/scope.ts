@@ -1,0 +1,122 @@
+/** A tool call's scope (conversation, source, sender) resolved against the archive, or one line saying what exists. */
+import type { AsyncArchive, ConversationRow } from '../archive/types';
+import { ToolError } from './errors';
+import { resolveSenderFilter } from './sender-resolve';
+import { inline } from './text';
+
+export interface ScopeArgs {
+  conversation?: string;
+  conversation_id?: number;
+  source?: string;
+  /** Resolved within the conversation/source scope (see core/sender-resolve.ts). */
+  sender?: string;
+}
+
+/**
+ * Asks the person to pick one of several options (MCP elicitation, a titled single-select form), when the client
+ * supports it: resolves with the chosen value, or undefined when they declined, cancelled or the client cannot ask.
+ */
+export type Chooser = (
+  question: { message: string; field: string; options: { value: string; title: string }[] },
+  signal?: AbortSignal,
+) => Promise<string | undefined>;
+
+export interface Scope {
+  conversation?: ConversationRow;
+  /** Normalised source filter (lowercase, one of the archive's sources). */
+  source?: string;
+  /** The stored sender name, when the call filters by sender. */
+  sender?: string;
+}
+
+/** Validates a source against the archive's sources (case-insensitive) and returns the stored spelling. */
+export async function resolveSource(
+  archive: AsyncArchive,
+  source: string | undefined,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  if (source === undefined || source.trim() === '') return undefined;
+  const wanted = source.trim().toLowerCase();
+  const known = Object.keys((await archive.summary(signal)).sources).sort();
+  const match = known.find((s) => s.toLowerCase() === wanted);
+  if (match !== undefined) return match;
+  throw new ToolError(
+    `unknown source ${inline(source)}; this archive has ${known.length ? known.map((s) => `"${s}"`).join(', ') : 'no messages yet'}`,
+  );
+}
+
+/**
+ * Resolves the optional conversation scope of a tool call: by id, or by exact name (+ source when the name
+ * exists in several sources). Errors name the closest conversations or the sources to choose from.
+ */
+export async function resolveScope(
+  archive: AsyncArchive,
+  args: ScopeArgs,
+  signal?: AbortSignal,
+  choose?: Chooser,
+): Promise<Scope> {
+  const scope = await resolveConversationScope(archive, args, signal, choose);
+  if (args.sender === undefined) return scope;
+  const sender = await resolveSenderFilter(archive, args.sender, scope, signal);
+  return sender === undefined ? scope : { ...scope, sender };
+}
+
+async function resolveConversationScope(
+  archive: AsyncArchive,
+  args: ScopeArgs,
+  signal?: AbortSignal,
+  choose?: Chooser,
+): Promise<Scope> {
+  const source = await resolveSource(archive, args.source, signal);
+  const name = args.conversation;
+  if (args.conversation_id !== undefined) {
+    const c = await archive.conversationById(args.conversation_id, signal);
+    if (!c) {
+      throw new ToolError(`conversation id ${args.conversation_id} not found — use list_conversations to see the ids`);
+    }
+    if (source !== undefined && c.source !== source) {
+      throw new ToolError(
+        `conversation id ${c.id} (${inline(c.name)}) is from source "${c.source}", not "${source}"; drop source or fix conversation_id`,
+      );
+    }
+    if (name !== undefined && name.trim() !== '' && name !== c.name && name.trim() !== c.name.trim()) {
+      throw new ToolError(
+        `conversation id ${c.id} is named ${inline(c.name)}, not ${inline(name)}; pass only one of conversation and conversation_id`,
+      );
+    }
+    return { conversation: c, source };
+  }
+  if (name === undefined || name.trim() === '') return { source };
+  const r = await archive.resolveConversation(name, source, signal);
+  if (r.kind === 'found') return { conversation: r.conversation, source };
+  if (r.kind === 'ambiguous') {
+    const cands = [...r.candidates].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : a.id - b.id));
+    // A client that can ask the person: which one did they mean? (Declining keeps the error below.)
+    const picked = choose
+      ? await choose(
+          {
+            message: `"${name}" is the name of ${cands.length} conversations. Which one do you mean?`,
+            field: 'conversation',
+            options: cands.map((c) => ({
+              value: String(c.id),
+              title: `${c.name} — ${c.source}, ${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs.slice(0, 10)}` : ''}`,
+            })),
+          },
+          signal,
+        )
+      : undefined;
+    const chosen = picked === undefined ? undefined : cands.find((c) => String(c.id) === picked);
+    if (chosen) return { conversation: chosen, source: source ?? chosen.source };
+    const list = cands.map((c) => `${c.source} (conversation_id ${c.id}, ${c.messageCount} messages)`).join(', ');
+    throw new ToolError(
+      `conversation ${inline(name)} exists in several sources: ${list} — pass source (${[...new Set(cands.map((c) => `"${c.source}"`))].join(' or ')}) or conversation_id to choose one`,
+    );
+  }
+  const where = source ? ` in source "${source}"` : '';
+  const sugg = r.suggestions.slice(0, 5).map((c) => `${inline(c.name)} (${c.source}, conversation_id ${c.id})`);
+  throw new ToolError(
+    `conversation ${inline(name)} not found${where}.` +
+      (sugg.length ? ` Closest names: ${sugg.join(', ')}.` : '') +
+      ' Use list_conversations to see every conversation (names match exactly), or pass conversation_id.',
+  );
+}
