@@ -1,13 +1,9 @@
 /**
- * The API activate() returns to other extensions — what they may rely on, nothing more:
+ * The API activate() returns to other extensions:
  *
  *   const api = await vscode.extensions.getExtension<MsgbrowseApi>('msgbrowse.msgbrowse-vscode')?.activate();
  *   await api?.ready;
  *   if (api?.state().kind === 'ready') for (const hit of (await api.search('lease')).hits) api.openCitation(hit);
- *
- * Hits are core/results.ts's MessageHit (the same items the search_messages tool returns, snake_case keys).
- *
- * Types only (no vscode import at runtime); test-only hooks are not part of it (see test-api.ts).
  */
 import type * as vscode from 'vscode';
 import type { ArchiveState } from './archive-service';
@@ -26,13 +22,13 @@ export interface MsgbrowseApi {
   readonly mcpServerId: string;
   /** Resolves (never rejects) once the first archive resolution/open attempt has finished. */
   readonly ready: Promise<void>;
-  /** Which archive is served and what it holds: none found, opening, ready (with counts, semantic status) or error. */
+  /** Which archive is served and what it holds. */
   state(): ArchiveState;
-  /** Fires on every state change (archive opened, failed, reloaded, semantic index ready). */
   readonly onDidChangeState: vscode.Event<ArchiveState>;
-  /** Hybrid keyword + semantic search, ranked exactly as the `search_messages` MCP tool ranks it, over what a model
-   * may see: conversations excluded from Copilot are left out and secrets are redacted, as in the tools. Rejects
-   * with the archive's error when no archive can be served. Hits carry citation links (`link`). */
+  /**
+   * Hybrid search ranked as the `search_messages` tool ranks it, over what a model may see (exclusions left out,
+   * secrets redacted). Rejects when no archive can be served. Hits carry citation links (`link`).
+   */
   search(query: string): Promise<SearchResult>;
   /** Opens the conversation viewer at a message, highlighted (`side`: beside the active editor). */
   openCitation(target: CitationTarget, options?: { side?: boolean }): void;

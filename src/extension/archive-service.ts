@@ -1,8 +1,4 @@
-/**
- * Decides which archive to serve (setting, else discovery, else the demo the user opened) and serves it through the
- * one core runtime: settings changes go to `runtime.reload(patch)`, content changes come back as runtime events (the
- * core's change detector), and every state change is published for the tree view, status bar and MCP provider.
- */
+/** Picks the archive to serve (setting, else discovery, else the demo) and serves it through the core runtime. */
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -13,7 +9,6 @@ import {
   createRuntime,
   type Disclosure,
   isHiddenConversation,
-  type LogLevel,
   missingParts,
   type Runtime,
   type SemanticStatus,
@@ -31,11 +26,9 @@ export interface ArchiveStatus {
   messages: number;
   fingerprint: string;
   schemaVersion: number;
-  /** What a person should know about the archive's schema (a newer msgbrowse wrote it), when anything. */
+  /** Set when a newer msgbrowse wrote the schema. */
   notice?: string;
-  /** The optional parts the archive lacks (core/compatibility.ts missingParts). */
   missing: string[];
-  /** `percent`: how far the vector index build is, while it builds. */
   semantic: { ready: boolean; state: SemanticStatus['state']; reason?: string; percent?: number };
 }
 
@@ -64,7 +57,6 @@ function describeSemantic(s: SemanticStatus): ArchiveStatus['semantic'] {
 }
 
 export class ArchiveService implements vscode.Disposable {
-  /** The one runtime: archive lifecycle, change detection, semantic backend; reconfigured through reload(patch). */
   readonly runtime: Runtime;
   private archivePath: string | undefined;
   private origin = '';
@@ -75,31 +67,28 @@ export class ArchiveService implements vscode.Disposable {
   private applied = 0;
   private _state: ArchiveState = { kind: 'none', searched: [] };
   private readonly changed = new vscode.EventEmitter<ArchiveState>();
-  /** Fires on every state change (opened, failed, reloaded). */
   readonly onDidChange = this.changed.event;
   private readonly definitionChanged = new vscode.EventEmitter<void>();
-  /** Fires when what the MCP server serves changed (another archive or a replaced file, settings). */
+  /** Another archive, a replaced file or new settings: a new MCP definition version. */
   readonly onDidChangeDefinition = this.definitionChanged.event;
   private readonly contentChanged = new vscode.EventEmitter<void>();
-  /**
-   * What the person's surfaces (viewer, citation diagnostics) refresh on: a new definition, or msgbrowse writing into
-   * the served file (which keeps the MCP definition: live resources tell MCP clients).
-   */
+  /** A new definition, or msgbrowse writing into the served file (MCP clients hear of that from live resources). */
   readonly onDidChangeContent = this.contentChanged.event;
   private readonly unsubscribe: () => void;
   private lastFingerprint = '';
   private lastStatusLine = '';
   private applying: Promise<void> = Promise.resolve();
-  /** The unmatched exclusion entries last warned about (checkExclusions). */
   private warnedExclusions = '';
   private disposed = false;
+  private warming: number | undefined;
+  private buildProgress: (() => void) | undefined;
+  private buildReport: ((percent: number) => void) | undefined;
 
   constructor(
     private readonly ext: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
     citationScheme: string,
     openArchive?: ArchiveOpener,
-    /** Where what every tool call / resource read served goes (the disclosure ledger in global storage). */
     disclose?: (entry: Disclosure) => void,
   ) {
     const cacheDir = path.join(ext.globalStorageUri.fsPath, 'cache');
@@ -115,43 +104,37 @@ export class ArchiveService implements vscode.Disposable {
       answerBudget: this.settings.answerBudget,
       cacheDir,
       version: ext.extension.packageJSON.version as string,
-      log: (level, message) => this.serverLog(level, message),
+      log: (level, message) => this.log[level](message),
       openArchive,
       // Calls wait while apply() resolves the archive and reads secrets (e.g. a citation link that activated us).
       beforeCall: () => this.applying,
-      // The core's change detector on a timer: new rows, checkpoints, replaced or repaired files reach us as events.
       watchIntervalMs: 500,
       disclose,
     });
     this.unsubscribe = this.runtime.onDidChange((e) => {
-      // msgbrowse writing into the served file (an import, a re-import, a WAL commit) keeps the MCP definition: VS Code's
-      // session lives on and hears of it as resources/updated and list_changed (src/mcp/subscriptions.ts). A replaced
-      // file or a new archive is a new definition version.
+      // Writes into the served file keep the MCP definition (the session hears of them through live resources);
+      // a replaced file is a new definition version.
       if (e.kind === 'archive-changed') void this.refreshStatus(false, e.replaced);
       else if (e.kind !== 'config') void this.refreshStatus();
     });
     this.logAnswerBudget();
   }
 
-  /** What MCP servers serve: the runtime's model-facing context (excluded conversations do not exist there). */
+  /** The model-facing context: excluded conversations do not exist there. */
   get context(): ServerContext {
     return this.runtime.context;
   }
 
-  /** The person's own surfaces (palette, viewer, tree, hovers): everything, excluded conversations included. */
+  /** The person's own surfaces (palette, viewer, trees, hovers): everything. */
   get personalContext(): ServerContext {
     return this.runtime.personal;
   }
 
-  /** Whether a conversation is hidden from Copilot by `msgbrowse.privacy.excludeConversations`. */
   isHiddenFromModel(c: { name: string; source: string }): boolean {
     return isHiddenConversation(c, this.runtime.exclusion());
   }
 
-  /**
-   * Says loudly when an entry of msgbrowse.privacy.excludeConversations hides nothing (a typo must not pass for
-   * privacy): in the log and, once per change, as a warning that opens the setting.
-   */
+  /** Warns (once per change) about exclusion entries that hide nothing: a typo must not pass for privacy. */
   private async checkExclusions(): Promise<void> {
     const lines = unmatchedExclusionLines(await this.runtime.exclusions().catch(() => []));
     const key = lines.join('\n');
@@ -168,14 +151,13 @@ export class ArchiveService implements vscode.Disposable {
       void vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations');
   }
 
-  /** Follows VS Code's inline limit for tool results (chat.agent.largeToolResultsToDisk): the next answer keeps to it. */
+  /** Follows VS Code's inline limit for tool results: the next answer keeps to it. */
   async applyAnswerBudget(): Promise<void> {
     this.settings = { ...this.settings, answerBudget: hostAnswerBudget() };
     this.logAnswerBudget();
     await this.runtime.reload({ answerBudget: this.settings.answerBudget });
   }
 
-  /** Says what answers keep to, and when VS Code's threshold is one a page cannot be made to. */
   private logAnswerBudget(): void {
     const asked = this.settings.answerBudget;
     const used = usableBudget(asked);
@@ -186,7 +168,7 @@ export class ArchiveService implements vscode.Disposable {
       );
   }
 
-  /** Applies `msgbrowse.privacy.*` (exclusions and redaction) to the running runtime: the next model call sees it. */
+  /** Applies `msgbrowse.privacy.*` without a reload: the next model call sees it. */
   async applyPrivacy(): Promise<void> {
     await this.applying;
     const settings = readSettings();
@@ -211,7 +193,7 @@ export class ArchiveService implements vscode.Disposable {
     return this.archivePath;
   }
 
-  /** Changes whenever the served archive, its content or the settings change (MCP definition version). */
+  /** The MCP definition version. */
   get version(): string {
     return `${this.ext.extension.packageJSON.version as string}+g${this.generation}`;
   }
@@ -222,13 +204,9 @@ export class ArchiveService implements vscode.Disposable {
     return this.archivePath ? path.dirname(this.archivePath) : undefined;
   }
 
-  /** The archive for the person's own surfaces (unfiltered; model-facing code uses `context`). */
+  /** The archive for the person's own surfaces (unfiltered). */
   archive(): Promise<AsyncArchive> {
     return this.runtime.personal.archive();
-  }
-
-  private serverLog(level: LogLevel, message: string): void {
-    this.log[level === 'warn' ? 'warn' : level](message);
   }
 
   private setState(s: ArchiveState): void {
@@ -245,7 +223,7 @@ export class ArchiveService implements vscode.Disposable {
     this.contentChanged.fire();
   }
 
-  /** Re-reads settings and reconfigures the runtime. Serialised: concurrent calls run one after another. */
+  /** Re-reads settings and reconfigures the runtime; concurrent calls run one after another. */
   apply(): Promise<void> {
     const run = this.applying.then(() => this.doApply());
     this.applying = run.catch(() => {});
@@ -258,7 +236,7 @@ export class ArchiveService implements vscode.Disposable {
       try {
         if (fs.statSync(file).isDirectory()) file = path.join(file, ARCHIVE_FILE_NAME);
       } catch {
-        /* the runtime reports the missing path with a clear message */
+        /* the runtime reports a missing path */
       }
       return { file, origin: 'msgbrowse.archivePath', searched: [] };
     }
@@ -299,15 +277,11 @@ export class ArchiveService implements vscode.Disposable {
     await this.refreshStatus(true);
   }
 
-  /**
-   * Reads the runtime's status and publishes it; bumps the definition version when the archive's fingerprint changed
-   * (unless `bumpOnContentChange` is false: msgbrowse wrote into the same file, which live resources announce).
-   */
+  /** Publishes the runtime's status; a changed fingerprint is a new definition unless `bumpOnContentChange` is false. */
   async refreshStatus(forceBump = false, bumpOnContentChange = true): Promise<void> {
     const file = this.archivePath;
     const applied = this.applied;
     if (!file || this.disposed) return;
-    /** A read that started under other settings (or after dispose) publishes nothing. */
     const stale = () => this.disposed || applied !== this.applied;
     try {
       const s = await vscode.window.withProgress(
@@ -349,10 +323,7 @@ export class ArchiveService implements vscode.Disposable {
     }
   }
 
-  /**
-   * Loads (or builds) the vector index right after opening, in the engine worker, so the first semantic query is
-   * fast and the status bar can say whether semantic search is ready. No network call happens here.
-   */
+  /** Loads (or builds) the vector index right after opening, so the status bar can say whether it is ready. */
   private async warmSemantic(generation: number): Promise<void> {
     if (this.warming === generation) return;
     this.warming = generation;
@@ -383,11 +354,7 @@ export class ArchiveService implements vscode.Disposable {
     if (generation === this.runtime.status().generation) await this.refreshStatus();
   }
 
-  private warming: number | undefined;
-  private buildProgress: (() => void) | undefined;
-  private buildReport: ((percent: number) => void) | undefined;
-
-  /** Shows a progress notification while the vector index builds (the status bar shows the percentage too). */
+  /** A progress notification while the vector index builds. */
   private trackBuild(building: boolean, percent = 0): void {
     if (building && !this.buildProgress) {
       let shown = 0;
@@ -407,7 +374,7 @@ export class ArchiveService implements vscode.Disposable {
       );
     } else if (building) {
       this.buildReport?.(percent);
-    } else if (!building && this.buildProgress) {
+    } else if (this.buildProgress) {
       this.buildReport = undefined;
       this.buildProgress();
       this.buildProgress = undefined;

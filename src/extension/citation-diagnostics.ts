@@ -1,17 +1,14 @@
 /**
- * The citation check as diagnostics (the 'msgbrowse' collection, shown in the Problems panel) and quick fixes.
- * Markdown documents that contain msgbrowse links are checked on open, on change (debounced) and whenever the served
- * archive changes; any other document once "msgbrowse: Check Citations" ran on it, until it closes.
- * Quick fixes rewrite a moved link to the message's current id (preferred), anchor an old link with the hash of the
- * message now at its id, and update every moved link of the file at once.
+ * The citation check as diagnostics and quick fixes: Markdown is checked on open, on change and when the archive
+ * changes; another document once "Check Citations" ran on it, until it closes.
  */
 import * as vscode from 'vscode';
 import { type AsyncArchive, type CitationCheck, isAbortError } from '../core';
 import { checkDocumentText, findingsOf, type Finding } from './citation-findings';
 
-export const DIAGNOSTIC_SOURCE = 'msgbrowse';
+const DIAGNOSTIC_SOURCE = 'msgbrowse';
 const DEBOUNCE_MS = 400;
-/** Documents whose URIs are views of other content (diffs, output): never checked on their own. */
+/** Views of other content (diffs, output): never checked on their own. */
 const SKIPPED_SCHEMES = new Set(['git', 'gitfs', 'output', 'vscode-scm', 'vscode-chat-code-block', 'review', 'pr']);
 const MAX_LINES = 200_000;
 
@@ -75,21 +72,18 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
       key,
       setTimeout(() => {
         this.timers.delete(key);
-        this.check(doc).catch(() => {
-          /* logged in run() */
-        });
+        this.check(doc).catch(() => {}); // logged in run()
       }, delayMs),
     );
   }
 
   /**
    * Checks a document now and publishes its diagnostics; `track` keeps a non-Markdown document checked until it
-   * closes. Resolves with the checks (rejects when the archive cannot be read, or a newer check superseded this one).
+   * closes. Rejects when the archive cannot be read, or a newer check superseded this one.
    */
   check(doc: vscode.TextDocument, opts: { track?: boolean } = {}): Promise<CitationCheck[]> {
     const key = doc.uri.toString();
     if (opts.track && doc.languageId !== 'markdown') this.tracked.add(key);
-    // Checking now supersedes a debounced check of the same document (it would read the same text).
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
     const run = this.run(doc, key);
@@ -184,11 +178,8 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
   }
 
   /**
-   * Waits until the results of `doc` are those of its current version: the check in flight finishes first, and when
-   * `start` is set (the person asked for the fixes: Ctrl+., the lightbulb's menu, `vscode.executeCodeActionProvider`)
-   * a check pending behind the debounce, or never run because the archive was unreadable, runs now. A quick fix asked
-   * for right after the document opened, changed or the archive changed is then offered, not silently missing. The
-   * editor's automatic requests (every cursor move) never start a check, so typing keeps its debounce.
+   * Waits until the results of `doc` are those of its current version, so a quick fix asked for right after a change
+   * is offered, not missing. Only a person's request (`start`) starts a check: cursor moves keep the debounce.
    */
   private async settled(doc: vscode.TextDocument, token: vscode.CancellationToken, start: boolean): Promise<void> {
     const key = doc.uri.toString();
@@ -201,9 +192,7 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     ) {
       const running = this.inflight.get(key);
       if (!running && !start) return;
-      await (running ?? this.check(doc)).catch(() => {
-        /* no archive: no fixes (logged in run()) */
-      });
+      await (running ?? this.check(doc)).catch(() => {}); // no archive: no fixes (logged in run())
       if (!running) return;
     }
   }

@@ -1,7 +1,4 @@
-/**
- * msgbrowse for VS Code: serves a msgbrowse archive to Copilot through an in-process MCP server, opens citations
- * in a conversation viewer, and searches from the palette. Everything disposable goes to context.subscriptions.
- */
+/** msgbrowse for VS Code: an archive served to Copilot over MCP, a viewer for its citations, palette search. */
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -11,72 +8,80 @@ import type { CitationTarget, MsgbrowseApi } from './api';
 import { ArchiveService } from './archive-service';
 import { CitationDiagnostics } from './citation-diagnostics';
 import { CitationLinkProvider } from './citation-link-provider';
-import { openCitation, registerCommands, statusReport } from './commands';
 import { citationUri, refOf, type CitationRef } from './citation-ref';
-import { CONFIG_SECTION, MCP_SERVER_ID, SECRET_HEADER } from './constants';
+import { openCitation, registerCommands, statusReport } from './commands';
+import { CONFIG_SECTION, MCP_SERVER_ID } from './constants';
 import { ConversationsView } from './conversations-view';
 import { currentPrivacy, DisclosureLedger } from './disclosure-ledger';
+import { offerJournalExcludes } from './journal-import';
 import { LedgerView } from './ledger-view';
 import { McpEndpoint } from './mcp-endpoint';
 import { mcpApiAvailable, McpProvider } from './mcp-provider';
 import { SearchService } from './search-service';
 import { affectsAnswerBudget, affectsPrivacy, affectsRuntime } from './settings';
-import { offerJournalExcludes } from './journal-import';
 import { createStatusBar } from './status-bar';
-import type { McpTrafficEvent } from '../mcp';
-import { testHooksWanted, type MsgbrowseTestExports, type MsgbrowseTestHooks } from './test-api';
+import { attachTestHooks, testHooksWanted } from './test-api';
 import { CitationUriHandler } from './uri-handler';
 import { ViewerManager } from './viewer/viewer-manager';
-import { viewerTestHooks } from './viewer/viewer-test-hooks';
 
 export type { MsgbrowseApi } from './api';
 
-/** Returns the public MsgbrowseApi; under the integration tests only, with test hooks attached (see test-api.ts). */
+type Log = vscode.LogOutputChannel;
+
 export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   const log = vscode.window.createOutputChannel('msgbrowse', { log: true });
   context.subscriptions.push(log);
   log.info(`activating msgbrowse ${context.extension.packageJSON.version} in ${vscode.env.appName} ${vscode.version}`);
+  const { archive, ledger, engine } = registerArchive(context, log);
+  const { endpoint, provider, mcpApi } = registerMcpServer(context, archive, log);
+  const viewer = registerViewer(context, archive, log);
+  const { uriHandler, citations } = registerCitations(context, archive, viewer, log);
+  const disclosures = registerViews(context, archive, ledger);
+  const privacy = () => currentPrivacy(ledger);
+  const search = new SearchService(archive.personalContext, (c) => archive.isHiddenFromModel(c));
+  context.subscriptions.push(
+    createStatusBar(archive, privacy),
+    registerCommands({ ext: context, archive, endpoint, search, viewer, citations, log, mcpApi, ledger, privacy }),
+  );
+  registerSettingsListeners(context, archive, endpoint, log);
+  const api = createApi(archive, viewer, startServing(context, archive, log), log);
+  if (!testHooksWanted(context.extensionMode === vscode.ExtensionMode.Test)) return api;
+  log.info('running under the integration tests: test hooks attached to the API');
+  const status = () => statusReport({ archive, endpoint, mcpApi, privacy });
+  return attachTestHooks(api, { archive, endpoint, provider, viewer, uriHandler, ledger, disclosures, engine, status });
+}
 
-  // Start warm: compile the WASM engine now, while activation goes on; the engine worker instantiates it.
+function registerArchive(context: vscode.ExtensionContext, log: Log) {
   prewarmEngine();
-  const scheme = vscode.env.uriScheme;
   // Archive queries and vector scans run in the engine worker so the extension host's event loop stays free.
   const workerScript = path.join(context.extensionPath, 'dist', 'engine-worker.js');
   const openArchive = fs.existsSync(workerScript)
     ? workerOpener({ workerScript, log: (level, message) => log[level](message) })
     : undefined;
   if (!openArchive) log.warn(`engine worker ${workerScript} missing; queries run on the extension host thread`);
-  // What every tool call and resource read served to a model: a JSON line in global storage (never beside the archive).
-  // The writer refuses to write beside the served archive (asked per line; `archive` exists by the first call).
+  // What was served to a model goes to global storage; the writer refuses to write beside the served archive.
   const ledger: DisclosureLedger = new DisclosureLedger(
     context.globalStorageUri,
     (): string | undefined => archive.currentPath,
     log,
   );
-  const archive = new ArchiveService(context, log, scheme, openArchive, ledger.disclose);
-  const privacy = () => currentPrivacy(ledger);
+  const archive = new ArchiveService(context, log, vscode.env.uriScheme, openArchive, ledger.disclose);
   context.subscriptions.push(archive, ledger);
+  return { archive, ledger, engine: openArchive ? ('worker' as const) : ('in-thread' as const) };
+}
 
+function registerMcpServer(context: vscode.ExtensionContext, archive: ArchiveService, log: Log) {
   const endpoint = new McpEndpoint(
     archive.context,
-    () =>
-      vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('server.transport', 'auto') === 'tcp'
-        ? 'tcp'
-        : 'auto',
+    () => (vscode.workspace.getConfiguration(CONFIG_SECTION).get('server.transport') === 'tcp' ? 'tcp' : 'auto'),
     log,
-    // The stdio bridge's endpoint file (0600, global storage: per machine, never synced), one per extension host
-    // (every window has its own endpoint and secret).
+    // Per machine (global storage, never synced), one file per extension host: each window has its own secret.
     bridgeEndpointFile(path.join(context.globalStorageUri.fsPath, 'mcp-endpoints')),
   );
   context.subscriptions.push(endpoint);
   shutdown = () => endpoint.stop();
-
   const mcpApi = mcpApiAvailable();
-  let provider: McpProvider | undefined;
-  if (mcpApi) {
-    provider = new McpProvider(archive, endpoint, log, context.asAbsolutePath(path.join('dist', 'cli.js')));
-    context.subscriptions.push(provider.register());
-  } else {
+  if (!mcpApi) {
     log.warn('this editor has no vscode.lm.registerMcpServerDefinitionProvider; offering the CLI instead');
     void vscode.window
       .showInformationMessage(
@@ -84,58 +89,67 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
         'Copy MCP Config',
       )
       .then((choice) => choice && vscode.commands.executeCommand('msgbrowse.copyMcpConfig'));
+    return { endpoint, provider: undefined, mcpApi };
   }
+  const provider = new McpProvider(archive, endpoint, log, context.asAbsolutePath(path.join('dist', 'cli.js')));
+  context.subscriptions.push(provider.register());
+  return { endpoint, provider, mcpApi };
+}
 
+function registerViewer(context: vscode.ExtensionContext, archive: ArchiveService, log: Log): ViewerManager {
   const viewer = new ViewerManager({
     extensionUri: context.extensionUri,
     archive: () => archive.archive(),
     hiddenFromModel: (c) => archive.isHiddenFromModel(c),
     attachmentRoot: () => archive.attachmentRoot(),
-    citationUri: (ref) => citationUri(scheme, ref),
+    citationUri: (ref) => citationUri(vscode.env.uriScheme, ref),
     log,
   });
-  context.subscriptions.push(viewer);
+  context.subscriptions.push(
+    viewer,
+    archive.onDidChangeContent(() => viewer.refreshAll()),
+  );
+  return viewer;
+}
 
-  const search = new SearchService(archive.personalContext, (c) => archive.isHiddenFromModel(c));
-  // The API's callers are other extensions, which may hand results to a model: they get what a model may see.
-  const apiSearch = new SearchService(archive.context, () => false, true);
-
+function registerCitations(context: vscode.ExtensionContext, archive: ArchiveService, viewer: ViewerManager, log: Log) {
   const uriHandler = new CitationUriHandler(
     (ref) => openCitation(viewer, ref, false, log),
     (id) => viewer.open(id),
     log,
   );
-  context.subscriptions.push(vscode.window.registerUriHandler(uriHandler));
-
   const links = new CitationLinkProvider(() => archive.archive());
+  const citations = new CitationDiagnostics(() => archive.archive(), log, archive.onDidChangeContent);
   context.subscriptions.push(
+    vscode.window.registerUriHandler(uriHandler),
     vscode.languages.registerDocumentLinkProvider({ scheme: '*' }, links),
     vscode.languages.registerHoverProvider({ scheme: '*' }, links),
+    citations,
   );
+  return { uriHandler, citations };
+}
 
-  // The citation check as diagnostics and quick fixes: Markdown with msgbrowse links, re-checked when the archive changes.
-  const citations = new CitationDiagnostics(() => archive.archive(), log, archive.onDidChangeContent);
-  context.subscriptions.push(citations);
-
+function registerViews(context: vscode.ExtensionContext, archive: ArchiveService, ledger: DisclosureLedger) {
   const conversations = new ConversationsView(archive);
+  // Disclosed messages are looked up in the archive itself (not in what is served now), by hash.
+  const disclosures = new LedgerView(ledger, () => archive.archive());
   context.subscriptions.push(
     conversations,
     vscode.window.registerTreeDataProvider('msgbrowse.conversations', conversations),
+    disclosures,
+    vscode.window.registerTreeDataProvider('msgbrowse.disclosures', disclosures),
   );
+  return disclosures;
+}
 
-  // "What Copilot Has Seen": messages are looked up in the archive itself (not what is served now), by hash.
-  const disclosures = new LedgerView(ledger, () => archive.archive());
-  context.subscriptions.push(disclosures, vscode.window.registerTreeDataProvider('msgbrowse.disclosures', disclosures));
-
-  context.subscriptions.push(
-    createStatusBar(archive, privacy),
-    registerCommands({ ext: context, archive, endpoint, search, viewer, citations, log, mcpApi, ledger, privacy }),
-  );
-
+function registerSettingsListeners(
+  context: vscode.ExtensionContext,
+  archive: ArchiveService,
+  endpoint: McpEndpoint,
+  log: Log,
+): void {
   context.subscriptions.push(
     archive.onDidChange((s) => void vscode.commands.executeCommand('setContext', 'msgbrowse.state', s.kind)),
-    // Open viewers re-read their conversation whenever what is served changed (new archive or new content).
-    archive.onDidChangeContent(() => viewer.refreshAll()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsRuntime(e)) {
         log.info('settings changed; reloading the archive');
@@ -145,9 +159,8 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
         void archive.applyPrivacy();
       }
       if (affectsAnswerBudget(e)) void archive.applyAnswerBudget();
-      if (e.affectsConfiguration(`${CONFIG_SECTION}.server.transport`)) {
+      if (e.affectsConfiguration(`${CONFIG_SECTION}.server.transport`))
         void endpoint.ensure().then(() => archive.bump());
-      }
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
       if (!vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('archivePath')) void archive.apply();
@@ -156,7 +169,10 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
       if (e.key.startsWith('msgbrowse.')) void archive.apply();
     }),
   );
+}
 
+/** Opens the archive; resolves (never rejects) once the first attempt finished. */
+function startServing(context: vscode.ExtensionContext, archive: ArchiveService, log: Log): Promise<void> {
   void vscode.commands.executeCommand('setContext', 'msgbrowse.state', 'opening');
   const ready = archive
     .apply()
@@ -166,57 +182,22 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
       .then(() => offerJournalExcludes(context, log))
       .catch((e: unknown) => log.warn(`journal exclusions: ${e instanceof Error ? e.message : String(e)}`));
   }
+  return ready;
+}
 
-  const api: MsgbrowseApi = {
+function createApi(archive: ArchiveService, viewer: ViewerManager, ready: Promise<void>, log: Log): MsgbrowseApi {
+  // Other extensions may hand results to a model: they search what a model may see.
+  const search = new SearchService(archive.context, () => false, true);
+  return {
     apiVersion: 1,
     mcpServerId: MCP_SERVER_ID,
     ready,
     state: () => archive.state,
     onDidChangeState: archive.onDidChange,
-    search: (q) => apiSearch.search(q),
+    search: (q) => search.search(q),
     openCitation: (ref, options) => openCitation(viewer, checkedRef(ref), options?.side, log),
-    citationUri: (ref) => citationUri(scheme, checkedRef(ref)),
+    citationUri: (ref) => citationUri(vscode.env.uriScheme, checkedRef(ref)),
   };
-  if (!testHooksWanted(context.extensionMode === vscode.ExtensionMode.Test)) return api;
-
-  log.info('running under the integration tests: test hooks attached to the API');
-  const traffic: McpTrafficEvent[] = [];
-  endpoint.observe = (e) => {
-    traffic.push(e);
-    if (traffic.length > 2000) traffic.splice(0, traffic.length - 2000);
-  };
-  const testHooks: MsgbrowseTestHooks = {
-    secretHeader: SECRET_HEADER,
-    definitionVersion: () => archive.version,
-    endpoint: () => endpoint.current,
-    ensureEndpoint: () => endpoint.ensure(),
-    providerCalls: () => provider && { provided: provider.provided, resolved: provider.resolved },
-    mcpDefinitions: async () => {
-      if (!provider) return undefined;
-      // Exactly what VS Code receives from provideMcpServerDefinitions, read back from the returned objects.
-      const defs = await provider.provideMcpServerDefinitions();
-      return defs.map((d) => ({
-        label: d.label,
-        command: d.command,
-        args: [...d.args],
-        env: Object.fromEntries(Object.entries(d.env).map(([k, v]) => [k, v === null ? null : String(v)])),
-        ...(d.cwd ? { cwd: d.cwd.fsPath } : {}),
-        version: d.version,
-      }));
-    },
-    settled: () => archive.apply(),
-    ...viewerTestHooks(viewer),
-    receivedUris: () => [...uriHandler.received],
-    engine: () => (openArchive ? 'worker' : 'in-thread'),
-    status: () => statusReport({ archive, endpoint, mcpApi, privacy }),
-    ledgerFile: () => ledger.file,
-    disclosures: () => disclosures.snapshot(),
-    mcpTraffic: () => traffic.map((e) => ({ ...e })),
-    overrideAnswerBudget: (bytes) =>
-      bytes === undefined ? archive.applyAnswerBudget() : archive.runtime.reload({ answerBudget: bytes }),
-  };
-  const exports: MsgbrowseTestExports = { ...api, testHooks };
-  return exports;
 }
 
 /** The API's callers are other extensions: refuse what is not a conversation/message id pair up front. */

@@ -1,8 +1,6 @@
 /**
- * "What Copilot Has Seen": the disclosure ledger as a tree in the msgbrowse view container — every tool call and
- * resource read served to a model, newest first; each expands to the messages it returned (looked up by hash in
- * the archive as msgbrowse wrote it, whatever is excluded from serving now), and a message opens the viewer there.
- * Refreshes on every append and on clear.
+ * "What Copilot Has Seen": every tool call and resource read served to a model, newest first, each with the messages
+ * it returned (looked up by hash in the archive, whatever is excluded from serving now).
  */
 import * as vscode from 'vscode';
 import {
@@ -17,27 +15,19 @@ import { OPEN_CITATION_COMMAND } from './citation-link-provider';
 import type { DisclosureLedger } from './disclosure-ledger';
 import { callDescription, callLabel, callTooltip, messageLabel } from './ledger-items';
 
-/** How many calls the view lists (the file keeps more, up to its size cap). */
-export const LEDGER_VIEW_MAX_CALLS = 500;
+/** How many calls the view lists (the file keeps more). */
+const MAX_CALLS = 500;
 
 export type LedgerNode =
   | { kind: 'call'; entry: DisclosureEntry; index: number }
   | { kind: 'message'; entry: DisclosureEntry; message: DisclosedMessage };
-
-/** A tree row as plain data (what the integration tests read through the test hooks). */
-export interface LedgerRow {
-  label: string;
-  description?: string;
-  command?: { command: string; arguments?: unknown[] };
-  children?: LedgerRow[];
-}
 
 export class LedgerView implements vscode.TreeDataProvider<LedgerNode>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.emitter.event;
   private readonly sub: vscode.Disposable;
   private refreshTimer: NodeJS.Timeout | undefined;
-  /** Message rows looked up once per hash (the archive's content may change; cleared on refresh). */
+  /** Message rows looked up once per hash until the next refresh. */
   private readonly lookups = new Map<string, Promise<MessageRow | undefined>>();
 
   constructor(
@@ -59,7 +49,7 @@ export class LedgerView implements vscode.TreeDataProvider<LedgerNode>, vscode.D
   getChildren(n?: LedgerNode): LedgerNode[] {
     if (n?.kind === 'call') return n.entry.messages.map((message) => ({ kind: 'message', entry: n.entry, message }));
     if (n) return [];
-    return this.ledger.read(LEDGER_VIEW_MAX_CALLS).entries.map((entry, index) => ({ kind: 'call', entry, index }));
+    return this.ledger.read(MAX_CALLS).entries.map((entry, index) => ({ kind: 'call', entry, index }));
   }
 
   async getTreeItem(n: LedgerNode): Promise<vscode.TreeItem> {
@@ -114,22 +104,6 @@ export class LedgerView implements vscode.TreeDataProvider<LedgerNode>, vscode.D
       this.lookups.set(m.hash, p);
     }
     return p;
-  }
-
-  /** The tree as plain rows, each call with its messages (test hooks). */
-  async snapshot(): Promise<LedgerRow[]> {
-    const plain = async (n: LedgerNode): Promise<LedgerRow> => {
-      const item = await this.getTreeItem(n);
-      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-      const row: LedgerRow = {
-        label,
-        ...(typeof item.description === 'string' ? { description: item.description } : {}),
-      };
-      if (item.command) row.command = { command: item.command.command, arguments: item.command.arguments };
-      if (n.kind === 'call') row.children = await Promise.all(this.getChildren(n).map(plain));
-      return row;
-    };
-    return Promise.all(this.getChildren().map(plain));
   }
 
   dispose(): void {

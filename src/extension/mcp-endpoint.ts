@@ -1,7 +1,7 @@
 /**
- * The in-process MCP endpoint: the transport layer's guarded streamable-HTTP server, listening on a private Unix
- * socket when the running VS Code can reach one (≥ 1.105), else on 127.0.0.1 with a free port. Every request must
- * carry the per-session secret header; refusals are 404, never 401/403 (those would start VS Code's OAuth flow).
+ * The in-process MCP endpoint: streamable HTTP on a private Unix socket (VS Code ≥ 1.105), else on 127.0.0.1.
+ * Every request must carry the per-session secret header; refusals are 404, never 401/403 (those would start
+ * VS Code's OAuth flow).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -12,26 +12,21 @@ import type { ServerContext } from '../core';
 import { serveHttp, sweepStaleBridgeEndpoints, writeBridgeEndpoint, type HttpServerHandle } from '../transport';
 import { SECRET_HEADER } from './constants';
 
-export type EndpointKind = 'socket' | 'tcp';
+type EndpointKind = 'socket' | 'tcp';
 
 export interface EndpointInfo {
   kind: EndpointKind;
-  /** URI handed to VS Code in the McpHttpServerDefinition. */
   uri: vscode.Uri;
-  /** Socket path (kind socket) or host/port (kind tcp). */
   socketPath?: string;
   host?: string;
   port?: number;
   headers: Record<string, string>;
-  /**
-   * Short hash of where the endpoint listens and its secret (never the secret itself): part of the definition's
-   * version, so VS Code and the agent host re-read the definition whenever either changes.
-   */
+  /** Hash of where it listens and its secret: in the definition's version, so either change is a new definition. */
   fingerprint: string;
 }
 
 /** Unix sockets for HTTP MCP servers arrived in VS Code 1.105 (not used on Windows, where TCP is simpler). */
-export function supportsSocket(version: string, platform: NodeJS.Platform): boolean {
+function supportsSocket(version: string, platform: NodeJS.Platform): boolean {
   if (platform === 'win32') return false;
   const m = /^(\d+)\.(\d+)/.exec(version);
   if (!m) return false;
@@ -41,23 +36,20 @@ export function supportsSocket(version: string, platform: NodeJS.Platform): bool
 }
 
 export class McpEndpoint implements vscode.Disposable {
-  /** Hears the prompt, completion and resource traffic of every session started from now on (test hooks). */
+  /** Hears the MCP traffic of every session started from now on (the test hooks set it). */
   observe?: (e: McpTrafficEvent) => void;
   private handle: HttpServerHandle | undefined;
   private starting: Promise<EndpointInfo> | undefined;
   private info: EndpointInfo | undefined;
   private started = 0;
-  /** Per listener: a fresh one each time it starts, so a copy of an older endpoint file is useless. */
+  /** Fresh per listener, so a copy of an older endpoint file is useless. */
   private secret = randomBytes(32).toString('base64url');
 
   constructor(
     private readonly context: ServerContext,
     private readonly preferred: () => EndpointKind | 'auto',
     private readonly log: vscode.LogOutputChannel,
-    /**
-     * The endpoint file the stdio bridge reads (transport/bridge-endpoint.ts): 0600, in the extension's global
-     * storage, rewritten with this session's secret whenever the listener starts, removed when it stops.
-     */
+    /** What the stdio bridge reads (0600): rewritten with the secret when the listener starts, removed when it stops. */
     readonly endpointFile?: string,
   ) {}
 

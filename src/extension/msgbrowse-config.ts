@@ -1,16 +1,12 @@
 /**
- * msgbrowse's own config file and its `journal.exclude_conversations` — offered (never applied silently) as
- * `msgbrowse.privacy.excludeConversations`. Pure (no vscode import): where msgbrowse looks (the archive reference
- * §1.1: `./config.yaml` — here each workspace folder —, `$HOME/.config/msgbrowse/config.yaml`,
- * `<os.UserConfigDir>/msgbrowse/config.yaml`, `/etc/msgbrowse/config.yaml`, first found wins) and a reader for the
- * one key we need: a tiny YAML subset (block mappings, block or flow sequences, plain/quoted scalars, comments),
- * not a YAML parser; anything it does not understand yields no names rather than wrong ones.
+ * msgbrowse's own config.yaml and its `journal.exclude_conversations`. Reads a tiny YAML subset, not YAML: anything
+ * it does not understand yields no names rather than wrong ones.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { userConfigDir, type DiscoveryEnv } from './discovery';
 
-/** Where msgbrowse looks for config.yaml when `--config` is not given, in its order. */
+/** Where msgbrowse looks for config.yaml when `--config` is not given, in its order (each workspace folder first). */
 export function msgbrowseConfigCandidates(
   e: Pick<DiscoveryEnv, 'env' | 'platform' | 'home' | 'workspaceFolders'>,
 ): string[] {

@@ -1,14 +1,10 @@
-/**
- * `msgbrowse: Search Messages`: live hybrid search in a QuickPick — debounced, stale queries cancelled, results
- * kept visible (`alwaysShow`) whatever the QuickPick's own fuzzy filter thinks; Enter opens the viewer at the
- * message; item buttons copy the citation or open the conversation to the side.
- */
+/** QuickPicks of message hits, and the live search: debounced, stale queries cancelled, every hit shown. */
 import * as vscode from 'vscode';
 import type { SearchHit, SearchService } from './search-service';
 
 const DEBOUNCE_MS = 200;
 
-interface HitItem extends vscode.QuickPickItem {
+export interface HitItem extends vscode.QuickPickItem {
   hit?: SearchHit;
 }
 
@@ -36,9 +32,28 @@ export function hitItem(hit: SearchHit, hiddenFromModel = false): HitItem {
   };
 }
 
-export function showSearchPick(search: SearchService, open: OpenHit, initial = ''): void {
+/** A QuickPick of hits: Enter opens the viewer at the hit; its buttons copy the citation or open it beside. */
+export function hitPick(title: string, open: OpenHit): vscode.QuickPick<HitItem> {
   const qp = vscode.window.createQuickPick<HitItem>();
-  qp.title = 'msgbrowse: Search Messages';
+  qp.title = title;
+  qp.onDidAccept(() => {
+    const hit = qp.selectedItems[0]?.hit ?? qp.activeItems[0]?.hit;
+    if (!hit) return;
+    qp.hide();
+    open(hit, { side: false });
+  });
+  qp.onDidTriggerItemButton(({ button, item }) => {
+    if (!item.hit) return;
+    if (button === COPY_BUTTON) {
+      void vscode.env.clipboard.writeText(item.hit.link);
+      vscode.window.setStatusBarMessage(`Copied ${item.hit.link}`, 3000);
+    } else open(item.hit, { side: true });
+  });
+  return qp;
+}
+
+export function showSearchPick(search: SearchService, open: OpenHit, initial = ''): void {
+  const qp = hitPick('msgbrowse: Search Messages', open);
   qp.placeholder = 'Search your messages (keyword + semantic)';
   qp.matchOnDescription = false;
   qp.matchOnDetail = false;
@@ -88,21 +103,6 @@ export function showSearchPick(search: SearchService, open: OpenHit, initial = '
   qp.onDidChangeValue((v) => {
     clearTimeout(timer);
     timer = setTimeout(() => run(v), DEBOUNCE_MS);
-  });
-  qp.onDidAccept(() => {
-    const hit = qp.selectedItems[0]?.hit ?? qp.activeItems[0]?.hit;
-    if (!hit) return;
-    qp.hide();
-    open(hit, { side: false });
-  });
-  qp.onDidTriggerItemButton(({ button, item }) => {
-    if (!item.hit) return;
-    if (button === COPY_BUTTON) {
-      void vscode.env.clipboard.writeText(item.hit.link);
-      vscode.window.setStatusBarMessage(`Copied ${item.hit.link}`, 3000);
-    } else {
-      open(item.hit, { side: true });
-    }
   });
   qp.onDidHide(() => {
     clearTimeout(timer);

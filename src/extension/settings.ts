@@ -6,33 +6,28 @@ import { DEFAULT_EMBED_BASE_URL, DEFAULT_EMBED_MODEL, type EmbedConfig } from '.
 import { CONFIG_SECTION, SECRET_API_KEY } from './constants';
 
 export interface Settings {
-  /** As configured (may be '' = discover). `~` expanded, `${workspaceFolder}` resolved. */
+  /** '' = discover; `~` and `${workspaceFolder}` resolved. */
   archivePath: string;
-  /** Root the archive's attachment paths are relative to; '' = the archive's data directory. */
+  /** '' = the archive's data directory. */
   attachmentsRoot: string;
   embedBaseUrl: string;
   embedModel: string;
-  /** `msgbrowse.privacy.excludeConversations`: conversation names (or `source:name`) hidden from Copilot. */
   excludeConversations: string[];
-  /** `msgbrowse.privacy.redact`: secrets in served messages are redacted (default true). */
   redact: boolean;
-  /** What VS Code's agent passes inline to its model (hostAnswerBudget). */
   answerBudget: number;
 }
 
 /**
- * VS Code's settings whose threshold our answers keep under (a longer tool result reaches the model as a file path):
- * the Copilot Chat agent's (`chat.agent.largeToolResultsToDisk.*` in its own namespace), and the same name in core,
- * where it may move. Experiments can set another value that no extension can read; a person's own value wins.
+ * VS Code's settings whose threshold our answers keep under (a longer tool result reaches the model as a file): the
+ * Copilot Chat agent's, and the same name in core, where it may move. Only a person's own value can be read.
  */
 export const HOST_RESULT_SETTINGS = [
   'github.copilot.chat.agent.largeToolResultsToDisk',
   'chat.agent.largeToolResultsToDisk',
 ] as const;
-/** VS Code's default threshold. */
 const HOST_DEFAULT_THRESHOLD = 8192;
 /** With the host's limit turned off, answers still stay small enough not to crowd the model's context. */
-export const UNLIMITED_HOST_BUDGET = 32768;
+const UNLIMITED_HOST_BUDGET = 32768;
 
 /** A host setting's value as the person set it (folder, workspace or user), under either name. */
 function hostSetting<T>(key: string): T | undefined {
@@ -44,7 +39,7 @@ function hostSetting<T>(key: string): T | undefined {
   return undefined;
 }
 
-/** The answer budget VS Code's settings call for: its inline threshold, or UNLIMITED_HOST_BUDGET when turned off. */
+/** VS Code's inline threshold for tool results. */
 export function hostAnswerBudget(): number {
   if (hostSetting<boolean>('enabled') === false) return UNLIMITED_HOST_BUDGET;
   const n = hostSetting<number>('thresholdBytes');
@@ -82,7 +77,6 @@ function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
 }
 
-/** Only the exclusion changed: applied to the running runtime without reopening anything. */
 export function affectsPrivacy(e: vscode.ConfigurationChangeEvent): boolean {
   return e.affectsConfiguration(`${CONFIG_SECTION}.privacy`);
 }

@@ -1,77 +1,43 @@
 /**
- * Test-only hooks: attached to activate()'s exports (as `testHooks`, beside the public MsgbrowseApi) only when the
- * extension runs under its own integration tests — VS Code reports ExtensionMode.Test (the extension was loaded
- * with --extensionDevelopmentPath and --extensionTestsPath) AND the runner set TEST_HOOKS_ENV=1
- * (test/integration/runTest.ts, extensionTestsEnv). An installed extension (ExtensionMode.Production) never has
- * them, whatever the environment. Imported by the suite (test/integration/suite/env.ts) and the runner; types and
- * plain constants only, so it loads outside the extension host.
+ * Test hooks, added to activate()'s exports only under the integration tests (ExtensionMode.Test and
+ * TEST_HOOKS_ENV=1): an installed extension never has them. The runner and unit tests load this file outside the
+ * extension host, so it imports vscode-bound modules as types only.
  */
+import type * as vscode from 'vscode';
+import type { McpTrafficEvent } from '../mcp';
 import type { MsgbrowseApi } from './api';
+import type { ArchiveService } from './archive-service';
 import type { StatusReport } from './commands/show-status';
-import type { LedgerRow } from './ledger-view';
-import type { EndpointInfo } from './mcp-endpoint';
-import type { CitationOutcome } from './viewer/viewer-manager';
-import type { FoundEvent, PagedEvent, ShownEvent } from './viewer/viewer-panel';
-
-export type { CitationOutcome, EndpointInfo, FoundEvent, LedgerRow, PagedEvent, ShownEvent, StatusReport };
+import { SECRET_HEADER } from './constants';
+import type { DisclosureLedger } from './disclosure-ledger';
+import type { LedgerNode, LedgerView } from './ledger-view';
+import type { McpEndpoint } from './mcp-endpoint';
+import type { McpProvider } from './mcp-provider';
+import type { CitationUriHandler } from './uri-handler';
+import type { ViewerManager } from './viewer/viewer-manager';
+import { viewerTestHooks } from './viewer/viewer-test-hooks';
 
 /** Set to `1` in the extension host's environment by the integration runner. */
 export const TEST_HOOKS_ENV = 'MSGBROWSE_TEST_HOOKS';
 
-/** Whether to attach the hooks: under tests (ExtensionMode.Test) and asked for by the runner. */
 export function testHooksWanted(isTestMode: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
   return isTestMode && env[TEST_HOOKS_ENV] === '1';
 }
 
-/** A request the in-process MCP server answered or a notification it sent (prompts, completions, resources). */
-export interface McpTrafficRecord {
-  direction: 'in' | 'out';
-  method: string;
-  subject?: string;
-  client?: string;
-}
-
-export interface MsgbrowseTestHooks {
-  /** Prompt, completion and resource requests answered and resource notifications sent, oldest first. */
-  mcpTraffic(): McpTrafficRecord[];
-  /** Name of the per-session secret header of the in-process MCP endpoint. */
-  readonly secretHeader: string;
-  /** The MCP definition version (changes with the served archive, its content, the settings). */
-  definitionVersion(): string;
-  endpoint(): EndpointInfo | undefined;
-  ensureEndpoint(): Promise<EndpointInfo>;
-  /** How often VS Code called provideMcpServerDefinitions / resolveMcpServerDefinition (undefined: no MCP API). */
-  providerCalls(): { provided: number; resolved: number } | undefined;
-  /**
-   * What provideMcpServerDefinitions returns right now, as plain data (the stdio bridge definition), for projecting
-   * it the way VS Code does for the Copilot harness.
-   */
-  mcpDefinitions(): Promise<ProvidedStdioDefinition[] | undefined>;
-  /** Waits until pending settings changes have been applied. */
-  settled(): Promise<void>;
-  waitForViewer(conversationId: number, messageId: number, timeoutMs?: number): Promise<ShownEvent>;
-  openViewers(): number[];
-  /** Scrolls the viewer to an edge and resolves with the page it then loaded (infinite scroll). */
-  scrollViewer(conversationId: number, edge: 'top' | 'bottom'): Promise<PagedEvent>;
-  /** Find-in-conversation in an open viewer (as typed into its find box). */
-  findInViewer(conversationId: number, query: string): Promise<FoundEvent>;
-  /** How every citation opened so far resolved (exact / moved / gone / unchecked), oldest first. */
-  citationOutcomes(): CitationOutcome[];
-  /** Every URI the citation URI handler received. */
-  receivedUris(): string[];
-  /** What `msgbrowse.showStatus` reports. */
+/** What activate() hands the hooks. */
+export interface TestHookSources {
+  archive: ArchiveService;
+  endpoint: McpEndpoint;
+  provider: McpProvider | undefined;
+  viewer: ViewerManager;
+  uriHandler: CitationUriHandler;
+  ledger: DisclosureLedger;
+  disclosures: LedgerView;
+  engine: 'worker' | 'in-thread';
   status(): StatusReport;
-  /** The disclosure ledger file (in the extension's global storage). */
-  ledgerFile(): string;
-  /** "What Copilot Has Seen" as its tree provider gives it: calls newest first, each with its message rows. */
-  disclosures(): Promise<LedgerRow[]>;
-  /** Where archive queries run: the engine worker thread, or the extension host thread (dev fallback). */
-  engine(): 'worker' | 'in-thread';
-  /** Serves answers of up to `bytes` regardless of VS Code's threshold (undefined: follow it again). */
-  overrideAnswerBudget(bytes: number | undefined): Promise<void>;
 }
 
-/** A McpStdioServerDefinition's fields as returned by the provider. */
+/** A McpStdioServerDefinition's fields as the provider returns them. */
 export interface ProvidedStdioDefinition {
   label: string;
   command: string;
@@ -81,7 +47,94 @@ export interface ProvidedStdioDefinition {
   version?: string;
 }
 
-/** activate()'s exports under the integration tests. */
+/** "What Copilot Has Seen" as its tree provider gives it. */
+export interface LedgerRow {
+  label: string;
+  description?: string;
+  command?: { command: string; arguments?: unknown[] };
+  children?: LedgerRow[];
+}
+
+export type MsgbrowseTestHooks = ReturnType<typeof testHooks>;
+
 export interface MsgbrowseTestExports extends MsgbrowseApi {
   readonly testHooks: MsgbrowseTestHooks;
+}
+
+export function attachTestHooks(api: MsgbrowseApi, s: TestHookSources): MsgbrowseTestExports {
+  return { ...api, testHooks: testHooks(s) };
+}
+
+function testHooks(s: TestHookSources) {
+  const { archive, endpoint, provider } = s;
+  const traffic: McpTrafficEvent[] = [];
+  endpoint.observe = (e) => {
+    traffic.push(e);
+    if (traffic.length > 2000) traffic.splice(0, traffic.length - 2000);
+  };
+  // VS Code calls handlers and providers on the objects it was given: wrapping them observes its calls.
+  const received: string[] = [];
+  const handleUri = s.uriHandler.handleUri.bind(s.uriHandler);
+  s.uriHandler.handleUri = (uri) => {
+    received.push(uri.toString());
+    handleUri(uri);
+  };
+  const calls = { provided: 0, resolved: 0 };
+  if (provider) {
+    const provide = provider.provideMcpServerDefinitions.bind(provider);
+    provider.provideMcpServerDefinitions = () => (calls.provided++, provide());
+    const resolve = provider.resolveMcpServerDefinition.bind(provider);
+    provider.resolveMcpServerDefinition = (def) => (calls.resolved++, resolve(def));
+  }
+  return {
+    secretHeader: SECRET_HEADER,
+    /** The MCP definition version (changes with the served archive, its content, the settings). */
+    definitionVersion: () => archive.version,
+    endpoint: () => endpoint.current,
+    ensureEndpoint: () => endpoint.ensure(),
+    /** How often VS Code called provide/resolveMcpServerDefinition (undefined: no MCP API). */
+    providerCalls: () => (provider ? { ...calls } : undefined),
+    /** What provideMcpServerDefinitions returns now, as plain data. */
+    mcpDefinitions: async (): Promise<ProvidedStdioDefinition[] | undefined> =>
+      provider && (await provider.provideMcpServerDefinitions()).map(plainDefinition),
+    /** Waits until pending settings changes have been applied. */
+    settled: () => archive.apply(),
+    ...viewerTestHooks(s.viewer),
+    /** Every URI the citation URI handler received since activation. */
+    receivedUris: () => [...received],
+    engine: () => s.engine,
+    status: s.status,
+    ledgerFile: () => s.ledger.file,
+    disclosures: () => ledgerRows(s.disclosures),
+    /** Prompt, completion and resource traffic of the MCP server, oldest first. */
+    mcpTraffic: (): McpTrafficEvent[] => traffic.map((e) => ({ ...e })),
+    /** Serves answers of up to `bytes` whatever VS Code's threshold (undefined: follow it again). */
+    overrideAnswerBudget: (bytes: number | undefined) =>
+      bytes === undefined ? archive.applyAnswerBudget() : archive.runtime.reload({ answerBudget: bytes }),
+  };
+}
+
+function plainDefinition(d: vscode.McpStdioServerDefinition): ProvidedStdioDefinition {
+  return {
+    label: d.label,
+    command: d.command,
+    args: [...d.args],
+    env: Object.fromEntries(Object.entries(d.env).map(([k, v]) => [k, v === null ? null : String(v)])),
+    ...(d.cwd ? { cwd: d.cwd.fsPath } : {}),
+    version: d.version,
+  };
+}
+
+function ledgerRows(view: LedgerView): Promise<LedgerRow[]> {
+  const row = async (n: LedgerNode): Promise<LedgerRow> => {
+    const item = await view.getTreeItem(n);
+    const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+    return {
+      label,
+      ...(typeof item.description === 'string' ? { description: item.description } : {}),
+      ...(item.command ? { command: { command: item.command.command, arguments: item.command.arguments } } : {}),
+      ...(n.kind === 'call' ? { children: await Promise.all(view.getChildren(n).map(row)) } : {}),
+    };
+  };
+  return Promise.all(view.getChildren().map(row));
 }

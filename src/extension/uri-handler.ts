@@ -1,14 +1,8 @@
-/**
- * Handles `${uriScheme}://msgbrowse.msgbrowse-vscode/c/<id>/at/<message_id>?h=<hash prefix>` (citation links from
- * Copilot chat); `open` resolves the hash (ViewerManager.openCitation). Links without `h` open by id, as before.
- */
+/** Opens `${uriScheme}://msgbrowse.msgbrowse-vscode/c/<id>/at/<message_id>?h=<hash>` links (citations in chat). */
 import * as vscode from 'vscode';
 import { parseCitationPath, type CitationRef } from './citation-ref';
 
 export class CitationUriHandler implements vscode.UriHandler {
-  /** Every URI received (for diagnostics and tests). */
-  readonly received: string[] = [];
-
   constructor(
     private readonly open: (ref: CitationRef) => void,
     private readonly openConversation: (conversationId: number) => void,
@@ -16,7 +10,6 @@ export class CitationUriHandler implements vscode.UriHandler {
   ) {}
 
   handleUri(uri: vscode.Uri): void {
-    this.received.push(uri.toString());
     const ref = parseCitationPath(uri.path, uri.query);
     const conv = /^\/?c\/(\d{1,15})\/?$/.exec(uri.path);
     if (!ref && conv) {

@@ -1,34 +1,23 @@
-/**
- * Every msgbrowse command, one module each. Commands return useful values so they can be driven programmatically
- * (and by tests); registerCommands() hands back the CommandManager owning all registrations, for context.subscriptions.
- */
-import type * as vscode from 'vscode';
+/** Every msgbrowse command. They resolve with useful values, so tests and other extensions can drive them. */
+import * as vscode from 'vscode';
 import type { ArchiveService } from '../archive-service';
 import type { CitationDiagnostics } from '../citation-diagnostics';
+import { OPEN_CITATION_COMMAND } from '../citation-link-provider';
 import type { DisclosureLedger } from '../disclosure-ledger';
 import type { McpEndpoint } from '../mcp-endpoint';
 import type { SearchService } from '../search-service';
+import { promptApiKey } from '../settings';
 import type { ViewerManager } from '../viewer/viewer-manager';
-import { CheckCitationsCommand } from './check-citations';
-import { ClearLedgerCommand } from './clear-ledger';
-import { CommandManager } from './command-manager';
-import { CopyMcpConfigCommand } from './copy-mcp-config';
-import { OnThisDayCommand } from './on-this-day-pick';
-import { OpenCitationCommand } from './open-citation';
-import { OpenConversationCommand } from './open-conversation';
-import { OpenDemoArchiveCommand } from './open-demo-archive';
-import { RevealArchiveCommand } from './reveal-archive';
-import { SearchMessagesCommand } from './palette-search';
-import { SelectArchiveCommand } from './select-archive';
-import { SetApiKeyCommand } from './set-api-key';
-import { ShowLogCommand } from './show-log';
-import { ShowStatusCommand, type StatusSources } from './show-status';
+import { copyMcpConfig, openDemoArchive, revealArchive, selectArchive } from './archive-commands';
+import { checkCitations } from './check-citations';
+import { clearLedger } from './clear-ledger';
+import { onThisDay } from './on-this-day-pick';
+import { openCitationCommand, openConversation, searchMessages } from './open-citation';
+import { showStatus, type StatusSources } from './show-status';
 
-export type { Command } from './command-manager';
-export { CommandManager } from './command-manager';
 export { openCitation } from './open-citation';
 export type { CheckCitationsSummary } from './check-citations';
-export { statusReport, type StatusReport, type StatusSources } from './show-status';
+export { statusReport, type StatusReport } from './show-status';
 
 export interface CommandDeps {
   ext: vscode.ExtensionContext;
@@ -43,22 +32,29 @@ export interface CommandDeps {
   privacy: StatusSources['privacy'];
 }
 
-export function registerCommands(d: CommandDeps): CommandManager {
-  const commands = new CommandManager();
-  commands.register(new SearchMessagesCommand(d.search, d.viewer));
-  commands.register(new OnThisDayCommand(d.search, d.viewer));
-  commands.register(new OpenConversationCommand(d.archive, d.viewer));
-  commands.register(new OpenCitationCommand(d.viewer));
-  commands.register(new SelectArchiveCommand());
-  commands.register(new OpenDemoArchiveCommand(d.ext));
-  commands.register(new SetApiKeyCommand(d.ext.secrets, d.archive));
-  commands.register(
-    new ShowStatusCommand({ archive: d.archive, endpoint: d.endpoint, mcpApi: d.mcpApi, privacy: d.privacy }, d.log),
+export function registerCommands(d: CommandDeps): vscode.Disposable {
+  const { archive, viewer, log } = d;
+  const status: StatusSources = { archive, endpoint: d.endpoint, mcpApi: d.mcpApi, privacy: d.privacy };
+  const commands: Record<string, (...args: never[]) => unknown> = {
+    'msgbrowse.searchMessages': (query?: unknown) => searchMessages(d.search, viewer, query),
+    'msgbrowse.onThisDay': (date?: unknown) => onThisDay(d.search, viewer, date),
+    'msgbrowse.openConversation': (id?: unknown, messageId?: unknown) =>
+      openConversation(archive, viewer, id, messageId),
+    [OPEN_CITATION_COMMAND]: (id: unknown, messageId: unknown, hash?: unknown) =>
+      openCitationCommand(viewer, id, messageId, hash),
+    'msgbrowse.selectArchive': (file?: unknown) => selectArchive(file),
+    'msgbrowse.openDemoArchive': () => openDemoArchive(d.ext),
+    'msgbrowse.setApiKey': async () => {
+      if (await promptApiKey(d.ext.secrets)) await archive.apply();
+    },
+    'msgbrowse.showStatus': (opts?: { quiet?: boolean }) => showStatus(status, log, opts),
+    'msgbrowse.copyMcpConfig': (flavor?: unknown) => copyMcpConfig(d.ext.extensionPath, archive, flavor),
+    'msgbrowse.showLog': () => log.show(),
+    'msgbrowse.revealArchive': () => revealArchive(archive),
+    'msgbrowse.checkCitations': (uri?: unknown, opts?: { quiet?: boolean }) => checkCitations(d.citations, uri, opts),
+    'msgbrowse.clearLedger': (opts?: { confirm?: boolean }) => clearLedger(d.ledger, log, opts),
+  };
+  return vscode.Disposable.from(
+    ...Object.entries(commands).map(([id, run]) => vscode.commands.registerCommand(id, run)),
   );
-  commands.register(new CopyMcpConfigCommand(d.ext.extensionPath, d.archive));
-  commands.register(new ShowLogCommand(d.log));
-  commands.register(new RevealArchiveCommand(d.archive));
-  commands.register(new CheckCitationsCommand(d.citations));
-  commands.register(new ClearLedgerCommand(d.ledger, d.log));
-  return commands;
 }

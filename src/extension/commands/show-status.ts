@@ -1,5 +1,4 @@
-/** `msgbrowse.showStatus([{ quiet }])`: resolves with a StatusReport; unless quiet, also shows it in a QuickPick
- * whose items lead to the other commands. */
+/** `msgbrowse.showStatus([{ quiet }])`: resolves with a StatusReport; unless quiet, shows it in a QuickPick. */
 import * as vscode from 'vscode';
 import type { ArchiveService } from '../archive-service';
 import type { McpEndpoint } from '../mcp-endpoint';
@@ -7,7 +6,6 @@ import { exclusionsLine, ledgerLine, redactionLine, type PrivacyInfo } from '../
 import { type ExclusionMatch, unmatchedExclusionLines } from '../../core';
 import { usableBudget } from '../../mcp/answer-budget';
 import { describeState } from '../status-bar';
-import type { Command } from './command-manager';
 
 export interface StatusReport {
   state: ArchiveService['state'];
@@ -16,22 +14,19 @@ export interface StatusReport {
   mcpApi: boolean;
   endpoint?: { kind: string; uri: string };
   sessions: number;
-  /** Active conversation exclusions, redaction mode, and where the disclosure ledger is. */
   privacy: PrivacyInfo;
-  /** What a person should know about the archive's schema (a newer msgbrowse wrote it), when anything. */
+  /** Set when a newer msgbrowse wrote the archive's schema. */
   schemaNotice?: string;
-  /** Bytes of structuredContent JSON a tool answer takes at most (VS Code's inline limit for tool results). */
+  /** Bytes of structuredContent JSON a tool answer takes at most. */
   answerBudget: number;
-  /** Each exclusion entry with what it hides (filled by the command; empty in the status bar's report). */
+  /** Each exclusion entry with what it hides (filled by the command only). */
   exclusions: ExclusionMatch[];
 }
 
 export interface StatusSources {
   archive: ArchiveService;
   endpoint: McpEndpoint;
-  /** Whether this editor has the MCP server definition provider API. */
   mcpApi: boolean;
-  /** The privacy settings in effect and the ledger file. */
   privacy: () => PrivacyInfo;
 }
 
@@ -52,76 +47,71 @@ export function statusReport(s: StatusSources): StatusReport {
   };
 }
 
-export class ShowStatusCommand implements Command {
-  readonly id = 'msgbrowse.showStatus';
-
-  constructor(
-    private readonly sources: StatusSources,
-    private readonly log: vscode.LogOutputChannel,
-  ) {}
-
-  async execute(opts?: { quiet?: boolean }): Promise<StatusReport> {
-    const report = {
-      ...statusReport(this.sources),
-      exclusions: await this.sources.archive.runtime.exclusions().catch(() => []),
-    };
-    if (opts?.quiet) return report;
-    const mcpApi = this.sources.mcpApi;
-    const desc = describeState(report.state);
-    const p = report.privacy;
-    const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
-      { label: desc.text.replace(/\$\([^)]*\)\s*/g, ''), detail: desc.tooltip.replace(/\n/g, ' · ') },
-      ...(report.schemaNotice
-        ? [
-            {
-              label: `$(info) Archive ${report.schemaNotice}`,
-              detail:
-                'its schema is newer than the msgbrowse schema this version was tested with; every tool reads the tables it knows',
-            },
-          ]
-        : []),
-      {
-        label: mcpApi
-          ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}`
-          : '$(warning) This editor has no MCP provider API',
-        detail: mcpApi
-          ? `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · answers up to ${report.answerBudget} bytes each (github.copilot.chat.agent.largeToolResultsToDisk), more by cursor · definition version ${report.version}`
-          : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
-      },
-      {
-        label: `$(shield) ${exclusionsLine(p.exclusions)}`,
-        detail: `${redactionLine(p.redact)} · settings msgbrowse.privacy.*`,
-        run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy'),
-      },
-      // What each exclusion hides; one that hides nothing is a warning.
-      ...report.exclusions.map((m) => ({
-        label: m.matched.length
-          ? `$(eye-closed) "${m.entry}" hides ${m.matched.length} conversation${m.matched.length === 1 ? '' : 's'}`
-          : `$(warning) "${m.entry}" hides nothing`,
-        detail: m.matched.length
-          ? m.matched.map((c) => `${c.source}:${c.name}`).join(', ')
-          : unmatchedExclusionLines([m])[0],
-        run: () =>
-          vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations'),
-      })),
-      {
-        label: '$(eye) What Copilot Has Seen',
-        detail: ledgerLine(p.ledgerFile),
-        run: () => vscode.commands.executeCommand('msgbrowse.disclosures.focus'),
-      },
-      { label: '$(output) Show Log', run: () => this.log.show() },
-      {
-        label: '$(folder-opened) Select Archive…',
-        run: () => vscode.commands.executeCommand('msgbrowse.selectArchive'),
-      },
-      { label: '$(beaker) Open Demo Archive', run: () => vscode.commands.executeCommand('msgbrowse.openDemoArchive') },
-      { label: '$(key) Set Embeddings API Key', run: () => vscode.commands.executeCommand('msgbrowse.setApiKey') },
-      {
-        label: '$(copy) Copy MCP Config for Other Clients',
-        run: () => vscode.commands.executeCommand('msgbrowse.copyMcpConfig'),
-      },
-    ];
-    void vscode.window.showQuickPick(items, { title: 'msgbrowse status' }).then((p) => p?.run?.());
-    return report;
-  }
+export async function showStatus(
+  sources: StatusSources,
+  log: vscode.LogOutputChannel,
+  opts?: { quiet?: boolean },
+): Promise<StatusReport> {
+  const report = {
+    ...statusReport(sources),
+    exclusions: await sources.archive.runtime.exclusions().catch(() => []),
+  };
+  if (opts?.quiet) return report;
+  const mcpApi = sources.mcpApi;
+  const desc = describeState(report.state);
+  const p = report.privacy;
+  const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
+    { label: desc.text.replace(/\$\([^)]*\)\s*/g, ''), detail: desc.tooltip.replace(/\n/g, ' · ') },
+    ...(report.schemaNotice
+      ? [
+          {
+            label: `$(info) Archive ${report.schemaNotice}`,
+            detail:
+              'its schema is newer than the msgbrowse schema this version was tested with; every tool reads the tables it knows',
+          },
+        ]
+      : []),
+    {
+      label: mcpApi
+        ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}`
+        : '$(warning) This editor has no MCP provider API',
+      detail: mcpApi
+        ? `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · answers up to ${report.answerBudget} bytes each (github.copilot.chat.agent.largeToolResultsToDisk), more by cursor · definition version ${report.version}`
+        : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
+    },
+    {
+      label: `$(shield) ${exclusionsLine(p.exclusions)}`,
+      detail: `${redactionLine(p.redact)} · settings msgbrowse.privacy.*`,
+      run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy'),
+    },
+    // What each exclusion hides; one that hides nothing is a warning.
+    ...report.exclusions.map((m) => ({
+      label: m.matched.length
+        ? `$(eye-closed) "${m.entry}" hides ${m.matched.length} conversation${m.matched.length === 1 ? '' : 's'}`
+        : `$(warning) "${m.entry}" hides nothing`,
+      detail: m.matched.length
+        ? m.matched.map((c) => `${c.source}:${c.name}`).join(', ')
+        : unmatchedExclusionLines([m])[0],
+      run: () =>
+        vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations'),
+    })),
+    {
+      label: '$(eye) What Copilot Has Seen',
+      detail: ledgerLine(p.ledgerFile),
+      run: () => vscode.commands.executeCommand('msgbrowse.disclosures.focus'),
+    },
+    { label: '$(output) Show Log', run: () => log.show() },
+    {
+      label: '$(folder-opened) Select Archive…',
+      run: () => vscode.commands.executeCommand('msgbrowse.selectArchive'),
+    },
+    { label: '$(beaker) Open Demo Archive', run: () => vscode.commands.executeCommand('msgbrowse.openDemoArchive') },
+    { label: '$(key) Set Embeddings API Key', run: () => vscode.commands.executeCommand('msgbrowse.setApiKey') },
+    {
+      label: '$(copy) Copy MCP Config for Other Clients',
+      run: () => vscode.commands.executeCommand('msgbrowse.copyMcpConfig'),
+    },
+  ];
+  void vscode.window.showQuickPick(items, { title: 'msgbrowse status' }).then((p) => p?.run?.());
+  return report;
 }

@@ -1,21 +1,10 @@
-/**
- * The conversation viewers: at most one panel per conversation, restored after a reload by a
- * WebviewPanelSerializer. Panels report what their webview rendered through the onDid* events (what the
- * integration tests' waiters, viewer-test-hooks.ts, listen to).
- */
+/** The conversation viewers: one panel per conversation, restored after a reload. */
 import * as vscode from 'vscode';
 import { resolveCitation } from '../../core';
 import type { CitationRef } from '../citation-ref';
 import { VIEWER_VIEW_TYPE } from '../constants';
 import { parseState, type ViewerState } from './webview-protocol';
-import {
-  type FoundEvent,
-  type PagedEvent,
-  type ShownEvent,
-  type ViewerDeps,
-  ViewerPanel,
-  webviewOptions,
-} from './viewer-panel';
+import { type ViewerDeps, ViewerPanel, type ViewerReport, webviewOptions } from './viewer-panel';
 
 export interface OpenOptions {
   messageId?: number;
@@ -24,35 +13,25 @@ export interface OpenOptions {
   preserveFocus?: boolean;
   /** The focused message's hash (checked by the panel, and followed on refresh). */
   hash?: string;
-  /** Shown above the messages. */
   notice?: string;
 }
 
-/** How a citation was opened (what the user was told), for the log and the integration tests. */
+/** How a citation was opened (what the user was told). */
 export interface CitationOutcome {
   ref: CitationRef;
   status: 'exact' | 'moved' | 'gone' | 'unchecked';
-  /** Where the viewer opened, unless gone. */
   opened?: { conversationId: number; messageId: number };
   note?: string;
 }
 
 export class ViewerManager implements vscode.Disposable {
   private readonly panels = new Map<number, ViewerPanel>();
-  private readonly shownEmitter = new vscode.EventEmitter<ShownEvent>();
-  readonly onDidShow = this.shownEmitter.event;
-  private readonly pagedEmitter = new vscode.EventEmitter<PagedEvent>();
-  readonly onDidPage = this.pagedEmitter.event;
-  private readonly foundEmitter = new vscode.EventEmitter<FoundEvent>();
-  readonly onDidFind = this.foundEmitter.event;
-  private readonly citedEmitter = new vscode.EventEmitter<CitationOutcome>();
-  readonly onDidOpenCitation = this.citedEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [
-    this.shownEmitter,
-    this.pagedEmitter,
-    this.foundEmitter,
-    this.citedEmitter,
-  ];
+  private readonly reported = new vscode.EventEmitter<ViewerReport>();
+  /** What the webviews report they rendered (the integration tests wait on it). */
+  readonly onDidReport = this.reported.event;
+  private readonly cited = new vscode.EventEmitter<CitationOutcome>();
+  readonly onDidOpenCitation = this.cited.event;
+  private readonly disposables: vscode.Disposable[] = [this.reported, this.cited];
 
   constructor(private readonly deps: ViewerDeps) {
     this.disposables.push(
@@ -75,9 +54,7 @@ export class ViewerManager implements vscode.Disposable {
       panel,
       state,
       this.deps,
-      (e) => this.shownEmitter.fire(e),
-      (e) => this.pagedEmitter.fire(e),
-      (e) => this.foundEmitter.fire(e),
+      (e) => this.reported.fire(e),
       () => this.panels.delete(state.conversationId),
     );
     this.panels.set(state.conversationId, vp);
@@ -103,9 +80,8 @@ export class ViewerManager implements vscode.Disposable {
   }
 
   /**
-   * Opens a citation, highlighted. One with a hash is resolved first: the message moved after a re-import → the
-   * viewer opens at its current conversation and id and says so; it is gone → a warning, and no viewer at whatever
-   * message holds the old id now. One without a hash (older links) opens by id, as before.
+   * Opens a citation, highlighted. With a hash it is resolved first: a moved message opens where it is now (and says
+   * so); a gone one gives a warning, never a viewer at whatever holds its old id. Without a hash it opens by id.
    */
   async openCitation(ref: CitationRef, opts: Pick<OpenOptions, 'viewColumn'> = {}): Promise<CitationOutcome> {
     const at = (conversationId: number, messageId: number, extra: Partial<OpenOptions> = {}) =>
@@ -139,11 +115,10 @@ export class ViewerManager implements vscode.Disposable {
         }
       }
     }
-    this.citedEmitter.fire(outcome);
+    this.cited.fire(outcome);
     return outcome;
   }
 
-  /** The open panel of a conversation, if any. */
   panelOf(conversationId: number): ViewerPanel | undefined {
     return this.panels.get(conversationId);
   }

@@ -1,8 +1,4 @@
-/**
- * One conversation viewer panel: a webview keyset-paged through its conversation in both directions, each page
- * read with one core call (readConversationPage: one archive call, one read snapshot). The webview only ever
- * receives plain data.
- */
+/** One conversation viewer: a webview paged through its conversation both ways; it only ever receives plain data. */
 import * as vscode from 'vscode';
 import {
   type AsyncArchive,
@@ -16,9 +12,7 @@ import type { CitationRef } from '../citation-ref';
 import { isInlineImage, resolveAttachment } from './attachments';
 import { viewerHtml } from './html';
 import {
-  type FoundReport,
-  type PagedReport,
-  type ShownReport,
+  type FromWebview,
   parseFromWebview,
   type ToWebview,
   type ViewerMessage,
@@ -31,25 +25,18 @@ const FIND_LIMIT = 500;
 export interface ViewerDeps {
   extensionUri: vscode.Uri;
   archive(): Promise<AsyncArchive>;
-  /** Whether Copilot cannot see a conversation (msgbrowse.privacy.excludeConversations): the title says so. */
+  /** Whether Copilot cannot see a conversation: the title says so. */
   hiddenFromModel?(c: { name: string; source: string }): boolean;
-  /** Directory the archive's attachment paths are relative to, when known. */
   attachmentRoot(): string | undefined;
   citationUri(ref: CitationRef): string;
   log: vscode.LogOutputChannel;
 }
 
-export interface ShownEvent extends ShownReport {
-  conversationId: number;
-}
-
-export interface PagedEvent extends PagedReport {
-  conversationId: number;
-}
-
-export interface FoundEvent extends FoundReport {
-  conversationId: number;
-}
+/** What a webview reported it rendered, paged or found. */
+export type ViewerReport = Extract<FromWebview, { type: 'shown' | 'paged' | 'found' }> & { conversationId: number };
+export type ShownEvent = Extract<ViewerReport, { type: 'shown' }>;
+export type PagedEvent = Extract<ViewerReport, { type: 'paged' }>;
+export type FoundEvent = Extract<ViewerReport, { type: 'found' }>;
 
 /** A view to show: around `focusId` (else the end); `hash` anchors the focused message, `notice` is shown above. */
 export interface ShowOptions {
@@ -62,29 +49,36 @@ interface Pending extends ShowOptions {
   highlight: boolean;
 }
 
+/** The view a saved state asks for: its highlight (followed by hash), else its anchor. */
+function viewOf(s: ViewerState): Pending {
+  const highlight = s.highlightId !== undefined;
+  return {
+    focusId: s.highlightId ?? s.anchorId,
+    highlight,
+    ...(highlight && s.highlightHash ? { hash: s.highlightHash } : {}),
+  };
+}
+
 export class ViewerPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
-  state: ViewerState;
   private ready = false;
+  /** The view asked for, until the webview confirms it rendered it ('shown'). */
   private pending: Pending | undefined;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
-    state: ViewerState,
+    public state: ViewerState,
     private readonly deps: ViewerDeps,
-    private readonly onShown: (e: ShownEvent) => void,
-    private readonly onPaged: (e: PagedEvent) => void,
-    private readonly onFound: (e: FoundEvent) => void,
+    private readonly onReport: (e: ViewerReport) => void,
     onDispose: () => void,
   ) {
-    this.state = state;
     panel.webview.options = webviewOptions(deps);
     panel.webview.html = viewerHtml(panel.webview, deps.extensionUri);
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'icon.png');
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.handle(raw)),
-      // Without retainContextWhenHidden the webview document is discarded while hidden and re-created (it then
-      // posts 'ready' again and is rebuilt from the saved state), so nothing may be posted to it meanwhile.
+      // Without retainContextWhenHidden a hidden webview is discarded, then rebuilt from its saved state once it
+      // posts 'ready' again: nothing may be posted to it meanwhile.
       panel.onDidChangeViewState(() => {
         if (!panel.visible) this.ready = false;
       }),
@@ -110,7 +104,6 @@ export class ViewerPanel implements vscode.Disposable {
     void this.panel.webview.postMessage(msg);
   }
 
-  /** Loads the requested view. `pending` stays set until the webview confirms it rendered it ('shown'). */
   private async flush(): Promise<void> {
     const p = this.pending;
     if (!p) return;
@@ -129,60 +122,35 @@ export class ViewerPanel implements vscode.Disposable {
     if (msg.type !== 'state') this.deps.log.debug(`viewer ${this.conversationId}: webview says ${msg.type}`);
     try {
       switch (msg.type) {
-        case 'ready': {
+        case 'ready':
           this.ready = true;
-          if (!this.pending) {
-            const s = msg.state && msg.state.conversationId === this.conversationId ? msg.state : this.state;
-            this.pending = {
-              focusId: s.highlightId ?? s.anchorId,
-              highlight: s.highlightId !== undefined,
-              ...(s.highlightId !== undefined && s.highlightHash ? { hash: s.highlightHash } : {}),
-            };
-          }
-          await this.flush();
-          break;
-        }
+          this.pending ??= viewOf(msg.state?.conversationId === this.conversationId ? msg.state : this.state);
+          return await this.flush();
         case 'loadMore':
-          await this.loadMore(msg.direction, msg.edgeId);
-          break;
+          return await this.loadMore(msg.direction, msg.edgeId);
         case 'jump':
-          await this.load({ focusId: msg.messageId, highlight: true });
-          break;
+          return await this.load({ focusId: msg.messageId, highlight: true });
         case 'find':
-          await this.find(msg.query);
-          break;
+          return await this.find(msg.query);
         case 'copyCitation': {
-          const uri = this.deps.citationUri({
-            conversationId: this.conversationId,
-            messageId: msg.messageId,
-            ...(msg.hash ? { hash: citationHash(msg.hash) } : {}),
-          });
+          const hash = msg.hash ? { hash: citationHash(msg.hash) } : {};
+          const uri = this.deps.citationUri({ conversationId: this.conversationId, messageId: msg.messageId, ...hash });
           await vscode.env.clipboard.writeText(uri);
           vscode.window.setStatusBarMessage(`Copied citation ${uri}`, 3000);
-          break;
+          return;
         }
         case 'openLink':
           await vscode.env.openExternal(vscode.Uri.parse(msg.url, true));
-          break;
-        case 'shown': {
+          return;
+        case 'shown':
           if (this.pending && (this.pending.focusId ?? 0) === msg.focusId) this.pending = undefined;
-          const { type: _t, ...report } = msg;
-          this.onShown({ conversationId: this.conversationId, ...report });
-          break;
-        }
-        case 'paged': {
-          const { type: _t, ...report } = msg;
-          this.onPaged({ conversationId: this.conversationId, ...report });
-          break;
-        }
-        case 'found': {
-          const { type: _t, ...report } = msg;
-          this.onFound({ conversationId: this.conversationId, ...report });
-          break;
-        }
+          return this.onReport({ ...msg, conversationId: this.conversationId });
+        case 'paged':
+        case 'found':
+          return this.onReport({ ...msg, conversationId: this.conversationId });
         case 'state':
           if (msg.state.conversationId === this.conversationId) this.state = msg.state;
-          break;
+          return;
       }
     } catch (e) {
       this.post({ type: 'error', message: errorText(e) });
@@ -190,37 +158,32 @@ export class ViewerPanel implements vscode.Disposable {
   }
 
   /**
-   * Loads the view around `p.focusId`. With a hash the focus is resolved as a citation first: a message that moved
-   * (a re-import shifted the ids) is followed to its current id, and one that is gone is never replaced by whatever
-   * holds its old id now — the view then shows the latest messages, nothing highlighted, and says why.
+   * With a hash the focus is resolved as a citation: a message that moved is followed to its current id, and one
+   * that is gone is never replaced by whatever holds its old id now (the view shows the latest messages and says why).
    */
+  private async resolveFocus(archive: AsyncArchive, p: Pending): Promise<Pending> {
+    if (p.focusId === undefined) return { ...p, hash: undefined };
+    if (!p.hash) return { ...p };
+    const r = await resolveCitation(archive, {
+      conversationId: this.conversationId,
+      messageId: p.focusId,
+      hash: p.hash,
+    });
+    if (r.status === 'exact') return { ...p };
+    if (r.status === 'moved' && r.message.conversationId === this.conversationId) {
+      return { ...p, focusId: r.message.id, notice: p.notice ?? sentence(r.note) };
+    }
+    const notice = sentence(r.status === 'moved' ? `${r.note}; open it from there` : r.note);
+    return { ...p, focusId: undefined, highlight: false, notice, hash: undefined };
+  }
+
   private async load(p: Pending): Promise<void> {
     const archive = await this.deps.archive();
-    let focusId = p.focusId;
-    let highlight = p.highlight;
-    let notice = p.notice;
-    if (p.hash && focusId !== undefined) {
-      const r = await resolveCitation(archive, {
-        conversationId: this.conversationId,
-        messageId: focusId,
-        hash: p.hash,
-      });
-      if (r.status === 'moved' && r.message.conversationId === this.conversationId) {
-        focusId = r.message.id;
-        notice ??= sentence(r.note);
-      } else if (r.status !== 'exact') {
-        notice = sentence(r.status === 'moved' ? `${r.note}; open it from there` : r.note);
-        focusId = undefined;
-        highlight = false;
-      }
-    }
-    if (this.pending === p) {
-      // What is pending is now the resolved view (so the webview's 'shown' for it clears it).
-      p.focusId = focusId;
-      p.highlight = highlight;
-      p.notice = notice;
-      if (focusId === undefined) p.hash = undefined;
-    }
+    const resolved = await this.resolveFocus(archive, p);
+    // What is pending is now the resolved view (so the webview's 'shown' for it clears it).
+    if (this.pending === p) Object.assign(p, resolved);
+    const { focusId } = resolved;
+    let { highlight, notice } = resolved;
     const page = await readConversationPage(archive, {
       conversationId: this.conversationId,
       at: focusId === undefined ? { kind: 'end' } : { kind: 'around', messageId: focusId },
@@ -242,13 +205,8 @@ export class ViewerPanel implements vscode.Disposable {
     if (focusId !== undefined && !focus && highlight) {
       notice ??= `Message ${focusId} is not in the current archive; showing the latest messages.`;
     }
-    this.state = {
-      conversationId: conv.id,
-      anchorId: focus?.id,
-      highlightId: highlight && focus ? focus.id : undefined,
-      ...(highlight && focus ? { highlightHash: focus.hash } : {}),
-    };
-    // The journal digest of the cited message's day (msgbrowse journal), when there is one.
+    const highlighted = highlight && focus ? { highlightId: focus.id, highlightHash: focus.hash } : {};
+    this.state = { conversationId: conv.id, anchorId: focus?.id, highlightId: undefined, ...highlighted };
     const digest = focus ? await digestOfDayAt(archive, focus.tsUnix).catch(() => null) : null;
     this.post({
       type: 'load',
@@ -266,19 +224,14 @@ export class ViewerPanel implements vscode.Disposable {
   }
 
   private async loadMore(direction: 'before' | 'after', edgeId: number): Promise<void> {
-    const archive = await this.deps.archive();
     // An edge that is unknown or belongs to another conversation gives an empty page with nothing more.
-    const page = await readConversationPage(archive, {
+    const page = await readConversationPage(await this.deps.archive(), {
       conversationId: this.conversationId,
       at: { kind: direction, messageId: edgeId },
       limit: PAGE,
     });
-    this.post({
-      type: 'page',
-      direction,
-      messages: this.toWebview(page.messages),
-      hasMore: direction === 'before' ? page.hasBefore : page.hasAfter,
-    });
+    const hasMore = direction === 'before' ? page.hasBefore : page.hasAfter;
+    this.post({ type: 'page', direction, messages: this.toWebview(page.messages), hasMore });
   }
 
   private async find(query: string): Promise<void> {
@@ -318,33 +271,15 @@ export class ViewerPanel implements vscode.Disposable {
     }));
   }
 
-  /** Asks the webview to scroll to an edge, as a reader would (the integration tests' scrollViewer). */
-  scrollEdge(edge: 'top' | 'bottom'): void {
-    this.post({ type: 'scrollEdge', edge });
-  }
-
-  /** Fills the webview's find box and searches (the integration tests' findInViewer). */
-  setFind(query: string): void {
-    this.post({ type: 'setFind', query });
-  }
-
   /** Re-reads the conversation after the archive changed, keeping the reader's place. */
   refresh(): void {
     // Changing the options reloads the webview: only do it when the attachment root changed.
     const next = webviewOptions(this.deps);
     const roots = (o: vscode.WebviewOptions) => (o.localResourceRoots ?? []).map((u) => u.toString()).join('|');
     if (roots(next) !== roots(this.panel.webview.options)) this.panel.webview.options = next;
-    // A view that was requested but not yet shown wins over the reader's last position.
-    // The highlighted message is followed by its hash: a re-import may have given its id to another message.
-    if (this.pending) this.show(this.pending.focusId, this.pending.highlight, { hash: this.pending.hash });
-    else {
-      const { highlightId, highlightHash, anchorId } = this.state;
-      this.show(
-        highlightId ?? anchorId,
-        highlightId !== undefined,
-        highlightId !== undefined && highlightHash ? { hash: highlightHash } : {},
-      );
-    }
+    // A view asked for but not shown yet wins over the reader's last position.
+    const p = this.pending ?? viewOf(this.state);
+    this.show(p.focusId, p.highlight, p.hash ? { hash: p.hash } : {});
   }
 
   dispose(): void {

@@ -1,80 +1,70 @@
-/**
- * The viewer's part of the integration tests' hooks (MsgbrowseTestHooks, see ../test-api.ts): waiters that resolve
- * with what a webview reports it rendered. Only extension.ts's test-hooks branch (ExtensionMode.Test and
- * TEST_HOOKS_ENV) calls this; nothing on the product path waits on a webview.
- */
-import type * as vscode from 'vscode';
-import type { MsgbrowseTestHooks } from '../test-api';
+/** The viewer's test hooks (see ../test-api.ts): waiters on what a webview reports it rendered, and reader input. */
 import type { CitationOutcome, ViewerManager } from './viewer-manager';
-
-type ViewerTestHooks = Pick<
-  MsgbrowseTestHooks,
-  'waitForViewer' | 'openViewers' | 'scrollViewer' | 'findInViewer' | 'citationOutcomes'
->;
+import type { ViewerReport } from './viewer-panel';
+import type { ToWebview } from './webview-protocol';
 
 const TIMEOUT_MS = 15000;
 
-export function viewerTestHooks(viewer: ViewerManager): ViewerTestHooks {
+type Report<K extends ViewerReport['type']> = Extract<ViewerReport, { type: K }>;
+
+export function viewerTestHooks(viewer: ViewerManager) {
   const outcomes: CitationOutcome[] = [];
-  // Lives as long as the viewer manager (disposed with its emitter).
   viewer.onDidOpenCitation((o) => outcomes.push(o));
+  /** The first report of `type` from the viewer of `conversationId` that matches `pred`. */
+  const next = <K extends ViewerReport['type']>(
+    type: K,
+    conversationId: number,
+    pred: (e: Report<K>) => boolean,
+    why: string,
+    timeoutMs = TIMEOUT_MS,
+  ) =>
+    new Promise<Report<K>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        reject(new Error(`${why} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const sub = viewer.onDidReport((e) => {
+        if (e.type !== type || e.conversationId !== conversationId || !pred(e as Report<K>)) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(e as Report<K>);
+      });
+    });
+  /** Posts reader input to the webview of an open viewer; resolves with what it then reports. */
+  const act = <T>(conversationId: number, msg: ToWebview, reply: () => Promise<T>): Promise<T> => {
+    const vp = viewer.panelOf(conversationId);
+    if (!vp) return Promise.reject(new Error(`no viewer is open for conversation ${conversationId}`));
+    const replied = reply();
+    void vp.panel.webview.postMessage(msg);
+    return replied;
+  };
   return {
+    /** How every citation opened so far resolved, oldest first. */
     citationOutcomes: () => [...outcomes],
-    // Resolves with the webview's acknowledgement that `messageId` is rendered (and highlighted).
-    waitForViewer: (conversationId, messageId, timeoutMs = TIMEOUT_MS) =>
-      nextEvent(
-        viewer.onDidShow,
-        (e) => e.conversationId === conversationId && e.focusId === messageId,
+    /** Resolves once the webview reports `messageId` rendered (and highlighted). */
+    waitForViewer: (conversationId: number, messageId: number, timeoutMs = TIMEOUT_MS) =>
+      next(
+        'shown',
+        conversationId,
+        (e) => e.focusId === messageId,
+        `viewer did not show message ${messageId} of conversation ${conversationId}`,
         timeoutMs,
-        `viewer did not show message ${messageId} of conversation ${conversationId} within ${timeoutMs} ms`,
       ),
     openViewers: () => viewer.openConversations(),
-    // Scrolls to the top/bottom edge (loading pages as a reader scrolling would); resolves with the page rendered.
-    scrollViewer: (conversationId, edge) => {
-      const vp = viewer.panelOf(conversationId);
-      if (!vp) return Promise.reject(new Error(`no viewer is open for conversation ${conversationId}`));
-      const paged = nextEvent(
-        viewer.onDidPage,
-        (e) => e.conversationId === conversationId,
-        TIMEOUT_MS,
-        `viewer of conversation ${conversationId} loaded no page within ${TIMEOUT_MS} ms`,
-      );
-      vp.scrollEdge(edge);
-      return paged;
-    },
-    // Find-in-conversation as typed into the find box; resolves with what it found and moved to.
-    findInViewer: (conversationId, query) => {
-      const vp = viewer.panelOf(conversationId);
-      if (!vp) return Promise.reject(new Error(`no viewer is open for conversation ${conversationId}`));
-      const found = nextEvent(
-        viewer.onDidFind,
-        (e) => e.conversationId === conversationId && e.query === query,
-        TIMEOUT_MS,
-        `find "${query}" in conversation ${conversationId} reported nothing within ${TIMEOUT_MS} ms`,
-      );
-      vp.setFind(query);
-      return found;
-    },
+    /** Scrolls to an edge as a reader would; resolves with the page it then loaded. */
+    scrollViewer: (conversationId: number, edge: 'top' | 'bottom') =>
+      act(conversationId, { type: 'scrollEdge', edge }, () =>
+        next('paged', conversationId, () => true, `viewer of conversation ${conversationId} loaded no page`),
+      ),
+    /** Types `query` into the viewer's find box; resolves with what it found and moved to. */
+    findInViewer: (conversationId: number, query: string) =>
+      act(conversationId, { type: 'setFind', query }, () =>
+        next(
+          'found',
+          conversationId,
+          (e) => e.query === query,
+          `find "${query}" in conversation ${conversationId} reported nothing`,
+        ),
+      ),
   };
-}
-
-/** The first event matching `pred`, or a rejection with `timeoutMessage` after `timeoutMs`. */
-function nextEvent<T>(
-  event: vscode.Event<T>,
-  pred: (e: T) => boolean,
-  timeoutMs: number,
-  timeoutMessage: string,
-): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      sub.dispose();
-      reject(new Error(timeoutMessage));
-    }, timeoutMs);
-    const sub = event((e) => {
-      if (!pred(e)) return;
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(e);
-    });
-  });
 }

@@ -1,13 +1,10 @@
-/**
- * Messages between the conversation viewer webview (media/viewer/main.ts) and the extension host.
- * Types only: imported by both sides. Everything arriving from the webview is validated (`parseFromWebview`).
- */
+/** Messages between the viewer webview (media/viewer/main.ts) and the host; what the webview sends is validated. */
 
 export interface ViewerAttachment {
   kind: string;
   name: string;
   relPath: string;
-  /** webview URI of the file when it is an image inside the archive root and exists. */
+  /** Webview URI of an image file inside the archive root. */
   src?: string;
 }
 
@@ -18,19 +15,19 @@ export interface ViewerReaction {
 
 export interface ViewerMessage {
   id: number;
-  /** The message hash (stable across re-imports): the viewer's citations carry it. */
+  /** Stable across re-imports: the viewer's citations carry it. */
   hash: string;
   sender: string;
   ts: string;
   tsUnix: number;
-  /** Rendered by the webview as text only. */
+  /** Rendered as text only. */
   body: string;
   isSystem: boolean;
   attachments: ViewerAttachment[];
   reactions: ViewerReaction[];
 }
 
-/** msgbrowse's journal digest of the focused message's day (plain text; written by an LLM). */
+/** msgbrowse's journal digest of a day (plain text, written by an LLM). */
 export interface ViewerDigest {
   day: string;
   summary: string;
@@ -51,7 +48,7 @@ export interface ViewerState {
   /** Message to centre on when the view is rebuilt. */
   anchorId?: number;
   highlightId?: number;
-  /** The highlighted message's hash: a refresh after a re-import follows it, never highlighting another message. */
+  /** A refresh after a re-import follows the highlight by hash, never highlighting another message. */
   highlightHash?: string;
 }
 
@@ -62,47 +59,38 @@ export type ToWebview =
       messages: ViewerMessage[];
       hasBefore: boolean;
       hasAfter: boolean;
-      /** Scroll to this message (centre) and, if highlight, mark it. */
       focusId?: number;
       highlight: boolean;
-      /** Shown above the messages, e.g. that the cited message moved after a re-import (plain text). */
+      /** Shown above the messages, e.g. that the cited message moved. */
       notice?: string;
-      /** The journal digest of the focused message's day, when msgbrowse wrote one. */
       digest?: ViewerDigest;
     }
   | { type: 'page'; direction: 'before' | 'after'; messages: ViewerMessage[]; hasMore: boolean }
   | { type: 'findResults'; query: string; ids: number[]; truncated: boolean; error?: string }
-  /** Scroll to the first/last rendered message (loading more as the reader would by scrolling). */
+  /** Reader input, posted by the integration tests' hooks (viewer-test-hooks.ts). */
   | { type: 'scrollEdge'; edge: 'top' | 'bottom' }
-  /** Fill the find box and search (as if the reader typed the query and pressed Enter). */
   | { type: 'setFind'; query: string }
   | { type: 'error'; message: string };
 
-/** What the webview reports after rendering: lets the host (and tests) verify what is on screen. */
+/** What the webview reports it rendered (the integration tests verify what is on screen). */
 export interface ShownReport {
   focusId: number;
   highlighted: boolean;
   rendered: number;
-  /** textContent of the focused message's body. */
   focusText?: string;
-  /** Hash of the focused message (as the viewer's citations carry it). */
   focusHash?: string;
-  /** The notice shown above the messages, if any. */
   notice?: string;
-  /** textContent of the day's digest box, if shown. */
   digestText?: string;
-  /** Elements inside the message list that message data must never create (script, iframe, on* handlers). */
+  /** Elements message data must never create (script, iframe, on* handlers). */
   activeElements: number;
-  /** Inline images (attachments resolved inside the archive root) in the rendered messages. */
   images: number;
 }
 
 export interface FoundReport {
   query: string;
   count: number;
-  /** The match the viewer moved to (0 when none). */
+  /** The match the viewer moved to (0: none), and whether it is highlighted. */
   currentId: number;
-  /** Whether that match is rendered and highlighted. */
   highlighted: boolean;
 }
 
@@ -129,8 +117,10 @@ export type FromWebview =
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isHash = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{4,64}$/.test(v);
+const isDirection = (v: unknown): v is 'before' | 'after' => v === 'before' || v === 'after';
+const text = (v: unknown, max = Number.POSITIVE_INFINITY) => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
-/** Validates a message posted by the webview; returns undefined for anything malformed. */
+/** Validates a message posted by the webview; undefined for anything malformed. */
 export function parseFromWebview(raw: unknown): FromWebview | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
   const m = raw as Record<string, unknown>;
@@ -138,7 +128,7 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
     case 'ready':
       return { type: 'ready', state: parseState(m.state) };
     case 'loadMore':
-      return (m.direction === 'before' || m.direction === 'after') && isInt(m.edgeId)
+      return isDirection(m.direction) && isInt(m.edgeId)
         ? { type: 'loadMore', direction: m.direction, edgeId: m.edgeId }
         : undefined;
     case 'jump':
@@ -153,42 +143,31 @@ export function parseFromWebview(raw: unknown): FromWebview | undefined {
       return typeof m.url === 'string' && /^https?:\/\//i.test(m.url) && m.url.length < 8192
         ? { type: 'openLink', url: m.url }
         : undefined;
-    case 'shown':
-      return isInt(m.focusId) &&
-        typeof m.highlighted === 'boolean' &&
-        isInt(m.rendered) &&
-        isInt(m.activeElements) &&
-        isInt(m.images)
-        ? {
-            type: 'shown',
-            focusId: m.focusId,
-            highlighted: m.highlighted,
-            rendered: m.rendered,
-            focusText: typeof m.focusText === 'string' ? m.focusText : undefined,
-            focusHash: isHash(m.focusHash) ? m.focusHash : undefined,
-            notice: typeof m.notice === 'string' ? m.notice.slice(0, 2000) : undefined,
-            digestText: typeof m.digestText === 'string' ? m.digestText.slice(0, 4000) : undefined,
-            activeElements: m.activeElements,
-            images: m.images,
-          }
+    case 'shown': {
+      const { focusId, highlighted, rendered, activeElements, images } = m;
+      if (!isInt(focusId) || typeof highlighted !== 'boolean' || !isInt(rendered)) return undefined;
+      if (!isInt(activeElements) || !isInt(images)) return undefined;
+      return {
+        type: 'shown',
+        focusId,
+        highlighted,
+        rendered,
+        focusText: text(m.focusText),
+        focusHash: isHash(m.focusHash) ? m.focusHash : undefined,
+        notice: text(m.notice, 2000),
+        digestText: text(m.digestText, 4000),
+        activeElements,
+        images,
+      };
+    }
+    case 'paged': {
+      const { direction, added, rendered, hasMore, firstId, lastId } = m;
+      if (!isDirection(direction) || !isInt(added) || !isInt(rendered) || typeof hasMore !== 'boolean')
+        return undefined;
+      return isInt(firstId) && isInt(lastId)
+        ? { type: 'paged', direction, added, rendered, hasMore, firstId, lastId }
         : undefined;
-    case 'paged':
-      return (m.direction === 'before' || m.direction === 'after') &&
-        isInt(m.added) &&
-        isInt(m.rendered) &&
-        typeof m.hasMore === 'boolean' &&
-        isInt(m.firstId) &&
-        isInt(m.lastId)
-        ? {
-            type: 'paged',
-            direction: m.direction,
-            added: m.added,
-            rendered: m.rendered,
-            hasMore: m.hasMore,
-            firstId: m.firstId,
-            lastId: m.lastId,
-          }
-        : undefined;
+    }
     case 'found':
       return typeof m.query === 'string' && isInt(m.count) && isInt(m.currentId) && typeof m.highlighted === 'boolean'
         ? { type: 'found', query: m.query, count: m.count, currentId: m.currentId, highlighted: m.highlighted }

@@ -1,0 +1,77 @@
+/** Choosing the archive, its embeddings key, and running the bundled CLI from other MCP clients. */
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { ArchiveService } from '../archive-service';
+import { CONFIG_SECTION } from '../constants';
+import { materializeDemo } from '../demo';
+import { mcpConfigSnippet, type ConfigFlavor } from '../mcp-config';
+import { readSettings } from '../settings';
+
+/** `msgbrowse.selectArchive([path])`: resolves with the path written, or undefined when cancelled. */
+export async function selectArchive(file?: unknown): Promise<string | undefined> {
+  let chosen = typeof file === 'string' ? file : undefined;
+  if (!chosen) {
+    const uris = await vscode.window.showOpenDialog({
+      title: 'Select your msgbrowse archive (msgbrowse.sqlite or its data directory)',
+      canSelectFiles: true,
+      canSelectFolders: true,
+      canSelectMany: false,
+      filters: { 'msgbrowse archive': ['sqlite', 'db'], 'All files': ['*'] },
+    });
+    chosen = uris?.[0]?.fsPath;
+  }
+  if (!chosen) return undefined;
+  await setArchivePath(chosen);
+  return chosen;
+}
+
+/** `msgbrowse.openDemoArchive`: unpacks the bundled demo into global storage and serves it; resolves with its path. */
+export async function openDemoArchive(ext: vscode.ExtensionContext): Promise<string> {
+  const file = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'msgbrowse: preparing the demo archive' },
+    () => materializeDemo(ext),
+  );
+  await ext.globalState.update('msgbrowse.demoArchive', file);
+  await setArchivePath(file);
+  return file;
+}
+
+/** Writes msgbrowse.archivePath to the most specific scope that already sets it, else to user settings. */
+async function setArchivePath(value: string): Promise<void> {
+  const cfg = vscode.workspace.getConfiguration(CONFIG_SECTION);
+  const i = cfg.inspect<string>('archivePath');
+  const target =
+    i?.workspaceValue !== undefined || i?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.Workspace
+      : vscode.ConfigurationTarget.Global;
+  await cfg.update('archivePath', value, target);
+}
+
+export function revealArchive(archive: ArchiveService): void {
+  const p = archive.currentPath;
+  if (p) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(path.dirname(p)));
+}
+
+/** `msgbrowse.copyMcpConfig([flavor])`: resolves with the copied config, or undefined when cancelled. */
+export async function copyMcpConfig(
+  extensionPath: string,
+  archive: ArchiveService,
+  flavor?: unknown,
+): Promise<string | undefined> {
+  let f: ConfigFlavor | undefined = flavor === 'vscode' || flavor === 'mcpServers' ? flavor : undefined;
+  if (!f) {
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: 'VS Code / Copilot (.vscode/mcp.json)', flavor: 'vscode' as const },
+        { label: 'Claude Desktop, Claude Code, Cursor… ("mcpServers")', flavor: 'mcpServers' as const },
+      ],
+      { title: 'msgbrowse: MCP config for which client?' },
+    );
+    f = pick?.flavor;
+  }
+  if (!f) return undefined;
+  const text = mcpConfigSnippet(f, extensionPath, archive.currentPath, readSettings());
+  await vscode.env.clipboard.writeText(text);
+  vscode.window.setStatusBarMessage('msgbrowse: MCP config copied to the clipboard', 4000);
+  return text;
+}
