@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   // The kernel quantiser builds use, then the JS reference quantiser (what builds used before) for comparison.
   const quantise = (quantiser: RowQuantiser) =>
     time(() => {
-      const b = new IndexBuilder({ model, dim: info.dim, expected: n, sink: () => ({ append: () => {} }), quantiser });
+      const b = new IndexBuilder({ model, dim: info.dim, expected: n, quantiser });
       for (const r of archive.embeddings(model, { shareVectors: true })) b.add(r);
       return b.finish();
     })[0];

@@ -1,6 +1,5 @@
 /** Errors of the embeddings client. Messages say what failed, where, and how to fix it. */
-
-export type EmbedErrorCode =
+type EmbedErrorCode =
   | 'not_configured'
   | 'unreachable'
   | 'timeout'
@@ -25,10 +24,7 @@ export function isEmbedError(e: unknown): e is EmbedError {
   return e instanceof EmbedError;
 }
 
-/**
- * The query vector's length differs from the stored vectors' (the configured model is not the one that
- * embedded the archive, or the endpoint serves a different model under that name).
- */
+/** The query's length differs from the stored vectors': the endpoint serves another model than the archive's. */
 export function dimensionMismatchError(model: string, queryDim: number, storedDim: number): EmbedError {
   return new EmbedError(
     'dimension_mismatch',

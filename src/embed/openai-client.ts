@@ -1,45 +1,23 @@
 import { z } from 'zod';
-import { normalizeEmbedConfig, NO_EMBED_MODEL_REASON } from './config';
+import { DEFAULT_EMBED_TIMEOUT_MS, normalizeEmbedConfig, NO_EMBED_MODEL_REASON } from './config';
 import { EmbedError } from './errors';
-import { truncateChars } from './truncate';
 import type { EmbedConfig, Embedder } from './types';
 
 /** Queries longer than this many characters (code points) are cut before embedding. */
-export const MAX_QUERY_CHARS = 6500;
+const MAX_QUERY_CHARS = 6500;
 /** Upper bound on a response body; one query vector is far smaller. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-const ResponseSchema = z.object({
-  data: z
-    .array(
-      z.object({
-        embedding: z.array(z.number().finite()),
-        index: z.number().int().nonnegative().optional(),
-      }),
-    )
-    .optional(),
-  model: z.string().optional(),
-});
+const Item = z.object({ embedding: z.array(z.number().finite()), index: z.number().int().nonnegative().optional() });
+const ResponseSchema = z.object({ data: z.array(Item).optional(), model: z.string().optional() });
 
-export interface OpenAIEmbedderOptions {
-  /** Injected for tests; defaults to the global fetch. */
-  fetch?: typeof fetch;
-  /** Max characters of query sent (default 6500). */
-  maxChars?: number;
-}
-
-/**
- * OpenAI-compatible embeddings client: `POST {baseUrl}/embeddings` with `{model, input: [text]}` and an optional
- * bearer key. The only network call the server makes.
- */
+/** `POST {baseUrl}/embeddings` with `{model, input: [text]}` and an optional bearer key. */
 export class OpenAIEmbedder implements Embedder {
   readonly model: string;
   readonly url: string;
   private readonly config: EmbedConfig;
-  private readonly fetchImpl: typeof fetch;
-  private readonly maxChars: number;
 
-  constructor(config: EmbedConfig, opts: OpenAIEmbedderOptions = {}) {
+  constructor(config: EmbedConfig) {
     this.config = normalizeEmbedConfig(config);
     if (this.config.model === '')
       throw new EmbedError('not_configured', `semantic search is unavailable: ${NO_EMBED_MODEL_REASON}`);
@@ -57,14 +35,11 @@ export class OpenAIEmbedder implements Embedder {
     }
     this.model = this.config.model;
     this.url = parsed.toString();
-    this.fetchImpl = opts.fetch ?? fetch;
-    this.maxChars = opts.maxChars ?? MAX_QUERY_CHARS;
   }
 
   async embed(text: string, signal?: AbortSignal): Promise<Float32Array> {
     if (signal?.aborted) throw aborted();
-    const input = truncateChars(text, this.maxChars);
-    const timeoutMs = this.config.timeoutMs ?? 60_000;
+    const timeoutMs = this.config.timeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS;
     const timer = new AbortController();
     const timeoutHandle = setTimeout(() => timer.abort(), timeoutMs);
     const onAbort = () => timer.abort();
@@ -72,27 +47,19 @@ export class OpenAIEmbedder implements Embedder {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     try {
-      let res: Response;
-      try {
-        res = await this.fetchImpl(this.url, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ model: this.model, input: [input] }),
-          signal: timer.signal,
-          redirect: 'error',
-        });
-      } catch (e) {
-        throw this.transportError(e, signal, timer.signal, timeoutMs);
-      }
-      let body: string;
-      try {
-        body = await readCapped(res, MAX_RESPONSE_BYTES);
-      } catch (e) {
-        if (e instanceof EmbedError) throw e;
-        throw this.transportError(e, signal, timer.signal, timeoutMs);
-      }
+      const res = await fetch(this.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: this.model, input: [truncateChars(text, MAX_QUERY_CHARS)] }),
+        signal: timer.signal,
+        redirect: 'error',
+      });
+      const body = await readCapped(res, MAX_RESPONSE_BYTES);
       if (!res.ok) throw this.httpError(res.status, body);
       return this.parse(body);
+    } catch (e) {
+      if (e instanceof EmbedError) throw e;
+      throw this.transportError(e, signal, timer.signal, timeoutMs);
     } finally {
       clearTimeout(timeoutHandle);
       signal?.removeEventListener('abort', onAbort);
@@ -117,8 +84,7 @@ export class OpenAIEmbedder implements Embedder {
 
   private httpError(status: number, body: string): EmbedError {
     const excerpt = firstChars(body.replace(/\s+/g, ' ').trim(), 300);
-    const mentionsModel = /model/i.test(body);
-    if ((status === 404 && mentionsModel) || ((status === 400 || status === 422) && mentionsModel)) {
+    if ([400, 404, 422].includes(status) && /model/i.test(body)) {
       return new EmbedError(
         'model_rejected',
         `the embeddings endpoint ${this.url} rejected model "${this.model}" (HTTP ${status}: ${excerpt}) — set ` +
@@ -138,45 +104,42 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private parse(body: string): Float32Array {
+    const bad = (what: string) => new EmbedError('bad_response', `the embeddings endpoint ${this.url} ${what}`);
     let json: unknown;
     try {
       json = JSON.parse(body);
     } catch {
-      throw new EmbedError(
-        'bad_response',
-        `the embeddings endpoint ${this.url} did not return JSON: ${firstChars(body, 300)}`,
-      );
+      throw bad(`did not return JSON: ${firstChars(body, 300)}`);
     }
     const parsed = ResponseSchema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new EmbedError(
-        'bad_response',
-        `the embeddings endpoint ${this.url} returned an unexpected response (${issue.path.join('.') || 'body'}: ${issue.message}); expected {"data":[{"embedding":[numbers…]}]}`,
+      throw bad(
+        `returned an unexpected response (${issue.path.join('.') || 'body'}: ${issue.message}); expected {"data":[{"embedding":[numbers…]}]}`,
       );
     }
     const data = parsed.data.data ?? [];
-    if (data.length !== 1) {
-      throw new EmbedError(
-        'bad_response',
-        `the embeddings endpoint ${this.url} returned ${data.length} embeddings for 1 input`,
-      );
-    }
+    if (data.length !== 1) throw bad(`returned ${data.length} embeddings for 1 input`);
     const item = data[0];
-    if (item.index !== undefined && item.index !== 0) {
-      throw new EmbedError(
-        'bad_response',
-        `the embeddings endpoint ${this.url} returned embedding index ${item.index} for 1 input`,
-      );
-    }
-    if (item.embedding.length === 0) {
-      throw new EmbedError(
-        'bad_response',
-        `the embeddings endpoint ${this.url} returned an empty embedding for model "${this.model}"`,
-      );
-    }
+    if (item.index !== undefined && item.index !== 0) throw bad(`returned embedding index ${item.index} for 1 input`);
+    if (item.embedding.length === 0) throw bad(`returned an empty embedding for model "${this.model}"`);
     return Float32Array.from(item.embedding);
   }
+}
+
+/** Cuts `s` to at most `maxChars` code points, never splitting a surrogate pair (msgbrowse's byte cut can, §11.15). */
+export function truncateChars(s: string, maxChars: number): string {
+  if (maxChars <= 0) return '';
+  if (s.length <= maxChars) return s; // code points ≤ UTF-16 units
+  let count = 0;
+  let i = 0;
+  while (i < s.length && count < maxChars) {
+    const c = s.charCodeAt(i);
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    i += pair ? 2 : 1;
+    count++;
+  }
+  return s.slice(0, i);
 }
 
 function aborted(): EmbedError {

@@ -1,16 +1,13 @@
-/** Configuration of the OpenAI-compatible embeddings endpoint (same keys and defaults as msgbrowse). */
+/** The OpenAI-compatible embeddings endpoint, with msgbrowse's keys and defaults (see config.ts). */
 export interface EmbedConfig {
-  /** `MSGBROWSE_LLM_BASE_URL`, default `http://127.0.0.1:4000/v1`, trailing `/` trimmed. */
   baseUrl: string;
-  /** `MSGBROWSE_LLM_EMBED_MODEL`, default `local-embed`; empty disables semantic search. Trimmed. */
+  /** Empty disables semantic search. */
   model: string;
-  /** `MSGBROWSE_LLM_API_KEY`; empty means no Authorization header. */
   apiKey?: string;
-  /** Request timeout in ms (default 60 000). */
   timeoutMs?: number;
 }
 
-/** Turns one query string into one vector. The only network call the server ever makes. */
+/** Turns one query into one vector: the only network call the server makes. */
 export interface Embedder {
   readonly model: string;
   embed(text: string, signal?: AbortSignal): Promise<Float32Array>;

@@ -4,23 +4,18 @@
  */
 export const RRF_K = 60;
 
-/** The contribution of one list position (0-based rank) to a message's fused score. */
 export function rrfTerm(rank: number, k: number = RRF_K): number {
   return 1 / (k + rank + 1);
 }
 
-export interface FusedEntry {
+interface FusedEntry {
   messageId: number;
-  /** Raw (unrounded) RRF sum. */
   score: number;
   /** 0-based rank of the message in each input list, or undefined when absent from that list. */
   ranks: (number | undefined)[];
 }
 
-/**
- * Fuses lists of message ids. A message repeated within one list counts once (at its first rank).
- * Returns every fused message, sorted by raw score descending then message id ascending.
- */
+/** Fuses lists of message ids (a repeat within a list counts once, at its first rank), by score then message id. */
 export function fuseRankedIds(lists: readonly (readonly number[])[], k: number = RRF_K): FusedEntry[] {
   const byId = new Map<number, FusedEntry>();
   lists.forEach((list, listIndex) => {
@@ -39,28 +34,19 @@ export function fuseRankedIds(lists: readonly (readonly number[])[], k: number =
       rank++;
     }
   });
-  return [...byId.values()].sort(compareFused);
+  return [...byId.values()].sort((a, b) => b.score - a.score || a.messageId - b.messageId);
 }
 
-function compareFused(a: FusedEntry, b: FusedEntry): number {
-  if (a.score !== b.score) return b.score - a.score;
-  return a.messageId - b.messageId;
-}
-
-export interface HybridEntry<K, S> {
+interface HybridEntry<K, S> {
   messageId: number;
   score: number;
-  /** The keyword hit (its snippet wins for messages found by both halves). */
   keyword?: K;
   semantic?: S;
   keywordRank?: number;
   semanticRank?: number;
 }
 
-/**
- * Fuses a keyword list and a semantic list (each already in rank order) and keeps the top `limit`.
- * A message found by both halves carries both hits; callers show the keyword snippet for it.
- */
+/** Fuses a keyword and a semantic list (each in rank order), keeping the top `limit`; a message in both has both hits. */
 export function fuseHybrid<K extends { id: number }, S extends { messageId: number }>(
   keyword: readonly K[],
   semantic: readonly S[],
@@ -82,10 +68,7 @@ export function fuseHybrid<K extends { id: number }, S extends { messageId: numb
   }));
 }
 
-/**
- * Rounds to `digits` decimals, half away from zero (also for negatives: -0.30005 → -0.3001),
- * without binary-float artefacts (1.00005 → 1.0001). Never returns -0.
- */
+/** Rounds to `digits` decimals, half away from zero (-0.30005 → -0.3001), never returning -0. */
 export function roundScore(x: number, digits = 4): number {
   if (!Number.isFinite(x)) return x;
   const f = 10 ** digits;

@@ -2,13 +2,13 @@ import type { MessageFilter } from '../archive/types';
 
 export interface VectorHit {
   messageId: number;
-  /** Exact cosine similarity between the query and the stored vector. */
+  /** Exact cosine similarity. */
   score: number;
 }
 
 /** Filters the vector index can apply while scanning (a subset of MessageFilter). */
 export type VectorFilter = Pick<MessageFilter, 'conversationId' | 'source' | 'sender' | 'startUnix' | 'endUnix'> & {
-  /** Rows of these conversations are skipped during the scan (hidden conversations: top-k counts only the rest). */
+  /** Hidden conversations: skipped during the scan, so top-k counts only the rest. */
   excludeConversationIds?: readonly number[];
   /** Only rows of these messages (has_attachment / has_link: true). */
   onlyMessageIds?: readonly number[];

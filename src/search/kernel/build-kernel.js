@@ -1,8 +1,5 @@
-// Assembles vector-kernel.wat (WebAssembly text, SIMD) into a binary module with the `wabt` package.
-//   buildKernel(outFile)      synchronous (esbuild.js calls it while copying assets): runs the async
-//                             assembler in a child node process and writes outFile
-//   assembleKernel()          Promise<Uint8Array> for in-process use (dev and tests, when no .wasm is built)
-//   node build-kernel.js OUT  writes OUT
+// Assembles vector-kernel.wat into a binary module with `wabt`: assembleKernel() in process (dev and tests),
+// buildKernel(out) synchronously for esbuild.js (in a child process, as `node build-kernel.js OUT`).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -32,7 +29,7 @@ function buildKernel(outFile) {
   }
 }
 
-module.exports = { assembleKernel, buildKernel, WAT_FILE };
+module.exports = { assembleKernel, buildKernel };
 
 if (require.main === module) {
   const out = process.argv[2];

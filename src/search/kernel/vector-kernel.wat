@@ -9,8 +9,8 @@
 ;;   outU   : (score_* only) one f32 upper bound per scored row (see int8-index.ts)
 ;;
 ;; Per 16 row bytes: one load, two sign-extensions to i16x8, two i32x4.dot_i16x8_s against the
-;; pre-widened query, two adds into two accumulators. One row at a time is fastest in V8 (measured: 5-6 ms
-;; per 100k×768 rows, against 19 ms for a 4-row variant sharing the query loads, and 20+ ms for 2 rows).
+;; pre-widened query, two adds into two accumulators. One row at a time is fastest in V8 (variants scoring
+;; 2 or 4 rows that share the query loads measured several times slower).
 ;; The caller bounds the query codes so that stride·max|q|·127 < 2^31: no partial sum can overflow i32.
 (module
   (import "env" "memory" (memory 1 65536 shared))
@@ -145,8 +145,7 @@
   ;;   qnorm = s·sqrt(C)·(1 + 2^-50)  ≥  ‖s·c‖ = s·sqrt(C)  (f64 sqrt and product)
   ;; (1.03125 bounds |∏(1+aᵢ) − 1| / Σ|aᵢ| for Σ|aᵢ| ≤ 0.03; 0.515625 bounds |d/dν (1+ν)^-½| for |ν| ≤ 0.01.)
   ;; The f64 epilogue rounds a handful of times, on positive terms only (< 2^-48 relative in all): a final
-  ;; ×(1 + 2^-40) covers it, and the f32 results are rounded up, never to nearest. For 768 dims err ends ~2·10⁻⁶
-  ;; above the exact value (the JS quantiser's float64 arithmetic: ~10⁻⁸), qnorm ~10⁻⁷ relative.
+  ;; ×(1 + 2^-40) covers it, and the f32 results are rounded up, never to nearest.
 
   ;; The largest of four non-negative i32 lanes.
   (func $hmax4 (param $v v128) (result i32)

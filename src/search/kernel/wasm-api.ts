@@ -1,8 +1,6 @@
 /** The slice of the WebAssembly JS API the vector index uses, typed locally (neither our lib nor @types/node has it). */
 export interface WasmMemory {
-  /** A SharedArrayBuffer for the kernel's (shared) memories. */
   readonly buffer: ArrayBuffer;
-  /** Grows by `deltaPages` 64 KiB pages; detaches the previous `buffer`. */
   grow(deltaPages: number): number;
 }
 

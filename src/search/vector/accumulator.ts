@@ -1,39 +1,25 @@
 /**
  * Accumulates embedding records into an index: int8 rows straight into the kernel's memory, per-row metadata for
- * filtering and quantisation numbers for the exactness bound; the float rows go to an optional RowSink.
+ * filtering and quantisation numbers for the exactness bound. The float rows are not kept.
  */
 import type { Archive, EmbeddingRecord } from '../../archive/types';
 import { VectorIndexError } from './errors';
 import { layoutFor, MAX_PAGES, metaLayout, pagesFor, WASM_PAGE, type MemoryLayout, type MetaLayout } from './layout';
 import { strideFor } from './quantize';
 import type { RowQuantiser } from './row-quantiser';
-import type { RowSink } from './row-store';
 import type { WasmMemory } from '../kernel/wasm-api';
 import { kernelMemory } from '../kernel/kernel';
 
+/** Rows indexed, and records skipped for a wrong length or a NaN / infinity. */
 export interface BuildStats {
-  /** Rows in the index. */
   indexed: number;
-  /** Records whose vector length differed from the index dimension (skipped). */
   skippedWrongLength: number;
-  /** Records whose vector held NaN or infinity (skipped). */
   skippedNonFinite: number;
 }
 
 /**
- * Every record the build read, indexed or skipped: the model's vectors whose message exists, i.e. the archive's
- * vector coverage of the model, counted for free. Undefined unless counts (a cache header is untrusted JSON).
- */
-function recordsRead(stats: BuildStats | undefined): number | undefined {
-  const parts = [stats?.indexed, stats?.skippedWrongLength, stats?.skippedNonFinite];
-  return parts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)
-    ? (parts as number[]).reduce((a, b) => a + b, 0)
-    : undefined;
-}
-
-/**
- * Hands the vector coverage a build counted to the archive, for its search receipts, while the archive still has
- * `fingerprint` (Archive.primeModelCoverage). Only an optimisation: it never fails the load or build it follows.
+ * Hands the archive the vector coverage of `model` a build counted (every record it read, indexed or skipped), for its
+ * search receipts, while it still has `fingerprint`. An optimisation only: it never fails the load or build.
  */
 export function keepBuildCoverage(
   archive: Pick<Archive, 'primeModelCoverage'>,
@@ -42,39 +28,36 @@ export function keepBuildCoverage(
   fingerprint: string | undefined,
   log: (message: string) => void,
 ): void {
-  const count = recordsRead(stats);
-  if (fingerprint === undefined || count === undefined) return;
+  const counts = [stats?.indexed, stats?.skippedWrongLength, stats?.skippedNonFinite];
+  // A cache header is untrusted JSON.
+  if (fingerprint === undefined || !counts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) return;
+  const read = (counts as number[]).reduce((x, y) => x + y, 0);
   try {
-    archive.primeModelCoverage(model, count, fingerprint);
+    archive.primeModelCoverage(model, read, fingerprint);
   } catch (e) {
     log(`vector coverage of ${model} not kept: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
 /** Everything a built (or loaded) index consists of, besides the float32 rows. */
-export interface IndexParts {
+export interface IndexParts extends RowBounds {
   model: string;
   dim: number;
   n: number;
   layout: MemoryLayout;
   memory: WasmMemory;
-  /** Where the scale/err/qnorm planes sit in `memory` (the arrays below view them). */
+  /** Where the scale/err/qnorm planes sit in `memory`. */
   meta: MetaLayout;
   /** The archive's embedding rowid of each row, where rescoring reads its float vector back. */
   rowids: Float64Array;
   ids: Float64Array;
   conv: Int32Array;
   ts: Float64Array;
-  /** Interned sender per row (index into `senders`), -1 when unknown. */
+  /** Interned per row (an index into `senders` / `sources`), -1 when unknown. */
   sender: Int32Array;
-  /** Interned source per row (index into `sources`), -1 when unknown. */
   source: Int32Array;
   senders: string[];
   sources: string[];
-  /** Views into `memory` (the kernel reads them too). */
-  scale: Float32Array;
-  err: Float32Array;
-  qnorm: Float32Array;
   stats: BuildStats;
 }
 
@@ -92,12 +75,14 @@ function ensureMemory(memory: WasmMemory, bytes: number, model: string): void {
   memory.grow(Math.min(MAX_PAGES, Math.max(need, Math.ceil(have * 1.5))) - have);
 }
 
-/** Views of the three per-row planes in WebAssembly memory. */
-export function metaViews(
-  memory: WasmMemory,
-  meta: MetaLayout,
-  n: number,
-): { scale: Float32Array; err: Float32Array; qnorm: Float32Array } {
+/** The per-row quantisation numbers: views of the three planes in WebAssembly memory (the kernel reads them too). */
+export interface RowBounds {
+  scale: Float32Array;
+  err: Float32Array;
+  qnorm: Float32Array;
+}
+
+export function metaViews(memory: WasmMemory, meta: MetaLayout, n: number): RowBounds {
   return {
     scale: new Float32Array(memory.buffer, meta.metaOff, n),
     err: new Float32Array(memory.buffer, meta.metaOff + meta.plane, n),
@@ -105,9 +90,8 @@ export function metaViews(
   };
 }
 
-type Typed = Float64Array | Float32Array | Int32Array;
-
-function grow<T extends Typed>(a: T, need: number): T {
+/** `a`, or a copy at least twice as long when it holds fewer than `need` values. */
+export function grow<T extends Float64Array | Float32Array | Int32Array>(a: T, need: number): T {
   if (need <= a.length) return a;
   const next = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
   next.set(a);
@@ -116,20 +100,10 @@ function grow<T extends Typed>(a: T, need: number): T {
 
 interface BuilderOptions {
   model: string;
-  /** Expected dimension; when absent the first record's length is used. */
+  /** Default: the first record's length. */
   dim?: number;
-  /** Expected number of rows (pre-sizes buffers). */
   expected?: number;
-  /** Creates the sink for the original float rows once the dimension is known; absent: they are not kept. */
-  sink?: (dim: number) => RowSink;
   quantiser: RowQuantiser;
-}
-
-/** Throws the builder's error for a dimension an index cannot have. */
-function checkDimension(dim: number): void {
-  if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
-    throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
-  }
 }
 
 export class IndexBuilder {
@@ -137,7 +111,6 @@ export class IndexBuilder {
   private layout: MemoryLayout | undefined;
   private memory: WasmMemory | undefined;
   private codes: Int8Array | undefined;
-  private sink: RowSink | undefined;
   private n = 0;
   private cap: number;
   private ids = new Float64Array(0);
@@ -153,22 +126,21 @@ export class IndexBuilder {
   private readonly sourceIds = new Map<string, number>();
   private skippedWrongLength = 0;
   private skippedNonFinite = 0;
-  private readonly quantiser: RowQuantiser;
 
   constructor(private readonly opts: BuilderOptions) {
-    this.quantiser = opts.quantiser;
     this.cap = Math.max(1024, opts.expected ?? 0);
     if (opts.dim !== undefined) this.start(opts.dim);
   }
 
   private start(dim: number): void {
-    checkDimension(dim);
+    if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
+      throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
+    }
     this.dim = dim;
     this.layout = layoutFor(strideFor(dim));
     // Shared (kernelMemory): a build in another thread posts it to the searching thread as is.
     this.memory = kernelMemory(Math.min(MAX_PAGES, pagesFor(metaLayout(this.layout, this.cap).end)));
     this.codes = new Int8Array(this.memory.buffer);
-    this.sink = this.opts.sink?.(dim);
   }
 
   private ensureRow(): void {
@@ -209,7 +181,7 @@ export class IndexBuilder {
     }
     this.ensureRow();
     const layout = this.layout!;
-    const q = this.quantiser;
+    const q = this.opts.quantiser;
     const at = layout.matrixOff + this.n * layout.stride;
     if (!q.quantise(vec, this.dim!, this.codes!, at)) {
       // Codes written so far are overwritten by the next row; zero them so padding invariants hold regardless.
@@ -227,11 +199,10 @@ export class IndexBuilder {
     this.scale[i] = q.scale;
     this.err[i] = q.err;
     this.qnorm[i] = q.qnorm;
-    this.sink?.append(vec);
     this.n++;
   }
 
-  /** The finished parts; `undefined` dim (no usable record at all) is reported as an error by the caller. */
+  /** Undefined when no record had a usable length (the caller reports it). */
   finish(): IndexParts | undefined {
     if (this.dim === undefined) return undefined;
     const n = this.n;

@@ -1,22 +1,20 @@
-/** Building an index from a stream of embedding records: progress, cancellation, the in-memory variant. */
+/** Building an index from a stream of embedding records: progress, cancellation, the tests' in-memory variant. */
 import type { EmbeddingRecord } from '../../archive/types';
 import { IndexBuilder, type IndexParts } from './accumulator';
 import { VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { Int8VectorIndex } from './int8-index';
 import { KernelRowQuantiser } from './row-quantiser';
-import { MemoryRows, type RowSink } from './row-store';
+import { KeyedRows } from './row-store';
 
+/** Records consumed so far, of the expected total when the caller knows it. */
 export interface BuildProgress {
-  /** Records consumed so far. */
   done: number;
-  /** Expected total when the caller knows it (e.g. from the archive's embedding model counts). */
   total?: number;
 }
 
 export interface BuildOptions {
-  /** Embedding model name the records belong to (used in messages). */
   model: string;
-  /** Expected dimension; records of another length are skipped. Default: the first record's length. */
+  /** Records of another length are skipped. Default: the first record's length. */
   dim?: number;
   /** Expected record count, for progress and pre-sizing. */
   total?: number;
@@ -26,7 +24,7 @@ export interface BuildOptions {
   log?: (message: string) => void;
 }
 
-/** Work this long between event-loop turns while building (lets cancellation and other requests through). */
+/** Work this long between event-loop turns, letting cancellation and other requests through. */
 const SLICE_MS = 30;
 const PROGRESS_MS = 200;
 
@@ -36,44 +34,29 @@ async function feed(records: Iterable<EmbeddingRecord>, builder: IndexBuilder, o
   let sliceStart = Date.now();
   let lastProgress = 0;
   opts.onProgress?.({ done: 0, total: opts.total });
-  const it = records[Symbol.iterator]();
-  try {
-    for (;;) {
-      const next = it.next();
-      if (next.done) break;
-      builder.add(next.value);
-      done++;
-      if ((done & 255) === 0) {
-        const now = Date.now();
-        if (now - sliceStart >= SLICE_MS) {
-          if (opts.onProgress && now - lastProgress >= PROGRESS_MS) {
-            lastProgress = now;
-            opts.onProgress({ done, total: opts.total });
-          }
-          await yieldToEventLoop();
-          throwIfAborted(opts.signal);
-          sliceStart = Date.now();
-        }
-      }
+  // for…of closes the iterator (the archive's statement) when the build ends early.
+  for (const rec of records) {
+    builder.add(rec);
+    if ((++done & 255) !== 0) continue;
+    const now = Date.now();
+    if (now - sliceStart < SLICE_MS) continue;
+    if (opts.onProgress && now - lastProgress >= PROGRESS_MS) {
+      lastProgress = now;
+      opts.onProgress({ done, total: opts.total });
     }
-  } finally {
-    // Stops the archive's statement when the build ends early (error or cancellation).
-    it.return?.();
+    await yieldToEventLoop();
+    throwIfAborted(opts.signal);
+    sliceStart = Date.now();
   }
   throwIfAborted(opts.signal);
   opts.onProgress?.({ done, total: opts.total });
   return done;
 }
 
-/** Feeds every record into a builder and finishes the index parts; rejects with an AbortError when cancelled. */
-export async function consumeRecords(
-  records: Iterable<EmbeddingRecord>,
-  opts: BuildOptions,
-  sink?: (dim: number) => RowSink,
-): Promise<IndexParts> {
+export async function consumeRecords(records: Iterable<EmbeddingRecord>, opts: BuildOptions): Promise<IndexParts> {
   throwIfAborted(opts.signal);
   const quantiser = await KernelRowQuantiser.create();
-  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, sink, quantiser });
+  const builder = new IndexBuilder({ model: opts.model, dim: opts.dim, expected: opts.total, quantiser });
   const read = await feed(records, builder, opts);
   return checkedParts(builder.finish(), opts, read);
 }
@@ -100,13 +83,18 @@ function checkedParts(parts: IndexParts | undefined, opts: BuildOptions, read: n
   return parts;
 }
 
-/** Builds an index entirely in memory, float rows kept in the heap: for tests and small archives. */
-export async function buildVectorIndex(
-  records: Iterable<EmbeddingRecord>,
-  opts: BuildOptions,
-): Promise<Int8VectorIndex> {
-  let rows: MemoryRows | undefined;
-  const parts = await consumeRecords(records, opts, (dim) => (rows = new MemoryRows(dim, opts.total)));
-  rows!.trim();
-  return Int8VectorIndex.create(parts, rows!, 'memory');
+/** Builds an index whose float rows stay in memory, copied as the build reads them: for tests. */
+export async function buildVectorIndex(records: Iterable<EmbeddingRecord>, opts: BuildOptions) {
+  const vectors = new Map<number, Float32Array>();
+  function* kept() {
+    for (const r of records) {
+      vectors.set(r.rowid, r.vec.slice());
+      yield r;
+    }
+  }
+  const parts = await consumeRecords(kept(), opts);
+  const rows = new KeyedRows(parts.rowids, parts.dim, (keys, out) => {
+    for (const [i, key] of keys.entries()) out.set(vectors.get(key)!, i * parts.dim);
+  });
+  return Int8VectorIndex.create(parts, rows, 'memory');
 }

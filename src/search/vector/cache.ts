@@ -12,10 +12,10 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { EmbeddingRecord } from '../../archive/types';
 import { consumeRecords, type BuildOptions } from './build';
-import { metaViews, type BuildStats, type IndexParts } from './accumulator';
+import { metaViews, type IndexParts } from './accumulator';
 import { abortError, yieldToEventLoop } from './errors';
 import { Int8VectorIndex } from './int8-index';
-import { layoutFor, MAX_PAGES, metaLayout, pagesFor } from './layout';
+import { align, layoutFor, MAX_PAGES, metaLayout, pagesFor } from './layout';
 import { strideFor } from './quantize';
 import type { RowStore } from './row-store';
 import { kernelMemory } from '../kernel/kernel';
@@ -25,19 +25,16 @@ const FORMAT_VERSION = 2;
 const PREAMBLE = 64;
 
 export interface LoadOrBuildOptions extends Omit<BuildOptions, 'model'> {
-  /** Reads every embedding record of the model (called only when the cache is missing or stale). */
+  /** Called only when the cache is missing or stale. */
   records: () => Iterable<EmbeddingRecord>;
   model: string;
   /** Directory of ours for cache files (extension global storage, or an XDG cache dir for the CLI). */
   cacheDir: string;
-  /** Identity of the archive's embeddings (path + fingerprint such as count / max rowid / mtime): a change rebuilds. */
+  /** Identity of the archive's embeddings (vectorCacheKey): a change rebuilds. */
   key: string;
-  /**
-   * Stable identity of the archive (e.g. its path). One cache file is kept per (name, model), so a changed key
-   * replaces the old file instead of piling up new ones. Default: `key`.
-   */
+  /** Stable identity of the archive: one file per (name, model), so a changed key replaces it. Default: `key`. */
   name?: string;
-  /** Where a row's float vector is read back from for exact rescoring (`parts.rowids` are the archive's rowids). */
+  /** Where rescoring reads a row's float vector back (`parts.rowids` are the archive's rowids). */
   rows: (parts: IndexParts) => RowStore;
 }
 
@@ -46,22 +43,15 @@ const SECTION_BYTES = { rowids: 8, ids: 8, ts: 8, conv: 4, sender: 4, source: 4,
 type SectionName = keyof typeof SECTION_BYTES;
 const SECTIONS = Object.keys(SECTION_BYTES) as SectionName[];
 
-interface CacheHeader {
+/** The JSON header: what the parts carry besides their arrays, and where the writer put things. */
+type CacheHeader = Pick<IndexParts, 'model' | 'dim' | 'n' | 'senders' | 'sources' | 'stats'> & {
   version: number;
   key: string;
-  model: string;
-  dim: number;
   stride: number;
-  n: number;
   matrixOff: number;
   sections: Record<SectionName, number>;
-  senders: string[];
-  sources: string[];
-  stats: BuildStats;
   metaSha1: string;
-}
-
-const align = (n: number, a: number) => Math.ceil(n / a) * a;
+};
 
 /** A cache file that cannot be used (the message says why); it is rebuilt. */
 class StaleCache extends Error {}
@@ -70,17 +60,10 @@ class StaleCache extends Error {}
  * The identity of an archive's embeddings for the cache: archive path, model, dimension, vector count and the
  * archive's fingerprint (so a re-import, whose messages get new ids, rebuilds). Built here and nowhere else.
  */
-export function vectorCacheKey(k: {
-  path: string;
-  model: string;
-  dim?: number;
-  count?: number;
-  fingerprint: string;
-}): string {
+export function vectorCacheKey(k: { path: string; model: string; dim?: number; count?: number; fingerprint: string }) {
   return [k.path, k.model, k.dim, k.count, k.fingerprint].join('|');
 }
 
-/** The cache file for (name, model) inside cacheDir. */
 export function cacheFilePath(cacheDir: string, name: string, model: string): string {
   const id = createHash('sha256').update(name).update('\0').update(model).digest('hex').slice(0, 24);
   return path.join(cacheDir, `vectors-${id}.idx`);
@@ -90,14 +73,10 @@ function bytesOf(a: ArrayBufferView): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
-function writeAsync(fd: number, buf: Uint8Array, off: number, len: number, pos: number): Promise<number> {
-  return new Promise((resolve, reject) => fs.write(fd, buf, off, len, pos, (e, n) => (e ? reject(e) : resolve(n))));
-}
-function readAsync(fd: number, buf: Uint8Array, off: number, len: number, pos: number): Promise<number> {
-  return new Promise((resolve, reject) => fs.read(fd, buf, off, len, pos, (e, n) => (e ? reject(e) : resolve(n))));
-}
+const writeAsync = promisify(fs.write);
+const readAsync = promisify(fs.read);
 const fsyncAsync = promisify(fs.fsync);
-/** I/O happens off the main thread in slices of this size, so big cache files never stall the event loop. */
+/** I/O runs off the thread in slices, so a big cache file never stalls the event loop. */
 const IO_CHUNK = 16 << 20;
 
 /** Hashes in slices with a yield between them, so a big section never holds the thread long. */
@@ -112,26 +91,26 @@ async function hashInSlices(sha: Hash, bytes: Uint8Array): Promise<void> {
 async function writeFully(fd: number, data: Uint8Array, position: number): Promise<void> {
   let done = 0;
   while (done < data.length) {
-    done += await writeAsync(fd, data, done, Math.min(IO_CHUNK, data.length - done), position + done);
+    done += (await writeAsync(fd, data, done, Math.min(IO_CHUNK, data.length - done), position + done)).bytesWritten;
   }
 }
 
 async function readFully(fd: number, into: Uint8Array, position: number): Promise<void> {
   let done = 0;
   while (done < into.length) {
-    const n = await readAsync(fd, into, done, Math.min(IO_CHUNK, into.length - done), position + done);
+    const n = (await readAsync(fd, into, done, Math.min(IO_CHUNK, into.length - done), position + done)).bytesRead;
     if (n === 0) throw new StaleCache('shorter than its header says (truncated)');
     done += n;
   }
 }
 
-/** Writes the int8 rows, the metadata sections and the header, then the preamble. */
+/** Writes the int8 rows, the metadata sections and the header, then the preamble that makes the file valid. */
 async function writeParts(fd: number, parts: IndexParts, key: string): Promise<void> {
   const { n, dim, layout } = parts;
   const stride = layout.stride;
   const matrixOff = PREAMBLE;
   await writeFully(fd, new Uint8Array(parts.memory.buffer, layout.matrixOff, n * stride), matrixOff);
-  let at = align(matrixOff + n * stride, 64);
+  let at = align(matrixOff + n * stride);
   const sections = {} as Record<SectionName, number>;
   const sha = createHash('sha1');
   for (const s of SECTIONS) {
@@ -178,12 +157,9 @@ async function readHeader(fd: number): Promise<{ h: CacheHeader; headerOff: numb
   if (version !== FORMAT_VERSION) throw new StaleCache(`format ${version}, expected ${FORMAT_VERSION}`);
   const headerOff = pre.readDoubleLE(16);
   const headerLen = pre.readDoubleLE(24);
-  if (
-    pre.readDoubleLE(40) !== size ||
-    !(headerOff >= PREAMBLE && headerOff + headerLen === size && headerLen < 1 << 30)
-  ) {
+  const fits = headerOff >= PREAMBLE && headerOff + headerLen === size && headerLen < 1 << 30;
+  if (pre.readDoubleLE(40) !== size || !fits)
     throw new StaleCache('size does not match its preamble (truncated or overwritten)');
-  }
   const json = Buffer.alloc(headerLen);
   await readFully(fd, json, headerOff);
   try {
@@ -203,7 +179,7 @@ function checkHeader(h: CacheHeader, headerOff: number, key: string, model: stri
   if (h.stride !== strideFor(h.dim) || !Number.isInteger(n) || n < 1 || h.matrixOff !== PREAMBLE) {
     throw new StaleCache('inconsistent header');
   }
-  let expectAt = align(h.matrixOff + n * h.stride, 64);
+  let expectAt = align(h.matrixOff + n * h.stride);
   for (const s of SECTIONS) {
     if (h.sections?.[s] !== expectAt) throw new StaleCache('inconsistent section offsets');
     expectAt = align(expectAt + n * SECTION_BYTES[s], 8);
@@ -211,7 +187,6 @@ function checkHeader(h: CacheHeader, headerOff: number, key: string, model: stri
   if (expectAt !== headerOff) throw new StaleCache('inconsistent section offsets');
 }
 
-/** Reads and validates a cache file; throws StaleCache (with the reason) when it cannot be used. */
 async function readCache(fd: number, key: string, model: string, dim: number | undefined): Promise<IndexParts> {
   const { h, headerOff } = await readHeader(fd);
   checkHeader(h, headerOff, key, model, dim);
@@ -244,10 +219,7 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
   return { model: h.model, dim: h.dim, n, layout, memory, meta, ...rows, ...views, senders, sources, stats };
 }
 
-/**
- * The index parts of `model` from its cache file, or undefined (with the reason logged) when the file is missing,
- * stale or corrupt. I/O runs off the thread in slices, so a big file never stalls the event loop.
- */
+/** The index parts of `model` from its cache file, or undefined (the reason logged) when missing, stale or corrupt. */
 export async function loadCachedParts(
   opts: Pick<LoadOrBuildOptions, 'cacheDir' | 'name' | 'key' | 'model' | 'dim' | 'log'>,
 ): Promise<IndexParts | undefined> {
@@ -270,10 +242,7 @@ export async function loadCachedParts(
   }
 }
 
-/**
- * Loads the index of `model` from the cache, or builds it and writes a new cache file when the file is missing,
- * stale or corrupt. Rejects with an AbortError when cancelled (no cache file is left behind).
- */
+/** The index of `model` from the cache, else built and cached. Rejects with an AbortError when cancelled. */
 export async function loadOrBuildVectorIndex(opts: LoadOrBuildOptions): Promise<Int8VectorIndex> {
   const file = cacheFilePath(opts.cacheDir, opts.name ?? opts.key, opts.model);
   const cached = await loadCachedParts(opts);
@@ -293,7 +262,6 @@ function unwritable(dir: string, e: unknown): Error {
   );
 }
 
-/** Creates `dir` when missing and checks that files can be written in it. */
 function ensureWritableDir(dir: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
@@ -307,27 +275,19 @@ function ensureWritableDir(dir: string): void {
 function removeStaleTemporaries(file: string): void {
   const dir = path.dirname(file);
   const prefix = `${path.basename(file)}.`;
-  let names: string[];
   try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-    try {
+    for (const name of fs.readdirSync(dir)) {
+      if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
       const p = path.join(dir, name);
-      if (Date.now() - fs.statSync(p).mtimeMs > 3600_000) fs.rmSync(p, { force: true });
-    } catch {
-      // another process may be removing it too
+      const stat = fs.statSync(p, { throwIfNoEntry: false });
+      if (stat && Date.now() - stat.mtimeMs > 3600_000) fs.rmSync(p, { force: true });
     }
+  } catch {
+    // No directory yet, or another process is removing the same files.
   }
 }
 
-/**
- * Writes `parts` as the cache file of (name, model) atomically: a temporary file, synced, renamed over the old one.
- * Returns the file's path. On failure or cancellation no temporary file is left.
- */
+/** Writes the cache file of (name, model) atomically (synced, then renamed); no temporary file is left behind. */
 export async function writeCacheFile(
   opts: Pick<LoadOrBuildOptions, 'cacheDir' | 'name' | 'key' | 'model'>,
   parts: IndexParts,
@@ -343,17 +303,17 @@ export async function writeCacheFile(
   } catch (e) {
     throw unwritable(opts.cacheDir, e);
   }
-  let closed = false;
   try {
-    await writeParts(wfd, parts, opts.key);
-    if (signal?.aborted) throw abortError(signal);
-    await fsyncAsync(wfd);
-    fs.closeSync(wfd);
-    closed = true;
+    try {
+      await writeParts(wfd, parts, opts.key);
+      if (signal?.aborted) throw abortError(signal);
+      await fsyncAsync(wfd);
+    } finally {
+      fs.closeSync(wfd);
+    }
     fs.renameSync(tmp, file);
     return file;
   } catch (e) {
-    if (!closed) fs.closeSync(wfd);
     fs.rmSync(tmp, { force: true });
     throw e;
   }

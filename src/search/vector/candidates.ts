@@ -6,35 +6,27 @@
  * of the rows IT scored, never above that of all rows, so what it drops is dropped safely; merging the other thread's
  * lower bounds and candidates gives the candidates a single scan would keep.
  */
+import type { KernelExports } from '../kernel/kernel';
+import { grow, type IndexParts, type RowBounds } from './accumulator';
+import type { MemoryLayout } from './layout';
 import { KLargest } from './topk';
 
 /** Absolute slack added to every bound, covering float rounding in the approximate and exact scores. */
 const EPS = 1e-7;
-/**
- * Margin for the kernel's float32 upper bounds: f32 rounding of dot·sq·scale + err + fq·qnorm (terms ≤ ~1.1 in
- * magnitude, a handful of roundings of ≤ 2⁻²⁴ relative each) stays far below 1e-5.
- */
+/** Margin for the kernel's f32 upper bounds: a handful of roundings of terms ≤ ~1.1, each ≤ 2⁻²⁴ relative. */
 const F32_SLACK = 1e-5;
-
-/** Per-row quantisation numbers of an index (views of its WebAssembly memory). */
-interface RowBounds {
-  scale: Float32Array;
-  err: Float32Array;
-  qnorm: Float32Array;
-}
 
 /** What one thread's share of a scan found, in a form that crosses threads (structured clone). */
 export interface ScanFindings {
-  /** Candidate rows and their float64 upper bounds (the first `rows.length`). */
+  /** Candidate rows and their float64 upper bounds. */
   rows: Int32Array;
   upper: Float64Array;
   /** The k largest lower bounds among the rows scored (fewer when fewer rows were scored). */
   lowers: Float64Array;
-  /** Rows scored. */
   scanned: number;
 }
 
-/** Findings of a share that scored nothing (or whose findings are not to be used). */
+/** The findings of a share that scored nothing, or whose findings are not to be used. */
 export function noFindings(): ScanFindings {
   return { rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 };
 }
@@ -55,20 +47,38 @@ export class Candidates {
   }
 
   /**
-   * Offers the `m` rows one kernel call scored: row `idx[i]` (or `start + i` without idx) has the integer dot
-   * `dots[i]` and the float32 upper bound `uppers[i]`; `sq`/`fq` are the query's scale and error.
+   * Scores chunk `c` (its rows passing `test`, if any) with the kernel, through the calling thread's buffers `at`, and
+   * keeps the rows that may reach the top k. The query is written for every chunk: concurrent searches share the
+   * owner's buffers between yields.
    */
-  offerChunk(
-    dots: Int32Array,
-    uppers: Float32Array,
-    m: number,
-    start: number,
-    idx: Int32Array | undefined,
-    sq: number,
-    fq: number,
-    b: RowBounds,
+  scoreChunk(
+    kernel: KernelExports,
+    index: Pick<IndexParts, 'memory' | 'layout' | 'meta' | 'n'> & RowBounds,
+    at: Pick<MemoryLayout, 'queryOff' | 'outOff' | 'uOff'> & { idxOff?: number },
+    q: { codes: Int16Array; scale: number; err: number },
+    c: number,
+    test?: (r: number) => boolean,
   ): void {
-    const { scale, err, qnorm } = b;
+    const { layout, meta, scale, err, qnorm } = index;
+    const { stride, matrixOff } = layout;
+    const start = c * layout.chunkRows;
+    const count = Math.min(layout.chunkRows, index.n - start);
+    const buf = index.memory.buffer;
+    let idx: Int32Array | undefined;
+    let m = count;
+    if (test) {
+      idx = new Int32Array(buf, at.idxOff, count);
+      m = 0;
+      for (let r = start; r < start + count; r++) if (test(r)) idx[m++] = r;
+      if (m === 0) return;
+    }
+    const { scale: sq, err: fq } = q;
+    new Int16Array(buf, at.queryOff, stride).set(q.codes);
+    const tail = [meta.plane, sq, fq, at.outOff, at.uOff] as const;
+    if (idx) kernel.score_idx(at.queryOff, matrixOff, idx.byteOffset, m, stride, meta.metaOff, ...tail);
+    else kernel.score_rows(at.queryOff, matrixOff + start * stride, count, stride, meta.metaOff + start * 4, ...tail);
+    const dots = new Int32Array(buf, at.outOff, m);
+    const uppers = new Float32Array(buf, at.uOff, m);
     let L = this.L;
     // The kernel's f32 upper bound is only a pre-filter (F32_SLACK covers its rounding); survivors get their
     // bounds recomputed in float64 from the exact integer dot.
@@ -98,7 +108,7 @@ export class Candidates {
     this.scanned += other.scanned;
   }
 
-  /** This scan's findings, pruned, as copies that can be posted to another thread. */
+  /** Pruned copies, to post to another thread. */
   findings(): ScanFindings {
     this.prune();
     return {
@@ -122,12 +132,8 @@ export class Candidates {
     }
     this.n = w;
     if (this.n * 2 > this.rows.length) {
-      const r2 = new Int32Array(this.rows.length * 2);
-      r2.set(this.rows.subarray(0, this.n));
-      const u2 = new Float64Array(r2.length);
-      u2.set(this.upper.subarray(0, this.n));
-      this.rows = r2;
-      this.upper = u2;
+      this.rows = grow(this.rows, this.rows.length + 1);
+      this.upper = grow(this.upper, this.upper.length + 1);
     }
   }
 

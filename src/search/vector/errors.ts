@@ -8,7 +8,6 @@ export type VectorErrorCode =
   | 'no_vectors'
   | 'invalid_dimension'
   | 'too_large'
-  | 'split_overflow'
   | 'disposed';
 
 export class VectorIndexError extends Error {
@@ -38,7 +37,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw abortError(signal);
 }
 
-/** Lets pending I/O and timers run (and an AbortSignal fire) between chunks of synchronous work. */
+/** Lets pending I/O, timers and an AbortSignal through between chunks of synchronous work. */
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }

@@ -7,7 +7,7 @@
  * until the k-th best exact score is strictly greater than the next candidate's upper bound.
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../types';
-import type { IndexParts, BuildStats } from './accumulator';
+import type { IndexParts } from './accumulator';
 import { abortError, VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
 import { exactCosine, queryLevels, quantiseRow } from './quantize';
@@ -32,42 +32,20 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promis
   });
 }
 
-/** A query quantised for the kernel, with its exact norm. */
 type Query = { vec: Float32Array; codes: Int16Array; scale: number; err: number; norm: number };
 
-/** A row filter resolved to the index's interned ids; undefined: no row can match. */
-type RowTest = ((r: number) => boolean) | null;
+/** A row filter resolved to the index's interned ids; undefined: every row. */
+type RowTest = ((r: number) => boolean) | undefined;
 
-export type IndexOrigin = 'memory' | 'built' | 'cache';
-
-export interface VectorIndexStats extends BuildStats {
-  /** Where the index came from: built in memory, built and cached, or loaded from the cache. */
-  origin: IndexOrigin;
-  dim: number;
-  /** Bytes resident: WASM memory in use, metadata, any in-memory float rows. */
-  residentBytes: number;
-  /** Size of the plain float32 matrix. */
-  float32Bytes: number;
-  cacheFile?: string;
-}
-
-export interface SearchTrace {
-  /** Rows passing the filter (all rows when unfiltered). */
-  scanned: number;
-  /** Rows whose upper bound survived the scan. */
-  candidates: number;
-  /** Rows rescored exactly. */
-  rescored: number;
-  /** Candidates left out: the vector read back no longer matches its int8 row (the archive changed). */
-  stale?: number;
-}
+/** Built in memory (tests), built and cached, or loaded from the cache. */
+type IndexOrigin = 'memory' | 'built' | 'cache';
 
 export class Int8VectorIndex implements VectorIndex {
   readonly model: string;
   readonly dim: number;
   readonly size: number;
-  /** Numbers of the most recent search (diagnostics). */
-  lastTrace: SearchTrace = { scanned: 0, candidates: 0, rescored: 0 };
+  /** The last search's rows passing the filter, surviving the scan, rescored, and left out as stale (diagnostics). */
+  lastTrace = { scanned: 0, candidates: 0, rescored: 0, stale: 0 };
   /** Longest stretch of synchronous scanning (ms) before the search yields; 0 yields after every chunk. */
   yieldMs = 4;
   private parts: IndexParts | undefined;
@@ -94,7 +72,8 @@ export class Int8VectorIndex implements VectorIndex {
     return new Int8VectorIndex(parts, await instantiateKernel(parts.memory), rows, origin, cacheFile);
   }
 
-  get stats(): VectorIndexStats {
+  /** With residentBytes (WASM memory in use and metadata) against float32Bytes (the plain float32 matrix). */
+  get stats() {
     const p = this.parts;
     // scale/err/qnorm live in WASM memory (counted in meta.end); the rest are JS typed arrays.
     const jsMeta = p ? [p.rowids, p.ids, p.conv, p.ts, p.sender, p.source].reduce((n, a) => n + a.byteLength, 0) : 0;
@@ -102,27 +81,20 @@ export class Int8VectorIndex implements VectorIndex {
       ...(p?.stats ?? { indexed: 0, skippedWrongLength: 0, skippedNonFinite: 0 }),
       origin: this.origin,
       dim: this.dim,
-      residentBytes: (p ? p.meta.end : 0) + jsMeta + (this.rows?.residentBytes ?? 0),
+      residentBytes: (p ? p.meta.end : 0) + jsMeta,
       float32Bytes: this.size * this.dim * 4,
       cacheFile: this.cacheFile,
     };
   }
 
-  /** What a helper thread needs to share this index's scans (scan-share.ts), its scratch after the row planes. */
+  /** What a helper thread needs to share this index's scans (scan-share.ts). */
   share(): ScanShare {
     if (this.shareInfo) return this.shareInfo;
-    const { parts } = this.live();
-    const scratch = helperScratch(parts.layout, parts.meta);
-    const have = parts.memory.buffer.byteLength / WASM_PAGE;
-    if (pagesFor(scratch.end) > have) parts.memory.grow(pagesFor(scratch.end) - have);
-    this.shareInfo = {
-      memory: parts.memory,
-      layout: parts.layout,
-      meta: parts.meta,
-      n: parts.n,
-      dim: parts.dim,
-      scratch,
-    };
+    const { memory, layout, meta, n, dim } = this.live().parts;
+    const scratch = helperScratch(layout, meta);
+    const have = memory.buffer.byteLength / WASM_PAGE;
+    if (pagesFor(scratch.end) > have) memory.grow(pagesFor(scratch.end) - have);
+    this.shareInfo = { memory, layout, meta, n, dim, scratch };
     return this.shareInfo;
   }
 
@@ -149,9 +121,13 @@ export class Int8VectorIndex implements VectorIndex {
     const q = this.quantiseQuery(query, k);
     const test = this.rowTest(filter ?? {});
     // A job the helper may have started on: close it so it takes nothing more (it never scans a filtered search).
-    if (test !== null && shared) closeJob(new Int32Array(shared.job), chunkCount(this.live().parts.layout, this.size));
-    if (test === undefined) return this.empty();
-    const found = await this.scan(q, k, test, signal, test === null ? shared : undefined);
+    if (test !== undefined && shared)
+      closeJob(new Int32Array(shared.job), chunkCount(this.live().parts.layout, this.size));
+    if (test === false) {
+      this.lastTrace = { scanned: 0, candidates: 0, rescored: 0, stale: 0 };
+      return [];
+    }
+    const found = await this.scan(q, k, test, signal, test ? undefined : shared);
     return this.rescore(q, k, found, signal);
   }
 
@@ -181,9 +157,9 @@ export class Int8VectorIndex implements VectorIndex {
     return { vec: query, codes, scale: qq.scale, err: qq.err, norm: Math.sqrt(n2) };
   }
 
-  /** The filter as a per-row test on typed arrays (null: every row), or undefined when no row can match. */
-  private rowTest(f: VectorFilter): RowTest | undefined {
-    if (isUnfiltered(f)) return null;
+  /** The filter as a per-row test on typed arrays, or false when no row can match. */
+  private rowTest(f: VectorFilter): RowTest | false {
+    if (isUnfiltered(f)) return undefined;
     const { parts } = this.live();
     // An interned id for the sender/source filter: -1 = no filter, undefined = no row can match.
     const interned = (kind: 'sender' | 'source', names: readonly string[], ids: Map<string, number>) => {
@@ -200,7 +176,7 @@ export class Int8VectorIndex implements VectorIndex {
     const fSender = interned('sender', parts.senders, this.senderIds);
     const fSource = interned('source', parts.sources, this.sourceIds);
     const only = f.onlyMessageIds ? new Set(f.onlyMessageIds) : undefined;
-    if (fSender === undefined || fSource === undefined || only?.size === 0) return undefined;
+    if (fSender === undefined || fSource === undefined || only?.size === 0) return false;
     const hidden = f.excludeConversationIds?.length ? new Set(f.excludeConversationIds) : undefined;
     const skip = f.skipMessageIds?.length ? new Set(f.skipMessageIds) : undefined;
     const { conv, ts, sender, source, ids } = parts;
@@ -217,10 +193,7 @@ export class Int8VectorIndex implements VectorIndex {
       (skip === undefined || !skip.has(ids[r]));
   }
 
-  /**
-   * Scores every row (or those passing `test`) a chunk at a time, keeping the candidates. With `shared`, chunks come
-   * from the counter the helper takes them from too, and its findings are merged at the end.
-   */
+  /** Scores the rows a chunk at a time, keeping the candidates; with `shared`, the helper's findings merged. */
   private async scan(q: Query, k: number, test: RowTest, signal: AbortSignal | undefined, shared?: SharedScan) {
     let found = new Candidates(k);
     const chunks = chunkCount(this.live().parts.layout, this.size);
@@ -237,7 +210,6 @@ export class Int8VectorIndex implements VectorIndex {
       this.scoreChunk(c, q, test, found);
     }
     if (shared) {
-      // The helper's share: what it found, and the chunks it took but could not score.
       const helped = await untilAborted(shared.helped, signal);
       this.live();
       if (!helped.lost) {
@@ -253,50 +225,9 @@ export class Int8VectorIndex implements VectorIndex {
     return found;
   }
 
-  /** Scores chunk `c` (its rows passing `test`) with the kernel and offers them to `found`. */
   private scoreChunk(c: number, q: Query, test: RowTest, found: Candidates): void {
     const { parts } = this.live();
-    const { layout, meta } = parts;
-    const start = c * layout.chunkRows;
-    const count = Math.min(layout.chunkRows, this.size - start);
-    const buf = parts.memory.buffer;
-    // The query is rewritten for every chunk: concurrent searches share the kernel's buffers between yields.
-    new Int16Array(buf, layout.queryOff, layout.stride).set(q.codes);
-    const dots = new Int32Array(buf, layout.outOff, count);
-    const uppers = new Float32Array(buf, layout.uOff, count);
-    if (!test) {
-      this.kernel.score_rows(
-        layout.queryOff,
-        layout.matrixOff + start * layout.stride,
-        count,
-        layout.stride,
-        meta.metaOff + start * 4,
-        meta.plane,
-        q.scale,
-        q.err,
-        layout.outOff,
-        layout.uOff,
-      );
-      return found.offerChunk(dots, uppers, count, start, undefined, q.scale, q.err, parts);
-    }
-    const idx = new Int32Array(buf, layout.idxOff, count);
-    let m = 0;
-    for (let r = start; r < start + count; r++) if (test(r)) idx[m++] = r;
-    if (m === 0) return;
-    this.kernel.score_idx(
-      layout.queryOff,
-      layout.matrixOff,
-      layout.idxOff,
-      m,
-      layout.stride,
-      meta.metaOff,
-      meta.plane,
-      q.scale,
-      q.err,
-      layout.outOff,
-      layout.uOff,
-    );
-    found.offerChunk(dots, uppers, m, start, idx, q.scale, q.err, parts);
+    found.scoreChunk(this.kernel, parts, parts.layout, q, c, test);
   }
 
   /** Exact cosine of the candidates, in descending order of upper bound, until none left can enter the top k. */
@@ -345,7 +276,7 @@ export class Int8VectorIndex implements VectorIndex {
     // A search cancelled while it ran never resolves with results, even when it finished without yielding.
     throwIfAborted(signal);
     this.lastTrace = { scanned: found.scanned, candidates: nc, rescored, stale };
-    return top.items.map((h) => ({ messageId: h.messageId, score: h.score }));
+    return top.items;
   }
 
   /**
@@ -367,10 +298,5 @@ export class Int8VectorIndex implements VectorIndex {
       e2 += e * e;
     }
     return Math.sqrt(e2) <= p.err[r];
-  }
-
-  private empty(): VectorHit[] {
-    this.lastTrace = { scanned: 0, candidates: 0, rescored: 0, stale: 0 };
-    return [];
   }
 }

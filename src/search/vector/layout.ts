@@ -3,7 +3,7 @@
  * then, once the row count is known (metaLayout), [scale f32[n]][err f32[n]][qnorm f32[n]].
  */
 export const WASM_PAGE = 65536;
-/** wasm32 limit (V8 allows 65 536 pages = 4 GiB). */
+/** The wasm32 limit: 4 GiB. */
 export const MAX_PAGES = 65536;
 
 export interface MemoryLayout {
@@ -17,17 +17,16 @@ export interface MemoryLayout {
   matrixOff: number;
 }
 
-const align = (n: number, a: number) => Math.ceil(n / a) * a;
+export const align = (n: number, a = 64) => Math.ceil(n / a) * a;
 
 export function layoutFor(stride: number): MemoryLayout {
   // A few MiB of int8 rows per chunk: short kernel calls between yields.
   const chunkRows = Math.min(65536, Math.max(1024, Math.floor((4 << 20) / stride / 2) * 2));
-  const queryOff = 0;
-  const outOff = align(queryOff + stride * 2, 64);
-  const uOff = align(outOff + chunkRows * 4, 64);
-  const idxOff = align(uOff + chunkRows * 4, 64);
-  const matrixOff = align(idxOff + chunkRows * 4, 64);
-  return { stride, chunkRows, queryOff, outOff, uOff, idxOff, matrixOff };
+  const outOff = align(stride * 2);
+  const uOff = align(outOff + chunkRows * 4);
+  const idxOff = align(uOff + chunkRows * 4);
+  const matrixOff = align(idxOff + chunkRows * 4);
+  return { stride, chunkRows, queryOff: 0, outOff, uOff, idxOff, matrixOff };
 }
 
 export function pagesFor(bytes: number): number {
@@ -38,12 +37,12 @@ export interface MetaLayout {
   /** Byte offset of scale[0]; err and qnorm follow at +plane and +2·plane. */
   metaOff: number;
   plane: number;
-  /** Bytes of WebAssembly memory in use. */
+  /** Bytes in use. */
   end: number;
 }
 
 export function metaLayout(layout: MemoryLayout, n: number): MetaLayout {
-  const metaOff = align(layout.matrixOff + n * layout.stride, 64);
-  const plane = align(n * 4, 64);
+  const metaOff = align(layout.matrixOff + n * layout.stride);
+  const plane = align(n * 4);
   return { metaOff, plane, end: metaOff + 3 * plane };
 }

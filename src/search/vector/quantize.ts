@@ -23,18 +23,9 @@ export function strideFor(dim: number): number {
   return Math.max(16, Math.ceil(dim / 16) * 16);
 }
 
-interface RowQuantisation {
-  /** Per-row scale (0 for a zero vector). */
-  scale: number;
-  /** ‖v̂ − s·c‖₂, rounded up. */
-  err: number;
-  /** ‖s·c‖₂, rounded up. */
-  qnorm: number;
-}
-
 /**
- * Quantises `vec` (any length-`dim` float vector) into `codes[at..at+dim)` (the caller zeroes the padding).
- * Returns undefined when the vector holds a NaN or infinity (the row cannot be scored).
+ * Quantises `vec` into `codes[at..at+dim)` (the caller zeroes the padding): its scale (0 for a zero vector), err
+ * ‖v̂ − s·c‖₂ and qnorm ‖s·c‖₂, both rounded up; undefined when the vector holds a NaN or infinity.
  */
 export function quantiseRow(
   vec: ArrayLike<number>,
@@ -42,7 +33,7 @@ export function quantiseRow(
   codes: Int8Array | Int16Array,
   at = 0,
   levels = 127,
-): RowQuantisation | undefined {
+): { scale: number; err: number; qnorm: number } | undefined {
   // Branch-free loops (Math.abs/max/min, magic-number rounding): random signs defeat branch prediction.
   let n2 = 0;
   let maxRaw = 0;

@@ -1,29 +1,20 @@
 /**
- * Quantising stored rows during a build: the kernel's SIMD `quantise_row`, with the JS `quantiseRow` as reference.
- * The kernel runs over a small memory of its own, where each row is staged zero-padded, quantised, and copied out.
- *
- * Exactness (derived in full beside quantise_row in vector-kernel.wat): the kernel works in f32 on v, rescaled by an
- * exact power of two for extreme magnitudes, so no intermediate overflows. The stored err bounds ‖x − s·c‖ from its f32
- * sum of squares, inflated by that sum's rounding bound and by the error of x = fl(v·fl(1/‖v‖)) against v̂; qnorm is
- * s·sqrt(Σcᵢ²) from an exact integer sum; both are rounded up to f32. Codes may differ from quantiseRow's by ±1 only
- * where x/s lies within a few ulps of a half-integer; every |cᵢ| ≤ 127.
+ * Quantising stored rows during a build: the kernel's SIMD `quantise_row` (its error bounds derived beside it in
+ * vector-kernel.wat), over a small memory of its own where each row is staged zero-padded; the JS `quantiseRow` is the
+ * reference (codes may differ by ±1 only within a few ulps of a half-integer).
  */
 import { instantiateKernel, kernelMemory, type KernelExports } from '../kernel/kernel';
 import { quantiseRow, strideFor } from './quantize';
 
 /** Quantises one stored row (int8, levels 127) into `codes[at..at+dim)`; the caller zeroes the row's padding. */
 export interface RowQuantiser {
-  /**
-   * Writes the codes and returns true, the row's numbers then readable from `scale`, `err` and `qnorm`; returns
-   * false (codes unspecified) when `vec` holds a NaN or an infinity.
-   */
+  /** False (codes unspecified) when `vec` holds a NaN or an infinity; else the row's numbers are in the fields. */
   quantise(vec: Float32Array, dim: number, codes: Int8Array, at: number): boolean;
   readonly scale: number;
   readonly err: number;
   readonly qnorm: number;
 }
 
-/** The JS reference quantiser behind the RowQuantiser interface. */
 export class JsRowQuantiser implements RowQuantiser {
   scale = 0;
   err = 0;
@@ -31,17 +22,13 @@ export class JsRowQuantiser implements RowQuantiser {
 
   quantise(vec: Float32Array, dim: number, codes: Int8Array, at: number): boolean {
     const q = quantiseRow(vec, dim, codes, at);
-    if (!q) return false;
-    this.scale = q.scale;
-    this.err = q.err;
-    this.qnorm = q.qnorm;
-    return true;
+    if (q) Object.assign(this, q);
+    return q !== undefined;
   }
 }
 
 /** The largest dimension an index supports (accumulator.ts checks it), hence the largest stride. */
 const MAX_STRIDE = 16384;
-/** Scratch layout: the f32 row, its int8 codes, the three f32 results. */
 const SRC_OFF = 0;
 const DST_OFF = SRC_OFF + MAX_STRIDE * 4;
 const OUT_OFF = DST_OFF + MAX_STRIDE;
@@ -59,7 +46,7 @@ export class KernelRowQuantiser implements RowQuantiser {
     private readonly kernel: KernelExports,
     private readonly buffer: ArrayBuffer,
   ) {
-    // The dedicated memory never grows, so these views stay valid.
+    // The memory never grows, so these views stay valid.
     this.src = new Float32Array(buffer, SRC_OFF, MAX_STRIDE);
     this.out = new Float32Array(buffer, OUT_OFF, 3);
   }

@@ -1,16 +1,14 @@
 /**
- * One exact search scanned by two threads: the engine worker that owns the index, and a helper that would otherwise
- * wait idle (the CLI's main thread). Each takes the next unscored chunk of the shared memory from the search's own
- * counter (a job: a SharedArrayBuffer of its own, so a cancelled search never takes a later one's chunks); the helper
- * posts its findings and the owner merges them before rescoring. Only unfiltered searches are shared. The helper
- * takes at most half the chunks, within HELP_BUDGET_MS: its thread has other work.
+ * One unfiltered search scanned by two threads: the owner of the index and a helper that would otherwise wait idle
+ * (the CLI's main thread). Both take chunks from the search's own counter (its job), so a cancelled search never takes
+ * a later one's; the helper, which has other work, takes at most half within HELP_BUDGET_MS and posts its findings.
  */
 import type { VectorFilter } from '../types';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
 import type { WasmMemory } from '../kernel/wasm-api';
 import { metaViews } from './accumulator';
 import { Candidates, noFindings, type ScanFindings } from './candidates';
-import type { MemoryLayout, MetaLayout } from './layout';
+import { align, type MemoryLayout, type MetaLayout } from './layout';
 import { queryLevels, quantiseRow } from './quantize';
 
 /** What a helper needs to score an index's chunks: the index's shared memory and where things are in it. */
@@ -41,14 +39,13 @@ export function chunkCount(layout: MemoryLayout, n: number): number {
 
 /** Where a helper's scratch goes: after the index's per-row planes. */
 export function helperScratch(layout: MemoryLayout, meta: MetaLayout): ScanShare['scratch'] {
-  const align = (x: number) => Math.ceil(x / 64) * 64;
   const queryOff = align(meta.end);
   const outOff = align(queryOff + layout.stride * 2);
   const uOff = align(outOff + layout.chunkRows * 4);
   return { queryOff, outOff, uOff, end: uOff + layout.chunkRows * 4 };
 }
 
-/** A new job: one Int32 counter, the next chunk to take. */
+/** A job: one Int32 counter, the next chunk to take. */
 export function newJob(): SharedArrayBuffer {
   return new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
 }
@@ -83,7 +80,6 @@ export function isUnfiltered(f: VectorFilter = {}): boolean {
   );
 }
 
-/** The helper thread's side: scores chunks of the shared index for the jobs it makes. */
 export class ScanHelper {
   private readonly chunks: number;
 
@@ -105,40 +101,23 @@ export class ScanHelper {
   help(job: SharedArrayBuffer, query: Float32Array, k: number): HelperScan {
     const taken: number[] = [];
     try {
-      const { layout, meta, n, dim, scratch } = this.share;
-      const counter = new Int32Array(job);
+      const { memory, layout, meta, n, dim, scratch } = this.share;
       const validK = Number.isInteger(k) && k >= 1;
       const found = new Candidates(validK ? k : 1);
-      const stride = layout.stride;
-      const codes = new Int16Array(stride);
-      const qq = query.length === dim && validK ? quantiseRow(query, dim, codes, 0, queryLevels(stride)) : undefined;
+      const codes = new Int16Array(layout.stride);
+      const qq =
+        query.length === dim && validK ? quantiseRow(query, dim, codes, 0, queryLevels(layout.stride)) : undefined;
       if (qq && qq.scale !== 0) {
-        const buf = this.share.memory.buffer;
-        new Int16Array(buf, scratch.queryOff, stride).set(codes);
-        const dots = new Int32Array(buf, scratch.outOff, layout.chunkRows);
-        const uppers = new Float32Array(buf, scratch.uOff, layout.chunkRows);
-        const bounds = metaViews(this.share.memory, meta, n);
+        const q = { codes, scale: qq.scale, err: qq.err };
+        const index = { ...this.share, ...metaViews(memory, meta, n) };
+        const counter = new Int32Array(job);
         const most = Math.ceil(this.chunks / 2);
         const until = performance.now() + HELP_BUDGET_MS;
         while (taken.length < most && performance.now() < until) {
           const c = claimChunk(counter, this.chunks);
           if (c < 0) break;
           taken.push(c);
-          const start = c * layout.chunkRows;
-          const count = Math.min(layout.chunkRows, n - start);
-          this.kernel.score_rows(
-            scratch.queryOff,
-            layout.matrixOff + start * stride,
-            count,
-            stride,
-            meta.metaOff + start * 4,
-            meta.plane,
-            qq.scale,
-            qq.err,
-            scratch.outOff,
-            scratch.uOff,
-          );
-          found.offerChunk(dots, uppers, count, start, undefined, qq.scale, qq.err, bounds);
+          found.scoreChunk(this.kernel, index, scratch, q, c);
         }
       }
       return { unscanned: [], ...found.findings() };

@@ -1,4 +1,6 @@
-/** Keeps the k largest numbers seen; `min` is the k-th largest once full (−∞ before). */
+import type { VectorHit } from '../types';
+
+/** Keeps the k largest numbers seen, in a min-heap. */
 export class KLargest {
   private readonly heap: Float64Array;
   private size = 0;
@@ -7,16 +9,12 @@ export class KLargest {
     this.heap = new Float64Array(k);
   }
 
-  get min(): number {
-    return this.size < this.k ? -Infinity : this.heap[0];
-  }
-
   /** The values kept (at most k, in no particular order). */
   values(): Float64Array {
     return this.heap.slice(0, this.size);
   }
 
-  /** Offers a value; returns the new threshold (`min`). */
+  /** Returns the k-th largest value once k were pushed, −∞ before. */
   push(v: number): number {
     const h = this.heap;
     if (this.size < this.k) {
@@ -42,23 +40,17 @@ export class KLargest {
       }
       h[i] = v;
     }
-    return this.min;
+    return this.size < this.k ? -Infinity : h[0];
   }
 }
 
-interface ScoredId {
-  messageId: number;
-  score: number;
-}
-
-/** Ordering of results: score descending, then messageId ascending. */
-function compareHits(a: ScoredId, b: ScoredId): number {
+function compareHits(a: VectorHit, b: VectorHit): number {
   return b.score - a.score || a.messageId - b.messageId;
 }
 
 /** The best k hits by `compareHits`, kept sorted (k is small: tool limits are ≤ 200). */
 export class TopHits {
-  readonly items: ScoredId[] = [];
+  readonly items: VectorHit[] = [];
 
   constructor(readonly k: number) {}
 
@@ -66,12 +58,11 @@ export class TopHits {
     return this.items.length >= this.k;
   }
 
-  /** Score of the k-th best hit (−∞ until full). */
   get kth(): number {
     return this.full ? this.items[this.k - 1].score : -Infinity;
   }
 
-  offer(hit: ScoredId): void {
+  offer(hit: VectorHit): void {
     const items = this.items;
     if (this.full && compareHits(hit, items[this.k - 1]) >= 0) return;
     let lo = 0;

@@ -4,21 +4,16 @@
  */
 import { metaViews, type IndexParts } from './accumulator';
 
-/** Index parts as a structured-clone message (the memory is shared, the typed arrays are transferred). */
+/** Index parts as a structured-clone message: the per-row planes are views that the receiver makes again. */
 export type PackedParts = Omit<IndexParts, 'scale' | 'err' | 'qnorm'>;
 
-/** The message and its transfer list; the parts' typed arrays are unusable afterwards. */
+/** The message and its transfer list: the parts' typed arrays are unusable afterwards. */
 export function packParts(parts: IndexParts): { packed: PackedParts; transfer: ArrayBuffer[] } {
   const { scale: _s, err: _e, qnorm: _q, ...packed } = parts;
-  return { packed, transfer: buffersOf([parts.rowids, parts.ids, parts.ts, parts.conv, parts.sender, parts.source]) };
+  const arrays = [parts.rowids, parts.ids, parts.ts, parts.conv, parts.sender, parts.source];
+  return { packed, transfer: [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))] };
 }
 
-/** The distinct buffers under typed arrays, as a transfer list. */
-function buffersOf(arrays: ArrayBufferView[]): ArrayBuffer[] {
-  return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
-}
-
-/** Searchable parts again: views of the per-row planes in the (shared) memory. */
 export function unpackParts(packed: PackedParts): IndexParts {
   return { ...packed, ...metaViews(packed.memory, packed.meta, packed.n) };
 }
