@@ -1,8 +1,4 @@
-/**
- * WasmArchive: the synchronous Archive over one robust read connection. Each query method (declared in
- * `methods.ts`) is one read snapshot (ArchiveConnection.run), with the schema features re-detected whenever the
- * connection had to be reopened (a re-import or migration may have changed them).
- */
+/** The synchronous Archive: each query method of `methods.ts` in one snapshot, schema re-detected at every reopen. */
 import type { ArchiveConnection, Sql } from './connection';
 import { fingerprint } from './file-identity';
 import { ARCHIVE_METHODS, ARCHIVE_QUERIES, coverageMemoKey, type Snapshot } from './methods';
@@ -29,11 +25,7 @@ export interface WasmArchive extends ArchiveQueries {}
 
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above declares what the table below installs.
 export class WasmArchive implements Archive {
-  /**
-   * Values derived from the current connection's snapshot (schema features, the conversation
-   * listing, summary counts, embedding models): costly to aggregate on big archives, so kept until
-   * the connection is reopened — which happens on every change to the files.
-   */
+  /** Costly aggregates kept until the connection reopens, which it does on every change to the files. */
   private memo = new Map<string, unknown>();
   private memoOpen = -1;
 
@@ -42,22 +34,16 @@ export class WasmArchive implements Archive {
     readonly path: string,
   ) {}
 
-  /** Schema version detected at the last (re)open. */
   get schemaVersion(): number {
     return this.q((_sql, s) => s.version);
   }
 
-  /** Diagnostics: the read mode in use and how often the connection was reopened/retried. */
   get stats(): { mode: string | undefined; opens: number; retries: number; readAhead: boolean } {
-    return {
-      mode: this.conn.mode,
-      opens: this.conn.opens,
-      retries: this.conn.retries,
-      readAhead: this.conn.readsAhead,
-    };
+    const { mode, opens, retries, readsAhead } = this.conn;
+    return { mode, opens, retries, readAhead: readsAhead };
   }
 
-  /** `compute()` once per connection (re)open. Call only inside a run. */
+  /** Call only inside a run. */
   private perOpen<T>(key: string, compute: () => T): T {
     if (this.memoOpen !== this.conn.opens) {
       this.memo.clear();
@@ -67,7 +53,6 @@ export class WasmArchive implements Archive {
     return this.memo.get(key) as T;
   }
 
-  /** Run one query family inside a snapshot, with the schema features of the current connection. */
   private q<T>(fn: (sql: Sql, schema: SchemaInfo) => T): T {
     return this.conn.run((sql) =>
       fn(
@@ -77,7 +62,6 @@ export class WasmArchive implements Archive {
     );
   }
 
-  /** The query methods answering as if `exclude`'s conversations were not in the archive. */
   excluding(exclude: Exclusion): ExcludingQueries {
     const frozen = Object.freeze(
       exclude.map((x) => Object.freeze(x.source === undefined ? { name: x.name } : { name: x.name, source: x.source })),
@@ -90,7 +74,7 @@ export class WasmArchive implements Archive {
     return out as unknown as ExcludingQueries;
   }
 
-  /** Runs a query of the table in one snapshot (`exclude`: conversations the query must not see). */
+  /** `exclude`: conversations the query must not see. */
   query(run: (s: Snapshot) => unknown, exclude: Exclusion = []): unknown {
     return this.q((sql, schema) => {
       const conversations = () => this.perOpen('conversations', () => listConversations(sql, schema));
@@ -112,14 +96,13 @@ export class WasmArchive implements Archive {
     return new EmbeddingIterator((fn) => this.q(fn), model, opts);
   }
 
-  /** The embedding models of this open, counted once. */
   private models(sql: Sql, schema: SchemaInfo): EmbeddingModelInfo[] {
     return this.perOpen('models', () => embeddingModels(sql, schema));
   }
 
   primeModelCoverage(model: string, count: number, fp: string): boolean {
     if (!Number.isSafeInteger(count) || count < 0) return false;
-    // Inside a run: a change of the files since the last query reopens the connection (and clears the memo) first.
+    // Inside a run: files changed since the last query reopen the connection (clearing the memo) first.
     return this.q(() => {
       if (fingerprint(this.conn.identity()) !== fp) return false;
       // The key scopeCounts memoises the coverage under (Snapshot.memo in `query`).

@@ -1,8 +1,4 @@
-/**
- * inThread: the AsyncArchive surface over a synchronous Archive in the same thread. Each call runs
- * on a later microtask; an already-aborted signal rejects before the query starts (a running
- * query cannot be interrupted in-thread).
- */
+/** The AsyncArchive over an in-thread Archive: only an already-aborted signal rejects (a running query cannot stop). */
 import { ARCHIVE_METHODS } from './methods';
 import type { Archive, AsyncArchive, ExcludingQueries, Exclusion } from './types';
 

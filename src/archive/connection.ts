@@ -1,21 +1,10 @@
-/**
- * One read connection to an archive, made robust against a concurrent msgbrowse writer.
- *
- * - Opens through the read-only VFS in WAL-read mode (`locking_mode=EXCLUSIVE`, sees frames that
- *   are only in `-wal`); falls back to immutable mode when that open fails.
- * - Every {@link ArchiveConnection.run} is one read transaction (one snapshot), so multi-statement
- *   reads never mix states.
- * - Before each run it reopens when the db or `-wal` identity changed (re-import, checkpoint,
- *   replaced file). After each run it checks whether a writer may have torn the read (db pages
- *   rewritten, `-wal` restarted/replaced) and retries if so.
- * - SQLITE_CORRUPT*, SQLITE_NOTADB, SQLITE_BUSY*, SQLITE_IOERR_SHORT_READ and SQLITE_SCHEMA close,
- *   reopen (< 1 ms) and retry with a tiny backoff.
- */
+/** One read connection, robust against a concurrent msgbrowse writer: each run is one snapshot, retried when torn. */
 import { SQLITE } from './sqlite-codes';
 import fs from 'node:fs';
 import type { Database, SqlValue } from '@sqlite.org/sqlite-wasm';
 import { ArchiveError } from './errors';
 import { type ArchiveIdentity, mayBeTorn, type ReaderFds, readIdentity, statsChanged } from './file-identity';
+import { str } from './queries/rows';
 import { StatementCache } from './statements';
 import type { Engine } from './wasm-engine';
 
@@ -23,42 +12,26 @@ export type { SqlValue };
 export type Row = Record<string, SqlValue>;
 export type Param = string | number | bigint | null | Uint8Array;
 
-/** Column access for {@link Sql.scan} (valid only inside the callback). */
+/** Column access for {@link Sql.scan}, valid only inside the callback (NULL reads as 0, '' and null). */
 export interface Columns {
-  /** Integer/real column as a JS number (exact up to 2^53; NULL is 0). */
   num(i: number): number;
-  /** Text of the column, as SQLite converts it (NULL is ''). */
   text(i: number): string;
-  /** A view of the blob (null for SQL NULL); copy it before the callback returns. */
   blob(i: number): Uint8Array | null;
-  /** The value's storage class: SQLITE_INTEGER 1, FLOAT 2, TEXT 3, BLOB 4, NULL 5. */
+  /** The storage class (SQLITE.INTEGER … SQLITE.NULL). */
   type(i: number): number;
-  /**
-   * The value's bytes without making a string: a TEXT's UTF-8, a BLOB as stored, a number as SQLite renders it
-   * (NULL: empty). A view, valid only inside the callback; with {@link type}, what SQL's `=` compares.
-   */
+  /** The value's bytes without making a string; with {@link type}, what SQL's `=` compares. */
   bytes(i: number): Uint8Array;
 }
 
 /** What a query function gets inside one read snapshot. */
 export interface Sql {
-  /**
-   * Streams rows to `fn` with cheap typed column access (hot paths, e.g. embedding scans).
-   * Optional for other adapters (tests/bench over better-sqlite3): {@link scanRows} falls back to `all`.
-   */
+  /** Streams rows with typed column access; other adapters (better-sqlite3 in tests) may leave it out. */
   scan?(sql: string, params: readonly Param[], fn: (c: Columns) => void): void;
   all(sql: string, params?: readonly Param[]): Row[];
   get(sql: string, params?: readonly Param[]): Row | undefined;
-  /** First column of the first row (undefined when there is no row). */
   value(sql: string, params?: readonly Param[]): SqlValue | undefined;
 }
 
-function str(v: SqlValue | undefined): string {
-  if (v === null || v === undefined) return '';
-  return v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v);
-}
-
-/** The SQLite storage class of a value as an adapter returns it (see {@link Columns.type}). */
 function storageClass(v: SqlValue | undefined): number {
   if (v === null || v === undefined) return 5;
   if (v instanceof Uint8Array) return 4;
@@ -66,7 +39,7 @@ function storageClass(v: SqlValue | undefined): number {
   return typeof v === 'bigint' || Number.isInteger(v) ? 1 : 2;
 }
 
-/** Column access over one row's values, in column order (adapters without a raw statement, e.g. better-sqlite3). */
+/** Column access over one row's values, for adapters without a raw statement. */
 export function valueColumns(v: readonly (SqlValue | undefined)[]): Columns {
   return {
     num: (i) => Number(v[i] ?? 0),
@@ -77,13 +50,11 @@ export function valueColumns(v: readonly (SqlValue | undefined)[]): Columns {
   };
 }
 
-/** `sql.scan` when the adapter has it, else the same over `sql.all` rows. */
 export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: (c: Columns) => void): void {
   if (sql.scan) return sql.scan(query, params, fn);
   for (const r of sql.all(query, params)) fn(valueColumns(Object.values(r)));
 }
 
-/** Every row of `query`, each read by `read` (typed access by column position). */
 export function mapRows<T>(sql: Sql, query: string, params: readonly Param[], read: (c: Columns) => T): T[] {
   const out: T[] = [];
   scanRows(sql, query, params, (c) => {
@@ -94,15 +65,10 @@ export function mapRows<T>(sql: Sql, query: string, params: readonly Param[], re
 
 export type OpenMode = 'wal' | 'immutable';
 
-/**
- * SQLite's page cache per connection, in KiB (native SQLite's default is -2000, i.e. 2000 KiB; this WASM build's is -16384). Every
- * page it holds stays resident in the WASM heap for the life of the process, and one-off scans (counting a model's
- * vectors walks its whole index) fill it with pages nobody reads again. 4 MB answers the keyword, listing and
- * transcript queries as fast as 16 MB does (bench/analysis.md), with 12 MB less resident.
- */
+/** KiB, below this build's default: cached pages stay resident in the heap, and more answers no faster (bench/). */
 const PAGE_CACHE_KIB = 4096;
 
-/** Attempts per run; backoff 1, 2, 4 … 64 ms between them (≈ 0.25 s in the worst case). */
+/** Attempts per run, with a doubling backoff between them. */
 const MAX_ATTEMPTS = 10;
 const MAX_BACKOFF_MS = 64;
 /** Consecutive identical failures on unchanged files before the archive is reported damaged. */
@@ -112,7 +78,6 @@ function sleepMs(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-/** Extended SQLite result code of a thrown sqlite-wasm error, if any. */
 export function sqliteCode(e: unknown): number | undefined {
   const rc = (e as { resultCode?: unknown } | null)?.resultCode;
   return typeof rc === 'number' ? rc : undefined;
@@ -133,29 +98,22 @@ export function isTransient(e: unknown): boolean {
 }
 
 export interface ConnectionOptions {
-  /** Force a mode (tests); default: WAL-read, falling back to immutable. */
+  /** Default: WAL-read, falling back to immutable. */
   mode?: OpenMode;
-  /** Test hook: called at the start of every attempt inside the snapshot. */
   onAttempt?: (attempt: number) => void;
-  /**
-   * The connection scans (an index build): its main database is read ahead, 64 KiB at a time (readonly-vfs.ts).
-   * At 1M × 768 the embeddings scan took 1.8 s with one read call per page and 0.9 s with read-ahead.
-   */
+  /** The connection scans (an index build): its main database is read ahead (ReadonlyVfs.readAhead). */
   readAhead?: boolean;
 }
 
 export class ArchiveConnection {
   private db: Database | undefined;
-  /** Prepared statements of the open database (undefined while closed). */
   private stmts: StatementCache | undefined;
   private opened: ArchiveIdentity | undefined;
-  /** The fds the VFS holds for the open db and -wal (for the cheap post-read check). */
+  /** For the cheap post-read check. */
   private fds: ReaderFds | undefined;
   private openMode: OpenMode | undefined;
   private closed = false;
-  /** Times the connection was (re)opened, for diagnostics and tests. */
   opens = 0;
-  /** Retries performed after transient errors or torn reads. */
   retries = 0;
 
   constructor(
@@ -168,12 +126,10 @@ export class ArchiveConnection {
     return this.openMode;
   }
 
-  /** Whether the open connection's main database is read ahead (false while closed). */
   get readsAhead(): boolean {
     return this.db !== undefined && this.engine.vfs.readsAhead(Number(this.db.pointer));
   }
 
-  /** Identity of the state the current connection was opened on. */
   identity(): ArchiveIdentity {
     this.ensureOpen();
     return this.opened as ArchiveIdentity;
@@ -200,29 +156,28 @@ export class ArchiveConnection {
     return db;
   }
 
+  /** WAL-read, else immutable. */
+  private openInMode(): [Database, OpenMode] {
+    if (this.options.mode) return [this.openDb(this.options.mode), this.options.mode];
+    try {
+      return [this.openDb('wal'), 'wal'];
+    } catch (walErr) {
+      // Interrupts and a writer's transient states are retried by run(), not papered over.
+      if (isTransient(walErr) || sqliteCode(walErr) === SQLITE.INTERRUPT) throw walErr;
+      try {
+        return [this.openDb('immutable'), 'immutable'];
+      } catch {
+        throw walErr;
+      }
+    }
+  }
+
   private ensureOpen(): Database {
     if (this.closed) throw new ArchiveError('query_failed', `The archive ${this.path} was closed.`, this.path);
     if (this.db) return this.db;
     const identity = readIdentity(this.path);
-    let db: Database;
-    if (this.options.mode) {
-      db = this.openDb(this.options.mode);
-      this.openMode = this.options.mode;
-    } else {
-      try {
-        db = this.openDb('wal');
-        this.openMode = 'wal';
-      } catch (walErr) {
-        // Interrupts and a writer's transient states are retried by run(), not papered over.
-        if (isTransient(walErr) || sqliteCode(walErr) === SQLITE.INTERRUPT) throw walErr;
-        try {
-          db = this.openDb('immutable');
-          this.openMode = 'immutable';
-        } catch {
-          throw walErr;
-        }
-      }
-    }
+    const [db, mode] = this.openInMode();
+    this.openMode = mode;
     this.db = db;
     this.stmts = new StatementCache(this.engine.sqlite3, db);
     this.opened = identity;
@@ -245,11 +200,6 @@ export class ArchiveConnection {
     this.db = undefined;
     this.opened = undefined;
     this.fds = undefined;
-  }
-
-  /** Close and forget the current connection; the next run reopens. */
-  reopen(): void {
-    this.drop();
   }
 
   close(): void {
@@ -278,10 +228,7 @@ export class ArchiveConnection {
     value: (sql, params) => this.cache.with(sql, params, (s) => (s.step() ? s.value(0) : undefined)),
   };
 
-  /**
-   * Run `fn` inside one read snapshot. Reopens first if the files changed since the connection
-   * opened; retries (reopen + tiny backoff) on transient errors and on reads a writer may have torn.
-   */
+  /** Runs `fn` in one read snapshot: reopened first if the files changed, retried when a writer may have torn it. */
   run<T>(fn: (sql: Sql) => T): T {
     let lastErr: unknown;
     // Files as they were at the first failure: the same error on unchanged files is damage, not a writer.
@@ -308,7 +255,7 @@ export class ArchiveConnection {
         const base = this.opened as ArchiveIdentity;
         this.options.onAttempt?.(attempt);
         let result: T;
-        // Cached BEGIN/COMMIT statements: ~1 µs, where db.exec() re-parses them (~75 µs per call).
+        // Cached BEGIN/COMMIT statements: db.exec() would parse them on every call.
         stmts.exec('BEGIN');
         try {
           result = fn(this.sql);
@@ -338,7 +285,7 @@ export class ArchiveConnection {
   }
 }
 
-/** Any non-transient failure as an ArchiveError (ArchiveErrors pass through unchanged). */
+/** Any non-transient failure as an ArchiveError. */
 export function toArchiveError(path: string, e: unknown): ArchiveError {
   if (e instanceof ArchiveError) return e;
   const msg = e instanceof Error ? e.message : String(e);

@@ -2,12 +2,10 @@
 
 export type ArchiveErrorCode =
   | 'missing_path'
-  /** No archive is configured or discovered (the message says where we looked and what to do). */
   | 'no_archive_selected'
   | 'no_archive_in_directory'
   | 'not_sqlite'
   | 'not_msgbrowse'
-  /** A table or column every tool reads is missing or of another type (the message names each). */
   | 'incompatible_schema'
   | 'unreadable'
   | 'corrupt'

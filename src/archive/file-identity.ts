@@ -1,7 +1,4 @@
-/**
- * The identity of an archive's on-disk state: the database file and its `-wal` (inode, size,
- * mtime in ns) plus the 32-byte WAL header (its salts change when a writer restarts the WAL).
- */
+/** An archive's on-disk state: the db file and its `-wal` (inode, size, mtime) and the WAL header (salts). */
 import fs from 'node:fs';
 
 export interface FileStamp {
@@ -14,13 +11,12 @@ export interface FileStamp {
 export interface ArchiveIdentity {
   db: FileStamp | null;
   wal: FileStamp | null;
-  /** Hex of the first 32 bytes of `-wal` ('' when absent or shorter). */
   walHeader: string;
 }
 
 export function stamp(file: string): FileStamp | null {
   try {
-    // throwIfNoEntry: a missing -wal is the common case, and building the ENOENT error costs more than the stat.
+    // A missing -wal is the common case, and building the ENOENT error costs more than the stat.
     const s = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
     return s ? { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs } : null;
   } catch {
@@ -28,7 +24,6 @@ export function stamp(file: string): FileStamp | null {
   }
 }
 
-/** The stamp of an open file (null when fstat fails). */
 export function fdStamp(fd: number): FileStamp | null {
   try {
     const s = fs.fstatSync(fd, { bigint: true });
@@ -71,25 +66,20 @@ export function readIdentity(dbPath: string): ArchiveIdentity {
   return { db: stamp(dbPath), wal, walHeader: wal ? readWalHeader(walPath) : '' };
 }
 
-/** Quick check (no header read): did anything about the db or -wal file change? */
+/** Without reading the header. */
 export function statsChanged(base: ArchiveIdentity, dbPath: string): boolean {
   return !sameStamp(base.db, stamp(dbPath)) || !sameStamp(base.wal, stamp(`${dbPath}-wal`));
 }
 
-/** The fds the reader holds for the db and its `-wal` (see ReadonlyVfs.fdsOf); a number means "check this file". */
+/** See ReadonlyVfs.fdsOf; a number means "check this file". */
 export interface ReaderFds {
   db: number | null | undefined;
   wal: number | null | undefined;
 }
 
 /**
- * Could a reader that opened at `base` have read a mixture of states? True when the database file
- * changed (a checkpoint wrote pages), the `-wal` was replaced, shrank or restarted (new header).
- * Frames merely appended to `-wal` are invisible to that reader and harmless.
- *
- * With `fds`, the files the reader actually holds are fstat'ed (and the header read through them)
- * instead of stat'ing the paths: cheaper, and exact — a file replaced at its path after the open
- * is not what the reader read (the next call's {@link statsChanged} reopens on it).
+ * Could a reader opened at `base` have read a mixture of states (db pages written, `-wal` replaced, shrunk or
+ * restarted)? Appended frames are invisible to it. With `fds`, the files it holds are checked, not their paths.
  */
 export function mayBeTorn(base: ArchiveIdentity, dbPath: string, fds?: ReaderFds): boolean {
   const db = typeof fds?.db === 'number' ? fdStamp(fds.db) : stamp(dbPath);
@@ -106,17 +96,13 @@ export function mayBeTorn(base: ArchiveIdentity, dbPath: string, fds?: ReaderFds
   return (typeof walFd === 'number' ? readHeaderFd(walFd) : readWalHeader(walPath)) !== base.walHeader;
 }
 
-/**
- * The archive's fingerprint: `ino:size:mtimeNs` of the database file and of its `-wal` (`-` when absent). It changes
- * on every commit, checkpoint or replacement; the one fingerprint everything uses (summary, change detection,
- * vector-cache keys).
- */
+/** The one fingerprint everything uses (summary, change detection, vector-cache keys): changes on every commit. */
 export function fingerprint(id: Pick<ArchiveIdentity, 'db' | 'wal'>): string {
   const f = (s: FileStamp | null): string => (s ? `${s.ino}:${s.size}:${s.mtimeNs}` : '-');
   return `${f(id.db)}|${f(id.wal)}`;
 }
 
-/** The files' stamps now (two stats, no reads): what {@link fingerprint} and replacement checks need. */
+/** Two stats, no reads: what {@link fingerprint} and replacement checks need. */
 export function currentStamps(dbPath: string): Pick<ArchiveIdentity, 'db' | 'wal'> {
   return { db: stamp(dbPath), wal: stamp(`${dbPath}-wal`) };
 }

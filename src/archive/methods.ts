@@ -1,15 +1,12 @@
 /**
- * The archive's query methods, declared once. Each entry runs inside one read snapshot (ArchiveConnection.run) with
- * the current connection's schema features and per-open memo. Everything else derives from this table: the
- * `ArchiveQueries` / `AsyncArchive` types, WasmArchive's methods, the in-thread async adapter and the engine
- * worker's protocol and client.
- *
- * Adding a query: write it in `queries/`, add one entry here.
+ * The archive's query methods, declared once; each runs inside one read snapshot. The archive types, WasmArchive, the
+ * in-thread adapter and the engine worker's protocol all derive from this table: a new query is one entry here.
  */
 import type { Sql } from './connection';
 import { fingerprint, type ArchiveIdentity } from './file-identity';
 import { attachments } from './queries/media';
 import { context } from './queries/message-context';
+import { citationView } from './queries/citation-view';
 import { conversationPage } from './queries/conversation-page';
 import { filterConversations, looseNameKey, resolveConversation } from './queries/conversations';
 import { links } from './queries/links';
@@ -35,6 +32,8 @@ import type {
   ArchiveSummary,
   AttachmentOptions,
   AttachmentRow,
+  CitationView,
+  CitationViewRequest,
   ConversationPage,
   ContactFactRow,
   ContactRow,
@@ -53,7 +52,6 @@ import type {
   LinkOptions,
   LinkRow,
   MessageRow,
-  ReactionRow,
   ResolveResult,
   ScopeCounts,
   ScopeFilter,
@@ -62,33 +60,24 @@ import type {
   TranscriptPage,
 } from './types';
 
-/** What a query sees inside one snapshot. The aggregates are computed once per connection (re)open. */
+/** What a query sees inside one snapshot; the aggregates are memoised per connection (re)open. */
 export interface Snapshot {
   readonly sql: Sql;
   readonly schema: SchemaInfo;
-  /** The resolved database file. */
   readonly path: string;
-  /** Every conversation (memoised per open). */
   conversations(): ConversationRow[];
-  /** Embedding models and their counts (memoised per open). */
   models(): EmbeddingModelInfo[];
-  /** Summary counts (memoised per open). */
   counts(): SummaryCounts;
-  /** The on-disk identity of the files this snapshot reads. */
   identity(): ArchiveIdentity;
-  /** `compute()` once per connection (re)open, under `key` (for aggregates that only change with the files). */
+  /** `compute()` once per connection (re)open: for what changes only with the files. */
   memo<T>(key: string, compute: () => T): T;
-  /**
-   * The conversations this call must not see (the caller's `excluding(…)`; empty for the person's own surfaces).
-   * Every query answers as if they were not in the archive — see ARCHIVE_PRIVACY.
-   */
+  /** The conversations this call must not see (see ARCHIVE_PRIVACY); empty for the person's own surfaces. */
   readonly exclude: Exclusion;
 }
 
 /**
- * Whether a conversation is one `exclude` names, in any source or in the given one: by its exact name, or as
- * conversation names are matched everywhere else, ignoring case, accents, emoji and extra spaces (a name typed from
- * memory hides what it means; hiding more is the safe side).
+ * Whether `exclude` names a conversation: exactly, or as names are matched everywhere else, ignoring case, accents,
+ * emoji and spaces (a name typed from memory hides what it means; hiding more is the safe side).
  */
 export function isExcludedConversation(c: { name: string; source: string }, exclude: Exclusion | undefined): boolean {
   if (!exclude || exclude.length === 0) return false;
@@ -100,11 +89,7 @@ export function isExcludedConversation(c: { name: string; source: string }, excl
   );
 }
 
-/**
- * The conversations of this snapshot that `exclude` hides (memoised per open and exclusion). Every query below
- * that takes an exclusion answers as if these conversations were not in the archive: listings and lookups skip
- * them, searches, galleries and counts leave them out in SQL (so limits and counts cover only what may be shown).
- */
+/** The conversations `exclude` hides, memoised per open and exclusion. */
 function hiddenOf(s: Snapshot): ConversationRow[] {
   const exclude = s.exclude;
   if (!exclude || exclude.length === 0) return [];
@@ -113,12 +98,18 @@ function hiddenOf(s: Snapshot): ConversationRow[] {
   );
 }
 const hiddenIdsOf = (s: Snapshot): number[] => hiddenOf(s).map((c) => c.id);
+/** A memo key for what depends on the exclusion. */
+const keyOf = (s: Snapshot, name: string): string => `${name}:${hiddenIdsOf(s).join(',')}`;
 const keptConversations = (s: Snapshot): ConversationRow[] => {
   const hidden = new Set(hiddenIdsOf(s));
   return hidden.size ? s.conversations().filter((c) => !hidden.has(c.id)) : s.conversations();
 };
+const keptById = (s: Snapshot, id: number): ConversationRow | undefined => {
+  const c = keptConversations(s).find((x) => x.id === id);
+  return c ? { ...c } : undefined;
+};
 
-/** Embedding models and their counts without the vectors of hidden conversations (models left with none are gone). */
+/** Without the vectors of hidden conversations; a model left with none is gone. */
 function modelsOf(s: Snapshot): EmbeddingModelInfo[] {
   const ids = hiddenIdsOf(s);
   const models = s.models().map((m) => ({ ...m }));
@@ -128,12 +119,11 @@ function modelsOf(s: Snapshot): EmbeddingModelInfo[] {
     .filter((m) => m.count > 0);
 }
 
-/** Where a snapshot memoises the vector coverage of `model` (Archive.primeModelCoverage fills the same entry). */
+/** Archive.primeModelCoverage fills the same entry. */
 export function coverageMemoKey(model: string): string {
   return `coverage:${model}`;
 }
 
-/** Messages in a search scope and, for `model`, how many of them have a vector for it (index counts only). */
 function countScope(s: Snapshot, scope: ScopeFilter, model?: string): ScopeCounts {
   return scopeCounts(
     s.sql,
@@ -146,11 +136,22 @@ function countScope(s: Snapshot, scope: ScopeFilter, model?: string): ScopeCount
   );
 }
 
-/** Reactions (by hash) and attachments (by message id) of hits, hidden conversations left out. */
 function extrasOf(s: Snapshot, hashes: string[], ids: number[]): HitExtrasRows {
   return {
     reactions: reactionsForHashes(s.sql, s.schema, hashes, hiddenIdsOf(s)),
     attachments: keepRows(s, attachmentsForMessages(s.sql, s.schema, ids)),
+  };
+}
+
+/** Rows with their extras and, given a scope, its counts: a search's answer in one snapshot (one round trip). */
+function bundleOf<T extends { id: number; hash: string }>(s: Snapshot, rows: T[], scope?: ScopeFilter, model?: string) {
+  return {
+    extras: extrasOf(
+      s,
+      rows.map((r) => r.hash),
+      [...new Set(rows.map((r) => r.id))],
+    ),
+    ...(scope ? { counts: countScope(s, scope, model) } : {}),
   };
 }
 
@@ -177,16 +178,9 @@ export const ARCHIVE_QUERIES = {
   },
   listConversations: (s: Snapshot, filter?: { source?: string; nameContains?: string }): ConversationRow[] =>
     filterConversations(keptConversations(s), filter).map((c) => ({ ...c })),
-  conversationById: (s: Snapshot, id: number): ConversationRow | undefined => {
-    const c = keptConversations(s).find((x) => x.id === id);
-    return c ? { ...c } : undefined;
-  },
+  conversationById: (s: Snapshot, id: number): ConversationRow | undefined => keptById(s, id),
   resolveConversation: (s: Snapshot, name: string, source?: string): ResolveResult =>
     structuredClone(resolveConversation(keptConversations(s), name, source)),
-  /**
-   * A sender name resolved within a scope (conversation id / source): stored spelling, then case- and
-   * diacritic-insensitive, "me" for the owner; otherwise what is there instead (see SenderResolveResult).
-   */
   resolveSender: (s: Snapshot, name: string, scope: ScopeFilter = {}): SenderResolveResult => {
     // Every count (in scope, elsewhere, suggestions, who is there) leaves the hidden conversations out, so a sender
     // who wrote only there is no sender at all.
@@ -209,23 +203,16 @@ export const ARCHIVE_QUERIES = {
       (id) => (hiddenIds.has(id) ? [] : conversationSenders(s.sql, id, 8)),
     );
   },
-  /** Messages in a search scope and, for `model`, how many of them have a vector for it (index counts only). */
   scopeCounts: (s: Snapshot, scope: ScopeFilter, model?: string): ScopeCounts => countScope(s, scope, model),
-  /** A hidden conversation has no messages (as an unknown id). */
   transcript: (s: Snapshot, opts: TranscriptOptions): TranscriptPage =>
     hiddenIdsOf(s).includes(opts.conversationId) ? { messages: [] } : transcript(s.sql, s.schema, opts),
-  /** Everything one viewer page shows: the conversation, a page of its messages, their attachments and reactions. */
-  conversationPage: (s: Snapshot, opts: ConversationPageOptions): ConversationPage => {
-    const c = keptConversations(s).find((x) => x.id === opts.conversationId);
-    return conversationPage(s.sql, s.schema, c ? { ...c } : undefined, opts, hiddenIdsOf(s));
-  },
+  conversationPage: (s: Snapshot, opts: ConversationPageOptions): ConversationPage =>
+    conversationPage(s.sql, s.schema, keptById(s, opts.conversationId), opts, hiddenIdsOf(s)),
+  citationView: (s: Snapshot, req: CitationViewRequest): CitationView =>
+    citationView(s.sql, s.schema, (id) => keptById(s, id), req, hiddenIdsOf(s)),
   searchKeyword: (s: Snapshot, opts: KeywordSearchOptions): KeywordHit[] =>
     searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s)),
-  /**
-   * The keyword half of search_messages in one snapshot, so one worker round trip: the hits, their reactions and
-   * attachments (as hitExtras), and, given a `scope`, the receipt's counts of it (as scopeCounts). Three round trips
-   * made the call over stdio 11–18% slower at 100k messages.
-   */
+  /** The keyword half of search_messages with the hits' extras and the receipt's counts. */
   searchKeywordBundle: (
     s: Snapshot,
     opts: KeywordSearchOptions,
@@ -233,17 +220,8 @@ export const ARCHIVE_QUERIES = {
     model?: string,
   ): KeywordSearchBundle => {
     const hits = searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s));
-    return {
-      hits,
-      extras: extrasOf(
-        s,
-        hits.map((h) => h.hash),
-        [...new Set(hits.map((h) => h.id))],
-      ),
-      ...(scope ? { counts: countScope(s, scope, model) } : {}),
-    };
+    return { hits, ...bundleOf(s, hits, scope, model) };
   },
-  /** Up to window messages before, the target, up to window after; undefined when the id is unknown. */
   context: (s: Snapshot, messageId: number, window: number): MessageRow[] | undefined =>
     context(s.sql, s.schema, messageId, window, hiddenIdsOf(s)),
   attachments: (s: Snapshot, opts: AttachmentOptions): { items: AttachmentRow[]; hasMore: boolean } =>
@@ -253,113 +231,81 @@ export const ARCHIVE_QUERIES = {
   messageById: (s: Snapshot, id: number): MessageRow | undefined => keepRows(s, [messageById(s.sql, s.schema, id)])[0],
   messageByHash: (s: Snapshot, hash: string): MessageRow | undefined =>
     keepRows(s, [messageByHash(s.sql, s.schema, hash)])[0],
-  /** Up to `limit` (≤ 10) messages whose hash starts with the hex `prefix`, ordered by hash. */
   messagesByHashPrefix: (s: Snapshot, prefix: string, limit: number): MessageRow[] =>
     messagesByHashPrefix(s.sql, s.schema, prefix, limit, hiddenIdsOf(s)),
-  messagesByIds: (s: Snapshot, ids: number[]): MessageRow[] => keepRows(s, messagesByIds(s.sql, s.schema, ids)),
-  /**
-   * What semantic_search shows of its vector hits, in one snapshot, so one worker round trip: the messages (as
-   * messagesByIds), their reactions and attachments (as hitExtras) and, given a `scope`, the receipt's counts of it
-   * (as scopeCounts). Separately these were three round trips after the vector search.
-   */
+  /** What semantic_search shows of its vector hits: their messages, extras and the receipt's counts. */
   hitMessagesBundle: (s: Snapshot, ids: number[], scope?: ScopeFilter, model?: string): HitMessagesBundle => {
     const messages = keepRows(s, messagesByIds(s.sql, s.schema, ids));
-    return {
-      messages,
-      extras: extrasOf(
-        s,
-        messages.map((m) => m.hash),
-        [...new Set(messages.map((m) => m.id))],
-      ),
-      ...(scope ? { counts: countScope(s, scope, model) } : {}),
-    };
+    return { messages, ...bundleOf(s, messages, scope, model) };
   },
-  attachmentsForMessages: (s: Snapshot, ids: number[]): AttachmentRow[] =>
-    keepRows(s, attachmentsForMessages(s.sql, s.schema, ids)),
-  reactionsForHashes: (s: Snapshot, hashes: string[]): ReactionRow[] =>
-    reactionsForHashes(s.sql, s.schema, hashes, hiddenIdsOf(s)),
   embeddingModels: (s: Snapshot): EmbeddingModelInfo[] => modelsOf(s),
-  /** What every cited hit carries beside its text, in one snapshot (one worker round trip per result). */
   hitExtras: (s: Snapshot, hashes: string[], ids: number[]): HitExtrasRows => extrasOf(s, hashes, ids),
-  /** A day's counts (from `messages`), its digest, and the nearest days with messages when it has none. */
   journalDay: (s: Snapshot, day: string, dayStartUnix: number): JournalDay =>
     journalDay(s.sql, s.schema, day, dayStartUnix, hiddenIdsOf(s)),
-  /** A page of a day's counted messages in DayTranscript order. */
   dayMessages: (s: Snapshot, opts: DayMessagesOptions): { messages: MessageRow[]; hasMore: boolean } =>
     dayMessages(s.sql, s.schema, opts, hiddenIdsOf(s)),
-  /** The year of the earliest message, undefined when there is none. */
   firstMessageYear: (s: Snapshot): number | undefined => firstMessageYear(s.sql, hiddenIdsOf(s)),
   onThisDay: (s: Snapshot, opts: OnThisDayOptions): { day: string; messages: MessageRow[] }[] =>
     onThisDay(s.sql, s.schema, opts, hiddenIdsOf(s)),
-  /** Contacts matching a name or identifier (case and accents ignored), ranked; `total` counts every match. */
   searchContacts: (s: Snapshot, query: string, limit: number): { items: ContactRow[]; total: number } =>
     searchContacts(peopleOf(s), query, limit),
   contactById: (s: Snapshot, id: number): ContactRow | undefined => {
     const c = peopleOf(s).contacts.find((x) => x.id === id);
     return c ? structuredClone(c) : undefined;
   },
-  /** Contacts whose display name equals `name`, case and accents ignored. */
   contactsNamed: (s: Snapshot, name: string): ContactRow[] => contactsNamed(peopleOf(s), name),
   contactFacts: (s: Snapshot, contactId: number): ContactFactRow[] =>
     contactFacts(s.sql, s.schema, contactId, hiddenOf(s)),
-  /** Every sender with a message the caller may see ("No-Sender" system rows aside), for completions. */
   senderNames: (s: Snapshot): string[] =>
-    s.memo(`sender-names:${hiddenIdsOf(s).join(',')}`, () => senderNames(s.sql, hiddenIdsOf(s))).slice(),
-  /** Message ids starting with the typed digits (completions of msgbrowse://message/{id}). */
+    s.memo(keyOf(s, 'sender-names'), () => senderNames(s.sql, hiddenIdsOf(s))).slice(),
   messageIdsWithPrefix: (s: Snapshot, prefix: string, limit: number): { ids: number[]; total: number } =>
     messageIdsWithPrefix(s.sql, prefix, limit, hiddenIdsOf(s)),
   /**
-   * Per conversation (those the caller may see): its message count and lowest and highest message id — what changes
-   * when msgbrowse imports into it, re-imports it (new ids) or deletes it. One walk of idx_messages_conv_ts.
+   * Per conversation: its message count and lowest and highest id, what changes when msgbrowse imports into it,
+   * re-imports or deletes it. Memoised, so every session watching the archive shares one walk per change.
    */
   conversationSignatures: (s: Snapshot): { id: number; messages: number; minId: number; maxId: number }[] =>
-    // Memoised per open (a change reopens): every session watching the archive shares one walk per change.
     s
-      .memo(`signatures:${hiddenIdsOf(s).join(',')}`, () => {
-        const hidden = hiddenIdsOf(s);
-        return s.sql
-          .all(
-            `SELECT c.id AS id, COUNT(m.id) AS n, MIN(m.id) AS lo, MAX(m.id) AS hi FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id${
-              hidden.length ? ' WHERE c.id NOT IN (SELECT value FROM json_each(?))' : ''
-            } GROUP BY c.id ORDER BY c.id`,
-            hidden.length ? [jsonList(hidden)] : [],
-          )
-          .map((r) => ({ id: num(r.id), messages: num(r.n), minId: num(r.lo), maxId: num(r.hi) }));
-      })
+      .memo(keyOf(s, 'signatures'), () =>
+        allKept(
+          s,
+          (where) =>
+            `SELECT c.id AS id, COUNT(m.id) AS n, MIN(m.id) AS lo, MAX(m.id) AS hi FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id${where} GROUP BY c.id ORDER BY c.id`,
+          ' WHERE c.id NOT IN (SELECT value FROM json_each(?))',
+        ).map((r) => ({ id: num(r.id), messages: num(r.n), minId: num(r.lo), maxId: num(r.hi) })),
+      )
       .map((r) => ({ ...r })),
-  /** Ids of the messages that have an attachment / a link (for the semantic half's has_attachment / has_link). */
+  /** For the semantic half's has_attachment / has_link. */
   messageIdsWith: (s: Snapshot, kind: 'attachment' | 'link'): number[] =>
     s
-      .memo(`ids-with:${kind}:${hiddenIdsOf(s).join(',')}`, () => {
-        const hidden = hiddenIdsOf(s);
-        return s.sql
-          .all(
-            `SELECT DISTINCT x.message_id AS id FROM ${kind === 'attachment' ? 'attachments' : 'links'} x${
-              hidden.length
-                ? ' WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.message_id AND m.conversation_id IN (SELECT value FROM json_each(?)))'
-                : ''
-            } ORDER BY x.message_id`,
-            hidden.length ? [jsonList(hidden)] : [],
-          )
-          .map((r) => num(r.id));
-      })
+      .memo(keyOf(s, `ids-with:${kind}`), () =>
+        allKept(
+          s,
+          (where) =>
+            `SELECT DISTINCT x.message_id AS id FROM ${kind === 'attachment' ? 'attachments' : 'links'} x${where} ORDER BY x.message_id`,
+          ' WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.message_id AND m.conversation_id IN (SELECT value FROM json_each(?)))',
+        ).map((r) => num(r.id)),
+      )
       .slice(),
 } satisfies Record<string, (s: Snapshot, ...args: never[]) => unknown>;
 
-/** The people the caller may see (memoised per open and exclusion). */
 function peopleOf(s: Snapshot): ReturnType<typeof loadPeople> {
-  return s.memo(`people:${hiddenIdsOf(s).join(',')}`, () =>
-    loadPeople(s.sql, s.schema, keptConversations(s), hiddenOf(s)),
-  );
+  return s.memo(keyOf(s, 'people'), () => loadPeople(s.sql, s.schema, keptConversations(s), hiddenOf(s)));
 }
 
-/** Rows of point lookups (no limit involved) without those of hidden conversations. */
+/** The rows of `query(where)`, `where` leaving the hidden conversations (a JSON list bound to its `?`) out, if any. */
+function allKept(s: Snapshot, query: (where: string) => string, where: string) {
+  const hidden = hiddenIdsOf(s);
+  return hidden.length ? s.sql.all(query(where), [jsonList(hidden)]) : s.sql.all(query(''), []);
+}
+
+/** Point lookups (no limit involved) drop the rows of hidden conversations. */
 function keepRows<T extends { conversationId: number }>(s: Snapshot, rows: readonly (T | undefined)[]): T[] {
   const hidden = new Set(hiddenIdsOf(s));
   return rows.filter((r): r is T => r !== undefined && !hidden.has(r.conversationId));
 }
 
-/** Summary counts of the conversations `exclude` leaves (first/last message found outside the hidden ones). */
+/** Summary counts of the conversations `exclude` leaves. */
 function keptCounts(s: Snapshot, hidden: readonly number[]): SummaryCounts {
   const kept = keptConversations(s);
   const sources: Record<string, number> = {};
@@ -381,32 +327,28 @@ function keptCounts(s: Snapshot, hidden: readonly number[]): SummaryCounts {
 type QueryTable = typeof ARCHIVE_QUERIES;
 type Tail<T extends unknown[]> = T extends [unknown, ...infer R] ? R : never;
 
-/** The name of an archive query method. */
 export type ArchiveMethod = keyof QueryTable;
 
-/** The synchronous signature of each query (its table entry without the snapshot). */
+/** Each query's table entry without the snapshot. */
 export type ArchiveQueryMethods = {
   [K in ArchiveMethod]: (...args: Tail<Parameters<QueryTable[K]>>) => ReturnType<QueryTable[K]>;
 };
 
-/** Every query method, in declaration order. */
 export const ARCHIVE_METHODS: readonly ArchiveMethod[] = Object.freeze(Object.keys(ARCHIVE_QUERIES) as ArchiveMethod[]);
 
+/** A worker serves only a query whose privacy was decided. */
 export function isArchiveMethod(name: unknown): name is ArchiveMethod {
-  return typeof name === 'string' && Object.hasOwn(ARCHIVE_QUERIES, name);
+  return typeof name === 'string' && Object.hasOwn(ARCHIVE_PRIVACY, name);
 }
 
 /**
- * How each query hides the conversations of `Snapshot.exclude` — a decision every query must make (a new entry in
- * ARCHIVE_QUERIES does not compile without one here). In every case the answer is exactly the one the archive would
- * give if those conversations (their messages, attachments, links, reactions and vectors) did not exist.
- *
- * - `listing`: computed from the conversation listing without the hidden conversations.
- * - `sql`: the hidden conversation ids are left out in the statement itself, so limits, `hasMore` and counts cover only
- *   what may be shown.
- * - `lookup`: a point lookup (no limit); a row of a hidden conversation is dropped, so it answers as an unknown id/hash.
+ * How each query hides the conversations of `Snapshot.exclude`, a decision a new query cannot compile without; each
+ * answers exactly as if they (and their messages, attachments, links, reactions and vectors) did not exist.
+ * - `listing`: computed from the conversation listing without them;
+ * - `sql`: left out in the statement, so limits, `hasMore` and counts cover only what may be shown;
+ * - `lookup`: a point lookup drops their rows, answering as for an unknown id or hash.
  */
-export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'> = {
+const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'> = {
   summary: 'listing',
   listConversations: 'listing',
   conversationById: 'listing',
@@ -415,6 +357,8 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   scopeCounts: 'sql',
   transcript: 'listing',
   conversationPage: 'listing',
+  // Point lookups drop hidden rows; the hash prefix and the day leave them out in SQL; the page is conversationPage's.
+  citationView: 'sql',
   searchKeyword: 'sql',
   searchKeywordBundle: 'sql',
   context: 'lookup',
@@ -423,11 +367,8 @@ export const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'
   messageById: 'lookup',
   messageByHash: 'lookup',
   messagesByHashPrefix: 'sql',
-  messagesByIds: 'lookup',
   // Its messages are point lookups (a hidden one answers as an unknown id); its counts are scopeCounts' (in SQL).
   hitMessagesBundle: 'lookup',
-  attachmentsForMessages: 'lookup',
-  reactionsForHashes: 'sql',
   embeddingModels: 'sql',
   hitExtras: 'sql',
   journalDay: 'sql',

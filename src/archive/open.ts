@@ -1,8 +1,4 @@
-/**
- * openArchive: validate a path (the msgbrowse.sqlite file or its data directory), load the engine
- * and open a read-only connection. Every failure is an ArchiveError that names the path and says
- * what to do.
- */
+/** Opening an archive read-only; every failure is an ArchiveError that names the path and says what to do. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { WasmArchive } from './archive';
@@ -28,7 +24,7 @@ function unreadable(file: string, e: unknown): ArchiveError {
   );
 }
 
-/** Resolve a user-supplied path to the archive file, checking it exists and is a readable SQLite file. */
+/** The archive file of a path (the file or its data directory), checked to be a readable SQLite file. */
 export function resolveArchivePath(pathOrDir: string): string {
   if (typeof pathOrDir !== 'string' || pathOrDir.trim() === '') {
     throw new ArchiveError(
@@ -90,7 +86,6 @@ export function resolveArchivePath(pathOrDir: string): string {
   return file;
 }
 
-/** Open a msgbrowse archive read-only. Accepts the msgbrowse.sqlite file or its data directory. */
 export async function openArchive(pathOrDir: string, options: ConnectionOptions = {}): Promise<Archive> {
   const file = resolveArchivePath(pathOrDir);
   let engine: Awaited<ReturnType<typeof loadEngine>>;
@@ -109,6 +104,6 @@ export async function openArchive(pathOrDir: string, options: ConnectionOptions 
     return new WasmArchive(conn, file);
   } catch (e) {
     conn.close();
-    throw toArchiveError(file, e); // conn.run already speaks ArchiveError; this is a safety net
+    throw toArchiveError(file, e);
   }
 }

@@ -1,13 +1,9 @@
-/**
- * What an archive can do, read from its own tables and columns — never from `user_version` alone. msgbrowse only
- * ever adds tables and columns (its migrations are immutable), so an archive newer than we tested is read through the
- * parts we know; one that lost a part every tool reads is refused with that part named (`schemaProblems`).
- */
+/** What an archive can do, from its own tables and columns (msgbrowse only ever adds them), never `user_version`. */
 import type { Sql } from './connection';
 import { ArchiveError } from './errors';
 import { SENTIMENT_TABLES } from './sentiment';
 
-/** The newest msgbrowse schema version this build was tested with. A newer archive is a notice, not an error. */
+/** A newer archive is a notice, not an error. */
 export const TESTED_SCHEMA_VERSION = 20;
 
 export interface SchemaInfo {
@@ -18,11 +14,7 @@ export interface SchemaInfo {
   attachmentTsUnix: boolean;
   linkConversationId: boolean;
   linkTsUnix: boolean;
-  /**
-   * The link gallery can group links by URL in `idx_links_gallery(url, …)` and step through `idx_links_domain` (v8+):
-   * links carry their own conversation and time, `url`, `domain` and `ts_unix` are NOT NULL, `id` is the INTEGER
-   * PRIMARY KEY, and `links` declares no collation (queries/links.ts).
-   */
+  /** v8+: the gallery indexes and columns queries/links.ts groups and steps through (see linkGallery below). */
   linkGallery: boolean;
   embeddings: boolean;
   reactions: boolean;
@@ -32,18 +24,18 @@ export interface SchemaInfo {
   facts: boolean;
   /** v11+: `journal_digests`. */
   journalDigests: boolean;
-  /** `journal_digests.structured` and `.mood` (v11 was amended in place to add them; '' where missing). */
+  /** `.structured` and `.mood`: v11 was amended in place to add them. */
   digestStructured: boolean;
-  /** v15+: `journal_digests.message_count` (the day's count when the digest was written). */
+  /** v15+: `journal_digests.message_count`. */
   digestMessageCount: boolean;
-  /** v17+: the sentiment scores together with their opt-out table; read only through `sentiment.ts`. */
+  /** v17+: the scores with their opt-out table; read only through `sentiment.ts`. */
   sentiment: boolean;
 }
 
 export type Affinity = 'INTEGER' | 'TEXT' | 'REAL' | 'BLOB';
 export type Columns = Readonly<Record<string, Affinity>>;
 
-/** The tables and columns every tool reads (all in msgbrowse since v1): without one of them nothing can be served. */
+/** What every tool reads (in msgbrowse since v1). */
 const REQUIRED: Readonly<Record<string, Columns>> = {
   conversations: { id: 'INTEGER', name: 'TEXT' },
   messages: {
@@ -61,7 +53,7 @@ const REQUIRED: Readonly<Record<string, Columns>> = {
   links: { id: 'INTEGER', message_id: 'INTEGER', url: 'TEXT', domain: 'TEXT' },
 };
 
-/** The optional parts: a part whose tables or columns are missing (or of another type) is absent, never an error. */
+/** A part whose tables or columns are missing (or of another type) is absent, never an error. */
 const OPTIONAL = {
   contacts: {
     contacts: { id: 'INTEGER', display_name: 'TEXT' },
@@ -90,7 +82,7 @@ const OPTIONAL = {
 interface ColumnInfo {
   type: string;
   notNull: boolean;
-  /** Position in the primary key (1-based), 0 when not part of it. */
+  /** 1-based position in the primary key, 0 outside it. */
   pk: number;
 }
 
@@ -99,7 +91,7 @@ export function tableNames(sql: Sql): Set<string> {
   return new Set(rows.map((r) => String(r.name)));
 }
 
-/** A table's columns by name (pragma_table_info is a table-valued function: one cached statement for every table). */
+/** pragma_table_info as a table-valued function: one cached statement for every table. */
 function columns(sql: Sql, table: string): Map<string, ColumnInfo> {
   const rows = sql.all('SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)', [table]);
   return new Map(
@@ -125,10 +117,7 @@ function holds(want: Affinity, declared: string): boolean {
   return a !== 'TEXT'; // a TEXT column would store numbers as text, which then compare as text
 }
 
-/**
- * What is wrong with `table` for reading `want` from it (empty when nothing). `since` (e.g. "msgbrowse v1–v20") says
- * who writes it, for the person reading a refusal.
- */
+/** What is wrong with `table` for reading `want` from it; `since` says who writes it, for whoever reads a refusal. */
 function columnProblems(sql: Sql, table: string, want: Columns, since = ''): string[] {
   const have = columns(sql, table);
   const note = (verb: string) => (since ? ` (${since} ${verb})` : '');
@@ -143,10 +132,7 @@ function columnProblems(sql: Sql, table: string, want: Columns, since = ''): str
 const hasAll = (sql: Sql, part: Record<string, Columns>): boolean =>
   Object.entries(part).every(([table, want]) => columnProblems(sql, table, want).length === 0);
 
-/**
- * Why this archive cannot be served: each required table or column that is missing or of another type, named with
- * what msgbrowse writes. Empty when it can be.
- */
+/** Each required table or column that is missing or of another type, named with what msgbrowse writes. */
 export function schemaProblems(sql: Sql): string[] {
   const since = `msgbrowse v1–v${TESTED_SCHEMA_VERSION}`;
   const problems = Object.entries(REQUIRED).flatMap(([table, want]) => columnProblems(sql, table, want, since));
@@ -159,10 +145,7 @@ export function schemaProblems(sql: Sql): string[] {
   return problems;
 }
 
-/**
- * The features of an archive that can be served, or an ArchiveError naming why not: checked at every (re)open,
- * since msgbrowse (or a person) may change the file under a running server.
- */
+/** Checked at every (re)open: msgbrowse (or a person) may change the file under a running server. */
 export function readableSchema(sql: Sql, file: string): SchemaInfo {
   const tables = tableNames(sql);
   if (!tables.has('conversations') || !tables.has('messages')) {
@@ -184,7 +167,7 @@ export function readableSchema(sql: Sql, file: string): SchemaInfo {
   return detectSchema(sql);
 }
 
-/** See SchemaInfo.linkGallery: what msgbrowse's v8+ schema declares; a hand-made archive may differ. */
+/** As msgbrowse v8+ declares links: own conversation and time, NOT NULL columns, gallery indexes, no collation. */
 function linkGallery(sql: Sql, link: Map<string, ColumnInfo>): boolean {
   if (!link.has('conversation_id') || !link.has('ts_unix')) return false;
   if (!['url', 'domain', 'ts_unix'].every((c) => link.get(c)?.notNull)) return false;

@@ -4,7 +4,7 @@ export const SQLITE = {
   BUSY: 5,
   INTERRUPT: 9,
   CORRUPT: 11,
-  /** An FTS5 index row whose content row is missing (or a damaged index). */
+  /** An FTS5 index row whose content row is missing. */
   CORRUPT_VTAB: 267,
   SCHEMA: 17,
   NOTADB: 26,

@@ -1,17 +1,9 @@
-/**
- * Prepared statements driven through the raw WASM exports of the C API.
- *
- * sqlite-wasm's oo1 `Stmt` wraps every call (argument conversion, state checks) and `get({})` reads
- * each column through several wrapped calls plus an object keyed by column name: ~25 µs per
- * 11-column row, most of a small query's time. Here binding, stepping and column reads call the
- * exports directly, text is decoded with one `Buffer#toString` over the WASM heap, and row objects
- * (for {@link Sql.all}) reuse column names read once per statement.
- */
+/** Prepared statements over the raw WASM exports: oo1's `Stmt` wraps every call, most of a small query's time. */
 import { SQLITE } from './sqlite-codes';
 import type { Database, PreparedStatement, SqlValue, Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import type { Columns, Param, Row } from './connection';
 
-/** The raw exports we call (pointers are 32-bit numbers in this build; int64 is a BigInt). */
+/** Pointers are 32-bit numbers in this build; int64 is a BigInt. */
 interface Exports {
   sqlite3_step(p: number): number;
   sqlite3_reset(p: number): number;
@@ -45,7 +37,6 @@ class Heap {
   }
 }
 
-/** One cached statement: its pointer, typed column access and (lazily) its column names. */
 export class Statement implements Columns {
   readonly p: number;
   private readonly nParams: number;
@@ -80,7 +71,6 @@ export class Statement implements Columns {
     }
   }
 
-  /** True when a row is available; throws the SQLite error otherwise. */
   step(): boolean {
     const rc = this.x.sqlite3_step(this.p);
     if (rc === SQLITE.ROW) return true;
@@ -88,7 +78,7 @@ export class Statement implements Columns {
     return this.checkRc(rc);
   }
 
-  /** Reset and clear bindings (a failed step already threw its error, so the rc is not re-raised). */
+  /** A failed step already threw its error, so the rc is not re-raised. */
   reset(): void {
     this.x.sqlite3_reset(this.p);
     this.x.sqlite3_clear_bindings(this.p);
@@ -143,7 +133,6 @@ export class Statement implements Columns {
     }
   }
 
-  /** The current row as an object keyed by column name. */
   row(): Row {
     const names = (this.names ??= this.stmt.getColumnNames());
     const r: Row = {};
@@ -152,7 +141,7 @@ export class Statement implements Columns {
   }
 }
 
-/** The statements of one open database, prepared once and kept until the database is closed. */
+/** The statements of one open database, prepared once and kept until it is closed. */
 export class StatementCache {
   private readonly cache = new Map<string, Statement>();
   private readonly x: Exports;
@@ -167,7 +156,7 @@ export class StatementCache {
     this.x = wasm.exports;
     this.heap = new Heap(wasm.memory);
     const dbPtr = db.pointer;
-    // Throws SQLite3Error (resultCode + sqlite3_errmsg), exactly like oo1's own step/bind.
+    // Throws SQLite3Error, exactly like oo1's own step/bind.
     this.checkRc = (rc) => {
       sqlite3.oo1.DB.checkRc(dbPtr as never, rc);
       throw new Error(`SQLite result code ${rc}`);
@@ -183,7 +172,6 @@ export class StatementCache {
     return s;
   }
 
-  /** Bind `params` to the cached statement for `sql`, run `fn`, always reset. */
   with<T>(sql: string, params: readonly Param[] | undefined, fn: (s: Statement) => T): T {
     const s = this.get(sql);
     try {
@@ -194,7 +182,6 @@ export class StatementCache {
     }
   }
 
-  /** Run a statement that returns no rows (BEGIN, COMMIT). */
   exec(sql: string): void {
     this.with(sql, undefined, (s) => s.step());
   }

@@ -1,14 +1,9 @@
 /**
- * Row shapes and the query contract of the read-only archive layer.
- *
- * Everything here mirrors msgbrowse's store semantics (see README "Archive format"):
- * timestamps are the archive's own `ts` strings, `tsUnix` is wall-clock-as-UTC seconds,
- * ordering is always by (ts_unix, id).
+ * Row shapes and the query contract of the archive, in msgbrowse's store semantics (README "Archive format"): `ts` is
+ * the archive's own string, `tsUnix` wall-clock-as-UTC seconds, ordering always by (ts_unix, id).
  */
 
 import type { ArchiveMethod, ArchiveQueryMethods } from './methods';
-
-export type Source = 'signal' | 'imessage' | 'whatsapp' | (string & {});
 
 export type AttachmentKind = 'image' | 'file' | 'video';
 export const ATTACHMENT_KINDS: readonly AttachmentKind[] = ['image', 'file', 'video'];
@@ -18,16 +13,15 @@ export interface ConversationRow {
   name: string;
   source: string;
   messageCount: number;
-  /** `ts` of the earliest message by (ts_unix, id); '' when empty. */
+  /** '' when the conversation is empty (as `lastTs`). */
   firstTs: string;
-  /** `ts` of the latest message by (ts_unix, id); '' when empty. */
   lastTs: string;
   lastUnix: number;
   images: number;
-  /** Attachments of kind `file` (videos are counted separately). */
+  /** Attachments of kind `file` (videos are counted apart). */
   files: number;
   videos: number;
-  /** Distinct URLs linked in the conversation. */
+  /** Distinct URLs. */
   links: number;
 }
 
@@ -48,7 +42,7 @@ export interface MessageRow {
 export interface KeywordHit extends Omit<MessageRow, 'body' | 'seq'> {
   /** FTS5 snippet with U+0002 / U+0003 around matches (msgbrowse's markers). */
   snippet: string;
-  /** bm25 rank as returned by FTS5 (lower is better). */
+  /** FTS5's bm25: lower is better. */
   rank: number;
   hasAttachment: boolean;
   hasLink: boolean;
@@ -67,18 +61,16 @@ export interface AttachmentRow {
   originalName: string;
   ts: string;
   tsUnix: number;
-  /** The hash of the message carrying the attachment (stable across re-imports; citations carry it). */
   messageHash: string;
 }
 
 export interface LinkRow {
   url: string;
   domain: string;
-  /** Occurrences of this URL within the filtered scope. */
+  /** Occurrences in the filtered scope. */
   count: number;
-  /** Earliest occurrence (ties: lowest message id). */
+  /** The earliest occurrence (ties: lowest id). */
   messageId: number;
-  /** The hash of that earliest message (stable across re-imports; citations carry it). */
   messageHash: string;
   conversationId: number;
   conversation: string;
@@ -93,10 +85,7 @@ export interface ReactionRow {
   actor: string;
 }
 
-/**
- * A conversation a caller must not see: `name` is an exact conversation name (msgbrowse's journal exclusion), in
- * any source, or only in `source` when given.
- */
+/** A conversation a caller must not see, by name (msgbrowse's journal exclusion), in any source or only in `source`. */
 export interface ConversationExclusion {
   name: string;
   source?: string;
@@ -105,18 +94,14 @@ export interface ConversationExclusion {
 /** The conversations a query leaves out; it then answers exactly as if they were not in the archive. */
 export type Exclusion = readonly ConversationExclusion[];
 
-/** Common message filters (all optional; absent means "no filter"). */
+/** Message filters; an absent one does not filter. Bounds are inclusive; `false` keeps only messages without one. */
 export interface MessageFilter {
   conversationId?: number;
   source?: string;
   sender?: string;
-  /** Inclusive lower bound on ts_unix. */
   startUnix?: number;
-  /** Inclusive upper bound on ts_unix. */
   endUnix?: number;
-  /** true: only messages with an attachment; false: only messages without one. */
   hasAttachment?: boolean;
-  /** true: only messages with a link; false: only messages without one. */
   hasLink?: boolean;
 }
 
@@ -135,11 +120,10 @@ export interface TranscriptOptions {
   startUnix?: number;
   endUnix?: number;
   limit: number;
-  /** Keyset: return messages strictly after this (ts_unix, id). */
+  /** Keysets, exclusive; a page is chronological either way. */
   after?: TranscriptCursor;
-  /** Keyset: return messages strictly before this (ts_unix, id); result still chronological. */
   before?: TranscriptCursor;
-  /** Newest first: the page starts at the newest message (or just before `before`) and `next` continues older. */
+  /** The page starts at the newest message (or just before `before`) and `next` continues older. */
   newestFirst?: boolean;
 }
 
@@ -147,13 +131,12 @@ export interface TranscriptOptions {
 export interface JournalDayStats {
   messageCount: number;
   conversationCount: number;
-  /** source → messages, keys in ascending order. */
+  /** Keys in ascending order. */
   sourceCounts: Record<string, number>;
   /** Up to 5, the owner "Me" excluded, count descending then name ascending. */
   topSenders: { name: string; count: number }[];
 }
 
-/** One journal_digests row as stored. */
 export interface JournalDigestRow {
   body: string;
   structured: string;
@@ -165,21 +148,21 @@ export interface JournalDigestRow {
 
 export interface JournalDay extends JournalDayStats {
   day: string;
-  /** undefined: no digest for the day, or the archive has no journal tables (see `digestsSupported`). */
+  /** Absent also when the archive has no journal tables (`digestsSupported`). */
   digest?: JournalDigestRow;
   digestsSupported: boolean;
-  /** Whether a conversation the caller must not see has counted messages that day (its digest may speak of them). */
+  /** A hidden conversation has counted messages that day: its digest may speak of them. */
   touchesHidden: boolean;
-  /** The nearest earlier / later days with counted messages (set when the day itself has none). */
+  /** The nearest days with counted messages, set when the day itself has none. */
   earlier?: string;
   later?: string;
 }
 
 export interface DayMessagesOptions {
-  /** Unix seconds of the day's 00:00 UTC. */
+  /** The day's 00:00 UTC. */
   dayStartUnix: number;
   limit: number;
-  /** Keyset in DayTranscript order: messages strictly after (conversation_id, ts_unix, id). */
+  /** Keyset in DayTranscript order, exclusive. */
   after?: { conversationId: number; tsUnix: number; id: number };
 }
 
@@ -194,7 +177,7 @@ export interface ContactRow {
   id: number;
   name: string;
   identifiers: { source: string; identifier: string }[];
-  /** Ids of the contact's conversations (those the caller may see). */
+  /** Those the caller may see. */
   conversationIds: number[];
   factCount: number;
 }
@@ -206,17 +189,17 @@ export interface ContactFactRow {
   sourceTs: string;
   sourceTsUnix: number;
   sourceMessageHash: string;
-  /** The cited message, found by its hash; undefined when it no longer exists. */
+  /** Found by its hash; absent when it no longer exists. */
   message?: MessageRow;
 }
 
 export interface TranscriptPage {
   messages: MessageRow[];
-  /** Present when more messages follow the last one returned (in the paging direction). */
+  /** Present when more messages follow in the paging direction. */
   next?: TranscriptCursor;
 }
 
-/** Where a conversation page is: its end, around a message (the message included), or strictly before/after one. */
+/** A conversation's end, around a message (included), or strictly before/after one. */
 export type ConversationPageAt =
   | { kind: 'end' }
   | { kind: 'around'; messageId: number }
@@ -233,43 +216,57 @@ export interface ConversationPageOptions {
   limit: number;
 }
 
-/** One viewer page, read in one snapshot: the conversation, a chronological run of its messages and their extras. */
+/** One viewer page, read in one snapshot. */
 export interface ConversationPage {
-  /** Undefined when the conversation is not in the archive (then nothing else was read). */
+  /** Absent when the conversation is not in the archive (then nothing else was read). */
   conversation?: ConversationRow;
   /**
-   * The message `at` names, wherever it is (undefined when unknown or `at` is `end`). When it belongs to another
-   * conversation the page is empty. `around` an unknown message gives the conversation's end instead.
+   * The message `at` names, wherever it is; in another conversation the page is empty. `around` an unknown message
+   * gives the conversation's end instead.
    */
   anchor?: MessageRow;
-  /** Chronological, by (ts_unix, id). */
   messages: MessageRow[];
-  /** Whether the conversation has messages before the first / after the last of `messages` (false on an empty page). */
+  /** Whether the conversation goes on past the page (false on an empty page). */
   hasBefore: boolean;
   hasAfter: boolean;
-  /** Attachments of `messages`, by message id then attachment id. */
+  /** By message id then attachment id. */
   attachments: AttachmentRow[];
-  /** Reactions on `messages` (by their hashes; none before schema v6), by hash then insertion. */
+  /** By hash then insertion. */
   reactions: ReactionRow[];
 }
 
-export interface AttachmentOptions {
-  kinds: AttachmentKind[];
+export interface CitationViewRequest {
+  messageId: number;
+  /** A prefix of the cited hash; absent: the id alone, unchecked. */
+  hash?: string;
+  /** A viewer's own conversation; default: the cited message's. */
   conversationId?: number;
-  source?: string;
-  startUnix?: number;
-  endUnix?: number;
   limit: number;
 }
 
-export interface LinkOptions {
+/**
+ * What opening a citation shows, read in one snapshot. The cited message is the row at the id when it holds the hash
+ * (or no hash is given), else the one row the hash names.
+ */
+export interface CitationView {
+  atId?: MessageRow;
+  /** Up to 2 messages whose hash starts with the cited one; read only when `atId` does not hold it. */
+  byHash: MessageRow[];
+  /** Around the cited message when it is in the paged conversation, else its end. */
+  page?: ConversationPage;
+  /** The journal day of the page's anchor. */
+  day?: JournalDay;
+}
+
+type GalleryOptions = Pick<MessageFilter, 'conversationId' | 'source' | 'startUnix' | 'endUnix'> & { limit: number };
+
+export interface AttachmentOptions extends GalleryOptions {
+  kinds: AttachmentKind[];
+}
+
+export interface LinkOptions extends GalleryOptions {
   /** Already-normalised domain (lowercase, no `www.`); matches the domain and its subdomains. */
   domain?: string;
-  conversationId?: number;
-  source?: string;
-  startUnix?: number;
-  endUnix?: number;
-  limit: number;
 }
 
 export interface EmbeddingModelInfo {
@@ -278,29 +275,19 @@ export interface EmbeddingModelInfo {
   dim: number;
 }
 
-/** The columns an embedding record takes from its message. */
-export interface MessageColumns {
-  messageId: number;
-  conversationId: number;
-  tsUnix: number;
-  sender: string;
-  source: string;
-}
-
 export interface EmbeddingRecord {
-  /** `embeddings.rowid`: where the vector is read back from for exact rescoring (see Archive.embeddingVectors). */
+  /** Where exact rescoring reads the vector back (Archive.embeddingVectors). */
   rowid: number;
   messageId: number;
   /**
-   * `messages.hash`. The archive's iterator makes this string only when it is read (a build never reads it), so a
-   * record is not a plain object: read the fields it needs, never spread or post it.
+   * Made only when read (a build never reads it), so a record is not a plain object: read the fields it needs, never
+   * spread or post it.
    */
   readonly hash: string;
   conversationId: number;
   tsUnix: number;
-  /** `messages.sender` (lets the vector index filter by sender during its scan). */
+  /** Sender and source let the vector index filter during its scan. */
   sender?: string;
-  /** `messages.source` (lets the vector index filter by source during its scan). */
   source?: string;
   vec: Float32Array;
 }
@@ -310,52 +297,34 @@ export type ResolveResult =
   | { kind: 'ambiguous'; candidates: ConversationRow[] }
   | { kind: 'not_found'; suggestions: ConversationRow[] };
 
-/** A search scope for counting and sender resolution (all optional; absent means "no bound"). */
-export interface ScopeFilter {
-  conversationId?: number;
-  /** A source; counted as the set of its conversations. Ignored when conversationId is given. */
-  source?: string;
-  sender?: string;
-  startUnix?: number;
-  endUnix?: number;
-  /** Only messages with (true) / without (false) an attachment. */
-  hasAttachment?: boolean;
-  /** Only messages with (true) / without (false) a link. */
-  hasLink?: boolean;
-}
+/** A search scope for counting and sender resolution; `source` is ignored when conversationId is given. */
+export type ScopeFilter = MessageFilter;
 
 export interface ScopeCounts {
-  /** Messages in the scope. */
   messages: number;
-  /** Of those, messages with a vector for `model` (present when a model was asked about). */
+  /** Of those, messages with a vector for `model`, when one was asked about. */
   withVectors?: number;
   model?: string;
 }
 
-/** Reactions (by message hash) and attachments (by message id) of a set of hits. */
 export interface HitExtrasRows {
   reactions: ReactionRow[];
   attachments: AttachmentRow[];
 }
 
-/** The keyword half of a search in one snapshot: the hits, their extras and (when asked) the counts of the searched scope. */
 export interface KeywordSearchBundle {
   hits: KeywordHit[];
   extras: HitExtrasRows;
   counts?: ScopeCounts;
 }
 
-/**
- * The messages of vector hits in one snapshot: the rows (input order, unknown and hidden ids left out), their extras
- * and (when asked) the counts of the searched scope.
- */
 export interface HitMessagesBundle {
+  /** Input order, unknown and hidden ids left out. */
   messages: MessageRow[];
   extras: HitExtrasRows;
   counts?: ScopeCounts;
 }
 
-/** A sender name and its messages (in the scope asked about, or in the whole archive for `elsewhere`). */
 export interface SenderMatch {
   name: string;
   messages: number;
@@ -364,7 +333,6 @@ export interface SenderMatch {
 export type SenderResolveResult =
   /** `via`: the stored spelling, a case/diacritic-folded match, or an owner synonym ("me", "myself", …) for `Me`. */
   | { kind: 'found'; sender: string; messages: number; via: 'exact' | 'folded' | 'owner' }
-  /** Several stored spellings fold to the name and have messages in scope. */
   | { kind: 'ambiguous'; candidates: SenderMatch[] }
   /**
    * No such sender in scope. `elsewhere`: the same name's messages outside the scope; `suggestions`: close names
@@ -372,17 +340,15 @@ export type SenderResolveResult =
    */
   | { kind: 'not_found'; suggestions: SenderMatch[]; elsewhere: SenderMatch[]; inScope?: SenderMatch[] };
 
-/** msgbrowse's optional parts this archive has, found from its tables (a missing one answers only its own tools). */
+/**
+ * msgbrowse's optional tables this archive has (a missing one answers only its own tools): `contacts` (v2+),
+ * `contact_facts` (v4+), `reactions` (v6+), `embeddings` (v3+), `journal_digests` (v11+).
+ */
 export interface ArchiveParts {
-  /** `contacts` and their identifiers (msgbrowse v2+): search_contacts, get_contact. */
   people: boolean;
-  /** `contact_facts` (v4+): the facts of get_contact. */
   facts: boolean;
-  /** `reactions` (v6+): the reactions on message items. */
   reactions: boolean;
-  /** `embeddings` (v3+): semantic search. */
   embeddings: boolean;
-  /** `journal_digests` (v11+): the digest of get_journal_day. */
   digests: boolean;
 }
 
@@ -397,24 +363,20 @@ export interface ArchiveSummary {
   firstTs: string;
   lastTs: string;
   embeddingModels: EmbeddingModelInfo[];
-  /** Identity of the archive state: changes when the file (or its -wal) changes. */
+  /** Changes when the file or its -wal changes. */
   fingerprint: string;
 }
 
-/**
- * The synchronous query surface of an open archive (declared once, in `methods.ts`). Every method opens no file
- * for writing, never blocks on locks, and retries transparently across a concurrent writer's checkpoints.
- */
+/** The synchronous query surface (declared in `methods.ts`); it retries across a writer's checkpoints, never locks. */
 export type ArchiveQueries = ArchiveQueryMethods & {
   /**
-   * Streams every embedding of `model` that belongs to an existing message (orphans skipped). With `shareVectors`,
-   * a record's `vec` is valid only until the iterator reads its next batch (2048 rows): for index builds.
+   * Every embedding of `model` whose message exists. With `shareVectors`, a record's `vec` is valid only until the
+   * iterator reads its next batch: for index builds.
    */
   embeddings(model: string, opts?: { shareVectors?: boolean }): IterableIterator<EmbeddingRecord>;
   /**
-   * Reads the vectors of `model` stored at embedding `rowids` into `out` (row i at `i * dim`), in one snapshot.
-   * Returns how many were found with that model and dimension; a lower count means the archive changed under
-   * whoever kept the rowids (their rows of `out` are left as they were).
+   * Reads the vectors at embedding `rowids` into `out` (row i at `i * dim`), in one snapshot, and returns how many
+   * were found: fewer means the archive changed under whoever kept the rowids.
    */
   embeddingVectors(model: string, dim: number, rowids: ArrayLike<number>, out: Float32Array): number;
 };
@@ -424,25 +386,20 @@ export type ExcludingQueries = ArchiveQueryMethods;
 
 export interface Archive extends ArchiveQueries {
   readonly path: string;
-  /** The same queries, each answering as if `exclude`'s conversations were not in the archive (one snapshot per call). */
   excluding(exclude: Exclusion): ExcludingQueries;
   readonly schemaVersion: number;
   /**
-   * Keeps the vector coverage of `model` (its stored vectors whose message exists: what `scopeCounts` reports for
-   * the whole archive) that a vector index build has just counted, so the first search receipt does not count it
-   * again (a probe per vector: 87 ms at 100k vectors, 0.6 s at 1M). Kept only when `fingerprint` is the files'
-   * fingerprint now, i.e. the build read exactly these files, and only until they change; answers whether it was
-   * kept. Only for whoever built the index (the engine worker, the in-thread builder): not a query, so neither on
-   * AsyncArchive nor on `excluding` views.
+   * Keeps the vector coverage of `model` an index build just counted, so the first search receipt need not count it
+   * again; only when `fingerprint` is the files' now, and until they change. For whoever built the index, so not a
+   * query (neither on AsyncArchive nor on `excluding` views).
    */
   primeModelCoverage(model: string, count: number, fingerprint: string): boolean;
   close(): void;
 }
 
 /**
- * The same surface, asynchronous: what the MCP and extension layers consume (in-thread or worker-backed).
- * Every method takes an optional trailing AbortSignal; a worker-backed implementation interrupts the running
- * SQLite statement when it fires (the in-thread adapter only checks it before starting).
+ * The same surface, asynchronous (in-thread or worker-backed). The trailing AbortSignal interrupts a worker's running
+ * statement; the in-thread adapter only checks it before starting.
  */
 export type AsyncArchive = {
   [K in ArchiveMethod]: (
@@ -450,10 +407,7 @@ export type AsyncArchive = {
   ) => Promise<ReturnType<ArchiveQueryMethods[K]>>;
 } & {
   readonly path: string;
-  /**
-   * The same surface answering as if `exclude`'s conversations were not in the archive: every method, in the one
-   * snapshot of its call (see ARCHIVE_PRIVACY in methods.ts). An empty exclusion is this archive itself.
-   */
+  /** An empty exclusion is this archive itself (see ARCHIVE_PRIVACY in methods.ts). */
   excluding(exclude: Exclusion): AsyncArchive;
   close(): Promise<void>;
 };

@@ -17,9 +17,7 @@ const init = workerData as BuildWorkerInit;
 const flag = new Int32Array(init.cancelFlag);
 const cancelled = () => Atomics.load(flag, 0) !== 0;
 
-function send(msg: BuildWorkerMessage, transfer: ArrayBuffer[] = []): void {
-  port.postMessage(msg, transfer);
-}
+const send = (msg: BuildWorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(msg, transfer);
 const log = (message: string) => send({ type: 'log', message });
 
 async function main(): Promise<void> {

@@ -31,13 +31,8 @@ export class CancelSlots {
   release(slot: number): void {
     if (slot !== NO_SLOT) this.free.push(slot);
   }
-
-  get available(): number {
-    return this.free.length;
-  }
 }
 
-/** The worker's side. */
 export class CancelFlags {
   private readonly flags: Int32Array;
   constructor(buffer: SharedArrayBuffer) {

@@ -1,8 +1,6 @@
 /**
- * The main-thread side of the engine worker: an AsyncArchive (and vector indexes) whose queries all run in one worker
- * thread, so the extension host's shared event loop never runs SQLite or a vector scan. Calls go in order; an aborted
- * signal rejects at once and sets the request's shared cancel flag; a crashed worker fails what was pending and the
- * next call starts a new one; an idle worker never keeps the process alive.
+ * An AsyncArchive (and vector indexes) served by one worker thread, so the extension host's event loop never runs
+ * SQLite or a vector scan. A crashed worker fails what was pending and the next call starts a new one.
  */
 import type { AsyncArchive, Exclusion } from '../archive/types';
 import { compiledEngineModule, prewarmEngine } from '../archive/wasm-engine';
@@ -21,33 +19,27 @@ import { VectorIndexProxy, type VectorOpener } from './vector-proxy';
 import { abortError } from './wire-error';
 import { resolveWorkerScript, type WorkerScript } from './worker-script';
 
-export { resolveWorkerScript };
-
-export interface EngineWorkerOptions {
-  /** Archive file or msgbrowse data directory (resolved by the archive layer inside the worker). */
+interface EngineWorkerOptions {
+  /** Archive file or msgbrowse data directory. */
   archivePath: string;
-  /** Override the worker entry (a built `.js`, or a `.ts` source run through tsx). */
+  /** Entries of the engine and index-build workers: a built `.js`, or a `.ts` source run through tsx. */
   workerScript?: string;
-  /** Override the index-build worker's entry (tests wrap it). */
   buildScript?: string;
-  /** Diagnostics: crashes and restarts, cache decisions, anything the worker prints. */
   log?: EngineLog;
   /** Scan unfiltered vector searches on this thread too (scan-share.ts): for the CLI, never the extension host. */
   helpScans?: boolean;
 }
 
-export interface VectorIndexOptions extends VectorOpenOptions {
+interface VectorIndexOptions extends VectorOpenOptions {
   onProgress?: (progress: BuildProgress) => void;
   /** Cancels the load or build (no cache file is left). */
   signal?: AbortSignal;
 }
 
 export interface EngineClient extends AsyncArchive {
-  /** `PRAGMA user_version` when the worker last opened the archive. */
   readonly schemaVersion: number;
-  /** Loads or builds `model`'s vector index in the worker; the proxy reloads it after a worker restart. */
+  /** The proxy reloads the index after a worker restart. */
   vectorIndex(model: string, opts?: VectorIndexOptions): Promise<VectorIndex>;
-  /** Terminates the worker; pending and later calls reject. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -66,7 +58,6 @@ class WorkerEngineClient implements VectorOpener {
     this.path = opts.archivePath;
   }
 
-  /** The live connection, starting (or restarting) the worker when needed; rejects if the archive cannot open. */
   async connection(): Promise<Connection> {
     if (this.closed) throw new Error('The archive engine is closed.');
     let conn = this.conn;
@@ -157,7 +148,7 @@ class WorkerEngineClient implements VectorOpener {
 
 const ENGINE = Symbol.for('msgbrowse.engineClient');
 
-/** Whether an AsyncArchive is worker-backed (then vector indexes are built with its `vectorIndex`). */
+/** Whether an AsyncArchive is worker-backed (then its `vectorIndex` builds vector indexes). */
 export function isEngineClient(archive: unknown): archive is EngineClient {
   return typeof archive === 'object' && archive !== null && (archive as Record<symbol, unknown>)[ENGINE] === true;
 }
@@ -172,7 +163,8 @@ export async function startEngineWorker(opts: EngineWorkerOptions): Promise<Engi
     await impl.close();
     throw e;
   }
-  const methodsFor = (exclude?: Exclusion) => {
+  // Every call of a view carries its exclusion to the worker.
+  const view = (exclude: Exclusion | undefined, rest: object): object => {
     const methods = {} as Record<ArchiveMethod, (...args: unknown[]) => Promise<unknown>>;
     for (const method of ARCHIVE_METHODS) {
       methods[method] = (...args: unknown[]) => {
@@ -180,28 +172,19 @@ export async function startEngineWorker(opts: EngineWorkerOptions): Promise<Engi
         return impl.call(method, callArgs, signal, exclude);
       };
     }
-    return methods;
+    return Object.assign(Object.create(null) as object, methods, { path: impl.path }, rest);
   };
-  // A view whose every call carries the exclusion to the worker.
   const excluding = (exclude: Exclusion): AsyncArchive => {
     if (!exclude.length) return client as unknown as AsyncArchive;
     const copy = exclude.map((x) => (x.source === undefined ? { name: x.name } : { name: x.name, source: x.source }));
-    return Object.assign(Object.create(null) as object, methodsFor(copy), {
-      get path(): string {
-        return impl.path;
-      },
+    return view(copy, {
       excluding: (more: Exclusion) => excluding([...copy, ...more]),
       // A view never closes the archive it looks through.
       close: async () => {},
-    }) as unknown as AsyncArchive;
+    }) as AsyncArchive;
   };
-  const client = Object.assign(Object.create(null) as object, methodsFor(), {
-    get path(): string {
-      return impl.path;
-    },
-    get schemaVersion(): number {
-      return impl.schemaVersion;
-    },
+  const client = view(undefined, {
+    schemaVersion: impl.schemaVersion,
     excluding,
     vectorIndex: (model: string, o?: VectorIndexOptions) => impl.vectorIndex(model, o),
     close: () => impl.close(),

@@ -1,10 +1,10 @@
 /**
- * The engine worker (bundled to dist/engine-worker.js): opens the archive once, answers archive queries and holds
- * vector indexes off the extension host's thread. SQLite's progress handler and vector scans poll each request's
- * shared cancel flag.
+ * The engine worker (dist/engine-worker.js): opens the archive once, answers its queries and holds vector indexes.
+ * SQLite's progress handler and vector scans poll each request's shared cancel flag.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
+import { isArchiveMethod } from '../archive/methods';
 import type { Archive } from '../archive/types';
 import { compiledEngineModuleNow, useCompiledEngineModule } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
@@ -25,7 +25,6 @@ import { CancelFlags } from './cancel-slots';
 import { pollingSignal, type PollingAbort } from './polling-signal';
 import { installInterruptHandler } from './interrupt';
 import {
-  isArchiveMethod,
   NO_SLOT,
   type VectorIndexInfo,
   type WireError,
@@ -46,13 +45,13 @@ let archive: Archive | undefined;
 let closing = false;
 let nextHandle = 1;
 const indexes = new Map<number, VectorIndex>();
-/** Async requests in progress (vector open/search), for `cancel`. */
+/** Vector opens and searches in progress, for `cancel`. */
 const running = new Map<number, PollingAbort>();
 /** Their completions: close() lets a cancelled build remove its temporary cache file first. */
 const settling = new Set<Promise<void>>();
-/** Where a helped search's `vector.helped` findings go, by request id. */
+/** Where a helped search's `vector.helped` findings go. */
 const helpers = new Map<number, (scan: HelperScan) => void>();
-/** Cache files still being written, by path (an open of the same file waits for it). */
+/** Cache files being written: an open of the same file waits for it. */
 const writing = new Map<string, Promise<void>>();
 const CLOSE_GRACE_MS = 2000;
 
@@ -61,13 +60,8 @@ function track(work: Promise<void>): void {
   void work.finally(() => settling.delete(work));
 }
 
-function send(msg: WorkerResponse): void {
-  port.postMessage(msg);
-}
-
-function log(message: string, level: 'info' | 'warn' = 'info'): void {
-  send({ type: 'log', level, message });
-}
+const send = (msg: WorkerResponse): void => port.postMessage(msg);
+const log = (message: string, level: 'info' | 'warn' = 'info'): void => send({ type: 'log', level, message });
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -129,7 +123,6 @@ function handleCall(req: Extract<WorkerRequest, { type: 'call' }>, db: Archive):
 type VectorOpen = Extract<WorkerRequest, { type: 'vector.open' }>;
 type CacheSpot = { cacheDir: string; key: string; name: string; file: string };
 
-/** Where the index of `req` is cached, if anywhere. */
 function cacheOf(req: VectorOpen, db: Archive, dim?: number, count?: number): CacheSpot | undefined {
   if (!req.cacheDir) return undefined;
   const fingerprint = () => withSlot(req.slot, () => db.summary().fingerprint);
@@ -138,10 +131,7 @@ function cacheOf(req: VectorOpen, db: Archive, dim?: number, count?: number): Ca
   return { cacheDir: req.cacheDir, key, name, file: cacheFilePath(req.cacheDir, name, req.model) };
 }
 
-/**
- * Loads the index from its cache file, or builds it in an index-build worker so this thread keeps answering
- * meanwhile. Only int8 rows stay resident: rescoring reads candidates' vectors back from the archive by rowid.
- */
+/** From its cache file, or built in an index-build worker so this thread keeps answering meanwhile. */
 async function openVectorIndex(req: VectorOpen, db: Archive, signal: AbortSignal): Promise<VectorIndex> {
   const info = withSlot(req.slot, () => db.embeddingModels().find((m) => m.model === req.model));
   const dim = req.dim ?? info?.dim;
@@ -166,7 +156,6 @@ async function openVectorIndex(req: VectorOpen, db: Archive, signal: AbortSignal
     dim,
     total,
     ...(init.buildScript ? { script: init.buildScript } : {}),
-    // The build thread instantiates this thread's compiled engine instead of compiling sqlite3.wasm again.
     ...(wasmModule ? { wasmModule } : {}),
     onProgress: (progress) => send({ type: 'progress', id: req.id, progress }),
     log,
@@ -178,7 +167,7 @@ async function openVectorIndex(req: VectorOpen, db: Archive, signal: AbortSignal
   return Int8VectorIndex.create(parts, rows(parts), 'built', cache.file);
 }
 
-/** Writes a built index's cache file with async I/O while the index already answers. */
+/** Written with async I/O while the index already answers. */
 function saveInBackground(cache: CacheSpot, model: string, parts: IndexParts): void {
   const { file } = cache;
   const written = writeCacheFile({ ...cache, model }, parts)
@@ -197,31 +186,12 @@ function saveInBackground(cache: CacheSpot, model: string, parts: IndexParts): v
   track(written);
 }
 
-async function handleVectorOpen(req: VectorOpen, db: Archive): Promise<void> {
+/** Answers an async request, cancellable by its flag or a `cancel` message, with what `work` gives or throws. */
+async function answer(req: { id: number; slot: number }, work: (signal: AbortSignal) => Promise<unknown>) {
   const abort = pollingSignal(() => flags.isSet(req.slot));
   running.set(req.id, abort);
   try {
-    abort.signal.throwIfAborted();
-    const index = await openVectorIndex(req, db, abort.signal);
-    if (abort.signal.aborted || closing) {
-      index.dispose();
-      throw new DOMException('The request was cancelled.', 'AbortError');
-    }
-    const handle = nextHandle++;
-    indexes.set(handle, index);
-    const info: VectorIndexInfo = { handle, model: index.model, dim: index.dim, size: index.size };
-    if (req.share && index instanceof Int8VectorIndex) {
-      try {
-        info.share = index.share();
-      } catch (e) {
-        // Only a speed-up: the index answers unshared.
-        log(
-          `vector index for model ${index.model}: scans are not shared with the client thread: ${errorText(e)}`,
-          'warn',
-        );
-      }
-    }
-    send({ type: 'result', id: req.id, value: info });
+    send({ type: 'result', id: req.id, value: await work(abort.signal) });
   } catch (e) {
     fail(req.id, req.slot, e);
   } finally {
@@ -229,28 +199,39 @@ async function handleVectorOpen(req: VectorOpen, db: Archive): Promise<void> {
   }
 }
 
-async function handleVectorSearch(req: Extract<WorkerRequest, { type: 'vector.search' }>): Promise<void> {
-  const index = indexes.get(req.handle);
-  if (!index) {
-    const message = 'This vector index is no longer loaded in the engine worker (it was disposed).';
-    return send({ type: 'error', id: req.id, error: { kind: 'error', message } });
+async function vectorOpen(req: VectorOpen, db: Archive, signal: AbortSignal): Promise<VectorIndexInfo> {
+  signal.throwIfAborted();
+  const index = await openVectorIndex(req, db, signal);
+  if (signal.aborted || closing) {
+    index.dispose();
+    throw new DOMException('The request was cancelled.', 'AbortError');
   }
-  const abort = pollingSignal(() => flags.isSet(req.slot));
-  running.set(req.id, abort);
+  const handle = nextHandle++;
+  indexes.set(handle, index);
+  const info: VectorIndexInfo = { handle, model: index.model, dim: index.dim, size: index.size };
+  if (req.share && index instanceof Int8VectorIndex) {
+    try {
+      info.share = index.share();
+    } catch (e) {
+      // Only a speed-up: the index answers unshared.
+      const why = errorText(e);
+      log(`vector index for model ${index.model}: scans are not shared with the client thread: ${why}`, 'warn');
+    }
+  }
+  return info;
+}
+
+async function vectorSearch(req: Extract<WorkerRequest, { type: 'vector.search' }>, signal: AbortSignal) {
+  const index = indexes.get(req.handle);
+  if (!index) throw new Error('This vector index is no longer loaded in the engine worker (it was disposed).');
+  if (req.job === undefined || !(index instanceof Int8VectorIndex))
+    return index.search(req.query, req.k, req.filter, signal);
   // A helped search's findings arrive as `vector.helped`: listened for before anything here awaits, or one handled
   // meanwhile would be dropped and the search never end.
-  const helped = req.job !== undefined ? new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve)) : undefined;
+  const helped = new Promise<HelperScan>((resolve) => helpers.set(req.id, resolve));
   try {
-    const shared = req.job !== undefined && helped ? { job: req.job, helped } : undefined;
-    const hits =
-      shared && index instanceof Int8VectorIndex
-        ? await index.search(req.query, req.k, req.filter, abort.signal, shared)
-        : await index.search(req.query, req.k, req.filter, abort.signal);
-    send({ type: 'result', id: req.id, value: hits });
-  } catch (e) {
-    fail(req.id, req.slot, e);
+    return await index.search(req.query, req.k, req.filter, signal, { job: req.job, helped });
   } finally {
-    running.delete(req.id);
     helpers.delete(req.id);
   }
 }
@@ -266,20 +247,15 @@ async function shutdown(): Promise<void> {
     ]);
     clearTimeout(timer);
   }
-  for (const index of indexes.values()) {
+  const quietly = (close: () => void) => {
     try {
-      index.dispose();
+      close();
     } catch {
       /* closing anyway */
     }
-  }
-  indexes.clear();
-  try {
-    archive?.close();
-  } catch {
-    /* closing anyway */
-  }
-  archive = undefined;
+  };
+  for (const index of indexes.values()) quietly(() => index.dispose());
+  quietly(() => archive?.close());
   port.close();
   process.exit(0);
 }
@@ -291,9 +267,9 @@ function onMessage(req: WorkerRequest): void {
     case 'call':
       return handleCall(req, db);
     case 'vector.open':
-      return track(handleVectorOpen(req, db));
+      return track(answer(req, (signal) => vectorOpen(req, db, signal)));
     case 'vector.search':
-      return track(handleVectorSearch(req));
+      return track(answer(req, (signal) => vectorSearch(req, signal)));
     case 'vector.helped':
       helpers.get(req.id)?.(req.scan);
       return;

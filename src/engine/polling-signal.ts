@@ -10,15 +10,11 @@ export interface PollingAbort {
   abort(): void;
 }
 
-function cancelledError(): DOMException {
-  return new DOMException('The request was cancelled by the client.', 'AbortError');
-}
-
 export function pollingSignal(isSet: () => boolean): PollingAbort {
   const ctrl = new AbortController();
   const signal = ctrl.signal;
   const abort = (): void => {
-    if (!ctrl.signal.reason) ctrl.abort(cancelledError());
+    if (!ctrl.signal.reason) ctrl.abort(new DOMException('The request was cancelled by the client.', 'AbortError'));
   };
   if (nativeAborted) {
     const read = (): boolean => {

@@ -7,25 +7,22 @@ import type { VectorErrorCode } from '../search/vector/errors';
 import type { BuildProgress, PackedParts } from '../search/vector';
 import type { HelperScan, ScanShare } from '../search/vector/scan-share';
 
-export { ARCHIVE_METHODS, isArchiveMethod, type ArchiveMethod } from '../archive/methods';
+export { ARCHIVE_METHODS, type ArchiveMethod } from '../archive/methods';
 
 export type EngineLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
 /** The worker's `workerData`. */
 export interface WorkerInit {
   archivePath: string;
-  /** Int32 cancel flags, one per slot; the client sets `flags[slot] = 1` to cancel the request using it. */
+  /** Int32 flags, one per slot: the client sets a request's to 1 to cancel it. */
   cancelFlags: SharedArrayBuffer;
-  /** The host's compiled sqlite3.wasm, when ready: instantiated instead of compiled again. */
+  /** The host's compiled sqlite3.wasm: instantiated instead of compiled again. */
   wasmModule?: object;
-  /** The index-build worker's script (tests wrap it); default: the one beside the engine worker's. */
   buildScript?: string;
 }
 
-/** Cancel slots (requests beyond this still work, cancelled by message only). */
+/** Requests beyond this many still work, cancelled by message only (NO_SLOT). */
 export const CANCEL_SLOTS = 1024;
-
-/** A request without a shared flag: it is cancelled by a `cancel` message only. */
 export const NO_SLOT = -1;
 
 export type WorkerRequest =
@@ -49,26 +46,24 @@ export type WorkerRequest =
   | { type: 'cancel'; id: number }
   | { type: 'close'; id: number };
 
-/** How the worker loads or builds a vector index (mirrors the vector layer's LoadOrBuildOptions). */
+/** How the worker loads or builds a vector index; what is absent comes from the archive. */
 export interface VectorOpenOptions {
-  /** Cache directory of ours; absent: build in memory, no persistence. */
+  /** Absent: build in memory, no cache file. */
   cacheDir?: string;
-  /** Identity of the archive's embeddings; default: archive path, model, dim, count and file fingerprint. */
+  /** The embeddings' identity; default: archive path, model, dim, count and file fingerprint. */
   key?: string;
-  /** Stable identity of the archive for the cache file name; default: the archive path. */
+  /** The archive's name in the cache file name; default: its path. */
   name?: string;
-  /** Expected dimension; default: the archive's dimension for the model. */
   dim?: number;
-  /** Expected record count (progress); default: the archive's count for the model. */
+  /** Expected records, for progress. */
   total?: number;
-  /** The archive fingerprint `key` was made from: the build's vector coverage is kept while it holds. */
+  /** The fingerprint `key` was made from: the build's vector coverage is kept while it holds. */
   fingerprint?: string;
 }
 
 export interface WireError {
   kind: 'archive' | 'vector' | 'abort' | 'error';
   message: string;
-  /** ArchiveErrorCode for `archive`, VectorErrorCode for `vector`. */
   code?: ArchiveErrorCode | VectorErrorCode;
   path?: string;
 }
@@ -78,7 +73,6 @@ export interface VectorIndexInfo {
   model: string;
   dim: number;
   size: number;
-  /** When asked for: what a helper thread needs to share the index's scans. */
   share?: ScanShare;
 }
 
@@ -90,10 +84,10 @@ export type WorkerResponse =
   | { type: 'progress'; id: number; progress: unknown }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
-/** An index-build worker's `workerData`: the archive and the one build it makes. */
+/** An index-build worker's `workerData`: the one build it makes. */
 export interface BuildWorkerInit {
   archivePath: string;
-  /** One Int32: the engine worker sets it to 1 to cancel the build. */
+  /** One Int32, set to 1 to cancel. */
   cancelFlag: SharedArrayBuffer;
   wasmModule?: object;
   model: string;
@@ -101,7 +95,6 @@ export interface BuildWorkerInit {
   total?: number;
 }
 
-/** What an index-build worker sends its engine worker. */
 export type BuildWorkerMessage =
   | { type: 'progress'; progress: BuildProgress }
   | { type: 'log'; message: string }

@@ -8,7 +8,6 @@ import type { Connection } from './worker-connection';
 import type { VectorIndexInfo, VectorOpenOptions } from './protocol';
 import { abortError } from './wire-error';
 
-/** What the proxy needs from the client: (re)opening an index in the current worker, and request ids. */
 export interface VectorOpener {
   openVector(
     model: string,
@@ -30,8 +29,6 @@ export class VectorIndexProxy implements VectorIndex {
   private helper: Promise<ScanHelper | undefined> | undefined;
   /** One shared search at a time: concurrent ones must not add up to a long stall of this thread. */
   private sharing = false;
-  /** Diagnostics: searches this thread scanned beside the worker, and the rows it scored for them. */
-  readonly helped = { searches: 0, rows: 0 };
 
   constructor(
     private readonly client: VectorOpener,
@@ -61,34 +58,26 @@ export class VectorIndexProxy implements VectorIndex {
     const helper = this.helper && !this.sharing && isUnfiltered(filter) ? await this.helper : undefined;
     if (signal?.aborted) throw abortError(signal);
     // The state may have moved on while the helper was made: share only what is still current.
-    if (helper && !this.sharing && conn === this.conn && !conn.dead && !this.disposed) {
-      this.sharing = true;
-      try {
-        const job = newJob();
-        const id = this.client.nextRequestId();
-        const answer = conn.request<VectorHit[]>(
-          (rid, slot) => ({ type: 'vector.search', id: rid, slot, handle, query: q, k, filter, job }),
-          id,
-          signal,
-        );
-        let scan: HelperScan | undefined;
-        try {
-          scan = helper.help(job, q, k);
-        } finally {
-          conn.post({ type: 'vector.helped', id, scan: scan ?? lostScan() }); // the worker waits for it
-        }
-        this.helped.searches++;
-        this.helped.rows += scan.scanned;
-        return await answer;
-      } finally {
-        this.sharing = false;
-      }
-    }
-    return conn.request<VectorHit[]>(
-      (id, slot) => ({ type: 'vector.search', id, slot, handle, query: q, k, filter }),
-      this.client.nextRequestId(),
+    const job = helper && !this.sharing && conn === this.conn && !conn.dead && !this.disposed ? newJob() : undefined;
+    const id = this.client.nextRequestId();
+    const answer = conn.request<VectorHit[]>(
+      (rid, slot) => ({ type: 'vector.search', id: rid, slot, handle, query: q, k, filter, ...(job ? { job } : {}) }),
+      id,
       signal,
     );
+    if (!helper || !job) return answer;
+    this.sharing = true;
+    try {
+      let scan: HelperScan | undefined;
+      try {
+        scan = helper.help(job, q, k);
+      } finally {
+        conn.post({ type: 'vector.helped', id, scan: scan ?? lostScan() }); // the worker waits for it
+      }
+      return await answer;
+    } finally {
+      this.sharing = false;
+    }
   }
 
   /** The worker restarted: load the index again (from the cache the first build wrote). */

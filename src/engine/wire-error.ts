@@ -16,11 +16,8 @@ export function abortError(signal?: AbortSignal): Error {
 
 /** Serialises what a handler threw. Only name, code and message survive: stacks stay in the worker. */
 export function toWireError(e: unknown): WireError {
-  if (isArchiveError(e)) {
-    const w: WireError = { kind: 'archive', code: e.code, message: e.message };
-    if (e.path !== undefined) w.path = e.path;
-    return w;
-  }
+  if (isArchiveError(e))
+    return { kind: 'archive', code: e.code, message: e.message, ...(e.path !== undefined ? { path: e.path } : {}) };
   if (isVectorIndexError(e)) return { kind: 'vector', code: e.code, message: e.message };
   if (isAbortError(e)) return { kind: 'abort', message: (e as Error).message };
   if (e instanceof Error) return { kind: 'error', message: e.message || e.name };

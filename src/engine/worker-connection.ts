@@ -178,10 +178,8 @@ export class Connection {
   /** Keeps the process alive while the worker opens the archive. */
   holdWhileStarting(): void {
     this.ref();
-    this.ready.then(
-      () => this.unref(),
-      () => this.unref(),
-    );
+    const unref = () => this.unref();
+    this.ready.then(unref, unref);
   }
 
   async close(): Promise<void> {

@@ -24,7 +24,7 @@ let desc: CuratedArchive;
 let a: Archive;
 
 const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
-/** Attachments as attachmentsForMessages orders them: by message id, then attachment id. */
+/** Attachments as the extras query orders them: by message id, then attachment id. */
 const byMessageThenId = (x: WrittenAttachment, y: WrittenAttachment) => x.messageId - y.messageId || x.id - y.id;
 
 before(async () => {
@@ -40,8 +40,14 @@ after(() => {
 /** The page's extras are exactly what the separate queries give for its messages. */
 function assertComposed(archive: Archive, page: ConversationPage, conversationId: number): void {
   assert.deepEqual(page.conversation, archive.conversationById(conversationId));
-  assert.deepEqual(page.attachments, archive.attachmentsForMessages(ids(page.messages)));
-  assert.deepEqual(page.reactions, archive.reactionsForHashes(page.messages.map((m) => m.hash)));
+  assert.deepEqual(page.attachments, archive.hitExtras([], ids(page.messages)).attachments);
+  assert.deepEqual(
+    page.reactions,
+    archive.hitExtras(
+      page.messages.map((m) => m.hash),
+      [],
+    ).reactions,
+  );
 }
 
 describe('conversationPage', () => {

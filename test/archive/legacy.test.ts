@@ -98,7 +98,7 @@ async function checkArchive(desc: ArchiveDescription<LegacyMark>): Promise<void>
     );
     assert.equal(a.links({ source: 'signal', limit: 10 }).items.length > 0, true);
 
-    const reactions = a.reactionsForHashes([linkMark.hash]);
+    const reactions = a.hitExtras([linkMark.hash], []).reactions;
     assert.deepEqual(
       reactions.map((r) => r.emoji),
       desc.version >= 6 ? ['👍'] : [],

@@ -60,9 +60,15 @@ function exerciseAll(a: Archive): void {
   for (const c of convs) {
     const p = a.transcript({ conversationId: c.id, limit: 500 });
     if (p.messages.length) a.context(p.messages[Math.floor(p.messages.length / 2)].id, 5);
-    a.messagesByIds(p.messages.slice(0, 10).map((m) => m.id));
-    a.attachmentsForMessages(p.messages.map((m) => m.id));
-    a.reactionsForHashes(p.messages.map((m) => m.hash));
+    a.hitMessagesBundle(p.messages.slice(0, 10).map((m) => m.id));
+    a.hitExtras(
+      [],
+      p.messages.map((m) => m.id),
+    );
+    a.hitExtras(
+      p.messages.map((m) => m.hash),
+      [],
+    );
   }
   for (const q of ['lease', 'the', 'café', '東京', 'x"y', 'NEAR('])
     a.searchKeyword({ query: q, limit: 50, hasAttachment: q === 'the' });
@@ -287,8 +293,11 @@ describe("read-ahead (the index build's scanning connection)", () => {
           const page = a.transcript({ conversationId: c.id, limit: 500 });
           all.push(
             page,
-            a.messagesByIds(page.messages.map((m) => m.id).reverse()),
-            a.reactionsForHashes(page.messages.map((m) => m.hash)),
+            a.hitMessagesBundle(page.messages.map((m) => m.id).reverse()).messages,
+            a.hitExtras(
+              page.messages.map((m) => m.hash),
+              [],
+            ).reactions,
           );
         }
         for (const q of ['lease', 'the', 'café', '東京']) all.push(a.searchKeyword({ query: q, limit: 50 }));

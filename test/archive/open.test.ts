@@ -9,7 +9,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { ArchiveError, openArchive, type ArchiveErrorCode } from '../../src/archive';
-import { loadEngine } from '../../src/archive/wasm-engine';
 import {
   buildCuratedArchive,
   buildLegacyArchive,
@@ -19,6 +18,7 @@ import {
   writeRandomBytesFile,
   writeTruncatedArchive,
 } from '../fixtures';
+import { openFdsUnder, vfsProbe } from './vfs-probe';
 
 let tmp: string;
 before(() => {
@@ -257,15 +257,15 @@ describe('immutable fallback', () => {
 
 describe('read-only VFS I/O path', () => {
   it('read-ahead (a scanning connection): the same bytes and codes; 64 KiB per read call only while reads follow each other', async () => {
-    const { vfs } = await loadEngine();
+    const vfs = await vfsProbe();
     const f = path.join(tmp, 'ahead.bin');
     const size = 300_000; // not a multiple of the page size: the last page is short
     const content = Buffer.alloc(size);
     for (let i = 0; i < size; i++) content[i] = (i * 2654435761) >>> 24;
     fs.writeFileSync(f, content);
-    const direct = (reads: [number, number][]) => reads.map(([o, n]) => vfs.probeRead(f, BigInt(o), n));
+    const direct = (reads: [number, number][]) => reads.map(([o, n]) => vfs.read(f, BigInt(o), n));
     const same = (reads: [number, number][]) => {
-      const got = vfs.probeReadAhead(f, reads);
+      const got = vfs.readAhead(f, reads);
       assert.deepEqual(got.results, direct(reads), JSON.stringify(reads));
       return got.fileReads;
     };
@@ -277,7 +277,7 @@ describe('read-only VFS I/O path', () => {
       scanReads * 6 < scan.length,
       `a scan of ${scan.length} pages reads 64 KiB at a time: ${scanReads} read calls`,
     );
-    assert.equal(vfs.probeReadAhead(f, scan).results.at(-1)!.rc, 522);
+    assert.equal(vfs.readAhead(f, scan).results.at(-1)!.rc, 522);
     // Scattered reads (pages of other tables between them): each reads only its own bytes, none fills the buffer.
     assert.equal(
       same([
@@ -313,21 +313,32 @@ describe('read-only VFS I/O path', () => {
       [294_912, 4096],
       [299_008, 4096],
     ]);
-    // A file that cannot be read (a directory): SQLITE_IOERR_READ (266) for every read, buffered or not.
-    const results = vfs.probeReadAhead(tmp, [
+    // A file that cannot be read: SQLITE_IOERR_READ (266) for every read, the buffer's refill (a continuation) or
+    // not; a directory, likewise.
+    const failing: [number, number][] = [
       [0, 4096],
       [4096, 4096],
-    ]).results;
+      [4096, 4096],
+      [8192, 4096],
+    ];
+    const failed = vfs.readAhead(f, failing, 1);
     assert.deepEqual(
-      results.map((r) => r.rc),
-      [266, 266],
+      failed.results.map((r) => r.rc),
+      [0, 266, 266, 266],
     );
-    assert.equal(vfs.openFiles(), 0, 'probes closed their fds');
+    assert.deepEqual(failed.results[0], direct([[0, 4096]])[0]);
+    assert.equal(failed.fileReads, 4);
+    assert.deepEqual(
+      vfs.readAhead(f, failing, 0).results.map((r) => r.rc),
+      [266, 266, 266, 266],
+    );
+    assert.equal(vfs.read(tmp, 0n, 4096).rc, 266);
+    assert.deepEqual(openFdsUnder(tmp), [], 'probes closed their fds');
     fs.rmSync(f);
   });
 
   it('reads at 64-bit offsets beyond 4 GiB (sparse file) and zero-fills short reads', async () => {
-    const { vfs } = await loadEngine();
+    const vfs = await vfsProbe();
     const f = path.join(tmp, 'sparse.bin');
     const fd = fs.openSync(f, 'w');
     const high = 5n * 1024n ** 3n + 123n; // 5 GiB + 123
@@ -335,30 +346,29 @@ describe('read-only VFS I/O path', () => {
     fs.writeSync(fd, payload, 0, payload.length, Number(high));
     fs.writeSync(fd, Buffer.from('low'), 0, 3, 2 ** 32 - 1); // straddles nothing, but sits at 4 GiB - 1
     fs.closeSync(fd);
-    const r = vfs.probeRead(f, high, payload.length);
+    const r = vfs.read(f, high, payload.length);
     assert.equal(r.rc, 0);
     assert.equal(Buffer.from(r.bytes).toString(), 'beyond-4GiB!');
-    const r2 = vfs.probeRead(f, BigInt(2 ** 32 - 1), 3);
+    const r2 = vfs.read(f, BigInt(2 ** 32 - 1), 3);
     assert.equal(Buffer.from(r2.bytes).toString(), 'low');
     // Short read at the end of the file: SQLITE_IOERR_SHORT_READ (522) and zeros.
-    const r3 = vfs.probeRead(f, high + BigInt(payload.length) - 4n, 10);
+    const r3 = vfs.read(f, high + BigInt(payload.length) - 4n, 10);
     assert.equal(r3.rc, 522);
     assert.deepEqual([...r3.bytes.subarray(0, 4)], [...Buffer.from('GiB!')]);
     assert.deepEqual([...r3.bytes.subarray(4)], [0, 0, 0, 0, 0, 0]);
     // A missing main file cannot be opened (SQLITE_CANTOPEN = 14); no file is created.
     const missing = path.join(tmp, 'missing.bin');
-    assert.equal(vfs.probeRead(missing, 0n, 4).rc, 14);
+    assert.equal(vfs.read(missing, 0n, 4).rc, 14);
     assert.equal(fs.existsSync(missing), false);
-    assert.equal(vfs.openFiles(), 0, 'probe closed its fd');
+    assert.deepEqual(openFdsUnder(tmp), [], 'probe closed its fd');
     fs.rmSync(f);
   });
 
   it('holds no file descriptors after close', async () => {
-    const { vfs } = await loadEngine();
     const a = await openArchive(path.join(tmp, 'ok'));
     a.searchKeyword({ query: 'lease', limit: 5 });
-    assert.ok(vfs.openFiles() >= 1);
+    assert.ok(openFdsUnder(tmp).length >= 1);
     a.close();
-    assert.equal(vfs.openFiles(), 0, `still open: ${vfs.openPaths().join(', ')}`);
+    assert.deepEqual(openFdsUnder(tmp), [], 'still open');
   });
 });

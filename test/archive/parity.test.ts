@@ -191,13 +191,9 @@ describe('native SQLite parity', () => {
         // Native through the generic row path (no scan): same records, same order, same floats.
         const { scan: _scan, ...rowsOnly } = p.sql;
         void _scan;
-        const native = readEmbeddingBatch(
-          rowsOnly,
-          p.schema,
-          m.model,
-          -1,
-          new MessageMeta(rowsOnly, p.schema),
-        ).items.map((x) => ('rec' in x ? x.rec : x.bad));
+        const native = readEmbeddingBatch(rowsOnly, m.model, -1, new MessageMeta(rowsOnly, p.schema)).items.map((x) =>
+          'rec' in x ? x.rec : x.bad,
+        );
         const wasm = [...p.wasm.embeddings(m.model)].slice(0, native.length);
         assert.deepEqual(
           wasm.map((r) => ({ ...r, hash: r.hash, vec: [...r.vec] })),

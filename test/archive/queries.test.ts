@@ -669,7 +669,7 @@ describe('links', () => {
 });
 
 describe('point lookups', () => {
-  it('messageById, messageByHash, messagesByIds (input order, unknown skipped)', () => {
+  it('messageById, messageByHash, hitMessagesBundle messages (input order, unknown skipped)', () => {
     const m = desc.marks.longBody;
     const row = a.messageById(m.id);
     assert.equal(row?.body, m.body);
@@ -678,26 +678,26 @@ describe('point lookups', () => {
     assert.equal(a.messageById(-1), undefined);
     assert.equal(a.messageByHash('nope'), undefined);
     const want = [desc.marks.cjk.id, desc.marks.leaseAgreement.id, 424242, desc.marks.emoji.id];
-    assert.deepEqual(ids(a.messagesByIds(want)), [
+    assert.deepEqual(ids(a.hitMessagesBundle(want).messages), [
       desc.marks.cjk.id,
       desc.marks.leaseAgreement.id,
       desc.marks.emoji.id,
     ]);
-    assert.deepEqual(a.messagesByIds([]), []);
+    assert.deepEqual(a.hitMessagesBundle([]).messages, []);
   });
 
-  it('attachmentsForMessages and reactionsForHashes', () => {
-    const atts = a.attachmentsForMessages([desc.marks.imageCabin.id, desc.marks.fileLease.id, desc.marks.cjk.id]);
+  it("hitExtras: the messages' attachments and reactions", () => {
+    const atts = a.hitExtras([], [desc.marks.imageCabin.id, desc.marks.fileLease.id, desc.marks.cjk.id]).attachments;
     assert.deepEqual(
       atts.map((x) => x.originalName),
       ['cabin.jpg', 'lease.pdf'],
     );
-    const r = a.reactionsForHashes([desc.marks.reactionTarget.hash, desc.marks.whatsappVideo.hash, 'none']);
+    const r = a.hitExtras([desc.marks.reactionTarget.hash, desc.marks.whatsappVideo.hash, 'none'], []).reactions;
     assert.deepEqual(
       r.map((x) => `${x.messageHash === desc.marks.reactionTarget.hash ? 'T' : 'V'}:${x.emoji}:${x.actor}`).sort(),
       ['T:❤️:Me', 'T:👍:Harper', 'T:👍:Me', 'V:😂:Me'],
     );
-    assert.deepEqual(a.reactionsForHashes([]), []);
+    assert.deepEqual(a.hitExtras([], []), { reactions: [], attachments: [] });
   });
 });
 
@@ -744,7 +744,7 @@ describe('searchKeywordBundle', () => {
 });
 
 describe('hitMessagesBundle', () => {
-  it("is messagesByIds + hitExtras of those messages + scopeCounts, in one call; a hidden conversation's messages and extras are left out", () => {
+  it("is messageById of each id + hitExtras of those messages + scopeCounts, in one call; a hidden conversation's messages and extras are left out", () => {
     const m = desc.marks;
     const hidden = desc.conversations.find((c) => c.id === m.reactionTarget.conversationId)!;
     const ids = [m.reactionTarget.id, m.imageCabin.id, 987654, m.fileLease.id, m.leaseAgreement.id, m.imageCabin.id];
@@ -757,7 +757,7 @@ describe('hitMessagesBundle', () => {
     let withExtras = 0;
     for (const view of [a, a.excluding([{ name: hidden.name, source: hidden.source }])]) {
       for (const [ask, scope, model] of cases) {
-        const messages = view.messagesByIds(ask);
+        const messages = [...new Set(ask)].flatMap((id) => view.messageById(id) ?? []);
         const extras = view.hitExtras(
           messages.map((x) => x.hash),
           [...new Set(messages.map((x) => x.id))],

@@ -5,13 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, it } from 'node:test';
 import { openArchive } from '../../src/archive';
-import {
-  compiledEngineModule,
-  compiledEngineModuleNow,
-  engineWarmth,
-  prewarmEngine,
-} from '../../src/archive/wasm-engine';
+import { compiledEngineModule, compiledEngineModuleNow, prewarmEngine } from '../../src/archive/wasm-engine';
 import { buildCuratedArchive, type CuratedArchive } from '../fixtures';
+import { engineWarmth } from './engine-warmth';
 
 let root: string;
 let curated: CuratedArchive;
@@ -23,10 +19,10 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 it('prewarmEngine starts the compile at once; the first open instantiates that module instead of compiling again', async () => {
   // node:test runs each file in its own process: nothing has touched the engine yet.
-  assert.deepEqual(engineWarmth(), { compileStarted: false, compiled: false, loadStarted: false });
+  assert.deepEqual(engineWarmth(), { compileStarted: false, compiled: false, compiles: 0, loaded: false });
   prewarmEngine();
   assert.equal(engineWarmth().compileStarted, true, 'the compile starts synchronously, before any query');
-  assert.equal(engineWarmth().loadStarted, false);
+  assert.equal(engineWarmth().loaded, false);
   const module = await compiledEngineModule();
   assert.equal(compiledEngineModuleNow(), module);
   prewarmEngine(); // idempotent
@@ -38,4 +34,5 @@ it('prewarmEngine starts the compile at once; the first open instantiates that m
     archive.close();
   }
   assert.equal(await compiledEngineModule(), module);
+  assert.deepEqual(engineWarmth(), { compileStarted: true, compiled: true, compiles: 1, loaded: true });
 });

@@ -10,9 +10,9 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { VectorIndexProxy } from '../../src/engine/vector-proxy';
 import { resolveWorkerScript, startEngineWorker, type EngineClient } from '../../src/engine';
 import { buildCuratedArchive, CURATED_MODELS, embedText, type CuratedArchive } from '../fixtures';
+import { helpedScans } from './helped-scans';
 
 const ROOT = path.resolve(__dirname, '../..');
 const HOST = path.join(ROOT, 'src/engine/host.ts');
@@ -138,10 +138,11 @@ describe('engine worker: a restart with scans shared (helpScans, as the CLI runs
     try {
       const { model, dim } = CURATED_MODELS[0];
       const cacheDir = path.join(dir, 'cache-shared');
-      const index = (await engine.vectorIndex(model, { cacheDir })) as unknown as VectorIndexProxy;
+      const index = await engine.vectorIndex(model, { cacheDir });
+      const helped = helpedScans();
       const q = new Float32Array(embedText('lease agreement', dim, model));
       const hits = await index.search(q, 5);
-      assert.equal(index.helped.searches, 1);
+      assert.equal(helped.searches, 1);
       for (
         let i = 0;
         i < 200 && !(fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).some((f) => f.endsWith('.idx')));
@@ -151,7 +152,7 @@ describe('engine worker: a restart with scans shared (helpScans, as the CLI runs
       }
       await assert.rejects(engine.messageById(CRASH_EXIT_ID), /stopped unexpectedly/);
       assert.deepStrictEqual(await index.search(q, 5), hits);
-      assert.equal(index.helped.searches, 2, 'shared with the restarted worker too');
+      assert.equal(helped.searches, 2, 'shared with the restarted worker too');
       index.dispose();
     } finally {
       await engine.close();

@@ -99,6 +99,14 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
       [{ conversationId: 987654, at: { kind: 'end' }, limit: 10 }],
       [{ conversationId: biggest.id, at: { kind: 'end' }, limit: 0 }],
     ],
+    citationView: [
+      [{ messageId: m.cjk.id, hash: m.cjk.hash.slice(0, 16), limit: 6 }],
+      [{ messageId: m.cjk.id, conversationId: biggest.id, limit: 60 }],
+      [{ messageId: m.leaseAgreement.id, hash: m.emoji.hash.slice(0, 16), limit: 6 }],
+      [{ messageId: m.leaseAgreement.id, hash: m.emoji.hash.slice(0, 1), limit: 6 }],
+      [{ messageId: 987654, hash: '0'.repeat(16), conversationId: biggest.id, limit: 6 }],
+      [{ messageId: m.cjk.id, limit: 0 }],
+    ],
     searchKeyword: [
       [{ query: 'lease', limit: 10 }],
       [{ query: 'the', limit: 5, source: 'signal' }],
@@ -143,15 +151,14 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
       ['0'.repeat(20), 2],
       ['XYZ', 2],
     ],
-    messagesByIds: [[some.map((x) => x.id)], [[]], [[m.arabic.id, 987654, m.hebrew.id]]],
     hitMessagesBundle: [
       [[m.reactionTarget.id, m.imageCabin.id, 987654, m.fileLease.id]],
       [[m.arabic.id, m.hebrew.id], {}, 'test-embed'],
       [[], { conversationId: biggest.id, sender: 'Me' }, 'no-such-model'],
       [[]],
+      [some.map((x) => x.id)],
+      [[m.arabic.id, 987654, m.hebrew.id]],
     ],
-    attachmentsForMessages: [[[m.imageCabin.id, m.fileLease.id, m.videoDance.id, m.cjk.id]], [[]]],
-    reactionsForHashes: [[[m.reactionTarget.hash, m.leaseAgreement.hash, 'nope']], [[]]],
     embeddingModels: [[]],
     hitExtras: [
       [
@@ -159,6 +166,8 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
         [m.reactionTarget.id, m.imageCabin.id, m.fileLease.id, 987654],
       ],
       [[], []],
+      [[], [m.imageCabin.id, m.fileLease.id, m.videoDance.id, m.cjk.id]],
+      [[m.reactionTarget.hash, m.leaseAgreement.hash, 'nope'], []],
     ],
     journalDay: [
       ['2022-03-01', Date.UTC(2022, 2, 1) / 1000],

@@ -17,7 +17,7 @@ import { inThread } from '../../src/archive';
 import { defaultVectorIndexBuilder } from '../../src/core/index';
 import { buildCuratedArchive, CURATED_MODELS, embedText, openWritable, type CuratedArchive } from '../fixtures';
 import { archivePathIn, buildArchive } from '../fixtures/build';
-import type { VectorIndexProxy } from '../../src/engine/vector-proxy';
+import { helpedScans } from './helped-scans';
 import { outcome } from './outcome';
 
 let dir: string;
@@ -174,7 +174,8 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
 
   it('answers exactly what one thread answers, with the chunks split between the threads', async () => {
     const local = await buildVectorIndex(own.embeddings(model), { model, dim });
-    const remote = (await helping.vectorIndex(model)) as unknown as VectorIndexProxy;
+    const remote = await helping.vectorIndex(model);
+    const helped = helpedScans();
     assert.equal(remote.size, 6000);
     const texts = ['lease agreement', 'trip to the cabin', 'coffee', 'deposit sent', 'dinner 3', 'message 1-77'];
     for (const t of texts) {
@@ -182,14 +183,14 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
       for (const k of [1, 20, 100])
         assert.deepStrictEqual(await remote.search(q, k), await local.search(q, k), `${t} k=${k}`);
     }
-    assert.equal(remote.helped.searches, texts.length * 3, 'every unfiltered search was shared');
+    assert.equal(helped.searches, texts.length * 3, 'every unfiltered search was shared');
     // Which thread takes which chunk depends on timing (this thread starts as soon as it has sent the search, the
     // worker when it wakes up); this thread takes at most 2 of the 3 chunks of each.
-    assert.ok(remote.helped.rows > 0, 'the client thread scored rows');
-    assert.ok(remote.helped.rows <= remote.helped.searches * 2 * 2730, 'the worker scored rows too');
+    assert.ok(helped.rows > 0, 'the client thread scored rows');
+    assert.ok(helped.rows <= helped.searches * 2 * 2730, 'the worker scored rows too');
 
     // Filtered searches, and searches started while a shared one is in flight, run in the worker alone.
-    const before = remote.helped.searches;
+    const before = helped.searches;
     const q = new Float32Array(embedText('coffee', dim, model));
     for (const f of [
       { source: 'whatsapp' },
@@ -198,12 +199,12 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
     ]) {
       assert.deepStrictEqual(await remote.search(q, 20, f), await local.search(q, 20, f), JSON.stringify(f));
     }
-    assert.equal(remote.helped.searches, before, 'filtered searches are not shared');
+    assert.equal(helped.searches, before, 'filtered searches are not shared');
     const concurrent = texts.map((t) => new Float32Array(embedText(t, dim, model)));
     const answers = await Promise.all(concurrent.map((v) => remote.search(v, 20)));
     for (const [i, v] of concurrent.entries())
       assert.deepStrictEqual(answers[i], await local.search(v, 20), `concurrent ${texts[i]}`);
-    assert.equal(remote.helped.searches, before + 1, 'one shared search at a time');
+    assert.equal(helped.searches, before + 1, 'one shared search at a time');
     local.dispose();
     remote.dispose();
   });
@@ -214,7 +215,8 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
   }, async () => {
     const local = await buildVectorIndex(own.embeddings(model), { model, dim });
     {
-      const remote = (await helping.vectorIndex(model)) as unknown as VectorIndexProxy;
+      const remote = await helping.vectorIndex(model);
+      const helped = helpedScans();
       for (const t of ['coffee', 'the lease', 'dinner 5']) {
         const q = new Float32Array(embedText(t, dim, model));
         // Cancelled before it is sent, and once this thread has helped and the worker has it.
@@ -231,7 +233,7 @@ describe('scans shared with the client thread (helpScans, as the CLI runs)', () 
           );
         }
       }
-      assert.ok(remote.helped.searches >= 6);
+      assert.ok(helped.searches >= 6);
       local.dispose();
       remote.dispose();
     }

@@ -4,8 +4,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, it } from 'node:test';
-import { compiledEngineModule, engineWarmth } from '../../src/archive/wasm-engine';
+import { compiledEngineModule } from '../../src/archive/wasm-engine';
 import { startEngineWorker } from '../../src/engine';
+import { engineWarmth } from '../archive/engine-warmth';
 import { buildCuratedArchive, type CuratedArchive } from '../fixtures';
 
 let root: string;
@@ -33,5 +34,5 @@ it('starting a worker starts the host-side compile; a worker started after it in
   } finally {
     await second.close();
   }
-  assert.equal(engineWarmth().loadStarted, false, 'the host thread itself never loaded an engine: the workers did');
+  assert.equal(engineWarmth().loaded, false, 'the host thread itself never loaded an engine: the workers did');
 });

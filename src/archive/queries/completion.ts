@@ -1,15 +1,12 @@
-/**
- * What completions of prompt arguments and resource-template variables need from the archive beyond the listings:
- * every sender name, and message ids starting with typed digits (answered from rowid ranges, never a scan).
- */
+/** What completions need beyond the listings: sender names, and message ids starting with typed digits. */
 import type { Sql } from '../connection';
 import { distinctSenders } from './senders';
 import { jsonList, num } from './rows';
 
-/** msgbrowse's sender of system rows: not a person anyone asks about. */
+/** msgbrowse's sender of system rows. */
 const SYSTEM_SENDER = 'No-Sender';
 
-/** Distinct senders with a message outside the hidden conversations, in byte order. */
+/** Senders with a message outside the hidden conversations, in byte order. */
 export function senderNames(sql: Sql, hiddenIds: readonly number[]): string[] {
   const all = distinctSenders(sql).filter((s) => s !== SYSTEM_SENDER);
   if (!hiddenIds.length) return all;
@@ -23,11 +20,7 @@ export function senderNames(sql: Sql, hiddenIds: readonly number[]): string[] {
   );
 }
 
-/**
- * Message ids whose decimal form starts with `prefix`, shortest (then smallest) first, at most `limit`, and how many
- * there are in all. The ids with a prefix p of value v are the rowid ranges [v·10^k, (v+1)·10^k − 1] for k = 0, 1, …
- * up to the largest id, so each is one range walk of the primary key.
- */
+/** Ids starting with `prefix` (value v): the rowid ranges [v·10^k, (v+1)·10^k − 1], each one primary-key walk. */
 export function messageIdsWithPrefix(
   sql: Sql,
   prefix: string,

@@ -1,8 +1,4 @@
-/**
- * One page of a conversation for the viewer, composed from the transcript, point-lookup and per-message queries so
- * that the conversation row, the anchor, the messages, their attachments and their reactions all come from one
- * read snapshot (and one worker round trip). No SQL of its own.
- */
+/** One viewer page, composed from other queries so that all of it comes from one snapshot (one worker round trip). */
 import type { Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
 import type {
@@ -16,7 +12,7 @@ import { attachmentsForMessages, messageById, reactionsForHashes } from './messa
 import { positiveLimit } from './rows';
 import { transcript } from './transcript';
 
-/** A cursor after every message (the transcript's end, paging backwards). */
+/** A cursor after every message. */
 const END = Number.MAX_SAFE_INTEGER;
 
 export function conversationPage(
@@ -32,7 +28,6 @@ export function conversationPage(
   const conversationId = conversation.id;
   const at = opts.at;
   const found = at.kind === 'end' ? undefined : messageById(sql, schema, at.messageId);
-  // An anchor in a hidden conversation is an unknown message.
   const anchor = found && hiddenIds?.includes(found.conversationId) ? undefined : found;
   if (anchor && anchor.conversationId !== conversationId) return { conversation, anchor, ...empty };
 
@@ -42,7 +37,7 @@ export function conversationPage(
   if (anchor && at.kind === 'around') {
     const half = Math.max(1, Math.floor(limit / 2));
     const before = transcript(sql, schema, { conversationId, before: cursor(anchor), limit: half });
-    // From the anchor on: strictly after (ts_unix, id - 1) includes the anchor itself.
+    // Strictly after (ts_unix, id - 1) includes the anchor itself.
     const after = transcript(sql, schema, {
       conversationId,
       after: { tsUnix: anchor.tsUnix, id: anchor.id - 1 },
@@ -64,13 +59,12 @@ export function conversationPage(
     hasBefore = at.kind === 'before' ? page.next !== undefined : messages.length > 0;
     hasAfter = at.kind === 'after' ? page.next !== undefined : messages.length > 0;
   } else if (at.kind === 'end' || at.kind === 'around') {
-    // The end, also for a message that is not in the archive.
+    // Also `around` a message that is not in the archive.
     const tail = transcript(sql, schema, { conversationId, before: { tsUnix: END, id: END }, limit });
     messages = tail.messages;
     hasBefore = tail.next !== undefined;
     hasAfter = false;
   } else {
-    // Paging from a message that is not in the archive: nothing to add.
     return { conversation, ...empty };
   }
 
@@ -80,11 +74,7 @@ export function conversationPage(
     messages,
     hasBefore,
     hasAfter,
-    attachments: attachmentsForMessages(
-      sql,
-      schema,
-      messages.map((m) => m.id),
-    ),
+    attachments: attachmentsForMessages(sql, schema, ids(messages)),
     reactions: reactionsForHashes(
       sql,
       schema,
@@ -93,6 +83,5 @@ export function conversationPage(
   };
 }
 
-function cursor(m: MessageRow): TranscriptCursor {
-  return { tsUnix: m.tsUnix, id: m.id };
-}
+const ids = (messages: MessageRow[]): number[] => messages.map((m) => m.id);
+const cursor = (m: MessageRow): TranscriptCursor => ({ tsUnix: m.tsUnix, id: m.id });

@@ -1,7 +1,4 @@
-/**
- * Conversation listing (msgbrowse ListConversations semantics, plus videos and distinct-URL link
- * counts) and name resolution that never guesses between sources.
- */
+/** Conversation listing (msgbrowse's ListConversations, plus videos and links) and name resolution. */
 import type { Row, Sql } from '../connection';
 import { exprs, type SchemaInfo } from '../schema';
 import type { ConversationRow, ResolveResult } from '../types';
@@ -62,10 +59,7 @@ export function nameKey(s: string): string {
     .toLocaleLowerCase('en-US');
 }
 
-/**
- * A name as a person types it from memory: nameKey without emoji, invisible characters and extra spaces
- * ("Lisbon Trip 🏖️" → "lisbon trip"). What an exclusion entry is matched by ('' for a name of emoji only).
- */
+/** A name as typed from memory ("Lisbon Trip 🏖️" → "lisbon trip"): what an exclusion entry is matched by. */
 export function looseNameKey(s: string): string {
   return nameKey(s.replace(/\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Cf}|\uFE0E|\uFE0F/gu, ' '))
     .replace(/\s+/g, ' ')
@@ -80,7 +74,6 @@ export function listConversations(
   return filterConversations(sql.all(conversationsSql(schema)).map(toConversation), filter);
 }
 
-/** Source (exact) and name-substring (trimmed, case- and diacritic-insensitive) filters. */
 export function filterConversations(
   all: ConversationRow[],
   filter: { source?: string; nameContains?: string } = {},
@@ -94,8 +87,8 @@ export function filterConversations(
   return rows;
 }
 
-/** Levenshtein distance over code points (names are short; O(n·m) is fine). */
-export function editDistance(a: string, b: string): number {
+/** Levenshtein distance over code points. */
+function editDistance(a: string, b: string): number {
   const x = [...a];
   const y = [...b];
   if (!x.length) return y.length;
@@ -113,32 +106,31 @@ export function editDistance(a: string, b: string): number {
 
 const MAX_SUGGESTIONS = 5;
 
+/**
+ * How far folded name `k` is from folded query `q`: 0 equal, 1+ a substring either way (an empty `k` only with
+ * `emptyName`), 2 + a small edit distance, undefined when too far.
+ */
+export function closeness(q: string, k: string, emptyName = true): number | undefined {
+  if (k === q) return 0;
+  if (q !== '' && (emptyName || k !== '') && (k.includes(q) || q.includes(k)))
+    return 1 + Math.abs(k.length - q.length) / 1000;
+  const d = editDistance(q, k);
+  return d > Math.max(2, Math.floor(Math.max([...q].length, [...k].length) / 2)) ? undefined : 2 + d;
+}
+
 /** The closest conversation names to `name`: same name elsewhere first, then substrings, then edit distance. */
 export function suggest(all: ConversationRow[], name: string): ConversationRow[] {
   const q = nameKey(name);
   const scored: { c: ConversationRow; score: number }[] = [];
   for (const c of all) {
-    const k = nameKey(c.name);
-    let score: number;
-    if (k === q) score = 0;
-    else if (q !== '' && (k.includes(q) || q.includes(k))) score = 1 + Math.abs(k.length - q.length) / 1000;
-    else {
-      const d = editDistance(q, k);
-      const limit = Math.max(2, Math.floor(Math.max([...q].length, [...k].length) / 2));
-      if (d > limit) continue;
-      score = 2 + d;
-    }
-    scored.push({ c, score });
+    const score = closeness(q, nameKey(c.name));
+    if (score !== undefined) scored.push({ c, score });
   }
   scored.sort((a, b) => a.score - b.score || b.c.lastUnix - a.c.lastUnix || a.c.id - b.c.id);
   return scored.slice(0, MAX_SUGGESTIONS).map((s) => s.c);
 }
 
-/**
- * Resolve a conversation by name: exact match first, then a trimmed, case- and diacritic-insensitive match.
- * Several matches (e.g. the same name under two sources) without a source → `ambiguous` with every
- * candidate; nothing → `not_found` with up to 5 close names.
- */
+/** The exact name first, then the folded one; never guesses between sources (`ambiguous`). */
 export function resolveConversation(all: ConversationRow[], name: string, source?: string): ResolveResult {
   const inSource = (c: ConversationRow): boolean => source === undefined || source === '' || c.source === source;
   let hits = all.filter((c) => c.name === name && inSource(c));

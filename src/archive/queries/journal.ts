@@ -1,19 +1,12 @@
-/**
- * Journal days and "on this day", computed from `messages` with msgbrowse's rules (internal/store/journal.go,
- * onthisday.go) so they are right even when `msgbrowse journal` never ran or ran before the last import: a day is
- * the UTC day of ts_unix (the archive's wall-clock date), and only non-system messages with a non-blank body count.
- * The LLM digest comes from `journal_digests` (v11+) as stored.
- */
+/** Journal days and "on this day" from `messages` by msgbrowse's rules, right even if `msgbrowse journal` never ran. */
 import { mapRows, type Param, type Sql } from '../connection';
 import { exprs, type SchemaInfo } from '../schema';
 import type { DayMessagesOptions, JournalDay, JournalDigestRow, MessageRow, OnThisDayOptions } from '../types';
 import { jsonList, messageColumns, notHidden, num, positiveLimit, readMessage, str } from './rows';
 
 const DAY = 86_400;
-/** msgbrowse's journal: which messages count. */
 const COUNTED = `m.is_system = 0 AND TRIM(m.body) <> ''`;
 
-/** `YYYY-MM-DD` of a Unix time's UTC day. */
 export function utcDay(unix: number): string {
   return new Date(unix * 1000).toISOString().slice(0, 10);
 }
@@ -26,7 +19,7 @@ function dayWhere(hiddenIds: readonly number[] | undefined): { where: string; pa
   };
 }
 
-/** The day's counts, its digest and — when it has no counted messages — the nearest days that do. */
+/** The day's counts, its digest and, when it has no counted messages, the nearest days that do. */
 export function journalDay(
   sql: Sql,
   schema: SchemaInfo,
@@ -106,7 +99,7 @@ function digestRow(sql: Sql, schema: SchemaInfo, day: string): JournalDigestRow 
   };
 }
 
-/** A page of the day's counted messages in msgbrowse's DayTranscript order (conversation_id, ts_unix, id). */
+/** In msgbrowse's DayTranscript order. */
 export function dayMessages(
   sql: Sql,
   schema: SchemaInfo,
@@ -131,7 +124,6 @@ export function dayMessages(
   return { messages: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
-/** The year of the archive's earliest message (by ts_unix), or undefined when it has none. */
 export function firstMessageYear(sql: Sql, hiddenIds?: readonly number[]): number | undefined {
   const hidden = notHidden('m.conversation_id', hiddenIds);
   const v = sql.value(
@@ -141,10 +133,7 @@ export function firstMessageYear(sql: Sql, hiddenIds?: readonly number[]): numbe
   return v === undefined || v === null ? undefined : new Date(num(v) * 1000).getUTCFullYear();
 }
 
-/**
- * msgbrowse's OnThisDayCandidates: for each day (newest first), its counted messages by length(body) descending
- * then id, at most `perDay` each and `limit` in all; days without candidates are left out.
- */
+/** msgbrowse's OnThisDayCandidates: each day's longest counted messages, `perDay` each and `limit` in all. */
 export function onThisDay(
   sql: Sql,
   schema: SchemaInfo,
@@ -154,7 +143,7 @@ export function onThisDay(
   const perDay = positiveLimit(opts.perDay, 'per_year');
   let left = positiveLimit(opts.limit);
   const w = dayWhere(hiddenIds);
-  // msgbrowse drops candidates whose preview is empty (quote markers and line breaks only): so do we, in SQL.
+  // msgbrowse drops candidates whose preview is empty (quote markers and line breaks only).
   const text = `SELECT ${messageColumns(schema)} FROM messages m JOIN conversations c ON c.id = m.conversation_id
     WHERE ${w.where} AND TRIM(m.body, ' ' || char(9, 10, 13, 62, 160, 8203, 65279)) <> '' ORDER BY length(m.body) DESC, m.id ASC LIMIT ?`;
   const out: { day: string; messages: MessageRow[] }[] = [];

@@ -18,9 +18,8 @@ export function context(
   const conv = num(target.conversation_id);
   if (hiddenIds?.includes(conv)) return undefined;
   const t = num(target.ts_unix);
-  // The target and up to w messages before it (newest first), then up to w after it: (ts_unix, id) keyset order, as
-  // row values, which SQLite reads as a range of idx_messages_conv_ts from the target's time (spelled out with OR,
-  // it read every message of the conversation on the far side of the target: 7 ms natively for the first of 140k).
+  // Row values, read as a range of idx_messages_conv_ts from the target's time: spelled out with OR, SQLite read every
+  // message of the conversation on the far side of the target.
   const side = (dir: 'before' | 'after', limit: number) =>
     mapRows(
       sql,

@@ -23,11 +23,7 @@ export function messageByHash(sql: Sql, schema: SchemaInfo, hash: string): Messa
   return mapRows(sql, `SELECT ${messageColumns(schema)} ${FROM} WHERE m.hash = ?`, [hash], readMessage)[0];
 }
 
-/**
- * Up to `limit` messages whose hash starts with `prefix` (lowercase hex), by hash: how a citation's short hash is
- * resolved (two rows back means the prefix is ambiguous). An index range scan: hashes are lowercase hex, so every
- * hash with the prefix lies in [prefix, prefix + 'g').
- */
+/** Messages whose hash starts with `prefix`: hashes are lowercase hex, so all lie in [prefix, prefix + 'g'). */
 export function messagesByHashPrefix(
   sql: Sql,
   schema: SchemaInfo,
@@ -47,9 +43,11 @@ export function messagesByHashPrefix(
   );
 }
 
-/** Messages for `ids` in the order of the input (unknown ids skipped, duplicates once). */
+/** In the order of `ids` (unknown ids skipped, duplicates once). */
+const safeIds = (ids: readonly number[]): number[] => [...new Set(ids.filter((i) => Number.isSafeInteger(i)))];
+
 export function messagesByIds(sql: Sql, schema: SchemaInfo, ids: readonly number[]): MessageRow[] {
-  const wanted = [...new Set(ids.filter((i) => Number.isSafeInteger(i)))];
+  const wanted = safeIds(ids);
   if (!wanted.length) return [];
   const rows = mapRows(
     sql,
@@ -58,15 +56,11 @@ export function messagesByIds(sql: Sql, schema: SchemaInfo, ids: readonly number
     readMessage,
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return wanted.flatMap((id) => {
-    const r = byId.get(id);
-    return r ? [r] : [];
-  });
+  return wanted.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Attachments of the given messages, ordered by message id then attachment id. */
 export function attachmentsForMessages(sql: Sql, schema: SchemaInfo, ids: readonly number[]): AttachmentRow[] {
-  const wanted = [...new Set(ids.filter((i) => Number.isSafeInteger(i)))];
+  const wanted = safeIds(ids);
   if (!wanted.length) return [];
   return mapRows(
     sql,
@@ -77,7 +71,7 @@ export function attachmentsForMessages(sql: Sql, schema: SchemaInfo, ids: readon
   );
 }
 
-/** Reactions on the given message hashes (none before schema v6), ordered by hash then insertion. */
+/** Reactions (v6+) on the given message hashes, by hash then insertion. */
 export function reactionsForHashes(
   sql: Sql,
   schema: SchemaInfo,
@@ -87,15 +81,14 @@ export function reactionsForHashes(
   if (!schema.reactions) return [];
   const wanted = [...new Set(hashes.filter((h) => typeof h === 'string'))];
   if (!wanted.length) return [];
-  const hidden = hiddenIds?.length ? jsonList(hiddenIds) : undefined;
+  // reactions.conversation_id exists wherever reactions do (v6): no scan of the hidden conversations' messages.
+  const hidden = notHidden('conversation_id', hiddenIds);
   return sql
     .all(
-      `SELECT message_hash, emoji, actor FROM reactions
-       WHERE message_hash IN (SELECT value FROM json_each(?))${
-         // reactions.conversation_id exists wherever reactions do (v6): no scan of the hidden conversations' messages.
-         hidden ? ' AND conversation_id NOT IN (SELECT value FROM json_each(?))' : ''
-       } ORDER BY message_hash ASC, id ASC`,
-      hidden ? [jsonList(wanted), hidden] : [jsonList(wanted)],
+      `SELECT message_hash, emoji, actor FROM reactions WHERE message_hash IN (SELECT value FROM json_each(?))${
+        hidden ? ` AND ${hidden.where}` : ''
+      } ORDER BY message_hash ASC, id ASC`,
+      hidden ? [jsonList(wanted), hidden.param] : [jsonList(wanted)],
     )
     .map((r) => ({ messageHash: str(r.message_hash), emoji: str(r.emoji), actor: str(r.actor) }));
 }

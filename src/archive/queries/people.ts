@@ -1,11 +1,4 @@
-/**
- * People: msgbrowse's contacts (v2+) with their identifiers across sources, their conversations, and the facts its
- * LLM extracted (contact_facts, v4+), each citing the message it came from by hash.
- *
- * Hidden conversations (the caller's exclusion): they are not listed, the identifier naming one is not shown (nor
- * matched), facts whose source message lies in one are left out, and a contact whose every conversation is hidden
- * is not there at all — the answer is the one the archive would give without those conversations.
- */
+/** Contacts (v2+) with identifiers, conversations and cited facts (v4+), as if hidden conversations were not there. */
 import { mapRows, type Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
 import type { ContactFactRow, ContactRow, ConversationRow, MessageRow } from '../types';
@@ -14,11 +7,11 @@ import { jsonList, messageColumns, num, readMessage, str } from './rows';
 
 interface PeopleData {
   contacts: ContactRow[];
-  /** nameKey of the name and of every identifier, per contact (same order as contacts). */
+  /** nameKey of the name and of every identifier, in the order of `contacts`. */
   keys: { name: string; identifiers: string[] }[];
 }
 
-/** Every contact the caller may see, with identifiers, conversations and fact counts (one pass over the tables). */
+/** Every contact the caller may see, with identifiers, conversations and fact counts. */
 export function loadPeople(
   sql: Sql,
   schema: SchemaInfo,
@@ -68,11 +61,9 @@ export function loadPeople(
   for (const r of sql.all('SELECT id, display_name FROM contacts ORDER BY id')) {
     const id = num(r.id);
     const conversationIds = convsOf.get(id) ?? [];
-    // Every conversation of this person is hidden: the person is not there.
     if (conversationIds.length === 0 && (hiddenConvsOf.get(id) ?? 0) > 0) continue;
     const identifiers = idents.get(id) ?? [];
-    // msgbrowse names a contact after its first conversation: a hidden one's name is not shown (nor matched); the
-    // person goes by a conversation or identifier that may be seen.
+    // msgbrowse names a contact after its first conversation: a hidden one's name is neither shown nor matched.
     let name = str(r.display_name);
     if (hiddenNamesOf.get(id)?.has(name)) name = names.get(conversationIds[0]) ?? identifiers[0]?.identifier ?? '';
     contacts.push({ id, name, identifiers, conversationIds, factCount: facts.get(id) ?? 0 });
@@ -82,9 +73,8 @@ export function loadPeople(
 }
 
 /**
- * Which facts (alias f) the caller may see: not one whose cited message lies in a hidden conversation, and — since a
- * fact whose message is gone cannot be traced — not one whose message is gone when the person has a hidden
- * conversation in the fact's source (it may have come from there).
+ * Facts (alias f) the caller may see: none citing a message in a hidden conversation, nor one whose message is gone
+ * when the person has a hidden conversation in the fact's source (it may have come from there).
  */
 function factVisibility(hidden: readonly ConversationRow[]): { where: string; params: string[] } {
   if (!hidden.length) return { where: '', params: [] };
@@ -98,10 +88,7 @@ function factVisibility(hidden: readonly ConversationRow[]): { where: string; pa
   };
 }
 
-/**
- * Contacts whose name or an identifier contains `query` (trimmed, case and accents ignored): exact name matches
- * first, then name prefixes, then the rest; ties by folded name, then id.
- */
+/** Contacts whose folded name or an identifier contains `query`: exact names, then prefixes, then the rest. */
 export function searchContacts(
   people: PeopleData,
   query: string,
@@ -125,16 +112,12 @@ export function searchContacts(
   return { items: ranked.slice(0, limit).map((x) => structuredClone(x.c)), total: ranked.length };
 }
 
-/** Contacts whose display name equals `name` (case and accents ignored), by id. */
 export function contactsNamed(people: PeopleData, name: string): ContactRow[] {
   const q = nameKey(name);
   return people.contacts.filter((_, i) => people.keys[i].name === q).map((c) => structuredClone(c));
 }
 
-/**
- * A contact's facts, oldest source first (source_ts_unix, id), each with its cited message found by hash (absent
- * when that message no longer exists). Facts the caller may not see are left out (factVisibility).
- */
+/** A contact's visible facts, oldest first, each with its cited message when that still exists. */
 export function contactFacts(
   sql: Sql,
   schema: SchemaInfo,

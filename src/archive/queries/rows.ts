@@ -1,15 +1,12 @@
 /** Row → contract-object mappers and small SQL helpers shared by the query families. */
 import type { SqlValue } from '@sqlite.org/sqlite-wasm';
-import type { Columns } from '../connection';
+import type { Columns, Param } from '../connection';
 import { ArchiveError } from '../errors';
 import { exprs, type SchemaInfo } from '../schema';
 import type { AttachmentRow, MessageRow } from '../types';
 
 export function num(v: SqlValue | undefined): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'bigint') return Number(v);
-  if (typeof v === 'string') return Number(v);
-  return 0;
+  return typeof v === 'number' ? v : typeof v === 'bigint' || typeof v === 'string' ? Number(v) : 0;
 }
 
 export function str(v: SqlValue | undefined): string {
@@ -27,10 +24,7 @@ export function positiveLimit(limit: number, what = 'limit'): number {
   return Math.floor(limit);
 }
 
-/**
- * SELECT list for a MessageRow (aliases m messages, c conversations), read by position by
- * {@link readMessage}. Columns 0–8 are the fields every message-like row shares (keyword hits too).
- */
+/** SELECT list for a MessageRow (aliases m, c), read by position by {@link readMessage}; keyword hits share 0–8. */
 export function messageColumns(schema: SchemaInfo): string {
   const e = exprs(schema);
   return `m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
@@ -38,7 +32,7 @@ export function messageColumns(schema: SchemaInfo): string {
     m.body AS body, m.seq AS seq`;
 }
 
-/** One object literal per row: spreading a shared base object (`{ ...base, body }`) costs ~10 µs a row in V8 here. */
+/** One object literal per row: spreading a shared base object (`{ ...base, body }`) is far slower in V8. */
 export function readMessage(c: Columns): MessageRow {
   return {
     id: c.num(0),
@@ -55,7 +49,7 @@ export function readMessage(c: Columns): MessageRow {
   };
 }
 
-/** FROM clause for attachments with conversation + message joins (alias a, m, c). */
+/** Aliases a, m, c. */
 export function attachmentFrom(schema: SchemaInfo): string {
   const e = exprs(schema);
   return `attachments a JOIN messages m ON m.id = a.message_id JOIN conversations c ON c.id = ${e.attConv}`;
@@ -87,11 +81,7 @@ export function readAttachment(c: Columns): AttachmentRow {
 
 const statements = new WeakMap<SchemaInfo, Map<string, string>>();
 
-/**
- * The statement text for `schema` and a query `shape` (which optional clauses it has), built once:
- * hot calls then reuse one flat string as the statement-cache key instead of re-concatenating and
- * re-hashing ~1 kB of SQL per call.
- */
+/** The statement for `schema` and a `shape` (its optional clauses), built once: hot calls reuse one cache key. */
 export function statement(schema: SchemaInfo, shape: string, build: () => string): string {
   let byShape = statements.get(schema);
   if (!byShape) statements.set(schema, (byShape = new Map()));
@@ -117,4 +107,26 @@ export function notHidden(
 
 export function hasValue(s: string | undefined): s is string {
   return s !== undefined && s !== '';
+}
+
+/** WHERE fragments with their parameters, in placeholder order. */
+export class Where {
+  readonly where: string[] = [];
+  readonly params: Param[] = [];
+
+  must(clause: string, ...params: Param[]): this {
+    this.where.push(clause);
+    this.params.push(...params);
+    return this;
+  }
+
+  /** Adds `clause` with its one parameter, unless the filter is absent (undefined or ''). */
+  add(clause: string, value: Param | undefined): this {
+    return value === undefined || value === '' ? this : this.must(clause, value);
+  }
+
+  notHidden(column: string, hiddenIds: readonly number[] | undefined): this {
+    const hidden = notHidden(column, hiddenIds);
+    return hidden ? this.must(hidden.where, hidden.param) : this;
+  }
 }

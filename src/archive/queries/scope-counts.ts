@@ -1,21 +1,8 @@
-/**
- * How many messages a search scope holds, and how many of them have a vector for a model — the receipt of a
- * search. Cheap on 1M-message archives: every count is answered inside SQLite from an index (conversation +
- * time, sender, time), never by reading rows into JS.
- *
- * - Conversation and date bounds are counted on `idx_messages_conv_ts` / `idx_messages_ts_unix` alone (covering).
- * - A source is the set of its conversations (`messages.source` is always the owning conversation's source), so
- *   it is counted per conversation on the same index.
- * - A sender alone is counted on `idx_messages_sender` (covering). Combined with other bounds, both sides are
- *   counted first (covering, cheap) and the smaller one drives the exact count; the other side's index is
- *   disabled with unary `+` so SQLite cannot pick the larger walk.
- * - Vector coverage probes the `(message_hash, model)` primary key of `embeddings` for each in-scope message;
- *   for the unscoped archive it is computed once per open (memoised).
- */
+/** A search scope's message and vector counts (its receipt), each from a covering index inside SQLite. */
 import type { Param, Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
 import type { ScopeCounts, ScopeFilter } from '../types';
-import { hasValue, jsonList, notHidden, num } from './rows';
+import { hasValue, jsonList, num, Where } from './rows';
 
 interface Part {
   where: string[];
@@ -25,49 +12,27 @@ interface Part {
 /** Conversation / source / date predicates on `m`; `plain` disables their indexes (unary +). */
 function otherPart(schema: SchemaInfo, f: ScopeFilter, plain: boolean, hiddenIds?: readonly number[]): Part {
   const p = plain ? '+' : '';
-  const where: string[] = [];
-  const params: Param[] = [];
-  if (f.conversationId !== undefined) {
-    where.push(`${p}m.conversation_id = ?`);
-    params.push(f.conversationId);
-  } else if (hasValue(f.source)) {
-    if (schema.conversationSource) {
-      where.push(`${p}m.conversation_id IN (SELECT c.id FROM conversations c WHERE c.source = ?)`);
-      params.push(f.source);
-    } else {
-      // Before v2 every message is from Signal.
-      where.push(`'signal' = ?`);
-      params.push(f.source);
-    }
-  }
-  if (f.startUnix !== undefined) {
-    where.push(`${p}m.ts_unix >= ?`);
-    params.push(f.startUnix);
-  }
-  if (f.endUnix !== undefined) {
-    where.push(`${p}m.ts_unix <= ?`);
-    params.push(f.endUnix);
-  }
-  // "With" as a rowid IN list (SQLite seeks each message of idx_attachments_message / idx_links_message: 3× faster
-  // than a per-row EXISTS at 1M messages); "without" has to look at every message either way.
+  const w = new Where();
+  if (f.conversationId !== undefined) w.add(`${p}m.conversation_id = ?`, f.conversationId);
+  else if (schema.conversationSource)
+    w.add(`${p}m.conversation_id IN (SELECT c.id FROM conversations c WHERE c.source = ?)`, f.source);
+  else w.add(`'signal' = ?`, f.source); // before v2 every message is from Signal
+  w.add(`${p}m.ts_unix >= ?`, f.startUnix).add(`${p}m.ts_unix <= ?`, f.endUnix);
+  // "With" as a rowid IN list (SQLite seeks each message in idx_attachments_message / idx_links_message, faster than a
+  // per-row EXISTS); "without" has to look at every message either way.
   if (f.hasAttachment !== undefined)
-    where.push(
+    w.must(
       f.hasAttachment
         ? 'm.id IN (SELECT a.message_id FROM attachments a)'
         : 'NOT EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)',
     );
   if (f.hasLink !== undefined)
-    where.push(
+    w.must(
       f.hasLink
         ? 'm.id IN (SELECT l.message_id FROM links l)'
         : 'NOT EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)',
     );
-  const hidden = notHidden(`${p}m.conversation_id`, hiddenIds);
-  if (hidden) {
-    where.push(hidden.where);
-    params.push(hidden.param);
-  }
-  return { where, params };
+  return w.notHidden(`${p}m.conversation_id`, hiddenIds);
 }
 
 function count(sql: Sql, parts: Part[], extra?: { where: string; params: Param[] }): number {
@@ -115,10 +80,7 @@ export function hiddenCoverage(
   );
 }
 
-/**
- * Whether `f` is the whole archive: then scopeCounts answers from the snapshot's own counts (kept per snapshot), with
- * no query of its own.
- */
+/** Whether `f` is the whole archive: scopeCounts then answers from the snapshot's own counts. */
 export function isWholeArchive(f: ScopeFilter): boolean {
   return (
     f.conversationId === undefined &&
@@ -132,10 +94,8 @@ export function isWholeArchive(f: ScopeFilter): boolean {
 }
 
 /**
- * Messages in the scope `f`, and (when `model` is given) how many of them have a vector for it.
- * `totalMessages` and `unscopedCoverage` answer the unscoped case without a query. `hidden` (conversation ids with
- * their message counts) are left out of every count: the unscoped case subtracts them (index counts over the hidden
- * conversations only), every other case excludes them in the statement.
+ * Messages in the scope `f`, and (given `model`) how many of them have a vector for it. `hidden` conversations are
+ * left out of every count: the unscoped case subtracts theirs, every other case excludes them in the statement.
  */
 export function scopeCounts(
   sql: Sql,

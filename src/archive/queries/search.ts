@@ -1,60 +1,27 @@
-/**
- * Keyword search: msgbrowse's SearchMessages (FTS5 MATCH over buildFTSQuery, snippet with U+0002 /
- * U+0003 markers, bm25 rank) with every filter, ties broken by message id.
- */
+/** Keyword search: msgbrowse's SearchMessages (FTS5 MATCH, snippet, bm25 rank) with every filter, ties by id. */
 import { type Columns, mapRows, type Param, type Sql, sqliteCode } from '../connection';
 import { SQLITE } from '../sqlite-codes';
 import { buildFtsQuery } from '../fts-query';
 import { exprs, type SchemaInfo } from '../schema';
 import type { KeywordHit, KeywordSearchOptions, MessageFilter } from '../types';
-import { hasValue, notHidden, positiveLimit, statement } from './rows';
+import { positiveLimit, statement, Where } from './rows';
 
 /** WHERE fragments (aliases m, c) for the common message filters. */
-export function messageFilterSql(
-  schema: SchemaInfo,
-  f: MessageFilter,
-  hiddenIds?: readonly number[],
-): { where: string[]; params: Param[] } {
-  const e = exprs(schema);
-  const where: string[] = [];
-  const params: Param[] = [];
-  if (f.conversationId !== undefined) {
-    where.push('m.conversation_id = ?');
-    params.push(f.conversationId);
-  }
-  if (hasValue(f.source)) {
-    where.push(`${e.msgSource} = ?`);
-    params.push(f.source);
-  }
-  if (hasValue(f.sender)) {
-    where.push('m.sender = ?');
-    params.push(f.sender);
-  }
-  if (f.startUnix !== undefined) {
-    where.push('m.ts_unix >= ?');
-    params.push(f.startUnix);
-  }
-  if (f.endUnix !== undefined) {
-    where.push('m.ts_unix <= ?');
-    params.push(f.endUnix);
-  }
+export function messageFilterSql(schema: SchemaInfo, f: MessageFilter, hiddenIds?: readonly number[]): Where {
+  const w = new Where()
+    .add('m.conversation_id = ?', f.conversationId)
+    .add(`${exprs(schema).msgSource} = ?`, f.source)
+    .add('m.sender = ?', f.sender)
+    .add('m.ts_unix >= ?', f.startUnix)
+    .add('m.ts_unix <= ?', f.endUnix);
   if (f.hasAttachment !== undefined)
-    where.push(`${f.hasAttachment ? '' : 'NOT '}EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)`);
+    w.must(`${f.hasAttachment ? '' : 'NOT '}EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)`);
   if (f.hasLink !== undefined)
-    where.push(`${f.hasLink ? '' : 'NOT '}EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)`);
-  const hidden = notHidden('m.conversation_id', hiddenIds);
-  if (hidden) {
-    where.push(hidden.where);
-    params.push(hidden.param);
-  }
-  return { where, params };
+    w.must(`${f.hasLink ? '' : 'NOT '}EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id)`);
+  return w.notHidden('m.conversation_id', hiddenIds);
 }
 
-/**
- * The general statement: every hit joined to its message and conversation, filtered, then ranked. searchKeyword
- * runs it when a filter applies, and when the ranked-first statement below cannot be sure of its answer
- * (exported for the native-parity test).
- */
+/** Every hit joined, filtered, then ranked: for filters, and whenever ranked-first cannot be sure of its answer. */
 export function keywordSearchSql(
   schema: SchemaInfo,
   opts: KeywordSearchOptions,
@@ -89,9 +56,8 @@ function hitColumns(schema: SchemaInfo, snippet: string, rank: string): string {
 }
 
 function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
-  // CROSS JOIN pins the join order: the full-text index drives and each hit is looked up by rowid. Left to the
-  // planner, a conversation/date filter makes SQLite walk messages by index and re-run the MATCH for every row
-  // (seconds for a frequent word on 100k messages, minutes at 1M).
+  // CROSS JOIN pins the join order (the full-text index drives): left to the planner, a conversation or date filter
+  // makes SQLite walk messages by index and re-run the MATCH for every row.
   return `SELECT ${hitColumns(schema, SNIPPET, 'rank')}
   FROM messages_fts
   CROSS JOIN messages m ON m.id = messages_fts.rowid
@@ -101,12 +67,7 @@ function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
   LIMIT ?`;
 }
 
-/**
- * The unfiltered statement: the full-text index ranks its rows (rank, then rowid — the message id) and only the
- * best `limit` are joined to their messages. The general statement joins every hit before ranking: for a word in
- * 8% of 1M messages that is 80k message lookups for 20 results (66 -> 30 ms warm, 365 -> 197 ms with a cold page
- * cache, natively).
- */
+/** Unfiltered: the full-text index ranks its rows and only the best `limit` are joined to their messages. */
 function rankedFirstSql(schema: SchemaInfo): string {
   return `SELECT ${hitColumns(schema, 't.snippet', 't.rank')}
   FROM (SELECT rowid AS rid, rank AS rank, ${SNIPPET} AS snippet
@@ -143,12 +104,9 @@ export function searchKeyword(
   const limit = positiveLimit(opts.limit);
   const f = messageFilterSql(schema, opts, hiddenIds);
   if (f.where.length === 0) {
-    // No filter: rank first. Its answer is the general statement's when all `limit` best index rows have a message
-    // (nothing ranked below them can enter), or when there are no more than `limit` matches (all were joined).
-    // Otherwise some of the best rows are index entries without a message or conversation (a stale index) and
-    // others may stand in for them: rank after the join instead. So too when a snippet finds no message to quote
-    // (SQLITE_CORRUPT_VTAB: the ranking's bounded sort makes one for every row that enters its best `limit` on
-    // the way; the general statement joins first and never asks for one without its message).
+    // Ranked first is the general statement's answer when all `limit` best index rows have a message, or when there
+    // are no more matches than that. Otherwise a stale index row lost its message and another may stand in for it;
+    // so too on SQLITE_CORRUPT_VTAB (a snippet of a row without its message, made by the ranking's bounded sort).
     const hits = rankedFirst(sql, schema, match, limit);
     if (
       hits &&

@@ -1,26 +1,16 @@
-/**
- * Sender names, resolved the way conversation names are: the stored spelling first, then a trimmed, case- and
- * diacritic-insensitive match, "me" (and a few synonyms) for the archive owner `Me`, and otherwise close names as
- * suggestions — always within the caller's scope (conversation or source), so a typo or a sender who never wrote
- * there is an error, never a silent empty search.
- *
- * Cheap on big archives: the distinct senders come from `idx_messages_sender` by a skip scan (one index seek per
- * distinct name, memoised per open), and per-name counts are index counts (see scope-counts.ts).
- */
+/** Sender names resolved within the caller's scope, so a typo is an error, never a silent empty search. */
 import type { Sql } from '../connection';
 import type { ScopeFilter, SenderMatch, SenderResolveResult } from '../types';
-import { editDistance, nameKey } from './conversations';
+import { closeness, nameKey } from './conversations';
 import { num, str } from './rows';
 
-/** msgbrowse writes the owner as exactly this sender. */
 export const OWNER_SENDER = 'Me';
-/** What people call the owner (compared after nameKey folding). */
 const OWNER_ALIASES = new Set(['me', 'myself', 'i', 'owner', 'the owner', 'archive owner', 'the archive owner']);
 const MAX_SUGGESTIONS = 5;
-/** Close names whose scope counts are checked before picking the suggestions. */
+/** Close names counted in scope before picking the suggestions. */
 const MAX_PROBED = 20;
 
-/** Every distinct `messages.sender`, ascending (binary order), one index seek each. */
+/** Every distinct `messages.sender`, in byte order, by one seek of idx_messages_sender each. */
 export function distinctSenders(sql: Sql): string[] {
   return sql
     .all(
@@ -34,7 +24,7 @@ export function distinctSenders(sql: Sql): string[] {
     .map((r) => str(r.name));
 }
 
-/** The senders of one conversation with their message counts, most messages first (bounded by its size). */
+/** Most messages first. */
 export function conversationSenders(sql: Sql, conversationId: number, limit: number): SenderMatch[] {
   return sql
     .all(
@@ -44,31 +34,18 @@ export function conversationSenders(sql: Sql, conversationId: number, limit: num
     .map((r) => ({ name: str(r.sender), messages: num(r.n) }));
 }
 
-/** Close names to `name` (same folded key first, then substrings either way, then small edit distances). */
 function closeNames(all: readonly string[], name: string): string[] {
   const q = nameKey(name);
   const scored: { s: string; score: number }[] = [];
   for (const s of all) {
-    const k = nameKey(s);
-    let score: number;
-    if (k === q) score = 0;
-    else if (q !== '' && k !== '' && (k.includes(q) || q.includes(k))) score = 1 + Math.abs(k.length - q.length) / 1000;
-    else {
-      const d = editDistance(q, k);
-      const limit = Math.max(2, Math.floor(Math.max([...q].length, [...k].length) / 2));
-      if (d > limit) continue;
-      score = 2 + d;
-    }
-    scored.push({ s, score });
+    const score = closeness(q, nameKey(s), false);
+    if (score !== undefined) scored.push({ s, score });
   }
   scored.sort((a, b) => a.score - b.score || (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
   return scored.slice(0, MAX_PROBED).map((x) => x.s);
 }
 
-/**
- * Resolve `name` to a stored sender with messages in `scope` (conversation id, source; dates are not part of it).
- * `countIn(sender, scope)` counts a sender's messages in a scope (an index count).
- */
+/** A stored sender with messages in `scope` (conversation or source; dates are not part of it). */
 export function resolveSender(
   all: readonly string[],
   name: string,
@@ -98,7 +75,7 @@ export function resolveSender(
       candidates: inScope.sort((a, b) => b.messages - a.messages || (a.name < b.name ? -1 : 1)),
     };
   }
-  // Nothing in scope: the same name elsewhere in the archive, close names in scope, and (for a conversation) who is there.
+  // Nothing in scope: the same name elsewhere, close names in scope, and who is in the conversation.
   const elsewhere = unscoped
     ? []
     : candidates.map((s) => ({ name: s, messages: countIn(s, {}) })).filter((c) => c.messages > 0);

@@ -11,7 +11,7 @@ export interface SummaryCounts {
   lastTs: string;
 }
 
-/** `conversations` is the full listing (its per-conversation counts already cover every message). */
+/** `conversations` is the full listing: its counts already cover every message. */
 export function summaryCounts(sql: Sql, conversations: readonly ConversationRow[]): SummaryCounts {
   const sources: Record<string, number> = {};
   let messages = 0;

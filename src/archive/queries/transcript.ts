@@ -1,34 +1,21 @@
 /** Chronological transcript pages with keyset pagination over (ts_unix, id). */
-import { mapRows, type Param, type Sql } from '../connection';
+import { mapRows, type Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
 import type { TranscriptOptions, TranscriptPage } from '../types';
-import { messageColumns, positiveLimit, readMessage, statement } from './rows';
+import { messageColumns, positiveLimit, readMessage, statement, Where } from './rows';
 
 export function transcript(sql: Sql, schema: SchemaInfo, opts: TranscriptOptions): TranscriptPage {
   const limit = positiveLimit(opts.limit);
-  const where = ['m.conversation_id = ?'];
-  const params: Param[] = [opts.conversationId];
-  if (opts.startUnix !== undefined) {
-    where.push('m.ts_unix >= ?');
-    params.push(opts.startUnix);
-  }
-  if (opts.endUnix !== undefined) {
-    where.push('m.ts_unix <= ?');
-    params.push(opts.endUnix);
-  }
-  // Row values, so that the cursor starts a range of idx_messages_conv_ts(conversation_id, ts_unix) at its time (the
-  // messages of that very second are then filtered by id): spelled out as `ts > ? OR (ts = ? AND id > ?)`, SQLite
-  // read the conversation from its start (or end) up to the cursor.
-  if (opts.after) {
-    where.push('(m.ts_unix, m.id) > (?, ?)');
-    params.push(opts.after.tsUnix, opts.after.id);
-  }
-  if (opts.before) {
-    where.push('(m.ts_unix, m.id) < (?, ?)');
-    params.push(opts.before.tsUnix, opts.before.id);
-  }
-  // Paging backwards (only `before`): newest-first from the cursor, then reversed to chronological — unless the
-  // caller asked for newest first, which reads the same way and keeps that order.
+  const w = new Where()
+    .must('m.conversation_id = ?', opts.conversationId)
+    .add('m.ts_unix >= ?', opts.startUnix)
+    .add('m.ts_unix <= ?', opts.endUnix);
+  // Row values start a range of idx_messages_conv_ts at the cursor's time; spelled out with OR, SQLite read the
+  // conversation from its start (or end) up to the cursor.
+  if (opts.after) w.must('(m.ts_unix, m.id) > (?, ?)', opts.after.tsUnix, opts.after.id);
+  if (opts.before) w.must('(m.ts_unix, m.id) < (?, ?)', opts.before.tsUnix, opts.before.id);
+  const { where, params } = w;
+  // Paging backwards reads newest first from the cursor, then reverses to chronological unless asked for newest first.
   const newest = opts.newestFirst === true && opts.after === undefined;
   const backwards = newest || (opts.before !== undefined && opts.after === undefined);
   const dir = backwards ? 'DESC' : 'ASC';

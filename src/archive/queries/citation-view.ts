@@ -1,0 +1,41 @@
+/** What opening a citation shows, in one snapshot so the cited message, its page and its day agree. */
+import type { Sql } from '../connection';
+import type { SchemaInfo } from '../schema';
+import type { CitationView, CitationViewRequest, ConversationRow } from '../types';
+import { conversationPage } from './conversation-page';
+import { journalDay, utcDay } from './journal';
+import { messageById, messagesByHashPrefix } from './messages';
+
+export function citationView(
+  sql: Sql,
+  schema: SchemaInfo,
+  conversationById: (id: number) => ConversationRow | undefined,
+  req: CitationViewRequest,
+  hiddenIds: readonly number[],
+): CitationView {
+  const found = messageById(sql, schema, req.messageId);
+  const atId = found && !hiddenIds.includes(found.conversationId) ? found : undefined;
+  const hash = req.hash?.toLowerCase();
+  const holds = !hash || atId?.hash.startsWith(hash) === true;
+  const byHash = hash && !holds ? messagesByHashPrefix(sql, schema, hash, 2, hiddenIds) : [];
+  const cited = holds ? atId : byHash.length === 1 ? byHash[0] : undefined;
+  const view: CitationView = { ...(atId ? { atId } : {}), byHash };
+  const conversationId = req.conversationId ?? cited?.conversationId;
+  if (conversationId === undefined) return view;
+  const at =
+    cited?.conversationId === conversationId
+      ? { kind: 'around' as const, messageId: cited.id }
+      : { kind: 'end' as const };
+  view.page = conversationPage(
+    sql,
+    schema,
+    conversationById(conversationId),
+    { conversationId, at, limit: req.limit },
+    hiddenIds,
+  );
+  const anchor = view.page.anchor;
+  // The day as the journal counts it: the UTC day of ts_unix.
+  const start = anchor && Math.floor(anchor.tsUnix / 86_400) * 86_400;
+  if (start !== undefined) view.day = journalDay(sql, schema, utcDay(start), start, hiddenIds);
+  return view;
+}
