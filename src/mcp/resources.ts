@@ -1,7 +1,7 @@
 /** Resource templates backing the `resource_link`s in tool results. */
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { UriTemplate, type Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ListResourcesResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   type AsyncArchive,
   CONVERSATION_RESOURCE_TEMPLATE,
@@ -23,6 +23,7 @@ import {
 } from '../core';
 import { disclosedRead } from './disclosure';
 import { renderHits, UNTRUSTED_NOTE } from './render';
+import type { ResourceWatch } from './subscriptions';
 
 /** MCP "resource not found" (spec-recommended code). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -59,61 +60,124 @@ async function openArchive(ctx: ServerContext): Promise<AsyncArchive> {
   }
 }
 
+/** A markdown rendering and its JSON, the two contents of each of our resources. */
+function contents(uri: URL, md: string, json: unknown): ReadResourceResult {
+  return {
+    contents: [
+      { uri: uri.href, mimeType: 'text/markdown', text: md },
+      { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(json) },
+    ],
+  };
+}
+
+async function listConversations(ctx: ServerContext, watch?: ResourceWatch): Promise<ListResourcesResult> {
+  const archive = await openArchive(ctx);
+  const rows = await archive.listConversations(undefined);
+  watch?.noteListed();
+  return {
+    resources: rows.slice(0, RESOURCE_LIST_MAX).map((c) => ({
+      uri: conversationResourceUri(c.id),
+      name: `conversation ${c.id}`,
+      title: `${c.name} (${c.source})`,
+      description: `${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs}` : ''}`,
+      mimeType: 'text/markdown',
+    })),
+  };
+}
+
+async function readConversation(ctx: ServerContext, uri: URL, vars: Variables): Promise<ReadResourceResult> {
+  const id = parseResourceId(varOf(vars.id));
+  if (!id || !('id' in id))
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `conversation resource id must be a positive integer, got ${inline(varOf(vars.id))}`,
+    );
+  const archive = await openArchive(ctx);
+  const c = await archive.conversationById(id.id);
+  if (!c)
+    throw new ProtocolError(
+      RESOURCE_NOT_FOUND,
+      `conversation ${id.id} not found — use list_conversations to see the ids`,
+    );
+  const info = conversationInfo(ctx.citation, c);
+  const md =
+    `# ${inline(c.name)} (${c.source}, conversation_id ${c.id})\n\n` +
+    `- messages: ${c.messageCount}${c.firstTs ? ` (${c.firstTs} → ${c.lastTs})` : ''}\n` +
+    `- attachments: ${c.images} images, ${c.videos} videos, ${c.files} files; ${c.links} distinct links\n` +
+    `- open: [${c.name.replace(/[\\[\]]/g, '\\$&')}](${info.link})\n\n` +
+    `Read it with get_conversation {"conversation_id": ${c.id}}.`;
+  return contents(uri, md, info);
+}
+
+/** The message a URI names, by its full hash or by id anchored by `h`; a note when it moved after a re-import. */
+async function messageOf(
+  ctx: ServerContext,
+  uri: URL,
+  vars: Variables,
+): Promise<{ archive: AsyncArchive; m: MessageRow; moved?: string }> {
+  const raw = varOf(vars.id);
+  const id = parseResourceId(raw);
+  if (!id)
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `message resource id must be a message_id or a 64-hex hash, got ${inline(raw)}`,
+    );
+  const rawHash = vars.h === undefined ? undefined : varOf(vars.h);
+  const hash = parseCitationHash(rawHash);
+  if (rawHash !== undefined && !hash)
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `the h of a message resource URI must be 4–64 hex digits of the message hash, got ${inline(rawHash)}`,
+    );
+  const archive = await openArchive(ctx);
+  if ('hash' in id) {
+    const m = await archive.messageByHash(id.hash);
+    if (m && hash && !m.hash.startsWith(hash))
+      throw new ProtocolError(ErrorCode.InvalidParams, `the h of ${inline(uri.href)} does not match the hash it names`);
+    if (!m)
+      throw new ProtocolError(
+        RESOURCE_NOT_FOUND,
+        `no message with hash ${id.hash} in this archive — it is no longer in the archive; search again`,
+      );
+    return { archive, m };
+  }
+  // Resolved like every citation: never another message than the one whose hash the URI names.
+  const r = await resolveCitation(archive, { messageId: id.id, hash });
+  if (r.status === 'gone')
+    throw new ProtocolError(RESOURCE_NOT_FOUND, `${r.note} — ids change on re-import; search again`);
+  return { archive, m: r.message, moved: r.status === 'moved' ? r.note : undefined };
+}
+
+async function readMessage(ctx: ServerContext, uri: URL, vars: Variables): Promise<ReadResourceResult> {
+  const { archive, m, moved } = await messageOf(ctx, uri, vars);
+  const rows = (await archive.context(m.id, RESOURCE_CONTEXT_WINDOW)) ?? [m];
+  const redact = redactsFor(ctx);
+  const messages = await withHitExtras(
+    archive,
+    rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact)),
+    redact,
+  );
+  const target = messages.find((h) => h.message_id === m.id) ?? hitFromMessage(ctx.citation, m, undefined, redact);
+  const md =
+    (moved ? `Note: ${moved}.\n\n` : '') +
+    `Message ${m.id} in ${inline(m.conversation)} (${m.source}, conversation_id ${m.conversationId}); cite as ${target.link}\n` +
+    `${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false, targetId: m.id })}\n\n` +
+    `Read further around it with get_context {"message_id": ${m.id}, "hash": "${m.hash.slice(0, 16)}"}.`;
+  return contents(uri, md, { message: target, context: messages, ...(moved ? { notes: [moved] } : {}) });
+}
+
 /** Every read callback is wrapped by `disclosedRead`: what a model reads is disclosed like a tool result. */
-export function registerResources(server: McpServer, ctx: ServerContext, watch?: { noteListed(): void }): void {
+export function registerResources(server: McpServer, ctx: ServerContext, watch?: ResourceWatch): void {
   server.registerResource(
     'conversation',
-    new ResourceTemplate(CONVERSATION_RESOURCE_TEMPLATE, {
-      list: async () => {
-        const archive = await openArchive(ctx);
-        const rows = await archive.listConversations(undefined);
-        watch?.noteListed();
-        return {
-          resources: rows.slice(0, RESOURCE_LIST_MAX).map((c) => ({
-            uri: conversationResourceUri(c.id),
-            name: `conversation ${c.id}`,
-            title: `${c.name} (${c.source})`,
-            description: `${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs}` : ''}`,
-            mimeType: 'text/markdown',
-          })),
-        };
-      },
-    }),
+    new ResourceTemplate(CONVERSATION_RESOURCE_TEMPLATE, { list: () => listConversations(ctx, watch) }),
     {
       title: 'Conversation',
       description: 'Summary of one conversation of the msgbrowse archive (id from list_conversations).',
       mimeType: 'text/markdown',
     },
-    disclosedRead(server, ctx, 'conversation', async (uri, vars) => {
-      const id = parseResourceId(varOf(vars.id));
-      if (!id || !('id' in id))
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `conversation resource id must be a positive integer, got ${inline(varOf(vars.id))}`,
-        );
-      const archive = await openArchive(ctx);
-      const c = await archive.conversationById(id.id);
-      if (!c)
-        throw new ProtocolError(
-          RESOURCE_NOT_FOUND,
-          `conversation ${id.id} not found — use list_conversations to see the ids`,
-        );
-      const info = conversationInfo(ctx.citation, c);
-      const md =
-        `# ${inline(c.name)} (${c.source}, conversation_id ${c.id})\n\n` +
-        `- messages: ${c.messageCount}${c.firstTs ? ` (${c.firstTs} → ${c.lastTs})` : ''}\n` +
-        `- attachments: ${c.images} images, ${c.videos} videos, ${c.files} files; ${c.links} distinct links\n` +
-        `- open: [${c.name.replace(/[\\[\]]/g, '\\$&')}](${info.link})\n\n` +
-        `Read it with get_conversation {"conversation_id": ${c.id}}.`;
-      return {
-        contents: [
-          { uri: uri.href, mimeType: 'text/markdown', text: md },
-          { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(info) },
-        ],
-      };
-    }),
+    disclosedRead(server, ctx, 'conversation', (uri, vars) => readConversation(ctx, uri, vars)),
   );
-
   server.registerResource(
     'message',
     new ResourceTemplate(new MessageUriTemplate(), { list: undefined }),
@@ -124,64 +188,6 @@ export function registerResources(server: McpServer, ctx: ServerContext, watch?:
         'a message that moved after a re-import is followed, one that is gone is an error), or by the full 64-hex hash.',
       mimeType: 'text/markdown',
     },
-    disclosedRead(server, ctx, 'message', async (uri, vars) => {
-      const raw = varOf(vars.id);
-      const id = parseResourceId(raw);
-      if (!id)
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `message resource id must be a message_id or a 64-hex hash, got ${inline(raw)}`,
-        );
-      const rawHash = vars.h === undefined ? undefined : varOf(vars.h);
-      const hash = parseCitationHash(rawHash);
-      if (rawHash !== undefined && !hash)
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `the h of a message resource URI must be 4–64 hex digits of the message hash, got ${inline(rawHash)}`,
-        );
-      const archive = await openArchive(ctx);
-      let m: MessageRow | undefined;
-      let movedNote: string | undefined;
-      if ('hash' in id) {
-        m = await archive.messageByHash(id.hash);
-        if (m && hash && !m.hash.startsWith(hash))
-          throw new ProtocolError(
-            ErrorCode.InvalidParams,
-            `the h of ${inline(uri.href)} does not match the hash it names`,
-          );
-        if (!m)
-          throw new ProtocolError(
-            RESOURCE_NOT_FOUND,
-            `no message with hash ${id.hash} in this archive — it is no longer in the archive; search again`,
-          );
-      } else {
-        // Resolved like every citation: never another message than the one whose hash the URI names.
-        const r = await resolveCitation(archive, { messageId: id.id, hash });
-        if (r.status === 'gone')
-          throw new ProtocolError(RESOURCE_NOT_FOUND, `${r.note} — ids change on re-import; search again`);
-        m = r.message;
-        if (r.status === 'moved') movedNote = r.note;
-      }
-      const rows = (await archive.context(m.id, RESOURCE_CONTEXT_WINDOW)) ?? [m];
-      const redact = redactsFor(ctx);
-      const messages = await withHitExtras(
-        archive,
-        rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact)),
-        redact,
-      );
-      const target = messages.find((h) => h.message_id === m.id) ?? hitFromMessage(ctx.citation, m, undefined, redact);
-      const md =
-        (movedNote ? `Note: ${movedNote}.\n\n` : '') +
-        `Message ${m.id} in ${inline(m.conversation)} (${m.source}, conversation_id ${m.conversationId}); cite as ${target.link}\n` +
-        `${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false, targetId: m.id })}\n\n` +
-        `Read further around it with get_context {"message_id": ${m.id}, "hash": "${m.hash.slice(0, 16)}"}.`;
-      const json = { message: target, context: messages, ...(movedNote ? { notes: [movedNote] } : {}) };
-      return {
-        contents: [
-          { uri: uri.href, mimeType: 'text/markdown', text: md },
-          { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(json) },
-        ],
-      };
-    }),
+    disclosedRead(server, ctx, 'message', (uri, vars) => readMessage(ctx, uri, vars)),
   );
 }

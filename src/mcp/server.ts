@@ -1,14 +1,22 @@
+/** Builds one MCP server over a context: tools, resources, prompts, completions, icons, logging, instructions. */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  type JSONRPCMessage,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { errorMessage, type ServerContext, ToolError } from '../core';
+import { type Chooser, errorMessage, type ServerContext, ToolError } from '../core';
 import { usableBudget } from './answer-budget';
 import { appToolMeta, registerAppView } from './app-view';
-import { discloseToolCall } from './disclosure';
-import { SERVER_INSTRUCTIONS } from './instructions';
 import { registerCompletions } from './completions';
-import { PROMPT_ICONS, RESOURCE_ICONS, SERVER_ICONS, toolIcons, type Icon } from './icons';
+import { discloseToolCall } from './disclosure';
+import { type Icon, PROMPT_ICONS, RESOURCE_ICONS, SERVER_ICONS, toolIcons } from './icons';
+import { SERVER_INSTRUCTIONS } from './instructions';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
 import { registerSubscriptions } from './subscriptions';
@@ -24,11 +32,6 @@ export const SERVER_TITLE = 'msgbrowse';
 export const SERVER_DESCRIPTION =
   'Search, read and cite your own Signal, iMessage and WhatsApp history from a local msgbrowse archive (read-only): hybrid search, transcripts, context, media, links, journal days, on this day and people — every message with a citation link.';
 
-/**
- * Builds one MCP server over `ctx`: the read-only tools, the conversation/message resource templates (live:
- * subscriptions.ts), the prompts and their completions, icons, logging, and instructions. Cheap (no I/O): called
- * once per session by the HTTP transport.
- */
 /** What a server did, for diagnostics and tests: a request it answered or a notification it sent. */
 export interface McpTrafficEvent {
   direction: 'in' | 'out';
@@ -45,7 +48,7 @@ export interface McpServerOptions {
 }
 
 /** The requests `observe` hears about. */
-const OBSERVED = [
+const OBSERVED = new Set([
   'initialize',
   'prompts/list',
   'prompts/get',
@@ -54,7 +57,36 @@ const OBSERVED = [
   'resources/read',
   'resources/subscribe',
   'resources/unsubscribe',
-];
+]);
+
+type Result = Record<string, unknown>;
+
+/** Adds icons to the items of a list result under `key`. */
+function withIcons(key: string, iconsOf: (item: { name: string }) => readonly Icon[]): (r: Result) => Result {
+  return (r) => ({
+    ...r,
+    [key]: (r[key] as { name: string }[] | undefined)?.map((i) => ({ ...i, icons: [...iconsOf(i)] })),
+  });
+}
+
+/**
+ * The SDK's McpServer does not pass `icons` through these lists (their schemas allow them): they are added to its
+ * answers on their way out.
+ */
+const DECORATED = new Map([
+  ['tools/list', withIcons('tools', (t) => toolIcons(t.name))],
+  ['prompts/list', withIcons('prompts', () => PROMPT_ICONS)],
+  ['resources/templates/list', withIcons('resourceTemplates', () => RESOURCE_ICONS)],
+]);
+
+/** Exactly what is implemented: tools and prompts are fixed at build time, resources change (subscriptions.ts). */
+const CAPABILITIES = {
+  tools: { listChanged: false },
+  prompts: { listChanged: false },
+  resources: { subscribe: true, listChanged: true },
+  completions: {},
+  logging: {},
+};
 
 export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {}): McpServer {
   const server = new McpServer(
@@ -65,16 +97,7 @@ export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {})
       description: SERVER_DESCRIPTION,
       icons: SERVER_ICONS,
     },
-    {
-      capabilities: {
-        tools: { listChanged: false },
-        resources: { subscribe: true, listChanged: true },
-        prompts: { listChanged: false },
-        completions: {},
-        logging: {},
-      },
-      instructions: SERVER_INSTRUCTIONS,
-    },
+    { capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS },
   );
   for (const def of TOOLS) registerTool(server, ctx, def as unknown as ToolDefinition);
   const observe = opts.observe;
@@ -89,20 +112,9 @@ export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {})
   registerAppView(server);
   registerPrompts(server, ctx);
   registerCompletions(server, ctx);
-  withIcons(server, 'tools/list', 'tools', (t) => toolIcons(t.name));
-  withIcons(server, 'prompts/list', 'prompts', () => PROMPT_ICONS);
-  withIcons(server, 'resources/templates/list', 'resourceTemplates', () => RESOURCE_ICONS);
-  if (observe) for (const method of OBSERVED) observeRequests(server, method, observe);
-  answerBadToolCalls(server);
-  // Advertise exactly what is implemented: the SDK's registrations turn on listChanged for tools and prompts, which
-  // never change here (the set is fixed at build time); resources do change (subscriptions.ts).
-  server.server.registerCapabilities({
-    tools: { listChanged: false },
-    prompts: { listChanged: false },
-    resources: { subscribe: true, listChanged: true },
-    completions: {},
-    logging: {},
-  });
+  tapTraffic(server, observe);
+  // Again: the SDK's registrations turned on listChanged for tools and prompts.
+  server.server.registerCapabilities(CAPABILITIES);
   return server;
 }
 
@@ -121,74 +133,57 @@ function toolCallProblem(msg: JSONRPCMessage): string | undefined {
   return `arguments of ${p.name.slice(0, 60)} must be an object of named parameters, e.g. {"query": "Lisbon"}; got ${got}`;
 }
 
+type Incoming = {
+  id?: string | number;
+  method?: string;
+  params?: { uri?: string; name?: string; ref?: { name?: string; uri?: string }; requestId?: string | number };
+};
+
 /**
- * A tools/call whose params no tool can take (arguments that are no object, a name that is no string) is answered
- * -32602 with one actionable line, where the SDK answers -32603 with its validation dump.
+ * Every transport the server connects to passes through here, so the SDK's handlers need no patching: a tools/call
+ * whose params no tool can take is answered -32602 with one actionable line (the SDK answers -32603 with its
+ * validation dump), list answers get their icons, and `observe` hears each observed request answered.
  */
-function answerBadToolCalls(server: McpServer): void {
+function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): void {
   const connect = server.connect.bind(server);
   server.connect = async (transport: Transport) => {
     await connect(transport);
+    const asked = new Map<string | number, { method: string; subject?: string }>();
     const onmessage = transport.onmessage;
     transport.onmessage = (msg, extra) => {
       const problem = toolCallProblem(msg);
-      if (problem === undefined) return onmessage?.(msg, extra);
-      void transport
-        .send({
-          jsonrpc: '2.0',
-          id: (msg as { id: string | number }).id,
-          error: { code: ErrorCode.InvalidParams, message: problem },
-        })
-        .catch(() => undefined);
+      if (problem !== undefined) {
+        const id = (msg as { id: string | number }).id;
+        void transport
+          .send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: problem } })
+          .catch(() => undefined);
+        return;
+      }
+      const { id, method, params: p } = msg as Incoming;
+      if (id !== undefined && method && (DECORATED.has(method) || (observe && OBSERVED.has(method))))
+        asked.set(id, { method, subject: p?.uri ?? p?.name ?? p?.ref?.name ?? p?.ref?.uri });
+      else if (method === 'notifications/cancelled' && p?.requestId !== undefined) asked.delete(p.requestId);
+      onmessage?.(msg, extra);
+    };
+    const send = transport.send.bind(transport);
+    transport.send = (msg, options) => {
+      const { id, method, result } = msg as { id?: string | number; method?: string; result?: Result };
+      const request = id !== undefined && method === undefined ? asked.get(id) : undefined;
+      if (id === undefined || !request) return send(msg, options);
+      asked.delete(id);
+      if (!result) return send(msg, options);
+      if (observe && OBSERVED.has(request.method))
+        observe({ direction: 'in', ...request, client: server.server.getClientVersion()?.name });
+      const decorate = DECORATED.get(request.method);
+      return send(decorate ? ({ ...msg, result: decorate(result) } as JSONRPCMessage) : msg, options);
     };
   };
 }
 
-type RequestHandler = (req: unknown, extra: unknown) => Promise<Record<string, unknown>>;
-
-function requestHandlers(server: McpServer): Map<string, RequestHandler> {
-  return (server.server as unknown as { _requestHandlers: Map<string, RequestHandler> })._requestHandlers;
-}
-
-function observeRequests(server: McpServer, method: string, observe: (e: McpTrafficEvent) => void): void {
-  const handlers = requestHandlers(server);
-  const inner = handlers.get(method);
-  if (!inner) throw new Error(`no ${method} handler to observe`);
-  handlers.set(method, async (req, extra) => {
-    const result = await inner(req, extra);
-    const p = (req as { params?: { uri?: string; name?: string; ref?: { name?: string; uri?: string } } }).params;
-    observe({
-      direction: 'in',
-      method,
-      subject: p?.uri ?? p?.name ?? p?.ref?.name ?? p?.ref?.uri,
-      client: server.server.getClientVersion()?.name,
-    });
-    return result;
-  });
-}
-
-/**
- * The SDK's McpServer (1.32) does not pass `icons` through tools/list, prompts/list or resources/templates/list:
- * its list results are decorated here, after it built them (the schema of every item already allows `icons`).
- */
-function withIcons(
-  server: McpServer,
-  method: string,
-  key: string,
-  iconsOf: (item: { name: string }) => readonly Icon[],
-): void {
-  const handlers = requestHandlers(server);
-  const inner = handlers.get(method);
-  if (!inner) throw new Error(`no ${method} handler to decorate`);
-  handlers.set(method, async (req, extra) => {
-    const result = await inner(req, extra);
-    const items = result[key] as { name: string; icons?: Icon[] }[] | undefined;
-    return { ...result, [key]: items?.map((item) => ({ ...item, icons: [...iconsOf(item)] })) };
-  });
-}
-
 /** How long a question to the person (elicitation) may stay open before the tool answers with the candidates. */
 const ELICIT_TIMEOUT_MS = 5 * 60_000;
+
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Whether the client can show a form (MCP elicitation, form mode; an empty capability object means form). */
 function canElicit(server: McpServer): boolean {
@@ -196,76 +191,74 @@ function canElicit(server: McpServer): boolean {
   return !!e && (e.form !== undefined || e.url === undefined);
 }
 
+/** A tool's `choose`: one form question, answered undefined when the person declines or the client fails. */
+function elicitChoice(server: McpServer, ctx: ServerContext, tool: string, extra: CallExtra): Chooser {
+  return async (q, signal) => {
+    const requestedSchema = {
+      type: 'object' as const,
+      properties: {
+        [q.field]: {
+          type: 'string' as const,
+          title: q.field[0].toUpperCase() + q.field.slice(1),
+          oneOf: q.options.map((o) => ({ const: o.value, title: o.title })),
+        },
+      },
+      required: [q.field],
+    };
+    const r = await server.server
+      .elicitInput(
+        { mode: 'form', message: q.message, requestedSchema },
+        // On the call's own stream: over HTTP a client need not hold the session's GET stream open.
+        { signal: signal ?? extra.signal, timeout: ELICIT_TIMEOUT_MS, relatedRequestId: extra.requestId },
+      )
+      .catch((e: unknown) => {
+        ctx.log?.('debug', `${tool}: elicitation failed (${errorMessage(e)}); answering with the candidates instead`);
+        return undefined;
+      });
+    const v = r?.action === 'accept' ? r.content?.[q.field] : undefined;
+    return typeof v === 'string' ? v : undefined;
+  };
+}
+
+function toolEnv(server: McpServer, ctx: ServerContext, tool: string, extra: CallExtra): ToolEnv {
+  return {
+    ctx,
+    budget: usableBudget(ctx.answerBudget),
+    archive: () => ctx.archive(),
+    signal: extra.signal,
+    warn: (message) => {
+      ctx.log?.('warn', `${tool}: ${message}`);
+      server.server
+        .sendLoggingMessage({ level: 'warning', logger: SERVER_NAME, data: `${tool}: ${message}` }, extra.sessionId)
+        .catch(() => undefined);
+    },
+    choose: canElicit(server) ? elicitChoice(server, ctx, tool, extra) : undefined,
+    progress: (progress, total, message) => {
+      const progressToken = extra._meta?.progressToken;
+      if (progressToken === undefined) return;
+      extra
+        .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } })
+        .catch(() => undefined);
+    },
+  };
+}
+
 function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition): void {
+  const config = {
+    title: def.title,
+    description: def.description,
+    inputSchema: def.inputSchema,
+    outputSchema: def.outputSchema,
+    annotations: annotationsFor(def.title),
+    _meta: appToolMeta(def.name),
+  };
   server.registerTool(
     def.name,
-    {
-      title: def.title,
-      description: def.description,
-      inputSchema: def.inputSchema,
-      outputSchema: def.outputSchema,
-      annotations: annotationsFor(def.title),
-      _meta: appToolMeta(def.name),
-    },
+    config,
     async (args: z.output<typeof def.inputSchema>, extra): Promise<CallToolResult> => {
-      const env: ToolEnv = {
-        ctx,
-        budget: usableBudget(ctx.answerBudget),
-        archive: () => ctx.archive(),
-        signal: extra.signal,
-        warn: (message) => {
-          ctx.log?.('warn', `${def.name}: ${message}`);
-          server.server
-            .sendLoggingMessage(
-              { level: 'warning', logger: SERVER_NAME, data: `${def.name}: ${message}` },
-              extra.sessionId,
-            )
-            .catch(() => undefined);
-        },
-        choose: canElicit(server)
-          ? async (q, signal) => {
-              const r = await server.server
-                .elicitInput(
-                  {
-                    mode: 'form',
-                    message: q.message,
-                    requestedSchema: {
-                      type: 'object',
-                      properties: {
-                        [q.field]: {
-                          type: 'string',
-                          title: q.field[0].toUpperCase() + q.field.slice(1),
-                          oneOf: q.options.map((o) => ({ const: o.value, title: o.title })),
-                        },
-                      },
-                      required: [q.field],
-                    },
-                  },
-                  // On the call's own stream: over HTTP a client need not hold the session's GET stream open.
-                  { signal: signal ?? extra.signal, timeout: ELICIT_TIMEOUT_MS, relatedRequestId: extra.requestId },
-                )
-                .catch((e: unknown) => {
-                  ctx.log?.(
-                    'debug',
-                    `${def.name}: elicitation failed (${errorMessage(e)}); answering with the candidates instead`,
-                  );
-                  return undefined;
-                });
-              const v = r?.action === 'accept' ? r.content?.[q.field] : undefined;
-              return typeof v === 'string' ? v : undefined;
-            }
-          : undefined,
-        progress: (progress, total, message) => {
-          const progressToken = extra._meta?.progressToken;
-          if (progressToken === undefined) return;
-          extra
-            .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } })
-            .catch(() => undefined);
-        },
-      };
       let result: CallToolResult;
       try {
-        const out = await def.handler(args, env);
+        const out = await def.handler(args, toolEnv(server, ctx, def.name, extra));
         result = {
           content: [{ type: 'text', text: out.text }, ...(out.resources ?? [])],
           structuredContent: out.structured as Record<string, unknown>,

@@ -1,19 +1,17 @@
 /**
- * Live resources: `resources/subscribe` / `unsubscribe` for conversation and message URIs. When msgbrowse writes to a
- * subscribed conversation (an import, a re-import, a WAL commit) this server sends `notifications/resources/updated`
- * for each subscribed URI of it; when conversations appear or disappear (or an exclusion changes which ones the model
- * may see) after the client listed them, `notifications/resources/list_changed`.
- *
- * Change detection: the context's `onDidChange` (the runtime's file watcher and settings) triggers one
- * `conversationSignatures()` read (count, lowest and highest id per conversation: a re-import renumbers), diffed
- * with the previous one. Only servers with a subscription or a past listing read anything. The subscription set is
- * the only per-session state (a stateless request could not subscribe anyway).
+ * Live resources: `resources/updated` for each subscribed URI whose conversation changed, `list_changed` when
+ * conversations appear or disappear after a listing; only servers with either read the archive on a change.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, inline, parseResourceId, ProtocolError, type ServerContext } from '../core';
 
+/** Per conversation: its count, lowest and highest id (a re-import renumbers). */
 type Signature = Map<number, string>;
+type MessageRef = { id?: number; hash?: string };
+/** The conversation a subscribed URI is about; a message's is looked up again after changes. */
+type Subscription = { conversationId?: number; message?: MessageRef };
+type Sent = (method: string, uri?: string) => void;
 
 export interface ResourceWatch {
   /** resources/list was answered: from now on, tell this client when the list changes. */
@@ -39,125 +37,144 @@ function parseSubscribable(
   return undefined;
 }
 
-export function registerSubscriptions(
-  server: McpServer,
-  ctx: ServerContext,
-  sent?: (method: string, uri?: string) => void,
-): ResourceWatch {
-  /** Subscribed URI → the conversation it is about (a message's conversation is looked up again after changes). */
-  const subscribed = new Map<string, { conversationId?: number; message?: { id?: number; hash?: string } }>();
-  let listed = false;
-  let last: Signature | undefined;
-  let reading: Promise<void> | undefined;
-  let again = false;
+/** The conversations whose signature changed, and whether conversations appeared or disappeared. */
+function diff(before: Signature, now: Signature): { changed: Set<number>; setChanged: boolean } {
+  const changed = new Set<number>();
+  for (const [id, sig] of now) if (before.get(id) !== sig) changed.add(id);
+  for (const id of before.keys()) if (!now.has(id)) changed.add(id);
+  return { changed, setChanged: now.size !== before.size || [...now.keys()].some((id) => !before.has(id)) };
+}
 
-  const signatures = async (): Promise<Signature> => {
-    const rows = await (await ctx.archive()).conversationSignatures();
-    return new Map(rows.map((r) => [r.id, `${r.messages}:${r.minId}:${r.maxId}`]));
-  };
-  const baseline = async () => {
-    if (!last) last = await signatures().catch(() => undefined);
-  };
-  const messageOf = async (m: { id?: number; hash?: string }) => {
-    const archive = await ctx.archive();
-    return m.hash ? archive.messageByHash(m.hash) : m.id !== undefined ? archive.messageById(m.id) : undefined;
-  };
-  const conversationOf = async (m: { id?: number; hash?: string }): Promise<number | undefined> =>
-    (await messageOf(m))?.conversationId;
+class ResourceWatcher implements ResourceWatch {
+  readonly subscribed = new Map<string, Subscription>();
+  private listed = false;
+  private last: Signature | undefined;
+  private reading: Promise<void> | undefined;
+  private again = false;
 
-  const check = async (): Promise<void> => {
-    if (!listed && subscribed.size === 0) return;
-    const before = last;
-    let now: Signature;
-    try {
-      now = await signatures();
-    } catch (e) {
-      ctx.log?.('debug', `resource watch: could not read the archive (${errorMessage(e)})`);
+  constructor(
+    private readonly server: McpServer,
+    private readonly ctx: ServerContext,
+    private readonly sent: Sent | undefined,
+  ) {}
+
+  noteListed(): void {
+    this.listed = true;
+    void this.baseline();
+  }
+
+  /**
+   * Subscribing is always accepted (MCP leaves unknown URIs open): a conversation or message not in the archive yet is
+   * notified when an import brings it; a URI that is not one of ours can never change.
+   */
+  async subscribe(uri: string): Promise<void> {
+    const target = parseSubscribable(uri);
+    if (!target) {
+      this.ctx.log?.(
+        'debug',
+        `resources/subscribe ${inline(uri)}: not a msgbrowse conversation or message URI; it will never be updated`,
+      );
+      this.subscribed.set(uri, {});
+    } else if (target.kind === 'conversation') {
+      this.subscribed.set(uri, { conversationId: target.id });
+    } else {
+      const row = await this.messageOf(target).catch(() => undefined);
+      // Follow the message by its hash: its id changes when msgbrowse re-imports the conversation.
+      this.subscribed.set(uri, {
+        conversationId: row?.conversationId,
+        message: row ? { hash: row.hash } : target.hash ? { hash: target.hash } : { id: target.id },
+      });
+    }
+    await this.baseline();
+  }
+
+  /** Changes arrive in bursts: one read at a time, and one more if anything changed meanwhile. */
+  readonly onChange = (): void => {
+    if (this.reading) {
+      this.again = true;
       return;
     }
-    last = now;
+    this.reading = (async () => {
+      do {
+        this.again = false;
+        await this.check();
+      } while (this.again);
+    })().finally(() => (this.reading = undefined));
+  };
+
+  private async signatures(): Promise<Signature> {
+    const rows = await (await this.ctx.archive()).conversationSignatures();
+    return new Map(rows.map((r) => [r.id, `${r.messages}:${r.minId}:${r.maxId}`]));
+  }
+
+  private async baseline(): Promise<void> {
+    if (!this.last) this.last = await this.signatures().catch(() => undefined);
+  }
+
+  private async messageOf(m: MessageRef) {
+    const archive = await this.ctx.archive();
+    return m.hash ? archive.messageByHash(m.hash) : m.id !== undefined ? archive.messageById(m.id) : undefined;
+  }
+
+  private async check(): Promise<void> {
+    if (!this.listed && this.subscribed.size === 0) return;
+    const before = this.last;
+    let now: Signature;
+    try {
+      now = await this.signatures();
+    } catch (e) {
+      this.ctx.log?.('debug', `resource watch: could not read the archive (${errorMessage(e)})`);
+      return;
+    }
+    this.last = now;
     if (!before) return;
-    const changed = new Set<number>();
-    for (const [id, sig] of now) if (before.get(id) !== sig) changed.add(id);
-    for (const id of before.keys()) if (!now.has(id)) changed.add(id);
+    const { changed, setChanged } = diff(before, now);
     if (changed.size === 0) return;
-    const setChanged = now.size !== before.size || [...now.keys()].some((id) => !before.has(id));
-    for (const [uri, sub] of subscribed) {
+    await this.notifySubscribers(changed);
+    if (this.listed && setChanged) {
+      this.server.sendResourceListChanged();
+      this.sent?.('notifications/resources/list_changed');
+    }
+  }
+
+  private async notifySubscribers(changed: Set<number>): Promise<void> {
+    for (const [uri, sub] of this.subscribed) {
       let hit = sub.conversationId !== undefined && changed.has(sub.conversationId);
       if (sub.message) {
         // A re-import moves a message to a new id (or removes it): follow it by hash when we know it.
-        const conv = await conversationOf(sub.message).catch(() => undefined);
+        const conv = (await this.messageOf(sub.message).catch(() => undefined))?.conversationId;
         if (conv !== sub.conversationId) hit = true;
         sub.conversationId = conv;
         if (conv !== undefined && changed.has(conv)) hit = true;
       }
       if (hit) {
-        await server.server.sendResourceUpdated({ uri }).catch(() => undefined);
-        sent?.('notifications/resources/updated', uri);
+        await this.server.server.sendResourceUpdated({ uri }).catch(() => undefined);
+        this.sent?.('notifications/resources/updated', uri);
       }
     }
-    if (listed && setChanged) {
-      server.sendResourceListChanged();
-      sent?.('notifications/resources/list_changed');
-    }
-  };
-  // Changes arrive in bursts: one read at a time, and one more if anything changed meanwhile.
-  const onChange = () => {
-    if (reading) {
-      again = true;
-      return;
-    }
-    reading = (async () => {
-      do {
-        again = false;
-        await check();
-      } while (again);
-    })().finally(() => (reading = undefined));
-  };
-  const unwatch = ctx.onDidChange?.(onChange);
+  }
+}
+
+export function registerSubscriptions(server: McpServer, ctx: ServerContext, sent?: Sent): ResourceWatch {
+  const watcher = new ResourceWatcher(server, ctx, sent);
+  const unwatch = ctx.onDidChange?.(watcher.onChange);
   const prevClose = server.server.onclose;
   server.server.onclose = () => {
     unwatch?.();
-    subscribed.clear();
+    watcher.subscribed.clear();
     prevClose?.();
   };
-
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     const uri = req.params.uri;
     if (typeof uri !== 'string' || uri.length > 2048)
       throw new ProtocolError(ErrorCode.InvalidParams, 'uri must be a string of at most 2048 characters');
-    const target = parseSubscribable(uri);
-    // Subscribing is always accepted (MCP leaves unknown URIs open): a conversation or message that is not in the
-    // archive yet is notified when an import brings it; a URI that is not one of ours can never change.
-    if (!target) {
-      ctx.log?.(
-        'debug',
-        `resources/subscribe ${inline(uri)}: not a msgbrowse conversation or message URI; it will never be updated`,
-      );
-      subscribed.set(uri, {});
-    } else if (target.kind === 'conversation') {
-      subscribed.set(uri, { conversationId: target.id });
-    } else {
-      const row = await messageOf(target).catch(() => undefined);
-      // Follow the message by its hash: its id changes when msgbrowse re-imports the conversation.
-      subscribed.set(uri, {
-        conversationId: row?.conversationId,
-        message: row ? { hash: row.hash } : target.hash ? { hash: target.hash } : { id: target.id },
-      });
-    }
-    await baseline();
+    await watcher.subscribe(uri);
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
-    subscribed.delete(req.params.uri);
+    watcher.subscribed.delete(req.params.uri);
     return {};
   });
-
-  return {
-    noteListed() {
-      listed = true;
-      void baseline();
-    },
-  };
+  return watcher;
 }

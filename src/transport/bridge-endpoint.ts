@@ -1,8 +1,6 @@
 /**
- * The endpoint file: how a local bridge process (`msgbrowse-mcp --bridge FILE`) finds the in-process MCP endpoint of
- * the VS Code extension host and proves it may use it. Written by the extension (0600, in its global storage, never
- * synced), rewritten with a fresh secret whenever the endpoint starts; read by the bridge at start. Only the path of
- * this file goes into the MCP server definition VS Code stores and forwards — never the secret.
+ * The endpoint file (0600): how the bridge finds the extension host's MCP endpoint and its secret, rewritten whenever
+ * the endpoint starts. Only its path goes into the server definition VS Code stores and forwards, never the secret.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,20 +9,19 @@ export const ENDPOINT_FILE_VERSION = 1;
 
 export interface BridgeEndpoint {
   v: typeof ENDPOINT_FILE_VERSION;
-  /** The extension host's process id: the bridge exits when it is gone. */
+  /** The extension host's: the bridge exits when it is gone. */
   pid: number;
   kind: 'socket' | 'tcp';
   socketPath?: string;
   host?: string;
   port?: number;
-  /** HTTP request path of the MCP endpoint (`/mcp`). */
   path: string;
-  /** The secret header's name and value. */
+  /** The secret header's name. */
   header: string;
   secret: string;
 }
 
-/** Writes the file atomically with mode 0600 (its folder 0700 when created here). */
+/** Atomically, so the bridge never reads half a file. */
 export function writeBridgeEndpoint(file: string, ep: BridgeEndpoint): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
@@ -33,7 +30,7 @@ export function writeBridgeEndpoint(file: string, ep: BridgeEndpoint): void {
   fs.renameSync(tmp, file);
 }
 
-/** Reads and checks the file; throws one plain sentence on anything wrong. */
+/** Throws one plain sentence on anything wrong. */
 export function readBridgeEndpoint(file: string): BridgeEndpoint {
   let text: string;
   try {
@@ -76,15 +73,12 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/**
- * The endpoint file of this process in `dir`: one per extension host (`<pid>.json`), since every VS Code window has
- * its own extension host and endpoint but all share the extension's global storage.
- */
+/** One file per extension host: every VS Code window has its own, and all share the extension's global storage. */
 export function bridgeEndpointFile(dir: string, pid = process.pid): string {
   return path.join(dir, `${pid}.json`);
 }
 
-/** Removes endpoint files in `dir` left by extension hosts that are gone (a crash skips the removal on stop). */
+/** Removes the files of extension hosts that are gone (a crash skips the removal on stop). */
 export function sweepStaleBridgeEndpoints(dir: string): void {
   let names: string[];
   try {

@@ -1,32 +1,31 @@
 /**
- * The stdio bridge: a thin local process that relays JSON-RPC between stdio (its MCP client: VS Code's Local harness,
- * or the Copilot runtime of the agent host, which cannot open Unix sockets and breaks behind a proxy) and the
- * extension host's in-process streamable-HTTP endpoint (Unix socket, or loopback TCP; never through a proxy — the
- * requests go straight to the socket / 127.0.0.1 with node:http). Faithful both ways: requests, notifications,
- * responses, server→client messages on SSE streams, cancellation. It never hangs: it exits with one stderr line when
- * the extension host is gone, the endpoint was replaced (secret rotated), or the endpoint refuses it; and when stdin
- * ends (closing its HTTP session first).
+ * The stdio bridge: relays JSON-RPC between its MCP client on stdio and the extension host's in-process endpoint, over
+ * node:http (the Copilot agent host can open no Unix socket and breaks behind a proxy). It never hangs: it exits with
+ * one stderr line when stdin ends, the extension host is gone, or its endpoint was replaced or refuses it.
  */
 import * as http from 'node:http';
 import type { Readable, Writable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LineTransport } from './line-transport';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { processAlive, readBridgeEndpoint, type BridgeEndpoint } from './bridge-endpoint';
+import { type BridgeEndpoint, processAlive, readBridgeEndpoint } from './bridge-endpoint';
+import { LineTransport } from './line-transport';
+
+type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+type End = (code: number, why?: string) => void;
 
 export interface BridgeOptions {
   endpointFile: string;
   stdin?: Readable;
   stdout?: Writable;
   /** One line per problem (stderr in the CLI). */
-  log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
-  /** How often the extension host and the endpoint file are checked (default 1 s). */
+  log: Log;
+  /** How often the extension host and the endpoint file are checked. */
   watchMs?: number;
 }
 
 /** `fetch` over node:http to the endpoint: a Unix socket or loopback TCP, ignoring any proxy settings. */
-export function endpointFetch(ep: BridgeEndpoint): typeof fetch {
+function endpointFetch(ep: BridgeEndpoint): typeof fetch {
   return ((input: string | URL | Request, init?: RequestInit) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -71,36 +70,36 @@ function fatal(e: unknown): string | undefined {
   if (code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'ECONNRESET' || code === 'EPIPE') {
     return `the msgbrowse endpoint in the VS Code extension host is not reachable (${code})`;
   }
-  // The SDK's StreamableHTTPError carries the HTTP status as `code`. Our endpoint answers every refusal with 404
-  // (never 401/403): without a session the secret was refused; with one, the session is gone (endpoint restarted).
+  // The SDK's StreamableHTTPError carries the HTTP status as `code`. Our endpoint answers every refusal with 404:
+  // without a session the secret was refused; with one, the session is gone (endpoint restarted).
   if ((e as { code?: unknown })?.code === 404)
     return 'the msgbrowse endpoint refused this bridge (its secret changed: the extension host restarted)';
   return undefined;
 }
 
-/** Runs until stdin ends or the endpoint is gone; resolves with the exit code. */
-export async function runBridge(opts: BridgeOptions): Promise<number> {
-  const { log } = opts;
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The endpoint the file names, when its extension host still runs. */
+function openEndpoint(file: string, log: Log): BridgeEndpoint | undefined {
   let ep: BridgeEndpoint;
   try {
-    ep = readBridgeEndpoint(opts.endpointFile);
+    ep = readBridgeEndpoint(file);
   } catch (e) {
     log('error', (e as Error).message);
-    return 1;
+    return undefined;
   }
-  if (!processAlive(ep.pid)) {
-    log(
-      'error',
-      `the VS Code extension host that wrote ${opts.endpointFile} (pid ${ep.pid}) is not running: open VS Code with the msgbrowse extension`,
-    );
-    return 1;
-  }
+  if (processAlive(ep.pid)) return ep;
+  const open = 'open VS Code with the msgbrowse extension';
+  log('error', `the VS Code extension host that wrote ${file} (pid ${ep.pid}) is not running: ${open}`);
+  return undefined;
+}
 
+function upstreamTo(ep: BridgeEndpoint): StreamableHTTPClientTransport {
   const url = new URL(ep.kind === 'socket' ? `http://localhost${ep.path}` : `http://${ep.host}:${ep.port}${ep.path}`);
-  const upstream = new StreamableHTTPClientTransport(url, {
+  return new StreamableHTTPClientTransport(url, {
     fetch: endpointFetch(ep),
     requestInit: { headers: { [ep.header]: ep.secret } },
-    // A dropped SSE stream is reconnected a few times; a host that is gone is caught by the watchdog below.
+    // A dropped SSE stream is reconnected a few times; a host that is gone is caught by the watchdog.
     reconnectionOptions: {
       initialReconnectionDelay: 500,
       maxReconnectionDelay: 2000,
@@ -108,39 +107,24 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
       maxRetries: 3,
     },
   });
-  const downstream = new LineTransport(opts.stdin ?? process.stdin, opts.stdout ?? process.stdout);
+}
 
-  let finish!: (code: number) => void;
-  const done = new Promise<number>((resolve) => (finish = resolve));
-  let ending = false;
-  const end = async (code: number, why?: string) => {
-    if (ending) return;
-    ending = true;
-    clearInterval(watch);
-    if (why) log(code === 0 ? 'info' : 'error', why);
-    if (code === 0) {
-      await Promise.race([upstream.terminateSession().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
-    }
-    await upstream.close().catch(() => {});
-    await downstream.close().catch(() => {});
-    finish(code);
-  };
-
+/** Relays both ways; an upstream error retrying cannot help ends the bridge. */
+function relay(upstream: StreamableHTTPClientTransport, downstream: LineTransport, end: End, log: Log): void {
+  const restart = 'restart the server (MCP: List Servers → msgbrowse → Restart) after VS Code is back';
+  const unreachable = (why: string) => end(1, `msgbrowse bridge: ${why}; ${restart}`);
+  // The HTTP client must send the negotiated protocol version on later requests, as the SDK's Client tells it to.
   const initializeIds = new Set<string | number>();
   upstream.onmessage = (msg: JSONRPCMessage) => {
     const m = msg as { id?: string | number; result?: { protocolVersion?: string } };
     if (m.id !== undefined && initializeIds.delete(m.id) && typeof m.result?.protocolVersion === 'string') {
       upstream.setProtocolVersion(m.result.protocolVersion);
     }
-    downstream.send(msg).catch(() => void end(0, undefined));
+    downstream.send(msg).catch(() => end(0));
   };
   upstream.onerror = (e) => {
     const why = fatal(e);
-    if (why)
-      void end(
-        1,
-        `msgbrowse bridge: ${why}; restart the server (MCP: List Servers → msgbrowse → Restart) after VS Code is back`,
-      );
+    if (why) unreachable(why);
     else log('debug', `upstream: ${e.message}`);
   };
   downstream.onmessage = (msg: JSONRPCMessage) => {
@@ -150,49 +134,64 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
       const why = fatal(e);
       if (m.method !== undefined && m.id !== undefined) {
         // A request that could not be delivered is answered, so the client never waits for it.
-        const message = why ?? (e instanceof Error ? e.message : String(e));
-        void downstream
-          .send({
-            jsonrpc: '2.0',
-            id: m.id,
-            error: { code: why ? -32000 : -32601, message: `msgbrowse bridge: ${message}` },
-          } as JSONRPCMessage)
-          .catch(() => {});
+        const error = { code: why ? -32000 : -32601, message: `msgbrowse bridge: ${why ?? errorText(e)}` };
+        void downstream.send({ jsonrpc: '2.0', id: m.id, error } as JSONRPCMessage).catch(() => {});
       }
-      if (why)
-        void end(
-          1,
-          `msgbrowse bridge: ${why}; restart the server (MCP: List Servers → msgbrowse → Restart) after VS Code is back`,
-        );
-      else log('debug', `relay of ${m.method ?? 'a response'} failed: ${e instanceof Error ? e.message : String(e)}`);
+      if (why) unreachable(why);
+      else log('debug', `relay of ${m.method ?? 'a response'} failed: ${errorText(e)}`);
     });
   };
-  downstream.onclose = () => void end(0);
-  const stdin = opts.stdin ?? process.stdin;
-  stdin.once('end', () => void end(0));
+  downstream.onclose = () => end(0);
+}
 
-  // The watchdog: the extension host gone, or the endpoint replaced (new secret) — exit instead of hanging.
+/** Ends the bridge when the extension host is gone or has restarted its endpoint (a new secret). */
+function watchHost(file: string, ep: BridgeEndpoint, end: End, ms: number): NodeJS.Timeout {
   const watch = setInterval(() => {
     if (!processAlive(ep.pid)) {
-      void end(
-        1,
-        `msgbrowse bridge: the VS Code extension host (pid ${ep.pid}) has exited; VS Code restarts this server when it is back`,
-      );
-      return;
+      const back = 'VS Code restarts this server when it is back';
+      return end(1, `msgbrowse bridge: the VS Code extension host (pid ${ep.pid}) has exited; ${back}`);
     }
     try {
-      const now = readBridgeEndpoint(opts.endpointFile);
-      if (now.secret !== ep.secret || now.pid !== ep.pid) {
-        void end(
-          1,
-          'msgbrowse bridge: the extension host restarted its endpoint (new secret); restart the server to reconnect',
-        );
-      }
+      const now = readBridgeEndpoint(file);
+      const why = 'the extension host restarted its endpoint (new secret); restart the server to reconnect';
+      if (now.secret !== ep.secret || now.pid !== ep.pid) end(1, `msgbrowse bridge: ${why}`);
     } catch {
-      /* the file is rewritten atomically; a missing file alone is not fatal while the host lives */
+      // The file is rewritten atomically; a missing file alone is not fatal while the host lives.
     }
-  }, opts.watchMs ?? 1000);
+  }, ms);
   watch.unref?.();
+  return watch;
+}
+
+/** Runs until stdin ends or the endpoint is gone; resolves with the exit code. */
+export async function runBridge(opts: BridgeOptions): Promise<number> {
+  const { log } = opts;
+  const ep = openEndpoint(opts.endpointFile, log);
+  if (!ep) return 1;
+  const upstream = upstreamTo(ep);
+  const stdin = opts.stdin ?? process.stdin;
+  const downstream = new LineTransport(stdin, opts.stdout ?? process.stdout);
+
+  let finish!: (code: number) => void;
+  const done = new Promise<number>((resolve) => (finish = resolve));
+  let ending = false;
+  const end: End = (code, why) => {
+    if (ending) return;
+    ending = true;
+    clearInterval(watch);
+    if (why) log(code === 0 ? 'info' : 'error', why);
+    void (async () => {
+      if (code === 0) {
+        await Promise.race([upstream.terminateSession().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
+      }
+      await upstream.close().catch(() => {});
+      await downstream.close().catch(() => {});
+      finish(code);
+    })();
+  };
+  relay(upstream, downstream, end, log);
+  stdin.once('end', () => end(0));
+  const watch = watchHost(opts.endpointFile, ep, end, opts.watchMs ?? 1000);
 
   await upstream.start();
   await downstream.start();

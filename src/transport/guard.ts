@@ -1,42 +1,34 @@
-/**
- * The gate every HTTP request passes before anything else runs: path, Host (DNS rebinding), Origin
- * (cross-site browser requests) and the shared secret (constant-time comparison).
- */
+/** The gate every HTTP request passes first: path, Host (DNS rebinding), Origin (browsers), then the secret. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-/** Why a request was refused. */
 export type RefusalReason = 'path' | 'host' | 'origin' | 'secret';
 
 /** How the secret is presented: `Authorization: Bearer <token>` (CLI) or a custom header (extension). */
 export type SecretScheme = { kind: 'bearer' } | { kind: 'header'; name: string };
 
 /**
- * Every refusal is 404, with its reason in the JSON body: VS Code answers a 401 or 403 with an OAuth sign-in flow, so a
- * saved configuration whose token went stale (or a foreign Host or Origin) would send a person into a sign-in that
- * cannot succeed. The same for the extension's endpoint and the CLI.
+ * Every refusal is 404, its reason in the JSON body: VS Code answers a 401 or 403 with an OAuth sign-in, which a stale
+ * token or a foreign Host or Origin would send a person into, to no avail.
  */
 export const REFUSAL_STATUS = 404;
 
 export interface GuardOptions {
-  /** The request path served; everything else is refused. */
+  /** The one request path served. */
   path: string;
   secret: string;
   scheme: SecretScheme;
-  /**
-   * Exact `Host` header values accepted (lowercase `host:port`). `undefined` disables the Host check,
-   * which is only right for Unix sockets / named pipes (no browser can reach them, so no rebinding).
-   */
+  /** Accepted `Host` values (lowercase `host:port`); undefined only for sockets and pipes, which no browser reaches. */
   allowedHosts?: ReadonlySet<string>;
-  /** Accept any Host whose port is this (remote listening on a wildcard address, explicitly allowed). */
+  /** Accept any Host on this port (remote listening on a wildcard address, explicitly allowed). */
   anyHostOnPort?: number;
-  /** Exact `Origin` values accepted (lowercase, no trailing slash). A request without Origin is not a browser's. */
+  /** Accepted `Origin` values (lowercase, no trailing slash); a request without one is not a browser's. */
   allowedOrigins: ReadonlySet<string>;
 }
 
 export interface Refusal {
   reason: RefusalReason;
-  /** Short, safe explanation (never echoes the secret). */
+  /** Never echoes the secret. */
   message: string;
 }
 
@@ -44,7 +36,7 @@ function digest(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
 }
 
-/** Constant-time string equality: compares equal-length SHA-256 digests with `timingSafeEqual`. */
+/** Constant-time equality: equal-length digests, so neither content nor length leaks through timing. */
 export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
@@ -55,17 +47,14 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return v;
 }
 
-/** The secret presented by the request, or undefined. */
-export function presentedSecret(req: IncomingMessage, scheme: SecretScheme): string | undefined {
+function presentedSecret(req: IncomingMessage, scheme: SecretScheme): string | undefined {
   if (scheme.kind === 'header') return header(req, scheme.name);
-  const auth = header(req, 'authorization');
-  if (!auth) return undefined;
-  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth);
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header(req, 'authorization') ?? '');
   return m ? m[1] : undefined;
 }
 
 /** Pathname of the request target (query ignored); undefined for absolute-form or malformed targets. */
-export function requestPath(req: IncomingMessage): string | undefined {
+function requestPath(req: IncomingMessage): string | undefined {
   const url = req.url ?? '';
   if (!url.startsWith('/')) return undefined;
   const q = url.indexOf('?');
@@ -80,12 +69,11 @@ export function loopbackHosts(boundHost: string, port: number): Set<string> {
   return hosts;
 }
 
-/** Browser origins that may talk to a loopback listener on `port`. */
 export function loopbackOrigins(port: number): Set<string> {
   return new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
 }
 
-/** Checks a request; undefined when it may proceed. Order: path, Host, Origin, secret. */
+/** Undefined when the request may proceed. */
 export function checkRequest(req: IncomingMessage, opts: GuardOptions): Refusal | undefined {
   if (requestPath(req) !== opts.path) {
     return { reason: 'path', message: `Not found: this server only serves ${opts.path}` };
@@ -102,7 +90,7 @@ export function checkRequest(req: IncomingMessage, opts: GuardOptions): Refusal 
     return { reason: 'origin', message: 'Refused: cross-origin requests are not allowed' };
   }
   const given = presentedSecret(req, opts.scheme);
-  // Always run the comparison (even when nothing was presented) so timing does not reveal which check failed.
+  // Compared even when nothing was presented, so timing does not tell which check failed.
   const ok = secretsEqual(given ?? '', opts.secret);
   if (given === undefined || !ok) {
     const how = opts.scheme.kind === 'bearer' ? 'Authorization: Bearer <token>' : `${opts.scheme.name} header`;

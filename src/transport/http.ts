@@ -1,23 +1,13 @@
-/**
- * Stateful streamable HTTP for MCP on plain `node:http`: one McpServer per session, every request
- * guarded (path, Host, Origin, secret) before anything else, never 401/403 unless asked for.
- */
+/** Stateful streamable HTTP for MCP on plain `node:http`: one McpServer per session, every request guarded first. */
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { BodyError, DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
-import {
-  checkRequest,
-  loopbackHosts,
-  loopbackOrigins,
-  REFUSAL_STATUS,
-  type GuardOptions,
-  type SecretScheme,
-} from './guard';
-import { bind, cleanupEndpoint, isWildcardHost, type BoundEndpoint, type ListenTarget } from './listen';
-import { SessionRegistry, type Session } from './sessions';
+import { checkRequest, type GuardOptions, loopbackHosts, loopbackOrigins, REFUSAL_STATUS } from './guard';
+import { type BoundEndpoint, bind, cleanupEndpoint, isWildcardHost, type ListenTarget } from './listen';
+import { type Session, SessionRegistry } from './sessions';
 
 export type TransportLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 
@@ -27,7 +17,7 @@ export interface HttpServeOptions {
   listen: ListenTarget;
   /** Shared secret every request must present. */
   secret: string;
-  /** Custom header carrying the secret (extension: e.g. `X-Msgbrowse-Secret`); absent → `Authorization: Bearer`. */
+  /** Custom header carrying the secret (the extension's); absent → `Authorization: Bearer`. */
   secretHeader?: string;
   /** Served path, default `/mcp`. */
   path?: string;
@@ -35,17 +25,17 @@ export interface HttpServeOptions {
   allowedHosts?: string[];
   /** Extra accepted browser origins (`scheme://host:port`). */
   allowedOrigins?: string[];
-  /** POST body limit in bytes (default 4 MiB); larger bodies get 413. */
+  /** POST body limit in bytes; larger bodies get 413. */
   maxBodyBytes?: number;
-  /** Maximum concurrent sessions (default 64); the least recently used idle one is evicted beyond it. */
+  /** Beyond it the least recently used idle session is evicted. */
   maxSessions?: number;
-  /** Sessions with no open request for this long are closed (default 30 min). */
+  /** Sessions with no open request for this long are closed. */
   sessionIdleMs?: number;
   log?: TransportLog;
 }
 
 export interface HttpServerHandle {
-  /** For TCP: `http://127.0.0.1:<port>/mcp`. For sockets/pipes: the HTTP URL to use over `endpoint.path`. */
+  /** For a socket or pipe: the HTTP URL to use over `endpoint.path`. */
   readonly url: string;
   readonly endpoint: BoundEndpoint;
   sessionCount(): number;
@@ -53,27 +43,38 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
+/** What every request of one listener needs. */
+interface Listener {
+  createServer: HttpServeOptions['createServer'];
+  log: TransportLog;
+  maxBody: number;
+  maxSessions: number;
+  sessions: SessionRegistry;
+  /** Set once bound. */
+  guard?: GuardOptions;
+  closing: boolean;
+}
+
 const ALLOW = 'GET, POST, DELETE';
 
 function sendJsonError(
   res: http.ServerResponse,
   status: number,
-  code: number,
   message: string,
   headers: Record<string, string> = {},
+  code = -32000,
 ): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
+  if (res.headersSent) return void res.end();
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(body),
-    'Cache-Control': 'no-store',
-    ...headers,
-  });
+  const type = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) };
+  res.writeHead(status, { ...type, 'Cache-Control': 'no-store', ...headers });
   res.end(body);
+}
+
+/** Answers an error without reading the request's body. */
+function refuse(req: http.IncomingMessage, ...answer: Parameters<typeof sendJsonError>): void {
+  req.resume();
+  sendJsonError(...answer);
 }
 
 function isInitialize(body: unknown): boolean {
@@ -85,114 +86,80 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandle> {
-  if (!opts.secret) throw new Error('serveHttp: a non-empty secret is required');
-  const log: TransportLog = opts.log ?? (() => {});
-  const mcpPath = opts.path ?? '/mcp';
-  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const maxSessions = opts.maxSessions ?? 64;
-  const idleMs = opts.sessionIdleMs ?? 30 * 60_000;
-  const scheme: SecretScheme = opts.secretHeader ? { kind: 'header', name: opts.secretHeader } : { kind: 'bearer' };
-
-  const sessions = new SessionRegistry((id) => log('debug', `session ${id} closed`));
-  let guard: GuardOptions | undefined;
-  let closing = false;
-
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (!guard || closing) {
-      req.resume();
-      return sendJsonError(res, 503, -32000, 'Server is shutting down', { Connection: 'close' });
-    }
-    const refusal = checkRequest(req, guard);
-    if (refusal) {
-      req.resume();
-      // Wrong paths are routine noise (probes); Host/Origin/secret refusals are worth a warning.
-      const where = refusal.reason === 'path' ? JSON.stringify((req.url ?? '').slice(0, 200)) : mcpPath;
-      log(refusal.reason === 'path' ? 'debug' : 'warn', `refused ${req.method} ${where}: ${refusal.reason}`);
-      return sendJsonError(res, REFUSAL_STATUS, -32000, refusal.message);
-    }
-    const method = req.method ?? '';
-    if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') {
-      req.resume();
-      return sendJsonError(res, 405, -32000, `Method not allowed: use ${ALLOW}`, { Allow: ALLOW });
-    }
-
-    const sidHeader = req.headers['mcp-session-id'];
-    const sid = Array.isArray(sidHeader) ? sidHeader[0] : sidHeader;
-    if (sid !== undefined) {
-      const session = sessions.get(sid);
-      if (!session) {
-        req.resume();
-        return sendJsonError(res, 404, -32001, 'Session not found: start a new session with initialize');
-      }
-      const done = sessions.track(session);
-      res.once('close', done);
-      const body = method === 'POST' ? await readJsonBody(req, maxBody) : undefined;
-      await session.transport.handleRequest(req, res, body);
-      return;
-    }
-
-    if (method === 'GET') {
-      req.resume();
-      return sendJsonError(res, 405, -32000, 'Method not allowed: GET needs an Mcp-Session-Id (no standalone stream)', {
-        Allow: 'POST',
-      });
-    }
-    if (method === 'DELETE') {
-      req.resume();
-      return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    }
-    const body = await readJsonBody(req, maxBody);
-    if (!isInitialize(body)) {
-      return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required (initialize first)');
-    }
-    if (sessions.size >= maxSessions) {
-      const victim = sessions.leastRecentlyUsedIdle();
-      if (!victim) {
-        return sendJsonError(res, 503, -32000, `Too many sessions (${maxSessions}); close one and retry`, {
-          'Retry-After': '1',
-        });
-      }
-      log('info', `session limit reached; closing least recently used session ${victim.id}`);
-      await sessions.close(victim.id);
-    }
-    await startSession(req, res, body);
+async function handle(l: Listener, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  if (!l.guard || l.closing) return refuse(req, res, 503, 'Server is shutting down', { Connection: 'close' });
+  const refusal = checkRequest(req, l.guard);
+  if (refusal) {
+    // Wrong paths are routine noise (probes); Host/Origin/secret refusals are worth a warning.
+    const where = refusal.reason === 'path' ? JSON.stringify((req.url ?? '').slice(0, 200)) : l.guard.path;
+    l.log(refusal.reason === 'path' ? 'debug' : 'warn', `refused ${req.method} ${where}: ${refusal.reason}`);
+    return refuse(req, res, REFUSAL_STATUS, refusal.message);
   }
+  const method = req.method ?? '';
+  if (method !== 'GET' && method !== 'POST' && method !== 'DELETE')
+    return refuse(req, res, 405, `Method not allowed: use ${ALLOW}`, { Allow: ALLOW });
+  const sid = req.headers['mcp-session-id'];
+  if (sid === undefined) return newSession(l, req, res);
+  const session = l.sessions.get(Array.isArray(sid) ? sid[0] : sid);
+  if (!session) return refuse(req, res, 404, 'Session not found: start a new session with initialize', {}, -32001);
+  res.once('close', l.sessions.track(session));
+  const body = method === 'POST' ? await readJsonBody(req, l.maxBody) : undefined;
+  await session.transport.handleRequest(req, res, body);
+}
 
-  async function startSession(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
-    let session: Session | undefined;
-    const server = await opts.createServer();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      maxRequestBodySize: maxBody,
-      onsessioninitialized: (id) => {
-        session = { id, server, transport, active: 0, lastSeen: Date.now() };
-        sessions.add(session);
-        log('debug', `session ${id} started (${sessions.size} open)`);
-      },
-      onsessionclosed: (id) => {
-        void sessions.close(id);
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.forget(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-    if (!session) {
-      // Initialization was rejected (e.g. 406 Accept, bad protocol version): nothing to keep.
-      await server.close().catch(() => {});
-    }
+/** A request without a session: only an initialize POST may start one. */
+async function newSession(l: Listener, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  if (req.method === 'GET') {
+    const message = 'Method not allowed: GET needs an Mcp-Session-Id (no standalone stream)';
+    return refuse(req, res, 405, message, { Allow: 'POST' });
   }
+  if (req.method === 'DELETE') return refuse(req, res, 400, 'Bad Request: Mcp-Session-Id header is required');
+  const body = await readJsonBody(req, l.maxBody);
+  if (!isInitialize(body))
+    return sendJsonError(res, 400, 'Bad Request: Mcp-Session-Id header is required (initialize first)');
+  if (l.sessions.size >= l.maxSessions) {
+    const victim = l.sessions.leastRecentlyUsedIdle();
+    if (!victim) {
+      const message = `Too many sessions (${l.maxSessions}); close one and retry`;
+      return sendJsonError(res, 503, message, { 'Retry-After': '1' });
+    }
+    l.log('info', `session limit reached; closing least recently used session ${victim.id}`);
+    await l.sessions.close(victim.id);
+  }
+  await startSession(l, req, res, body);
+}
 
+async function startSession(l: Listener, req: http.IncomingMessage, res: http.ServerResponse, body: unknown) {
+  let session: Session | undefined;
+  const server = await l.createServer();
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    maxRequestBodySize: l.maxBody,
+    onsessioninitialized: (id) => {
+      session = { id, server, transport, active: 0, lastSeen: Date.now() };
+      l.sessions.set(id, session);
+      l.log('debug', `session ${id} started (${l.sessions.size} open)`);
+    },
+    onsessionclosed: (id) => void l.sessions.close(id),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) l.sessions.forget(transport.sessionId);
+  };
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+  // Initialization was rejected (an unacceptable Accept, a bad protocol version): nothing to keep.
+  if (!session) await server.close().catch(() => {});
+}
+
+function createListener(l: Listener): http.Server {
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    handle(l, req, res).catch((err: unknown) => {
       if (err instanceof BodyError) {
-        sendJsonError(res, err.status, err.code, err.message, err.status === 413 ? { Connection: 'close' } : {});
+        sendJsonError(res, err.status, err.message, err.status === 413 ? { Connection: 'close' } : {}, err.code);
         return;
       }
-      log('error', `request failed: ${err instanceof Error ? err.message : String(err)}`);
-      sendJsonError(res, 500, -32603, 'Internal error');
+      l.log('error', `request failed: ${err instanceof Error ? err.message : String(err)}`);
+      sendJsonError(res, 500, 'Internal error', {}, -32603);
     });
   });
   server.requestTimeout = 0; // SSE streams are long-lived
@@ -201,41 +168,64 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandl
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();
   });
+  return server;
+}
 
+function guardFor(endpoint: BoundEndpoint, opts: HttpServeOptions, path: string): GuardOptions {
+  const secret = opts.secret;
+  const scheme = opts.secretHeader ? { kind: 'header' as const, name: opts.secretHeader } : { kind: 'bearer' as const };
+  const origins = (opts.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, ''));
+  // No browser can reach a socket or pipe, so there is no DNS rebinding to check for.
+  if (endpoint.kind !== 'tcp') return { path, secret, scheme, allowedOrigins: new Set(origins) };
+  const hosts = (opts.allowedHosts ?? []).map((h) => h.toLowerCase());
+  return {
+    path,
+    secret,
+    scheme,
+    allowedHosts: new Set([...loopbackHosts(endpoint.host, endpoint.port), ...hosts]),
+    anyHostOnPort: isWildcardHost(endpoint.host) && endpoint.remote ? endpoint.port : undefined,
+    allowedOrigins: new Set([...loopbackOrigins(endpoint.port), ...origins]),
+  };
+}
+
+async function shutdown(l: Listener, server: http.Server, sweep: NodeJS.Timeout, endpoint: BoundEndpoint) {
+  l.closing = true;
+  clearInterval(sweep);
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  await l.sessions.closeAll();
+  server.closeIdleConnections();
+  // Anything still open (a stuck stream) is cut after a short grace period.
+  const force = setTimeout(() => server.closeAllConnections(), 1000);
+  force.unref();
+  await stopped;
+  clearTimeout(force);
+  cleanupEndpoint(endpoint);
+}
+
+export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandle> {
+  if (!opts.secret) throw new Error('serveHttp: a non-empty secret is required');
+  const log: TransportLog = opts.log ?? (() => {});
+  const mcpPath = opts.path ?? '/mcp';
+  const idleMs = opts.sessionIdleMs ?? 30 * 60_000;
+  const l: Listener = {
+    createServer: opts.createServer,
+    log,
+    maxBody: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxSessions: opts.maxSessions ?? 64,
+    sessions: new SessionRegistry((id) => log('debug', `session ${id} closed`)),
+    closing: false,
+  };
+  const server = createListener(l);
   const endpoint = await bind(server, opts.listen);
-  if (endpoint.kind === 'tcp') {
-    const wildcard = isWildcardHost(endpoint.host);
-    guard = {
-      path: mcpPath,
-      secret: opts.secret,
-      scheme,
-      allowedHosts: new Set([
-        ...loopbackHosts(endpoint.host, endpoint.port),
-        ...(opts.allowedHosts ?? []).map((h) => h.toLowerCase()),
-      ]),
-      anyHostOnPort: wildcard && endpoint.remote ? endpoint.port : undefined,
-      allowedOrigins: new Set([
-        ...loopbackOrigins(endpoint.port),
-        ...(opts.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, '')),
-      ]),
-    };
-    if (endpoint.remote) log('warn', `listening on ${endpoint.host}:${endpoint.port}: reachable beyond this machine`);
-  } else {
-    // No browser can reach a socket or pipe, so there is no DNS rebinding to check for.
-    guard = {
-      path: mcpPath,
-      secret: opts.secret,
-      scheme,
-      allowedHosts: undefined,
-      allowedOrigins: new Set((opts.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/$/, ''))),
-    };
-  }
+  l.guard = guardFor(endpoint, opts, mcpPath);
+  if (endpoint.kind === 'tcp' && endpoint.remote)
+    log('warn', `listening on ${endpoint.host}:${endpoint.port}: reachable beyond this machine`);
 
   const sweep = setInterval(
     () => {
-      for (const s of sessions.idleSince(Date.now() - idleMs)) {
+      for (const s of l.sessions.idleSince(Date.now() - idleMs)) {
         log('debug', `closing idle session ${s.id}`);
-        void sessions.close(s.id);
+        void l.sessions.close(s.id);
       }
     },
     Math.max(1000, Math.min(60_000, Math.floor(idleMs / 2))),
@@ -246,27 +236,11 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandl
     endpoint.kind === 'tcp'
       ? `http://${urlHost(endpoint.host)}:${endpoint.port}${mcpPath}`
       : `http://localhost${mcpPath}`;
-
   let closed: Promise<void> | undefined;
   return {
     url,
     endpoint,
-    sessionCount: () => sessions.size,
-    close() {
-      closed ??= (async () => {
-        closing = true;
-        clearInterval(sweep);
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        await sessions.closeAll();
-        server.closeIdleConnections();
-        // Anything still open (a stuck stream) is cut after a short grace period.
-        const force = setTimeout(() => server.closeAllConnections(), 1000);
-        force.unref();
-        await stopped;
-        clearTimeout(force);
-        cleanupEndpoint(endpoint);
-      })();
-      return closed;
-    },
+    sessionCount: () => l.sessions.size,
+    close: () => (closed ??= shutdown(l, server, sweep, endpoint)),
   };
 }

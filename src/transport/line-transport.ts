@@ -1,16 +1,15 @@
 /**
- * MCP over stdio: one JSON-RPC message per line. Unlike the SDK's stdio transport, what cannot be read is answered
- * and the session goes on: a line that is not JSON gets -32700, JSON that is no JSON-RPC message -32600, and a line
- * over 10 MiB (the SDK client's own read limit, which closed the session silently) is skipped to its end and
- * answered -32600 with the limit — to the request's id when its first bytes name one.
+ * MCP over stdio, one JSON-RPC message per line. Unlike the SDK's stdio transport (which closed the session silently),
+ * what cannot be read is answered and the session goes on; a line too long is skipped, answered to the id it starts with.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+/** The SDK client's own read limit. */
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
-/** A request id in the first bytes of a line (`"id": 7` or `"id": "abc"`), for answering a line too long to parse. */
+/** A request id in the first bytes of a line, for answering a line too long to parse. */
 function idIn(head: string): string | number | null {
   const m = /"id"\s*:\s*(-?\d{1,15}(?![\d.eE])|"(?:[^"\\]|\\.){0,200}")/.exec(head);
   if (!m) return null;
@@ -32,14 +31,13 @@ export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private chunks: Buffer[] = [];
   private size = 0;
-  /** The first bytes of the line being read (its id, should it prove too long). */
+  /** The start of the line being read: its id, should it prove too long. */
   private head = '';
   private skipping = false;
 
   constructor(
     private readonly stdin: Readable,
     private readonly stdout: Writable,
-    private readonly maxLine = MAX_LINE_BYTES,
   ) {}
 
   async start(): Promise<void> {
@@ -63,7 +61,7 @@ export class LineTransport implements Transport {
   private take(part: Buffer): void {
     if (this.skipping || part.length === 0) return;
     if (this.size === 0) this.head = part.subarray(0, 512).toString('utf8');
-    if (this.size + part.length > this.maxLine) {
+    if (this.size + part.length > MAX_LINE_BYTES) {
       this.chunks = [];
       this.size = 0;
       this.skipping = true;
@@ -79,7 +77,7 @@ export class LineTransport implements Transport {
       this.reply(
         idIn(this.head),
         -32600,
-        `Invalid Request: the message is longer than ${this.maxLine} bytes (10 MiB), the most one line may carry; it was not read. Send smaller arguments`,
+        `Invalid Request: the message is longer than ${MAX_LINE_BYTES} bytes (10 MiB), the most one line may carry; it was not read. Send smaller arguments`,
       );
       return;
     }

@@ -15,10 +15,7 @@ export type ListenTarget =
       allowRemote?: boolean;
     }
   | {
-      /**
-       * A Unix socket path or a Windows named pipe (`\\.\pipe\name`). `'auto'` creates a socket in a new
-       * private (0700) temp dir on Unix, or a random pipe name on Windows; both are removed on close.
-       */
+      /** A Unix socket or Windows pipe; `'auto'`: one in a new private temp dir, or a random pipe, removed on close. */
       socketPath: string;
     };
 
@@ -50,16 +47,19 @@ export function isWildcardHost(host: string): boolean {
   return h === '0.0.0.0' || h === '::' || h === '';
 }
 
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'no such local address',
+  ENOTFOUND: 'no such local address',
+};
+
 function listenOn(server: Server, arg: { host: string; port: number } | { path: string }): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
       const where = 'path' in arg ? arg.path : `${arg.host}:${arg.port}`;
-      if (err.code === 'EADDRINUSE') reject(new ListenError(`cannot listen on ${where}: address already in use`));
-      else if (err.code === 'EACCES') reject(new ListenError(`cannot listen on ${where}: permission denied`));
-      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
-        reject(new ListenError(`cannot listen on ${where}: no such local address`));
-      else reject(new ListenError(`cannot listen on ${where}: ${err.message}`));
+      reject(new ListenError(`cannot listen on ${where}: ${LISTEN_ERRORS[err.code ?? ''] ?? err.message}`));
     };
     const onListening = () => {
       server.off('error', onError);
