@@ -15,9 +15,8 @@ export interface HeldArchive {
   readonly openedAt: string;
 }
 
-export interface ArchiveCheck {
+interface ArchiveCheck {
   held: HeldArchive;
-  /** The files' fingerprint now. */
   fingerprint: string;
   /** The database file at the path is not the one that was opened, or is `gone`. */
   replaced: boolean;
@@ -52,7 +51,7 @@ export class ArchiveHolder {
     private readonly missingMessage: () => string = () => 'No msgbrowse archive is selected.',
   ) {}
 
-  /** The change detector: the open archive's files now versus at open; undefined when nothing is open. */
+  /** The change detector: the open archive's files now versus at open. */
   check(): ArchiveCheck | undefined {
     const held = this.current;
     if (!held) return undefined;

@@ -14,11 +14,7 @@ import { citationHash, resolveCitation, type CitedMessage } from './citation-res
 import { cleanBody } from './text';
 
 /** A citation found in the document (the extension's findCitations): its offset, length and text as written. */
-export interface CitationSpan extends CitedMessage {
-  start: number;
-  length: number;
-  text: string;
-}
+export type CitationSpan = CitedMessage & { start: number; length: number; text: string };
 
 /** `unverified`: an old link without a hash whose id exists (probably right, but nothing proves it). */
 export type CitationStatus = 'ok' | 'moved' | 'gone' | 'unverified';
@@ -69,24 +65,17 @@ export function rewriteCitation(text: string, to: { conversationId: number; mess
   return withHash === ids && !/\?h(=|%3D)/i.test(ids) ? `${ids}?h=${hash}` : withHash;
 }
 
-interface Line {
-  start: number;
-  /** Before the line break (and its CR). */
-  end: number;
-  text: string;
-}
+/** `end` is before the line break (and its CR). */
+type Line = { start: number; end: number; text: string };
 
 function splitLines(text: string): Line[] {
-  const out: Line[] = [];
   let start = 0;
-  for (;;) {
-    const nl = text.indexOf('\n', start);
-    const rawEnd = nl === -1 ? text.length : nl;
-    const end = rawEnd > start && text[rawEnd - 1] === '\r' ? rawEnd - 1 : rawEnd;
-    out.push({ start, end, text: text.slice(start, end) });
-    if (nl === -1) return out;
-    start = nl + 1;
-  }
+  return text.split('\n').map((raw) => {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const out = { start, end: start + line.length, text: line };
+    start += raw.length + 1;
+    return out;
+  });
 }
 
 function lineIndexAt(lines: readonly Line[], offset: number): number {
@@ -202,7 +191,7 @@ export function findQuotes(text: string, citations: readonly CitationSpan[]): (F
 }
 
 /** The normal form both texts are compared in. */
-export function normaliseQuoteText(s: string): string {
+function normaliseQuoteText(s: string): string {
   return cleanBody(s)
     .normalize('NFC')
     .replace(/[“”„‟″«»]/g, '"')
@@ -214,12 +203,8 @@ export function normaliseQuoteText(s: string): string {
 const ELLIPSIS = /\s*(?:[[(]\s*(?:…|\.{3,})\s*[\])]|…|\.{3,})\s*/;
 
 function findFrom(haystack: string, fragment: string, from: number): { at: number; length: number } | undefined {
-  const variants = new Set([fragment]);
-  const first = fragment[0];
-  if (first) {
-    variants.add(first.toLowerCase() + fragment.slice(1));
-    variants.add(first.toUpperCase() + fragment.slice(1));
-  }
+  const rest = fragment.slice(1);
+  const variants = new Set([fragment, fragment[0].toLowerCase() + rest, fragment[0].toUpperCase() + rest]);
   let best: { at: number; length: number } | undefined;
   for (const v of variants) {
     const at = haystack.indexOf(v, from);
@@ -300,42 +285,25 @@ export function compareQuote(quote: string, body: string): { verdict: QuoteVerdi
 
 const key = (c: CitedMessage): string => `${c.conversationId}/${c.messageId}/${c.hash ?? ''}`;
 
-interface Classified {
-  status: CitationStatus;
-  note: string;
-  message?: MessageRow;
-  fix?: 'update' | 'anchor';
-}
+type Classified = { status: CitationStatus; note: string; message?: MessageRow; fix?: 'update' | 'anchor' };
 
 async function classify(archive: AsyncArchive, c: CitationSpan, signal?: AbortSignal): Promise<Classified> {
   const r = await resolveCitation(archive, c, signal);
   if (r.status === 'gone') return { status: 'gone', note: r.note };
   const m = r.message;
   if (r.status === 'moved') return { status: 'moved', note: r.note, message: m, fix: 'update' };
-  if (m.conversationId !== c.conversationId) {
-    if (!r.checked) {
-      return {
-        status: 'gone',
-        note: `message ${c.messageId} is not in conversation ${c.conversationId} of this archive (that id now holds a message of another conversation; an old link without a hash cannot be followed)`,
-      };
-    }
-    return {
-      status: 'moved',
-      note: `the link names conversation ${c.conversationId}, but the cited message is message ${m.id} in conversation ${m.conversationId} (${m.conversation})`,
-      message: m,
-      fix: 'update',
-    };
+  const at = `message ${m.id} in conversation ${m.conversationId}`;
+  if (m.conversationId === c.conversationId) {
+    if (r.checked) return { status: 'ok', note: `resolves to ${at} (${m.conversation})`, message: m };
+    const note = `an old link without a hash: ${at} exists, but nothing proves it is the message that was cited (ids change when msgbrowse re-imports)`;
+    return { status: 'unverified', note, message: m, fix: 'anchor' };
   }
   if (r.checked) {
-    const note = `resolves to message ${m.id} in conversation ${m.conversationId} (${m.conversation})`;
-    return { status: 'ok', note, message: m };
+    const note = `the link names conversation ${c.conversationId}, but the cited message is ${at} (${m.conversation})`;
+    return { status: 'moved', note, message: m, fix: 'update' };
   }
-  return {
-    status: 'unverified',
-    note: `an old link without a hash: message ${m.id} in conversation ${m.conversationId} exists, but nothing proves it is the message that was cited (ids change when msgbrowse re-imports)`,
-    message: m,
-    fix: 'anchor',
-  };
+  const note = `message ${c.messageId} is not in conversation ${c.conversationId} of this archive (that id now holds a message of another conversation; an old link without a hash cannot be followed)`;
+  return { status: 'gone', note };
 }
 
 /** Checks every citation found in `text`, in document order; identical citations are resolved once. */
@@ -373,18 +341,11 @@ export async function checkCitations(
   return out;
 }
 
-export interface CitationCheckSummary {
-  citations: number;
-  ok: number;
-  moved: number;
-  gone: number;
-  unverified: number;
-  quotes: { checked: number; matches: number; altered: number; fabricated: number };
-}
+export type CitationCheckSummary = ReturnType<typeof summarizeChecks>;
 
-export function summarizeChecks(checks: readonly CitationCheck[]): CitationCheckSummary {
+export function summarizeChecks(checks: readonly CitationCheck[]) {
   const quotes = { checked: 0, matches: 0, altered: 0, fabricated: 0 };
-  const s: CitationCheckSummary = { citations: checks.length, ok: 0, moved: 0, gone: 0, unverified: 0, quotes };
+  const s = { citations: checks.length, ok: 0, moved: 0, gone: 0, unverified: 0, quotes };
   for (const c of checks) {
     s[c.status]++;
     if (c.quote) {

@@ -1,11 +1,7 @@
 import { citationHash } from './citation-resolve';
 import type { CitationFormat } from './context';
 
-/**
- * `<scheme>://<authority>/c/<conversation_id>/at/<message_id>?h=<hash prefix>`: msgbrowse's jump-to-context route,
- * anchored by the message's hash (ids shift when msgbrowse re-imports a conversation; the hash does not), so whatever
- * resolves the link can tell the message moved or is gone instead of showing another one.
- */
+/** msgbrowse's jump-to-context route with `?h=<hash prefix>`: ids shift on re-import, the hash tells moved from gone. */
 export function messageLink(fmt: CitationFormat, conversationId: number, messageId: number, hash: string): string {
   return `${fmt.scheme}://${fmt.authority}/c/${conversationId}/at/${messageId}?h=${citationHash(hash)}`;
 }

@@ -1,26 +1,21 @@
-/**
- * Resolving a citation: a message id (reassigned by re-imports) anchored by the message's stable hash. A citation
- * never resolves to a different message than the one whose hash it names.
- */
+/** A citation: a message id (reassigned by re-imports) anchored by its stable hash, never resolved to another. */
 import type { AsyncArchive, MessageRow } from '../archive/types';
 
 /** Hex digits of the hash a citation carries (`?h=`): 64 bits, unique in any real archive. */
-export const CITATION_HASH_LENGTH = 16;
+const CITATION_HASH_LENGTH = 16;
 
 export interface CitedMessage {
   /** Absent where the citation does not name one (message resource URIs, get_context). */
   conversationId?: number;
   messageId: number;
-  /** The message hash or a prefix of it (lowercase hex); absent in links made before hashes were added. */
+  /** The message hash or a prefix of it; absent in old links. */
   hash?: string;
 }
 
 export type CitationResolution =
-  /** The id still holds the cited message (or the link has no hash and the id exists). */
+  /** `checked`: the hash confirmed it (a link without one is taken at its id). */
   | { status: 'exact'; message: MessageRow; checked: boolean }
-  /** The id now holds another message (or none); the hash led to the cited message's current id. */
   | { status: 'moved'; message: MessageRow; note: string }
-  /** No message has the cited hash any more (or, without a hash, the id is unknown). Never another message. */
   | { status: 'gone'; note: string };
 
 export function citationHash(hash: string): string {
@@ -42,33 +37,39 @@ export async function resolveCitation(
   cited: CitedMessage,
   signal?: AbortSignal,
 ): Promise<CitationResolution> {
-  const byId = await archive.messageById(cited.messageId, signal);
+  const atId = await archive.messageById(cited.messageId, signal);
+  const hash = cited.hash?.toLowerCase();
+  // Two are enough: a second one means the prefix names no single message.
+  const byHash = hash && !atId?.hash.startsWith(hash) ? await archive.messagesByHashPrefix(hash, 2, signal) : [];
+  return decideCitation(cited, atId, byHash);
+}
+
+/** `byHash`: when the message at the id does not hold the cited hash, at most 2 whose hash starts with it. */
+export function decideCitation(
+  cited: CitedMessage,
+  atId: MessageRow | undefined,
+  byHash: readonly MessageRow[],
+): CitationResolution {
+  const was = describe(cited);
   if (!cited.hash) {
-    if (byId) return { status: 'exact', message: byId, checked: false };
-    return {
-      status: 'gone',
-      note: `${describe(cited)} is not in this archive (an old link without a hash cannot be followed)`,
-    };
+    if (atId) return { status: 'exact', message: atId, checked: false };
+    return { status: 'gone', note: `${was} is not in this archive (an old link without a hash cannot be followed)` };
   }
   const hash = cited.hash.toLowerCase();
-  if (byId?.hash.startsWith(hash)) return { status: 'exact', message: byId, checked: true };
-  const found = await archive.messagesByHashPrefix(hash, 2, signal);
-  if (found.length === 1) {
-    const m = found[0];
+  if (atId?.hash.startsWith(hash)) return { status: 'exact', message: atId, checked: true };
+  if (byHash.length > 1)
+    return { status: 'gone', note: `the hash ${hash} of ${was} is too short to name one message; use the full hash` };
+  const [m] = byHash;
+  if (m) {
+    const now = `message ${m.id} in conversation ${m.conversationId} (${m.conversation})`;
     return {
       status: 'moved',
       message: m,
-      note: `this message moved after a re-import: it was ${describe(cited)}, it is now message ${m.id} in conversation ${m.conversationId} (${m.conversation})`,
-    };
-  }
-  if (found.length > 1) {
-    return {
-      status: 'gone',
-      note: `the hash ${hash} of ${describe(cited)} is too short to name one message; use the full hash`,
+      note: `this message moved after a re-import: it was ${was}, it is now ${now}`,
     };
   }
   return {
     status: 'gone',
-    note: `this message is no longer in the archive; it was ${describe(cited)}${byId ? ` — that id now holds another message, which is not the one cited` : ''}`,
+    note: `this message is no longer in the archive; it was ${was}${atId ? ` — that id now holds another message, which is not the one cited` : ''}`,
   };
 }

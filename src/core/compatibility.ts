@@ -1,8 +1,6 @@
 /** What a person is told about an archive newer than this build was tested with: a notice, never a tool error. */
 import { TESTED_SCHEMA_VERSION, type ArchiveParts } from '../archive/index';
 
-export { TESTED_SCHEMA_VERSION };
-
 export function schemaNotice(version: number): string | undefined {
   if (version <= TESTED_SCHEMA_VERSION) return undefined;
   return `schema v${version} — newer than v${TESTED_SCHEMA_VERSION}, the newest this version was tested with; reading the tables it knows`;

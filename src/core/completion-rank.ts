@@ -5,10 +5,7 @@ export function rankCompletions(candidates: readonly string[], typed: string): s
   const q = nameKey(typed);
   const prefix: string[] = [];
   const inside: string[] = [];
-  const seen = new Set<string>();
-  for (const c of candidates) {
-    if (seen.has(c)) continue;
-    seen.add(c);
+  for (const c of new Set(candidates)) {
     const k = nameKey(c);
     if (k.startsWith(q)) prefix.push(c);
     else if (k.includes(q)) inside.push(c);

@@ -14,24 +14,15 @@ export async function contactInfos(
 ): Promise<ContactInfo[]> {
   if (!rows.length) return [];
   const convs = new Map((await archive.listConversations(undefined, signal)).map((c) => [c.id, c]));
+  const convLink = (id: number) => conversationLink(fmt, id);
   return rows.map((r) => ({
     contact_id: r.id,
     name: r.name,
     identifiers: r.identifiers.map((i) => ({ ...i })),
-    conversations: r.conversationIds.flatMap((id) => {
-      const c = convs.get(id);
-      return c
-        ? [
-            {
-              id: c.id,
-              name: c.name,
-              source: c.source,
-              message_count: c.messageCount,
-              link: conversationLink(fmt, c.id),
-            },
-          ]
-        : [];
-    }),
+    conversations: r.conversationIds
+      .map((id) => convs.get(id))
+      .filter((c) => c !== undefined)
+      .map((c) => ({ id: c.id, name: c.name, source: c.source, message_count: c.messageCount, link: convLink(c.id) })),
     fact_count: r.factCount,
   }));
 }
@@ -50,11 +41,7 @@ export async function contactFacts(
     source_ts: f.sourceTs,
     message: f.message ? hitFromMessage(fmt, f.message, undefined, redact) : null,
   }));
-  await withHitExtras(
-    archive,
-    facts.flatMap((f) => (f.message ? [f.message] : [])),
-    redact,
-    signal,
-  );
+  const hits = facts.flatMap((f) => (f.message ? [f.message] : []));
+  await withHitExtras(archive, hits, redact, signal);
   return { facts, missing: facts.filter((f) => f.message === null).length };
 }

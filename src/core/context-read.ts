@@ -1,16 +1,15 @@
 /** get_context's read: the target (by id, hash or both, resolved as a citation) and the window around it. */
 import type { MessageRow } from '../archive/types';
 import { ToolError } from './errors';
-import { withHitExtras } from './hit-extras';
-import { hitFromMessage, redactsFor } from './hits';
+import { messageHits } from './hit-extras';
 import { clampLimit } from './request';
 import type { MessageHit } from './results';
 import { resolveCitation } from './citation-resolve';
-import type { CallEnv } from './search';
+import type { CallEnv } from './message-search';
 import { inline } from './text';
 
-export const CONTEXT_DEFAULT_WINDOW = 5;
-export const CONTEXT_MAX_WINDOW = 50;
+const CONTEXT_DEFAULT_WINDOW = 5;
+const CONTEXT_MAX_WINDOW = 50;
 
 export interface ContextAnswer {
   target: MessageRow;
@@ -29,28 +28,25 @@ export async function readContext(
   const hash = args.hash?.trim().toLowerCase();
   if (args.message_id === undefined && !hash)
     throw new ToolError('message_id or hash is required (take them from a search hit)');
-  if (hash !== undefined && args.message_id === undefined && !/^[0-9a-f]{64}$/.test(hash)) {
+  if (hash !== undefined && args.message_id === undefined && !/^[0-9a-f]{64}$/.test(hash))
     throw new ToolError(
       `hash must be the 64-character hex hash of a message as returned in results, got ${inline(args.hash ?? '', 80)}`,
     );
-  }
-  if (hash !== undefined && args.message_id !== undefined && !/^[0-9a-f]{4,64}$/.test(hash)) {
+  if (hash !== undefined && args.message_id !== undefined && !/^[0-9a-f]{4,64}$/.test(hash))
     throw new ToolError(
       `hash must be the message's hex hash or the h= prefix of its link (4–64 hex digits), got ${inline(args.hash ?? '', 80)}`,
     );
-  }
   const archive = await env.archive();
   let target: MessageRow;
   if (args.message_id !== undefined) {
     // message_id + hash is a citation: resolved as links are, never to another message than the hash names.
     const r = await resolveCitation(archive, { messageId: args.message_id, hash }, env.signal);
-    if (r.status === 'gone') {
+    if (r.status === 'gone')
       throw new ToolError(
         hash
           ? `${r.note} — search again to find it`
           : `message ${args.message_id} not found — message ids change when a conversation is re-imported; pass the hash from the hit instead, or search again`,
       );
-    }
     target = r.message;
     if (r.status === 'moved') notes.push(r.note);
   } else {
@@ -59,12 +55,5 @@ export async function readContext(
     target = m;
   }
   const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
-  const redact = redactsFor(env.ctx);
-  const hits = await withHitExtras(
-    archive,
-    rows.map((m) => hitFromMessage(env.ctx.citation, m, undefined, redact)),
-    redact,
-    env.signal,
-  );
-  return { target, rows, hits, notes };
+  return { target, rows, hits: await messageHits(env.ctx, archive, rows, env.signal), notes };
 }

@@ -9,10 +9,7 @@ export class ToolError extends Error {
   }
 }
 
-/**
- * A refused request of the protocol (a resource, prompt or completion) with its JSON-RPC error code. Its message is the
- * plain sentence (the SDK's McpError puts "MCP error <code>:" in front, which a client's own McpError then doubles).
- */
+/** A refused protocol request with its JSON-RPC code; not the SDK's McpError, whose prefix a client's would double. */
 export class ProtocolError extends ToolError {
   constructor(
     readonly code: number,
@@ -23,10 +20,7 @@ export class ProtocolError extends ToolError {
   }
 }
 
-/**
- * Maps anything thrown by a handler to a one-line actionable message. Known errors (ours, the archive's,
- * the embeddings client's) keep their message; anything else is reported without a stack trace.
- */
+/** One actionable line for anything a handler throws: known errors keep their message, others lose the stack. */
 export function errorMessage(e: unknown): string {
   if (e instanceof ToolError || isArchiveError(e) || isEmbedError(e)) return e.message;
   if (e instanceof Error && e.name === 'AbortError') return 'the request was cancelled';

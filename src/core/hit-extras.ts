@@ -1,21 +1,20 @@
 /** The reactions and attachments a message hit carries (each only when it has some): one archive call per result. */
-import type { AsyncArchive, HitExtrasRows } from '../archive/types';
-import { content } from './hits';
+import type { AsyncArchive, HitExtrasRows, MessageRow } from '../archive/types';
+import type { ServerContext } from './context';
+import { content, hitFromMessage, redactsFor } from './hits';
+import { groupBy } from './read-page';
 import type { MessageHit } from './results';
 
 type Extras = Pick<MessageHit, 'message_id' | 'hash' | 'reactions' | 'attachments'>;
 
 /** Extras already read for some messages (in the same snapshot as their hits): those are not asked for again. */
-export interface KnownExtras {
-  hashes: ReadonlySet<string>;
-  ids: ReadonlySet<number>;
-  rows: HitExtrasRows;
-}
+type KnownExtras = { hashes: ReadonlySet<string>; ids: ReadonlySet<number>; rows: HitExtrasRows };
+
+/** The extras one archive call read with its hits. */
+export type ExtrasPart = { hashes: Iterable<string>; ids: Iterable<number>; rows: HitExtrasRows };
 
 /** The extras several archive calls read with their hits; a message's rows come from the first part that read it. */
-export function knownExtras(
-  parts: { hashes: Iterable<string>; ids: Iterable<number>; rows: HitExtrasRows }[],
-): KnownExtras {
+export function knownExtras(parts: ExtrasPart[]): KnownExtras {
   const hashes = new Set<string>();
   const ids = new Set<number>();
   const rows: HitExtrasRows = { reactions: [], attachments: [] };
@@ -42,35 +41,34 @@ export async function withHitExtras<T extends Extras>(
   const missing = known ? hits.filter((h) => !known.hashes.has(h.hash) || !known.ids.has(h.message_id)) : hits;
   let { reactions, attachments } = known?.rows ?? { reactions: [], attachments: [] };
   if (missing.length) {
+    const ids = [...new Set(missing.map((h) => h.message_id))];
     const more = await archive.hitExtras(
       missing.map((h) => h.hash),
-      [...new Set(missing.map((h) => h.message_id))],
+      ids,
       signal,
     );
-    reactions = known
-      ? [...reactions, ...more.reactions.filter((r) => !known.hashes.has(r.messageHash))]
-      : more.reactions;
-    attachments = known
-      ? [...attachments, ...more.attachments.filter((a) => !known.ids.has(a.messageId))]
-      : more.attachments;
+    reactions = [...reactions, ...more.reactions.filter((r) => !known?.hashes.has(r.messageHash))];
+    attachments = [...attachments, ...more.attachments.filter((a) => !known?.ids.has(a.messageId))];
   }
-  const byHash = new Map<string, { emoji: string; actor: string }[]>();
-  for (const r of reactions) {
-    let list = byHash.get(r.messageHash);
-    if (!list) byHash.set(r.messageHash, (list = []));
-    list.push({ emoji: r.emoji, actor: r.actor });
-  }
-  const byMessage = new Map<number, { kind: string; name: string }[]>();
-  for (const a of attachments) {
-    let list = byMessage.get(a.messageId);
-    if (!list) byMessage.set(a.messageId, (list = []));
-    list.push({ kind: a.kind, name: content(a.originalName, redact) });
-  }
+  const byHash = groupBy(reactions, (r) => r.messageHash);
+  const byMessage = groupBy(attachments, (a) => a.messageId);
   for (const h of hits) {
     const r = byHash.get(h.hash);
-    if (r) h.reactions = r.map((x) => ({ ...x }));
+    if (r) h.reactions = r.map(({ emoji, actor }) => ({ emoji, actor }));
     const a = byMessage.get(h.message_id);
-    if (a) h.attachments = a.map((x) => ({ ...x }));
+    if (a) h.attachments = a.map((x) => ({ kind: x.kind, name: content(x.originalName, redact) }));
   }
   return hits;
+}
+
+/** The hits of `rows` as a model-facing surface serves them: redacted for `ctx`, with their extras. */
+export function messageHits(
+  ctx: Pick<ServerContext, 'citation' | 'redact'>,
+  archive: AsyncArchive,
+  rows: MessageRow[],
+  signal?: AbortSignal,
+): Promise<MessageHit[]> {
+  const redact = redactsFor(ctx);
+  const hits = rows.map((m) => hitFromMessage(ctx.citation, m, undefined, redact));
+  return withHitExtras(archive, hits, redact, signal);
 }

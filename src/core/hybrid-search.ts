@@ -1,10 +1,6 @@
-/**
- * Hybrid search, the use case behind `search_messages` and the palette: keyword (FTS5) and semantic (stored
- * embeddings) halves run concurrently, are fused by reciprocal rank, and come back as cited message hits. When the
- * semantic half is unavailable or fails, the keyword half still answers and the result says why.
- */
+/** Keyword and semantic halves run concurrently, fused by rank; without the semantic half the keyword one answers. */
 import { planFtsQuery, type FtsQueryPlan } from '../archive/fts-query';
-import type { AsyncArchive, ScopeCounts, ScopeFilter } from '../archive/types';
+import type { AsyncArchive, MessageFilter, ScopeCounts, ScopeFilter } from '../archive/types';
 import { fuseHybrid } from '../search/fusion';
 import type { ServerContext } from './context';
 import { hitFromKeyword, hitFromMessage } from './hits';
@@ -12,49 +8,27 @@ import { knownExtras, withHitExtras } from './hit-extras';
 import type { MessageHit, SemanticStatusItem } from './results';
 import { runSemantic, semanticModelOf } from './semantic-query';
 
-/**
- * How long the keyword half waits for the query embedding (README: "Semantic budget"). Past it the keyword hits
- * are returned with `semantic: {used: false, reason: "the embeddings endpoint did not answer within 1.5 s …"}`.
- */
-export const SEMANTIC_BUDGET_MS = 1500;
+/** How long the keyword half waits for the query embedding (docs/TOOLS.md): past it, the keyword hits answer alone. */
+const SEMANTIC_BUDGET_MS = 1500;
 
-export interface HybridFilter {
-  conversationId?: number;
-  source?: string;
-  sender?: string;
-  startUnix?: number;
-  endUnix?: number;
-  /** Only messages with (true) / without (false) an attachment — both halves. */
-  hasAttachment?: boolean;
-  /** Only messages with (true) / without (false) a link — both halves. */
-  hasLink?: boolean;
-}
-
-export interface HybridSearchRequest {
-  /** A cleaned query (see cleanQuery). */
+interface HybridSearchRequest {
+  /** Cleaned by cleanQuery. */
   query: string;
   limit: number;
-  filter?: HybridFilter;
-  /** Redact secrets in the hits' text: model-facing callers pass `redactsFor(ctx)`; the palette leaves it off. */
+  filter?: MessageFilter;
+  /** Model-facing callers pass `redactsFor(ctx)`; the palette leaves it off. */
   redact?: boolean;
-  /** Overrides SEMANTIC_BUDGET_MS (tests). */
-  semanticBudgetMs?: number;
-  /**
-   * The scope the caller's receipt counts (search-receipt.ts `receiptScope`): counted in the same archive call as
-   * the keyword hits, for the model the semantic half reports. Absent: nothing is counted (the palette).
-   */
+  /** The scope the caller's receipt counts, read with the keyword hits; absent: nothing is counted (the palette). */
   receiptScope?: ScopeFilter;
 }
 
 export interface HybridSearchResult {
   hits: MessageHit[];
-  /** Whether the semantic half contributed, and why not. */
   semantic: SemanticStatusItem;
   /** Set when the semantic half was configured but failed for this query (worth a warning). */
   semanticFailure?: string;
-  /** The counts of `receiptScope` (read with the keyword hits), for `semantic.model`; absent without a receiptScope. */
+  /** The counts of `receiptScope`, for `semantic.model`. */
   counts?: ScopeCounts;
-  /** How the keyword half read the query (the tokens searched, what was left out). */
   plan: FtsQueryPlan;
 }
 
@@ -66,46 +40,31 @@ export async function hybridSearch(
 ): Promise<HybridSearchResult> {
   const { query, limit } = req;
   const filter = req.filter ?? {};
-  // The semantic state (memoised) names the model the semantic half will report, whose vectors the receipt counts.
-  // The two halves run concurrently (the embedding request is network-bound). The keyword half is one archive call
-  // (hits, their reactions and attachments, the receipt's counts) and does not depend on the state: if asking for it
-  // fails, the keyword half still answers (counting no vectors) and runSemantic reports the failure. runSemantic never
-  // rejects except on cancellation, so a keyword failure cannot leave it dangling.
+  // The state names the model whose vectors the receipt counts; if asking for it fails, the keyword half still answers
+  // (counting no vectors) and runSemantic, which rejects only on cancellation, reports the failure.
   const state = ctx.semantic(signal, { wait: false });
   const counted = state.then(semanticModelOf, () => undefined);
   const [bundle, sem] = await Promise.all([
     counted.then((model) => archive.searchKeywordBundle({ query, limit, ...filter }, req.receiptScope, model, signal)),
     // Never wait for an index build or a slow endpoint: the keyword half answers now, the hybrid one next time.
-    runSemantic(ctx, archive, query, limit, filter, signal, {
-      wait: false,
-      state,
-      embedBudgetMs: req.semanticBudgetMs ?? SEMANTIC_BUDGET_MS,
-    }),
+    runSemantic(ctx, archive, query, limit, filter, signal, { wait: false, state, embedBudgetMs: SEMANTIC_BUDGET_MS }),
   ]);
   const fmt = ctx.citation;
   // Both halves read their hits' extras with their hits, so the fused hits need no archive call of their own.
   const known = knownExtras([
     { hashes: bundle.hits.map((h) => h.hash), ids: bundle.hits.map((h) => h.id), rows: bundle.extras },
-    ...(sem.ok
-      ? [{ hashes: sem.hits.map((h) => h.message.hash), ids: sem.hits.map((h) => h.messageId), rows: sem.extras }]
-      : []),
+    ...(sem.ok ? [sem.known] : []),
   ]);
-  const hits = await withHitExtras(
-    archive,
-    fuseHybrid(bundle.hits, sem.ok ? sem.hits : [], limit).map((e) =>
-      e.keyword
-        ? hitFromKeyword(fmt, e.keyword, e.score, req.redact)
-        : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),
-    ),
-    req.redact === true,
-    signal,
-    known,
+  const fused = fuseHybrid(bundle.hits, sem.ok ? sem.hits : [], limit).map((e) =>
+    e.keyword
+      ? hitFromKeyword(fmt, e.keyword, e.score, req.redact)
+      : hitFromMessage(fmt, e.semantic!.message, e.score, req.redact),
   );
+  const hits = await withHitExtras(archive, fused, req.redact === true, signal, known);
   const semantic: SemanticStatusItem = sem.ok
     ? { used: true, model: sem.model }
     : { used: false, reason: sem.reason, ...(sem.model ? { model: sem.model } : {}) };
-  // Both models come from the same state, so they agree; were they ever not to, the counts are read again for the
-  // model reported rather than shown under the wrong one.
+  // Both models come from the same state; were they ever to differ, the counts are read again for the one reported.
   let counts = bundle.counts;
   if (req.receiptScope && (await counted) !== semantic.model)
     counts = await archive.scopeCounts(req.receiptScope, semantic.model, signal);

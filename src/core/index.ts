@@ -1,4 +1,4 @@
-export { createRuntime, inThreadOpener, workerOpener } from './runtime';
+export { createRuntime, DEFAULT_ANSWER_BUDGET, inThreadOpener, workerOpener } from './runtime';
 export { defaultCacheDir, isBesideArchive, CACHE_DIR_NAME } from './cache-dir';
 export { defaultVectorIndexBuilder } from './vector-index-source';
 export { SharedTask, isAbortError } from './shared-task';
@@ -29,7 +29,7 @@ export {
   unmatchedExclusionLines,
   type ExclusionMatch,
 } from './privacy';
-export { missingParts, schemaNotice, TESTED_SCHEMA_VERSION } from './compatibility';
+export { missingParts, schemaNotice } from './compatibility';
 export { ARCHIVE_FILE_NAME } from '../archive/file-name';
 export {
   type AsyncArchive,
@@ -59,13 +59,14 @@ export {
   messageLink,
 } from './citation-format';
 export { parseCitationHash, resolveCitation, citationHash } from './citation-resolve';
+export { openCitation, type OpenedCitation } from './citation-open';
 export { rankCompletions } from './completion-rank';
 export { contactFacts, contactInfos } from './contact-info';
 export type { ServerContext, LogLevel, CitationFormat } from './context';
 export { ToolError, ProtocolError, errorMessage } from './errors';
 export { withHitExtras, knownExtras } from './hit-extras';
 export { conversationInfo, hitFromMessage, redactsFor, content } from './hits';
-export { type HybridFilter, hybridSearch, type HybridSearchResult } from './hybrid-search';
+export { hybridSearch, type HybridSearchResult } from './hybrid-search';
 export {
   isoDay,
   localToday,
@@ -74,7 +75,6 @@ export {
   onThisDay,
   type CalendarDate,
   type OnThisDayResult,
-  digestOfDayAt,
 } from './journal-days';
 export { cleanQuery } from './query';
 export * from './results';
@@ -90,13 +90,13 @@ export { clampLimit, parseDay, parseDayRange, type DayRange } from './request';
 export { resolveScope, resolveSource, type Chooser, type Scope, type ScopeArgs } from './scope';
 export {
   type CallEnv,
-  SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
-  SEMANTIC_BUILD_WAIT_MS,
-  SEMANTIC_DEFAULT_K,
-  SEMANTIC_MAX_K,
   type SearchArgs,
   searchMessages,
   semanticSearch,
-} from './search';
-export { CONTEXT_DEFAULT_WINDOW, CONTEXT_MAX_WINDOW, type ContextAnswer, readContext } from './context-read';
+} from './message-search';
+export { type ContextAnswer, readContext } from './context-read';
+export { type ConversationAnswer, readConversation, type TranscriptPosition } from './conversation-read';
+export { type DayPosition, type JournalDayAnswer, readJournalDay, readOnThisDay } from './journal-read';
+export { findContacts, readContact } from './contact-read';
+export { listConversations, listLinks, listMedia, parseDomainFilter } from './list-read';

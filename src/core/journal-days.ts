@@ -6,7 +6,7 @@ import { withHitExtras } from './hit-extras';
 import type { JournalDigest, OnThisDayYear } from './results';
 
 /** How far back "on this day" looks, as msgbrowse does. */
-export const ON_THIS_DAY_YEARS = 20;
+const ON_THIS_DAY_YEARS = 20;
 
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
@@ -17,13 +17,11 @@ export function digestOf(day: JournalDay): JournalDigest | null {
   const d = day.digest;
   if (!d) return null;
   let s: Record<string, unknown> = {};
-  if (d.structured.trim() !== '') {
-    try {
-      const parsed: unknown = JSON.parse(d.structured);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) s = parsed as Record<string, unknown>;
-    } catch {
-      // A digest written before structured output (or hand-edited): the summary alone.
-    }
+  try {
+    const parsed: unknown = JSON.parse(d.structured);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) s = parsed as Record<string, unknown>;
+  } catch {
+    // A digest written before structured output (or hand-edited): the summary alone.
   }
   const highlights = Array.isArray(s.highlights)
     ? s.highlights.flatMap((h: unknown) => {
@@ -43,15 +41,7 @@ export function digestOf(day: JournalDay): JournalDigest | null {
   };
 }
 
-export interface CalendarDate {
-  year: number;
-  month: number;
-  day: number;
-}
-
-export function isLeapYear(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-}
+export type CalendarDate = { year: number; month: number; day: number };
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 export const isoDay = (y: number, m: number, d: number): string => `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
@@ -69,19 +59,19 @@ export function localToday(now = new Date()): CalendarDate {
 
 type YearDay = { day: string; startUnix: number; year: number };
 
-/** The same month and day in each earlier year (newest first, at most 20 back); Feb 29 only in leap years. */
-export function onThisDayDays(date: CalendarDate, firstYear: number): YearDay[] {
+/** The same month and day in each earlier year from `lowest`, newest first; Feb 29 only in leap years. */
+function onThisDayDays(date: CalendarDate, lowest: number): YearDay[] {
   const out: YearDay[] = [];
-  for (let y = date.year - 1; y >= Math.max(firstYear, date.year - ON_THIS_DAY_YEARS); y--) {
-    if (date.month === 2 && date.day === 29 && !isLeapYear(y)) continue;
+  for (let y = date.year - 1; y >= lowest; y--) {
     const t = new Date(0);
     t.setUTCFullYear(y, date.month - 1, date.day);
+    if (t.getUTCMonth() !== date.month - 1) continue; // Feb 29 rolled over to Mar 1
     out.push({ day: isoDay(y, date.month, date.day), startUnix: Math.floor(t.getTime() / 1000), year: y });
   }
   return out;
 }
 
-export interface OnThisDayRequest {
+interface OnThisDayRequest {
   date: CalendarDate;
   perYear: number;
   limit: number;
@@ -105,10 +95,9 @@ export async function onThisDay(
   const notes: string[] = [];
   const { date } = req;
   const first = await archive.firstMessageYear(signal);
-  const label = `${pad(date.month)}-${pad(date.day)}`;
   if (first === undefined) return { years: [], notes: ['the archive has no messages'] };
-  const days = onThisDayDays(date, first);
   const lowest = Math.max(first, date.year - ON_THIS_DAY_YEARS);
+  const days = onThisDayDays(date, lowest);
   if (date.month === 2 && date.day === 29)
     notes.push('February 29 exists only in leap years: the other years have no such day and were skipped');
   if (lowest > date.year - 1) {
@@ -134,21 +123,8 @@ export async function onThisDay(
   await withHitExtras(archive, hits, req.redact === true, signal);
   if (!years.length) {
     notes.push(
-      `no messages on ${label} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`,
+      `no messages on ${pad(date.month)}-${pad(date.day)} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`,
     );
   }
   return { years, notes };
-}
-
-/** The journal digest of the UTC day of `tsUnix` (the viewer shows it above a cited message), or null. */
-export async function digestOfDayAt(
-  archive: AsyncArchive,
-  tsUnix: number,
-  signal?: AbortSignal,
-): Promise<(JournalDigest & { day: string }) | null> {
-  const start = Math.floor(tsUnix / 86_400) * 86_400;
-  const day = new Date(start * 1000).toISOString().slice(0, 10);
-  const info = await archive.journalDay(day, start, signal);
-  const d = digestOf(info);
-  return d ? { ...d, day } : null;
 }

@@ -1,16 +1,15 @@
 /**
- * The disclosure ledger: one JSON line (`DisclosureEntry`, `v: 1`) per tool call or resource read served to a model,
- * never written beside the archive. Each line is one `write` on an O_APPEND descriptor, so concurrent writers never
- * interleave; past `maxBytes` the file becomes `<file>.1`. Readers skip (and count) lines that do not parse.
+ * The disclosure ledger: one JSON line per tool call or resource read served to a model, never beside the archive.
+ * Each line is one append, so concurrent writers never interleave; past `maxBytes` the file becomes `<file>.1`.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isBesideArchive } from './cache-dir';
 
-export const LEDGER_VERSION = 1;
+const LEDGER_VERSION = 1;
 export const LEDGER_FILE_NAME = 'disclosures.jsonl';
 /** Default size cap of the current file (the rotated one holds as much again). */
-export const LEDGER_MAX_BYTES = 4 * 1024 * 1024;
+const LEDGER_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface DisclosedMessage {
   /** Full hash, or the 16-hex prefix a citation link carries. */
@@ -23,7 +22,6 @@ export interface DisclosedMessage {
 export interface Disclosure {
   /** ISO 8601, UTC. */
   time: string;
-  /** The MCP client's clientInfo. */
   client?: { name: string; version?: string };
   kind: 'tool' | 'resource';
   /** Tool name, or resource template name (`message`, `conversation`). */
@@ -100,7 +98,7 @@ export function readLedger(file: string, limit = Infinity): LedgerContents {
   return { entries, skipped };
 }
 
-export interface LedgerWriterOptions {
+interface LedgerWriterOptions {
   maxBytes?: number;
   /** The archive being served: the writer refuses to write into its directory. */
   archivePath?: () => string | undefined;
@@ -111,35 +109,26 @@ export interface LedgerWriterOptions {
 
 /** Appends entries to `file` (created 0600 in a 0700 directory when missing). */
 export class LedgerWriter {
-  private readonly maxBytes: number;
   private checkedTail = false;
 
   constructor(
     readonly file: string,
     private readonly options: LedgerWriterOptions = {},
-  ) {
-    this.maxBytes = options.maxBytes ?? LEDGER_MAX_BYTES;
-  }
+  ) {}
 
-  /** Appends one entry; returns whether it was written. Never throws. */
+  /** Whether the entry was written; never throws. */
   append(d: Disclosure): boolean {
     const entry: DisclosureEntry = { v: LEDGER_VERSION, ...d };
     try {
       const archive = this.options.archivePath?.();
-      if (archive && ledgerBesideArchive(this.file, archive)) {
+      if (archive && ledgerBesideArchive(this.file, archive))
         throw new Error(`refusing to write the ledger ${this.file} beside the archive ${archive}`);
-      }
       fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
       this.rotateIfFull();
       // A torn last line (a crash mid-write) must not swallow the next entry: start on a fresh line.
       const prefix = this.checkedTail ? '' : this.tailNeedsNewline() ? '\n' : '';
       this.checkedTail = true;
-      const fd = fs.openSync(this.file, 'a', 0o600);
-      try {
-        fs.writeSync(fd, `${prefix}${JSON.stringify(entry)}\n`);
-      } finally {
-        fs.closeSync(fd);
-      }
+      fs.appendFileSync(this.file, `${prefix}${JSON.stringify(entry)}\n`, { mode: 0o600 });
     } catch (e) {
       this.options.log?.(`disclosure ledger: ${e instanceof Error ? e.message : String(e)}`);
       return false;
@@ -163,13 +152,8 @@ export class LedgerWriter {
   }
 
   private rotateIfFull(): void {
-    let size: number;
-    try {
-      size = fs.statSync(this.file).size;
-    } catch {
-      return;
-    }
-    if (size < this.maxBytes) return;
+    const size = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
+    if (size < (this.options.maxBytes ?? LEDGER_MAX_BYTES)) return;
     try {
       fs.renameSync(this.file, rotatedLedgerFile(this.file));
     } catch (e) {

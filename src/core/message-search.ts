@@ -1,13 +1,10 @@
-/**
- * The two search use cases behind search_messages and semantic_search: each owns the whole request (query cleaned,
- * scope resolved, days parsed, count clamped), the search, the hits' extras and the receipt of what was searched.
- */
-import type { AsyncArchive } from '../archive/types';
-import type { ServerContext } from './context';
+/** search_messages and semantic_search, each owning its whole request: arguments read, search, extras, receipt. */
+import type { AsyncArchive, MessageFilter } from '../archive/types';
+import type { BuildProgressInfo, ServerContext } from './context';
 import { ToolError } from './errors';
 import { knownExtras, withHitExtras } from './hit-extras';
 import { hitFromMessage, redactsFor } from './hits';
-import { type HybridFilter, hybridSearch } from './hybrid-search';
+import { hybridSearch } from './hybrid-search';
 import { cleanQuery } from './query';
 import { clampLimit, parseDayRange } from './request';
 import type { MessageHit, SearchReceipt, SemanticStatusItem } from './results';
@@ -16,12 +13,12 @@ import { isWholeArchive, readingNotes, receiptScope, searchReceipt } from './sea
 import { runSemantic, type SemanticOutcome } from './semantic-query';
 import { abortError } from './shared-task';
 
-export const SEARCH_DEFAULT_LIMIT = 20;
+const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
-export const SEMANTIC_DEFAULT_K = 20;
-export const SEMANTIC_MAX_K = 100;
+const SEMANTIC_DEFAULT_K = 20;
+const SEMANTIC_MAX_K = 100;
 /** semantic_search waits for an index build expected to end within this many ms (with progress); longer is an error. */
-export const SEMANTIC_BUILD_WAIT_MS = 3000;
+const SEMANTIC_BUILD_WAIT_MS = 3000;
 const POLL_MS = 250;
 
 export interface SearchArgs extends ScopeArgs {
@@ -43,12 +40,11 @@ export interface CallEnv {
   progress?(progress: number, total: number, message: string): void;
 }
 
-export interface SearchAnswer {
-  /** The query as searched (invisible characters removed). */
+interface SearchAnswer {
+  /** As searched (invisible characters removed). */
   query: string;
   hits: MessageHit[];
   receipt: SearchReceipt;
-  /** What the model should know about how its request was read. */
   notes: string[];
 }
 
@@ -61,24 +57,10 @@ async function readRequest(args: SearchArgs, env: CallEnv) {
   const range = parseDayRange(args.start, args.end);
   const archive = await env.archive();
   const scope = await resolveScope(archive, args, env.signal, env.choose);
-  const filter: HybridFilter = {
-    conversationId: scope.conversation?.id,
-    source: scope.source,
-    sender: scope.sender,
-    ...range,
-    ...(args.has_attachment !== undefined ? { hasAttachment: args.has_attachment } : {}),
-    ...(args.has_link !== undefined ? { hasLink: args.has_link } : {}),
-  };
-  const searched = {
-    conversation: scope.conversation,
-    source: scope.source,
-    sender: scope.sender,
-    start: args.start,
-    end: args.end,
-    ...range,
-    hasAttachment: args.has_attachment,
-    hasLink: args.has_link,
-  };
+  const flags = { hasAttachment: args.has_attachment, hasLink: args.has_link };
+  const { conversation, source, sender } = scope;
+  const filter: MessageFilter = { conversationId: conversation?.id, source, sender, ...range, ...flags };
+  const searched = { conversation, source, sender, start: args.start, end: args.end, ...range, ...flags };
   return { query, notes, archive, filter, searched };
 }
 
@@ -90,12 +72,8 @@ export async function searchMessages(
   const notes: string[] = [];
   const limit = clampLimit('limit', args.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, notes);
   const { query, notes: read, archive, filter, searched } = await readRequest(args, env);
-  const found = await hybridSearch(
-    env.ctx,
-    archive,
-    { query, limit, filter, redact: redactsFor(env.ctx), receiptScope: receiptScope(searched) },
-    env.signal,
-  );
+  const req = { query, limit, filter, redact: redactsFor(env.ctx), receiptScope: receiptScope(searched) };
+  const found = await hybridSearch(env.ctx, archive, req, env.signal);
   const { hits, semantic, plan } = found;
   const receipt = await searchReceipt(
     archive,
@@ -124,39 +102,21 @@ export async function semanticSearch(
   const { query, notes: read, archive, filter, searched } = await readRequest(args, env);
   notes.push(...read);
   const counted = receiptScope(searched);
+  const opts = { wait: false, embedWhileBuilding: true, receiptScope: counted };
   const sem = await untilBuilt(env, archive, counted, () =>
-    runSemantic(env.ctx, archive, query, k, filter, env.signal, {
-      wait: false,
-      embedWhileBuilding: true,
-      receiptScope: counted,
-    }),
+    runSemantic(env.ctx, archive, query, k, filter, env.signal, opts),
   );
   const redact = redactsFor(env.ctx);
-  const known = knownExtras([
-    { hashes: sem.hits.map((h) => h.message.hash), ids: sem.hits.map((h) => h.messageId), rows: sem.extras },
-  ]);
+  const found = sem.hits.map((h) => hitFromMessage(env.ctx.citation, h.message, h.score, redact));
+  const semantic = { used: true, model: sem.model };
   const [hits, receipt] = await Promise.all([
-    withHitExtras(
-      archive,
-      sem.hits.map((h) => hitFromMessage(env.ctx.citation, h.message, h.score, redact)),
-      redact,
-      env.signal,
-      known,
-    ),
-    searchReceipt(
-      archive,
-      { ...searched, semantic: { used: true, model: sem.model } },
-      sem.model,
-      env.signal,
-      sem.counts,
-    ),
+    withHitExtras(archive, found, redact, env.signal, knownExtras([sem.known])),
+    searchReceipt(archive, { ...searched, semantic }, sem.model, env.signal, sem.counts),
   ]);
   if (sem.dropped > 0)
     notes.push(`${sem.dropped} matching vector(s) belong to messages no longer in the archive and were skipped`);
   return { query, hits, model: sem.model, receipt, notes };
 }
-
-type SemanticHits = Extract<SemanticOutcome, { ok: true }>;
 
 /** Runs `run` until the index is built (within SEMANTIC_BUILD_WAIT_MS, with progress); a failure is one line. */
 async function untilBuilt(
@@ -164,7 +124,7 @@ async function untilBuilt(
   archive: AsyncArchive,
   counted: ReturnType<typeof receiptScope>,
   run: () => Promise<SemanticOutcome>,
-): Promise<SemanticHits> {
+): Promise<Extract<SemanticOutcome, { ok: true }>> {
   let sem = await run();
   if (!sem.ok && sem.building) {
     // The whole archive's counts do not depend on the index: read them while it builds.
@@ -184,17 +144,11 @@ async function untilBuilt(
     if (env.signal.aborted) throw abortError();
     sem = await run();
   }
-  if (!sem.ok) {
-    throw new ToolError(
-      sem.kind === 'unavailable'
-        ? `semantic search is unavailable: ${sem.reason}`
-        : `semantic search failed: ${sem.reason}`,
-    );
-  }
-  return sem;
+  if (sem.ok) return sem;
+  throw new ToolError(`semantic search ${sem.kind === 'unavailable' ? 'is unavailable' : 'failed'}: ${sem.reason}`);
 }
 
-function buildingError(b: NonNullable<Extract<SemanticOutcome, { ok: false }>['building']>): ToolError {
+function buildingError(b: BuildProgressInfo): ToolError {
   const s = b.etaMs !== undefined ? Math.ceil(b.etaMs / 1000) : undefined;
   const eta =
     s === undefined ? 'time left not known yet' : `about ${s < 90 ? `${s} s` : `${Math.round(s / 60)} min`} left`;

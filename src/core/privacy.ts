@@ -1,8 +1,4 @@
-/**
- * Conversations hidden from the model, enforced in one place: every model-facing surface reaches the archive through
- * `modelFacing()`, which answers as if they did not exist (the archive's `excluding()` view, a vector scan that skips
- * their rows). The person's own surfaces use the `personal` context, which sees everything.
- */
+/** Hidden conversations, in one place: every model-facing surface reaches the archive through `modelFacing()`. */
 import { closestConversations } from '../archive/index';
 import { isExcludedConversation } from '../archive/methods';
 import type { AsyncArchive, ConversationExclusion, ConversationRow, Exclusion } from '../archive/types';
@@ -17,14 +13,8 @@ const SOURCE_PREFIX = /^([a-z][a-z0-9_-]*):(.+)$/;
  * which also hides a conversation named exactly `source:name` (over-hiding is the safe side).
  */
 export function parseExclusions(entries: readonly unknown[] | undefined): Exclusion {
-  const out: ConversationExclusion[] = [];
-  const seen = new Set<string>();
-  const add = (x: ConversationExclusion) => {
-    const key = JSON.stringify([x.name, x.source ?? null]);
-    if (seen.has(key)) return;
-    seen.add(key);
-    out.push(x);
-  };
+  const out = new Map<string, ConversationExclusion>();
+  const add = (x: ConversationExclusion) => out.set(JSON.stringify([x.name, x.source ?? null]), x);
   for (const raw of entries ?? []) {
     if (typeof raw !== 'string' || raw.trim() === '') continue;
     const entry = raw.trim();
@@ -32,15 +22,11 @@ export function parseExclusions(entries: readonly unknown[] | undefined): Exclus
     const m = SOURCE_PREFIX.exec(entry);
     if (m) add({ name: m[2].trim(), source: m[1] });
   }
-  return out;
+  return [...out.values()];
 }
 
 /** What one exclusion entry hides, or (when nothing) up to three conversation names close to it. */
-export interface ExclusionMatch {
-  entry: string;
-  matched: { name: string; source: string }[];
-  closest: string[];
-}
+export type ExclusionMatch = { entry: string; matched: { name: string; source: string }[]; closest: string[] };
 
 /** Each entry of the setting with what it hides in `all` (every conversation), so a typo is said, not silent. */
 export function matchExclusions(all: readonly ConversationRow[], entries: readonly unknown[]): ExclusionMatch[] {
@@ -70,9 +56,7 @@ export function unmatchedExclusionLines(matches: readonly ExclusionMatch[]): str
 }
 
 /** Whether a conversation is hidden by the given setting entries (for the person's surfaces to mark it). */
-export function isHiddenConversation(c: { name: string; source: string }, exclusion: Exclusion): boolean {
-  return isExcludedConversation(c, exclusion);
-}
+export { isExcludedConversation as isHiddenConversation };
 
 /** The vector index seen through an exclusion: the scan itself skips hidden conversations' rows (top-k stays k). */
 function excludingIndex(index: VectorIndex, hiddenIds: (signal?: AbortSignal) => Promise<number[]>): VectorIndex {
@@ -93,9 +77,8 @@ function excludingIndex(index: VectorIndex, hiddenIds: (signal?: AbortSignal) =>
         : { ...filter };
       return index.search(query, k, merged, signal);
     },
-    dispose() {
-      // The runtime owns the index.
-    },
+    // The runtime owns the index.
+    dispose() {},
   };
 }
 

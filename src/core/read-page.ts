@@ -10,10 +10,7 @@ import type {
 } from '../archive/types';
 
 /** Everyone who reacted to a message with one emoji, in the order they reacted. */
-export interface ReactionGroup {
-  emoji: string;
-  actors: string[];
-}
+export type ReactionGroup = { emoji: string; actors: string[] };
 
 export interface PageMessage extends MessageRow {
   attachments: AttachmentRow[];
@@ -23,7 +20,7 @@ export interface PageMessage extends MessageRow {
 
 export interface ConversationPageView {
   conversation?: ConversationRow;
-  /** The message the page was asked around/beside, wherever it is (see ConversationPage.anchor). */
+  /** See ConversationPage.anchor. */
   anchor?: MessageRow;
   messages: PageMessage[];
   hasBefore: boolean;
@@ -54,7 +51,7 @@ export function shapeConversationPage(page: ConversationPage): ConversationPageV
   };
 }
 
-function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
   const out = new Map<K, T[]>();
   for (const row of rows) {
     const k = key(row);
@@ -66,11 +63,5 @@ function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
 }
 
 function byEmoji(rows: readonly ReactionRow[]): ReactionGroup[] {
-  const actors = new Map<string, string[]>();
-  for (const r of rows) {
-    const list = actors.get(r.emoji);
-    if (list) list.push(r.actor);
-    else actors.set(r.emoji, [r.actor]);
-  }
-  return [...actors].map(([emoji, list]) => ({ emoji, actors: list }));
+  return [...groupBy(rows, (r) => r.emoji)].map(([emoji, list]) => ({ emoji, actors: list.map((r) => r.actor) }));
 }

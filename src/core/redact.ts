@@ -1,25 +1,14 @@
 /**
- * Secret redaction for what reaches a model: one-time codes, card numbers, IBANs and passwords become
- * `[redacted: <kind>]`. The rules are precise on purpose (README, Privacy): ordinary numbers stay as written.
- * Detectors read a normalised view of the text (detectorView) and redact the matching span of the original.
+ * One-time codes, card numbers, IBANs and passwords become `[redacted: <kind>]` in what reaches a model. The rules are
+ * precise on purpose (docs/PRIVACY.md#redaction): ordinary numbers stay as written.
  */
 
-export type SecretKind = 'one-time code' | 'card number' | 'IBAN' | 'password';
+type SecretKind = 'one-time code' | 'card number' | 'IBAN' | 'password';
 
-export interface SecretSpan {
-  start: number;
-  end: number;
-  kind: SecretKind;
-}
+type SecretSpan = { start: number; end: number; kind: SecretKind };
 
-export function redactionLabel(kind: SecretKind): string {
-  return `[redacted: ${kind}]`;
-}
-
-/** A word list written `a|b|c` (entries may hold spaces). */
+const label = (kind: SecretKind): string => `[redacted: ${kind}]`;
 const list = (s: string): readonly string[] => s.split('|');
-
-// ---------- cards ----------
 
 /** Digit groups joined by single spaces or single dashes (the candidates for a card number). */
 const DIGIT_RUN = /(?<![\p{L}\p{N}_])\d+(?:[ -]\d+)*/gu;
@@ -37,6 +26,9 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
+const CURRENCY_BEFORE = /(?:^|[^\p{L}])(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP)\s?$/iu;
+const CURRENCY_AFTER = /^\s?(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP|euros?|dollars?|dólares|reais|pesos)(?![\p{L}])/iu;
+
 /** Whether the characters around `[start, end)` let it stand alone as a number (not part of a longer one). */
 function standsAlone(text: string, start: number, end: number): boolean {
   const before = text[start - 1] ?? '';
@@ -50,15 +42,8 @@ function standsAlone(text: string, start: number, end: number): boolean {
   // Amounts: €1234, $ 1234, 1234 €, 1234%, EUR 1234, 1234 euros.
   if (/[$€£¥₹%]/.test(before) || (before === ' ' && /[$€£¥₹]/.test(before2))) return false;
   if (/[€$£¥%]/.test(after) || (after === ' ' && /[€$£¥%]/.test(after2))) return false;
-  if (/(?:^|[^\p{L}])(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP)\s?$/iu.test(text.slice(Math.max(0, start - 5), start)))
-    return false;
-  if (
-    /^\s?(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP|euros?|dollars?|dólares|reais|pesos)(?![\p{L}])/iu.test(
-      text.slice(end, end + 9),
-    )
-  )
-    return false;
-  return true;
+  if (CURRENCY_BEFORE.test(text.slice(Math.max(0, start - 5), start))) return false;
+  return !CURRENCY_AFTER.test(text.slice(end, end + 9));
 }
 
 function cardGroupsOk(groups: string[]): boolean {
@@ -100,10 +85,8 @@ function findCards(text: string, out: SecretSpan[]): void {
   }
 }
 
-// ---------- IBANs ----------
-
 /** Registered IBAN lengths by country (SWIFT IBAN registry). */
-export const IBAN_LENGTHS: Readonly<Record<string, number>> = Object.fromEntries(
+const IBAN_LENGTHS: Readonly<Record<string, number>> = Object.fromEntries(
   (
     'AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BI27 BR29 BY28 CH21 CR22 CY28 CZ24 DE22 DJ27 DK18 DO28 EE20 ' +
     'EG29 ES24 FI18 FK18 FO18 FR27 GB22 GE22 GI23 GL18 GR27 GT28 HR21 HU28 IE22 IL23 IQ23 IS26 IT27 JO30 KW30 ' +
@@ -152,10 +135,8 @@ function findIbans(text: string, out: SecretSpan[]): void {
   }
 }
 
-// ---------- one-time codes ----------
-
 /** Words that announce a one-time code, PIN or TAN (whole words, any case). en, es, pt, de, fr, it, nl. */
-export const CODE_KEYWORDS: readonly string[] = list(
+const CODE_KEYWORDS: readonly string[] = list(
   'code|codes|otp|pin|passcode|verification|one-time|2fa|mfa|token|código|codigo|códigos|verificación|' +
     'verificacion|clave|códigos|verificação|verificacao|tan|mtan|smstan|sms-tan|pushtan|bestätigungscode|' +
     'bestaetigungscode|sicherheitscode|verifizierungscode|anmeldecode|einmalcode|einmalpasswort|' +
@@ -165,7 +146,7 @@ export const CODE_KEYWORDS: readonly string[] = list(
 );
 
 /** Qualifiers that make a "code" something public: postal, area, error… (before or after the keyword). */
-export const NOT_SECRET_CODES: readonly string[] = list(
+const NOT_SECRET_CODES: readonly string[] = list(
   'zip|postal|post|area|country|dialing|dialling|error|status|exit|return|http|bar|qr|source|swift|bic|' +
     'sort|tax|product|item|article|promo|discount|coupon|voucher|referral|invite|invitation|dress|morse|' +
     'zip-code|iso|hs|airport|iata|postale|área|area|erro|error|fehler|erreur|errore|fout|fiscale|fiscal|' +
@@ -204,12 +185,10 @@ function qualifierIn(gap: string): boolean {
     .some((w) => NOT_SECRET.has(w));
 }
 
+/** Also not the head of a longer number or of a phone number written in groups (0151 2345 6789). */
 function codeStandsAlone(text: string, start: number, end: number): boolean {
-  if (!standsAlone(text, start, end)) return false;
-  // Not the head of a longer number or of a phone number written in groups (0151 2345 6789).
-  if (/^[ -]\d/.test(text.slice(end, end + 2)) || /\d[ -]$/.test(text.slice(Math.max(0, start - 2), start)))
-    return false;
-  return true;
+  const grouped = /^[ -]\d/.test(text.slice(end, end + 2)) || /\d[ -]$/.test(text.slice(Math.max(0, start - 2), start));
+  return !grouped && standsAlone(text, start, end);
 }
 
 /** Little words that may stand between a code and its keyword; at most one other word (a brand) may join them. */
@@ -256,10 +235,8 @@ function findCodes(text: string, out: SecretSpan[]): void {
   }
 }
 
-// ---------- passwords ----------
-
 /** Words that announce a password (lowercase). en, es, pt, de, fr, it, nl. */
-export const PASSWORD_KEYWORDS: readonly string[] = list(
+const PASSWORD_KEYWORDS: readonly string[] = list(
   'password|passwords|passwd|pwd|pw|passcode|passphrase|wifi password|wi-fi password|contraseña|' +
     "contrasena|senha|palavra-passe|palavra passe|passwort|kennwort|mot de passe|mdp|parola d'ordine|" +
     'parola chiave|wachtwoord',
@@ -287,11 +264,7 @@ function findPasswords(text: string, out: SecretSpan[]): void {
   }
 }
 
-// ---------- the view the detectors read ----------
-
-/** Unicode spaces, tabs and line breaks. */
 const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029]/u;
-/** Invisible format characters (zero-width, soft hyphen, bidi marks…). */
 const INVISIBLE = /\p{Cf}/u;
 const DECIMAL = /\p{Nd}/u;
 
@@ -331,8 +304,6 @@ function detectorView(text: string): { text: string; from: number[]; to: number[
   return { text: out, from, to };
 }
 
-// ---------- the public API ----------
-
 /** Every secret in `text` (original positions), sorted, overlaps merged (the earliest detector's kind wins). */
 export function findSecrets(text: string): SecretSpan[] {
   if (!/\p{Nd}|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola/iu.test(text)) return [];
@@ -357,20 +328,15 @@ function mergeSpans(spans: SecretSpan[]): SecretSpan[] {
   return merged;
 }
 
-function applySpans(text: string, spans: SecretSpan[]): string {
+/** `text` with every secret replaced by its label. */
+export function redactText(text: string): string {
   let out = '';
   let at = 0;
-  for (const s of spans) {
-    out += text.slice(at, s.start) + redactionLabel(s.kind);
+  for (const s of findSecrets(text)) {
+    out += text.slice(at, s.start) + label(s.kind);
     at = s.end;
   }
   return out + text.slice(at);
-}
-
-/** `text` with every secret replaced by its label. */
-export function redactText(text: string): string {
-  const spans = findSecrets(text);
-  return spans.length ? applySpans(text, spans) : text;
 }
 
 const OPEN = '\u0002';
@@ -408,7 +374,7 @@ export function redactSnippet(snippet: string, body?: string): string {
     const s = spans[si];
     if (s && s.start === i) {
       // Markers inside the secret go with it (kept pairs never overlap a span).
-      out += redactionLabel(s.kind);
+      out += label(s.kind);
       si++;
       i = s.end;
       continue;

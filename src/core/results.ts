@@ -1,6 +1,15 @@
 /** Zod schemas of the result items every surface shares (the MCP tools' output schemas are built from these). */
 import { z } from 'zod';
 
+const ReactionSchema = z.object({
+  emoji: z.string(),
+  actor: z.string().describe('who reacted, as the archive names them ("Me" is the owner)'),
+});
+const AttachmentSchema = z.object({
+  kind: z.string().describe('image, video or file'),
+  name: z.string().describe('the file name as sent (untrusted)'),
+});
+
 export const MessageHitSchema = z.object({
   message_id: z.number().int().describe('messages.id (not stable across re-imports; hash is)'),
   hash: z.string().describe('stable message hash'),
@@ -24,21 +33,11 @@ export const MessageHitSchema = z.object({
     ),
   score: z.number().optional(),
   reactions: z
-    .array(
-      z.object({
-        emoji: z.string(),
-        actor: z.string().describe('who reacted, as the archive names them ("Me" is the owner)'),
-      }),
-    )
+    .array(ReactionSchema)
     .optional()
     .describe('reactions to this message, oldest first (absent when it has none)'),
   attachments: z
-    .array(
-      z.object({
-        kind: z.string().describe('image, video or file'),
-        name: z.string().describe('the file name as sent (untrusted)'),
-      }),
-    )
+    .array(AttachmentSchema)
     .optional()
     .describe('files attached to this message (absent when it has none); list_media has their paths'),
 });
@@ -119,7 +118,7 @@ export const KeywordReadingSchema = z.object({
 });
 export type KeywordReading = z.infer<typeof KeywordReadingSchema>;
 
-export const VectorCoverageSchema = z.object({
+const VectorCoverageSchema = z.object({
   model: z.string().describe('the configured embedding model'),
   messages_with_vectors: z
     .number()
@@ -161,21 +160,15 @@ export const OnThisDayYearSchema = z.object({
 });
 export type OnThisDayYear = z.infer<typeof OnThisDayYearSchema>;
 
-export const ContactConversationSchema = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  source: z.string(),
-  message_count: z.number().int(),
-  link: z.string().describe('link to open the conversation'),
-});
-
 export const ContactSchema = z.object({
   contact_id: z.number().int(),
   name: z.string().describe('display name'),
   identifiers: z
     .array(z.object({ source: z.string(), identifier: z.string() }))
     .describe('phone numbers, addresses and names this person has in each source'),
-  conversations: z.array(ContactConversationSchema),
+  conversations: z.array(
+    ConversationInfoSchema.pick({ id: true, name: true, source: true, message_count: true, link: true }),
+  ),
   fact_count: z.number().int().describe('facts msgbrowse extracted about this person (get_contact lists them)'),
 });
 export type ContactInfo = z.infer<typeof ContactSchema>;

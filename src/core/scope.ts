@@ -8,14 +8,11 @@ export interface ScopeArgs {
   conversation?: string;
   conversation_id?: number;
   source?: string;
-  /** Resolved within the conversation/source scope (see core/sender-resolve.ts). */
+  /** Resolved within the conversation/source scope. */
   sender?: string;
 }
 
-/**
- * Asks the person to pick one of several options (MCP elicitation, a titled single-select form), when the client
- * supports it: resolves with the chosen value, or undefined when they declined, cancelled or the client cannot ask.
- */
+/** Asks the person to pick one option (MCP elicitation); undefined when they declined or the client cannot ask. */
 export type Chooser = (
   question: { message: string; field: string; options: { value: string; title: string }[] },
   signal?: AbortSignal,
@@ -23,9 +20,8 @@ export type Chooser = (
 
 export interface Scope {
   conversation?: ConversationRow;
-  /** Normalised source filter (lowercase, one of the archive's sources). */
+  /** As the archive spells it. */
   source?: string;
-  /** The stored sender name, when the call filters by sender. */
   sender?: string;
 }
 
@@ -45,10 +41,7 @@ export async function resolveSource(
   );
 }
 
-/**
- * Resolves the optional conversation scope of a tool call: by id, or by exact name (+ source when the name
- * exists in several sources). Errors name the closest conversations or the sources to choose from.
- */
+/** By id, or by exact name (+ source when several sources have it); errors name the closest conversations. */
 export async function resolveScope(
   archive: AsyncArchive,
   args: ScopeArgs,
@@ -71,19 +64,16 @@ async function resolveConversationScope(
   const name = args.conversation;
   if (args.conversation_id !== undefined) {
     const c = await archive.conversationById(args.conversation_id, signal);
-    if (!c) {
+    if (!c)
       throw new ToolError(`conversation id ${args.conversation_id} not found — use list_conversations to see the ids`);
-    }
-    if (source !== undefined && c.source !== source) {
+    if (source !== undefined && c.source !== source)
       throw new ToolError(
         `conversation id ${c.id} (${inline(c.name)}) is from source "${c.source}", not "${source}"; drop source or fix conversation_id`,
       );
-    }
-    if (name !== undefined && name.trim() !== '' && name !== c.name && name.trim() !== c.name.trim()) {
+    if (name !== undefined && name.trim() !== '' && name !== c.name && name.trim() !== c.name.trim())
       throw new ToolError(
         `conversation id ${c.id} is named ${inline(c.name)}, not ${inline(name)}; pass only one of conversation and conversation_id`,
       );
-    }
     return { conversation: c, source };
   }
   if (name === undefined || name.trim() === '') return { source };
@@ -92,20 +82,12 @@ async function resolveConversationScope(
   if (r.kind === 'ambiguous') {
     const cands = [...r.candidates].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : a.id - b.id));
     // A client that can ask the person: which one did they mean? (Declining keeps the error below.)
-    const picked = choose
-      ? await choose(
-          {
-            message: `"${name}" is the name of ${cands.length} conversations. Which one do you mean?`,
-            field: 'conversation',
-            options: cands.map((c) => ({
-              value: String(c.id),
-              title: `${c.name} — ${c.source}, ${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs.slice(0, 10)}` : ''}`,
-            })),
-          },
-          signal,
-        )
-      : undefined;
-    const chosen = picked === undefined ? undefined : cands.find((c) => String(c.id) === picked);
+    const title = (c: ConversationRow) =>
+      `${c.name} — ${c.source}, ${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs.slice(0, 10)}` : ''}`;
+    const options = cands.map((c) => ({ value: String(c.id), title: title(c) }));
+    const message = `"${name}" is the name of ${cands.length} conversations. Which one do you mean?`;
+    const picked = await choose?.({ message, field: 'conversation', options }, signal);
+    const chosen = cands.find((c) => picked !== undefined && String(c.id) === picked);
     if (chosen) return { conversation: chosen, source: source ?? chosen.source };
     const list = cands.map((c) => `${c.source} (conversation_id ${c.id}, ${c.messageCount} messages)`).join(', ');
     throw new ToolError(

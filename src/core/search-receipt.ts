@@ -1,20 +1,14 @@
-/**
- * The receipt of a search: what exactly was searched — the resolved scope, how many messages it holds, how many of
- * those have a vector for the configured model, how the query was read, and whether the semantic half ran — so a
- * reader can tell "nobody said it" from "it was not searched". Counts are archive index counts (scopeCounts).
- */
+/** What a search looked at, so a reader can tell "nobody said it" from "it was not searched". */
 import { MAX_QUERY_TOKENS, type FtsQueryPlan } from '../archive/fts-query';
 import type { AsyncArchive, ConversationRow, ScopeCounts, ScopeFilter } from '../archive/types';
 import { inline } from './text';
 import type { KeywordReading, SearchReceipt, SearchScope, SemanticStatusItem } from './results';
 
-/** Whether a receipt's scope is the whole archive (its counts are then kept per snapshot). */
 export { isWholeArchive } from '../archive/index';
 
-export interface ReceiptRequest {
+interface ReceiptRequest {
   conversation?: ConversationRow;
   source?: string;
-  /** The resolved (stored) sender. */
   sender?: string;
   /** The days as given (YYYY-MM-DD) and their wall-clock-as-UTC bounds. */
   start?: string;
@@ -30,7 +24,7 @@ export interface ReceiptRequest {
 
 const MAX_IGNORED_SHOWN = 10;
 
-export function keywordReading(plan: FtsQueryPlan): KeywordReading {
+function keywordReading(plan: FtsQueryPlan): KeywordReading {
   return {
     tokens: plan.tokens,
     total_tokens: plan.total,
@@ -72,10 +66,7 @@ export function receiptScope(req: Omit<ReceiptRequest, 'semantic' | 'plan'>): Sc
   };
 }
 
-/**
- * `counts`: the counts of `receiptScope(req)` for `model` when the caller already has them (search_messages reads
- * them with its keyword hits); otherwise they are asked for.
- */
+/** `counts`: those of `receiptScope(req)` for `model` when the caller read them with its hits; else asked for. */
 export async function searchReceipt(
   archive: AsyncArchive,
   req: ReceiptRequest,
@@ -110,12 +101,11 @@ export async function searchReceipt(
 /** One short line for the text block. */
 export function receiptLine(r: SearchReceipt): string {
   const s = r.scope;
-  const parts: string[] = [];
-  parts.push(
+  const parts = [
     s.conversation !== undefined
       ? `conversation ${inline(s.conversation)} (id ${s.conversation_id})`
       : 'all conversations',
-  );
+  ];
   if (s.source && s.conversation === undefined) parts.push(`source ${s.source}`);
   if (s.sender !== undefined) parts.push(`sender ${inline(s.sender)}`);
   if (s.start || s.end) parts.push(`${s.start ?? '…'} to ${s.end ?? '…'}`);

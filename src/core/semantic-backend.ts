@@ -13,33 +13,19 @@ import { isAbortError, SharedTask } from './shared-task';
 import type { RuntimeLog, SemanticStatus, VectorIndexBuilder } from './types';
 
 /** What an index is built from: the archive (open generation, files' fingerprint) and the model's stored vectors. */
-interface IndexBasis {
-  generation: number;
-  model: string;
-  dim: number;
-  count: number;
-  stamp: string;
-}
+type IndexBasis = { generation: number; model: string; dim: number; count: number; stamp: string };
 
-interface BuiltIndex extends IndexBasis {
-  index: VectorIndex;
-  builtAt: number;
-}
+type BuiltIndex = IndexBasis & { index: VectorIndex; builtAt: number };
 
 interface Build extends IndexBasis {
   task: SharedTask<VectorIndex>;
-  /** Records consumed so far (from the builder's progress reports). */
   done: number;
   started: number;
   /** Settles when the build ends, either way. */
   ended: Promise<void>;
 }
 
-/** What a search needs: the index's basis, the open archive and the query embedder. */
-interface Target extends IndexBasis {
-  held: HeldArchive;
-  embedder: Embedder;
-}
+type Target = IndexBasis & { held: HeldArchive; embedder: Embedder };
 
 function basis(b: IndexBasis): IndexBasis {
   return { generation: b.generation, model: b.model, dim: b.dim, count: b.count, stamp: b.stamp };
@@ -47,12 +33,12 @@ function basis(b: IndexBasis): IndexBasis {
 const sameBase = (a: IndexBasis, b: IndexBasis): boolean =>
   a.generation === b.generation && a.model === b.model && a.dim === b.dim;
 const text = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const ignore = () => {};
 
 /** Default minimum time between background rebuilds while the archive keeps changing (live imports). */
-export const DEFAULT_INDEX_REFRESH_MS = 2000;
-
+const DEFAULT_INDEX_REFRESH_MS = 2000;
 /** How long callers that do not wait get a failed build of an unchanged archive back instead of a retry. */
-export const FAILED_BUILD_RETRY_MS = 30_000;
+const FAILED_BUILD_RETRY_MS = 30_000;
 
 export class SemanticManager {
   private built?: BuiltIndex;
@@ -112,11 +98,9 @@ export class SemanticManager {
 
   /** How far `build` is and how long the rest should take, at its pace so far. */
   private progressOf(build: Build): BuildProgressInfo {
-    const percent = buildPercent(build.done, build.count);
-    const elapsed = Date.now() - build.started;
-    const etaMs =
-      build.done > 0 ? Math.max(0, Math.round((elapsed * (build.count - build.done)) / build.done)) : undefined;
-    return { percent, ...(etaMs !== undefined ? { etaMs } : {}), done: build.ended };
+    const { done, count, started } = build;
+    const eta = done > 0 ? { etaMs: Math.max(0, Math.round(((Date.now() - started) * (count - done)) / done)) } : {};
+    return { percent: buildPercent(done, count), ...eta, done: build.ended };
   }
 
   async get(signal?: AbortSignal, opts: SemanticOptions = {}): Promise<SemanticState> {
@@ -168,8 +152,7 @@ export class SemanticManager {
     if (b && sameBase(b, t)) {
       // The archive changed since the build: serve the index we have and refresh it in the background.
       if ((b.stamp !== t.stamp || b.count !== t.count) && Date.now() - b.builtAt >= this.refreshMs) {
-        const build = this.startBuild(t);
-        build.task.detach().catch(() => {});
+        this.startBuild(t).task.detach().catch(ignore);
       }
       return { available: true, embedder, index: b.index };
     }
@@ -179,7 +162,7 @@ export class SemanticManager {
     const build = this.startBuild(t);
     if (opts.wait === false && !build.task.done) {
       // The caller answers without the index (keyword results now); the build goes on without it.
-      build.task.detach().catch(() => {});
+      build.task.detach().catch(ignore);
       const building = this.progressOf(build);
       return { available: false, reason: `index building: ${building.percent}%`, model, building, embedder };
     }
@@ -211,12 +194,7 @@ export class SemanticManager {
         onProgress: (p) => build && this.progressed(build, p.done),
       }),
     );
-    const started = Date.now();
-    const ended = task.observe().then(
-      () => undefined,
-      () => undefined,
-    );
-    build = { ...basis(t), task, done: 0, started, ended };
+    build = { ...basis(t), task, done: 0, started: Date.now(), ended: task.observe().then(ignore, ignore) };
     this.building = build;
     if (!this.built) this.setStatus({ state: 'building', model, dim, count, percent: 0 });
     task.observe().then(
@@ -271,6 +249,5 @@ export class SemanticManager {
 
 /** Whole percent of `count` records read; 99 at most while a build runs (the last step writes the index). */
 function buildPercent(done: number, count: number): number {
-  if (count <= 0) return 0;
-  return Math.min(99, Math.floor((done / count) * 100));
+  return count <= 0 ? 0 : Math.min(99, Math.floor((done / count) * 100));
 }

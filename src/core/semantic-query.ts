@@ -1,22 +1,15 @@
-import type {
-  AsyncArchive,
-  HitExtrasRows,
-  MessageFilter,
-  MessageRow,
-  ScopeCounts,
-  ScopeFilter,
-} from '../archive/types';
+import type { AsyncArchive, MessageFilter, MessageRow, ScopeCounts, ScopeFilter } from '../archive/types';
 import { isArchiveError } from '../archive/errors';
 import { dimensionMismatchError, isEmbedError } from '../embed/errors';
 import type { VectorFilter, VectorHit } from '../search/types';
 import type { BuildProgressInfo, SemanticReady, SemanticState, ServerContext } from './context';
 import { errorMessage } from './errors';
+import type { ExtrasPart } from './hit-extras';
 import { SharedQueryEmbedder } from './query-embeddings';
 
-/** The filters the semantic half takes: the index's own, plus has_attachment / has_link (resolved to message ids). */
-export type SemanticFilter = VectorFilter & Pick<MessageFilter, 'hasAttachment' | 'hasLink'>;
+/** The index's own filters, plus has_attachment / has_link (resolved to message ids). */
+type SemanticFilter = VectorFilter & Pick<MessageFilter, 'hasAttachment' | 'hasLink'>;
 
-/** has_attachment / has_link become the message ids the index keeps or skips (the archive knows which they are). */
 async function vectorFilter(archive: AsyncArchive, f: SemanticFilter, signal: AbortSignal): Promise<VectorFilter> {
   const { hasAttachment, hasLink, ...rest } = f;
   if (hasAttachment === undefined && hasLink === undefined) return rest;
@@ -38,15 +31,11 @@ async function vectorFilter(archive: AsyncArchive, f: SemanticFilter, signal: Ab
   return out;
 }
 
-export interface SemanticHitRow {
-  messageId: number;
-  score: number;
-  message: MessageRow;
-}
+type SemanticHitRow = { messageId: number; score: number; message: MessageRow };
 
 export type SemanticOutcome =
-  /** `extras` and `counts` (of `receiptScope`, for `model`) are read in the archive call that reads the hits. */
-  | { ok: true; model: string; hits: SemanticHitRow[]; dropped: number; extras: HitExtrasRows; counts?: ScopeCounts }
+  /** `known` (the hits' extras) and `counts` (of `receiptScope`, for `model`) are read with the hits. */
+  | { ok: true; model: string; hits: SemanticHitRow[]; dropped: number; known: ExtrasPart; counts?: ScopeCounts }
   /** `unavailable`: not configured, no vectors, or still building (`building`, only with `wait: false`). */
   | {
       ok: false;
@@ -58,7 +47,7 @@ export type SemanticOutcome =
 
 type SemanticFailure = Extract<SemanticOutcome, { ok: false }>;
 
-export interface SemanticRunOptions {
+interface SemanticRunOptions {
   /** Wait for a vector index that is still building (default true); false answers `index building: N%` at once. */
   wait?: boolean;
   /** Stop waiting for the query embedding after this many ms (the request goes on in the background). */
@@ -71,7 +60,6 @@ export interface SemanticRunOptions {
   receiptScope?: ScopeFilter;
 }
 
-/** The model a search with a ready index reports. */
 function readyModel(state: SemanticReady): string {
   return state.index.model || state.embedder.model;
 }
@@ -81,24 +69,18 @@ export function semanticModelOf(state: SemanticState): string | undefined {
   return state.available ? readyModel(state) : state.model;
 }
 
-const TIMED_OUT = Symbol('timed out');
-
-/** `p`, or TIMED_OUT once `ms` have passed (p's own outcome is then left to run on, handled). */
-async function within<T>(p: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+/** `p`, or undefined once `ms` have passed (p then runs on, its outcome handled). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   p.catch(() => {});
   try {
     return await Promise.race([
       p,
-      new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms))),
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
     ]);
   } finally {
     clearTimeout(timer);
   }
-}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 /** The query's vector, or why there is none (no answer within `budget` ms, an all-zero vector). */
@@ -112,9 +94,9 @@ async function queryVector(
   const model = readyModel(state);
   const pending = embedder.embed(query, signal);
   const vec = budget === undefined ? await pending : await within(pending, budget);
-  if (vec === TIMED_OUT) {
+  if (vec === undefined) {
     if (embedder instanceof SharedQueryEmbedder) embedder.release(query);
-    const reason = `the embeddings endpoint did not answer within ${seconds(budget!)} (timed out; the request goes on in the background and a later search retries)`;
+    const reason = `the embeddings endpoint did not answer within ${Number((budget! / 1000).toFixed(1))} s (timed out; the request goes on in the background and a later search retries)`;
     return { ok: false, kind: 'timeout', model, reason };
   }
   if (vec.length !== index.dim) throw dimensionMismatchError(embedder.model, vec.length, index.dim);
@@ -149,13 +131,11 @@ async function hydrate(
     if (m) hits.push({ messageId: h.messageId, score: h.score, message: m });
   }
   const counts = read.counts ? { counts: read.counts } : {};
-  return { ok: true, model, hits, dropped: found.length - hits.length, extras: read.extras, ...counts };
+  const known = { hashes: hits.map((h) => h.message.hash), ids: hits.map((h) => h.messageId), rows: read.extras };
+  return { ok: true, model, hits, dropped: found.length - hits.length, known, ...counts };
 }
 
-/**
- * The semantic half: embed the query, exact-cosine top-k over the stored vectors, hits with their messages.
- * Never throws except on cancellation; failures come back as reasons.
- */
+/** The semantic half: exact top-k of the query's embedding, hits with their messages; throws only on cancellation. */
 export async function runSemantic(
   ctx: ServerContext,
   archive: AsyncArchive,

@@ -1,17 +1,8 @@
-/**
- * The `sender` filter of every tool, resolved like a conversation name (archive `resolveSender`): the stored
- * spelling, else ignoring case and accents, "me"/"myself" for the archive owner `Me` — within the call's
- * conversation/source scope. A name that matches no sender there is an error naming what is there, never a
- * silent empty result.
- */
-import type { AsyncArchive, ConversationRow, SenderMatch } from '../archive/types';
+/** The `sender` filter of every tool, resolved within the call's scope: no match is an error naming who is there. */
+import type { AsyncArchive, SenderMatch } from '../archive/types';
 import { ToolError } from './errors';
+import type { Scope } from './scope';
 import { inline } from './text';
-
-export interface SenderScope {
-  conversation?: ConversationRow;
-  source?: string;
-}
 
 const list = (xs: SenderMatch[]) =>
   xs.map((s) => `${inline(s.name)} (${s.messages} message${s.messages === 1 ? '' : 's'})`).join(', ');
@@ -20,7 +11,7 @@ const list = (xs: SenderMatch[]) =>
 export async function resolveSenderFilter(
   archive: AsyncArchive,
   sender: string | undefined,
-  scope: SenderScope,
+  scope: Omit<Scope, 'sender'>,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
   const name = sender?.trim();
@@ -33,11 +24,10 @@ export async function resolveSenderFilter(
     : scope.source
       ? ` in source "${scope.source}"`
       : ' in this archive';
-  if (r.kind === 'ambiguous') {
+  if (r.kind === 'ambiguous')
     throw new ToolError(
       `sender ${inline(name)} matches several senders${where}: ${list(r.candidates)} — pass the exact spelling of one`,
     );
-  }
   let msg = `no sender ${inline(name)}${where}.`;
   if (r.elsewhere.length)
     msg += ` ${list(r.elsewhere)} ${r.elsewhere.length === 1 ? 'has' : 'have'} messages outside this scope — drop the conversation/source filter to search them.`;

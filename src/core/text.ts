@@ -1,10 +1,5 @@
 /** Making archive text safe to show: no control characters, and message content kept visibly quoted (untrusted). */
 
-const SNIPPET_OPEN = '\u0002';
-const SNIPPET_CLOSE = '\u0003';
-/** What a keyword match is wrapped in inside snippets (FTS marks it with U+0002/U+0003). */
-export const MATCH_MARK = '**';
-
 // C0 controls but TAB and LF, DEL, C1 controls, and bidi overrides/isolates (they can reorder or hide text).
 const STRIP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
@@ -16,13 +11,10 @@ export function cleanBody(s: string): string {
   return s.replace(LINE_BREAKS, '\n').replace(STRIP, '');
 }
 
-/** An FTS snippet made readable: matches wrapped in `**`, other controls removed, whitespace collapsed. */
+/** An FTS snippet made readable: matches (in U+0002…U+0003) wrapped in `**`, other controls removed, spaces collapsed. */
 export function readableSnippet(s: string): string {
   return s
-    .split(SNIPPET_OPEN)
-    .join(MATCH_MARK)
-    .split(SNIPPET_CLOSE)
-    .join(MATCH_MARK)
+    .replace(/[\u0002\u0003]/g, '**')
     .replace(LINE_BREAKS, '\n')
     .replace(STRIP, '')
     .replace(/\s+/g, ' ')

@@ -220,11 +220,14 @@ for (const engine of ['thread', 'worker'] as const)
       const find = async (q: string) =>
         textOf(await conn.client.callTool({ name: 'search_messages', arguments: { query: q } }));
       assert.ok((await find('weather')).includes('Garden Club'));
-      await runtime.reload({ privacy: { excludeConversations: [...EXCLUDE_ENTRIES, 'signal:Garden Club'] } });
+      await runtime.reload({
+        ...runtime.settings,
+        privacy: { excludeConversations: [...EXCLUDE_ENTRIES, 'signal:Garden Club'] },
+      });
       assert.ok(!(await find('weather')).includes('Garden Club'));
-      await runtime.reload({ privacy: { excludeConversations: [] } });
+      await runtime.reload({ ...runtime.settings, privacy: { excludeConversations: [] } });
       assert.ok((await find('zqsecretalpha')).includes('Zephyr Quarry'));
-      await runtime.reload({ privacy: { excludeConversations: EXCLUDE_ENTRIES } });
+      await runtime.reload({ ...runtime.settings, privacy: { excludeConversations: EXCLUDE_ENTRIES } });
       assert.ok(!(await find('zqsecretalpha')).includes('Zephyr Quarry'));
     });
   });

@@ -9,6 +9,7 @@ import {
   buildCuratedArchive,
   buildLegacyArchive,
   buildMsgbrowseMcpFixture,
+  buildSecretsArchive,
   makeFutureArchive,
   cosine,
   decodeVector,
@@ -21,8 +22,10 @@ import {
   createRuntime,
   defaultCacheDir,
   defaultVectorIndexBuilder,
+  hybridSearch,
   inThreadOpener,
   isBesideArchive,
+  redactsFor,
   SharedTask,
   workerOpener,
   type RuntimeEvent,
@@ -176,7 +179,7 @@ describe('runtime: archive', () => {
     const mcp = buildMsgbrowseMcpFixture(dir);
     const rt = createRuntime(options(curated.path));
     assert.equal((await (await rt.context.archive()).summary()).messages, curated.messages.length);
-    await rt.reload({ archivePath: mcp.path, citation: { scheme: 'cursor', authority: 'x.y' } });
+    await rt.reload({ ...rt.settings, archivePath: mcp.path, citation: { scheme: 'cursor', authority: 'x.y' } });
     assert.equal((await (await rt.context.archive()).summary()).messages, mcp.messages.length);
     assert.equal(rt.context.citation.scheme, 'cursor');
     await rt.dispose();
@@ -409,7 +412,7 @@ describe('runtime: semantic', () => {
     const rt = createRuntime(options(curated.path));
     const s = await rt.context.semantic();
     assert.ok(s.available && s.index.dim === 8);
-    await rt.reload({ embed: { baseUrl: 'http://127.0.0.1:9/v1', model: 'other-embed' } });
+    await rt.reload({ ...rt.settings, embed: { baseUrl: 'http://127.0.0.1:9/v1', model: 'other-embed' } });
     const s2 = await rt.context.semantic();
     assert.ok(s2.available && s2.index.dim === 4 && s2.index.model === 'other-embed');
     assert.equal(s2.embedder.model, 'other-embed');
@@ -479,10 +482,10 @@ describe('runtime: recovering and waiting', () => {
       const call = rt.context.archive().finally(() => (settled = true));
       await new Promise((r) => setTimeout(r, 30));
       assert.equal(settled, false, 'the call waits for the gate');
-      await rt.reload({ archivePath: curated.path });
+      await rt.reload({ ...rt.settings, archivePath: curated.path });
       release();
       assert.equal((await (await call).summary()).messages > 0, true, 'served the archive configured while it waited');
-      await rt.reload({ archivePath: '' });
+      await rt.reload({ ...rt.settings, archivePath: '' });
       await assert.rejects(
         rt.context.archive(),
         (e: Error) => e.name === 'ArchiveError' && e.message === 'none selected yet',
@@ -662,7 +665,7 @@ describe('runtime: the model-facing context keeps every setting of the base', ()
       try {
         assert.equal(rt.context.redact, redact, 'redaction mode');
         assert.equal(typeof rt.context.disclose, 'function', 'disclosure hook');
-        await rt.reload({ redact: !redact });
+        await rt.reload({ ...rt.settings, redact: !redact });
         assert.equal(rt.context.redact, !redact, 'a reload reaches the model-facing view');
         assert.notEqual(rt.context.archive, rt.personal.archive, 'the archive is the filtered view');
       } finally {
@@ -671,12 +674,40 @@ describe('runtime: the model-facing context keeps every setting of the base', ()
     }
   });
 
+  it('reload takes the whole settings: redaction flipped reaches the next call without a reopen, a new archive reopens', async () => {
+    const secrets = buildSecretsArchive(fs.mkdtempSync(path.join(root, 'secrets-')));
+    const opened: string[] = [];
+    const rt = createRuntime(options(secrets.path, { openArchive: (p) => (opened.push(p), inThreadOpener(p)) }));
+    const codeSent = async () => {
+      const archive = await rt.context.archive();
+      const req = { query: 'verification', limit: 5, redact: redactsFor(rt.context) };
+      const { hits } = await hybridSearch(rt.context, archive, req, new AbortController().signal);
+      assert.ok(hits.length > 0, 'the search finds the code message');
+      return hits.some((h) => h.text.includes('483920'));
+    };
+    try {
+      assert.equal(await codeSent(), false, 'redacted by default');
+      assert.equal(await rt.reload({ ...rt.settings, redact: false }), false, 'no reopen for redaction');
+      assert.equal(await codeSent(), true, 'the next call sends the code');
+      assert.equal(await rt.reload({ ...rt.settings, redact: true }), false);
+      assert.equal(await codeSent(), false, 'and redacts it again');
+      assert.equal(await rt.reload({ ...rt.settings }), false, 'the same settings change nothing');
+      assert.deepEqual(opened, [secrets.path], 'opened once');
+      assert.equal(await rt.reload({ ...rt.settings, archivePath: curated.path }), true, 'another archive reopens');
+      assert.equal((await (await rt.context.archive()).summary()).messages, curated.messages.length);
+      assert.deepEqual(opened, [secrets.path, curated.path]);
+      assert.equal(rt.context.redact, true, 'the other settings stay');
+    } finally {
+      await rt.dispose();
+    }
+  });
+
   it('the privacy settings together (what the extension applies on any privacy change) take effect at once, without a reopen', async () => {
     const rt = createRuntime(options(curated.path, { redact: false }));
     try {
       const before = await rt.personal.archive();
       const name = curated.conversations[0].name;
-      await rt.reload({ privacy: { excludeConversations: [name] }, redact: true, answerBudget: 4096 });
+      await rt.reload({ ...rt.settings, privacy: { excludeConversations: [name] }, redact: true, answerBudget: 4096 });
       assert.equal(rt.context.redact, true);
       assert.equal(rt.context.answerBudget, 4096);
       assert.ok(

@@ -81,7 +81,7 @@ function sqlCoverage(model: string): number {
 
 /** Each hit's reactions and attachments as the separate archive calls give them (names shaped as the tools do). */
 async function separateExtras(archive: AsyncArchive, ids: number[], redact: boolean) {
-  const rows = await archive.messagesByIds(ids);
+  const rows = (await Promise.all([...new Set(ids)].map((id) => archive.messageById(id)))).flatMap((m) => m ?? []);
   const extras = await archive.hitExtras(
     rows.map((m) => m.hash),
     rows.map((m) => m.id),
@@ -191,7 +191,7 @@ describe('archive calls per search_messages', () => {
       assert.equal(calls.filter((c) => c === 'searchKeywordBundle').length, 1);
       assert.equal(calls.filter((c) => c === 'searchKeyword' || c === 'scopeCounts').length, 0, calls.join(', '));
       assert.equal(calls.filter((c) => c === 'hitMessagesBundle').length, 1, calls.join(', '));
-      assert.equal(calls.filter((c) => c === 'hitExtras' || c === 'messagesByIds').length, 0, calls.join(', '));
+      assert.equal(calls.filter((c) => c === 'hitExtras' || c === 'messageById').length, 0, calls.join(', '));
       assert.equal(
         args[calls.indexOf('hitMessagesBundle')][1],
         undefined,

@@ -119,12 +119,15 @@ async function walk(
   tool: string,
   args: Json,
   maxPages = 400,
-): Promise<{ items: unknown[]; pages: number }> {
+): Promise<{ items: unknown[]; pages: number; late: boolean }> {
   const items: unknown[] = [];
   let cursor: string | undefined;
   let pages = 0;
+  let late = false;
   do {
     const s = await h.ok<Json>(tool, cursor === undefined ? args : { ...args, cursor });
+    // On a loaded machine the embeddings endpoint may miss the semantic budget: that page is keyword-only by design.
+    late ||= /did not answer within/.test(String((s.semantic as Json | undefined)?.reason ?? ''));
     const where = `${tool} ${JSON.stringify(args)} page ${pages + 1} at ${budget}`;
     assert.ok(answerBytes(s) <= budget, `${where}: ${answerBytes(s)} bytes`);
     assertCitable(s, where);
@@ -135,7 +138,7 @@ async function walk(
     pages++;
   } while (cursor !== undefined && pages < maxPages);
   assert.equal(cursor, undefined, `${tool}: more than ${maxPages} pages`);
-  return { items, pages };
+  return { items, pages, late };
 }
 
 before(async () => {
@@ -301,8 +304,12 @@ describe('every answer fits the budget, and its pages add up to the whole', () =
     it(`at ${budget} bytes`, async () => {
       const h = harness.get(budget)!;
       for (const [tool, args] of calls()) {
-        const whole = await walk(harness.get(WHOLE)!, WHOLE, tool, args);
-        const paged = await walk(h, budget, tool, args);
+        let whole = await walk(harness.get(WHOLE)!, WHOLE, tool, args);
+        let paged = await walk(h, budget, tool, args);
+        for (let retry = 0; retry < 3 && (whole.late || paged.late); retry++) {
+          whole = await walk(harness.get(WHOLE)!, WHOLE, tool, args);
+          paged = await walk(h, budget, tool, args);
+        }
         assert.ok(whole.items.length > 0, `${tool} ${JSON.stringify(args)}: the fixture gives it no items`);
         // The same items in the same order; a message a small page could not hold whole shows a prefix of its text.
         const got = paged.items.map(keyOf);

@@ -4,7 +4,7 @@
  * planted secret — whole, or the part of it a cut snippet would show — is in the text, structuredContent or
  * resource contents, and that no content field still holds anything the detectors would redact. Then: search still
  * finds those messages, near misses arrive unchanged, the palette's search shows the original, and
- * `reload({ redact: false })` turns redaction off without a restart.
+ * a reload with `redact: false` turns redaction off without a restart.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -200,7 +200,7 @@ describe('redaction: no secret leaves the MCP server unredacted', { timeout: sca
     }
   });
 
-  it("the palette's search (no redact flag) shows the original; reload({ redact: false }) turns redaction off for tools", async () => {
+  it("the palette's search (no redact flag) shows the original; a reload with redact off turns redaction off for tools", async () => {
     const archive = await runtime.context.archive();
     const palette = await hybridSearch(
       runtime.context,
@@ -212,14 +212,14 @@ describe('redaction: no secret leaves the MCP server unredacted', { timeout: sca
       palette.hits.some((h) => h.text.includes('483920')),
       'the person sees the code',
     );
-    await runtime.reload({ redact: false });
+    await runtime.reload({ ...runtime.settings, redact: false });
     try {
       const res = await conn.client.callTool({ name: 'get_conversation', arguments: { name: 'Bank' } });
       assert.ok(JSON.stringify(res.structuredContent).includes('483920'), 'redaction off: the code is sent');
       const links = await conn.client.callTool({ name: 'list_links', arguments: {} });
       assert.ok(JSON.stringify(links.structuredContent).includes('password=s3cretQ'));
     } finally {
-      await runtime.reload({ redact: true });
+      await runtime.reload({ ...runtime.settings, redact: true });
     }
     const again = await conn.client.callTool({ name: 'get_conversation', arguments: { name: 'Bank' } });
     assert.ok(!JSON.stringify(again.structuredContent).includes('483920'), 'redaction back on');

@@ -5,6 +5,8 @@
  * unknown and missing fields.
  */
 import fc from 'fast-check';
+import type { z } from 'zod';
+import { TOOLS } from '../../../src/mcp/tools';
 import { EXPECTED_TOOLS as TOOL_NAMES, type ExpectedTool as ToolName } from '../../mcp/expected-tools';
 
 /** What the generators know about the archive under test. */
@@ -277,49 +279,14 @@ function hostileFor(param: string, v: FuzzVocabulary): fc.Arbitrary<unknown> {
   );
 }
 
-/** Parameters of each tool (required ones first). */
-export const TOOL_PARAMS: Record<ToolName, { required: string[]; optional: string[] }> = {
-  list_conversations: { required: [], optional: ['source', 'name_contains'] },
-  get_conversation: {
-    required: [],
-    optional: ['name', 'conversation_id', 'source', 'start', 'end', 'limit', 'order', 'cursor'],
-  },
-  search_messages: {
-    required: ['query'],
-    optional: [
-      'conversation',
-      'conversation_id',
-      'source',
-      'sender',
-      'start',
-      'end',
-      'has_attachment',
-      'has_link',
-      'limit',
-    ],
-  },
-  semantic_search: {
-    required: ['query'],
-    optional: [
-      'k',
-      'conversation',
-      'conversation_id',
-      'source',
-      'sender',
-      'start',
-      'end',
-      'has_attachment',
-      'has_link',
-    ],
-  },
-  get_context: { required: [], optional: ['message_id', 'hash', 'window'] },
-  list_media: { required: [], optional: ['conversation', 'conversation_id', 'source', 'kind', 'limit'] },
-  list_links: { required: [], optional: ['domain', 'conversation', 'conversation_id', 'source', 'limit'] },
-  get_journal_day: { required: ['day'], optional: ['limit', 'cursor'] },
-  on_this_day: { required: [], optional: ['date', 'per_year', 'limit'] },
-  search_contacts: { required: ['query'], optional: [] },
-  get_contact: { required: [], optional: ['contact_id', 'name'] },
-};
+/** Parameters of each tool (required ones first), read from its zod input schema. */
+export const TOOL_PARAMS: Record<ToolName, { required: string[]; optional: string[] }> = Object.fromEntries(
+  TOOLS.map(({ name, inputSchema }) => {
+    const params = Object.entries<z.ZodType>(inputSchema.shape);
+    const names = (optional: boolean) => params.filter(([, p]) => p.isOptional() === optional).map(([k]) => k);
+    return [name, { required: names(false), optional: names(true) }];
+  }),
+);
 
 const UNKNOWN_KEYS = [
   '__proto__',
