@@ -13,6 +13,8 @@
 // the PNGs are compressed by the small deflate encoder below rather than node:zlib, whose output may change with the
 // zlib build and the CPU features it finds. (node:zlib is used only for the contact sheet, which is never compared.)
 //
+// A tool without an entry in ICONS gets the `tool` glyph, so a new tool needs no edit here.
+//
 // Style: 32×32 RGBA on a transparent background, glyphs drawn in 2 px strokes inside a 2 px margin; the light-theme
 // variant is a dark glyph (#424242, for light backgrounds), the dark-theme variant a light one (#C5C5C5). The server
 // icon is the msgbrowse mark of media/icon.png: a white speech bubble with three dots on a blue tile.
@@ -339,6 +341,22 @@ const ICONS = {
     ];
   })(),
 
+  // Any tool without a glyph of its own above (src/mcp/icons.ts): a speech bubble with three dots.
+  tool: [
+    ink(
+      outline(
+        bubble(3, 5, 29, 23, 4, [
+          [8, 20],
+          [15, 20],
+          [8, 28],
+        ]),
+      ),
+    ),
+    ink(circle(10.5, 14, 1.75)),
+    ink(circle(16, 14, 1.75)),
+    ink(circle(21.5, 14, 1.75)),
+  ],
+
   // Prompts: two sparkles.
   prompt: [ink(sparkle(13, 18, 11, 2.6)), ink(sparkle(25, 7, 5, 1.2))],
 
@@ -653,7 +671,7 @@ function build() {
     '/** Width and height, in pixels, of every icon below. */',
     `export const ICON_SIZE = ${SIZE};`,
     '',
-    '/** Every icon, by name: the server, each tool (by tool name), prompts and resources. */',
+    '/** Every icon, by name: the server, each tool with a glyph of its own (by tool name), `tool` for the others, prompts and resources. */',
     'export const ICON_PNG_BASE64 = {',
   ];
   for (const [name, themes] of Object.entries(rendered)) {

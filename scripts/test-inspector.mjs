@@ -27,19 +27,12 @@ const started = Date.now();
 const results = { passed: 0, failed: 0 };
 const note = (msg) => process.stderr.write(`test-inspector: ${msg}\n`);
 
-const EXPECTED_TOOLS = [
-  'list_conversations',
-  'get_conversation',
-  'search_messages',
-  'semantic_search',
-  'get_context',
-  'list_media',
-  'list_links',
-  'get_journal_day',
-  'on_this_day',
-  'search_contacts',
-  'get_contact',
-];
+// Every tool with a committed contract snapshot (test/mcp/__toolsnaps__/<name>.snap.json), sorted; not src/mcp/tools.
+const EXPECTED_TOOLS = fs
+  .readdirSync(path.join(root, 'test', 'mcp', '__toolsnaps__'))
+  .filter((f) => f.endsWith('.snap.json'))
+  .map((f) => f.slice(0, -'.snap.json'.length))
+  .sort();
 const AUTHORITY = 'msgbrowse.msgbrowse-vscode';
 const MESSAGE_LINK = new RegExp(`^vscode://${AUTHORITY.replace(/\./g, '\\.')}/c/(\\d+)/at/(\\d+)\\?h=([0-9a-f]{16})$`);
 const CONVERSATION_LINK = new RegExp(`^vscode://${AUTHORITY.replace(/\./g, '\\.')}/c/(\\d+)$`);
@@ -164,13 +157,13 @@ async function main() {
   // 3. stdio.
   let stdioTools;
   await check(
-    'stdio tools/list: the seven tools with titles, read-only annotations, input and output schemas',
+    'stdio tools/list: every snapshotted tool with titles, read-only annotations, input and output schemas',
     async () => {
       const { tools } = jsonOf(await runInspector(inspector, env, stdio, ['--method', 'tools/list']));
       assert(Array.isArray(tools), 'no tools array');
       const names = tools.map((t) => t.name);
       assert(
-        JSON.stringify([...names].sort()) === JSON.stringify([...EXPECTED_TOOLS].sort()),
+        JSON.stringify([...names].sort()) === JSON.stringify(EXPECTED_TOOLS),
         `tools are ${names.join(', ')}; expected ${EXPECTED_TOOLS.join(', ')}`,
       );
       for (const t of tools) {
@@ -386,10 +379,13 @@ async function main() {
   if (server) {
     const http = [server.url];
     const auth = ['--transport', 'http', '--header', `Authorization: Bearer ${TOKEN}`];
-    await check('http tools/list with the bearer token: the same seven tools', async () => {
+    await check('http tools/list with the bearer token: the same tools', async () => {
       const { tools } = jsonOf(await runInspector(inspector, env, http, [...auth, '--method', 'tools/list']));
       const names = (tools ?? []).map((t) => t.name);
-      assert(JSON.stringify(names) === JSON.stringify(stdioTools ?? EXPECTED_TOOLS), `tools ${names.join(', ')}`);
+      assert(
+        JSON.stringify(stdioTools ? names : [...names].sort()) === JSON.stringify(stdioTools ?? EXPECTED_TOOLS),
+        `tools ${names.join(', ')}`,
+      );
     });
     await check('http search_messages: the same structured hits as over stdio', async () => {
       const { data } = toolResult(await call('search_messages', { query: 'lease' }, http, auth));

@@ -1,23 +1,19 @@
 /**
- * The answer budget: what a client passes inline to its model. VS Code's agent writes a tool result whose compact
- * `structuredContent` JSON is longer than `github.copilot.chat.agent.largeToolResultsToDisk.thresholdBytes` (8 KiB) to a file and
- * gives the model only its path, so every tool fills its answer with whole items up to the budget and continues by
- * cursor. Long message bodies are shortened in lists so one message cannot eat a page.
+ * What a client passes inline to its model: VS Code writes a result whose compact structuredContent JSON passes its
+ * threshold to a file, so every answer fills with whole items up to the budget and continues by cursor.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { type MessageHit, ToolError } from '../core';
+import { DEFAULT_ANSWER_BUDGET, type MessageHit, ToolError } from '../core';
+import { decodeOpaque, encodeOpaque } from './cursor';
 
-/** VS Code's default threshold, and the CLI's default `--max-result-bytes`. */
-export const DEFAULT_ANSWER_BUDGET = 8192;
-/** Below this a page cannot hold one message with its citation; smaller budgets are raised to it. */
-export const MIN_ANSWER_BUDGET = 2048;
-/** Above this a stdio line passes the SDK client's 10 MiB read limit; larger budgets are lowered to it. */
-export const MAX_ANSWER_BUDGET = 10_000_000;
+// The default is VS Code's threshold; below the minimum a page cannot hold one message with its citation, above the
+// maximum a stdio line passes the SDK client's read limit.
+const MIN_ANSWER_BUDGET = 2048;
+const MAX_ANSWER_BUDGET = 10_000_000;
 /** A message body longer than this is shortened in a list answer (get_context's target is the exception). */
-export const LIST_TEXT_MAX = 1000;
-/** How every shortened text ends (followed by its whole length and where to read it whole). */
-export const SHORTENED = ' … [shortened: ';
+const LIST_TEXT_MAX = 1000;
+const SHORTENED = ' … [shortened: ';
 
 /** What the model receives of a result: its compact JSON, in UTF-8 bytes. */
 export function answerBytes(structured: unknown): number {
@@ -28,25 +24,17 @@ export function budgetLabel(budget: number): string {
   return budget % 1024 === 0 ? `${budget / 1024} KiB` : `${budget} bytes`;
 }
 
-/** A budget a page can be made to: within MIN_ANSWER_BUDGET and MAX_ANSWER_BUDGET. */
 export function usableBudget(bytes: number | undefined): number {
   return Math.min(MAX_ANSWER_BUDGET, Math.max(MIN_ANSWER_BUDGET, Math.floor(bytes ?? DEFAULT_ANSWER_BUDGET)));
 }
 
-/**
- * How many of `items`, from the first, fit: the largest k whose `build(k)` is within `budget`. `build` must grow
- * with k below `items.length` (the last page may drop a cursor or a note, so it is tried on its own first).
- */
-export function fitCount(
-  count: number,
-  budget: number,
-  itemBytes: (i: number) => number,
-  build: (k: number) => unknown,
-): number {
+/** The largest k whose `build(k)` is within `budget`; the last page may drop a cursor or a note, so it is tried first. */
+function fitCount(items: readonly unknown[], budget: number, build: (k: number) => unknown): number {
+  const count = items.length;
   if (count === 0) return 0;
   // Items add at least their own bytes: the first k whose own bytes pass the budget bounds the search.
   let upper = 0;
-  for (let sum = 0; upper < count && sum <= budget; upper++) sum += itemBytes(upper) + 1;
+  for (let sum = 0; upper < count && sum <= budget; upper++) sum += answerBytes(items[upper]) + 1;
   if (upper === count && answerBytes(build(count)) <= budget) return count;
   let lo = 0;
   let hi = Math.min(upper, count - 1);
@@ -60,10 +48,7 @@ export function fitCount(
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/**
- * `text` cut to at most `max` characters (code points): at a grapheme boundary (an emoji sequence stays whole), at a
- * word when one ends near the cut, never inside a redaction label.
- */
+/** At most `max` code points, never inside a grapheme or a redaction label, at a word when one ends near the cut. */
 export function cutText(text: string, max: number): string {
   let cut = '';
   let n = 0;
@@ -80,10 +65,8 @@ export function cutText(text: string, max: number): string {
   return cut.trimEnd();
 }
 
-/** Where a list item's message is read whole. */
 const readWholeWith = (hit: MessageHit) => `get_context with message_id ${hit.message_id} and window 0 shows it whole`;
 
-/** The text of a message item without the shortening marker. */
 const unmarked = (hit: MessageHit) =>
   hit.text_length === undefined ? hit.text : hit.text.slice(0, Math.max(0, hit.text.lastIndexOf(SHORTENED)));
 
@@ -96,19 +79,13 @@ function shortened<H extends MessageHit>(hit: H, keep: number, readWhole: string
   };
 }
 
-/**
- * A message's text as a list shows it: at most `max` characters, cut at a word, then a marker that says how long it
- * is whole and where to read it whole (`readWhole`; default get_context), and `text_length` set.
- */
+/** A message as a list shows it: at most `max` characters, then a marker with its whole length and where to read it. */
 export function shortenHit<H extends MessageHit>(hit: H, max = LIST_TEXT_MAX, readWhole = readWholeWith(hit)): H {
   if (hit.text_length === undefined && [...hit.text].length <= max) return hit;
   return shortened(hit, max, readWhole);
 }
 
-/**
- * A message item in at most `room` bytes (measured): as much of its text as fits, marked; when even none does (a
- * message with dozens of attachments or reactions), its other long parts too (shrinkFields).
- */
+/** A message item in at most `room` bytes: as much of its text as fits, else its long lists (dozens of attachments). */
 export function shrinkMessage<H extends MessageHit>(hit: H, room: number, readWhole = readWholeWith(hit)): H {
   if (answerBytes(hit) <= room) return hit;
   const at = (keep: number) => shortened(hit, keep, readWhole);
@@ -129,38 +106,17 @@ export function shrinkMessage<H extends MessageHit>(hit: H, room: number, readWh
   return at(lo);
 }
 
-/**
- * What shrinkFields never touches: what a citation and the item's identity need, and a message's text (shortened only
- * with its marker, by shortenHit / shrinkMessage).
- */
-const WHOLE_FIELDS = new Set([
-  'message_id',
-  'hash',
-  'conversation_id',
-  'link',
-  'id',
-  'contact_id',
-  'conversation',
-  'source',
-  'sender',
-  'timestamp',
-  'text',
-  'text_length',
-  'count',
-  'kind',
-]);
+/** What a citation and an item's identity need, and a message's text (shortened only with its marker). */
+const WHOLE_FIELDS =
+  /^(message_id|hash|conversation_id|link|id|contact_id|conversation|source|sender|timestamp|text|text_length|count|kind)$/;
 
-/**
- * `item` in at most `room` bytes: its longest string or list (never a field of WHOLE_FIELDS) halved until it fits —
- * for an item that alone is larger than a page (a contact with a hundred identifiers, a 3,000-character URL). The
- * page's note says so.
- */
+/** `item` in at most `room` bytes: its longest string or list outside WHOLE_FIELDS halved until it fits. */
 export function shrinkFields<T>(item: T, room: number): T {
   const v = structuredClone(item);
   for (let round = 0; round < 200 && answerBytes(v) > room; round++) {
     let best: { parent: Record<string, unknown> | unknown[]; key: string | number; size: number } | undefined;
     const visit = (parent: Record<string, unknown> | unknown[], key: string | number, x: unknown) => {
-      if (typeof key === 'string' && WHOLE_FIELDS.has(key)) return;
+      if (typeof key === 'string' && WHOLE_FIELDS.test(key)) return;
       if ((typeof x === 'string' && x.length > 24) || (Array.isArray(x) && x.length > 0)) {
         const size = answerBytes(x);
         if (!best || size > best.size) best = { parent, key, size };
@@ -180,21 +136,29 @@ export function shrinkFields<T>(item: T, room: number): T {
   return v;
 }
 
-/** The note of a page whose one item was larger than the page. */
 const oversizeNote = (noun: string) =>
   `the ${noun.replace(/s$/, '')} here is larger than the answer budget: its longest parts are shortened (its citation is whole)`;
+const OVERSIZE_NOTE = oversizeNote('messages');
 
-// ---------- pages continued by offset (rankings and lists) ----------
+/** The paging fields of a result, ready to spread: next_cursor when more follows, notes when there are any. */
+interface Paging {
+  next_cursor?: string;
+  notes?: string[];
+}
+
+export function paging(next: string | undefined, ...notes: string[][]): Paging {
+  const all = notes.flat();
+  return { ...(next !== undefined ? { next_cursor: next } : {}), ...(all.length ? { notes: all } : {}) };
+}
 
 const OffsetCursorSchema = z.strictObject({
   v: z.literal(1),
   t: z.string(),
   a: z.string(),
   o: z.number().int().positive(),
-  /** The last item shown: its identity (a message's hash), and its content (anything else that changed). */
+  // The last item shown: its identity (a message's hash) and its content (anything else that changed).
   k: z.string(),
   c: z.string(),
-  /** What the whole answer was made from besides the arguments (PageRequest.basis). */
   b: z.string().optional(),
 });
 
@@ -223,80 +187,56 @@ function argsDigest(args: Record<string, unknown>): string {
   return digest(canonical, 10);
 }
 
-export interface PageRequest {
-  /** The tool, named in the cursor and in the notes. */
+interface PageRequest {
   tool: string;
-  /** The call's arguments (with `cursor` when continuing). */
   args: Record<string, unknown> & { cursor?: string };
   budget: number;
-  /** What the items are called in the note ("hits", "conversations"). */
+  /** What the items are called in the notes ("hits", "conversations"). */
   noun: string;
-  /**
-   * What the whole answer was made from besides the arguments, when that can change between pages: whether a
-   * search's semantic half ran, the day "today" resolved to. A page whose basis changed says so.
-   */
+  /** The tool's own notes, first on every page. */
+  notes?: string[];
+  /** What the answer was made from besides the arguments when that can change between pages (the day "today" is). */
   basis?: { value: unknown; changed: string };
 }
 
-export interface Page<T> {
-  items: T[];
-  /** Set when more items follow: the value to return as `next_cursor`. */
-  next_cursor?: string;
-  /** What the model should know about this page (where it is in the whole, why it is cut, a changed archive). */
-  notes: string[];
-}
-
-function decodeOffsetCursor(
-  req: PageRequest,
-): { offset: number; key: string; content: string; basis?: string } | undefined {
-  const cursor = req.args.cursor;
-  if (cursor === undefined) return undefined;
-  const bad = () =>
-    new ToolError(
-      `cursor is not valid: pass the next_cursor of a previous ${req.tool} result unchanged, with the same arguments (or omit cursor to start from the first)`,
-    );
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw bad();
-  let parsed: ReturnType<typeof OffsetCursorSchema.safeParse>;
-  try {
-    parsed = OffsetCursorSchema.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-  } catch {
-    throw bad();
-  }
-  if (!parsed.success || parsed.data.t !== req.tool) throw bad();
-  if (parsed.data.a !== argsDigest(req.args)) {
+function decodeOffsetCursor(req: PageRequest) {
+  if (req.args.cursor === undefined) return undefined;
+  const invalid = `cursor is not valid: pass the next_cursor of a previous ${req.tool} result unchanged, with the same arguments (or omit cursor to start from the first)`;
+  const cursor = decodeOpaque(req.args.cursor, OffsetCursorSchema, invalid);
+  if (cursor.t !== req.tool) throw new ToolError(invalid);
+  if (cursor.a !== argsDigest(req.args)) {
     throw new ToolError(
       `this cursor belongs to a ${req.tool} call with other arguments: repeat the arguments of the call that returned it, with the cursor (or omit cursor to start over)`,
     );
   }
-  return { offset: parsed.data.o, key: parsed.data.k, content: parsed.data.c, basis: parsed.data.b };
+  return cursor;
 }
 
 /**
- * One page of `all` (the whole ordered answer, recomputed on every call): from where the request's cursor left off,
- * as many whole items as `build` can hold within the budget. `build(items, page)` makes the structured result.
- * A cursor names the last item it followed: when the archive changed under it, the page resumes after that item
- * (found by its message hash when it is a message) or, when it is gone, at the same position, and a note says so.
+ * One page of `all` (the whole ordered answer, recomputed on every call) from where the cursor left off, as many
+ * whole items as `build` holds within the budget. When the archive changed under a cursor, the page resumes after
+ * the last item it showed (or at its position when that is gone), and a note says so.
  */
 export function pageByOffset<T, R>(
   req: PageRequest,
   all: readonly T[],
-  build: (items: T[], page: Page<T>) => R,
+  build: (items: T[], paging: Paging) => R,
   shrink?: (item: T, room: number) => T,
-): { result: R; page: Page<T> } {
+): R {
   const from = decodeOffsetCursor(req);
-  const notes: string[] = [];
+  const notes = [...(req.notes ?? [])];
   let start = 0;
   const basis = req.basis ? digest(req.basis.value, 8) : undefined;
   if (from) {
-    start = Math.min(from.offset, all.length);
+    start = Math.min(from.o, all.length);
     const changed =
-      basis !== from.basis
+      basis !== from.b
         ? req.basis?.changed
-        : digest(all[from.offset - 1], 8) !== from.content
+        : digest(all[from.o - 1], 8) !== from.c
           ? 'the archive changed since the previous page'
           : undefined;
     if (changed) {
-      const found = all.findIndex((x) => digest(identity(x), 8) === from.key);
+      const found = all.findIndex((x) => digest(identity(x), 8) === from.k);
       // The last item shown is gone: one step back, so what moved into its place is not skipped.
       start = found >= 0 ? found + 1 : Math.max(0, start - 1);
       notes.push(
@@ -306,61 +246,36 @@ export function pageByOffset<T, R>(
     }
   }
   const rest = all.slice(start);
-  const sizes: number[] = [];
-  const itemBytes = (i: number) => (sizes[i] ??= answerBytes(rest[i]));
-  let oversize = false;
-  const pageOf = (k: number): Page<T> => {
-    const items = rest.slice(0, k);
+  let oversize: string[] = [];
+  const pageOf = (k: number, items = rest.slice(0, k)): R => {
     const end = start + k;
-    const own = oversize ? [...notes, oversizeNote(req.noun)] : notes;
     if (end >= all.length) {
-      if (start === 0) return { items, notes: own };
-      return {
-        items,
-        notes: [
-          ...own,
-          k
-            ? `${req.noun} ${start + 1}–${end} of ${all.length}: the last page`
-            : `no more ${req.noun}: all ${all.length} were on earlier pages`,
-        ],
-      };
+      const last = k
+        ? `${req.noun} ${start + 1}–${end} of ${all.length}: the last page`
+        : `no more ${req.noun}: all ${all.length} were on earlier pages`;
+      return build(items, paging(undefined, notes, oversize, start > 0 ? [last] : []));
     }
-    const lastShown = rest[k - 1];
-    const next = Buffer.from(
-      JSON.stringify({
-        v: 1,
-        t: req.tool,
-        a: argsDigest(req.args),
-        o: end,
-        k: digest(identity(lastShown), 8),
-        c: digest(all[end - 1], 8),
-        ...(basis ? { b: basis } : {}),
-      }),
-    ).toString('base64url');
-    return {
-      items,
-      next_cursor: next,
-      notes: [
-        ...own,
-        `${req.noun} ${start + 1}–${end} of ${all.length} (the answer budget is ${budgetLabel(req.budget)}): repeat the call with cursor = next_cursor for the next`,
-      ],
-    };
+    const next = encodeOpaque({
+      v: 1,
+      t: req.tool,
+      a: argsDigest(req.args),
+      o: end,
+      k: digest(identity(rest[k - 1]), 8),
+      c: digest(all[end - 1], 8),
+      ...(basis ? { b: basis } : {}),
+    });
+    const position = `${req.noun} ${start + 1}–${end} of ${all.length} (the answer budget is ${budgetLabel(req.budget)}): repeat the call with cursor = next_cursor for the next`;
+    return build(items, paging(next, notes, oversize, [position]));
   };
-  let k = fitCount(rest.length, req.budget, itemBytes, (n) => build(rest.slice(0, n), pageOf(n)));
-  if (k === 0 && rest.length > 0) {
-    // One item larger than a page: shrunk to what the page leaves it.
-    oversize = true;
-    rest[0] = fitAlone(rest[0], req.budget, shrink, (item) => build([item], pageOf(1)));
-    k = 1;
-  }
-  const page = pageOf(k);
-  return { result: build(page.items, page), page };
+  const k = fitCount(rest, req.budget, pageOf);
+  if (k > 0 || rest.length === 0) return pageOf(k);
+  // One item larger than a page: shrunk to what the page leaves it.
+  oversize = [oversizeNote(req.noun)];
+  rest[0] = fitAlone(rest[0], req.budget, shrink, (item) => pageOf(1, [item]));
+  return pageOf(1);
 }
 
-/**
- * `item` alone on a page of `budget` bytes (`page(item)` makes that page): the tool's own shrink first (a message's
- * text), then its longest parts, measured on the page itself until it fits.
- */
+/** `item` alone on a page (`page(item)`): the tool's own shrink first, then its longest parts, measured on the page. */
 function fitAlone<T>(
   item: T,
   budget: number,
@@ -379,30 +294,35 @@ function fitAlone<T>(
   return out;
 }
 
-/** The note of a page the budget cut short of what was asked for, continued by a keyset cursor. */
-export function keptNote(kept: number, read: number, noun: string, budget: number): string {
-  return `${kept} of the ${read} ${noun} read are shown (the answer budget is ${budgetLabel(budget)}): pass next_cursor as cursor for the following ones`;
-}
-
 /**
- * Fits a page whose continuation the tool makes itself (a keyset cursor after the last item kept): as many of `items`
- * as `build(k)` can hold. Returns k (at least 1 when there are items: shrunk to fit, if need be, and then `oversized`
- * is true: the tool adds OVERSIZE_NOTE to its notes, and the room for it was kept).
+ * As many of `items` as `build(k, notes)` holds within the budget; one item larger than a page is shrunk to fit and
+ * `notes` then holds the note that says so (room for it was kept).
  */
-export function fitPage<T>(
+export function fitPage<T, R>(
   items: T[],
   budget: number,
-  build: (k: number) => unknown,
+  build: (k: number, notes: string[]) => R,
   shrink?: (item: T, room: number) => T,
-): { kept: number; oversized: boolean } {
-  const sizes: number[] = [];
-  const kept = fitCount(items.length, budget, (i) => (sizes[i] ??= answerBytes(items[i])), build);
-  if (kept > 0 || items.length === 0) return { kept, oversized: false };
-  // Room is kept for the note the tool then adds.
-  const note = answerBytes(OVERSIZE_NOTE) + 1;
-  items[0] = fitAlone(items[0], budget - note, shrink, (item) => ((items[0] = item), build(1)));
-  return { kept: 1, oversized: true };
+): R {
+  const kept = fitCount(items, budget, (k) => build(k, []));
+  if (kept > 0 || items.length === 0) return build(kept, []);
+  const room = budget - answerBytes(OVERSIZE_NOTE) - 1;
+  items[0] = fitAlone(items[0], room, shrink, (item) => ((items[0] = item), build(1, [])));
+  return build(1, [OVERSIZE_NOTE]);
 }
 
-/** The note a keyset tool adds when fitPage had to shrink its one item. */
-export const OVERSIZE_NOTE = oversizeNote('messages');
+/** A page of messages read by keyset (`answer.more`: more follow it); `cursorAfter(i)` continues after the i-th. */
+export function keysetPage<R>(
+  answer: { hits: MessageHit[]; more: boolean; notes: string[] },
+  budget: number,
+  cursorAfter: (i: number) => string,
+  build: (messages: MessageHit[], paging: Paging) => R,
+): R {
+  const read = answer.hits.map((h) => shortenHit(h));
+  const kept = `of the ${read.length} messages read are shown (the answer budget is ${budgetLabel(budget)}): pass next_cursor as cursor for the following ones`;
+  const page = (k: number, oversize: string[]) => {
+    const next = k > 0 && (k < read.length || answer.more) ? cursorAfter(k - 1) : undefined;
+    return build(read.slice(0, k), paging(next, answer.notes, k < read.length ? [`${k} ${kept}`] : [], oversize));
+  };
+  return fitPage(read, budget, page, shrinkMessage);
+}

@@ -1,9 +1,6 @@
 /**
- * `completion/complete` for every prompt argument and resource-template variable that names an archive thing:
- * conversation names (with their source when a name exists in several), senders, sources, people, conversation ids
- * and message ids — ranked by prefix, then substring match, ignoring case and accents; at most 100 values, with
- * `total` and `hasMore`. One handler (not the SDK's per-field completers) so totals are exact even when the
- * candidates are millions (message ids).
+ * `completion/complete` for every prompt argument and resource-template variable that names an archive thing. One
+ * handler, not the SDK's per-field completers, so totals stay exact when the candidates are millions (message ids).
  */
 import { ErrorCode, CompleteRequestSchema, type CompleteResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -20,19 +17,19 @@ import {
 } from '../core';
 import { PROMPTS } from './prompts';
 
-export const MAX_COMPLETIONS = 100;
+const MAX_COMPLETIONS = 100;
 
 export type CompletionKind = 'conversation' | 'sender' | 'source' | 'person' | 'conversation_id' | 'message_id';
 
-/** The value a conversation name completes to: its name, or `name (source)` when the name exists in several sources. */
-export function conversationLabels(rows: readonly ConversationRow[]): string[] {
+/** A conversation name completes to `name`, or `name (source)` when the name exists in several sources. */
+function conversationLabels(rows: readonly ConversationRow[]): string[] {
   const count = new Map<string, number>();
   for (const c of rows) count.set(c.name, (count.get(c.name) ?? 0) + 1);
   return rows.map((c) => ((count.get(c.name) ?? 0) > 1 ? `${c.name} (${c.source})` : c.name));
 }
 
 /** Ranked values for one kind; `total` counts every match. */
-export async function completeKind(
+async function completeKind(
   kind: CompletionKind,
   archive: AsyncArchive,
   typed: string,
@@ -44,10 +41,9 @@ export async function completeKind(
   };
   switch (kind) {
     case 'conversation': {
-      const rows = await archive.listConversations(undefined, signal);
       // Most active first among equally good matches: the conversations people mean most often.
-      const ordered = [...rows].sort((a, b) => b.lastUnix - a.lastUnix || a.id - b.id);
-      return ranked(conversationLabels(ordered));
+      const rows = await archive.listConversations(undefined, signal);
+      return ranked(conversationLabels([...rows].sort((a, b) => b.lastUnix - a.lastUnix || a.id - b.id)));
     }
     case 'sender':
       return ranked(await archive.senderNames(signal));
@@ -61,12 +57,7 @@ export async function completeKind(
     }
     case 'conversation_id': {
       const rows = await archive.listConversations(undefined, signal);
-      return ranked(
-        rows
-          .map((c) => c.id)
-          .sort((a, b) => a - b)
-          .map(String),
-      );
+      return ranked([...rows].sort((a, b) => a.id - b.id).map((c) => String(c.id)));
     }
     case 'message_id': {
       const t = typed.trim();

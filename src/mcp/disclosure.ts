@@ -1,8 +1,6 @@
 /**
- * The disclosure hook at the MCP boundary: after every tool call and resources/read (successful or failed), tells
- * `ctx.disclose` what went to the model — the client (its clientInfo from initialize), the tool or resource, the
- * arguments, and every message the result names (found generically in structuredContent / JSON resource contents,
- * so new tools are covered without edits). The hook never fails or delays a call.
+ * Tells `ctx.disclose` what every tool call and resources/read sent the model: client, tool or resource, arguments and
+ * every message the result names (found generically, so new tools need no edits). It never fails or delays a call.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
@@ -14,15 +12,12 @@ import {
   type ServerContext,
 } from '../core';
 
-function clientOf(server: McpServer): Disclosure['client'] {
-  const c = server.server.getClientVersion();
-  return c?.name ? { name: c.name, ...(c.version ? { version: c.version } : {}) } : undefined;
-}
-
 function emit(server: McpServer, ctx: ServerContext, d: Omit<Disclosure, 'time' | 'client'>): void {
   if (!ctx.disclose) return;
   try {
-    ctx.disclose({ time: new Date().toISOString(), client: clientOf(server), ...d });
+    const c = server.server.getClientVersion();
+    const client = c?.name ? { name: c.name, ...(c.version ? { version: c.version } : {}) } : undefined;
+    ctx.disclose({ time: new Date().toISOString(), client, ...d });
   } catch (e) {
     ctx.log?.('warn', `disclosure ledger: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -73,25 +68,14 @@ export function disclosedRead<A extends unknown[]>(
   read: (uri: URL, ...rest: A) => Promise<ReadResourceResult>,
 ): (uri: URL, ...rest: A) => Promise<ReadResourceResult> {
   return async (uri, ...rest) => {
+    const disclose = (d: Pick<Disclosure, 'ok' | 'error' | 'messages'>) =>
+      emit(server, ctx, { kind: 'resource', name, arguments: { uri: uri.href }, ...d });
     try {
       const result = await read(uri, ...rest);
-      emit(server, ctx, {
-        kind: 'resource',
-        name,
-        arguments: { uri: uri.href },
-        ok: true,
-        messages: resourceMessages(result),
-      });
+      disclose({ ok: true, messages: resourceMessages(result) });
       return result;
     } catch (e) {
-      emit(server, ctx, {
-        kind: 'resource',
-        name,
-        arguments: { uri: uri.href },
-        ok: false,
-        error: errorMessage(e),
-        messages: [],
-      });
+      disclose({ ok: false, error: errorMessage(e), messages: [] });
       throw e;
     }
   };

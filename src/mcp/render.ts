@@ -1,5 +1,4 @@
-import { conversationResourceUri, inline, linkLabel, messageResourceUri, quote } from '../core';
-import type { MessageHit } from './tool-schemas';
+import { conversationResourceUri, inline, linkLabel, type MessageHit, messageResourceUri, quote } from '../core';
 import type { ResourceLinkItem } from './tool';
 
 export const UNTRUSTED_NOTE =
@@ -11,8 +10,8 @@ export function citation(h: Pick<MessageHit, 'conversation' | 'timestamp' | 'lin
   return `[${linkLabel(h.conversation, 60)} · ${linkLabel(h.timestamp, 40)}](${h.link})`;
 }
 
-/** One numbered hit: citation, provenance, quoted text. */
-export function renderHit(h: MessageHit, n?: number, marker = ''): string {
+/** One hit: citation, provenance, quoted text, reactions and attachments. */
+function renderHit(h: MessageHit, n?: number, marker = ''): string {
   const prefix = n === undefined ? '- ' : `${n}. `;
   const pad = ' '.repeat(prefix.length);
   const score = h.score !== undefined ? `, score ${h.score}` : '';
@@ -22,12 +21,8 @@ export function renderHit(h: MessageHit, n?: number, marker = ''): string {
   const attachments = h.attachments?.length
     ? `\n${pad}attachments: ${h.attachments.map((a) => `${a.kind} ${inline(a.name, 80)}`).join(', ')}`
     : '';
-  return (
-    `${prefix}${marker}${citation(h)} — ${inline(h.sender, 60)} (${h.source}), message_id ${h.message_id}${score}\n` +
-    quote(h.text, pad) +
-    reactions +
-    attachments
-  );
+  const head = `${prefix}${marker}${citation(h)} — ${inline(h.sender, 60)} (${h.source}), message_id ${h.message_id}${score}`;
+  return `${head}\n${quote(h.text, pad)}${reactions}${attachments}`;
 }
 
 export function renderHits(hits: MessageHit[], opts: { numbered?: boolean; targetId?: number } = {}): string {
@@ -44,15 +39,8 @@ export function renderNotes(notes: string[] | undefined): string {
 }
 
 /**
- * The payload policy: what a tool result sends besides its structuredContent. VS Code gives the model only the
- * structuredContent JSON plus each `resource_link` without `audience: ['user']` — read and inlined when there are
- * few — so a link must earn its place in the model's context:
- * - a message link in a search duplicates its hit (the hit already has the text, ids, hash and citation link) and
- *   would drag the resource's context window into every small search: it is for the person and for clients that
- *   read resources on demand, so it carries `audience: ['user']` (VS Code shows it as a pill, the model never gets it);
- * - get_context links no message (its result is that message and its context) but the conversation, which says
- *   what the result does not (size, dates, how to read it whole); get_conversation likewise.
- * Every citation link stays in structuredContent.
+ * A search's message links, for the person only (`audience: ['user']`): VS Code inlines every other resource link
+ * into the model's context, and a message link would only repeat its hit with its surrounding window.
  */
 export function messageResourceLinks(hits: MessageHit[], max = 20): ResourceLinkItem[] {
   const seen = new Set<number>();

@@ -1,12 +1,9 @@
-/** Zod schemas shared by the tools: the single source of truth for inputs (result items: core/results.ts). */
+/** The tools' shared input fields, with the messages every bad input gets (result items: core/results.ts). */
 import { z } from 'zod';
 
-// ---------- inputs ----------
-
-export const MAX_TEXT = 500;
 export const MAX_QUERY = 2000;
 
-export function text(field: string, max = MAX_TEXT) {
+export function text(field: string, max = 500) {
   return z
     .string({ error: (iss) => (iss.input === undefined ? `${field} is required` : `${field} must be a string`) })
     .max(max, { error: `${field} is too long (at most ${max} characters)` });
@@ -31,7 +28,6 @@ export const dateParam = (which: 'start' | 'end') =>
     `${which === 'start' ? 'earliest' : 'latest'} date inclusive, YYYY-MM-DD (a calendar day in the archive's own wall-clock time)`,
   );
 
-/** Conversation scope used by most tools: a name (exact, as listed by list_conversations) or an id, plus a source. */
 export const conversationScopeShape = {
   conversation: text('conversation')
     .optional()
@@ -42,9 +38,7 @@ export const conversationScopeShape = {
   source: text('source', 40).optional().describe('message source: signal, imessage or whatsapp'),
 };
 
-/**
- * A closed object schema: unknown fields are rejected with a message that lists the allowed ones.
- */
+/** A closed object schema: unknown fields are rejected with a message that lists the allowed ones. */
 export function strictInput<S extends z.ZodRawShape>(tool: string, shape: S) {
   const allowed = Object.keys(shape).join(', ') || '(none)';
   return z.strictObject(shape, {
@@ -55,22 +49,6 @@ export function strictInput<S extends z.ZodRawShape>(tool: string, shape: S) {
   });
 }
 
-// ---------- outputs ----------
-
-// The result items every surface shares (tools, palette, viewer) live in the core.
-export {
-  MessageHitSchema,
-  ConversationInfoSchema,
-  MediaItemSchema,
-  LinkItemSchema,
-  SemanticStatusSchema,
-  type MessageHit,
-  type ConversationInfo,
-  type MediaItem,
-  type LinkItem,
-  type SemanticStatusItem,
-} from '../core';
-
 export const notesField = z
   .array(z.string())
   .optional()
@@ -78,7 +56,7 @@ export const notesField = z
     'what to know about this answer: adjustments made to the request (e.g. clamped limits), which part of the whole a page holds',
   );
 
-/** The `cursor` argument of a tool that pages by offset (mcp/answer-budget.ts pageByOffset). */
+/** The `cursor` argument of a tool that pages by offset (answer-budget.ts pageByOffset). */
 export const cursorField = (tool: string) =>
   text('cursor', 200)
     .optional()
@@ -88,15 +66,6 @@ export const nextCursorField = z
   .string()
   .optional()
   .describe('present when more follows: pass it as cursor, with the same other arguments, for the next page');
-
-/** has_attachment / has_link: msgbrowse's search page filters, on both halves of a search. */
-export const contentFilterShape = {
-  has_attachment: z
-    .boolean()
-    .optional()
-    .describe('true: only messages with an attachment (image, video, file); false: only messages without one'),
-  has_link: z.boolean().optional().describe('true: only messages containing a link; false: only messages without one'),
-};
 
 /** The filters both searches take, in their schema order. */
 export const searchFiltersShape = {
@@ -108,5 +77,9 @@ export const searchFiltersShape = {
     ),
   start: dateParam('start').optional(),
   end: dateParam('end').optional(),
-  ...contentFilterShape,
+  has_attachment: z
+    .boolean()
+    .optional()
+    .describe('true: only messages with an attachment (image, video, file); false: only messages without one'),
+  has_link: z.boolean().optional().describe('true: only messages containing a link; false: only messages without one'),
 };

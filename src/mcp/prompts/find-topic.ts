@@ -1,7 +1,7 @@
-import { CITE_RULES, definePrompt } from './prompt';
+import { CITE_RULES, type PromptDefinition } from './prompt';
 import { conversationArg, requiredArg } from './resolve-args';
 
-export const findDiscussion = definePrompt({
+export const findDiscussion: PromptDefinition = {
   name: 'find_discussion',
   title: 'Find where we talked about…',
   description:
@@ -23,4 +23,4 @@ export const findDiscussion = definePrompt({
       `3. List the moments newest first — conversation, date, one line on what was said — each with its citation. ${CITE_RULES}`
     );
   },
-});
+};

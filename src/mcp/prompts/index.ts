@@ -1,7 +1,4 @@
-/**
- * Every prompt (VS Code: `/mcp.msgbrowse.<name>`), and their registration: adding a prompt is its file plus one entry
- * in PROMPTS. Arguments are strings (MCP); their completions come from completions.ts.
- */
+/** Every prompt (VS Code: `/mcp.msgbrowse.<name>`) and their registration; argument completions: completions.ts. */
 import { ErrorCode, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -12,8 +9,6 @@ import { prepareMeeting } from './meeting-prep';
 import { whatDidTheySay } from './person-said';
 import type { PromptDefinition } from './prompt';
 import { summarizeConversation } from './summarize';
-
-export type { PromptDefinition } from './prompt';
 
 export const PROMPTS: readonly PromptDefinition[] = [
   summarizeConversation,

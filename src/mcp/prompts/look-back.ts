@@ -1,8 +1,8 @@
 import { isoDay, localToday } from '../../core';
-import { CITE_RULES, definePrompt } from './prompt';
+import { CITE_RULES, type PromptDefinition } from './prompt';
 import { dayArg } from './resolve-args';
 
-export const onThisDayPrompt = definePrompt({
+export const onThisDayPrompt: PromptDefinition = {
   name: 'on_this_day',
   title: 'On this day',
   description:
@@ -20,4 +20,4 @@ export const onThisDayPrompt = definePrompt({
       `3. Write a short look back, newest year first: for each year one or two sentences on what was going on and with whom. ${CITE_RULES}`
     );
   },
-});
+};

@@ -1,7 +1,7 @@
-import { CITE_RULES, definePrompt } from './prompt';
+import { CITE_RULES, type PromptDefinition } from './prompt';
 import { requiredArg } from './resolve-args';
 
-export const prepareMeeting = definePrompt({
+export const prepareMeeting: PromptDefinition = {
   name: 'prepare_meeting',
   title: 'Prepare for meeting someone',
   description:
@@ -19,4 +19,4 @@ export const prepareMeeting = definePrompt({
       `4. Write a brief: recent threads (newest first), open questions and promises, and a few facts worth remembering. ${CITE_RULES}`
     );
   },
-});
+};

@@ -1,7 +1,7 @@
-import { CITE_RULES, definePrompt } from './prompt';
+import { CITE_RULES, type PromptDefinition } from './prompt';
 import { requiredArg } from './resolve-args';
 
-export const whatDidTheySay = definePrompt({
+export const whatDidTheySay: PromptDefinition = {
   name: 'what_did_they_say',
   title: 'What did someone say about…',
   description:
@@ -21,4 +21,4 @@ export const whatDidTheySay = definePrompt({
       `3. Answer with what ${person} said, oldest to newest, quoting the key sentences. ${CITE_RULES}`
     );
   },
-});
+};

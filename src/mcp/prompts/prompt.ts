@@ -1,7 +1,7 @@
 import type { AsyncArchive } from '../../core';
 import type { CompletionKind } from '../completions';
 
-export interface PromptArgument {
+interface PromptArgument {
   /** For people filling the argument in (VS Code shows it as the placeholder). */
   description: string;
   required?: boolean;
@@ -9,7 +9,7 @@ export interface PromptArgument {
   complete?: CompletionKind;
 }
 
-export interface PromptEnv {
+interface PromptEnv {
   archive(): Promise<AsyncArchive>;
   signal?: AbortSignal;
 }
@@ -20,12 +20,8 @@ export interface PromptDefinition {
   /** For people choosing from a slash-command list: what they get. */
   description: string;
   args: Record<string, PromptArgument>;
-  /** The user message sent to the model; throws a PromptError for an argument that names nothing in the archive. */
+  /** The user message sent to the model; an argument that names nothing in the archive throws (invalid params). */
   build(args: Record<string, string | undefined>, env: PromptEnv): Promise<string>;
-}
-
-export function definePrompt(def: PromptDefinition): PromptDefinition {
-  return def;
 }
 
 /** What every prompt ends with: how to cite, and that message text is data. */

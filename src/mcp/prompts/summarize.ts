@@ -1,9 +1,9 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ProtocolError } from '../../core';
-import { CITE_RULES, definePrompt } from './prompt';
+import { CITE_RULES, type PromptDefinition } from './prompt';
 import { conversationArg, dayArg, requiredArg } from './resolve-args';
 
-export const summarizeConversation = definePrompt({
+export const summarizeConversation: PromptDefinition = {
   name: 'summarize_conversation',
   title: 'Summarise a conversation',
   description:
@@ -37,4 +37,4 @@ export const summarizeConversation = definePrompt({
       `3. ${CITE_RULES}`
     );
   },
-});
+};

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { type ContextAnswer, inline, type MessageHit, messageResourceUri, readContext } from '../../core';
-import { budgetLabel, fitPage, OVERSIZE_NOTE, shortenHit, shrinkMessage } from '../answer-budget';
+import { type ContextAnswer, inline, MessageHitSchema, messageResourceUri, readContext } from '../../core';
+import { budgetLabel, fitPage, paging, shortenHit, shrinkMessage } from '../answer-budget';
 import { encodeCursor } from '../cursor';
 import { conversationResourceLink, messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
-import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { notesField, positiveInt, strictInput, text } from '../tool-schemas';
 
-export const getContextInput = strictInput('get_context', {
+const getContextInput = strictInput('get_context', {
   message_id: positiveInt('message_id').optional().describe('the message id to center on (from a search hit)'),
   hash: text('hash', 128)
     .optional()
@@ -22,7 +22,7 @@ export const getContextInput = strictInput('get_context', {
     .describe('messages on each side (default 5, max 50; larger values are clamped)'),
 });
 
-export const getContextOutput = z.object({
+const getContextOutput = z.object({
   message_id: z.number().int().describe('the target message'),
   hash: z.string(),
   conversation: z.string(),
@@ -86,29 +86,21 @@ type ContextPage = z.output<typeof getContextOutput>;
  * window stays centred; earlier_cursor / later_cursor read on with get_conversation.
  */
 function centredPage({ target, rows, hits, notes }: ContextAnswer, budget: number): ContextPage {
-  const at = Math.max(
-    0,
-    rows.findIndex((m) => m.id === target.id),
-  );
+  const found = rows.findIndex((m) => m.id === target.id);
+  const at = Math.max(0, found);
   const outward = [
     at,
     ...Array.from({ length: 2 * rows.length }, (_, i) => (i % 2 ? at + (i + 1) / 2 : at - (i + 2) / 2)),
   ].filter((i) => i >= 0 && i < rows.length);
-  const order: MessageHit[] = outward.map((i) => (i === at ? hits[i] : shortenHit(hits[i])));
+  const order = outward.map((i) => (i === at ? hits[i] : shortenHit(hits[i])));
   // A target longer than a whole answer is read whole in its resource: room is left for the note.
   const wholeAt = messageResourceUri(target.id, target.hash);
-  let oversized = false;
-  const build = (k: number): ContextPage => {
+  const cursor = (i: number, newest?: boolean) =>
+    encodeCursor({ conversationId: target.conversationId, tsUnix: rows[i].tsUnix, id: rows[i].id, newest });
+  const build = (k: number, oversize: string[]): ContextPage => {
     const shown = outward.slice(0, k);
     const lo = Math.min(...shown, at);
     const hi = Math.max(...shown, at);
-    const cursor = (i: number, newest?: boolean) =>
-      encodeCursor({
-        conversationId: target.conversationId,
-        tsUnix: rows[i].tsUnix,
-        id: rows[i].id,
-        ...(newest ? { newest } : {}),
-      });
     const cut =
       k < rows.length
         ? [
@@ -117,25 +109,19 @@ function centredPage({ target, rows, hits, notes }: ContextAnswer, budget: numbe
         : [];
     if (k > 0 && order[0].text_length !== undefined)
       cut.push(`the message is longer than a whole answer; its whole text is the resource ${wholeAt}`);
-    if (oversized) cut.push(OVERSIZE_NOTE);
     return {
       message_id: target.id,
       hash: target.hash,
       conversation: target.conversation,
       conversation_id: target.conversationId,
       source: target.source,
-      messages: shown
-        .map((i, j) => [i, order[j]] as const)
-        .sort((x, y) => x[0] - y[0])
-        .map(([, h]) => h),
+      messages: [...shown.keys()].sort((x, y) => shown[x] - shown[y]).map((j) => order[j]),
       ...(lo > 0 ? { earlier_cursor: cursor(lo, true) } : {}),
       ...(hi < rows.length - 1 ? { later_cursor: cursor(hi) } : {}),
-      ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
+      ...paging(undefined, notes, cut, oversize),
     };
   };
-  const fit = fitPage(order, budget, build, (h, room) =>
+  return fitPage(order, budget, build, (h, room) =>
     shrinkMessage(h, room - 200, `the resource ${wholeAt} holds it whole`),
   );
-  oversized = fit.oversized;
-  return build(fit.kept);
 }

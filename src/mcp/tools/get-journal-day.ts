@@ -1,35 +1,12 @@
 import { z } from 'zod';
-import {
-  content,
-  digestOf,
-  hitFromMessage,
-  inline,
-  JournalDigestSchema,
-  quote,
-  redactsFor,
-  ToolError,
-  withHitExtras,
-  parseDay,
-  clampLimit,
-} from '../../core';
+import { inline, JournalDigestSchema, MessageHitSchema, quote, readJournalDay } from '../../core';
 import { decodeDayCursor, encodeDayCursor } from '../cursor';
 import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
-import { MessageHitSchema, notesField, positiveInt, strictInput, text } from '../tool-schemas';
-import {
-  answerBytes,
-  fitPage,
-  keptNote,
-  OVERSIZE_NOTE,
-  shortenHit,
-  shrinkFields,
-  shrinkMessage,
-} from '../answer-budget';
+import { notesField, positiveInt, strictInput, text } from '../tool-schemas';
+import { answerBytes, keysetPage, shrinkFields } from '../answer-budget';
 import { defineTool, RESULT_GUIDANCE } from '../tool';
 
-export const JOURNAL_DAY_DEFAULT_LIMIT = 50;
-export const JOURNAL_DAY_MAX_LIMIT = 500;
-
-export const getJournalDayInput = strictInput('get_journal_day', {
+const getJournalDayInput = strictInput('get_journal_day', {
   day: text('day', 40).describe("the calendar day, YYYY-MM-DD, in the archive's own wall-clock time"),
   limit: positiveInt('limit')
     .optional()
@@ -41,7 +18,7 @@ export const getJournalDayInput = strictInput('get_journal_day', {
     .describe("next_cursor from a previous get_journal_day result, to read the day's following messages"),
 });
 
-export const getJournalDayOutput = z.object({
+const getJournalDayOutput = z.object({
   day: z.string(),
   message_count: z
     .number()
@@ -70,111 +47,44 @@ export const getJournalDay = defineTool({
   inputSchema: getJournalDayInput,
   outputSchema: getJournalDayOutput,
   async handler(args, env) {
-    const notes: string[] = [];
-    const limit = clampLimit('limit', args.limit, JOURNAL_DAY_DEFAULT_LIMIT, JOURNAL_DAY_MAX_LIMIT, notes);
-    const dayStartUnix = parseDay(args.day.trim(), 'day');
-    const day = args.day.trim();
-    const cursor = args.cursor !== undefined ? decodeDayCursor(args.cursor) : undefined;
-    if (cursor && cursor.day !== day)
-      throw new ToolError(
-        `this cursor belongs to day ${cursor.day}, not ${day}; pass the same day with its cursor, or omit cursor`,
-      );
-    const archive = await env.archive();
-    const info = await archive.journalDay(day, dayStartUnix, env.signal);
-    if (info.messageCount === 0) {
-      const near = [
-        info.earlier ? `${info.earlier} (earlier)` : undefined,
-        info.later ? `${info.later} (later)` : undefined,
-      ].filter(Boolean);
-      throw new ToolError(
-        `no messages on ${day} (only non-system messages with text count)` +
-          (near.length
-            ? `; the nearest days with messages are ${near.join(' and ')}`
-            : '; the archive has no messages on any day'),
+    const from = args.cursor === undefined ? undefined : decodeDayCursor(args.cursor);
+    const answer = await readJournalDay(args, from, env);
+    const { day, stats, rows, notes } = answer;
+    let { digest } = answer;
+    // The digest comes on every page: at most half of one, its longest parts cut (the note goes before the stale one).
+    if (digest && answerBytes(digest) > env.budget / 2) {
+      digest = shrinkFields(digest, env.budget / 2);
+      notes.splice(
+        notes.length - (digest.stale ? 1 : 0),
+        0,
+        'the digest is longer than half an answer: its longest parts are cut',
       );
     }
-    const redact = redactsFor(env.ctx);
-    let digest = digestOf(info);
-    if (digest && info.touchesHidden) {
-      // The digest also summarises a conversation kept from models: answer exactly as for a day without one (a
-      // different note would tell the model that hidden conversations were active that day).
-      digest = null;
-      notes.push('no journal digest for this day: `msgbrowse journal` writes digests');
-    } else if (digest) {
-      digest = {
-        ...digest,
-        summary: content(digest.summary, redact),
-        highlights: digest.highlights.map((h) => ({ ...h, text: content(h.text, redact) })),
-      };
-      if (answerBytes(digest) > env.budget / 2) {
-        // It comes on every page of the day: at most half of one, its longest parts cut (after redaction).
-        digest = shrinkFields(digest, env.budget / 2);
-        notes.push('the digest is longer than half an answer: its longest parts are cut');
-      }
-      if (digest.stale)
-        notes.push(
-          'the digest is stale: it was written when the day had a different number of messages; `msgbrowse journal` rewrites it',
-        );
-    } else if (!info.digestsSupported) {
-      notes.push(
-        'this archive has no journal digests: it has no journal_digests table (msgbrowse writes it since schema v11; `msgbrowse journal` fills it)',
-      );
-    } else {
-      notes.push('no journal digest for this day: `msgbrowse journal` writes digests');
-    }
-    const page = await archive.dayMessages(
-      {
-        dayStartUnix,
-        limit,
-        ...(cursor ? { after: { conversationId: cursor.conversationId, tsUnix: cursor.tsUnix, id: cursor.id } } : {}),
-      },
-      env.signal,
-    );
-    const fmt = env.ctx.citation;
-    const read = await withHitExtras(
-      archive,
-      page.messages.map((m) => shortenHit(hitFromMessage(fmt, m, undefined, redact))),
-      redact,
-      env.signal,
-    );
-    let oversized = false;
-    const build = (k: number) => {
-      const last = page.messages[k - 1];
-      const more = k < read.length || page.hasMore;
-      const nextCursor =
-        more && last
-          ? encodeDayCursor({ day, conversationId: last.conversationId, tsUnix: last.tsUnix, id: last.id })
-          : undefined;
-      const cut = [
-        ...(k < read.length ? [keptNote(k, read.length, 'messages', env.budget)] : []),
-        ...(oversized ? [OVERSIZE_NOTE] : []),
-      ];
-      return {
+    const structured = keysetPage(
+      answer,
+      env.budget,
+      (i) => encodeDayCursor({ day, conversationId: rows[i].conversationId, tsUnix: rows[i].tsUnix, id: rows[i].id }),
+      (messages, p) => ({
         day,
-        message_count: info.messageCount,
-        conversation_count: info.conversationCount,
-        source_counts: info.sourceCounts,
-        top_senders: info.topSenders,
+        message_count: stats.messageCount,
+        conversation_count: stats.conversationCount,
+        source_counts: stats.sourceCounts,
+        top_senders: stats.topSenders,
         digest,
-        messages: read.slice(0, k),
-        ...(nextCursor !== undefined ? { next_cursor: nextCursor } : {}),
-        ...(notes.length || cut.length ? { notes: [...notes, ...cut] } : {}),
-      };
-    };
-    const fit = fitPage(read, env.budget, build, shrinkMessage);
-    oversized = fit.oversized;
-    const structured = build(fit.kept);
-    const messages = structured.messages;
-    const nextCursor = structured.next_cursor;
-    const sources = Object.entries(info.sourceCounts)
+        messages,
+        ...p,
+      }),
+    );
+    const { messages, next_cursor: nextCursor } = structured;
+    const sources = Object.entries(stats.sourceCounts)
       .map(([s, n]) => `${s} ${n}`)
       .join(', ');
-    const senders = info.topSenders.map((s) => `${inline(s.name, 60)} (${s.count})`).join(', ');
+    const senders = stats.topSenders.map((s) => `${inline(s.name, 60)} (${s.count})`).join(', ');
     const digestText = digest
       ? `\n\nDigest${digest.stale ? ' (stale)' : ''}, mood ${digest.mood || 'not recorded'}, by ${inline(digest.model, 60)}:\n${quote(digest.summary, '')}`
       : '';
     const text =
-      `${day}: ${info.messageCount} message${info.messageCount === 1 ? '' : 's'} in ${info.conversationCount} conversation${info.conversationCount === 1 ? '' : 's'} (${sources})` +
+      `${day}: ${stats.messageCount} message${stats.messageCount === 1 ? '' : 's'} in ${stats.conversationCount} conversation${stats.conversationCount === 1 ? '' : 's'} (${sources})` +
       (senders ? `; most from ${senders}` : '') +
       `.${digestText}\n${UNTRUSTED_NOTE}\n\n${renderHits(messages, { numbered: false })}` +
       (nextCursor

@@ -24,5 +24,3 @@ export const TOOLS = [
   searchContacts,
   getContact,
 ] as const;
-
-export { parseDomainFilter } from './list-links';

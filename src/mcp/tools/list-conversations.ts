@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { conversationInfo, inline, linkLabel, resolveSource } from '../../core';
+import { ConversationInfoSchema, inline, linkLabel, listConversations as list } from '../../core';
 import { pageByOffset } from '../answer-budget';
 import { renderNotes } from '../render';
-import { ConversationInfoSchema, cursorField, nextCursorField, notesField, strictInput, text } from '../tool-schemas';
+import { cursorField, nextCursorField, notesField, strictInput, text } from '../tool-schemas';
 import { defineTool, PAGING_GUIDANCE } from '../tool';
 
-export const listConversationsInput = strictInput('list_conversations', {
+const listConversationsInput = strictInput('list_conversations', {
   source: text('source', 40).optional().describe('only conversations from this source: signal, imessage or whatsapp'),
   name_contains: text('name_contains')
     .optional()
@@ -13,7 +13,7 @@ export const listConversationsInput = strictInput('list_conversations', {
   cursor: cursorField('list_conversations'),
 });
 
-export const listConversationsOutput = z.object({
+const listConversationsOutput = z.object({
   conversations: z.array(ConversationInfoSchema),
   total: z.number().int().describe('conversations matching the filters, on every page together'),
   next_cursor: nextCursorField,
@@ -31,20 +31,11 @@ export const listConversations = defineTool({
   inputSchema: listConversationsInput,
   outputSchema: listConversationsOutput,
   async handler(args, env) {
-    const archive = await env.archive();
-    const source = await resolveSource(archive, args.source, env.signal);
-    const needle = args.name_contains?.trim();
-    const rows = await archive.listConversations({ source, nameContains: needle ? needle : undefined }, env.signal);
-    const all = rows.map((c) => conversationInfo(env.ctx.citation, c));
-    const { result: structured } = pageByOffset(
+    const { conversations: all, source, nameContains: needle } = await list(args, env);
+    const structured = pageByOffset(
       { tool: 'list_conversations', args, budget: env.budget, noun: 'conversations' },
       all,
-      (conversations, page) => ({
-        conversations,
-        total: all.length,
-        ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
-        ...(page.notes.length ? { notes: page.notes } : {}),
-      }),
+      (conversations, p) => ({ conversations, total: all.length, ...p }),
     );
     const filters = [source ? `source "${source}"` : '', needle ? `name containing ${inline(needle)}` : '']
       .filter(Boolean)

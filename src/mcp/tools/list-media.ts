@@ -1,21 +1,10 @@
 import { z } from 'zod';
-import {
-  ATTACHMENT_KINDS,
-  type AttachmentKind,
-  content,
-  inline,
-  linkLabel,
-  messageLink,
-  redactsFor,
-  clampLimit,
-  resolveScope,
-} from '../../core';
+import { inline, linkLabel, listMedia as list, MediaItemSchema } from '../../core';
 import { renderNotes } from '../render';
 import { pageByOffset } from '../answer-budget';
 import {
   conversationScopeShape,
   cursorField,
-  MediaItemSchema,
   nextCursorField,
   notesField,
   positiveInt,
@@ -23,10 +12,7 @@ import {
 } from '../tool-schemas';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
-export const MEDIA_DEFAULT_LIMIT = 200;
-export const MEDIA_MAX_LIMIT = 1000;
-
-export const listMediaInput = strictInput('list_media', {
+const listMediaInput = strictInput('list_media', {
   ...conversationScopeShape,
   kind: z
     .enum(['image', 'file', 'video'], { error: 'kind must be one of "image", "file", "video" (omit it for all kinds)' })
@@ -38,7 +24,7 @@ export const listMediaInput = strictInput('list_media', {
   cursor: cursorField('list_media'),
 });
 
-export const listMediaOutput = z.object({
+const listMediaOutput = z.object({
   media: z.array(MediaItemSchema),
   has_more: z
     .boolean()
@@ -60,38 +46,11 @@ export const listMedia = defineTool({
   inputSchema: listMediaInput,
   outputSchema: listMediaOutput,
   async handler(args, env) {
-    const notes: string[] = [];
-    const limit = clampLimit('limit', args.limit, MEDIA_DEFAULT_LIMIT, MEDIA_MAX_LIMIT, notes);
-    const archive = await env.archive();
-    const scope = await resolveScope(archive, args, env.signal, env.choose);
-    const kinds: AttachmentKind[] = args.kind ? [args.kind] : [...ATTACHMENT_KINDS];
-    const res = await archive.attachments(
-      { kinds, conversationId: scope.conversation?.id, source: scope.source, limit },
-      env.signal,
-    );
-    const fmt = env.ctx.citation;
-    // File names (and the paths that carry them) are message content: redacted like bodies.
-    const redact = redactsFor(env.ctx);
-    const all = res.items.map((a) => ({
-      conversation: a.conversation,
-      conversation_id: a.conversationId,
-      source: a.source,
-      kind: a.kind,
-      name: content(a.originalName, redact),
-      path: content(a.relPath, redact),
-      timestamp: a.ts,
-      message_id: a.messageId,
-      link: messageLink(fmt, a.conversationId, a.messageId, a.messageHash),
-    }));
-    const { result: structured } = pageByOffset(
-      { tool: 'list_media', args, budget: env.budget, noun: 'attachments' },
+    const { items: all, hasMore, scope, notes } = await list(args, env);
+    const structured = pageByOffset(
+      { tool: 'list_media', args, budget: env.budget, noun: 'attachments', notes },
       all,
-      (media, page) => ({
-        media,
-        has_more: page.next_cursor !== undefined || res.hasMore,
-        ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
-        ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}),
-      }),
+      (media, p) => ({ media, has_more: p.next_cursor !== undefined || hasMore, ...p }),
     );
     const media = structured.media;
     const what = args.kind ? `${args.kind} attachments` : 'attachments';
@@ -101,7 +60,7 @@ export const listMedia = defineTool({
     );
     const text =
       `${media.length} ${what}${scope.conversation ? ` in ${inline(scope.conversation.name)}` : ''}${scope.source ? ` from ${scope.source}` : ''}, newest first` +
-      `${res.hasMore ? ' (more exist beyond limit: raise it or narrow the filters)' : ''}.` +
+      `${hasMore ? ' (more exist beyond limit: raise it or narrow the filters)' : ''}.` +
       (lines.length ? `\n\n${lines.join('\n')}` : '') +
       renderNotes(structured.notes);
     return { structured, text };

@@ -1,25 +1,11 @@
 import { z } from 'zod';
-import {
-  calendarDateAt,
-  isoDay,
-  localToday,
-  onThisDay as onThisDayUseCase,
-  OnThisDayYearSchema,
-  redactsFor,
-  parseDay,
-  clampLimit,
-} from '../../core';
+import { OnThisDayYearSchema, readOnThisDay } from '../../core';
 import { renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
 import { cursorField, nextCursorField, notesField, positiveInt, strictInput, text } from '../tool-schemas';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 
-export const ON_THIS_DAY_DEFAULT_PER_YEAR = 3;
-export const ON_THIS_DAY_MAX_PER_YEAR = 10;
-export const ON_THIS_DAY_DEFAULT_LIMIT = 12;
-export const ON_THIS_DAY_MAX_LIMIT = 50;
-
-export const onThisDayInput = strictInput('on_this_day', {
+const onThisDayInput = strictInput('on_this_day', {
   date: text('date', 40)
     .optional()
     .describe('the day to look back from, YYYY-MM-DD (default: today on the local calendar)'),
@@ -32,7 +18,7 @@ export const onThisDayInput = strictInput('on_this_day', {
   cursor: cursorField('on_this_day'),
 });
 
-export const onThisDayOutput = z.object({
+const onThisDayOutput = z.object({
   date: z.string().describe('the day looked back from, YYYY-MM-DD'),
   years: z
     .array(OnThisDayYearSchema)
@@ -52,55 +38,26 @@ export const onThisDay = defineTool({
   inputSchema: onThisDayInput,
   outputSchema: onThisDayOutput,
   async handler(args, env) {
-    const notes: string[] = [];
-    const perYear = clampLimit(
-      'per_year',
-      args.per_year,
-      ON_THIS_DAY_DEFAULT_PER_YEAR,
-      ON_THIS_DAY_MAX_PER_YEAR,
-      notes,
-    );
-    const limit = clampLimit('limit', args.limit, ON_THIS_DAY_DEFAULT_LIMIT, ON_THIS_DAY_MAX_LIMIT, notes);
-    let date = localToday();
-    if (args.date !== undefined && args.date.trim() !== '') date = calendarDateAt(parseDay(args.date.trim(), 'date'));
-    const archive = await env.archive();
-    const r = await onThisDayUseCase(
-      env.ctx.citation,
-      archive,
-      {
-        date,
-        perYear,
-        limit,
-        redact: redactsFor(env.ctx),
-        onProgress: (done, total, message) => env.progress?.(done, total, message),
-      },
-      env.signal,
-    );
-    notes.push(...r.notes);
-    const day = isoDay(date.year, date.month, date.day);
+    const { day, years: found, notes } = await readOnThisDay(args, env);
     // Paged by message, newest year first; a page regroups its messages under their years.
-    const all = r.years.flatMap((y) => y.messages.map((m) => ({ year: y.year, day: y.day, message: shortenHit(m) })));
-    const { result: structured } = pageByOffset(
+    const all = found.flatMap((y) => y.messages.map((m) => ({ year: y.year, day: y.day, message: shortenHit(m) })));
+    const structured = pageByOffset(
       {
         tool: 'on_this_day',
         args,
         budget: env.budget,
         noun: 'messages',
+        notes,
         basis: { value: day, changed: `the day looked back from is now ${day}` },
       },
       all,
-      (items, page) => {
-        const years: typeof r.years = [];
+      (items, p) => {
+        const years: typeof found = [];
         for (const { year, day: yearDay, message } of items) {
           if (years.at(-1)?.year !== year) years.push({ year, day: yearDay, messages: [] });
           years.at(-1)!.messages.push(message);
         }
-        return {
-          date: day,
-          years,
-          ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
-          ...(notes.length || page.notes.length ? { notes: [...notes, ...page.notes] } : {}),
-        };
+        return { date: day, years, ...p };
       },
       (x, room) => ({ ...x, message: shrinkMessage(x.message, room - 200) }),
     );

@@ -1,25 +1,27 @@
 import { z } from 'zod';
-import { inline, receiptLine, SearchReceiptSchema, searchMessages as search } from '../../core';
+import {
+  inline,
+  MessageHitSchema,
+  receiptLine,
+  SearchReceiptSchema,
+  SemanticStatusSchema,
+  searchMessages as search,
+} from '../../core';
 import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 import {
   cursorField,
   MAX_QUERY,
-  MessageHitSchema,
   nextCursorField,
   notesField,
   positiveInt,
-  SemanticStatusSchema,
   searchFiltersShape,
   strictInput,
   text,
 } from '../tool-schemas';
 
-// The palette's search caps its results as the tool does.
-export { SEARCH_MAX_LIMIT } from '../../core';
-
-export const searchMessagesInput = strictInput('search_messages', {
+const searchMessagesInput = strictInput('search_messages', {
   query: text('query', MAX_QUERY).describe(
     'search query: every word must occur (as a word prefix) for a keyword match',
   ),
@@ -30,7 +32,7 @@ export const searchMessagesInput = strictInput('search_messages', {
   cursor: cursorField('search_messages'),
 });
 
-export const searchMessagesOutput = z.object({
+const searchMessagesOutput = z.object({
   hits: z.array(MessageHitSchema),
   semantic: SemanticStatusSchema.describe('whether the semantic (meaning-based) half contributed, and why not'),
   receipt: SearchReceiptSchema.describe(
@@ -55,12 +57,13 @@ export const searchMessages = defineTool({
   async handler(args, env) {
     const { query, hits, semantic, receipt, notes, warning } = await search(args, env);
     if (warning) env.warn(`semantic half of search_messages failed; returned keyword results only: ${warning}`);
-    const { result: structured } = pageByOffset(
+    const structured = pageByOffset(
       {
         tool: 'search_messages',
         args,
         budget: env.budget,
         noun: 'hits',
+        notes,
         // Keyword-only and hybrid rank differently: a walk that began on one and goes on with the other says so.
         basis: {
           value: semantic.used ? semantic.model : null,
@@ -70,13 +73,7 @@ export const searchMessages = defineTool({
         },
       },
       hits.map((h) => shortenHit(h)),
-      (page, p) => ({
-        hits: page,
-        semantic,
-        receipt,
-        ...(p.next_cursor ? { next_cursor: p.next_cursor } : {}),
-        ...(notes.length || p.notes.length ? { notes: [...notes, ...p.notes] } : {}),
-      }),
+      (page, p) => ({ hits: page, semantic, receipt, ...p }),
       shrinkMessage,
     );
     const mode = semantic.used

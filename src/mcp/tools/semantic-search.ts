@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { inline, receiptLine, SearchReceiptSchema, semanticSearch as search } from '../../core';
+import { inline, MessageHitSchema, receiptLine, SearchReceiptSchema, semanticSearch as search } from '../../core';
 import { pageByOffset, shortenHit, shrinkMessage } from '../answer-budget';
 import { messageResourceLinks, renderHits, renderNotes, UNTRUSTED_NOTE } from '../render';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
 import {
   cursorField,
   MAX_QUERY,
-  MessageHitSchema,
   nextCursorField,
   notesField,
   positiveInt,
@@ -15,7 +14,7 @@ import {
   text,
 } from '../tool-schemas';
 
-export const semanticSearchInput = strictInput('semantic_search', {
+const semanticSearchInput = strictInput('semantic_search', {
   query: text('query', MAX_QUERY).describe('natural-language query'),
   k: positiveInt('k')
     .optional()
@@ -24,7 +23,7 @@ export const semanticSearchInput = strictInput('semantic_search', {
   cursor: cursorField('semantic_search'),
 });
 
-export const semanticSearchOutput = z.object({
+const semanticSearchOutput = z.object({
   hits: z.array(MessageHitSchema),
   model: z.string().describe('embedding model used'),
   receipt: SearchReceiptSchema.describe(
@@ -47,16 +46,10 @@ export const semanticSearch = defineTool({
   outputSchema: semanticSearchOutput,
   async handler(args, env) {
     const { query, hits, model, receipt, notes } = await search(args, env);
-    const { result: structured } = pageByOffset(
-      { tool: 'semantic_search', args, budget: env.budget, noun: 'hits' },
+    const structured = pageByOffset(
+      { tool: 'semantic_search', args, budget: env.budget, noun: 'hits', notes },
       hits.map((h) => shortenHit(h)),
-      (page, p) => ({
-        hits: page,
-        model,
-        receipt,
-        ...(p.next_cursor ? { next_cursor: p.next_cursor } : {}),
-        ...(notes.length || p.notes.length ? { notes: [...notes, ...p.notes] } : {}),
-      }),
+      (page, p) => ({ hits: page, model, receipt, ...p }),
       shrinkMessage,
     );
     const text =
