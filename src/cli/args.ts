@@ -1,19 +1,14 @@
-/**
- * The command line: the flags, the help text and every validation error (a `CliError` with exit code 2).
- * Pure: no I/O; the environment and working directory are parameters.
- */
+/** The command line: flags, help text and every validation error (a `CliError`, exit code 2). Pure: no I/O. */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ARCHIVE_FILE_NAME, defaultCacheDir, ledgerBesideArchive } from '../core';
+import { ARCHIVE_FILE_NAME, DEFAULT_ANSWER_BUDGET, defaultCacheDir, ledgerBesideArchive } from '../core';
 import { isLoopbackHost } from '../transport/listen';
 import { CliError } from './errors';
 import { NAME } from './identity';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8788';
-/** The CLI's answer budget: VS Code's inline limit, the smallest of the common clients'. */
-export const DEFAULT_MAX_RESULT_BYTES = 8192;
-export const MIN_MAX_RESULT_BYTES = 2048;
-export const MAX_MAX_RESULT_BYTES = 10_000_000;
+const MIN_MAX_RESULT_BYTES = 2048;
+const MAX_MAX_RESULT_BYTES = 10_000_000;
 
 export const USAGE = `Usage: ${NAME} [options]
 
@@ -35,7 +30,7 @@ Options:
   --exclude NAME       hide a conversation from MCP clients (repeatable): its exact name in any source, or
                        source:name for one source; it then answers exactly like one that does not exist
   --max-result-bytes N the answer budget: bytes of compact structuredContent JSON a tool answer may take; more
-                       follows by cursor (default ${DEFAULT_MAX_RESULT_BYTES}, what VS Code passes inline; Claude Code takes
+                       follows by cursor (default ${DEFAULT_ANSWER_BUDGET}, what VS Code passes inline; Claude Code takes
                        about 40000; ${MIN_MAX_RESULT_BYTES} to ${MAX_MAX_RESULT_BYTES})
   --bridge FILE        relay stdio to the msgbrowse VS Code extension's in-process server, whose endpoint
                        file FILE (in the extension's global storage) it reads; no archive is opened here
@@ -64,68 +59,38 @@ export interface CliOptions {
   allowRemote: boolean;
   linkScheme: string;
   cacheDir: string;
-  /** The disclosure ledger (JSON Lines), absolute; absent = none. */
+  /** Absolute; absent = none. */
   ledger?: string;
   summary: boolean;
   query?: string;
-  /** Redact secrets in what MCP clients receive (off with --no-redact). */
   redact: boolean;
-  /** Conversations hidden from MCP clients: --exclude values, then MSGBROWSE_EXCLUDE_CONVERSATIONS lines. */
+  /** --exclude values, then MSGBROWSE_EXCLUDE_CONVERSATIONS lines. */
   exclude: string[];
-  /** --max-result-bytes (or MSGBROWSE_MAX_RESULT_BYTES): the answer budget. */
   maxResultBytes: number;
-  /** --rotate-token: replace the stored --http token. */
   rotateToken: boolean;
-}
-
-/** `--bridge FILE`: relay stdio to the extension host's endpoint described by FILE (absolute). */
-export interface BridgeCliOptions {
-  bridge: string;
-}
-
-/** MSGBROWSE_EXCLUDE_CONVERSATIONS: one name per line (CRLF tolerated, blank lines ignored, names kept exact). */
-export function excludeFromEnv(env: NodeJS.ProcessEnv): string[] {
-  const v = env.MSGBROWSE_EXCLUDE_CONVERSATIONS;
-  if (!v) return [];
-  return v.split(/\r?\n/).filter((line) => line.trim() !== '');
 }
 
 export function parseListen(value: string): { host: string; port: number } {
   const v = value.trim();
-  let host: string;
-  let portText: string;
-  const bracket = /^\[([^\]]+)\]:(\d+)$/.exec(v);
-  if (bracket) {
-    host = bracket[1];
-    portText = bracket[2];
-  } else if (/^\d+$/.test(v)) {
-    host = '127.0.0.1';
-    portText = v;
-  } else {
-    const i = v.lastIndexOf(':');
-    if (i < 0 || v.indexOf(':') !== i)
-      throw new CliError(`invalid --listen "${value}": use HOST:PORT, e.g. ${DEFAULT_LISTEN}`, 2);
-    host = v.slice(0, i) || '127.0.0.1';
-    portText = v.slice(i + 1);
-  }
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) {
+  // [IPv6]:PORT, PORT alone, or HOST:PORT (HOST may be empty).
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(v) ?? /^()(\d+)$/.exec(v) ?? /^([^:]*):([^:]*)$/.exec(v);
+  if (!m) throw new CliError(`invalid --listen "${value}": use HOST:PORT, e.g. ${DEFAULT_LISTEN}`, 2);
+  const port = Number(m[2]);
+  if (!/^\d+$/.test(m[2]) || port > 65535) {
     throw new CliError(`invalid --listen "${value}": the port must be 0–65535`, 2);
   }
-  return { host, port };
+  return { host: m[1] || '127.0.0.1', port };
 }
 
 export function defaultArchivePath(env: NodeJS.ProcessEnv, cwd: string): string {
-  const dataDir = env.MSGBROWSE_DATA_DIR?.trim();
-  if (dataDir) return path.resolve(cwd, dataDir, ARCHIVE_FILE_NAME);
-  return path.resolve(cwd, 'data', ARCHIVE_FILE_NAME);
+  return path.resolve(cwd, env.MSGBROWSE_DATA_DIR?.trim() || 'data', ARCHIVE_FILE_NAME);
 }
 
 /**
- * `--bridge FILE` (alone, or `--bridge=FILE`): the bridge's options, or undefined when argv is no bridge call.
+ * `--bridge FILE` (alone, or `--bridge=FILE`): the endpoint file, absolute, or undefined when argv is no bridge call.
  * Parsed apart from parseCli because a bridge serves nothing itself: no archive, no other flag applies.
  */
-export function parseBridge(argv: string[], cwd: string): BridgeCliOptions | undefined {
+export function parseBridge(argv: string[], cwd: string): { bridge: string } | undefined {
   const i = argv.findIndex((a) => a === '--bridge' || a.startsWith('--bridge='));
   if (i < 0) return undefined;
   const rest = argv.filter((_, j) => j !== i && !(argv[i] === '--bridge' && j === i + 1));
@@ -135,38 +100,42 @@ export function parseBridge(argv: string[], cwd: string): BridgeCliOptions | und
   return { bridge: path.resolve(cwd, file) };
 }
 
-export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): CliOptions | 'help' | 'version' {
-  const parse = () =>
-    parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        archive: { type: 'string' },
-        http: { type: 'boolean' },
-        listen: { type: 'string' },
-        'allow-remote': { type: 'boolean' },
-        'link-scheme': { type: 'string' },
-        'cache-dir': { type: 'string' },
-        ledger: { type: 'string' },
-        'no-redact': { type: 'boolean' },
-        summary: { type: 'boolean' },
-        query: { type: 'string' },
-        exclude: { type: 'string', multiple: true },
-        'max-result-bytes': { type: 'string' },
-        'rotate-token': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
-  let parsed: ReturnType<typeof parse>;
+const FLAGS = {
+  archive: { type: 'string' },
+  http: { type: 'boolean' },
+  listen: { type: 'string' },
+  'allow-remote': { type: 'boolean' },
+  'link-scheme': { type: 'string' },
+  'cache-dir': { type: 'string' },
+  ledger: { type: 'string' },
+  'no-redact': { type: 'boolean' },
+  summary: { type: 'boolean' },
+  query: { type: 'string' },
+  exclude: { type: 'string', multiple: true },
+  'max-result-bytes': { type: 'string' },
+  'rotate-token': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+function parseFlags(argv: string[]) {
   try {
-    parsed = parse();
+    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: FLAGS }).values;
   } catch (e) {
     const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
     throw new CliError(`${msg.replace(/\.$/, '')} (see ${NAME} --help)`, 2);
   }
-  const o = parsed.values;
+}
+
+/** A path flag resolved against `cwd`; given empty, `missing` is the error. */
+function pathFlag(value: string | undefined, cwd: string, missing: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!value.trim()) throw new CliError(missing, 2);
+  return path.resolve(cwd, value.trim());
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): CliOptions | 'help' | 'version' {
+  const o = parseFlags(argv);
   if (o.help) return 'help';
   if (o.version) return 'version';
   const scheme = (o['link-scheme'] ?? 'vscode').trim();
@@ -187,13 +156,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
   }
   const excludeArgs = o.exclude ?? [];
   if (excludeArgs.some((x) => x.trim() === '')) throw new CliError('--exclude needs a conversation name', 2);
-  const exclude = [...new Set([...excludeArgs, ...excludeFromEnv(env)])];
-  const archiveArg = o.archive?.trim();
-  if (o.archive !== undefined && !archiveArg) throw new CliError('--archive needs a path', 2);
-  const ledgerArg = o.ledger?.trim();
-  if (o.ledger !== undefined && !ledgerArg) throw new CliError('--ledger needs a file path', 2);
-  const archive = archiveArg ? path.resolve(cwd, archiveArg) : defaultArchivePath(env, cwd);
-  const ledger = ledgerArg ? path.resolve(cwd, ledgerArg) : undefined;
+  // One name per line (CRLF tolerated, blank lines ignored, names kept exact).
+  const excludeEnv = (env.MSGBROWSE_EXCLUDE_CONVERSATIONS ?? '').split(/\r?\n/).filter((line) => line.trim() !== '');
+  const archive = pathFlag(o.archive, cwd, '--archive needs a path') ?? defaultArchivePath(env, cwd);
+  const ledger = pathFlag(o.ledger, cwd, '--ledger needs a file path');
   // --archive may name the data dir or the file; main.ts checks again against the file it resolves to.
   if (ledger) {
     const problem =
@@ -201,10 +167,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
       (path.basename(archive) === ARCHIVE_FILE_NAME ? ledgerProblem(ledger, archive) : undefined);
     if (problem) throw new CliError(problem, 2);
   }
-  const maxResultBytes = parseMaxResultBytes(
-    o['max-result-bytes'] ?? env.MSGBROWSE_MAX_RESULT_BYTES,
-    o['max-result-bytes'] !== undefined ? '--max-result-bytes' : 'MSGBROWSE_MAX_RESULT_BYTES',
-  );
+  const budgetFlag = o['max-result-bytes'];
   return {
     archive,
     http: o.http ?? false,
@@ -216,28 +179,29 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
     summary: o.summary ?? false,
     query: o.query,
     redact: !(o['no-redact'] ?? false),
-    exclude,
-    maxResultBytes,
+    exclude: [...new Set([...excludeArgs, ...excludeEnv])],
+    maxResultBytes: parseMaxResultBytes(
+      budgetFlag ?? env.MSGBROWSE_MAX_RESULT_BYTES,
+      budgetFlag !== undefined ? '--max-result-bytes' : 'MSGBROWSE_MAX_RESULT_BYTES',
+    ),
     rotateToken: o['rotate-token'] ?? false,
   };
 }
 
 function parseMaxResultBytes(value: string | undefined, where: string): number {
-  if (value === undefined || value.trim() === '') return DEFAULT_MAX_RESULT_BYTES;
-  const n = Number(value.trim());
-  if (!/^\d+$/.test(value.trim()) || n < MIN_MAX_RESULT_BYTES || n > MAX_MAX_RESULT_BYTES) {
+  const v = value?.trim();
+  if (!v) return DEFAULT_ANSWER_BUDGET;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < MIN_MAX_RESULT_BYTES || n > MAX_MAX_RESULT_BYTES) {
     throw new CliError(
-      `invalid ${where} "${value}": give a whole number of bytes from ${MIN_MAX_RESULT_BYTES} to ${MAX_MAX_RESULT_BYTES} (default ${DEFAULT_MAX_RESULT_BYTES})`,
+      `invalid ${where} "${value}": give a whole number of bytes from ${MIN_MAX_RESULT_BYTES} to ${MAX_MAX_RESULT_BYTES} (default ${DEFAULT_ANSWER_BUDGET})`,
       2,
     );
   }
   return n;
 }
 
-/**
- * Why `--ledger FILE` is refused next to the archive file `archiveFile`, or undefined when it is fine: the ledger is
- * never written in or under the archive's folder (msgbrowse owns it, and the ledger records what left it).
- */
+/** Why `--ledger FILE` is refused beside `archiveFile`, if it is: msgbrowse owns that folder, the ledger what left. */
 export function ledgerProblem(ledger: string, archiveFile: string): string | undefined {
   if (!ledgerBesideArchive(ledger, archiveFile)) return undefined;
   return (

@@ -1,5 +1,6 @@
 /** What `--http` prints on stderr once it listens: the URL, where the token comes from, and ready-to-paste client config. */
 import { NAME } from './identity';
+import type { StoredToken } from './token';
 
 function clientConfig(url: string, token: string): string {
   const headers = { Authorization: `Bearer ${token}` };
@@ -11,22 +12,14 @@ function clientConfig(url: string, token: string): string {
   ].join('\n');
 }
 
-/**
- * The whole banner, newline-terminated, for one write (so a reader of stderr sees the URL and the client config
- * together). The stored token is shown with the client config; a token from MSGBROWSE_MCP_TOKEN is never echoed.
- */
-export function servingBanner(
-  archive: string,
-  url: string,
-  token: string,
-  source: { from: 'env' } | { from: 'file'; file: string; created: boolean },
-): string {
+/** One write, so a reader of stderr sees the URL and the client config together. An env token is never echoed. */
+export function servingBanner(archive: string, url: string, token: string, stored?: StoredToken): string {
   const banner = [`${NAME}: serving ${archive} at ${url}`];
-  if (source.from === 'file') {
+  if (stored) {
     banner.push(
-      `${NAME}: token ${source.created ? 'made and kept' : 'kept'} in ${source.file} (the same at every start; --rotate-token makes a new one, MSGBROWSE_MCP_TOKEN sets your own): ${token}`,
+      `${NAME}: token ${stored.created ? 'made and kept' : 'kept'} in ${stored.file} (the same at every start; --rotate-token makes a new one, MSGBROWSE_MCP_TOKEN sets your own): ${token}`,
+      clientConfig(url, token),
     );
-    banner.push(clientConfig(url, token));
   } else {
     banner.push(`${NAME}: token from MSGBROWSE_MCP_TOKEN (send it as "Authorization: Bearer <token>")`);
   }

@@ -1,7 +1,4 @@
-/**
- * `msgbrowse-mcp`: the msgbrowse MCP server over stdio (default) or loopback streamable HTTP. In stdio mode stdout
- * carries only JSON-RPC; every log line goes to stderr. A top-level adapter: it never imports `vscode`.
- */
+/** `msgbrowse-mcp`: the MCP server over stdio (default) or loopback HTTP. Over stdio, stdout carries only JSON-RPC. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -17,7 +14,7 @@ import {
 } from '../core';
 import { type CliOptions, ledgerProblem, parseBridge, parseCli, USAGE } from './args';
 import { servingBanner } from './banner';
-import { stateDir, storedToken, TOKEN_FILE_NAME, type StoredToken } from './token';
+import { storedToken, type StoredToken } from './token';
 import { CliError, oneLine } from './errors';
 import { AUTHORITY, NAME, VERSION } from './identity';
 import { type CliLogger, makeLogger } from './log';
@@ -37,7 +34,7 @@ async function openOrFail(runtime: Runtime, archive: string): Promise<void> {
   }
 }
 
-/** The --ledger writer, refused when the ledger would be inside the archive's folder (the file or its data dir). */
+/** The --ledger writer, checked against the archive file `archive` resolves to. */
 function openLedger(file: string, archive: string, log: CliLogger): LedgerWriter {
   let archiveFile = archive;
   try {
@@ -50,16 +47,13 @@ function openLedger(file: string, archive: string, log: CliLogger): LedgerWriter
   return new LedgerWriter(file, { archivePath: () => archiveFile, log: (m) => log('warn', m) });
 }
 
-/**
- * Settles once the engine worker has been started (it is made when this thread's engine compile ends): loading the
- * MCP server holds this thread, so it waits for the compile and lets the worker start first.
- */
+/** Loading the MCP server holds this thread, so it waits for the engine compile and lets the worker start first. */
 async function workerStarting(): Promise<void> {
   await compiledEngineModule().catch(() => undefined);
   await new Promise((resolve) => setImmediate(resolve));
 }
 
-/** The MCP server and this run's transport, imported on demand; over stdio the server is made here too. */
+/** Imported on demand; over stdio the server is made here too. */
 async function loadServing(http: boolean, context: Runtime['context']) {
   const { createMcpServer } = await import('../mcp/index');
   if (http) {
@@ -72,22 +66,19 @@ async function loadServing(http: boolean, context: Runtime['context']) {
 
 type Serving = Awaited<ReturnType<typeof loadServing>>;
 
-/**
- * Serving runs queries and vector scans in the engine worker, as the extension does, so a heavy call neither stalls
- * the transport nor outlives its cancellation; it prewarms the index and counts and watches for msgbrowse's writes.
- * The one-shot --summary stays in this thread and prewarms nothing.
- */
+// Serving uses the engine worker, so a heavy call neither stalls the transport nor outlives its cancellation; the
+// one-shot --summary stays in this thread and prewarms nothing.
 function makeRuntime(opts: CliOptions, env: NodeJS.ProcessEnv, log: CliLogger, ledger?: LedgerWriter): Runtime {
   const serving = !opts.summary;
   return createRuntime({
-    // This thread only waits meanwhile, so it scans a bounded share of each unfiltered vector search.
-    openArchive: serving ? workerOpener({ log, helpScans: true }) : undefined,
     archivePath: opts.archive,
     embed: embedConfigFromEnv(env),
     citation: { scheme: opts.linkScheme, authority: AUTHORITY },
     redact: opts.redact,
     privacy: { excludeConversations: opts.exclude },
     answerBudget: opts.maxResultBytes,
+    // This thread only waits meanwhile, so it scans a bounded share of each unfiltered vector search.
+    openArchive: serving ? workerOpener({ log, helpScans: true }) : undefined,
     cacheDir: opts.cacheDir,
     version: VERSION,
     log,
@@ -104,14 +95,13 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
   if (bridge) {
     // A thin relay for VS Code: the server, the archive and the secret stay in the extension host.
     const { runBridge } = await import('../transport/bridge');
-    return runBridge({ endpointFile: bridge.bridge, log: (level, message) => log(level, message) });
+    return runBridge({ endpointFile: bridge.bridge, log });
   }
   const opts = parseCli(argv, env, process.cwd());
   if (opts === 'help' || opts === 'version') {
     process.stdout.write(opts === 'help' ? USAGE : `${NAME} ${VERSION}\n`);
     return 0;
   }
-  // Start warm: compile the WASM engine while the rest starts up (the engine worker gets the compiled module).
   prewarmEngine();
   const ledger = opts.ledger ? openLedger(opts.ledger, opts.archive, log) : undefined;
   const runtime = makeRuntime(opts, env, log, ledger);
@@ -156,13 +146,12 @@ function httpToken(env: NodeJS.ProcessEnv, rotate: boolean, log: CliLogger) {
     log('warn', '--rotate-token: MSGBROWSE_MCP_TOKEN is set and wins; the stored token is replaced all the same');
   let stored: StoredToken | undefined;
   try {
-    if (!envToken || rotate) stored = storedToken(path.join(stateDir(env), TOKEN_FILE_NAME), rotate);
+    if (!envToken || rotate) stored = storedToken(env, rotate);
   } catch (e) {
     throw new CliError(`cannot keep the HTTP token: ${oneLine(e)} — set MSGBROWSE_MCP_TOKEN instead`);
   }
   if (stored?.tightened) log('warn', `${stored.file} could be read by other users; it is private (0600) again`);
-  if (envToken) return { token: envToken, source: { from: 'env' as const } };
-  return { token: stored!.token, source: { from: 'file' as const, file: stored!.file, created: stored!.created } };
+  return envToken ? { token: envToken } : { token: stored!.token, stored };
 }
 
 async function serveHttp(
@@ -173,18 +162,17 @@ async function serveHttp(
   log: CliLogger,
   archiveLabel: string,
 ): Promise<number> {
-  const { token, source } = httpToken(env, opts.rotateToken, log);
-  let handle: Awaited<ReturnType<typeof served.serveHttp>>;
-  try {
-    handle = await served.serveHttp({
+  const { token, stored } = httpToken(env, opts.rotateToken, log);
+  const handle = await served
+    .serveHttp({
       createServer: () => served.createMcpServer(runtime.context),
-      listen: { host: opts.listen.host, port: opts.listen.port, allowRemote: opts.allowRemote },
+      listen: { ...opts.listen, allowRemote: opts.allowRemote },
       secret: token,
       log,
+    })
+    .catch((e: unknown) => {
+      throw new CliError(oneLine(e));
     });
-  } catch (e) {
-    throw new CliError(oneLine(e));
-  }
   // Listen for the stop signals before announcing the URL: whoever reads the banner may stop us at once.
   const stopped = new Promise<void>((resolve) => {
     const stop = () => {
@@ -195,7 +183,7 @@ async function serveHttp(
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  process.stderr.write(servingBanner(archiveLabel, handle.url, token, source));
+  process.stderr.write(servingBanner(archiveLabel, handle.url, token, stored));
   await stopped;
   log('info', 'shutting down');
   await handle.close();
@@ -209,9 +197,7 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
-  process.on('unhandledRejection', (e) => {
-    process.stderr.write(`${NAME}: error: ${oneLine(e)}\n`);
-  });
+  process.on('unhandledRejection', (e) => process.stderr.write(`${NAME}: error: ${oneLine(e)}\n`));
   const exit = (code: number) => {
     process.exitCode = code;
     // Give stdout a moment to flush, then leave even if a stray handle lingers.

@@ -36,9 +36,7 @@ export async function printSummary(runtime: Runtime, query: string | undefined):
   const s = st.summary;
   if (!s)
     throw new CliError(`cannot read the archive summary${st.archive.state === 'error' ? `: ${st.archive.error}` : ''}`);
-  const out: string[] = [];
-  out.push(`Archive     ${s.path}`);
-  out.push(`Schema      v${s.schemaVersion}`);
+  const out = [`Archive     ${s.path}`, `Schema      v${s.schemaVersion}`];
   const notice = schemaNotice(s.schemaVersion);
   if (notice) out.push(`Notice      ${notice}`);
   const missing = missingParts(s.parts);

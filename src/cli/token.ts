@@ -1,31 +1,22 @@
-/**
- * The --http token, stable across restarts: a saved client configuration keeps working (a new token at every start
- * turned each restart into a refused client). Kept in the user's state directory, 0600 in a 0700 folder;
- * --rotate-token makes a new one; MSGBROWSE_MCP_TOKEN wins over both.
- */
+/** The --http token, stable across restarts so a saved client configuration keeps working; 0600 in a 0700 folder. */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-export const TOKEN_FILE_NAME = 'http-token';
-
 /**
  * `$XDG_STATE_HOME/msgbrowse-mcp`, else `~/.local/state/msgbrowse-mcp` (Linux and other Unixes);
  * `~/Library/Application Support/msgbrowse-mcp` on macOS; `%LOCALAPPDATA%\msgbrowse-mcp` on Windows.
  */
-export function stateDir(
-  env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform,
-  home = os.homedir(),
-): string {
+function stateDir(env: NodeJS.ProcessEnv): string {
+  const home = os.homedir();
   const xdg = env.XDG_STATE_HOME?.trim();
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'msgbrowse-mcp');
   // An empty or relative HOME would put the token under the current folder (perhaps beside the archive).
   if (!path.isAbsolute(home))
     throw new Error(`the home folder is ${JSON.stringify(home)}, not an absolute path; set HOME or XDG_STATE_HOME`);
-  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'msgbrowse-mcp');
-  if (platform === 'win32')
+  if (process.platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'msgbrowse-mcp');
+  if (process.platform === 'win32')
     return path.join(env.LOCALAPPDATA?.trim() || path.join(home, 'AppData', 'Local'), 'msgbrowse-mcp');
   return path.join(home, '.local', 'state', 'msgbrowse-mcp');
 }
@@ -33,7 +24,6 @@ export function stateDir(
 export interface StoredToken {
   token: string;
   file: string;
-  /** Made by this start (first use or --rotate-token). */
   created: boolean;
   /** The file could be read by others and was made private again. */
   tightened: boolean;
@@ -41,8 +31,9 @@ export interface StoredToken {
 
 const VALID = /^[A-Za-z0-9_-]{32,}$/;
 
-/** The stored token, made (or, with `rotate`, replaced) as needed. */
-export function storedToken(file: string, rotate = false): StoredToken {
+/** The token kept in the user's state folder, made at first use or (`rotate`) replaced. */
+export function storedToken(env: NodeJS.ProcessEnv, rotate: boolean): StoredToken {
+  const file = path.join(stateDir(env), 'http-token');
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   if (!rotate) {
     try {

@@ -16,19 +16,15 @@ export type { ArchiveState, CitationRef, SearchHit, SearchResult };
 export type CitationTarget = CitationRef | SearchHit;
 
 export interface MsgbrowseApi {
-  /** Bumped on incompatible changes to this interface. */
+  /** Bumped on incompatible changes. */
   readonly apiVersion: 1;
   /** The id VS Code knows msgbrowse's MCP server by (e.g. `workbench.mcp.startServer`, tool sources). */
   readonly mcpServerId: string;
   /** Resolves (never rejects) once the first archive resolution/open attempt has finished. */
   readonly ready: Promise<void>;
-  /** Which archive is served and what it holds. */
   state(): ArchiveState;
   readonly onDidChangeState: vscode.Event<ArchiveState>;
-  /**
-   * Hybrid search ranked as the `search_messages` tool ranks it, over what a model may see (exclusions left out,
-   * secrets redacted). Rejects when no archive can be served. Hits carry citation links (`link`).
-   */
+  /** Ranked as `search_messages` ranks, over what a model may see; rejects when no archive can be served. */
   search(query: string): Promise<SearchResult>;
   /** Opens the conversation viewer at a message, highlighted (`side`: beside the active editor). */
   openCitation(target: CitationTarget, options?: { side?: boolean }): void;

@@ -11,22 +11,20 @@ import {
   isHiddenConversation,
   missingParts,
   type Runtime,
+  type RuntimeSettings,
   type SemanticStatus,
-  type ServerContext,
   unmatchedExclusionLines,
 } from '../core';
 import { EXTENSION_ID } from './constants';
 import { defaultDiscoveryEnv, discoverArchive, type Candidate } from './discovery';
-import { usableBudget } from '../mcp/answer-budget';
-import { embedConfig, HOST_RESULT_SETTINGS, hostAnswerBudget, readSettings, type Settings } from './settings';
+import { usableBudget } from '../mcp';
+import { embedConfig, HOST_RESULT_SETTINGS, readSettings, runtimeSettings, type Settings } from './settings';
 
-/** What the served archive holds, as the extension shows it. */
 export interface ArchiveStatus {
   conversations: number;
   messages: number;
   fingerprint: string;
   schemaVersion: number;
-  /** Set when a newer msgbrowse wrote the schema. */
   notice?: string;
   missing: string[];
   semantic: { ready: boolean; state: SemanticStatus['state']; reason?: string; percent?: number };
@@ -42,13 +40,11 @@ function describeSemantic(s: SemanticStatus): ArchiveStatus['semantic'] {
   switch (s.state) {
     case 'ready':
       return { ready: true, state: s.state };
-    case 'building':
-      return {
-        ready: false,
-        state: s.state,
-        reason: `building the vector index for ${s.model} (${s.count} vectors): ${s.percent ?? 0}%`,
-        percent: s.percent ?? 0,
-      };
+    case 'building': {
+      const percent = s.percent ?? 0;
+      const reason = `building the vector index for ${s.model} (${s.count} vectors): ${percent}%`;
+      return { ready: false, state: s.state, reason, percent };
+    }
     case 'unknown':
       return { ready: false, state: s.state, reason: 'not loaded yet (loads on the first semantic query)' };
     default:
@@ -63,16 +59,16 @@ export class ArchiveService implements vscode.Disposable {
   private searched: Candidate[] = [];
   private settings: Settings = readSettings();
   private generation = 0;
-  /** Bumps on every apply(): a status read that started under older settings is dropped. */
+  // Bumps on every apply() that reopens: a status read that started under older settings is dropped.
   private applied = 0;
+  private started = false;
   private _state: ArchiveState = { kind: 'none', searched: [] };
   private readonly changed = new vscode.EventEmitter<ArchiveState>();
   readonly onDidChange = this.changed.event;
   private readonly definitionChanged = new vscode.EventEmitter<void>();
-  /** Another archive, a replaced file or new settings: a new MCP definition version. */
   readonly onDidChangeDefinition = this.definitionChanged.event;
   private readonly contentChanged = new vscode.EventEmitter<void>();
-  /** A new definition, or msgbrowse writing into the served file (MCP clients hear of that from live resources). */
+  // Fires with every new definition and when msgbrowse writes into the served file.
   readonly onDidChangeContent = this.contentChanged.event;
   private readonly unsubscribe: () => void;
   private lastFingerprint = '';
@@ -93,15 +89,13 @@ export class ArchiveService implements vscode.Disposable {
   ) {
     const cacheDir = path.join(ext.globalStorageUri.fsPath, 'cache');
     fs.mkdirSync(cacheDir, { recursive: true });
+    // No archive and no model until apply() has resolved the one and read the key for the other.
+    const unset = { baseUrl: this.settings.embedBaseUrl, model: '' };
     this.runtime = createRuntime({
-      archivePath: '',
+      ...runtimeSettings(this.settings, '', unset, { scheme: citationScheme, authority: EXTENSION_ID }),
       missingArchiveMessage: () =>
         'No msgbrowse archive is selected. Run "msgbrowse: Select Archive…" or set msgbrowse.archivePath to your ' +
         `msgbrowse.sqlite (or its data directory). Searched: ${this.searched.map((c) => c.file).join(', ') || 'nothing'}`,
-      embed: { baseUrl: this.settings.embedBaseUrl, model: '' },
-      citation: { scheme: citationScheme, authority: EXTENSION_ID },
-      redact: this.settings.redact,
-      answerBudget: this.settings.answerBudget,
       cacheDir,
       version: ext.extension.packageJSON.version as string,
       log: (level, message) => this.log[level](message),
@@ -112,22 +106,11 @@ export class ArchiveService implements vscode.Disposable {
       disclose,
     });
     this.unsubscribe = this.runtime.onDidChange((e) => {
-      // Writes into the served file keep the MCP definition (the session hears of them through live resources);
-      // a replaced file is a new definition version.
+      // Writes into the served file keep the MCP definition (live resources tell the session); a replaced file does not.
       if (e.kind === 'archive-changed') void this.refreshStatus(false, e.replaced);
       else if (e.kind !== 'config') void this.refreshStatus();
     });
-    this.logAnswerBudget();
-  }
-
-  /** The model-facing context: excluded conversations do not exist there. */
-  get context(): ServerContext {
-    return this.runtime.context;
-  }
-
-  /** The person's own surfaces (palette, viewer, trees, hovers): everything. */
-  get personalContext(): ServerContext {
-    return this.runtime.personal;
+    this.logAnswerBudget(this.settings.answerBudget);
   }
 
   isHiddenFromModel(c: { name: string; source: string }): boolean {
@@ -151,15 +134,7 @@ export class ArchiveService implements vscode.Disposable {
       void vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations');
   }
 
-  /** Follows VS Code's inline limit for tool results: the next answer keeps to it. */
-  async applyAnswerBudget(): Promise<void> {
-    this.settings = { ...this.settings, answerBudget: hostAnswerBudget() };
-    this.logAnswerBudget();
-    await this.runtime.reload({ answerBudget: this.settings.answerBudget });
-  }
-
-  private logAnswerBudget(): void {
-    const asked = this.settings.answerBudget;
+  private logAnswerBudget(asked: number): void {
     const used = usableBudget(asked);
     if (used === asked) this.log.info(`tool answers keep to ${used} bytes (${HOST_RESULT_SETTINGS[0]})`);
     else
@@ -168,21 +143,17 @@ export class ArchiveService implements vscode.Disposable {
       );
   }
 
-  /** Applies `msgbrowse.privacy.*` without a reload: the next model call sees it. */
-  async applyPrivacy(): Promise<void> {
-    await this.applying;
-    const settings = readSettings();
-    this.settings = settings;
-    await this.runtime.reload({
-      privacy: { excludeConversations: settings.excludeConversations },
-      redact: settings.redact,
-    });
-    this.log.info(`redaction of secrets for Copilot: ${settings.redact ? 'on' : 'off'}`);
+  /** True when the privacy settings changed. */
+  private reportApplied(before: RuntimeSettings, next: RuntimeSettings, reopened: boolean): boolean {
+    if (next.answerBudget !== before.answerBudget) this.logAnswerBudget(next.answerBudget);
+    const privacy = (s: RuntimeSettings) => JSON.stringify([s.redact, s.privacy]);
+    if (privacy(next) === privacy(before)) return false;
+    const excluded = next.privacy.excludeConversations;
+    if (!reopened) this.log.info('privacy settings changed; applying them to Copilot without a reload');
+    this.log.info(`redaction of secrets for Copilot: ${next.redact ? 'on' : 'off'}`);
     void this.checkExclusions();
-    this.log.info(
-      `hidden from Copilot: ${settings.excludeConversations.length} conversation entr${settings.excludeConversations.length === 1 ? 'y' : 'ies'}`,
-    );
-    this.bump();
+    this.log.info(`hidden from Copilot: ${excluded.length} conversation entr${excluded.length === 1 ? 'y' : 'ies'}`);
+    return true;
   }
 
   get state(): ArchiveState {
@@ -193,18 +164,14 @@ export class ArchiveService implements vscode.Disposable {
     return this.archivePath;
   }
 
-  /** The MCP definition version. */
   get version(): string {
     return `${this.ext.extension.packageJSON.version as string}+g${this.generation}`;
   }
 
-  /** Where attachment paths are resolved from: the setting, else the archive's data directory. */
   attachmentRoot(): string | undefined {
-    if (this.settings.attachmentsRoot) return this.settings.attachmentsRoot;
-    return this.archivePath ? path.dirname(this.archivePath) : undefined;
+    return this.settings.attachmentsRoot || (this.archivePath ? path.dirname(this.archivePath) : undefined);
   }
 
-  /** The archive for the person's own surfaces (unfiltered). */
   archive(): Promise<AsyncArchive> {
     return this.runtime.personal.archive();
   }
@@ -215,7 +182,6 @@ export class ArchiveService implements vscode.Disposable {
     this.changed.fire(s);
   }
 
-  /** Publishes a new definition version (VS Code re-reads tools). */
   bump(): void {
     if (this.disposed) return;
     this.generation++;
@@ -223,7 +189,7 @@ export class ArchiveService implements vscode.Disposable {
     this.contentChanged.fire();
   }
 
-  /** Re-reads settings and reconfigures the runtime; concurrent calls run one after another. */
+  /** Hands the runtime every setting (it reopens only when it must); concurrent calls run one after another. */
   apply(): Promise<void> {
     const run = this.applying.then(() => this.doApply());
     this.applying = run.catch(() => {});
@@ -235,9 +201,7 @@ export class ArchiveService implements vscode.Disposable {
       let file = s.archivePath;
       try {
         if (fs.statSync(file).isDirectory()) file = path.join(file, ARCHIVE_FILE_NAME);
-      } catch {
-        /* the runtime reports a missing path */
-      }
+      } catch {} // the runtime reports a missing path
       return { file, origin: 'msgbrowse.archivePath', searched: [] };
     }
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
@@ -254,22 +218,29 @@ export class ArchiveService implements vscode.Disposable {
     const embed = await embedConfig(settings, this.ext.secrets);
     if (this.disposed) return;
     // From here to reload() nothing awaits: a status read can never pair the old archive with the new path.
+    const moved = settings.attachmentsRoot !== this.settings.attachmentsRoot;
     this.settings = settings;
-    this.applied++;
+    const first = !this.started;
+    this.started = true;
     this.archivePath = target.file;
     this.origin = target.origin;
     this.searched = target.searched;
-    await this.runtime.reload({
-      archivePath: target.file ?? '',
-      embed,
-      redact: settings.redact,
-      privacy: { excludeConversations: settings.excludeConversations },
-      answerBudget: settings.answerBudget,
-    });
+    const before = this.runtime.settings;
+    const next = runtimeSettings(settings, target.file ?? '', embed, before.citation);
+    const reopened = await this.runtime.reload(next);
+    if (reopened) this.applied++;
+    const privacyChanged = this.reportApplied(before, next, reopened);
+    if (reopened && !first) this.log.info('settings changed; reloading the archive');
     if (!target.file) {
       this.log.info(`no archive found (searched ${target.searched.map((c) => c.file).join(', ') || 'nothing'})`);
       this.setState({ kind: 'none', searched: target.searched });
       this.bump();
+      return;
+    }
+    if (!reopened && !first) {
+      // The same archive keeps serving: only what the next call answers, or where attachments are read, changed.
+      if (privacyChanged) this.bump();
+      else if (moved) this.contentChanged.fire();
       return;
     }
     this.log.info(`opening archive ${target.file} (${target.origin})`);
@@ -328,13 +299,10 @@ export class ArchiveService implements vscode.Disposable {
     if (this.warming === generation) return;
     this.warming = generation;
     const ac = new AbortController();
+    const title = 'msgbrowse: preparing semantic search (vector index)';
     const slow = setTimeout(() => {
       void vscode.window.withProgress(
-        {
-          location: vscode.ProgressLocation.Notification,
-          title: 'msgbrowse: preparing semantic search (vector index)',
-          cancellable: true,
-        },
+        { location: vscode.ProgressLocation.Notification, title, cancellable: true },
         (_p, token) => {
           token.onCancellationRequested(() => ac.abort());
           return done;
@@ -354,24 +322,18 @@ export class ArchiveService implements vscode.Disposable {
     if (generation === this.runtime.status().generation) await this.refreshStatus();
   }
 
-  /** A progress notification while the vector index builds. */
   private trackBuild(building: boolean, percent = 0): void {
     if (building && !this.buildProgress) {
       let shown = 0;
-      void vscode.window.withProgress(
-        {
-          location: vscode.ProgressLocation.Notification,
-          title: 'msgbrowse: building the vector index (search_messages answers with keyword results meanwhile)',
-        },
-        (progress) => {
-          this.buildReport = (p) => {
-            if (p > shown) progress.report({ increment: p - shown, message: `${p}%` });
-            shown = Math.max(shown, p);
-          };
-          this.buildReport(percent);
-          return new Promise<void>((resolve) => (this.buildProgress = resolve));
-        },
-      );
+      const title = 'msgbrowse: building the vector index (search_messages answers with keyword results meanwhile)';
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, (progress) => {
+        this.buildReport = (p) => {
+          if (p > shown) progress.report({ increment: p - shown, message: `${p}%` });
+          shown = Math.max(shown, p);
+        };
+        this.buildReport(percent);
+        return new Promise<void>((resolve) => (this.buildProgress = resolve));
+      });
     } else if (building) {
       this.buildReport?.(percent);
     } else if (this.buildProgress) {
@@ -386,8 +348,6 @@ export class ArchiveService implements vscode.Disposable {
     this.trackBuild(false);
     this.unsubscribe();
     void this.runtime.dispose();
-    this.changed.dispose();
-    this.definitionChanged.dispose();
-    this.contentChanged.dispose();
+    for (const e of [this.changed, this.definitionChanged, this.contentChanged]) e.dispose();
   }
 }

@@ -1,56 +1,47 @@
 /**
- * The citation check as diagnostics and quick fixes: Markdown is checked on open, on change and when the archive
- * changes; another document once "Check Citations" ran on it, until it closes.
+ * The citation check as diagnostics and quick fixes: Markdown on open, on change and when the archive changes; another
+ * document once "Check Citations" ran on it, until it closes.
  */
 import * as vscode from 'vscode';
 import { type AsyncArchive, type CitationCheck, isAbortError } from '../core';
-import { checkDocumentText, findingsOf, type Finding } from './citation-findings';
+import { checkDocumentText, findingsOf } from './citation-findings';
 
-const DIAGNOSTIC_SOURCE = 'msgbrowse';
+const SOURCE = 'msgbrowse';
 const DEBOUNCE_MS = 400;
 /** Views of other content (diffs, output): never checked on their own. */
 const SKIPPED_SCHEMES = new Set(['git', 'gitfs', 'output', 'vscode-scm', 'vscode-chat-code-block', 'review', 'pr']);
 const MAX_LINES = 200_000;
-
-const SEVERITY: Record<Finding['severity'], vscode.DiagnosticSeverity> = {
+const QUICK_FIX = vscode.CodeActionKind.QuickFix;
+const SEVERITY = {
   error: vscode.DiagnosticSeverity.Error,
   warning: vscode.DiagnosticSeverity.Warning,
   information: vscode.DiagnosticSeverity.Information,
 };
 
-interface Checked {
-  version: number;
-  checks: CitationCheck[];
-}
-
 export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Disposable {
-  static readonly providedCodeActionKinds = [vscode.CodeActionKind.QuickFix];
-  readonly collection = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
+  private readonly collection = vscode.languages.createDiagnosticCollection(SOURCE);
   private readonly tracked = new Set<string>();
-  private readonly results = new Map<string, Checked>();
+  private readonly results = new Map<string, { version: number; checks: CitationCheck[] }>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
-  private readonly running = new Map<string, AbortController>();
-  /** The check in flight per document: a quick-fix request waits for it instead of answering from nothing. */
-  private readonly inflight = new Map<string, Promise<CitationCheck[]>>();
-  private readonly disposables: vscode.Disposable[] = [];
+  /** The check in flight per document: a newer one aborts it; a quick-fix request waits for it. */
+  private readonly running = new Map<string, { ctl: AbortController; done: Promise<CitationCheck[]> }>();
+  private readonly disposables: vscode.Disposable[];
 
   constructor(
     private readonly archive: () => Promise<AsyncArchive>,
     private readonly log: vscode.LogOutputChannel,
     onDidChangeArchive: vscode.Event<void>,
   ) {
-    this.disposables.push(
+    this.disposables = [
       this.collection,
-      vscode.languages.registerCodeActionsProvider({ scheme: '*' }, this, {
-        providedCodeActionKinds: CitationDiagnostics.providedCodeActionKinds,
-      }),
+      vscode.languages.registerCodeActionsProvider({ scheme: '*' }, this, { providedCodeActionKinds: [QUICK_FIX] }),
       vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d, 0)),
       vscode.workspace.onDidChangeTextDocument(
         (e) => e.contentChanges.length && this.schedule(e.document, DEBOUNCE_MS),
       ),
       vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri)),
       onDidChangeArchive(() => this.refreshAll()),
-    );
+    ];
     this.refreshAll();
   }
 
@@ -60,7 +51,7 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     return doc.languageId === 'markdown' || this.tracked.has(doc.uri.toString());
   }
 
-  refreshAll(): void {
+  private refreshAll(): void {
     for (const doc of vscode.workspace.textDocuments) this.schedule(doc, 0);
   }
 
@@ -68,50 +59,44 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     if (!this.wants(doc)) return;
     const key = doc.uri.toString();
     clearTimeout(this.timers.get(key));
+    // A failed check is logged in run().
     this.timers.set(
       key,
-      setTimeout(() => {
-        this.timers.delete(key);
-        this.check(doc).catch(() => {}); // logged in run()
-      }, delayMs),
+      setTimeout(() => this.check(doc).catch(() => {}), delayMs),
     );
   }
 
-  /**
-   * Checks a document now and publishes its diagnostics; `track` keeps a non-Markdown document checked until it
-   * closes. Rejects when the archive cannot be read, or a newer check superseded this one.
-   */
+  /** Checks now; `track` keeps a non-Markdown document checked. Rejects without an archive, or when superseded. */
   check(doc: vscode.TextDocument, opts: { track?: boolean } = {}): Promise<CitationCheck[]> {
     const key = doc.uri.toString();
     if (opts.track && doc.languageId !== 'markdown') this.tracked.add(key);
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
-    const run = this.run(doc, key);
-    this.inflight.set(key, run);
+    this.running.get(key)?.ctl.abort();
+    const ctl = new AbortController();
+    const entry = { ctl, done: this.run(doc, key, ctl.signal) };
+    this.running.set(key, entry);
     const clear = () => {
-      if (this.inflight.get(key) === run) this.inflight.delete(key);
+      if (this.running.get(key) === entry) this.running.delete(key);
     };
-    run.then(clear, clear);
-    return run;
+    entry.done.then(clear, clear);
+    return entry.done;
   }
 
-  private async run(doc: vscode.TextDocument, key: string): Promise<CitationCheck[]> {
-    this.running.get(key)?.abort();
-    const ctl = new AbortController();
-    this.running.set(key, ctl);
+  private async run(doc: vscode.TextDocument, key: string, signal: AbortSignal): Promise<CitationCheck[]> {
     const version = doc.version;
     const text = doc.getText();
     try {
       const checks = /msgbrowse/i.test(text)
-        ? await checkDocumentText(await this.archive(), text, doc.languageId === 'markdown', ctl.signal)
+        ? await checkDocumentText(await this.archive(), text, doc.languageId === 'markdown', signal)
         : [];
-      ctl.signal.throwIfAborted();
+      signal.throwIfAborted();
       if (doc.isClosed) return checks;
       this.results.set(key, { version, checks });
       this.collection.set(doc.uri, this.diagnostics(doc, checks));
       return checks;
     } catch (e) {
-      if (!isAbortError(e) && !ctl.signal.aborted) {
+      if (!isAbortError(e) && !signal.aborted) {
         // No archive (or an unreadable one): say nothing about the links rather than call them all gone.
         this.results.delete(key);
         this.collection.delete(doc.uri);
@@ -120,8 +105,6 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
         );
       }
       throw e;
-    } finally {
-      if (this.running.get(key) === ctl) this.running.delete(key);
     }
   }
 
@@ -130,15 +113,13 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
       new vscode.Range(doc.positionAt(start), doc.positionAt(start + length));
     return findingsOf(checks).map((f) => {
       const d = new vscode.Diagnostic(range(f.start, f.length), f.message, SEVERITY[f.severity]);
-      d.source = DIAGNOSTIC_SOURCE;
+      d.source = SOURCE;
       d.code = f.code;
-      const c = checks[f.check].citation;
       if (f.code.startsWith('quote-')) {
+        const { start, length } = checks[f.check].citation;
+        const link = new vscode.Location(doc.uri, range(start, length));
         d.relatedInformation = [
-          new vscode.DiagnosticRelatedInformation(
-            new vscode.Location(doc.uri, range(c.start, c.length)),
-            'the citation this quote is checked against',
-          ),
+          new vscode.DiagnosticRelatedInformation(link, 'the citation this quote is checked against'),
         ];
       }
       return d;
@@ -149,32 +130,27 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     const key = uri.toString();
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
-    this.running.get(key)?.abort();
+    this.running.get(key)?.ctl.abort();
     this.tracked.delete(key);
     this.results.delete(key);
     this.collection.delete(uri);
   }
 
   /** The checks of `doc` whose fix still applies (the link text is unchanged where it was found). */
-  fixable(doc: vscode.TextDocument, kind?: 'update' | 'anchor'): { check: CitationCheck; range: vscode.Range }[] {
-    const r = this.results.get(doc.uri.toString());
-    if (!r) return [];
-    return r.checks.flatMap((check) => {
-      if (!check.fix || (kind && check.fix.kind !== kind)) return [];
-      const range = new vscode.Range(
-        doc.positionAt(check.citation.start),
-        doc.positionAt(check.citation.start + check.citation.length),
-      );
-      return doc.getText(range) === check.citation.text ? [{ check, range }] : [];
+  private fixable(doc: vscode.TextDocument, kind?: 'update'): { check: CitationCheck; range: vscode.Range }[] {
+    return (this.results.get(doc.uri.toString())?.checks ?? []).flatMap((check) => {
+      const { fix, citation } = check;
+      if (!fix || (kind && fix.kind !== kind)) return [];
+      const range = new vscode.Range(doc.positionAt(citation.start), doc.positionAt(citation.start + citation.length));
+      return doc.getText(range) === citation.text ? [{ check, range }] : [];
     });
   }
 
   /** One WorkspaceEdit updating every moved link of `doc`. */
-  updateAllEdit(doc: vscode.TextDocument): { edit: vscode.WorkspaceEdit; count: number } {
+  updateAllEdit(doc: vscode.TextDocument): vscode.WorkspaceEdit {
     const edit = new vscode.WorkspaceEdit();
-    const fixes = this.fixable(doc, 'update');
-    for (const f of fixes) edit.replace(doc.uri, f.range, f.check.fix!.text);
-    return { edit, count: fixes.length };
+    for (const f of this.fixable(doc, 'update')) edit.replace(doc.uri, f.range, f.check.fix!.text);
+    return edit;
   }
 
   /**
@@ -185,12 +161,9 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     const key = doc.uri.toString();
     if (!this.wants(doc)) return;
     // A superseded check rejects; the one that replaced it is then in flight. Three rounds bound a document being edited.
-    for (
-      let round = 0;
-      round < 3 && !token.isCancellationRequested && this.results.get(key)?.version !== doc.version;
-      round++
-    ) {
-      const running = this.inflight.get(key);
+    for (let round = 0; round < 3; round++) {
+      if (token.isCancellationRequested || this.results.get(key)?.version === doc.version) return;
+      const running = this.running.get(key)?.done;
       if (!running && !start) return;
       await (running ?? this.check(doc)).catch(() => {}); // no archive: no fixes (logged in run())
       if (!running) return;
@@ -203,12 +176,7 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     context: vscode.CodeActionContext,
     token: vscode.CancellationToken,
   ): Promise<vscode.CodeAction[]> {
-    if (
-      context.only &&
-      !context.only.contains(vscode.CodeActionKind.QuickFix) &&
-      !vscode.CodeActionKind.QuickFix.contains(context.only)
-    )
-      return [];
+    if (context.only && !context.only.contains(QUICK_FIX) && !QUICK_FIX.contains(context.only)) return [];
     await this.settled(doc, token, context.triggerKind === vscode.CodeActionTriggerKind.Invoke);
     if (token.isCancellationRequested) return [];
     // The published diagnostics, not context.diagnostics: those are from before the check this request waited for.
@@ -217,27 +185,24 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     const fixes = this.fixable(doc);
     for (const { check, range: at } of fixes) {
       if (!at.intersection(range)) continue;
-      const fix = check.fix!;
-      const moved = fix.kind === 'update';
-      const title = moved
-        ? `Update the link to message ${check.message!.id} in conversation ${check.message!.conversationId}`
-        : `Anchor the link to message ${check.message!.id} (add its hash)`;
-      const action = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
-      action.edit = new vscode.WorkspaceEdit();
-      action.edit.replace(doc.uri, at, fix.text);
-      action.diagnostics = ours.filter(
-        (d) => d.range.isEqual(at) && d.code === (moved ? 'citation-moved' : 'citation-unverified'),
+      const moved = check.fix!.kind === 'update';
+      const action = new vscode.CodeAction(
+        moved
+          ? `Update the link to message ${check.message!.id} in conversation ${check.message!.conversationId}`
+          : `Anchor the link to message ${check.message!.id} (add its hash)`,
+        QUICK_FIX,
       );
+      action.edit = new vscode.WorkspaceEdit();
+      action.edit.replace(doc.uri, at, check.fix!.text);
+      const code = moved ? 'citation-moved' : 'citation-unverified';
+      action.diagnostics = ours.filter((d) => d.range.isEqual(at) && d.code === code);
       action.isPreferred = moved;
       actions.push(action);
     }
-    const moved = fixes.filter((f) => f.check.fix!.kind === 'update');
-    if (moved.length > 1 && actions.some((a) => a.isPreferred)) {
-      const all = new vscode.CodeAction(
-        `Update all ${moved.length} moved msgbrowse links in this file`,
-        vscode.CodeActionKind.QuickFix,
-      );
-      all.edit = this.updateAllEdit(doc).edit;
+    const moved = fixes.filter((f) => f.check.fix!.kind === 'update').length;
+    if (moved > 1 && actions.some((a) => a.isPreferred)) {
+      const all = new vscode.CodeAction(`Update all ${moved} moved msgbrowse links in this file`, QUICK_FIX);
+      all.edit = this.updateAllEdit(doc);
       actions.push(all);
     }
     return actions;
@@ -245,10 +210,7 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
 
   dispose(): void {
     for (const t of this.timers.values()) clearTimeout(t);
-    for (const c of this.running.values()) c.abort();
-    this.timers.clear();
-    this.running.clear();
-    this.inflight.clear();
+    for (const r of this.running.values()) r.ctl.abort();
     for (const d of this.disposables) d.dispose();
   }
 }

@@ -1,15 +1,8 @@
 import { type AsyncArchive, checkCitations, type CitationCheck, type CitationCheckSummary, inline } from '../core';
 import { findCitations } from './citation-ref';
 
-export type FindingCode =
-  | 'citation-gone'
-  | 'citation-moved'
-  | 'citation-unverified'
-  | 'quote-altered'
-  | 'quote-fabricated';
-
-export interface Finding {
-  code: FindingCode;
+interface Finding {
+  code: 'citation-gone' | 'citation-moved' | 'citation-unverified' | 'quote-altered' | 'quote-fabricated';
   severity: 'error' | 'warning' | 'information';
   /** Document offsets of what the finding is about: the link, or the quote. */
   start: number;

@@ -1,7 +1,4 @@
-/**
- * Makes citation URIs and `msgbrowse:c/<id>/at/<msg>` tokens clickable in every editor (document links open the
- * viewer through a command URI, no consent prompt) and previews the cited message on hover.
- */
+/** Citation links in every editor (a command URI: no consent prompt) and a preview of the cited message on hover. */
 import * as vscode from 'vscode';
 import { type AsyncArchive, type MessageRow, resolveCitation } from '../core';
 import { findCitations, type CitationRef } from './citation-ref';
@@ -28,48 +25,41 @@ export class CitationLinkProvider implements vscode.DocumentLinkProvider, vscode
   }
 
   async provideHover(doc: vscode.TextDocument, pos: vscode.Position): Promise<vscode.Hover | undefined> {
-    const line = doc.lineAt(pos.line).text;
-    const hit = findCitations(line).find((m) => pos.character >= m.start && pos.character <= m.start + m.length);
+    const hit = findCitations(doc.lineAt(pos.line).text).find(
+      (m) => pos.character >= m.start && pos.character <= m.start + m.length,
+    );
     if (!hit) return undefined;
-    const range = new vscode.Range(pos.line, hit.start, pos.line, hit.start + hit.length);
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = { enabledCommands: [OPEN_CITATION_COMMAND] };
-    try {
-      const a = await this.archive();
-      let msg: MessageRow | undefined;
-      if (hit.hash) {
-        // Anchored: checked by hash; a message that moved is previewed where it is now, one that is gone says so.
-        const r = await resolveCitation(a, hit);
-        if (r.status === 'gone') {
-          md.appendText(`msgbrowse: ${r.note}.`);
-          return new vscode.Hover(md, range);
-        }
-        msg = r.message;
-        if (r.status === 'moved') {
-          md.appendMarkdown('*');
-          md.appendText(`${r.note.charAt(0).toUpperCase()}${r.note.slice(1)}.`);
-          md.appendMarkdown('*\n\n');
-        }
-      } else {
-        msg = await a.messageById(hit.messageId);
-        if (!msg || msg.conversationId !== hit.conversationId) {
-          md.appendText(
-            `msgbrowse: message ${hit.messageId} is not in conversation ${hit.conversationId} of the current archive.`,
-          );
-          return new vscode.Hover(md, range);
-        }
+    await this.preview(md, hit).catch((e: unknown) =>
+      md.appendText(`msgbrowse: ${e instanceof Error ? e.message : String(e)}`),
+    );
+    return new vscode.Hover(md, new vscode.Range(pos.line, hit.start, pos.line, hit.start + hit.length));
+  }
+
+  private async preview(md: vscode.MarkdownString, hit: CitationRef): Promise<void> {
+    const a = await this.archive();
+    let msg: MessageRow | undefined;
+    if (hit.hash) {
+      // Anchored: checked by hash; a message that moved is previewed where it is now, one that is gone says so.
+      const r = await resolveCitation(a, hit);
+      if (r.status === 'gone') return void md.appendText(`msgbrowse: ${r.note}.`);
+      msg = r.message;
+      if (r.status === 'moved') {
+        md.appendMarkdown('*')
+          .appendText(`${r.note.charAt(0).toUpperCase()}${r.note.slice(1)}.`)
+          .appendMarkdown('*\n\n');
       }
-      md.appendMarkdown('**');
-      md.appendText(msg.sender);
-      md.appendMarkdown('** · ');
-      md.appendText(`${msg.conversation} (${msg.source}) · ${msg.ts}`);
-      md.appendMarkdown('\n\n');
-      const body = msg.body.length > 600 ? `${msg.body.slice(0, 600)}…` : msg.body;
-      md.appendCodeblock(body, 'text');
-      md.appendMarkdown(`[Open in viewer](${commandUri(hit).toString()})`);
-    } catch (e) {
-      md.appendText(`msgbrowse: ${e instanceof Error ? e.message : String(e)}`);
+    } else {
+      msg = await a.messageById(hit.messageId);
+      if (!msg || msg.conversationId !== hit.conversationId) {
+        const where = `message ${hit.messageId} is not in conversation ${hit.conversationId}`;
+        return void md.appendText(`msgbrowse: ${where} of the current archive.`);
+      }
     }
-    return new vscode.Hover(md, range);
+    md.appendMarkdown('**').appendText(msg.sender).appendMarkdown('** · ');
+    md.appendText(`${msg.conversation} (${msg.source}) · ${msg.ts}`).appendMarkdown('\n\n');
+    md.appendCodeblock(msg.body.length > 600 ? `${msg.body.slice(0, 600)}…` : msg.body, 'text');
+    md.appendMarkdown(`[Open in viewer](${commandUri(hit).toString()})`);
   }
 }

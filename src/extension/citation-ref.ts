@@ -4,7 +4,7 @@ import { EXTENSION_ID } from './constants';
 export interface CitationRef {
   conversationId: number;
   messageId: number;
-  /** The cited message's hash or its prefix (`?h=`, lowercase hex); absent in links made before hashes were added. */
+  /** The cited message's hash or its prefix (`?h=`, lowercase hex); absent in older links. */
   hash?: string;
 }
 
@@ -18,14 +18,9 @@ export function refOf(item: { conversation_id: number; message_id: number; hash?
   };
 }
 
-const PATH_RE = /^\/?c\/(\d{1,15})\/at\/(\d{1,15})\/?$/;
-
-/**
- * Parses the path part (`/c/12/at/345`) of a citation URI and, from its query, the hash (`h=`); undefined for
- * anything else. A malformed `h` is ignored (the link then resolves by id, as links without a hash do).
- */
+/** `/c/12/at/345` and its query's `h=` (a malformed `h` is ignored: the link then resolves by id); else undefined. */
 export function parseCitationPath(path: string, query = ''): CitationRef | undefined {
-  const m = PATH_RE.exec(path);
+  const m = /^\/?c\/(\d{1,15})\/at\/(\d{1,15})\/?$/.exec(path);
   if (!m) return undefined;
   const conversationId = Number(m[1]);
   const messageId = Number(m[2]);
@@ -44,24 +39,18 @@ export function citationToken(ref: CitationRef): string {
   return `msgbrowse:c/${ref.conversationId}/at/${ref.messageId}${hashQuery(ref)}`;
 }
 
-export interface CitationMatch extends CitationRef {
-  /** Offset of the first character of the match in the scanned text. */
+interface CitationMatch extends CitationRef {
   start: number;
   length: number;
   text: string;
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
- * Finds citation URIs (any scheme, our authority) and `msgbrowse:` tokens in a text.
- * The authority match is case-insensitive, as VS Code treats extension ids.
+ * Citation URIs (any scheme, our authority: case-insensitive, as VS Code treats extension ids) and `msgbrowse:` tokens.
  */
 export function findCitations(text: string): CitationMatch[] {
   const re = new RegExp(
-    `(?:(?:\\b[a-z][a-z0-9+.-]*://${escapeRe(EXTENSION_ID)}/c/(\\d{1,15})/at/(\\d{1,15}))|(?:\\bmsgbrowse:c/(\\d{1,15})/at/(\\d{1,15})))` +
+    `(?:(?:\\b[a-z][a-z0-9+.-]*://${EXTENSION_ID.replaceAll('.', '\\.')}/c/(\\d{1,15})/at/(\\d{1,15}))|(?:\\bmsgbrowse:c/(\\d{1,15})/at/(\\d{1,15})))` +
       // an optional hash anchor (?h= or, as VS Code's Uri.toString() encodes it, ?h%3D)
       '(?:\\?h(?:=|%3D)([0-9a-f]{4,64})\\b)?',
     'gi',
@@ -72,14 +61,8 @@ export function findCitations(text: string): CitationMatch[] {
     const messageId = Number(m[2] ?? m[4]);
     if (!Number.isSafeInteger(conversationId) || !Number.isSafeInteger(messageId)) continue;
     const hash = parseCitationHash(m[5]);
-    out.push({
-      conversationId,
-      messageId,
-      ...(hash ? { hash } : {}),
-      start: m.index ?? 0,
-      length: m[0].length,
-      text: m[0],
-    });
+    const at = { start: m.index ?? 0, length: m[0].length, text: m[0] };
+    out.push({ conversationId, messageId, ...(hash ? { hash } : {}), ...at });
   }
   return out;
 }

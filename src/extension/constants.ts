@@ -1,7 +1,5 @@
 /** Identifiers fixed by package.json; citation URIs and MCP server ids contain them. */
-export const PUBLISHER = 'msgbrowse';
-export const EXTENSION_NAME = 'msgbrowse-vscode';
-export const EXTENSION_ID = `${PUBLISHER}.${EXTENSION_NAME}`;
+export const EXTENSION_ID = 'msgbrowse.msgbrowse-vscode';
 /** `contributes.mcpServerDefinitionProviders[0].id`. */
 export const MCP_PROVIDER_ID = 'msgbrowse';
 /** Label of the definition; VS Code's server id is `<extension id>/<label>`. */

@@ -38,8 +38,7 @@ export class ConversationsView implements vscode.TreeDataProvider<Node>, vscode.
 
   async getChildren(n?: Node): Promise<Node[]> {
     if (n?.kind === 'source') return n.rows.map((row) => ({ kind: 'conv', row }));
-    if (n) return [];
-    if (this.archive.state.kind !== 'ready') return [];
+    if (n || this.archive.state.kind !== 'ready') return [];
     try {
       const rows = await (await this.archive.archive()).listConversations();
       const by = new Map<string, ConversationRow[]>();

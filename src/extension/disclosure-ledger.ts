@@ -1,8 +1,4 @@
-/**
- * The extension's disclosure ledger: the core's LedgerWriter on a file in the extension's global storage (never
- * beside the archive), fed by the MCP boundary (`ServerContext.disclose`), with an event for the "What Copilot Has
- * Seen" view. The format is core/ledger.ts's, shared with the CLI's `--ledger FILE`.
- */
+/** The disclosure ledger: the core's LedgerWriter on a file in global storage, fed by `ServerContext.disclose`. */
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { type Disclosure, LEDGER_FILE_NAME, type LedgerContents, LedgerWriter } from '../core';
@@ -13,7 +9,6 @@ export class DisclosureLedger implements vscode.Disposable {
   readonly file: string;
   private readonly writer: LedgerWriter;
   private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires after an entry was appended or the ledger was cleared. */
   readonly onDidChange = this.changed.event;
 
   constructor(globalStorage: vscode.Uri, archivePath: () => string | undefined, log: vscode.LogOutputChannel) {
@@ -25,10 +20,7 @@ export class DisclosureLedger implements vscode.Disposable {
     });
   }
 
-  /** ServerContext.disclose: one line per tool call / resource read served. */
-  readonly disclose = (d: Disclosure): void => {
-    this.writer.append(d);
-  };
+  readonly disclose = (d: Disclosure): boolean => this.writer.append(d);
 
   read(limit?: number): LedgerContents {
     return this.writer.read(limit);
@@ -44,7 +36,6 @@ export class DisclosureLedger implements vscode.Disposable {
   }
 }
 
-/** The privacy settings in effect (`msgbrowse.privacy.excludeConversations`, `msgbrowse.privacy.redact`) and the ledger. */
 export function currentPrivacy(ledger: DisclosureLedger): PrivacyInfo {
   const s = readSettings();
   return { exclusions: s.excludeConversations, redact: s.redact, ledgerFile: ledger.file };

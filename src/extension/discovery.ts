@@ -1,7 +1,6 @@
 /**
- * Where msgbrowse keeps its archive when the user has not set `msgbrowse.archivePath`, in the order msgbrowse
- * itself resolves its data dir: `MSGBROWSE_DATA_DIR`, `./data` of each workspace folder, `~/.config/msgbrowse`, and
- * the desktop app's `<os.UserConfigDir>/msgbrowse`. Pure (no vscode import) so the order is testable.
+ * Where msgbrowse keeps its archive when `msgbrowse.archivePath` is not set, in msgbrowse's own order:
+ * `MSGBROWSE_DATA_DIR`, `./data` of each workspace folder, `~/.config/msgbrowse`, `<os.UserConfigDir>/msgbrowse`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -51,17 +50,13 @@ export function discoverArchive(e: DiscoveryEnv): { found?: Candidate; searched:
 }
 
 export function defaultDiscoveryEnv(workspaceFolders: string[]): DiscoveryEnv {
-  return {
-    env: process.env,
-    platform: process.platform,
-    home: os.homedir(),
-    workspaceFolders,
-    exists: (f) => {
-      try {
-        return fs.statSync(f).isFile();
-      } catch {
-        return false;
-      }
-    },
-  };
+  return { env: process.env, platform: process.platform, home: os.homedir(), workspaceFolders, exists: isFile };
+}
+
+export function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }

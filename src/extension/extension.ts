@@ -15,10 +15,11 @@ import { ConversationsView } from './conversations-view';
 import { currentPrivacy, DisclosureLedger } from './disclosure-ledger';
 import { offerJournalExcludes } from './journal-import';
 import { LedgerView } from './ledger-view';
+import type { McpServerOptions } from '../mcp';
 import { McpEndpoint } from './mcp-endpoint';
 import { mcpApiAvailable, McpProvider } from './mcp-provider';
 import { SearchService } from './search-service';
-import { affectsAnswerBudget, affectsPrivacy, affectsRuntime } from './settings';
+import { affectsSettings } from './settings';
 import { createStatusBar } from './status-bar';
 import { attachTestHooks, testHooksWanted } from './test-api';
 import { CitationUriHandler } from './uri-handler';
@@ -33,50 +34,48 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   context.subscriptions.push(log);
   log.info(`activating msgbrowse ${context.extension.packageJSON.version} in ${vscode.env.appName} ${vscode.version}`);
   const { archive, ledger, engine } = registerArchive(context, log);
-  const { endpoint, provider, mcpApi } = registerMcpServer(context, archive, log);
+  const { endpoint, provider, mcpApi, mcpOptions } = registerMcpServer(context, archive, log);
   const viewer = registerViewer(context, archive, log);
   const { uriHandler, citations } = registerCitations(context, archive, viewer, log);
   const disclosures = registerViews(context, archive, ledger);
   const privacy = () => currentPrivacy(ledger);
-  const search = new SearchService(archive.personalContext, (c) => archive.isHiddenFromModel(c));
+  const search = new SearchService(archive.runtime.personal, (c) => archive.isHiddenFromModel(c));
   context.subscriptions.push(
     createStatusBar(archive, privacy),
     registerCommands({ ext: context, archive, endpoint, search, viewer, citations, log, mcpApi, ledger, privacy }),
   );
-  registerSettingsListeners(context, archive, endpoint, log);
+  registerSettingsListeners(context, archive, endpoint);
   const api = createApi(archive, viewer, startServing(context, archive, log), log);
   if (!testHooksWanted(context.extensionMode === vscode.ExtensionMode.Test)) return api;
   log.info('running under the integration tests: test hooks attached to the API');
   const status = () => statusReport({ archive, endpoint, mcpApi, privacy });
-  return attachTestHooks(api, { archive, endpoint, provider, viewer, uriHandler, ledger, disclosures, engine, status });
+  const sources = { archive, endpoint, mcpOptions, provider, viewer, uriHandler, ledger, disclosures, engine, status };
+  return attachTestHooks(api, sources);
 }
 
 function registerArchive(context: vscode.ExtensionContext, log: Log) {
   prewarmEngine();
   // Archive queries and vector scans run in the engine worker so the extension host's event loop stays free.
   const workerScript = path.join(context.extensionPath, 'dist', 'engine-worker.js');
-  const openArchive = fs.existsSync(workerScript)
-    ? workerOpener({ workerScript, log: (level, message) => log[level](message) })
-    : undefined;
-  if (!openArchive) log.warn(`engine worker ${workerScript} missing; queries run on the extension host thread`);
+  const worker = fs.existsSync(workerScript);
+  const openArchive = worker ? workerOpener({ workerScript, log: (level, message) => log[level](message) }) : undefined;
+  if (!worker) log.warn(`engine worker ${workerScript} missing; queries run on the extension host thread`);
   // What was served to a model goes to global storage; the writer refuses to write beside the served archive.
-  const ledger: DisclosureLedger = new DisclosureLedger(
-    context.globalStorageUri,
-    (): string | undefined => archive.currentPath,
-    log,
-  );
+  const ledger: DisclosureLedger = new DisclosureLedger(context.globalStorageUri, () => archive.currentPath, log);
   const archive = new ArchiveService(context, log, vscode.env.uriScheme, openArchive, ledger.disclose);
   context.subscriptions.push(archive, ledger);
-  return { archive, ledger, engine: openArchive ? ('worker' as const) : ('in-thread' as const) };
+  return { archive, ledger, engine: worker ? ('worker' as const) : ('in-thread' as const) };
 }
 
 function registerMcpServer(context: vscode.ExtensionContext, archive: ArchiveService, log: Log) {
+  const mcpOptions: McpServerOptions = {};
   const endpoint = new McpEndpoint(
-    archive.context,
+    archive.runtime.context,
     () => (vscode.workspace.getConfiguration(CONFIG_SECTION).get('server.transport') === 'tcp' ? 'tcp' : 'auto'),
     log,
     // Per machine (global storage, never synced), one file per extension host: each window has its own secret.
     bridgeEndpointFile(path.join(context.globalStorageUri.fsPath, 'mcp-endpoints')),
+    mcpOptions,
   );
   context.subscriptions.push(endpoint);
   shutdown = () => endpoint.stop();
@@ -89,11 +88,11 @@ function registerMcpServer(context: vscode.ExtensionContext, archive: ArchiveSer
         'Copy MCP Config',
       )
       .then((choice) => choice && vscode.commands.executeCommand('msgbrowse.copyMcpConfig'));
-    return { endpoint, provider: undefined, mcpApi };
+    return { endpoint, provider: undefined, mcpApi, mcpOptions };
   }
   const provider = new McpProvider(archive, endpoint, log, context.asAbsolutePath(path.join('dist', 'cli.js')));
   context.subscriptions.push(provider.register());
-  return { endpoint, provider, mcpApi };
+  return { endpoint, provider, mcpApi, mcpOptions };
 }
 
 function registerViewer(context: vscode.ExtensionContext, archive: ArchiveService, log: Log): ViewerManager {
@@ -142,23 +141,12 @@ function registerViews(context: vscode.ExtensionContext, archive: ArchiveService
   return disclosures;
 }
 
-function registerSettingsListeners(
-  context: vscode.ExtensionContext,
-  archive: ArchiveService,
-  endpoint: McpEndpoint,
-  log: Log,
-): void {
+function registerSettingsListeners(context: vscode.ExtensionContext, archive: ArchiveService, endpoint: McpEndpoint) {
   context.subscriptions.push(
     archive.onDidChange((s) => void vscode.commands.executeCommand('setContext', 'msgbrowse.state', s.kind)),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (affectsRuntime(e)) {
-        log.info('settings changed; reloading the archive');
-        void archive.apply();
-      } else if (affectsPrivacy(e)) {
-        log.info('privacy settings changed; applying them to Copilot without a reload');
-        void archive.applyPrivacy();
-      }
-      if (affectsAnswerBudget(e)) void archive.applyAnswerBudget();
+      // The whole settings go to the runtime, which reopens only when the archive, the model or links changed.
+      if (affectsSettings(e)) void archive.apply();
       if (e.affectsConfiguration(`${CONFIG_SECTION}.server.transport`))
         void endpoint.ensure().then(() => archive.bump());
     }),
@@ -171,7 +159,7 @@ function registerSettingsListeners(
   );
 }
 
-/** Opens the archive; resolves (never rejects) once the first attempt finished. */
+/** Resolves (never rejects) once the first attempt finished. */
 function startServing(context: vscode.ExtensionContext, archive: ArchiveService, log: Log): Promise<void> {
   void vscode.commands.executeCommand('setContext', 'msgbrowse.state', 'opening');
   const ready = archive
@@ -187,7 +175,7 @@ function startServing(context: vscode.ExtensionContext, archive: ArchiveService,
 
 function createApi(archive: ArchiveService, viewer: ViewerManager, ready: Promise<void>, log: Log): MsgbrowseApi {
   // Other extensions may hand results to a model: they search what a model may see.
-  const search = new SearchService(archive.context, () => false, true);
+  const search = new SearchService(archive.runtime.context, () => false, true);
   return {
     apiVersion: 1,
     mcpServerId: MCP_SERVER_ID,
@@ -212,7 +200,7 @@ function checkedRef(target: CitationTarget): CitationRef {
 
 let shutdown: (() => Promise<void>) | undefined;
 
-/** Closes the MCP listener (and its socket file) before the host goes away; the rest is in context.subscriptions. */
+/** Closes the MCP listener (and its socket file) before the host goes away. */
 export async function deactivate(): Promise<void> {
   await shutdown?.();
   shutdown = undefined;

@@ -1,8 +1,4 @@
-/**
- * Offers msgbrowse's `journal.exclude_conversations` as `msgbrowse.privacy.excludeConversations` when a msgbrowse
- * config file names conversations the setting does not hide yet — a notification with buttons, never applied
- * silently. "Don't ask again" is remembered for that exact list (a changed list is offered again).
- */
+/** Offers msgbrowse's `journal.exclude_conversations` as `msgbrowse.privacy.excludeConversations`, never silently. */
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { CONFIG_SECTION } from './constants';
@@ -19,6 +15,7 @@ export async function offerJournalExcludes(ext: vscode.ExtensionContext, log: vs
   const current = new Set(readSettings().excludeConversations);
   const missing = found.names.filter((n) => !current.has(n));
   if (missing.length === 0) return;
+  // "Don't Ask Again" holds for this exact list: a changed list is offered again.
   const stamp = createHash('sha256')
     .update(JSON.stringify([found.file, ...missing]))
     .digest('hex');
@@ -29,14 +26,12 @@ export async function offerJournalExcludes(ext: vscode.ExtensionContext, log: vs
   const hide = 'Hide from Copilot';
   const show = 'Show Names';
   const never = "Don't Ask Again";
-  const ask = (): Thenable<string | undefined> =>
-    vscode.window.showInformationMessage(
-      `msgbrowse: your msgbrowse config (${found.file}) leaves ${missing.length} conversation${missing.length === 1 ? '' : 's'} out of its journal. Hide ${missing.length === 1 ? 'it' : 'them'} from Copilot too (msgbrowse.privacy.excludeConversations)?`,
-      hide,
-      show,
-      never,
-    );
-  const choice = await ask();
+  const choice = await vscode.window.showInformationMessage(
+    `msgbrowse: your msgbrowse config (${found.file}) leaves ${missing.length} conversation${missing.length === 1 ? '' : 's'} out of its journal. Hide ${missing.length === 1 ? 'it' : 'them'} from Copilot too (msgbrowse.privacy.excludeConversations)?`,
+    hide,
+    show,
+    never,
+  );
   if (choice === show) {
     const picked = await vscode.window.showQuickPick(
       missing.map((n) => ({ label: n, picked: true })),
@@ -46,14 +41,10 @@ export async function offerJournalExcludes(ext: vscode.ExtensionContext, log: vs
         placeHolder: 'From journal.exclude_conversations; unpick any to keep visible',
       },
     );
-    if (!picked || picked.length === 0) return;
-    return apply(
-      picked.map((p) => p.label),
-      current,
-    );
-  }
-  if (choice === hide) return apply(missing, current);
-  if (choice === never) await ext.globalState.update(DISMISSED_KEY, stamp);
+    const names = picked?.map((p) => p.label) ?? [];
+    if (names.length) await apply(names, current);
+  } else if (choice === hide) await apply(missing, current);
+  else if (choice === never) await ext.globalState.update(DISMISSED_KEY, stamp);
 }
 
 async function apply(names: string[], current: Set<string>): Promise<void> {

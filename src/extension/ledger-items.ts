@@ -41,7 +41,7 @@ export function callTooltip(e: DisclosureEntry): string {
 }
 
 /** What a message row shows once looked up in the archive (by hash); undefined = no longer in it. */
-export interface LedgerMessageView {
+interface LedgerMessageView {
   sender: string;
   conversation: string;
   body: string;

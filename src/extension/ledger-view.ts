@@ -1,7 +1,4 @@
-/**
- * "What Copilot Has Seen": every tool call and resource read served to a model, newest first, each with the messages
- * it returned (looked up by hash in the archive, whatever is excluded from serving now).
- */
+/** "What Copilot Has Seen": each tool call and resource read served to a model, newest first, with its messages. */
 import * as vscode from 'vscode';
 import {
   type AsyncArchive,
@@ -68,42 +65,30 @@ export class LedgerView implements vscode.TreeDataProvider<LedgerNode>, vscode.D
     }
     const m = n.message;
     const row = await this.lookup(m);
-    const item = new vscode.TreeItem(
-      messageLabel(m, row && { sender: row.sender, conversation: row.conversation, body: row.body }),
-      vscode.TreeItemCollapsibleState.None,
-    );
+    const item = new vscode.TreeItem(messageLabel(m, row), vscode.TreeItemCollapsibleState.None);
     item.tooltip = row
       ? `${row.sender} in ${row.conversation} (${row.source}), ${row.ts}\nhash ${row.hash}`
       : `hash ${m.hash}`;
     item.iconPath = new vscode.ThemeIcon(row ? 'comment' : 'circle-slash');
-    if (row) {
-      item.command = {
-        command: OPEN_CITATION_COMMAND,
-        title: 'Open in the conversation viewer',
-        arguments: [row.conversationId, row.id, citationHash(row.hash)],
-      };
-    }
+    const args = row && [row.conversationId, row.id, citationHash(row.hash)];
+    if (args)
+      item.command = { command: OPEN_CITATION_COMMAND, title: 'Open in the conversation viewer', arguments: args };
     return item;
   }
 
   /** The message a ledger entry names, by its hash (followed if it moved); undefined when gone. */
   private lookup(m: DisclosedMessage): Promise<MessageRow | undefined> {
-    let p = this.lookups.get(m.hash);
-    if (!p) {
-      p = (async () => {
-        try {
-          const archive = await this.archive();
-          if (m.hash.length === 64) return (await archive.messageByHash(m.hash)) ?? undefined;
-          if (m.message_id === undefined) return undefined;
-          const r = await resolveCitation(archive, { messageId: m.message_id, hash: m.hash });
-          return r.status === 'gone' ? undefined : r.message;
-        } catch {
-          return undefined;
-        }
-      })();
-      this.lookups.set(m.hash, p);
-    }
-    return p;
+    const found = this.lookups.get(m.hash) ?? this.find(m).catch(() => undefined);
+    this.lookups.set(m.hash, found);
+    return found;
+  }
+
+  private async find(m: DisclosedMessage): Promise<MessageRow | undefined> {
+    const archive = await this.archive();
+    if (m.hash.length === 64) return (await archive.messageByHash(m.hash)) ?? undefined;
+    if (m.message_id === undefined) return undefined;
+    const r = await resolveCitation(archive, { messageId: m.message_id, hash: m.hash });
+    return r.status === 'gone' ? undefined : r.message;
   }
 
   dispose(): void {

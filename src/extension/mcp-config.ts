@@ -21,6 +21,5 @@ export function mcpConfigSnippet(
       MSGBROWSE_LLM_EMBED_MODEL: settings.embedModel,
     },
   };
-  const body = flavor === 'vscode' ? { servers: { msgbrowse: server } } : { mcpServers: { msgbrowse: server } };
-  return JSON.stringify(body, null, 2);
+  return JSON.stringify({ [flavor === 'vscode' ? 'servers' : 'mcpServers']: { msgbrowse: server } }, null, 2);
 }

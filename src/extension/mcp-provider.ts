@@ -1,8 +1,7 @@
 /**
- * The msgbrowse MCP server definition: a stdio bridge (`dist/cli.js --bridge <endpoint file>`) to the in-process
- * endpoint. It is complete as provided (nothing filled in by resolve) because the Copilot harness receives exactly
- * that, and its MCP client reaches neither Unix sockets nor loopback HTTP behind a proxy; stdio works in both
- * harnesses. The secret stays out of the definition (VS Code stores definitions): the bridge reads the endpoint file.
+ * The MCP server definition: a stdio bridge (`dist/cli.js --bridge <endpoint file>`) to the in-process endpoint,
+ * complete as provided, because the Copilot harness gets exactly that and reaches neither Unix sockets nor proxied
+ * loopback HTTP. The secret stays out of it (VS Code stores definitions): the bridge reads the endpoint file.
  */
 import * as vscode from 'vscode';
 import type { ArchiveService } from './archive-service';
@@ -36,7 +35,7 @@ export class McpProvider implements vscode.McpServerDefinitionProvider<vscode.Mc
   }
 
   /** Listener or archive changed: make VS Code fetch a definition with a new version. */
-  changed(): void {
+  private changed(): void {
     this.log.debug(`MCP definition changed (version ${this.archive.version})`);
     this.emitter.fire();
   }
@@ -49,18 +48,11 @@ export class McpProvider implements vscode.McpServerDefinitionProvider<vscode.Mc
       queueMicrotask(() => this.changed());
     }
     this.lastFingerprint = ep.fingerprint;
+    const args = [this.cliPath, '--bridge', file];
     // ELECTRON_RUN_AS_NODE: Electron's binary (desktop VS Code) runs as plain Node; harmless where it is Node already.
     const env = { ELECTRON_RUN_AS_NODE: '1' };
     const version = `${this.archive.version}+${ep.fingerprint}`;
-    return [
-      new vscode.McpStdioServerDefinition(
-        MCP_SERVER_LABEL,
-        process.execPath,
-        [this.cliPath, '--bridge', file],
-        env,
-        version,
-      ),
-    ];
+    return [new vscode.McpStdioServerDefinition(MCP_SERVER_LABEL, process.execPath, args, env, version)];
   }
 
   async resolveMcpServerDefinition(def: vscode.McpStdioServerDefinition): Promise<vscode.McpStdioServerDefinition> {

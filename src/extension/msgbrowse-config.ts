@@ -1,10 +1,7 @@
-/**
- * msgbrowse's own config.yaml and its `journal.exclude_conversations`. Reads a tiny YAML subset, not YAML: anything
- * it does not understand yields no names rather than wrong ones.
- */
+/** msgbrowse's config.yaml and its `journal.exclude_conversations`, read from a YAML subset: never a guessed name. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { userConfigDir, type DiscoveryEnv } from './discovery';
+import { isFile, userConfigDir, type DiscoveryEnv } from './discovery';
 
 /** Where msgbrowse looks for config.yaml when `--config` is not given, in its order (each workspace folder first). */
 export function msgbrowseConfigCandidates(
@@ -49,17 +46,15 @@ function flowItems(body: string): string[] | undefined {
   let q: string | undefined;
   for (let i = 0; i < body.length; i++) {
     const ch = body[i];
-    if (q) {
-      cur += ch;
-      if (ch === '\\' && q === '"') cur += body[++i] ?? '';
-      else if (ch === q) q = undefined;
-    } else if (ch === '"' || ch === "'") {
-      q = ch;
-      cur += ch;
-    } else if (ch === ',') {
+    if (!q && ch === ',') {
       items.push(cur);
       cur = '';
-    } else cur += ch;
+      continue;
+    }
+    cur += ch;
+    if (q === '"' && ch === '\\') cur += body[++i] ?? '';
+    else if (q && ch === q) q = undefined;
+    else if (!q && (ch === '"' || ch === "'")) q = ch;
   }
   if (q) return undefined;
   if (cur.trim() !== '') items.push(cur);
@@ -118,8 +113,7 @@ export function findJournalExcludes(
 
 function readIfFile(file: string): string | undefined {
   try {
-    if (!fs.statSync(file).isFile()) return undefined;
-    return fs.readFileSync(file, 'utf8');
+    return isFile(file) ? fs.readFileSync(file, 'utf8') : undefined;
   } catch {
     return undefined;
   }

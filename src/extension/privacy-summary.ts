@@ -1,15 +1,9 @@
-/**
- * What the status bar tooltip and Show Server Status say about privacy: the active conversation exclusions, the
- * redaction mode and where the disclosure ledger is. Pure (no vscode import): the extension fills `PrivacyInfo`
- * from its settings (`msgbrowse.privacy.*`) and the ledger.
- */
+/** What the status bar tooltip and Show Server Status say about privacy (`msgbrowse.privacy.*` and the ledger). */
 
 export interface PrivacyInfo {
-  /** Conversations excluded from everything served to a model (as configured). */
+  /** Conversations excluded from everything served to a model, as configured. */
   exclusions: string[];
-  /** Whether secrets in served messages are redacted. */
   redact: boolean;
-  /** The disclosure ledger file ("What Copilot Has Seen"). */
   ledgerFile: string;
 }
 
@@ -35,7 +29,6 @@ export function ledgerLine(ledgerFile: string): string {
   return `What Copilot has seen is recorded in ${ledgerFile}`;
 }
 
-/** The privacy lines, in the order both surfaces show them. */
 export function privacyLines(p: PrivacyInfo): string[] {
   return [exclusionsLine(p.exclusions), redactionLine(p.redact), ledgerLine(p.ledgerFile)];
 }

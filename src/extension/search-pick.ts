@@ -8,7 +8,7 @@ export interface HitItem extends vscode.QuickPickItem {
   hit?: SearchHit;
 }
 
-export type OpenHit = (hit: SearchHit, opts: { side: boolean }) => void;
+type OpenHit = (hit: SearchHit, opts: { side: boolean }) => void;
 
 const COPY_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip: 'Copy citation link' };
 const SIDE_BUTTON: vscode.QuickInputButton = {
@@ -16,16 +16,13 @@ const SIDE_BUTTON: vscode.QuickInputButton = {
   tooltip: 'Open to the side',
 };
 
-/** Snippets mark matches with `**…**` (markdown for models); a QuickPick label shows plain text. */
-function oneLine(s: string): string {
-  return s.replace(/\*\*/g, '').replace(/\s+/g, ' ').trim();
-}
-
-export function hitItem(hit: SearchHit, hiddenFromModel = false): HitItem {
+export function hitItem(hit: SearchHit, search: SearchService): HitItem {
+  const hidden = search.hiddenFromModel({ name: hit.conversation, source: hit.source });
   return {
-    label: oneLine(hit.text) || '(empty message)',
+    // Snippets mark matches with `**…**` (markdown for models); a QuickPick label shows plain text.
+    label: hit.text.replace(/\*\*/g, '').replace(/\s+/g, ' ').trim() || '(empty message)',
     description: `${hit.sender} · ${hit.conversation}`,
-    detail: `${hit.timestamp} · ${hit.source}${hiddenFromModel ? ' · hidden from Copilot' : ''}`,
+    detail: `${hit.timestamp} · ${hit.source}${hidden ? ' · hidden from Copilot' : ''}`,
     alwaysShow: true,
     buttons: [COPY_BUTTON, SIDE_BUTTON],
     hit,
@@ -65,28 +62,23 @@ export function showSearchPick(search: SearchService, open: OpenHit, initial = '
   const run = (query: string) => {
     inflight?.abort();
     const q = query.trim();
+    qp.busy = !!q;
     if (!q) {
       qp.items = [];
-      qp.busy = false;
       return;
     }
     const ac = new AbortController();
     inflight = ac;
     const mine = ++seq;
-    qp.busy = true;
     search
-      .search(q, 30, ac.signal)
+      .search(q, ac.signal)
       .then((res) => {
         if (mine !== seq) return;
-        const items: HitItem[] = res.hits.map((h) =>
-          hitItem(h, search.hiddenFromModel({ name: h.conversation, source: h.source })),
-        );
+        const items = res.hits.map((h) => hitItem(h, search));
         if (!res.semantic.used) {
+          const why = res.semantic.reason ?? 'semantic search unavailable';
           items.push({ label: '', kind: vscode.QuickPickItemKind.Separator, alwaysShow: true });
-          items.push({
-            label: `$(info) keyword results only: ${res.semantic.reason ?? 'semantic search unavailable'}`,
-            alwaysShow: true,
-          });
+          items.push({ label: `$(info) keyword results only: ${why}`, alwaysShow: true });
         }
         if (!res.hits.length) items.unshift({ label: `No messages match "${q}"`, alwaysShow: true });
         qp.items = items;

@@ -2,13 +2,18 @@
 import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_EMBED_BASE_URL, DEFAULT_EMBED_MODEL, type EmbedConfig } from '../core';
+import {
+  type CitationFormat,
+  DEFAULT_EMBED_BASE_URL,
+  DEFAULT_EMBED_MODEL,
+  type EmbedConfig,
+  type RuntimeSettings,
+} from '../core';
 import { CONFIG_SECTION, SECRET_API_KEY } from './constants';
 
 export interface Settings {
   /** '' = discover; `~` and `${workspaceFolder}` resolved. */
   archivePath: string;
-  /** '' = the archive's data directory. */
   attachmentsRoot: string;
   embedBaseUrl: string;
   embedModel: string;
@@ -17,19 +22,17 @@ export interface Settings {
   answerBudget: number;
 }
 
-/**
- * VS Code's settings whose threshold our answers keep under (a longer tool result reaches the model as a file): the
- * Copilot Chat agent's, and the same name in core, where it may move. Only a person's own value can be read.
- */
+// VS Code's settings whose threshold our answers keep under (a longer tool result reaches the model as a file): the
+// Copilot Chat agent's, and the same name in core, where it may move. Only a person's own value can be read.
 export const HOST_RESULT_SETTINGS = [
   'github.copilot.chat.agent.largeToolResultsToDisk',
   'chat.agent.largeToolResultsToDisk',
 ] as const;
 const HOST_DEFAULT_THRESHOLD = 8192;
-/** With the host's limit turned off, answers still stay small enough not to crowd the model's context. */
+// With the host's limit turned off, answers still stay small enough not to crowd the model's context.
 const UNLIMITED_HOST_BUDGET = 32768;
 
-/** A host setting's value as the person set it (folder, workspace or user), under either name. */
+/** The value the person set (folder, workspace or user), under either name. */
 function hostSetting<T>(key: string): T | undefined {
   for (const section of HOST_RESULT_SETTINGS) {
     const v = vscode.workspace.getConfiguration(section).inspect<T>(key);
@@ -39,15 +42,10 @@ function hostSetting<T>(key: string): T | undefined {
   return undefined;
 }
 
-/** VS Code's inline threshold for tool results. */
-export function hostAnswerBudget(): number {
+function hostAnswerBudget(): number {
   if (hostSetting<boolean>('enabled') === false) return UNLIMITED_HOST_BUDGET;
   const n = hostSetting<number>('thresholdBytes');
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : HOST_DEFAULT_THRESHOLD;
-}
-
-export function affectsAnswerBudget(e: vscode.ConfigurationChangeEvent): boolean {
-  return HOST_RESULT_SETTINGS.some((s) => e.affectsConfiguration(s));
 }
 
 function expand(p: string): string {
@@ -67,7 +65,7 @@ export function readSettings(): Settings {
     attachmentsRoot: expand(c.get<string>('attachmentsRoot', '')),
     embedBaseUrl: c.get<string>('embeddings.baseUrl', DEFAULT_EMBED_BASE_URL) || DEFAULT_EMBED_BASE_URL,
     embedModel: c.get<string>('embeddings.model', DEFAULT_EMBED_MODEL) ?? DEFAULT_EMBED_MODEL,
-    excludeConversations: stringList(c.get<unknown>('privacy.excludeConversations', [])),
+    excludeConversations: stringList(c.get('privacy.excludeConversations')),
     redact: c.get<boolean>('privacy.redact', true) !== false,
     answerBudget: hostAnswerBudget(),
   };
@@ -77,16 +75,20 @@ function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
 }
 
-export function affectsPrivacy(e: vscode.ConfigurationChangeEvent): boolean {
-  return e.affectsConfiguration(`${CONFIG_SECTION}.privacy`);
+/** Whether a change reaches what `readSettings` reads: ours, or VS Code's inline threshold. */
+export function affectsSettings(e: vscode.ConfigurationChangeEvent): boolean {
+  return [CONFIG_SECTION, ...HOST_RESULT_SETTINGS].some((s) => e.affectsConfiguration(s));
 }
 
-export function affectsRuntime(e: vscode.ConfigurationChangeEvent): boolean {
-  return (
-    e.affectsConfiguration(`${CONFIG_SECTION}.archivePath`) ||
-    e.affectsConfiguration(`${CONFIG_SECTION}.attachmentsRoot`) ||
-    e.affectsConfiguration(`${CONFIG_SECTION}.embeddings`)
-  );
+/** The one place our settings map to the core's; `archivePath` is the file the service resolved. */
+export function runtimeSettings(
+  s: Settings,
+  archivePath: string,
+  embed: EmbedConfig,
+  citation: CitationFormat,
+): RuntimeSettings {
+  const privacy = { excludeConversations: s.excludeConversations };
+  return { archivePath, embed, citation, redact: s.redact, privacy, answerBudget: s.answerBudget };
 }
 
 export async function embedConfig(settings: Settings, secrets: vscode.SecretStorage): Promise<EmbedConfig> {
@@ -94,7 +96,7 @@ export async function embedConfig(settings: Settings, secrets: vscode.SecretStor
   return { baseUrl: settings.embedBaseUrl, model: settings.embedModel, apiKey: apiKey || undefined };
 }
 
-/** Asks for the key (password box); an empty entry removes it. Returns whether it changed. */
+/** An empty entry removes the key. Returns whether it changed. */
 export async function promptApiKey(secrets: vscode.SecretStorage): Promise<boolean> {
   const value = await vscode.window.showInputBox({
     title: 'msgbrowse: Embeddings API Key',

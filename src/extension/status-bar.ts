@@ -11,13 +11,7 @@ function compact(n: number): string {
   return String(n);
 }
 
-/** The item's text and tooltip; the tooltip ends with the privacy lines (exclusions, redaction, ledger) when given. */
-export function describeState(s: ArchiveState, privacy?: PrivacyInfo): { text: string; tooltip: string } {
-  const d = describeArchive(s);
-  return privacy ? { text: d.text, tooltip: `${d.tooltip}\n\n${privacyLines(privacy).join('\n')}` } : d;
-}
-
-function describeArchive(s: ArchiveState): { text: string; tooltip: string } {
+export function describeState(s: ArchiveState): { text: string; tooltip: string } {
   switch (s.kind) {
     case 'none':
       return { text: '$(archive) msgbrowse: no archive', tooltip: 'No msgbrowse archive found. Click for options.' };
@@ -50,9 +44,10 @@ export function createStatusBar(archive: ArchiveService, privacy: () => PrivacyI
   item.name = 'msgbrowse';
   item.command = 'msgbrowse.showStatus';
   const update = (s: ArchiveState) => {
-    const d = describeState(s, privacy());
+    const d = describeState(s);
     item.text = d.text;
-    item.tooltip = d.tooltip;
+    // The privacy lines end the tooltip: exclusions, redaction, where the ledger is.
+    item.tooltip = `${d.tooltip}\n\n${privacyLines(privacy()).join('\n')}`;
     item.backgroundColor = s.kind === 'error' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     item.show();
   };

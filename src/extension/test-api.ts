@@ -1,10 +1,8 @@
-/**
- * Test hooks, added to activate()'s exports only under the integration tests (ExtensionMode.Test and
- * TEST_HOOKS_ENV=1): an installed extension never has them. The runner and unit tests load this file outside the
- * extension host, so it imports vscode-bound modules as types only.
- */
+// Test hooks, added to activate()'s exports only under ExtensionMode.Test and TEST_HOOKS_ENV=1. The runner and unit
+// tests load this file outside the extension host, so it imports vscode-bound modules as types only.
 import type * as vscode from 'vscode';
 import type { McpTrafficEvent } from '../mcp';
+import type { McpServerOptions } from '../mcp';
 import type { MsgbrowseApi } from './api';
 import type { ArchiveService } from './archive-service';
 import type { StatusReport } from './commands/show-status';
@@ -17,17 +15,16 @@ import type { CitationUriHandler } from './uri-handler';
 import type { ViewerManager } from './viewer/viewer-manager';
 import { viewerTestHooks } from './viewer/viewer-test-hooks';
 
-/** Set to `1` in the extension host's environment by the integration runner. */
 export const TEST_HOOKS_ENV = 'MSGBROWSE_TEST_HOOKS';
 
 export function testHooksWanted(isTestMode: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
   return isTestMode && env[TEST_HOOKS_ENV] === '1';
 }
 
-/** What activate() hands the hooks. */
-export interface TestHookSources {
+interface TestHookSources {
   archive: ArchiveService;
   endpoint: McpEndpoint;
+  mcpOptions: McpServerOptions;
   provider: McpProvider | undefined;
   viewer: ViewerManager;
   uriHandler: CitationUriHandler;
@@ -37,7 +34,6 @@ export interface TestHookSources {
   status(): StatusReport;
 }
 
-/** A McpStdioServerDefinition's fields as the provider returns them. */
 export interface ProvidedStdioDefinition {
   label: string;
   command: string;
@@ -47,18 +43,15 @@ export interface ProvidedStdioDefinition {
   version?: string;
 }
 
-/** "What Copilot Has Seen" as its tree provider gives it. */
-export interface LedgerRow {
+interface LedgerRow {
   label: string;
   description?: string;
   command?: { command: string; arguments?: unknown[] };
   children?: LedgerRow[];
 }
 
-export type MsgbrowseTestHooks = ReturnType<typeof testHooks>;
-
 export interface MsgbrowseTestExports extends MsgbrowseApi {
-  readonly testHooks: MsgbrowseTestHooks;
+  readonly testHooks: ReturnType<typeof testHooks>;
 }
 
 export function attachTestHooks(api: MsgbrowseApi, s: TestHookSources): MsgbrowseTestExports {
@@ -68,7 +61,7 @@ export function attachTestHooks(api: MsgbrowseApi, s: TestHookSources): Msgbrows
 function testHooks(s: TestHookSources) {
   const { archive, endpoint, provider } = s;
   const traffic: McpTrafficEvent[] = [];
-  endpoint.observe = (e) => {
+  s.mcpOptions.observe = (e) => {
     traffic.push(e);
     if (traffic.length > 2000) traffic.splice(0, traffic.length - 2000);
   };
@@ -88,29 +81,26 @@ function testHooks(s: TestHookSources) {
   }
   return {
     secretHeader: SECRET_HEADER,
-    /** The MCP definition version (changes with the served archive, its content, the settings). */
     definitionVersion: () => archive.version,
     endpoint: () => endpoint.current,
     ensureEndpoint: () => endpoint.ensure(),
-    /** How often VS Code called provide/resolveMcpServerDefinition (undefined: no MCP API). */
+    /** undefined: no MCP API. */
     providerCalls: () => (provider ? { ...calls } : undefined),
-    /** What provideMcpServerDefinitions returns now, as plain data. */
     mcpDefinitions: async (): Promise<ProvidedStdioDefinition[] | undefined> =>
       provider && (await provider.provideMcpServerDefinitions()).map(plainDefinition),
-    /** Waits until pending settings changes have been applied. */
     settled: () => archive.apply(),
     ...viewerTestHooks(s.viewer),
-    /** Every URI the citation URI handler received since activation. */
     receivedUris: () => [...received],
     engine: () => s.engine,
     status: s.status,
     ledgerFile: () => s.ledger.file,
     disclosures: () => ledgerRows(s.disclosures),
-    /** Prompt, completion and resource traffic of the MCP server, oldest first. */
     mcpTraffic: (): McpTrafficEvent[] => traffic.map((e) => ({ ...e })),
-    /** Serves answers of up to `bytes` whatever VS Code's threshold (undefined: follow it again). */
-    overrideAnswerBudget: (bytes: number | undefined) =>
-      bytes === undefined ? archive.applyAnswerBudget() : archive.runtime.reload({ answerBudget: bytes }),
+    /** undefined: follow VS Code's threshold again. */
+    overrideAnswerBudget: async (bytes: number | undefined) => {
+      await archive.apply();
+      if (bytes !== undefined) await archive.runtime.reload({ ...archive.runtime.settings, answerBudget: bytes });
+    },
   };
 }
 

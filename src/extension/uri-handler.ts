@@ -12,20 +12,16 @@ export class CitationUriHandler implements vscode.UriHandler {
   handleUri(uri: vscode.Uri): void {
     const ref = parseCitationPath(uri.path, uri.query);
     const conv = /^\/?c\/(\d{1,15})\/?$/.exec(uri.path);
-    if (!ref && conv) {
-      this.openConversation(Number(conv[1]));
-      return;
-    }
-    if (!ref) {
+    if (ref) {
+      const anchor = ref.hash ? `?h=${ref.hash}` : ' (no hash: not checked)';
+      this.log.info(`opening citation c/${ref.conversationId}/at/${ref.messageId}${anchor}`);
+      this.open(ref);
+    } else if (conv) this.openConversation(Number(conv[1]));
+    else {
       this.log.warn(`ignored URI ${uri.toString()}: expected /c/<conversation_id>/at/<message_id>`);
       void vscode.window.showWarningMessage(
         `msgbrowse cannot open "${uri.path}": citation links look like /c/<conversation_id>/at/<message_id>.`,
       );
-      return;
     }
-    this.log.info(
-      `opening citation c/${ref.conversationId}/at/${ref.messageId}${ref.hash ? `?h=${ref.hash}` : ' (no hash: not checked)'}`,
-    );
-    this.open(ref);
   }
 }

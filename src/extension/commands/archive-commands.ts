@@ -1,9 +1,11 @@
 /** Choosing the archive, its embeddings key, and running the bundled CLI from other MCP clients. */
+import fs from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import * as vscode from 'vscode';
+import { ARCHIVE_FILE_NAME } from '../../core';
 import type { ArchiveService } from '../archive-service';
 import { CONFIG_SECTION } from '../constants';
-import { materializeDemo } from '../demo';
 import { mcpConfigSnippet, type ConfigFlavor } from '../mcp-config';
 import { readSettings } from '../settings';
 
@@ -25,7 +27,10 @@ export async function selectArchive(file?: unknown): Promise<string | undefined>
   return chosen;
 }
 
-/** `msgbrowse.openDemoArchive`: unpacks the bundled demo into global storage and serves it; resolves with its path. */
+/**
+ * `msgbrowse.openDemoArchive`: unpacks the bundled demo (media/demo/) into global storage, never beside user data, and
+ * serves it; resolves with its path.
+ */
 export async function openDemoArchive(ext: vscode.ExtensionContext): Promise<string> {
   const file = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'msgbrowse: preparing the demo archive' },
@@ -33,6 +38,22 @@ export async function openDemoArchive(ext: vscode.ExtensionContext): Promise<str
   );
   await ext.globalState.update('msgbrowse.demoArchive', file);
   await setArchivePath(file);
+  return file;
+}
+
+async function materializeDemo(ext: vscode.ExtensionContext): Promise<string> {
+  const gz = path.join(ext.extensionPath, 'media', 'demo', `${ARCHIVE_FILE_NAME}.gz`);
+  const dir = path.join(ext.globalStorageUri.fsPath, 'demo');
+  const file = path.join(dir, ARCHIVE_FILE_NAME);
+  const bytes = gunzipSync(await fs.promises.readFile(gz));
+  fs.mkdirSync(dir, { recursive: true });
+  const old = await fs.promises.readFile(file).catch(() => undefined);
+  if (!old?.equals(bytes)) {
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fs.promises.writeFile(tmp, bytes);
+    for (const ext of ['-wal', '-shm']) fs.rmSync(file + ext, { force: true });
+    await fs.promises.rename(tmp, file);
+  }
   return file;
 }
 

@@ -1,7 +1,4 @@
-/**
- * `msgbrowse.checkCitations([uri], [{ quiet }])`: checks the citations of a document (default: the active editor's),
- * publishes them as diagnostics and resolves with a summary; unless quiet, shows the counts.
- */
+/** `msgbrowse.checkCitations([uri], [{ quiet }])`: checks a document's citations, resolves with a summary. */
 import * as vscode from 'vscode';
 import { type CitationCheckSummary, type CitationStatus, type QuoteVerdict, summarizeChecks } from '../../core';
 import type { CitationDiagnostics } from '../citation-diagnostics';
@@ -62,14 +59,9 @@ async function report(diagnostics: CitationDiagnostics, doc: vscode.TextDocument
   }
   const update = s.moved ? `Update ${s.moved === 1 ? 'Moved Link' : `${s.moved} Moved Links`}` : undefined;
   const show = 'Show Problems';
-  const notify =
-    s.gone || s.quotes.altered || s.quotes.fabricated
-      ? vscode.window.showWarningMessage
-      : vscode.window.showInformationMessage;
-  const choice = await notify(line, ...[show, update].filter((x): x is string => !!x));
+  const warn = s.gone || s.quotes.altered || s.quotes.fabricated;
+  const notify = warn ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const choice = await notify(line, ...(update ? [show, update] : [show]));
   if (choice === show) await vscode.commands.executeCommand('workbench.actions.view.problems');
-  if (choice === update) {
-    const { edit } = diagnostics.updateAllEdit(doc);
-    await vscode.workspace.applyEdit(edit);
-  }
+  if (choice === update) await vscode.workspace.applyEdit(diagnostics.updateAllEdit(doc));
 }

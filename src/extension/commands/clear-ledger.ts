@@ -1,7 +1,4 @@
-/**
- * `msgbrowse.clearLedger([{ confirm }])`: empties "What Copilot Has Seen" after a modal confirmation (`confirm: false`
- * skips it: the test host refuses modal dialogs); resolves with whether it cleared.
- */
+/** `msgbrowse.clearLedger([{ confirm }])`: empties "What Copilot Has Seen"; resolves with whether it cleared. */
 import * as vscode from 'vscode';
 import type { DisclosureLedger } from '../disclosure-ledger';
 
@@ -10,6 +7,7 @@ export async function clearLedger(
   log: vscode.LogOutputChannel,
   opts?: { confirm?: boolean },
 ): Promise<boolean> {
+  // `confirm: false` skips the modal confirmation, which the test host refuses.
   if (opts?.confirm !== false) {
     const calls = ledger.read().entries.length;
     const choice = await vscode.window.showWarningMessage(

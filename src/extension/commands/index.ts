@@ -17,9 +17,9 @@ import { showStatus, type StatusSources } from './show-status';
 
 export { openCitation } from './open-citation';
 export type { CheckCitationsSummary } from './check-citations';
-export { statusReport, type StatusReport } from './show-status';
+export { statusReport } from './show-status';
 
-export interface CommandDeps {
+interface CommandDeps {
   ext: vscode.ExtensionContext;
   archive: ArchiveService;
   endpoint: McpEndpoint;
@@ -34,7 +34,6 @@ export interface CommandDeps {
 
 export function registerCommands(d: CommandDeps): vscode.Disposable {
   const { archive, viewer, log } = d;
-  const status: StatusSources = { archive, endpoint: d.endpoint, mcpApi: d.mcpApi, privacy: d.privacy };
   const commands: Record<string, (...args: never[]) => unknown> = {
     'msgbrowse.searchMessages': (query?: unknown) => searchMessages(d.search, viewer, query),
     'msgbrowse.onThisDay': (date?: unknown) => onThisDay(d.search, viewer, date),
@@ -47,7 +46,7 @@ export function registerCommands(d: CommandDeps): vscode.Disposable {
     'msgbrowse.setApiKey': async () => {
       if (await promptApiKey(d.ext.secrets)) await archive.apply();
     },
-    'msgbrowse.showStatus': (opts?: { quiet?: boolean }) => showStatus(status, log, opts),
+    'msgbrowse.showStatus': (opts?: { quiet?: boolean }) => showStatus(d, opts),
     'msgbrowse.copyMcpConfig': (flavor?: unknown) => copyMcpConfig(d.ext.extensionPath, archive, flavor),
     'msgbrowse.showLog': () => log.show(),
     'msgbrowse.revealArchive': () => revealArchive(archive),

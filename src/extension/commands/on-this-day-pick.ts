@@ -1,7 +1,4 @@
-/**
- * `msgbrowse.onThisDay([date])`: this day's messages in earlier years, in a QuickPick grouped by year; with a
- * YYYY-MM-DD argument it resolves with the result instead.
- */
+/** `msgbrowse.onThisDay([date])`: this day in earlier years, by year in a QuickPick; with YYYY-MM-DD, the result. */
 import * as vscode from 'vscode';
 import { refOf } from '../citation-ref';
 import { type HitItem, hitItem, hitPick } from '../search-pick';
@@ -9,21 +6,13 @@ import type { SearchService } from '../search-service';
 import type { ViewerManager } from '../viewer/viewer-manager';
 import { openCitation } from './open-citation';
 
-type OnThisDay = Awaited<ReturnType<SearchService['onThisDay']>>;
-
-export async function onThisDay(
-  search: SearchService,
-  viewer: ViewerManager,
-  date?: unknown,
-): Promise<OnThisDay | undefined> {
+export async function onThisDay(search: SearchService, viewer: ViewerManager, date?: unknown) {
   if (typeof date === 'string' && date.trim()) return search.onThisDay(date.trim());
-  let result: OnThisDay;
-  try {
-    result = await search.onThisDay();
-  } catch (e) {
+  const result = await search.onThisDay().catch((e: unknown) => {
     void vscode.window.showErrorMessage(`msgbrowse: On This Day failed: ${e instanceof Error ? e.message : String(e)}`);
     return undefined;
-  }
+  });
+  if (!result) return undefined;
   const { years, notes, date: d } = result;
   const label = new Date(Date.UTC(2000, d.month - 1, d.day)).toLocaleDateString(undefined, {
     month: 'long',
@@ -43,8 +32,7 @@ export async function onThisDay(
       label: `${y.year} · ${ago} year${ago === 1 ? '' : 's'} ago`,
       kind: vscode.QuickPickItemKind.Separator,
     });
-    for (const h of y.messages)
-      items.push(hitItem(h, search.hiddenFromModel({ name: h.conversation, source: h.source })));
+    items.push(...y.messages.map((h) => hitItem(h, search)));
   }
   const qp = hitPick(`msgbrowse: On This Day — ${label}`, (hit, o) => openCitation(viewer, refOf(hit), o.side));
   qp.placeholder = 'Messages from this day in earlier years; Enter opens the message in its conversation';

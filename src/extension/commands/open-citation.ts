@@ -8,12 +8,7 @@ import type { SearchResult, SearchService } from '../search-service';
 import type { ViewerManager } from '../viewer/viewer-manager';
 
 /** Opens a citation, highlighted; shared by the commands, the URI handler, the pickers and the API. */
-export function openCitation(
-  viewer: ViewerManager,
-  ref: CitationRef,
-  side = false,
-  log?: vscode.LogOutputChannel,
-): void {
+export function openCitation(viewer: ViewerManager, ref: CitationRef, side = false, log?: vscode.LogOutputChannel) {
   viewer.openCitation(ref, { viewColumn: side ? vscode.ViewColumn.Beside : undefined }).catch((e: unknown) => {
     const text = e instanceof Error ? e.message : String(e);
     log?.error(`opening citation c/${ref.conversationId}/at/${ref.messageId}: ${text}`);
@@ -50,17 +45,19 @@ export async function openConversation(
   });
   if (!a) return undefined;
   const rows = await a.listConversations();
-  const pick = await vscode.window.showQuickPick(
-    [...rows]
-      .sort((x, y) => y.lastUnix - x.lastUnix)
-      .map((r) => ({
-        label: r.name,
-        description: `${r.source} · ${r.messageCount} messages`,
-        detail: `last ${r.lastTs}`,
-        id: r.id,
-      })),
-    { title: 'msgbrowse: Open Conversation', matchOnDescription: true, placeHolder: 'Conversation name' },
-  );
+  const items = [...rows]
+    .sort((x, y) => y.lastUnix - x.lastUnix)
+    .map((r) => ({
+      label: r.name,
+      description: `${r.source} · ${r.messageCount} messages`,
+      detail: `last ${r.lastTs}`,
+      id: r.id,
+    }));
+  const pick = await vscode.window.showQuickPick(items, {
+    title: 'msgbrowse: Open Conversation',
+    matchOnDescription: true,
+    placeHolder: 'Conversation name',
+  });
   if (!pick) return undefined;
   viewer.open(pick.id);
   return { conversationId: pick.id };

@@ -1,10 +1,10 @@
 /** `msgbrowse.showStatus([{ quiet }])`: resolves with a StatusReport; unless quiet, shows it in a QuickPick. */
 import * as vscode from 'vscode';
+import { type ExclusionMatch, unmatchedExclusionLines } from '../../core';
+import { usableBudget } from '../../mcp/answer-budget';
 import type { ArchiveService } from '../archive-service';
 import type { McpEndpoint } from '../mcp-endpoint';
 import { exclusionsLine, ledgerLine, redactionLine, type PrivacyInfo } from '../privacy-summary';
-import { type ExclusionMatch, unmatchedExclusionLines } from '../../core';
-import { usableBudget } from '../../mcp/answer-budget';
 import { describeState } from '../status-bar';
 
 export interface StatusReport {
@@ -30,59 +30,48 @@ export interface StatusSources {
   privacy: () => PrivacyInfo;
 }
 
-export function statusReport(s: StatusSources): StatusReport {
+export function statusReport({ archive, endpoint, mcpApi, privacy }: StatusSources): StatusReport {
+  const { state } = archive;
   return {
-    state: s.archive.state,
-    archivePath: s.archive.currentPath,
-    version: s.archive.version,
-    mcpApi: s.mcpApi,
-    endpoint: s.endpoint.current && { kind: s.endpoint.current.kind, uri: s.endpoint.current.uri.toString() },
-    sessions: s.endpoint.sessionCount(),
-    privacy: s.privacy(),
-    answerBudget: usableBudget(s.archive.runtime.context.answerBudget),
+    state,
+    archivePath: archive.currentPath,
+    version: archive.version,
+    mcpApi,
+    endpoint: endpoint.current && { kind: endpoint.current.kind, uri: endpoint.current.uri.toString() },
+    sessions: endpoint.sessionCount(),
+    privacy: privacy(),
+    answerBudget: usableBudget(archive.runtime.context.answerBudget),
     exclusions: [],
-    ...(s.archive.state.kind === 'ready' && s.archive.state.status.notice
-      ? { schemaNotice: s.archive.state.status.notice }
-      : {}),
+    ...(state.kind === 'ready' && state.status.notice ? { schemaNotice: state.status.notice } : {}),
   };
 }
 
-export async function showStatus(
-  sources: StatusSources,
-  log: vscode.LogOutputChannel,
-  opts?: { quiet?: boolean },
-): Promise<StatusReport> {
-  const report = {
-    ...statusReport(sources),
-    exclusions: await sources.archive.runtime.exclusions().catch(() => []),
-  };
+const NEWER_SCHEMA =
+  'its schema is newer than the msgbrowse schema this version was tested with; every tool reads the tables it knows';
+const openSettings = (query: string) => ({ command: 'workbench.action.openSettings', args: [query] });
+type Item = vscode.QuickPickItem & { command?: string; args?: string[] };
+
+export async function showStatus(sources: StatusSources, opts?: { quiet?: boolean }): Promise<StatusReport> {
+  const report = { ...statusReport(sources), exclusions: await sources.archive.runtime.exclusions().catch(() => []) };
   if (opts?.quiet) return report;
-  const mcpApi = sources.mcpApi;
   const desc = describeState(report.state);
   const p = report.privacy;
-  const items: (vscode.QuickPickItem & { run?: () => unknown })[] = [
+  const items: Item[] = [
     { label: desc.text.replace(/\$\([^)]*\)\s*/g, ''), detail: desc.tooltip.replace(/\n/g, ' · ') },
-    ...(report.schemaNotice
-      ? [
-          {
-            label: `$(info) Archive ${report.schemaNotice}`,
-            detail:
-              'its schema is newer than the msgbrowse schema this version was tested with; every tool reads the tables it knows',
-          },
-        ]
-      : []),
-    {
-      label: mcpApi
-        ? `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}`
-        : '$(warning) This editor has no MCP provider API',
-      detail: mcpApi
-        ? `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · answers up to ${report.answerBudget} bytes each (github.copilot.chat.agent.largeToolResultsToDisk), more by cursor · definition version ${report.version}`
-        : 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
-    },
+    ...(report.schemaNotice ? [{ label: `$(info) Archive ${report.schemaNotice}`, detail: NEWER_SCHEMA }] : []),
+    report.mcpApi
+      ? {
+          label: `$(server) MCP server: ${report.endpoint ? report.endpoint.uri : 'not started yet'}`,
+          detail: `${report.sessions} session(s) through the stdio bridge (Local and Copilot harness) · answers up to ${report.answerBudget} bytes each (github.copilot.chat.agent.largeToolResultsToDisk), more by cursor · definition version ${report.version}`,
+        }
+      : {
+          label: '$(warning) This editor has no MCP provider API',
+          detail: 'Use "Copy MCP Config for Other Clients" to run the CLI instead.',
+        },
     {
       label: `$(shield) ${exclusionsLine(p.exclusions)}`,
       detail: `${redactionLine(p.redact)} · settings msgbrowse.privacy.*`,
-      run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy'),
+      ...openSettings('msgbrowse.privacy'),
     },
     // What each exclusion hides; one that hides nothing is a warning.
     ...report.exclusions.map((m) => ({
@@ -92,26 +81,17 @@ export async function showStatus(
       detail: m.matched.length
         ? m.matched.map((c) => `${c.source}:${c.name}`).join(', ')
         : unmatchedExclusionLines([m])[0],
-      run: () =>
-        vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations'),
+      ...openSettings('msgbrowse.privacy.excludeConversations'),
     })),
-    {
-      label: '$(eye) What Copilot Has Seen',
-      detail: ledgerLine(p.ledgerFile),
-      run: () => vscode.commands.executeCommand('msgbrowse.disclosures.focus'),
-    },
-    { label: '$(output) Show Log', run: () => log.show() },
-    {
-      label: '$(folder-opened) Select Archive…',
-      run: () => vscode.commands.executeCommand('msgbrowse.selectArchive'),
-    },
-    { label: '$(beaker) Open Demo Archive', run: () => vscode.commands.executeCommand('msgbrowse.openDemoArchive') },
-    { label: '$(key) Set Embeddings API Key', run: () => vscode.commands.executeCommand('msgbrowse.setApiKey') },
-    {
-      label: '$(copy) Copy MCP Config for Other Clients',
-      run: () => vscode.commands.executeCommand('msgbrowse.copyMcpConfig'),
-    },
+    { label: '$(eye) What Copilot Has Seen', detail: ledgerLine(p.ledgerFile), command: 'msgbrowse.disclosures.focus' },
+    { label: '$(output) Show Log', command: 'msgbrowse.showLog' },
+    { label: '$(folder-opened) Select Archive…', command: 'msgbrowse.selectArchive' },
+    { label: '$(beaker) Open Demo Archive', command: 'msgbrowse.openDemoArchive' },
+    { label: '$(key) Set Embeddings API Key', command: 'msgbrowse.setApiKey' },
+    { label: '$(copy) Copy MCP Config for Other Clients', command: 'msgbrowse.copyMcpConfig' },
   ];
-  void vscode.window.showQuickPick(items, { title: 'msgbrowse status' }).then((p) => p?.run?.());
+  void vscode.window
+    .showQuickPick(items, { title: 'msgbrowse status' })
+    .then((picked) => picked?.command && vscode.commands.executeCommand(picked.command, ...(picked.args ?? [])));
   return report;
 }

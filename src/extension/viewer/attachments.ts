@@ -1,12 +1,11 @@
 /**
- * Resolving attachment files the way msgbrowse does (Signal: `<root>/export/<conversation>/<rel_path>`; iMessage and
- * WhatsApp: `<root>/<rel_path>`), refusing any path that escapes the attachment root (`..`, absolute paths,
- * symlinks pointing outside). Pure node; no vscode import.
+ * Attachment files where msgbrowse puts them (Signal: `<root>/export/<conversation>/<rel_path>`, else
+ * `<root>/<rel_path>`), refusing any path that escapes the root (`..`, absolute paths, symlinks pointing outside).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
-export function isInside(root: string, candidate: string): boolean {
+function isInside(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
@@ -38,7 +37,4 @@ export function resolveAttachment(
   }
 }
 
-const IMAGE_EXT = /\.(png|jpe?g|gif|webp|bmp|avif)$/i;
-export function isInlineImage(file: string): boolean {
-  return IMAGE_EXT.test(file);
-}
+export const isInlineImage = (file: string): boolean => /\.(png|jpe?g|gif|webp|bmp|avif)$/i.test(file);

@@ -1,22 +1,25 @@
 /** The conversation viewers: one panel per conversation, restored after a reload. */
 import * as vscode from 'vscode';
-import { resolveCitation } from '../../core';
+import { openCitation } from '../../core';
 import type { CitationRef } from '../citation-ref';
 import { VIEWER_VIEW_TYPE } from '../constants';
 import { parseState, type ViewerState } from './webview-protocol';
-import { type ViewerDeps, ViewerPanel, type ViewerReport, webviewOptions } from './viewer-panel';
+import {
+  type ShowOptions,
+  VIEWER_PAGE,
+  type ViewerDeps,
+  ViewerPanel,
+  type ViewerReport,
+  webviewOptions,
+} from './viewer-panel';
 
-export interface OpenOptions {
+interface OpenOptions extends ShowOptions {
   messageId?: number;
   highlight?: boolean;
   viewColumn?: vscode.ViewColumn;
   preserveFocus?: boolean;
-  /** The focused message's hash (checked by the panel, and followed on refresh). */
-  hash?: string;
-  notice?: string;
 }
 
-/** How a citation was opened (what the user was told). */
 export interface CitationOutcome {
   ref: CitationRef;
   status: 'exact' | 'moved' | 'gone' | 'unchecked';
@@ -27,22 +30,18 @@ export interface CitationOutcome {
 export class ViewerManager implements vscode.Disposable {
   private readonly panels = new Map<number, ViewerPanel>();
   private readonly reported = new vscode.EventEmitter<ViewerReport>();
-  /** What the webviews report they rendered (the integration tests wait on it). */
   readonly onDidReport = this.reported.event;
-  private readonly cited = new vscode.EventEmitter<CitationOutcome>();
-  readonly onDidOpenCitation = this.cited.event;
-  private readonly disposables: vscode.Disposable[] = [this.reported, this.cited];
+  private readonly disposables: vscode.Disposable[] = [this.reported];
+  // Bumped by refreshAll: a citation read before a change is read again by its panel.
+  private refreshes = 0;
 
   constructor(private readonly deps: ViewerDeps) {
     this.disposables.push(
       vscode.window.registerWebviewPanelSerializer(VIEWER_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, raw) => {
           const state = parseState(raw);
-          if (!state) {
-            panel.dispose();
-            return;
-          }
-          this.adopt(panel, state);
+          if (state) this.adopt(panel, state);
+          else panel.dispose();
         },
       }),
     );
@@ -50,18 +49,12 @@ export class ViewerManager implements vscode.Disposable {
 
   private adopt(panel: vscode.WebviewPanel, state: ViewerState): ViewerPanel {
     this.panels.get(state.conversationId)?.panel.dispose();
-    const vp = new ViewerPanel(
-      panel,
-      state,
-      this.deps,
-      (e) => this.reported.fire(e),
-      () => this.panels.delete(state.conversationId),
-    );
+    const forget = () => this.panels.delete(state.conversationId);
+    const vp = new ViewerPanel(panel, state, this.deps, (e) => this.reported.fire(e), forget);
     this.panels.set(state.conversationId, vp);
     return vp;
   }
 
-  /** Opens (or reveals) the viewer of a conversation, scrolled to `messageId` when given. */
   open(conversationId: number, opts: OpenOptions = {}): void {
     const column = opts.viewColumn ?? vscode.ViewColumn.Active;
     let vp = this.panels.get(conversationId);
@@ -76,46 +69,39 @@ export class ViewerManager implements vscode.Disposable {
       );
       vp = this.adopt(panel, { conversationId });
     }
-    vp.show(opts.messageId, opts.highlight ?? opts.messageId !== undefined, { hash: opts.hash, notice: opts.notice });
+    vp.show(opts.messageId, opts.highlight ?? opts.messageId !== undefined, { hash: opts.hash, opened: opts.opened });
   }
 
   /**
-   * Opens a citation, highlighted. With a hash it is resolved first: a moved message opens where it is now (and says
-   * so); a gone one gives a warning, never a viewer at whatever holds its old id. Without a hash it opens by id.
+   * With a hash the citation is resolved first, in the same archive call as its page: a moved message opens where it
+   * is now (and says so); a gone one gives a warning, never a viewer at whatever holds its old id.
    */
   async openCitation(ref: CitationRef, opts: Pick<OpenOptions, 'viewColumn'> = {}): Promise<CitationOutcome> {
-    const at = (conversationId: number, messageId: number, extra: Partial<OpenOptions> = {}) =>
-      this.open(conversationId, { messageId, highlight: true, viewColumn: opts.viewColumn, ...extra });
-    let outcome: CitationOutcome;
+    const at = (conversationId: number, extra: Partial<OpenOptions> = {}) =>
+      this.open(conversationId, { messageId: ref.messageId, highlight: true, viewColumn: opts.viewColumn, ...extra });
+    const where = `citation c/${ref.conversationId}/at/${ref.messageId}?h=${ref.hash}`;
     if (!ref.hash) {
-      at(ref.conversationId, ref.messageId);
-      outcome = { ref, status: 'unchecked', opened: { conversationId: ref.conversationId, messageId: ref.messageId } };
-    } else {
-      const r = await resolveCitation(await this.deps.archive(), ref);
-      if (r.status === 'gone') {
-        outcome = { ref, status: 'gone', note: r.note };
-        this.deps.log.warn(`citation c/${ref.conversationId}/at/${ref.messageId}?h=${ref.hash}: ${r.note}`);
-        void vscode.window.showWarningMessage(`msgbrowse: ${r.note}.`);
-      } else {
-        const m = r.message;
-        const note = r.status === 'moved' ? r.note : undefined;
-        at(m.conversationId, m.id, {
-          hash: m.hash,
-          ...(note ? { notice: `${note.charAt(0).toUpperCase()}${note.slice(1)}.` } : {}),
-        });
-        outcome = {
-          ref,
-          status: r.status,
-          opened: { conversationId: m.conversationId, messageId: m.id },
-          ...(note ? { note } : {}),
-        };
-        if (note) {
-          this.deps.log.info(`citation c/${ref.conversationId}/at/${ref.messageId}?h=${ref.hash}: ${note}`);
-          void vscode.window.showInformationMessage(`msgbrowse: ${note}.`);
-        }
-      }
+      at(ref.conversationId);
+      return { ref, status: 'unchecked', opened: { conversationId: ref.conversationId, messageId: ref.messageId } };
     }
-    this.cited.fire(outcome);
+    const seen = this.refreshes;
+    const opened = await openCitation(await this.deps.archive(), ref, { limit: VIEWER_PAGE });
+    const r = opened.resolution;
+    if (r.status === 'gone') {
+      this.deps.log.warn(`${where}: ${r.note}`);
+      void vscode.window.showWarningMessage(`msgbrowse: ${r.note}.`);
+      return { ref, status: 'gone', note: r.note };
+    }
+    const m = r.message;
+    // The panel follows the citation as read: to the message's current id, with the note as its notice.
+    at(m.conversationId, { hash: ref.hash, ...(seen === this.refreshes ? { opened } : {}) });
+    const now = { conversationId: m.conversationId, messageId: m.id };
+    const outcome: CitationOutcome = { ref, status: r.status, opened: now };
+    if (r.status === 'moved' && r.note) {
+      outcome.note = r.note;
+      this.deps.log.info(`${where}: ${r.note}`);
+      void vscode.window.showInformationMessage(`msgbrowse: ${r.note}.`);
+    }
     return outcome;
   }
 
@@ -128,6 +114,7 @@ export class ViewerManager implements vscode.Disposable {
   }
 
   refreshAll(): void {
+    this.refreshes++;
     for (const p of this.panels.values()) p.refresh();
   }
 

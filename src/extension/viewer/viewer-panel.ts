@@ -3,10 +3,11 @@ import * as vscode from 'vscode';
 import {
   type AsyncArchive,
   citationHash,
-  digestOfDayAt,
+  type ConversationPageView,
+  type OpenedCitation,
+  openCitation,
   type PageMessage,
   readConversationPage,
-  resolveCitation,
 } from '../../core';
 import type { CitationRef } from '../citation-ref';
 import { isInlineImage, resolveAttachment } from './attachments';
@@ -19,34 +20,30 @@ import {
   type ViewerState,
 } from './webview-protocol';
 
-const PAGE = 60;
+export const VIEWER_PAGE = 60;
 const FIND_LIMIT = 500;
 
 export interface ViewerDeps {
   extensionUri: vscode.Uri;
   archive(): Promise<AsyncArchive>;
-  /** Whether Copilot cannot see a conversation: the title says so. */
   hiddenFromModel?(c: { name: string; source: string }): boolean;
   attachmentRoot(): string | undefined;
   citationUri(ref: CitationRef): string;
   log: vscode.LogOutputChannel;
 }
 
-/** What a webview reported it rendered, paged or found. */
 export type ViewerReport = Extract<FromWebview, { type: 'shown' | 'paged' | 'found' }> & { conversationId: number };
-export type ShownEvent = Extract<ViewerReport, { type: 'shown' }>;
-export type PagedEvent = Extract<ViewerReport, { type: 'paged' }>;
-export type FoundEvent = Extract<ViewerReport, { type: 'found' }>;
 
-/** A view to show: around `focusId` (else the end); `hash` anchors the focused message, `notice` is shown above. */
 export interface ShowOptions {
   hash?: string;
-  notice?: string;
+  /** Already opened as a citation: shown as read, without reading the archive again. */
+  opened?: OpenedCitation;
 }
 
 interface Pending extends ShowOptions {
   focusId?: number;
   highlight: boolean;
+  notice?: string;
 }
 
 /** The view a saved state asks for: its highlight (followed by hash), else its anchor. */
@@ -62,7 +59,7 @@ function viewOf(s: ViewerState): Pending {
 export class ViewerPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private ready = false;
-  /** The view asked for, until the webview confirms it rendered it ('shown'). */
+  /** Until the webview reports it 'shown'. */
   private pending: Pending | undefined;
 
   constructor(
@@ -93,7 +90,6 @@ export class ViewerPanel implements vscode.Disposable {
     return this.state.conversationId;
   }
 
-  /** Shows the conversation around `focusId` (or its end) once the webview is ready. */
   show(focusId: number | undefined, highlight: boolean, opts: ShowOptions = {}): void {
     this.pending = { focusId, highlight, ...opts };
     if (this.ready) void this.flush();
@@ -157,57 +153,49 @@ export class ViewerPanel implements vscode.Disposable {
     }
   }
 
-  /**
-   * With a hash the focus is resolved as a citation: a message that moved is followed to its current id, and one
-   * that is gone is never replaced by whatever holds its old id now (the view shows the latest messages and says why).
-   */
-  private async resolveFocus(archive: AsyncArchive, p: Pending): Promise<Pending> {
-    if (p.focusId === undefined) return { ...p, hash: undefined };
-    if (!p.hash) return { ...p };
-    const r = await resolveCitation(archive, {
-      conversationId: this.conversationId,
-      messageId: p.focusId,
-      hash: p.hash,
-    });
-    if (r.status === 'exact') return { ...p };
-    if (r.status === 'moved' && r.message.conversationId === this.conversationId) {
-      return { ...p, focusId: r.message.id, notice: p.notice ?? sentence(r.note) };
+  private async read(p: Pending): Promise<{ page?: ConversationPageView; opened?: OpenedCitation }> {
+    if (p.opened) return { page: p.opened.page, opened: p.opened };
+    const archive = await this.deps.archive();
+    const conversationId = this.conversationId;
+    if (p.focusId === undefined) {
+      return { page: await readConversationPage(archive, { conversationId, at: { kind: 'end' }, limit: VIEWER_PAGE }) };
     }
-    const notice = sentence(r.status === 'moved' ? `${r.note}; open it from there` : r.note);
-    return { ...p, focusId: undefined, highlight: false, notice, hash: undefined };
+    const cited = { conversationId, messageId: p.focusId, ...(p.hash ? { hash: p.hash } : {}) };
+    const opened = await openCitation(archive, cited, { limit: VIEWER_PAGE, conversationId });
+    return { page: opened.page, opened };
   }
 
+  /**
+   * With a hash the focus is a citation: a message that moved is followed to its current id, and one that is gone is
+   * never replaced by whatever holds its old id now (the view shows the latest messages and says why).
+   */
   private async load(p: Pending): Promise<void> {
-    const archive = await this.deps.archive();
-    const resolved = await this.resolveFocus(archive, p);
-    // What is pending is now the resolved view (so the webview's 'shown' for it clears it).
-    if (this.pending === p) Object.assign(p, resolved);
-    const { focusId } = resolved;
-    let { highlight, notice } = resolved;
-    const page = await readConversationPage(archive, {
-      conversationId: this.conversationId,
-      at: focusId === undefined ? { kind: 'end' } : { kind: 'around', messageId: focusId },
-      limit: PAGE,
-    });
-    const conv = page.conversation;
-    if (!conv) throw new Error(`Conversation ${this.conversationId} is not in the current archive.`);
+    const { page, opened } = await this.read(p);
+    const conv = page?.conversation;
+    if (!page || !conv) throw new Error(`Conversation ${this.conversationId} is not in the current archive.`);
     this.panel.title = this.deps.hiddenFromModel?.(conv) ? `${conv.name} (hidden from Copilot)` : conv.name;
-    let focus = page.anchor;
-    if (focus && focus.conversationId !== conv.id) {
-      throw new Error(`Message ${focusId} belongs to conversation ${focus.conversationId}, not ${conv.id}.`);
-    }
-    if (focus && p.hash && !focus.hash.startsWith(p.hash)) {
-      // The archive changed between resolving and reading: never mark another message as the cited one.
-      notice = `Message ${focusId} changed while it was being opened; open the citation again.`;
-      focus = undefined;
+    const r = opened?.resolution;
+    let { highlight, notice } = p;
+    let resolved: Partial<Pending> = {};
+    if (p.hash && r?.status === 'moved' && r.message.conversationId === conv.id) {
+      resolved = { focusId: r.message.id };
+      notice ??= sentence(r.note);
+    } else if (p.hash && r && r.status !== 'exact') {
+      resolved = { focusId: undefined, highlight: false, hash: undefined };
       highlight = false;
+      notice = sentence(r.status === 'moved' ? `${r.note}; open it from there` : r.note);
+    } else if (r?.status === 'exact' && r.message.conversationId !== conv.id) {
+      throw new Error(`Message ${p.focusId} belongs to conversation ${r.message.conversationId}, not ${conv.id}.`);
     }
-    if (focusId !== undefined && !focus && highlight) {
-      notice ??= `Message ${focusId} is not in the current archive; showing the latest messages.`;
+    // What is pending is now the resolved view (so the webview's 'shown' for it clears it); what was read is used once.
+    if (this.pending === p) Object.assign(p, resolved, { notice, opened: undefined });
+    const focus = page.anchor;
+    if (p.focusId !== undefined && !focus && highlight) {
+      notice ??= `Message ${p.focusId} is not in the current archive; showing the latest messages.`;
     }
     const highlighted = highlight && focus ? { highlightId: focus.id, highlightHash: focus.hash } : {};
     this.state = { conversationId: conv.id, anchorId: focus?.id, highlightId: undefined, ...highlighted };
-    const digest = focus ? await digestOfDayAt(archive, focus.tsUnix).catch(() => null) : null;
+    const digest = opened?.digest;
     this.post({
       type: 'load',
       conversation: { id: conv.id, name: conv.name, source: conv.source, messageCount: conv.messageCount },
@@ -228,7 +216,7 @@ export class ViewerPanel implements vscode.Disposable {
     const page = await readConversationPage(await this.deps.archive(), {
       conversationId: this.conversationId,
       at: { kind: direction, messageId: edgeId },
-      limit: PAGE,
+      limit: VIEWER_PAGE,
     });
     const hasMore = direction === 'before' ? page.hasBefore : page.hasAfter;
     this.post({ type: 'page', direction, messages: this.toWebview(page.messages), hasMore });
@@ -245,7 +233,6 @@ export class ViewerPanel implements vscode.Disposable {
     }
   }
 
-  /** Plain webview data; image attachments inside the archive root become webview URIs. */
   private toWebview(rows: PageMessage[]): ViewerMessage[] {
     const root = this.deps.attachmentRoot();
     const webview = this.panel.webview;
@@ -271,7 +258,6 @@ export class ViewerPanel implements vscode.Disposable {
     }));
   }
 
-  /** Re-reads the conversation after the archive changed, keeping the reader's place. */
   refresh(): void {
     // Changing the options reloads the webview: only do it when the attachment root changed.
     const next = webviewOptions(this.deps);
@@ -294,7 +280,6 @@ export function webviewOptions(deps: ViewerDeps): vscode.WebviewOptions {
   return { enableScripts: true, enableCommandUris: false, localResourceRoots: roots };
 }
 
-/** A resolution note as a sentence for the viewer's notice line. */
 function sentence(note: string): string {
   const s = note.charAt(0).toUpperCase() + note.slice(1);
   return /[.!?]$/.test(s) ? s : `${s}.`;

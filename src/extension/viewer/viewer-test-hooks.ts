@@ -9,8 +9,9 @@ type Report<K extends ViewerReport['type']> = Extract<ViewerReport, { type: K }>
 
 export function viewerTestHooks(viewer: ViewerManager) {
   const outcomes: CitationOutcome[] = [];
-  viewer.onDidOpenCitation((o) => outcomes.push(o));
-  /** The first report of `type` from the viewer of `conversationId` that matches `pred`. */
+  // Callers look the method up on the instance: wrapping it observes every citation opened.
+  const openCitation = viewer.openCitation.bind(viewer);
+  viewer.openCitation = (ref, opts) => openCitation(ref, opts).then((o) => (outcomes.push(o), o));
   const next = <K extends ViewerReport['type']>(
     type: K,
     conversationId: number,
@@ -30,7 +31,7 @@ export function viewerTestHooks(viewer: ViewerManager) {
         resolve(e as Report<K>);
       });
     });
-  /** Posts reader input to the webview of an open viewer; resolves with what it then reports. */
+  /** Posts reader input to an open viewer; resolves with what it then reports. */
   const act = <T>(conversationId: number, msg: ToWebview, reply: () => Promise<T>): Promise<T> => {
     const vp = viewer.panelOf(conversationId);
     if (!vp) return Promise.reject(new Error(`no viewer is open for conversation ${conversationId}`));
@@ -39,9 +40,7 @@ export function viewerTestHooks(viewer: ViewerManager) {
     return replied;
   };
   return {
-    /** How every citation opened so far resolved, oldest first. */
     citationOutcomes: () => [...outcomes],
-    /** Resolves once the webview reports `messageId` rendered (and highlighted). */
     waitForViewer: (conversationId: number, messageId: number, timeoutMs = TIMEOUT_MS) =>
       next(
         'shown',
@@ -51,12 +50,10 @@ export function viewerTestHooks(viewer: ViewerManager) {
         timeoutMs,
       ),
     openViewers: () => viewer.openConversations(),
-    /** Scrolls to an edge as a reader would; resolves with the page it then loaded. */
     scrollViewer: (conversationId: number, edge: 'top' | 'bottom') =>
       act(conversationId, { type: 'scrollEdge', edge }, () =>
         next('paged', conversationId, () => true, `viewer of conversation ${conversationId} loaded no page`),
       ),
-    /** Types `query` into the viewer's find box; resolves with what it found and moved to. */
     findInViewer: (conversationId: number, query: string) =>
       act(conversationId, { type: 'setFind', query }, () =>
         next(

@@ -1,18 +1,5 @@
 /** Messages between the viewer webview (media/viewer/main.ts) and the host; what the webview sends is validated. */
 
-export interface ViewerAttachment {
-  kind: string;
-  name: string;
-  relPath: string;
-  /** Webview URI of an image file inside the archive root. */
-  src?: string;
-}
-
-export interface ViewerReaction {
-  emoji: string;
-  actors: string[];
-}
-
 export interface ViewerMessage {
   id: number;
   /** Stable across re-imports: the viewer's citations carry it. */
@@ -23,16 +10,9 @@ export interface ViewerMessage {
   /** Rendered as text only. */
   body: string;
   isSystem: boolean;
-  attachments: ViewerAttachment[];
-  reactions: ViewerReaction[];
-}
-
-/** msgbrowse's journal digest of a day (plain text, written by an LLM). */
-export interface ViewerDigest {
-  day: string;
-  summary: string;
-  mood: string;
-  stale: boolean;
+  /** `src`: webview URI of an image file inside the archive root. */
+  attachments: { kind: string; name: string; relPath: string; src?: string }[];
+  reactions: { emoji: string; actors: string[] }[];
 }
 
 export interface ViewerConversation {
@@ -63,7 +43,8 @@ export type ToWebview =
       highlight: boolean;
       /** Shown above the messages, e.g. that the cited message moved. */
       notice?: string;
-      digest?: ViewerDigest;
+      /** msgbrowse's journal digest of the day (plain text, written by an LLM). */
+      digest?: { day: string; summary: string; mood: string; stale: boolean };
     }
   | { type: 'page'; direction: 'before' | 'after'; messages: ViewerMessage[]; hasMore: boolean }
   | { type: 'findResults'; query: string; ids: number[]; truncated: boolean; error?: string }
@@ -72,37 +53,7 @@ export type ToWebview =
   | { type: 'setFind'; query: string }
   | { type: 'error'; message: string };
 
-/** What the webview reports it rendered (the integration tests verify what is on screen). */
-export interface ShownReport {
-  focusId: number;
-  highlighted: boolean;
-  rendered: number;
-  focusText?: string;
-  focusHash?: string;
-  notice?: string;
-  digestText?: string;
-  /** Elements message data must never create (script, iframe, on* handlers). */
-  activeElements: number;
-  images: number;
-}
-
-export interface FoundReport {
-  query: string;
-  count: number;
-  /** The match the viewer moved to (0: none), and whether it is highlighted. */
-  currentId: number;
-  highlighted: boolean;
-}
-
-export interface PagedReport {
-  direction: 'before' | 'after';
-  added: number;
-  rendered: number;
-  hasMore: boolean;
-  firstId: number;
-  lastId: number;
-}
-
+/** The last three report what the webview rendered, paged and found: the integration tests check what is on screen. */
 export type FromWebview =
   | { type: 'ready'; state?: ViewerState }
   | { type: 'loadMore'; direction: 'before' | 'after'; edgeId: number }
@@ -110,10 +61,31 @@ export type FromWebview =
   | { type: 'find'; query: string }
   | { type: 'copyCitation'; messageId: number; hash?: string }
   | { type: 'openLink'; url: string }
-  | ({ type: 'shown' } & ShownReport)
-  | ({ type: 'paged' } & PagedReport)
-  | ({ type: 'found' } & FoundReport)
-  | { type: 'state'; state: ViewerState };
+  | { type: 'state'; state: ViewerState }
+  | {
+      type: 'shown';
+      focusId: number;
+      highlighted: boolean;
+      rendered: number;
+      focusText?: string;
+      focusHash?: string;
+      notice?: string;
+      digestText?: string;
+      /** Elements message data must never create (script, iframe, on* handlers). */
+      activeElements: number;
+      images: number;
+    }
+  | {
+      type: 'paged';
+      direction: 'before' | 'after';
+      added: number;
+      rendered: number;
+      hasMore: boolean;
+      firstId: number;
+      lastId: number;
+    }
+  /** `currentId`: the match the viewer moved to (0: none). */
+  | { type: 'found'; query: string; count: number; currentId: number; highlighted: boolean };
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isHash = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{4,64}$/.test(v);
