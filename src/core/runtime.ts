@@ -231,7 +231,12 @@ class LiveRuntime implements Runtime {
     if (this.disposed) return false;
     const before = this.settings;
     const next = settingsOf(settings);
-    if (same(before, next)) return false;
+    if (same(before, next)) {
+      if (!this.holder.lastError) return false;
+      this.holder.invalidate();
+      this.emit({ kind: 'config' });
+      return true;
+    }
     this.settings = next;
     if (!same(before.privacy, next.privacy)) {
       this.excluded = parseExclusions(next.privacy.excludeConversations);

@@ -92,7 +92,8 @@ export function runtimeSettings(
 }
 
 export async function embedConfig(settings: Settings, secrets: vscode.SecretStorage): Promise<EmbedConfig> {
-  const apiKey = (await secrets.get(SECRET_API_KEY))?.trim();
+  // A keyring that fails must not hold back the rest of the settings (exclusions, redaction): no key then.
+  const apiKey = (await Promise.resolve(secrets.get(SECRET_API_KEY)).catch(() => undefined))?.trim();
   return { baseUrl: settings.embedBaseUrl, model: settings.embedModel, apiKey: apiKey || undefined };
 }
 

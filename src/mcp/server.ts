@@ -172,8 +172,13 @@ function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): vo
       if (id === undefined || !request) return send(msg, options);
       asked.delete(id);
       if (!result) return send(msg, options);
-      if (observe && OBSERVED.has(request.method))
-        observe({ direction: 'in', ...request, client: server.server.getClientVersion()?.name });
+      if (observe && OBSERVED.has(request.method)) {
+        try {
+          observe({ direction: 'in', ...request, client: server.server.getClientVersion()?.name });
+        } catch {
+          // Observing is for the ledger and tests; the answer goes out regardless.
+        }
+      }
       const decorate = DECORATED.get(request.method);
       return send(decorate ? ({ ...msg, result: decorate(result) } as JSONRPCMessage) : msg, options);
     };

@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
 import { inThread, openArchive } from '../../src/archive';
 import type { AsyncArchive, CitationViewRequest } from '../../src/archive/types';
 import { openCitation } from '../../src/core/citation-open';
@@ -176,6 +177,19 @@ describe('openCitation', () => {
     assert.ok(m);
     const got = await openOnce(a, { conversationId: m.conversationId, messageId: m.id, hash: m.hash.slice(0, 16) });
     assert.equal(got.digest?.day, day);
+  });
+
+  it('opens without the digest when the day cannot be read (a timestamp in microseconds)', async () => {
+    const file = path.join(root, 'microseconds.sqlite');
+    fs.copyFileSync(journal.path, file);
+    const m = journal.messages.find((x) => !x.isSystem)!;
+    const db = new Database(file);
+    db.prepare('UPDATE messages SET ts_unix = ts_unix * 1000000 WHERE id = ?').run(m.id);
+    db.close();
+    const got = await openCitation(await open(file), { messageId: m.id, hash: m.hash.slice(0, 16) }, { limit: LIMIT });
+    assert.equal(got.resolution.status, 'exact');
+    assert.equal(got.page?.anchor?.id, m.id);
+    assert.equal(got.digest, null);
   });
 
   it('answers as if hidden conversations did not exist', async () => {

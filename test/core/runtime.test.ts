@@ -153,6 +153,18 @@ describe('runtime: archive', () => {
     await rt.dispose();
   });
 
+  it('the same settings again retry an archive that failed to open, and change nothing for one that is open', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'retry-'));
+    const rt = createRuntime(options(dir));
+    await assert.rejects(rt.context.archive());
+    assert.equal(rt.status().archive.state, 'error');
+    buildMsgbrowseMcpFixture(dir);
+    assert.equal(await rt.reload({ ...rt.settings }), true, 'a failed archive is retried');
+    assert.ok((await (await rt.context.archive()).summary()).messages > 0);
+    assert.equal(await rt.reload({ ...rt.settings }), false, 'an open archive is left alone');
+    await rt.dispose();
+  });
+
   it('reopens when the archive file is replaced (new inode) and sees the new content', async () => {
     const dir = fs.mkdtempSync(path.join(root, 'swap-'));
     const file = buildMsgbrowseMcpFixture(dir).path;

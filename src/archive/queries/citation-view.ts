@@ -36,6 +36,11 @@ export function citationView(
   const anchor = view.page.anchor;
   // The day as the journal counts it: the UTC day of ts_unix.
   const start = anchor && Math.floor(anchor.tsUnix / 86_400) * 86_400;
-  if (start !== undefined) view.day = journalDay(sql, schema, utcDay(start), start, hiddenIds);
+  // The digest is an extra: a day that cannot be read (a timestamp out of range, an odd digest table) opens without it.
+  try {
+    if (start !== undefined) view.day = journalDay(sql, schema, utcDay(start), start, hiddenIds);
+  } catch {
+    delete view.day;
+  }
   return view;
 }

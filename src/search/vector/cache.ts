@@ -275,15 +275,21 @@ function ensureWritableDir(dir: string): void {
 function removeStaleTemporaries(file: string): void {
   const dir = path.dirname(file);
   const prefix = `${path.basename(file)}.`;
+  let names: string[];
   try {
-    for (const name of fs.readdirSync(dir)) {
-      if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-      const p = path.join(dir, name);
+    names = fs.readdirSync(dir);
+  } catch {
+    return; // no directory yet
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const p = path.join(dir, name);
+    try {
       const stat = fs.statSync(p, { throwIfNoEntry: false });
       if (stat && Date.now() - stat.mtimeMs > 3600_000) fs.rmSync(p, { force: true });
+    } catch {
+      // Another process is removing it, or it is not ours to remove: the next one may still be.
     }
-  } catch {
-    // No directory yet, or another process is removing the same files.
   }
 }
 
