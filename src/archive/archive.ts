@@ -1,7 +1,7 @@
 /** The synchronous Archive: each query method of `methods.ts` in one snapshot, schema re-detected at every reopen. */
 import type { ArchiveConnection, Sql } from './connection';
 import { fingerprint } from './file-identity';
-import { ARCHIVE_METHODS, ARCHIVE_QUERIES, coverageMemoKey, type Snapshot } from './methods';
+import { ARCHIVE_METHODS, ARCHIVE_QUERIES, type Snapshot } from './methods';
 import { listConversations } from './queries/conversations';
 import {
   EmbeddingIterator,
@@ -9,6 +9,7 @@ import {
   readEmbeddingVectors,
   type EmbeddingStreamOptions,
 } from './queries/embeddings';
+import { coverageMemoKey } from './queries/scope-counts';
 import { summaryCounts } from './queries/summary';
 import { readableSchema, type SchemaInfo } from './schema';
 import type {
@@ -36,11 +37,6 @@ export class WasmArchive implements Archive {
 
   get schemaVersion(): number {
     return this.q((_sql, s) => s.version);
-  }
-
-  get stats(): { mode: string | undefined; opens: number; retries: number; readAhead: boolean } {
-    const { mode, opens, retries, readsAhead } = this.conn;
-    return { mode, opens, retries, readAhead: readsAhead };
   }
 
   /** Call only inside a run. */

@@ -84,7 +84,7 @@ export function sqliteCode(e: unknown): number | undefined {
 }
 
 /** Errors a concurrent writer's checkpoint can cause on our lock-free reader (retry after reopen). */
-export function isTransient(e: unknown): boolean {
+function isTransient(e: unknown): boolean {
   const rc = sqliteCode(e);
   if (rc === undefined) return false;
   const primary = rc & 0xff;
@@ -111,24 +111,14 @@ export class ArchiveConnection {
   private opened: ArchiveIdentity | undefined;
   /** For the cheap post-read check. */
   private fds: ReaderFds | undefined;
-  private openMode: OpenMode | undefined;
   private closed = false;
   opens = 0;
-  retries = 0;
 
   constructor(
     private readonly engine: Engine,
     readonly path: string,
     private readonly options: ConnectionOptions = {},
   ) {}
-
-  get mode(): OpenMode | undefined {
-    return this.openMode;
-  }
-
-  get readsAhead(): boolean {
-    return this.db !== undefined && this.engine.vfs.readsAhead(Number(this.db.pointer));
-  }
 
   identity(): ArchiveIdentity {
     this.ensureOpen();
@@ -157,15 +147,15 @@ export class ArchiveConnection {
   }
 
   /** WAL-read, else immutable. */
-  private openInMode(): [Database, OpenMode] {
-    if (this.options.mode) return [this.openDb(this.options.mode), this.options.mode];
+  private openInMode(): Database {
+    if (this.options.mode) return this.openDb(this.options.mode);
     try {
-      return [this.openDb('wal'), 'wal'];
+      return this.openDb('wal');
     } catch (walErr) {
       // Interrupts and a writer's transient states are retried by run(), not papered over.
       if (isTransient(walErr) || sqliteCode(walErr) === SQLITE.INTERRUPT) throw walErr;
       try {
-        return [this.openDb('immutable'), 'immutable'];
+        return this.openDb('immutable');
       } catch {
         throw walErr;
       }
@@ -176,8 +166,7 @@ export class ArchiveConnection {
     if (this.closed) throw new ArchiveError('query_failed', `The archive ${this.path} was closed.`, this.path);
     if (this.db) return this.db;
     const identity = readIdentity(this.path);
-    const [db, mode] = this.openInMode();
-    this.openMode = mode;
+    const db = this.openInMode();
     this.db = db;
     this.stmts = new StatementCache(this.engine.sqlite3, db);
     this.opened = identity;
@@ -244,7 +233,6 @@ export class ArchiveConnection {
             sameFailures = 0;
           }
         }
-        this.retries++;
         this.drop();
         sleepMs(Math.min(2 ** (attempt - 1), MAX_BACKOFF_MS));
       }

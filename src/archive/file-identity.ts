@@ -14,31 +14,32 @@ export interface ArchiveIdentity {
   walHeader: string;
 }
 
+const toStamp = (s: fs.BigIntStats | undefined): FileStamp | null =>
+  s ? { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs } : null;
+
 export function stamp(file: string): FileStamp | null {
   try {
     // A missing -wal is the common case, and building the ENOENT error costs more than the stat.
-    const s = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
-    return s ? { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs } : null;
+    return toStamp(fs.statSync(file, { bigint: true, throwIfNoEntry: false }));
   } catch {
     return null;
   }
 }
 
-export function fdStamp(fd: number): FileStamp | null {
+function fdStamp(fd: number): FileStamp | null {
   try {
-    const s = fs.fstatSync(fd, { bigint: true });
-    return { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
+    return toStamp(fs.fstatSync(fd, { bigint: true }));
   } catch {
     return null;
   }
 }
 
-export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
+function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
   if (a === null || b === null) return a === b;
   return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
 }
 
-export function readWalHeader(walPath: string): string {
+function readWalHeader(walPath: string): string {
   let fd: number | undefined;
   try {
     fd = fs.openSync(walPath, fs.constants.O_RDONLY);

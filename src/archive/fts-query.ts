@@ -9,7 +9,7 @@ const TERM_CHAR = /[\p{L}\p{N}\p{Co}]/u;
 export const MAX_QUERY_TOKENS = 32;
 
 /** NUL would end the MATCH string inside a quote: it is whitespace here; lone surrogates become U+FFFD. */
-export function ftsTokens(input: string): string[] {
+function ftsTokens(input: string): string[] {
   const clean = input.replace(LONE_SURROGATE, '\uFFFD');
   return clean.split(GO_SPACE).filter((t) => t !== '');
 }

@@ -18,14 +18,14 @@ import {
   messagesByIds,
   reactionsForHashes,
 } from './queries/messages';
-import { hiddenCoverage, modelCoverage, scopeCounts } from './queries/scope-counts';
+import { hiddenCoverage, scopeCounts } from './queries/scope-counts';
 import { searchKeyword } from './queries/search';
 import { conversationSenders, distinctSenders, resolveSender } from './queries/senders';
 import { messageIdsWithPrefix, senderNames } from './queries/completion';
 import { dayMessages, firstMessageYear, journalDay, onThisDay } from './queries/journal';
 import { contactFacts, contactsNamed, loadPeople, searchContacts } from './queries/people';
-import { jsonList, num, str } from './queries/rows';
-import type { SummaryCounts } from './queries/summary';
+import { jsonList, num } from './queries/rows';
+import { type SummaryCounts, summaryCounts } from './queries/summary';
 import { transcript } from './queries/transcript';
 import type { SchemaInfo } from './schema';
 import type {
@@ -119,22 +119,8 @@ function modelsOf(s: Snapshot): EmbeddingModelInfo[] {
     .filter((m) => m.count > 0);
 }
 
-/** Archive.primeModelCoverage fills the same entry. */
-export function coverageMemoKey(model: string): string {
-  return `coverage:${model}`;
-}
-
-function countScope(s: Snapshot, scope: ScopeFilter, model?: string): ScopeCounts {
-  return scopeCounts(
-    s.sql,
-    s.schema,
-    scope,
-    model,
-    () => s.counts().messages,
-    (m) => s.memo(coverageMemoKey(m), () => modelCoverage(s.sql, s.schema, m)),
-    hiddenOf(s),
-  );
-}
+const countScope = (s: Snapshot, scope: ScopeFilter, model?: string): ScopeCounts =>
+  scopeCounts(s, scope, model, hiddenOf(s));
 
 function extrasOf(s: Snapshot, hashes: string[], ids: number[]): HitExtrasRows {
   return {
@@ -145,21 +131,16 @@ function extrasOf(s: Snapshot, hashes: string[], ids: number[]): HitExtrasRows {
 
 /** Rows with their extras and, given a scope, its counts: a search's answer in one snapshot (one round trip). */
 function bundleOf<T extends { id: number; hash: string }>(s: Snapshot, rows: T[], scope?: ScopeFilter, model?: string) {
-  return {
-    extras: extrasOf(
-      s,
-      rows.map((r) => r.hash),
-      [...new Set(rows.map((r) => r.id))],
-    ),
-    ...(scope ? { counts: countScope(s, scope, model) } : {}),
-  };
+  const hashes = rows.map((r) => r.hash);
+  const ids = [...new Set(rows.map((r) => r.id))];
+  return { extras: extrasOf(s, hashes, ids), ...(scope ? { counts: countScope(s, scope, model) } : {}) };
 }
 
 /** name → query. Results are fresh objects the caller may keep or mutate (memoised rows are copied). */
 export const ARCHIVE_QUERIES = {
   summary: (s: Snapshot): ArchiveSummary => {
     const hidden = hiddenIdsOf(s);
-    const counts = hidden.length ? keptCounts(s, hidden) : s.counts();
+    const counts = hidden.length ? summaryCounts(s.sql, keptConversations(s), hidden) : s.counts();
     return {
       path: s.path,
       schemaVersion: s.schema.version,
@@ -184,22 +165,12 @@ export const ARCHIVE_QUERIES = {
   resolveSender: (s: Snapshot, name: string, scope: ScopeFilter = {}): SenderResolveResult => {
     // Every count (in scope, elsewhere, suggestions, who is there) leaves the hidden conversations out, so a sender
     // who wrote only there is no sender at all.
-    const hidden = hiddenOf(s);
-    const hiddenIds = new Set(hidden.map((c) => c.id));
+    const hiddenIds = new Set(hiddenIdsOf(s));
     return resolveSender(
       s.memo('senders', () => distinctSenders(s.sql)),
       name,
       { conversationId: scope.conversationId, source: scope.source },
-      (sender, sc) =>
-        scopeCounts(
-          s.sql,
-          s.schema,
-          { ...sc, sender },
-          undefined,
-          () => s.counts().messages,
-          () => 0,
-          hidden,
-        ).messages,
+      (sender, sc) => countScope(s, { ...sc, sender }).messages,
       (id) => (hiddenIds.has(id) ? [] : conversationSenders(s.sql, id, 8)),
     );
   },
@@ -303,25 +274,6 @@ function allKept(s: Snapshot, query: (where: string) => string, where: string) {
 function keepRows<T extends { conversationId: number }>(s: Snapshot, rows: readonly (T | undefined)[]): T[] {
   const hidden = new Set(hiddenIdsOf(s));
   return rows.filter((r): r is T => r !== undefined && !hidden.has(r.conversationId));
-}
-
-/** Summary counts of the conversations `exclude` leaves. */
-function keptCounts(s: Snapshot, hidden: readonly number[]): SummaryCounts {
-  const kept = keptConversations(s);
-  const sources: Record<string, number> = {};
-  let messages = 0;
-  for (const c of [...kept].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0))) {
-    sources[c.source] = (sources[c.source] ?? 0) + c.messageCount;
-    messages += c.messageCount;
-  }
-  const edge = (dir: 'ASC' | 'DESC') =>
-    str(
-      s.sql.value(
-        `SELECT ts FROM messages WHERE conversation_id NOT IN (SELECT value FROM json_each(?)) ORDER BY ts_unix ${dir}, id ${dir} LIMIT 1`,
-        [jsonList(hidden)],
-      ),
-    );
-  return { conversations: kept.length, messages, sources, firstTs: edge('ASC'), lastTs: edge('DESC') };
 }
 
 type QueryTable = typeof ARCHIVE_QUERIES;

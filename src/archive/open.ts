@@ -25,7 +25,7 @@ function unreadable(file: string, e: unknown): ArchiveError {
 }
 
 /** The archive file of a path (the file or its data directory), checked to be a readable SQLite file. */
-export function resolveArchivePath(pathOrDir: string): string {
+function resolveArchivePath(pathOrDir: string): string {
   if (typeof pathOrDir !== 'string' || pathOrDir.trim() === '') {
     throw new ArchiveError(
       'missing_path',

@@ -26,7 +26,6 @@ interface OpenFile {
 export interface ReadonlyVfs {
   readonly walName: string;
   readonly immutableName: string;
-  readsAhead(dbPointer: number): boolean;
   /** null: a `-wal` that did not exist when SQLite opened it; undefined: not opened through this VFS. */
   fdsOf(dbPointer: number): { db: number | null | undefined; wal: number | null | undefined };
   /** Reads the main database ahead until it closes: for a connection that scans (queries read scattered pages). */
@@ -83,13 +82,6 @@ function readFully(fd: number, into: Uint8Array, n: number, pos: number, at = 0)
   }
   return got;
 }
-
-const newReadAhead = (): NonNullable<OpenFile['ahead']> => ({
-  buf: new Uint8Array(READ_AHEAD_BYTES),
-  pos: 0,
-  len: 0,
-  next: -1,
-});
 
 /** A read that continues the one before it, outside the buffer, refills the buffer; any other reads just its bytes. */
 function readAt(f: OpenFile & { fd: number }, heap: Uint8Array, dest: number, n: number, pos: number): number {
@@ -240,11 +232,8 @@ function registerVfs(capi: Capi, wasm: Wasm, vfsApi: VfsApi, methods: VfsMethods
     v.$szOsFile = capi.sqlite3_file.structInfo.sizeof;
     v.$mxPathname = MX_PATHNAME;
     v.$zName = wasm.allocCString(name);
-    v.$xRandomness = defaultVfs.$xRandomness;
-    v.$xSleep = defaultVfs.$xSleep;
-    v.$xCurrentTime = defaultVfs.$xCurrentTime;
-    v.$xCurrentTimeInt64 = defaultVfs.$xCurrentTimeInt64;
-    v.$xGetLastError = defaultVfs.$xGetLastError;
+    for (const k of ['$xRandomness', '$xSleep', '$xCurrentTime', '$xCurrentTimeInt64', '$xGetLastError'] as const)
+      v[k] = defaultVfs[k];
     if (immutable) immutablePtrs.add(Number(v.pointer));
     vfsApi.installVfs({ vfs: { struct: v, methods } });
   }
@@ -287,9 +276,8 @@ export function installReadonlyVfs(sqlite3: Sqlite3Static): ReadonlyVfs {
     }),
     readAhead: (db) => {
       const f = mainFileOf(db);
-      if (f && f.fd != null) f.ahead ??= newReadAhead();
+      if (f && f.fd != null) f.ahead ??= { buf: new Uint8Array(READ_AHEAD_BYTES), pos: 0, len: 0, next: -1 };
     },
-    readsAhead: (db) => mainFileOf(db)?.ahead !== undefined,
     walName: WAL_VFS,
     immutableName: IMMUTABLE_VFS,
   };

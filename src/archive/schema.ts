@@ -86,11 +86,6 @@ interface ColumnInfo {
   pk: number;
 }
 
-export function tableNames(sql: Sql): Set<string> {
-  const rows = sql.all("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
-  return new Set(rows.map((r) => String(r.name)));
-}
-
 /** pragma_table_info as a table-valued function: one cached statement for every table. */
 function columns(sql: Sql, table: string): Map<string, ColumnInfo> {
   const rows = sql.all('SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)', [table]);
@@ -133,7 +128,7 @@ const hasAll = (sql: Sql, part: Record<string, Columns>): boolean =>
   Object.entries(part).every(([table, want]) => columnProblems(sql, table, want).length === 0);
 
 /** Each required table or column that is missing or of another type, named with what msgbrowse writes. */
-export function schemaProblems(sql: Sql): string[] {
+function schemaProblems(sql: Sql): string[] {
   const since = `msgbrowse v1–v${TESTED_SCHEMA_VERSION}`;
   const problems = Object.entries(REQUIRED).flatMap(([table, want]) => columnProblems(sql, table, want, since));
   const fts = sql.value("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages_fts'");
@@ -147,7 +142,8 @@ export function schemaProblems(sql: Sql): string[] {
 
 /** Checked at every (re)open: msgbrowse (or a person) may change the file under a running server. */
 export function readableSchema(sql: Sql, file: string): SchemaInfo {
-  const tables = tableNames(sql);
+  const rows = sql.all("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
+  const tables = new Set(rows.map((r) => String(r.name)));
   if (!tables.has('conversations') || !tables.has('messages')) {
     const missing = ['conversations', 'messages', 'messages_fts'].filter((t) => !tables.has(t));
     throw new ArchiveError(
@@ -210,14 +206,7 @@ export function detectSchema(sql: Sql): SchemaInfo {
 }
 
 /** SQL expressions that paper over the schema differences. Aliases: c conversations, m messages, a attachments, l links. */
-export function exprs(s: SchemaInfo): {
-  convSource: string;
-  msgSource: string;
-  attConv: string;
-  attTs: string;
-  linkConv: string;
-  linkTs: string;
-} {
+export function exprs(s: SchemaInfo) {
   return {
     convSource: s.conversationSource ? 'c.source' : "'signal'",
     msgSource: s.messageSource ? 'm.source' : "'signal'",

@@ -37,7 +37,7 @@ class Heap {
   }
 }
 
-export class Statement implements Columns {
+class Statement implements Columns {
   readonly p: number;
   private readonly nParams: number;
   private names: string[] | undefined;
@@ -163,17 +163,9 @@ export class StatementCache {
     };
   }
 
-  get(sql: string): Statement {
-    let s = this.cache.get(sql);
-    if (!s) {
-      s = new Statement(this.x, this.heap, this.checkRc, this.db.prepare(sql));
-      this.cache.set(sql, s);
-    }
-    return s;
-  }
-
   with<T>(sql: string, params: readonly Param[] | undefined, fn: (s: Statement) => T): T {
-    const s = this.get(sql);
+    let s = this.cache.get(sql);
+    if (!s) this.cache.set(sql, (s = new Statement(this.x, this.heap, this.checkRc, this.db.prepare(sql))));
     try {
       s.bind(params ?? []);
       return fn(s);

@@ -4,6 +4,7 @@
  */
 
 import type { ArchiveMethod, ArchiveQueryMethods } from './methods';
+import type { SummaryCounts } from './queries/summary';
 
 export type AttachmentKind = 'image' | 'file' | 'video';
 export const ATTACHMENT_KINDS: readonly AttachmentKind[] = ['image', 'file', 'video'];
@@ -209,10 +210,7 @@ export type ConversationPageAt =
 export interface ConversationPageOptions {
   conversationId: number;
   at: ConversationPageAt;
-  /**
-   * Page size. `end`, `before`, `after`: up to `limit` messages. `around`: up to h = max(1, floor(limit/2)) messages
-   * before the anchor, then the anchor and up to limit - h messages after it.
-   */
+  /** Page size; `around`: up to h = max(1, floor(limit/2)) before the anchor, then it and up to limit - h after. */
   limit: number;
 }
 
@@ -279,10 +277,7 @@ export interface EmbeddingRecord {
   /** Where exact rescoring reads the vector back (Archive.embeddingVectors). */
   rowid: number;
   messageId: number;
-  /**
-   * Made only when read (a build never reads it), so a record is not a plain object: read the fields it needs, never
-   * spread or post it.
-   */
+  /** Made only when read (a build never reads it): read the fields needed, never spread or post a record. */
   readonly hash: string;
   conversationId: number;
   tsUnix: number;
@@ -352,16 +347,11 @@ export interface ArchiveParts {
   digests: boolean;
 }
 
-export interface ArchiveSummary {
+export interface ArchiveSummary extends SummaryCounts {
   path: string;
   /** `PRAGMA user_version`: what the archive claims; what it can do is `parts`. */
   schemaVersion: number;
   parts: ArchiveParts;
-  conversations: number;
-  messages: number;
-  sources: Record<string, number>;
-  firstTs: string;
-  lastTs: string;
   embeddingModels: EmbeddingModelInfo[];
   /** Changes when the file or its -wal changes. */
   fingerprint: string;
@@ -369,10 +359,7 @@ export interface ArchiveSummary {
 
 /** The synchronous query surface (declared in `methods.ts`); it retries across a writer's checkpoints, never locks. */
 export type ArchiveQueries = ArchiveQueryMethods & {
-  /**
-   * Every embedding of `model` whose message exists. With `shareVectors`, a record's `vec` is valid only until the
-   * iterator reads its next batch: for index builds.
-   */
+  /** Embeddings of `model` whose message exists; `shareVectors` (index builds): `vec` lives until the next batch. */
   embeddings(model: string, opts?: { shareVectors?: boolean }): IterableIterator<EmbeddingRecord>;
   /**
    * Reads the vectors at embedding `rowids` into `out` (row i at `i * dim`), in one snapshot, and returns how many
@@ -397,10 +384,7 @@ export interface Archive extends ArchiveQueries {
   close(): void;
 }
 
-/**
- * The same surface, asynchronous (in-thread or worker-backed). The trailing AbortSignal interrupts a worker's running
- * statement; the in-thread adapter only checks it before starting.
- */
+/** The same surface, async: a trailing AbortSignal interrupts a worker's statement (in-thread: checked before it). */
 export type AsyncArchive = {
   [K in ArchiveMethod]: (
     ...args: [...Parameters<ArchiveQueryMethods[K]>, signal?: AbortSignal]

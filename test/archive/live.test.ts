@@ -24,6 +24,7 @@ import {
   spawnLiveWriter,
   type LiveWriterEvent,
 } from '../fixtures';
+import { connectionState } from './conn-probe';
 
 let tmp: string;
 before(() => {
@@ -153,10 +154,7 @@ for (const mode of READ_MODES)
       const w = openWalWriter(desc.path);
       try {
         const fp0 = a.summary().fingerprint;
-        assert.equal(
-          (a as unknown as { stats: { readAhead: boolean } }).stats.readAhead,
-          mode.options.readAhead === true,
-        );
+        assert.equal(connectionState(a).readAhead, mode.options.readAhead === true);
         assert.equal(a.summary().messages, 3);
         w.writer.importConversation('signal', 'Harper', [
           ...desc.messages.map((m) => ({ ts: m.ts, sender: m.sender, body: m.body })),
@@ -197,7 +195,7 @@ for (const mode of READ_MODES)
         assert.equal(a.listConversations().length, next.conversations.length);
         assert.equal(a.summary().messages, next.messages.length);
         assert.equal(
-          (a as unknown as { stats: { readAhead: boolean } }).stats.readAhead,
+          connectionState(a).readAhead,
           mode.options.readAhead === true,
           'the reopened connection reads as the first did',
         );
@@ -266,10 +264,7 @@ describe("read-ahead (the index build's scanning connection)", () => {
       let scanReads: number;
       try {
         scanner.summary();
-        assert.equal(
-          (scanner as unknown as { stats: { readAhead: boolean } }).stats.readAhead,
-          options.readAhead === true,
-        );
+        assert.equal(connectionState(scanner).readAhead, options.readAhead === true);
         reads = 0;
         for (const m of scanner.embeddingModels()) {
           all.push(
@@ -351,7 +346,7 @@ describe('snapshots', () => {
           return [first, second];
         });
         assert.equal(n1, n2, 'both statements saw the same state');
-        assert.equal(conn.readsAhead, mode.options.readAhead === true);
+        assert.equal(connectionState(conn).readAhead, mode.options.readAhead === true);
         assert.equal(attempts, 1, 'appending WAL frames cannot tear a read: no retry');
         assert.equal(
           conn.run((sql) => Number(sql.value('SELECT COUNT(*) FROM messages'))),
@@ -392,22 +387,22 @@ describe('retries', () => {
       [26, 'file is not a database'],
     ] as const) {
       let calls = 0;
+      let retries = 0;
       const a = await openArchive(dir, {
         onAttempt: (attempt) => {
           calls++;
+          if (attempt > 0) retries++;
           if (attempt < 2 && calls > 1) throw Object.assign(new Error(msg), { resultCode: rc });
         },
       });
       try {
-        const stats = (a as unknown as { stats: { opens: number; retries: number } }).stats;
-        const opens0 = stats.opens;
+        const opens0 = connectionState(a).opens;
         assert.deepEqual(
           a.context(desc.marks.lease.id, 1)?.map((m) => m.id),
           [desc.marks.lease.id, desc.marks.link.id],
         );
-        const after = (a as unknown as { stats: { opens: number; retries: number } }).stats;
-        assert.equal(after.retries, 2, `rc ${rc}`);
-        assert.equal(after.opens, opens0 + 2, 'reopened for each retry');
+        assert.equal(retries, 2, `rc ${rc}`);
+        assert.equal(connectionState(a).opens, opens0 + 2, 'reopened for each retry');
       } finally {
         a.close();
       }
@@ -494,12 +489,9 @@ describe('retries', () => {
           last && 'messageCount' in last ? last.messageCount : -1,
         );
         assert.ok(queries > 10, `ran ${queries} queries`);
-        assert.equal(
-          (a as unknown as { stats: { readAhead: boolean } }).stats.readAhead,
-          mode.options.readAhead === true,
-        );
+        assert.equal(connectionState(a).readAhead, mode.options.readAhead === true);
         console.log(
-          `stress: ${queries} queries, ${counts.size} distinct states, stats ${JSON.stringify((a as unknown as { stats: unknown }).stats)}`,
+          `stress: ${queries} queries, ${counts.size} distinct states, stats ${JSON.stringify(connectionState(a))}`,
         );
       } finally {
         await writer.stop().catch(() => undefined);

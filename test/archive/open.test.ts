@@ -18,6 +18,7 @@ import {
   writeRandomBytesFile,
   writeTruncatedArchive,
 } from '../fixtures';
+import { connectionState } from './conn-probe';
 import { openFdsUnder, vfsProbe } from './vfs-probe';
 
 let tmp: string;
@@ -55,7 +56,7 @@ describe('openArchive inputs', () => {
       try {
         assert.equal(a.path, desc.path);
         assert.equal(a.schemaVersion, 20);
-        assert.equal((a as unknown as { stats: { mode: string } }).stats.mode, 'wal');
+        assert.equal(connectionState(a).mode, 'wal');
         assert.equal(a.summary().messages, desc.messages.length);
       } finally {
         a.close();
@@ -239,7 +240,7 @@ describe('immutable fallback', () => {
     fs.mkdirSync(`${desc.path}-wal`); // opening works, reading fails (EISDIR)
     const a = await openArchive(dir);
     try {
-      assert.equal((a as unknown as { stats: { mode: string } }).stats.mode, 'immutable');
+      assert.equal(connectionState(a).mode, 'immutable');
       assert.equal(a.summary().messages, desc.messages.length);
       assert.ok(a.searchKeyword({ query: 'lease', limit: 5 }).length > 0);
     } finally {
@@ -248,7 +249,7 @@ describe('immutable fallback', () => {
     fs.rmdirSync(`${desc.path}-wal`);
     const b = await openArchive(dir);
     try {
-      assert.equal((b as unknown as { stats: { mode: string } }).stats.mode, 'wal');
+      assert.equal(connectionState(b).mode, 'wal');
     } finally {
       b.close();
     }

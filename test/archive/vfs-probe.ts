@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadEngine } from '../../src/archive/wasm-engine';
+import { type Engine, loadEngine } from '../../src/archive/wasm-engine';
 
 export interface ProbeResult {
   rc: number;
@@ -53,7 +53,10 @@ export function openFdsUnder(dir: string): string[] {
 }
 
 export async function vfsProbe() {
-  const { sqlite3, vfs } = await loadEngine();
+  return probeOf(await loadEngine());
+}
+
+export function probeOf({ sqlite3, vfs }: Engine) {
   const capi = sqlite3.capi as unknown as Capi;
   const wasm = sqlite3.wasm as unknown as Wasm;
   const c = (name: string) => capi[name] as number;
@@ -74,6 +77,13 @@ export async function vfsProbe() {
   const readAt = (pFile: number, pBuf: number, offset: bigint, n: number): ProbeResult => {
     const rc = ioOf(pFile).xRead(pFile, pBuf, n, offset);
     return { rc, bytes: wasm.heap8u().slice(pBuf, pBuf + n) };
+  };
+  const mainFile = (db: number): number => {
+    const pOut = wasm.alloc(8);
+    capi.sqlite3_file_control(db, 'main', SQLITE_FCNTL_FILE_POINTER, pOut);
+    const pFile = wasm.peek32(pOut);
+    wasm.dealloc(pOut);
+    return pFile;
   };
   const withBuffer = <T>(n: number, use: (pBuf: number) => T): T => {
     const pBuf = wasm.alloc(Math.max(1, n));
@@ -119,10 +129,7 @@ export async function vfsProbe() {
       try {
         if (rc !== 0) throw new Error(`readAhead: open failed (${rc})`);
         vfs.readAhead(db);
-        const pOut = wasm.alloc(8);
-        capi.sqlite3_file_control(db, 'main', SQLITE_FCNTL_FILE_POINTER, pOut);
-        const pFile = wasm.peek32(pOut);
-        wasm.dealloc(pOut);
+        const pFile = mainFile(db);
         const fd = vfs.fdsOf(db).db;
         let fileReads = 0;
         const readSync = fs.readSync;
@@ -143,6 +150,28 @@ export async function vfsProbe() {
       } finally {
         capi.sqlite3_close_v2(db);
       }
+    },
+
+    /**
+     * Whether the open connection `db` reads its main file ahead: of two adjacent reads, the second then comes from
+     * the buffer or refills it whole, never as a read of its own size.
+     */
+    readsAhead(db: number): boolean {
+      const pFile = mainFile(db);
+      const sizes: number[] = [];
+      const readSync = fs.readSync;
+      fs.readSync = ((...args: Parameters<typeof fs.readSync>) => {
+        sizes.push((args as unknown[])[3] as number);
+        return readSync(...args);
+      }) as typeof fs.readSync;
+      try {
+        withBuffer(16, (pBuf) => readAt(pFile, pBuf, 0n, 16));
+        sizes.length = 0;
+        withBuffer(16, (pBuf) => readAt(pFile, pBuf, 16n, 16));
+      } finally {
+        fs.readSync = readSync;
+      }
+      return !sizes.includes(16);
     },
   };
 }

@@ -26,13 +26,8 @@ export function citationView(
     cited?.conversationId === conversationId
       ? { kind: 'around' as const, messageId: cited.id }
       : { kind: 'end' as const };
-  view.page = conversationPage(
-    sql,
-    schema,
-    conversationById(conversationId),
-    { conversationId, at, limit: req.limit },
-    hiddenIds,
-  );
+  const page = { conversationId, at, limit: req.limit };
+  view.page = conversationPage(sql, schema, conversationById(conversationId), page, hiddenIds);
   const anchor = view.page.anchor;
   // The day as the journal counts it: the UTC day of ts_unix.
   const start = anchor && Math.floor(anchor.tsUnix / 86_400) * 86_400;

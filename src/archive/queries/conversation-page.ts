@@ -68,20 +68,17 @@ export function conversationPage(
     return { conversation, ...empty };
   }
 
+  const ids = messages.map((m) => m.id);
+  const hashes = messages.map((m) => m.hash);
   return {
     conversation,
     ...(anchor ? { anchor } : {}),
     messages,
     hasBefore,
     hasAfter,
-    attachments: attachmentsForMessages(sql, schema, ids(messages)),
-    reactions: reactionsForHashes(
-      sql,
-      schema,
-      messages.map((m) => m.hash),
-    ),
+    attachments: attachmentsForMessages(sql, schema, ids),
+    reactions: reactionsForHashes(sql, schema, hashes),
   };
 }
 
-const ids = (messages: MessageRow[]): number[] => messages.map((m) => m.id);
 const cursor = (m: MessageRow): TranscriptCursor => ({ tsUnix: m.tsUnix, id: m.id });

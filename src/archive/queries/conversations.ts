@@ -4,7 +4,7 @@ import { exprs, type SchemaInfo } from '../schema';
 import type { ConversationRow, ResolveResult } from '../types';
 import { num, str } from './rows';
 
-export function conversationsSql(schema: SchemaInfo, where = ''): string {
+function conversationsSql(schema: SchemaInfo): string {
   const e = exprs(schema);
   const attJoin = schema.attachmentConversationId ? '' : 'JOIN messages m ON m.id = a.message_id';
   const linkJoin = schema.linkConversationId ? '' : 'JOIN messages m ON m.id = l.message_id';
@@ -28,7 +28,6 @@ FROM conversations c
 LEFT JOIN agg ON agg.cid = c.id
 LEFT JOIN att ON att.cid = c.id
 LEFT JOIN lnk ON lnk.cid = c.id
-${where}
 ORDER BY last_unix DESC, c.name ASC, source ASC, c.id ASC`;
 }
 
@@ -66,12 +65,8 @@ export function looseNameKey(s: string): string {
     .trim();
 }
 
-export function listConversations(
-  sql: Sql,
-  schema: SchemaInfo,
-  filter: { source?: string; nameContains?: string } = {},
-): ConversationRow[] {
-  return filterConversations(sql.all(conversationsSql(schema)).map(toConversation), filter);
+export function listConversations(sql: Sql, schema: SchemaInfo): ConversationRow[] {
+  return sql.all(conversationsSql(schema)).map(toConversation);
 }
 
 export function filterConversations(

@@ -40,7 +40,7 @@ export function embeddingModels(sql: Sql, schema: SchemaInfo): EmbeddingModelInf
     }));
 }
 
-export function messageMetaSql(schema: SchemaInfo): string {
+function messageMetaSql(schema: SchemaInfo): string {
   const e = exprs(schema);
   return `SELECT m.hash, m.id, m.conversation_id, m.ts_unix, m.sender, ${e.msgSource} AS source FROM messages m`;
 }
@@ -106,7 +106,10 @@ export class MessageMeta {
   }
 }
 
-function badEmbeddingError(model: string, hash: string, dim: number, bytes: number): ArchiveError {
+/** A stored vector whose blob does not hold `dim` float32s (`bytes` -1: not a blob). */
+type Damage = { hash: string; dim: number; bytes: number };
+
+function badEmbeddingError(model: string, { hash, dim, bytes }: Damage): ArchiveError {
   return new ArchiveError(
     'bad_embedding',
     `The stored embedding of message ${hash} (model "${model}") is damaged: ${bytes < 0 ? 'its vector is not a blob' : `${bytes} bytes`} but dim ${dim} needs ${dim * 4} bytes. Skip it, or re-run \`msgbrowse embed\` for that model.`,
@@ -121,9 +124,7 @@ export interface EmbeddingStreamOptions {
 }
 
 /** A decoded row, or a damaged one (reported when the consumer reaches it). */
-type Item =
-  | { rowid: number; rec: EmbeddingRecord }
-  | { rowid: number; bad: { hash: string; dim: number; bytes: number } };
+type Item = { rowid: number; rec: EmbeddingRecord } | { rowid: number; bad: Damage };
 
 /** One batch after `afterRowid`: its records (orphans left out), the rows it scanned and the last rowid. */
 export function readEmbeddingBatch(
@@ -230,16 +231,13 @@ export class EmbeddingIterator implements IterableIterator<EmbeddingRecord> {
   }
 
   next(): IteratorResult<EmbeddingRecord> {
-    for (;;) {
-      while (this.pos >= this.buf.length) {
-        if (this.exhausted) return { done: true, value: undefined };
-        this.fill();
-      }
-      const item = this.buf[this.pos++];
-      if (!('bad' in item)) return { done: false, value: item.rec };
-      const { hash, dim, bytes } = item.bad;
-      throw badEmbeddingError(this.model, hash, dim, bytes);
+    while (this.pos >= this.buf.length) {
+      if (this.exhausted) return { done: true, value: undefined };
+      this.fill();
     }
+    const item = this.buf[this.pos++];
+    if ('bad' in item) throw badEmbeddingError(this.model, item.bad);
+    return { done: false, value: item.rec };
   }
 
   return(): IteratorResult<EmbeddingRecord> {

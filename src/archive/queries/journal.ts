@@ -35,13 +35,11 @@ export function journalDay(
     p,
   );
   const messageCount = num(totals?.n);
-  const sourceCounts: Record<string, number> = {};
-  for (const r of sql.all(
+  const bySource = sql.all(
     `SELECT ${e.msgSource} AS src, COUNT(*) AS n FROM messages m WHERE ${w.where} GROUP BY 1 ORDER BY 1`,
     p,
-  )) {
-    sourceCounts[str(r.src)] = num(r.n);
-  }
+  );
+  const sourceCounts: Record<string, number> = Object.fromEntries(bySource.map((r) => [str(r.src), num(r.n)]));
   const topSenders = sql
     .all(
       `SELECT m.sender AS name, COUNT(*) AS n FROM messages m WHERE ${w.where} AND m.sender <> 'Me' GROUP BY m.sender ORDER BY n DESC, m.sender ASC LIMIT 5`,

@@ -5,7 +5,7 @@ import type { LinkOptions, LinkRow } from '../types';
 import { hasValue, num, positiveLimit, str, Where } from './rows';
 
 /** Lowercase, trimmed, without a leading `www.` or trailing dot (how msgbrowse stores link domains). */
-export function canonicalDomain(d: string): string {
+function canonicalDomain(d: string): string {
   let s = d.trim().toLowerCase();
   if (s.startsWith('www.')) s = s.slice(4);
   return s.replace(/\.+$/, '');

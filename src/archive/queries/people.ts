@@ -1,7 +1,7 @@
 /** Contacts (v2+) with identifiers, conversations and cited facts (v4+), as if hidden conversations were not there. */
 import { mapRows, type Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
-import type { ContactFactRow, ContactRow, ConversationRow, MessageRow } from '../types';
+import type { ContactFactRow, ContactRow, ConversationRow } from '../types';
 import { nameKey } from './conversations';
 import { jsonList, messageColumns, num, readMessage, str } from './rows';
 
@@ -98,14 +98,8 @@ export function searchContacts(
   const ranked: { c: ContactRow; rank: number; key: string }[] = [];
   people.contacts.forEach((c, i) => {
     const k = people.keys[i];
-    const rank =
-      k.name === q
-        ? 0
-        : k.name.startsWith(q)
-          ? 1
-          : k.name.includes(q) || k.identifiers.some((x) => x.includes(q))
-            ? 2
-            : -1;
+    const contains = k.name.includes(q) || k.identifiers.some((x) => x.includes(q));
+    const rank = k.name === q ? 0 : k.name.startsWith(q) ? 1 : contains ? 2 : -1;
     if (rank >= 0) ranked.push({ c, rank, key: k.name });
   });
   ranked.sort((a, b) => a.rank - b.rank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || a.c.id - b.c.id);
@@ -133,20 +127,17 @@ export function contactFacts(
   );
   if (!facts.length) return [];
   const hashes = [...new Set(facts.map((f) => str(f.source_message_hash)))];
-  const byHash = new Map<string, MessageRow>();
-  for (const m of mapRows(
+  const messages = mapRows(
     sql,
     `SELECT ${messageColumns(schema)} FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.hash IN (SELECT value FROM json_each(?))`,
     [jsonList(hashes)],
     readMessage,
-  )) {
-    byHash.set(m.hash, m);
-  }
-  const out: ContactFactRow[] = [];
-  for (const f of facts) {
+  );
+  const byHash = new Map(messages.map((m) => [m.hash, m]));
+  return facts.map((f) => {
     const hash = str(f.source_message_hash);
     const message = byHash.get(hash);
-    out.push({
+    return {
       id: num(f.id),
       fact: str(f.fact),
       category: str(f.category),
@@ -154,7 +145,6 @@ export function contactFacts(
       sourceTsUnix: num(f.source_ts_unix),
       sourceMessageHash: hash,
       ...(message ? { message } : {}),
-    });
-  }
-  return out;
+    };
+  });
 }

@@ -1,5 +1,6 @@
 /** A search scope's message and vector counts (its receipt), each from a covering index inside SQLite. */
 import type { Param, Sql } from '../connection';
+import type { Snapshot } from '../methods';
 import type { SchemaInfo } from '../schema';
 import type { ScopeCounts, ScopeFilter } from '../types';
 import { hasValue, jsonList, num, Where } from './rows';
@@ -35,20 +36,16 @@ function otherPart(schema: SchemaInfo, f: ScopeFilter, plain: boolean, hiddenIds
   return w.notHidden(`${p}m.conversation_id`, hiddenIds);
 }
 
-function count(sql: Sql, parts: Part[], extra?: { where: string; params: Param[] }): number {
+function count(sql: Sql, parts: Part[]): number {
   const where = parts.flatMap((x) => x.where);
   const params = parts.flatMap((x) => x.params);
-  if (extra) {
-    where.push(extra.where);
-    params.push(...extra.params);
-  }
   return num(
     sql.value(`SELECT COUNT(*) FROM messages m${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params),
   );
 }
 
-const hasVector = (model: string) => ({
-  where: 'EXISTS (SELECT 1 FROM embeddings e WHERE e.message_hash = m.hash AND e.model = ?)',
+const hasVector = (model: string): Part => ({
+  where: ['EXISTS (SELECT 1 FROM embeddings e WHERE e.message_hash = m.hash AND e.model = ?)'],
   params: [model],
 });
 
@@ -93,31 +90,35 @@ export function isWholeArchive(f: ScopeFilter): boolean {
   );
 }
 
+/** Archive.primeModelCoverage fills the same entry. */
+export function coverageMemoKey(model: string): string {
+  return `coverage:${model}`;
+}
+
 /**
  * Messages in the scope `f`, and (given `model`) how many of them have a vector for it. `hidden` conversations are
  * left out of every count: the unscoped case subtracts theirs, every other case excludes them in the statement.
  */
 export function scopeCounts(
-  sql: Sql,
-  schema: SchemaInfo,
+  s: Snapshot,
   f: ScopeFilter,
   model: string | undefined,
-  totalMessages: () => number,
-  unscopedCoverage: (model: string) => number,
-  hidden: readonly { id: number; messageCount: number }[] = [],
+  hidden: readonly { id: number; messageCount: number }[],
 ): ScopeCounts {
+  const { sql, schema } = s;
   const hiddenIds = hidden.map((h) => h.id);
   const wantVectors = hasValue(model) && schema.embeddings;
   const vectors = (parts: Part[]): number | undefined =>
-    hasValue(model) ? (wantVectors ? count(sql, parts, hasVector(model)) : 0) : undefined;
+    hasValue(model) ? (wantVectors ? count(sql, [...parts, hasVector(model)]) : 0) : undefined;
   const other = otherPart(schema, f, false, hiddenIds);
   const scoped = otherPart(schema, f, false).where.length > 0;
   const out = (messages: number, withVectors: number | undefined): ScopeCounts =>
     withVectors === undefined ? { messages } : { messages, withVectors, model };
 
   if (isWholeArchive(f)) {
-    const messages = totalMessages() - hidden.reduce((n, h) => n + h.messageCount, 0);
-    const coverage = () => unscopedCoverage(model!) - hiddenCoverage(sql, schema, model!, hiddenIds);
+    const messages = s.counts().messages - hidden.reduce((n, h) => n + h.messageCount, 0);
+    const unscoped = (m: string) => s.memo(coverageMemoKey(m), () => modelCoverage(sql, schema, m));
+    const coverage = () => unscoped(model!) - hiddenCoverage(sql, schema, model!, hiddenIds);
     return out(messages, hasValue(model) ? (wantVectors && messages > 0 ? coverage() : 0) : undefined);
   }
   if (!hasValue(f.sender)) {

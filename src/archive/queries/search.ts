@@ -7,7 +7,7 @@ import type { KeywordHit, KeywordSearchOptions, MessageFilter } from '../types';
 import { positiveLimit, statement, Where } from './rows';
 
 /** WHERE fragments (aliases m, c) for the common message filters. */
-export function messageFilterSql(schema: SchemaInfo, f: MessageFilter, hiddenIds?: readonly number[]): Where {
+function messageFilterSql(schema: SchemaInfo, f: MessageFilter, hiddenIds?: readonly number[]): Where {
   const w = new Where()
     .add('m.conversation_id = ?', f.conversationId)
     .add(`${exprs(schema).msgSource} = ?`, f.source)

@@ -4,7 +4,7 @@ import type { ScopeFilter, SenderMatch, SenderResolveResult } from '../types';
 import { closeness, nameKey } from './conversations';
 import { num, str } from './rows';
 
-export const OWNER_SENDER = 'Me';
+const OWNER_SENDER = 'Me';
 const OWNER_ALIASES = new Set(['me', 'myself', 'i', 'owner', 'the owner', 'archive owner', 'the archive owner']);
 const MAX_SUGGESTIONS = 5;
 /** Close names counted in scope before picking the suggestions. */
