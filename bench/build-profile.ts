@@ -17,7 +17,21 @@ import { detectSchema } from '../src/archive/schema';
 import { loadEngine } from '../src/archive/wasm-engine';
 import { IndexBuilder } from '../src/search/vector/accumulator';
 import { loadOrBuildVectorIndex } from '../src/search/vector/cache';
-import { JsRowQuantiser, KernelRowQuantiser, type RowQuantiser } from '../src/search/vector/row-quantiser';
+import { quantiseRow } from '../src/search/vector/quantize';
+import { KernelRowQuantiser, type RowQuantiser } from '../src/search/vector/row-quantiser';
+
+/** The JS reference quantiser, to compare the kernel's with. */
+class JsRowQuantiser implements RowQuantiser {
+  scale = 0;
+  err = 0;
+  qnorm = 0;
+
+  quantise(vec: Float32Array, dim: number, codes: Int8Array, at: number): boolean {
+    const q = quantiseRow(vec, dim, codes, at);
+    if (q) Object.assign(this, q);
+    return q !== undefined;
+  }
+}
 import { archiveRows } from '../src/search/vector/row-store';
 import { ensureArchive } from './lib/data';
 import { ms, table } from './lib/stats';

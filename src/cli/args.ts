@@ -1,14 +1,19 @@
 /** The command line: flags, help text and every validation error (a `CliError`, exit code 2). Pure: no I/O. */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ARCHIVE_FILE_NAME, DEFAULT_ANSWER_BUDGET, defaultCacheDir, ledgerBesideArchive } from '../core';
+import {
+  ARCHIVE_FILE_NAME,
+  DEFAULT_ANSWER_BUDGET,
+  defaultCacheDir,
+  ledgerBesideArchive,
+  MAX_ANSWER_BUDGET,
+  MIN_ANSWER_BUDGET,
+} from '../core';
 import { isLoopbackHost } from '../transport/listen';
 import { CliError } from './errors';
 import { NAME } from './identity';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8788';
-const MIN_MAX_RESULT_BYTES = 2048;
-const MAX_MAX_RESULT_BYTES = 10_000_000;
 
 export const USAGE = `Usage: ${NAME} [options]
 
@@ -31,7 +36,7 @@ Options:
                        source:name for one source; it then answers exactly like one that does not exist
   --max-result-bytes N the answer budget: bytes of compact structuredContent JSON a tool answer may take; more
                        follows by cursor (default ${DEFAULT_ANSWER_BUDGET}, what VS Code passes inline; Claude Code takes
-                       about 40000; ${MIN_MAX_RESULT_BYTES} to ${MAX_MAX_RESULT_BYTES})
+                       about 40000; ${MIN_ANSWER_BUDGET} to ${MAX_ANSWER_BUDGET})
   --bridge FILE        relay stdio to the msgbrowse VS Code extension's in-process server, whose endpoint
                        file FILE (in the extension's global storage) it reads; no archive is opened here
   --summary            print the archive summary and a sample keyword search, then exit
@@ -76,9 +81,8 @@ export function parseListen(value: string): { host: string; port: number } {
   const m = /^\[([^\]]+)\]:(\d+)$/.exec(v) ?? /^()(\d+)$/.exec(v) ?? /^([^:]*):([^:]*)$/.exec(v);
   if (!m) throw new CliError(`invalid --listen "${value}": use HOST:PORT, e.g. ${DEFAULT_LISTEN}`, 2);
   const port = Number(m[2]);
-  if (!/^\d+$/.test(m[2]) || port > 65535) {
+  if (!/^\d+$/.test(m[2]) || port > 65535)
     throw new CliError(`invalid --listen "${value}": the port must be 0–65535`, 2);
-  }
   return { host: m[1] || '127.0.0.1', port };
 }
 
@@ -139,21 +143,19 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): C
   if (o.help) return 'help';
   if (o.version) return 'version';
   const scheme = (o['link-scheme'] ?? 'vscode').trim();
-  if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme)) {
+  if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme))
     throw new CliError(`invalid --link-scheme "${scheme}": use a URI scheme such as vscode or vscode-insiders`, 2);
-  }
   if (o.listen !== undefined && !o.http) throw new CliError('--listen needs --http', 2);
   if (o.query !== undefined && !o.summary) throw new CliError('--query needs --summary', 2);
   if (o['rotate-token'] && !o.http)
     throw new CliError('--rotate-token needs --http (the token is what HTTP clients send)', 2);
   const listen = parseListen(o.listen ?? DEFAULT_LISTEN);
   const allowRemote = o['allow-remote'] ?? false;
-  if (o.http && !isLoopbackHost(listen.host) && !allowRemote) {
+  if (o.http && !isLoopbackHost(listen.host) && !allowRemote)
     throw new CliError(
       `refusing to listen on ${listen.host}: it is not a loopback address; pass --allow-remote to expose your archive to other machines`,
       2,
     );
-  }
   const excludeArgs = o.exclude ?? [];
   if (excludeArgs.some((x) => x.trim() === '')) throw new CliError('--exclude needs a conversation name', 2);
   // One name per line (CRLF tolerated, blank lines ignored, names kept exact).
@@ -192,12 +194,11 @@ function parseMaxResultBytes(value: string | undefined, where: string): number {
   const v = value?.trim();
   if (!v) return DEFAULT_ANSWER_BUDGET;
   const n = Number(v);
-  if (!/^\d+$/.test(v) || n < MIN_MAX_RESULT_BYTES || n > MAX_MAX_RESULT_BYTES) {
+  if (!/^\d+$/.test(v) || n < MIN_ANSWER_BUDGET || n > MAX_ANSWER_BUDGET)
     throw new CliError(
-      `invalid ${where} "${value}": give a whole number of bytes from ${MIN_MAX_RESULT_BYTES} to ${MAX_MAX_RESULT_BYTES} (default ${DEFAULT_ANSWER_BUDGET})`,
+      `invalid ${where} "${value}": give a whole number of bytes from ${MIN_ANSWER_BUDGET} to ${MAX_ANSWER_BUDGET} (default ${DEFAULT_ANSWER_BUDGET})`,
       2,
     );
-  }
   return n;
 }
 

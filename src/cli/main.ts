@@ -22,11 +22,10 @@ import { printSummary } from './summary-printer';
 
 /** Opens the archive once so a bad path fails at start with one clear line. */
 async function openOrFail(runtime: Runtime, archive: string): Promise<void> {
-  if (!fs.existsSync(archive)) {
+  if (!fs.existsSync(archive))
     throw new CliError(
       `archive not found: ${archive} — pass --archive PATH (a msgbrowse.sqlite file or its data dir) or set MSGBROWSE_DATA_DIR`,
     );
-  }
   try {
     await runtime.context.archive();
   } catch (e) {

@@ -39,9 +39,9 @@ export class ArchiveHolder {
   lastError?: { message: string; code?: string; fingerprint: string };
   isOpening = false;
 
-  /** `path` '' means no archive is selected: calls reject with `missingMessage()`. */
+  /** `configuredPath` '' means no archive is selected: calls reject with `missingMessage()`. */
   constructor(
-    private path: string,
+    public configuredPath: string,
     private readonly opener: ArchiveOpener,
     private readonly log: RuntimeLog,
     private readonly graceMs: number,
@@ -60,17 +60,13 @@ export class ArchiveHolder {
     return { held, fingerprint: fingerprint(now), replaced, gone: !now.db };
   }
 
-  get configuredPath(): string {
-    return this.path;
-  }
-
   /** The open archive, without checking the disk. */
   peek(): HeldArchive | undefined {
     return this.current;
   }
 
   setPath(p: string): void {
-    this.path = p;
+    this.configuredPath = p;
     this.invalidate();
   }
 
@@ -92,7 +88,7 @@ export class ArchiveHolder {
       this.invalidate();
       this.onEvent({ kind: 'replaced' });
     }
-    if (this.path === '') throw new ArchiveError('no_archive_selected', this.missingMessage());
+    if (this.configuredPath === '') throw new ArchiveError('no_archive_selected', this.missingMessage());
     if (!this.opening) {
       const token = this.token;
       this.opening = { token, promise: this.open(token) };
@@ -101,7 +97,7 @@ export class ArchiveHolder {
   }
 
   private async open(token: number): Promise<HeldArchive> {
-    const wanted = this.path;
+    const wanted = this.configuredPath;
     this.isOpening = true;
     try {
       const opened = await this.opener(wanted);

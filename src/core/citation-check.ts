@@ -14,14 +14,14 @@ import { citationHash, resolveCitation, type CitedMessage } from './citation-res
 import { cleanBody } from './text';
 
 /** A citation found in the document (the extension's findCitations): its offset, length and text as written. */
-export type CitationSpan = CitedMessage & { start: number; length: number; text: string };
+type CitationSpan = CitedMessage & { start: number; length: number; text: string };
 
 /** `unverified`: an old link without a hash whose id exists (probably right, but nothing proves it). */
 export type CitationStatus = 'ok' | 'moved' | 'gone' | 'unverified';
 
 export type QuoteVerdict = 'matches' | 'altered' | 'fabricated';
 
-export interface FoundQuote {
+interface FoundQuote {
   /** As written, markers and wrapping quote marks removed. */
   text: string;
   /** In the document; a blockquote spans its whole `>` block. */
@@ -30,7 +30,7 @@ export interface FoundQuote {
   kind: 'inline' | 'blockquote';
 }
 
-export interface QuoteCheck extends FoundQuote {
+interface QuoteCheck extends FoundQuote {
   verdict: QuoteVerdict;
   /** For an altered quote: the message's passage it most resembles (normalised, at most 160 characters). */
   closest?: string;
@@ -48,7 +48,7 @@ export interface CitationCheck {
   quote?: QuoteCheck;
 }
 
-export interface CheckOptions {
+interface CheckOptions {
   /** Skip citations inside Markdown code: examples, not claims. */
   markdown?: boolean;
   signal?: AbortSignal;

@@ -1,8 +1,10 @@
 /** The people tools' reads: contacts found by part of a name or identifier, and one person with their cited facts. */
 import type { ArchiveParts, AsyncArchive, ContactRow } from '../archive/types';
-import { contactFacts, contactInfos } from './contact-info';
+import { conversationLink } from './citation-format';
+import type { CitationFormat } from './context';
 import { ToolError } from './errors';
-import { redactsFor } from './hits';
+import { content, hitFromMessage, redactsFor } from './hits';
+import { withHitExtras } from './hit-extras';
 import type { ContactFact, ContactInfo } from './results';
 import type { CallEnv } from './message-search';
 
@@ -62,17 +64,25 @@ export async function readContact(args: { contact_id?: number; name?: string }, 
       : await contactNamed(archive, name!, env.signal);
   if (!row) throw new ToolError(`no contact with contact_id ${args.contact_id} — use search_contacts to find people`);
   const [contact] = await contactInfos(env.ctx.citation, archive, [row], env.signal);
-  const { facts, missing } = await contactFacts(env.ctx.citation, archive, row.id, redactsFor(env.ctx), env.signal);
+  const redact = redactsFor(env.ctx);
+  const facts: ContactFact[] = (await archive.contactFacts(row.id, env.signal)).map((f) => ({
+    fact: content(f.fact, redact),
+    category: f.category,
+    source_ts: f.sourceTs,
+    message: f.message ? hitFromMessage(env.ctx.citation, f.message, undefined, redact) : null,
+  }));
+  const cited = facts.flatMap((f) => (f.message ? [f.message] : []));
+  await withHitExtras(archive, cited, redact, env.signal);
+  const missing = facts.filter((f) => f.message === null).length;
   if (!parts.facts)
     notes.push(
       'this archive keeps no facts: it has no contact_facts table (msgbrowse writes it since schema v4; its `facts` command fills it)',
     );
   else if (!facts.length) notes.push('msgbrowse has extracted no facts about this person (its `facts` command does)');
-  if (missing > 0) {
+  if (missing > 0)
     notes.push(
       `${missing} fact${missing === 1 ? ' cites a message' : 's cite messages'} no longer in the archive (re-imported or deleted): message is null — treat ${missing === 1 ? 'it' : 'them'} as unverified`,
     );
-  }
   return { contact, facts, notes };
 }
 
@@ -95,4 +105,25 @@ async function contactNamed(archive: AsyncArchive, name: string, signal: AbortSi
     `no contact is named ${JSON.stringify(name)}` +
       (close.length ? `; names containing it: ${close.join(', ')}` : ' — use search_contacts with part of the name'),
   );
+}
+
+async function contactInfos(
+  fmt: CitationFormat,
+  archive: AsyncArchive,
+  rows: ContactRow[],
+  signal?: AbortSignal,
+): Promise<ContactInfo[]> {
+  if (!rows.length) return [];
+  const convs = new Map((await archive.listConversations(undefined, signal)).map((c) => [c.id, c]));
+  const convLink = (id: number) => conversationLink(fmt, id);
+  return rows.map((r) => ({
+    contact_id: r.id,
+    name: r.name,
+    identifiers: r.identifiers.map((i) => ({ ...i })),
+    conversations: r.conversationIds
+      .map((id) => convs.get(id))
+      .filter((c) => c !== undefined)
+      .map((c) => ({ id: c.id, name: c.name, source: c.source, message_count: c.messageCount, link: convLink(c.id) })),
+    fact_count: r.factCount,
+  }));
 }

@@ -24,7 +24,7 @@ interface ConversationArgs {
   order?: 'oldest' | 'newest';
 }
 
-export interface ConversationAnswer extends DayRange {
+interface ConversationAnswer extends DayRange {
   conversation: ConversationRow;
   /** In reading order. */
   rows: MessageRow[];

@@ -42,11 +42,8 @@ export async function withHitExtras<T extends Extras>(
   let { reactions, attachments } = known?.rows ?? { reactions: [], attachments: [] };
   if (missing.length) {
     const ids = [...new Set(missing.map((h) => h.message_id))];
-    const more = await archive.hitExtras(
-      missing.map((h) => h.hash),
-      ids,
-      signal,
-    );
+    const hashes = missing.map((h) => h.hash);
+    const more = await archive.hitExtras(hashes, ids, signal);
     reactions = [...reactions, ...more.reactions.filter((r) => !known?.hashes.has(r.messageHash))];
     attachments = [...attachments, ...more.attachments.filter((a) => !known?.ids.has(a.messageId))];
   }

@@ -121,10 +121,9 @@ export async function onThisDay(
   req.onProgress?.(days.length, days.length, 'done');
   const hits = years.flatMap((y) => y.messages);
   await withHitExtras(archive, hits, req.redact === true, signal);
-  if (!years.length) {
+  if (!years.length)
     notes.push(
       `no messages on ${pad(date.month)}-${pad(date.day)} in any earlier year searched (${date.year - 1} back to ${lowest}); only non-system messages with text count`,
     );
-  }
   return { years, notes };
 }

@@ -18,7 +18,7 @@ const ON_THIS_DAY_MAX_LIMIT = 50;
 /** Where a day's page continues (what get_journal_day's cursor carries), in the day's transcript order. */
 export type DayPosition = { day: string; conversationId: number; tsUnix: number; id: number };
 
-export interface JournalDayAnswer {
+interface JournalDayAnswer {
   day: string;
   stats: JournalDayStats;
   /** Redacted as the hits are; null when the day has none, or only one that speaks of a hidden conversation. */

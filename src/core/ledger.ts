@@ -198,13 +198,12 @@ export function collectDisclosedMessages(value: unknown): DisclosedMessage[] {
     const id = typeof o.message_id === 'number' ? o.message_id : undefined;
     let hash = typeof o.hash === 'string' && /^[0-9a-f]{4,64}$/i.test(o.hash) ? o.hash.toLowerCase() : undefined;
     if (!hash && id !== undefined) hash = anchorOf(o.link) ?? anchorOf(o.uri);
-    if (hash && id !== undefined && !out.has(hash)) {
+    if (hash && id !== undefined && !out.has(hash))
       out.set(hash, {
         hash,
         message_id: id,
         ...(typeof o.conversation_id === 'number' ? { conversation_id: o.conversation_id } : {}),
       });
-    }
     for (const x of Object.values(o)) visit(x, depth + 1);
   };
   visit(value, 0);

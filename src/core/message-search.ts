@@ -1,27 +1,27 @@
 /** search_messages and semantic_search, each owning its whole request: arguments read, search, extras, receipt. */
+import { isWholeArchive } from '../archive/index';
 import type { AsyncArchive, MessageFilter } from '../archive/types';
 import type { BuildProgressInfo, ServerContext } from './context';
 import { ToolError } from './errors';
 import { knownExtras, withHitExtras } from './hit-extras';
 import { hitFromMessage, redactsFor } from './hits';
 import { hybridSearch } from './hybrid-search';
-import { cleanQuery } from './query';
-import { clampLimit, parseDayRange } from './request';
+import { clampLimit, cleanQuery, parseDayRange } from './request';
 import type { MessageHit, SearchReceipt, SemanticStatusItem } from './results';
 import { type Chooser, resolveScope, type ScopeArgs } from './scope';
-import { isWholeArchive, readingNotes, receiptScope, searchReceipt } from './search-receipt';
+import { readingNotes, receiptScope, searchReceipt } from './search-receipt';
 import { runSemantic, type SemanticOutcome } from './semantic-query';
 import { abortError } from './shared-task';
 
 const SEARCH_DEFAULT_LIMIT = 20;
-export const SEARCH_MAX_LIMIT = 100;
+const SEARCH_MAX_LIMIT = 100;
 const SEMANTIC_DEFAULT_K = 20;
 const SEMANTIC_MAX_K = 100;
 /** semantic_search waits for an index build expected to end within this many ms (with progress); longer is an error. */
 const SEMANTIC_BUILD_WAIT_MS = 3000;
 const POLL_MS = 250;
 
-export interface SearchArgs extends ScopeArgs {
+interface SearchArgs extends ScopeArgs {
   query: string;
   start?: string;
   end?: string;
@@ -74,14 +74,8 @@ export async function searchMessages(
   const { query, notes: read, archive, filter, searched } = await readRequest(args, env);
   const req = { query, limit, filter, redact: redactsFor(env.ctx), receiptScope: receiptScope(searched) };
   const found = await hybridSearch(env.ctx, archive, req, env.signal);
-  const { hits, semantic, plan } = found;
-  const receipt = await searchReceipt(
-    archive,
-    { ...searched, plan, semantic },
-    semantic.model,
-    env.signal,
-    found.counts,
-  );
+  const { hits, semantic, plan, counts } = found;
+  const receipt = await searchReceipt(archive, { ...searched, plan, semantic }, semantic.model, env.signal, counts);
   return {
     query,
     hits,

@@ -30,16 +30,12 @@ export class SharedQueryEmbedder implements Embedder {
       const t = new SharedTask<Float32Array>((s) => this.inner.embed(text, s));
       task = t;
       this.inFlight.set(text, t);
-      t.observe().then(
-        (vec) => {
-          if (this.inFlight.get(text) === t) this.inFlight.delete(text);
-          this.kept.set(text, vec);
-          while (this.kept.size > KEPT) this.kept.delete(this.kept.keys().next().value as string);
-        },
-        () => {
-          if (this.inFlight.get(text) === t) this.inFlight.delete(text);
-        },
-      );
+      const settled = () => this.inFlight.get(text) === t && this.inFlight.delete(text);
+      t.observe().then((vec) => {
+        settled();
+        this.kept.set(text, vec);
+        while (this.kept.size > KEPT) this.kept.delete(this.kept.keys().next().value as string);
+      }, settled);
     }
     return task.wait(signal);
   }

@@ -10,7 +10,7 @@ import type {
 } from '../archive/types';
 
 /** Everyone who reacted to a message with one emoji, in the order they reacted. */
-export type ReactionGroup = { emoji: string; actors: string[] };
+type ReactionGroup = { emoji: string; actors: string[] };
 
 export interface PageMessage extends MessageRow {
   attachments: AttachmentRow[];

@@ -46,19 +46,13 @@ function standsAlone(text: string, start: number, end: number): boolean {
   return !CURRENCY_AFTER.test(text.slice(end, end + 9));
 }
 
-function cardGroupsOk(groups: string[]): boolean {
-  if (groups.length === 1) return true;
-  const lens = groups.map((g) => g.length);
-  const layout = lens.join('-');
-  if (layout === '4-6-5' || layout === '4-6-4') return true;
-  return lens.slice(0, -1).every((l) => l === 4) && lens[lens.length - 1] >= 1 && lens[lens.length - 1] <= 4;
-}
-
 function validCard(groups: string[]): boolean {
   const digits = groups.join('');
-  return (
-    digits.length >= 13 && digits.length <= 19 && /^[2-6]/.test(digits) && cardGroupsOk(groups) && luhnValid(digits)
-  );
+  if (digits.length < 13 || digits.length > 19 || !/^[2-6]/.test(digits) || !luhnValid(digits)) return false;
+  const lens = groups.map((g) => g.length);
+  const last = lens[lens.length - 1];
+  if (lens.length === 1 || ['4-6-5', '4-6-4'].includes(lens.join('-'))) return true;
+  return lens.slice(0, -1).every((l) => l === 4) && last >= 1 && last <= 4;
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Reading a request's plain arguments: calendar days and counts, with one actionable line for a bad value. */
+/** Reading a request's plain arguments: query, calendar days and counts, with one actionable line for a bad value. */
 import { ToolError } from './errors';
 
 const DAY = 86_400;
@@ -44,4 +44,15 @@ export function clampLimit(field: string, requested: number | undefined, def: nu
     return max;
   }
   return requested;
+}
+
+/** Control characters become spaces; invisible ones (\p{Cf}) are dropped, as msgbrowse's previews drop them. */
+export function cleanQuery(q: string): string {
+  const c = q
+    .replace(/\p{Cf}/gu, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+    .trim();
+  if (c === '')
+    throw new ToolError('query is required: give the words (or, for semantic_search, a description) to search for');
+  return c;
 }

@@ -91,7 +91,7 @@ export const SemanticStatusSchema = z.object({
 });
 export type SemanticStatusItem = z.infer<typeof SemanticStatusSchema>;
 
-export const SearchScopeSchema = z.object({
+const SearchScopeSchema = z.object({
   conversation_id: z.number().int().optional().describe('the conversation searched (absent: every conversation)'),
   conversation: z.string().optional(),
   source: z.string().optional().describe('the source searched (absent: every source)'),
@@ -106,7 +106,7 @@ export const SearchScopeSchema = z.object({
 });
 export type SearchScope = z.infer<typeof SearchScopeSchema>;
 
-export const KeywordReadingSchema = z.object({
+const KeywordReadingSchema = z.object({
   tokens: z.array(z.string()).describe('the words searched; a keyword hit contains every one of them as a word prefix'),
   total_tokens: z.number().int().describe('words in the query as given'),
   duplicates_removed: z.number().int().describe('repeated words searched once (case and accents do not matter)'),

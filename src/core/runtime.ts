@@ -8,9 +8,8 @@ import type { ServerContext } from './context';
 import { ArchiveHolder, archiveFingerprint } from './archive-holder';
 import { isBesideArchive } from './cache-dir';
 import { schemaNotice } from './compatibility';
-import { defaultVectorIndexBuilder } from './vector-index-source';
 import { type ExclusionMatch, matchExclusions, modelFacing, parseExclusions } from './privacy';
-import { SemanticManager } from './semantic-backend';
+import { defaultVectorIndexBuilder, SemanticManager } from './semantic-backend';
 import type {
   ArchiveOpener,
   Runtime,
@@ -49,6 +48,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
 /** VS Code's inline threshold, the smallest of the common clients'. */
 export const DEFAULT_ANSWER_BUDGET = 8192;
+// Below the minimum a page cannot hold one message with its citation; above the maximum a stdio line passes the SDK
+// client's read limit.
+export const MIN_ANSWER_BUDGET = 2048;
+export const MAX_ANSWER_BUDGET = 10_000_000;
 
 function settingsOf(s: RuntimeSettingsInit): RuntimeSettings {
   const { archivePath, citation, redact = true, privacy = { excludeConversations: [] } } = s;
@@ -218,9 +221,8 @@ class LiveRuntime implements Runtime {
       const held = await this.holder.get();
       const stamp = archiveFingerprint(held.opened.path);
       const c = this.summaryCache;
-      if (!c || c.generation !== held.generation || c.stamp !== stamp) {
+      if (!c || c.generation !== held.generation || c.stamp !== stamp)
         this.summaryCache = { generation: held.generation, stamp, summary: await held.opened.archive.summary(signal) };
-      }
     } catch {
       /* status() reports the error */
     }

@@ -1,7 +1,6 @@
 /** A tool call's scope (conversation, source, sender) resolved against the archive, or one line saying what exists. */
-import type { AsyncArchive, ConversationRow } from '../archive/types';
+import type { AsyncArchive, ConversationRow, SenderMatch } from '../archive/types';
 import { ToolError } from './errors';
-import { resolveSenderFilter } from './sender-resolve';
 import { inline } from './text';
 
 export interface ScopeArgs {
@@ -49,7 +48,6 @@ export async function resolveScope(
   choose?: Chooser,
 ): Promise<Scope> {
   const scope = await resolveConversationScope(archive, args, signal, choose);
-  if (args.sender === undefined) return scope;
   const sender = await resolveSenderFilter(archive, args.sender, scope, signal);
   return sender === undefined ? scope : { ...scope, sender };
 }
@@ -101,4 +99,38 @@ async function resolveConversationScope(
       (sugg.length ? ` Closest names: ${sugg.join(', ')}.` : '') +
       ' Use list_conversations to see every conversation (names match exactly), or pass conversation_id.',
   );
+}
+
+const senderList = (xs: SenderMatch[]) =>
+  xs.map((s) => `${inline(s.name)} (${s.messages} message${s.messages === 1 ? '' : 's'})`).join(', ');
+
+/** The stored sender to filter on (undefined: no sender filter); throws a ToolError naming candidates otherwise. */
+async function resolveSenderFilter(
+  archive: AsyncArchive,
+  sender: string | undefined,
+  scope: Omit<Scope, 'sender'>,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const name = sender?.trim();
+  if (name === undefined || name === '') return undefined;
+  const r = await archive.resolveSender(name, { conversationId: scope.conversation?.id, source: scope.source }, signal);
+  if (r.kind === 'found') return r.sender;
+  const c = scope.conversation;
+  const where = c
+    ? ` in conversation ${inline(c.name)} (${c.source}, conversation_id ${c.id})`
+    : scope.source
+      ? ` in source "${scope.source}"`
+      : ' in this archive';
+  if (r.kind === 'ambiguous')
+    throw new ToolError(
+      `sender ${inline(name)} matches several senders${where}: ${senderList(r.candidates)} — pass the exact spelling of one`,
+    );
+  let msg = `no sender ${inline(name)}${where}.`;
+  if (r.elsewhere.length)
+    msg += ` ${senderList(r.elsewhere)} ${r.elsewhere.length === 1 ? 'has' : 'have'} messages outside this scope — drop the conversation/source filter to search them.`;
+  if (r.suggestions.length) msg += ` Closest senders: ${senderList(r.suggestions)}.`;
+  if (r.inScope?.length) msg += ` Senders there: ${senderList(r.inScope)}.`;
+  msg +=
+    ' Senders match ignoring case and accents; "Me" (or "me") is the archive owner; use a name exactly as results show it.';
+  throw new ToolError(msg);
 }

@@ -4,8 +4,6 @@ import type { AsyncArchive, ConversationRow, ScopeCounts, ScopeFilter } from '..
 import { inline } from './text';
 import type { KeywordReading, SearchReceipt, SearchScope, SemanticStatusItem } from './results';
 
-export { isWholeArchive } from '../archive/index';
-
 interface ReceiptRequest {
   conversation?: ConversationRow;
   source?: string;
@@ -38,11 +36,10 @@ function keywordReading(plan: FtsQueryPlan): KeywordReading {
 /** Notes for what the reading left out (empty when the query was searched as written). */
 export function readingNotes(plan: FtsQueryPlan): string[] {
   const notes: string[] = [];
-  if (plan.overCap > 0) {
+  if (plan.overCap > 0)
     notes.push(
       `the query has ${plan.tokens.length + plan.overCap} distinct words; keyword search used the first ${MAX_QUERY_TOKENS} and dropped ${plan.overCap}`,
     );
-  }
   if (plan.duplicates > 0)
     notes.push(`${plan.duplicates} repeated word${plan.duplicates === 1 ? ' was' : 's were'} searched once`);
   if (plan.ignored.length > 0)

@@ -6,6 +6,14 @@ import { modelAvailabilityProblem, NO_EMBED_MODEL_REASON } from '../embed/config
 import type { EmbedConfig, Embedder } from '../embed/types';
 import type { EmbeddingModelInfo } from '../archive/types';
 import type { VectorIndex } from '../search/types';
+import {
+  archiveRows,
+  consumeRecords,
+  Int8VectorIndex,
+  keepBuildCoverage,
+  loadOrBuildVectorIndex,
+  vectorCacheKey,
+} from '../search/vector/index';
 import type { BuildProgressInfo, SemanticOptions, SemanticState, SemanticUnavailable } from './context';
 import { archiveFingerprint, type ArchiveHolder, type HeldArchive } from './archive-holder';
 import { SharedQueryEmbedder } from './query-embeddings';
@@ -151,9 +159,8 @@ export class SemanticManager {
     const b = this.built;
     if (b && sameBase(b, t)) {
       // The archive changed since the build: serve the index we have and refresh it in the background.
-      if ((b.stamp !== t.stamp || b.count !== t.count) && Date.now() - b.builtAt >= this.refreshMs) {
+      if ((b.stamp !== t.stamp || b.count !== t.count) && Date.now() - b.builtAt >= this.refreshMs)
         this.startBuild(t).task.detach().catch(ignore);
-      }
       return { available: true, embedder, index: b.index };
     }
     const f = this.failed;
@@ -251,3 +258,29 @@ export class SemanticManager {
 function buildPercent(done: number, count: number): number {
   return count <= 0 ? 0 : Math.min(99, Math.floor((done / count) * 100));
 }
+
+/** Builds in the worker when the archive has one, else here; cached when a dir is given. */
+export const defaultVectorIndexBuilder: VectorIndexBuilder = async (req) => {
+  const { model, dim, cacheDir } = req;
+  const name = req.archive.path;
+  // The key changes with the archive's on-disk state, so re-imported conversations (new message ids) rebuild.
+  const fingerprint = archiveFingerprint(name);
+  const key = vectorCacheKey({ path: name, model, dim, count: req.count, fingerprint });
+  const build = { dim, total: req.count, signal: req.signal, onProgress: req.onProgress };
+  const remote = req.archive.vectorIndex;
+  if (remote) return remote(model, { cacheDir, key, fingerprint, name, ...build });
+  const sync = req.archive.sync;
+  if (!sync)
+    throw new Error('this archive is not open in this thread; pass a buildVectorIndex that can read its embeddings');
+  const records = () => sync.embeddings(model, { shareVectors: true });
+  const rows = archiveRows(sync, model);
+  const log = (m: string) => req.log('debug', m);
+  const index = cacheDir
+    ? await loadOrBuildVectorIndex({ ...build, model, records, cacheDir, key, name, rows, log })
+    : await consumeRecords(records(), { ...build, model }).then((parts) =>
+        Int8VectorIndex.create(parts, rows(parts), 'memory'),
+      );
+  // The build counted the model's vector coverage: the first search receipt need not count it again.
+  keepBuildCoverage(sync, model, index.stats, fingerprint, log);
+  return index;
+};

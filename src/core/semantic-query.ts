@@ -115,14 +115,10 @@ async function hydrate(
   receiptScope: ScopeFilter | undefined,
   signal: AbortSignal,
 ): Promise<SemanticOutcome> {
+  const ids = found.map((h) => h.messageId);
   const read =
     found.length || receiptScope
-      ? await archive.hitMessagesBundle(
-          found.map((h) => h.messageId),
-          receiptScope,
-          model,
-          signal,
-        )
+      ? await archive.hitMessagesBundle(ids, receiptScope, model, signal)
       : { messages: [], extras: { reactions: [], attachments: [] } };
   const byId = new Map(read.messages.map((m) => [m.id, m]));
   const hits: SemanticHitRow[] = [];

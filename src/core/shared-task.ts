@@ -20,10 +20,8 @@ export class SharedTask<T> {
 
   constructor(work: (signal: AbortSignal) => Promise<T>) {
     this.promise = work(this.controller.signal);
-    this.promise.then(
-      () => (this.settled = true),
-      () => (this.settled = true),
-    );
+    const settle = () => (this.settled = true);
+    this.promise.then(settle, settle);
   }
 
   get done(): boolean {
@@ -56,16 +54,7 @@ export class SharedTask<T> {
         if (this.waiters === 0 && !this.detached && !this.settled) this.controller.abort(abortError());
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.promise.then(
-        (v) => {
-          leave();
-          resolve(v);
-        },
-        (e: unknown) => {
-          leave();
-          reject(e);
-        },
-      );
+      this.promise.finally(leave).then(resolve, reject);
     });
   }
 

@@ -8,10 +8,7 @@ export const DEFAULT_EMBED_TIMEOUT_MS = 60_000;
 export const NO_EMBED_MODEL_REASON =
   'no embedding model configured — set MSGBROWSE_LLM_EMBED_MODEL (CLI) or the msgbrowse.embeddings.model setting (VS Code)';
 
-/**
- * The embeddings configuration from the environment exactly as msgbrowse reads it: an unset variable takes the
- * default; an empty `MSGBROWSE_LLM_EMBED_MODEL` disables semantic search.
- */
+/** The embeddings configuration from the environment as msgbrowse reads it; an empty embed model disables search. */
 export function embedConfigFromEnv(env: NodeJS.ProcessEnv = process.env): EmbedConfig {
   return normalizeEmbedConfig({
     baseUrl: env.MSGBROWSE_LLM_BASE_URL?.trim() || DEFAULT_EMBED_BASE_URL,
@@ -34,10 +31,7 @@ export function normalizeEmbedConfig(c: EmbedConfig): EmbedConfig {
 
 const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/**
- * Parses a Go duration (`60s`, `1m30s`, `1500ms`) or a plain number of seconds, as msgbrowse's `llm.timeout`.
- * Undefined (the default applies) for empty, invalid or non-positive values.
- */
+/** A Go duration (`60s`, `1m30s`) or plain seconds, as msgbrowse's `llm.timeout`; undefined when empty or invalid. */
 export function parseGoDuration(value: string | undefined): number | undefined {
   const v = value?.trim();
   if (!v) return undefined;
@@ -60,9 +54,8 @@ export function modelAvailabilityProblem(
 ): string | undefined {
   if (model.trim() === '') return NO_EMBED_MODEL_REASON;
   if (stored.some((s) => s.model === model && s.count > 0)) return undefined;
-  if (stored.length === 0) {
+  if (stored.length === 0)
     return `the archive has no message embeddings yet (run \`msgbrowse embed\` with model "${model}" to create them)`;
-  }
   const list = stored.map((s) => `"${s.model}" (${s.count} vectors, dim ${s.dim})`).join(', ');
   return `the archive has no embeddings for model "${model}"; it has ${list} — set MSGBROWSE_LLM_EMBED_MODEL (CLI) or msgbrowse.embeddings.model (VS Code) to one of those`;
 }

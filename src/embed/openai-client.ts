@@ -30,9 +30,8 @@ export class OpenAIEmbedder implements Embedder {
         `the embeddings base URL "${this.config.baseUrl}" is not a valid URL — set MSGBROWSE_LLM_BASE_URL (CLI) or the msgbrowse.embeddings.baseUrl setting (VS Code) to e.g. http://127.0.0.1:4000/v1`,
       );
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
       throw new EmbedError('not_configured', `the embeddings base URL must be http(s), got "${this.config.baseUrl}"`);
-    }
     this.model = this.config.model;
     this.url = parsed.toString();
   }
@@ -68,12 +67,11 @@ export class OpenAIEmbedder implements Embedder {
 
   private transportError(e: unknown, caller: AbortSignal | undefined, own: AbortSignal, timeoutMs: number): EmbedError {
     if (caller?.aborted) return aborted();
-    if (own.aborted) {
+    if (own.aborted)
       return new EmbedError(
         'timeout',
         `the embeddings endpoint POST ${this.url} did not answer within ${Math.round(timeoutMs / 100) / 10}s — check that it is running, or raise MSGBROWSE_LLM_TIMEOUT`,
       );
-    }
     const code = errorCode(e);
     return new EmbedError(
       'unreachable',
@@ -84,14 +82,13 @@ export class OpenAIEmbedder implements Embedder {
 
   private httpError(status: number, body: string): EmbedError {
     const excerpt = firstChars(body.replace(/\s+/g, ' ').trim(), 300);
-    if ([400, 404, 422].includes(status) && /model/i.test(body)) {
+    if ([400, 404, 422].includes(status) && /model/i.test(body))
       return new EmbedError(
         'model_rejected',
         `the embeddings endpoint ${this.url} rejected model "${this.model}" (HTTP ${status}: ${excerpt}) — set ` +
           `MSGBROWSE_LLM_EMBED_MODEL (CLI) or the msgbrowse.embeddings.model setting (VS Code) to a model the endpoint serves`,
         status,
       );
-    }
     const auth =
       status === 401 || status === 403
         ? ' — check MSGBROWSE_LLM_API_KEY (CLI) or the msgbrowse.embeddings API key setting (VS Code)'

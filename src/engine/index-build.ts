@@ -1,9 +1,8 @@
 /** Runs a vector index build in a thread of its own (build-host.ts); its rows arrive in shared memory, uncopied. */
-import { Worker } from 'node:worker_threads';
 import { unpackParts, type BuildProgress, type IndexParts } from '../search/vector';
 import type { BuildWorkerInit, BuildWorkerMessage } from './protocol';
 import { abortError, fromWireError } from './wire-error';
-import { resolveWorkerScript } from './worker-script';
+import { resolveWorkerScript, startWorker } from './worker-script';
 
 interface BuildRequest extends Omit<BuildWorkerInit, 'cancelFlag'> {
   /** The build worker's script; default: the one beside the engine worker's. */
@@ -21,12 +20,7 @@ export function buildInWorker(req: BuildRequest): Promise<IndexParts> {
   if (signal?.aborted) return Promise.reject(abortError(signal));
   const init: BuildWorkerInit = { ...job, cancelFlag: new SharedArrayBuffer(4) };
   const flag = new Int32Array(init.cancelFlag);
-  const script = resolveWorkerScript(override, 'build');
-  const worker = new Worker(script.file, {
-    eval: script.eval,
-    workerData: init,
-    execArgv: script.eval ? [] : undefined,
-  });
+  const worker = startWorker(resolveWorkerScript(override, 'build'), init);
   return new Promise<IndexParts>((resolve, reject) => {
     let settled = false;
     let reason = '';

@@ -11,7 +11,6 @@ export { ARCHIVE_METHODS, type ArchiveMethod } from '../archive/methods';
 
 export type EngineLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
-/** The worker's `workerData`. */
 export interface WorkerInit {
   archivePath: string;
   /** Int32 flags, one per slot: the client sets a request's to 1 to cancel it. */

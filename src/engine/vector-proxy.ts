@@ -3,6 +3,7 @@
  * shares the index (`helpScans`), this thread scans one unfiltered search at a time beside it (scan-share.ts).
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../search/types';
+import { untilAborted } from '../search/vector/errors';
 import { isUnfiltered, lostScan, newJob, ScanHelper, type HelperScan } from '../search/vector/scan-share';
 import type { Connection } from './worker-connection';
 import type { VectorIndexInfo, VectorOpenOptions } from './protocol';
@@ -82,27 +83,15 @@ export class VectorIndexProxy implements VectorIndex {
 
   /** The worker restarted: load the index again (from the cache the first build wrote). */
   private async reopen(signal?: AbortSignal): Promise<void> {
-    if (!this.reopening) {
-      this.reopening = this.client
-        .openVector(this.model, this.source)
-        .then(({ info, conn }) => {
-          this.handle = info.handle;
-          this.conn = conn;
-          this.helper = helperFor(info);
-        })
-        .finally(() => {
-          this.reopening = undefined;
-        });
-    }
-    const pending = this.reopening;
-    if (!signal) return pending;
-    await Promise.race([
-      pending,
-      new Promise<never>((_, reject) => {
-        if (signal.aborted) reject(abortError(signal));
-        signal.addEventListener('abort', () => reject(abortError(signal)), { once: true });
-      }),
-    ]);
+    this.reopening ??= this.client
+      .openVector(this.model, this.source)
+      .then(({ info, conn }) => {
+        this.handle = info.handle;
+        this.conn = conn;
+        this.helper = helperFor(info);
+      })
+      .finally(() => (this.reopening = undefined));
+    await untilAborted(this.reopening, signal, abortError);
   }
 
   dispose(): void {

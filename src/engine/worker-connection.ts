@@ -1,10 +1,10 @@
 /** One running engine worker: requests out, answers, progress and logs back; a dead worker fails what is pending. */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { compiledEngineModuleNow } from '../archive/wasm-engine';
 import type { CancelSlots } from './cancel-slots';
 import type { EngineLog, WorkerInit, WorkerRequest, WorkerResponse } from './protocol';
 import { abortError, fromWireError } from './wire-error';
-import type { WorkerScript } from './worker-script';
+import { startWorker, type WorkerScript } from './worker-script';
 
 interface Pending {
   slot: number;
@@ -18,10 +18,7 @@ interface Pending {
 
 const CLOSE_TIMEOUT_MS = 5000;
 
-/**
- * The worker's V8 young generation, in MB: its answers are short-lived, and V8's default semi-spaces, once grown,
- * stay resident for the life of the server. A small one costs no speed (bench/).
- */
+// Small: V8's default young-generation semi-spaces, once grown, stay resident for the server's life (bench/).
 const YOUNG_GENERATION_MB = 2;
 
 export class Connection {
@@ -52,12 +49,7 @@ export class Connection {
       ...(wasmModule ? { wasmModule } : {}),
       ...(buildScript ? { buildScript } : {}),
     };
-    this.worker = new Worker(script.file, {
-      eval: script.eval,
-      workerData: init,
-      execArgv: script.eval ? [] : undefined,
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-    });
+    this.worker = startWorker(script, init, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (msg: WorkerResponse) => {
         if (msg.type === 'ready') {

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 export interface WorkerScript {
   file: string;
@@ -32,4 +33,9 @@ function defaultWorkerScript(entry: keyof typeof ENTRIES): string {
   throw new Error(
     `The ${entry === 'engine' ? 'search engine' : 'index-build'} worker script is missing: expected ${built} (built by esbuild.js) or ${source} (sources).`,
   );
+}
+
+/** A worker running `script`: the tsx loader is eval'd code, run without the parent's exec args. */
+export function startWorker(script: WorkerScript, workerData: unknown, opts: WorkerOptions = {}): Worker {
+  return new Worker(script.file, { ...opts, eval: script.eval, workerData, execArgv: script.eval ? [] : undefined });
 }

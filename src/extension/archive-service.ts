@@ -37,19 +37,13 @@ export type ArchiveState =
   | { kind: 'error'; path: string; message: string };
 
 function describeSemantic(s: SemanticStatus): ArchiveStatus['semantic'] {
-  switch (s.state) {
-    case 'ready':
-      return { ready: true, state: s.state };
-    case 'building': {
-      const percent = s.percent ?? 0;
-      const reason = `building the vector index for ${s.model} (${s.count} vectors): ${percent}%`;
-      return { ready: false, state: s.state, reason, percent };
-    }
-    case 'unknown':
-      return { ready: false, state: s.state, reason: 'not loaded yet (loads on the first semantic query)' };
-    default:
-      return { ready: false, state: s.state, reason: s.reason };
-  }
+  if (s.state === 'ready') return { ready: true, state: s.state };
+  if (s.state === 'unknown')
+    return { ready: false, state: s.state, reason: 'not loaded yet (loads on the first semantic query)' };
+  if (s.state !== 'building') return { ready: false, state: s.state, reason: s.reason };
+  const percent = s.percent ?? 0;
+  const reason = `building the vector index for ${s.model} (${s.count} vectors): ${percent}%`;
+  return { ready: false, state: s.state, reason, percent };
 }
 
 export class ArchiveService implements vscode.Disposable {
@@ -124,14 +118,12 @@ export class ArchiveService implements vscode.Disposable {
     if (key === this.warnedExclusions) return;
     this.warnedExclusions = key;
     if (!lines.length || this.disposed) return;
-    for (const line of lines) this.log.warn(`msgbrowse.privacy.excludeConversations: ${line}`);
+    const setting = 'msgbrowse.privacy.excludeConversations';
+    for (const line of lines) this.log.warn(`${setting}: ${line}`);
     const more = lines.length > 1 ? ` (and ${lines.length - 1} more entr${lines.length === 2 ? 'y' : 'ies'})` : '';
-    const pick = await vscode.window.showWarningMessage(
-      `msgbrowse: the exclusion ${lines[0]}${more}.`,
-      'Open Settings',
-    );
-    if (pick)
-      void vscode.commands.executeCommand('workbench.action.openSettings', 'msgbrowse.privacy.excludeConversations');
+    const warning = `msgbrowse: the exclusion ${lines[0]}${more}.`;
+    if (await vscode.window.showWarningMessage(warning, 'Open Settings'))
+      void vscode.commands.executeCommand('workbench.action.openSettings', setting);
   }
 
   private logAnswerBudget(asked: number): void {

@@ -59,11 +59,8 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     if (!this.wants(doc)) return;
     const key = doc.uri.toString();
     clearTimeout(this.timers.get(key));
-    // A failed check is logged in run().
-    this.timers.set(
-      key,
-      setTimeout(() => this.check(doc).catch(() => {}), delayMs),
-    );
+    const check = () => this.check(doc).catch(() => {}); // a failed check is logged in run()
+    this.timers.set(key, setTimeout(check, delayMs));
   }
 
   /** Checks now; `track` keeps a non-Markdown document checked. Rejects without an archive, or when superseded. */
@@ -109,15 +106,12 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
   }
 
   private diagnostics(doc: vscode.TextDocument, checks: readonly CitationCheck[]): vscode.Diagnostic[] {
-    const range = (start: number, length: number) =>
-      new vscode.Range(doc.positionAt(start), doc.positionAt(start + length));
     return findingsOf(checks).map((f) => {
-      const d = new vscode.Diagnostic(range(f.start, f.length), f.message, SEVERITY[f.severity]);
+      const d = new vscode.Diagnostic(rangeOf(doc, f), f.message, SEVERITY[f.severity]);
       d.source = SOURCE;
       d.code = f.code;
       if (f.code.startsWith('quote-')) {
-        const { start, length } = checks[f.check].citation;
-        const link = new vscode.Location(doc.uri, range(start, length));
+        const link = new vscode.Location(doc.uri, rangeOf(doc, checks[f.check].citation));
         d.relatedInformation = [
           new vscode.DiagnosticRelatedInformation(link, 'the citation this quote is checked against'),
         ];
@@ -141,7 +135,7 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     return (this.results.get(doc.uri.toString())?.checks ?? []).flatMap((check) => {
       const { fix, citation } = check;
       if (!fix || (kind && fix.kind !== kind)) return [];
-      const range = new vscode.Range(doc.positionAt(citation.start), doc.positionAt(citation.start + citation.length));
+      const range = rangeOf(doc, citation);
       return doc.getText(range) === citation.text ? [{ check, range }] : [];
     });
   }
@@ -213,4 +207,8 @@ export class CitationDiagnostics implements vscode.CodeActionProvider, vscode.Di
     for (const r of this.running.values()) r.ctl.abort();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+function rangeOf(doc: vscode.TextDocument, at: { start: number; length: number }): vscode.Range {
+  return new vscode.Range(doc.positionAt(at.start), doc.positionAt(at.start + at.length));
 }

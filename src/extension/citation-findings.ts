@@ -12,6 +12,8 @@ interface Finding {
   check: number;
 }
 
+type Span = { start: number; length: number };
+
 /** Checks every msgbrowse citation of a document's text (Markdown code skipped when `markdown`). */
 export function checkDocumentText(
   archive: AsyncArchive,
@@ -31,47 +33,23 @@ function who(c: CitationCheck): string {
 
 /** Gone → error; moved, altered or fabricated quote → warning; an old link without a hash → information. */
 export function findingsOf(checks: readonly CitationCheck[]): Finding[] {
-  const out: Finding[] = [];
-  checks.forEach((c, i) => {
-    const link = { start: c.citation.start, length: c.citation.length, check: i };
-    if (c.status === 'gone') {
-      out.push({ ...link, code: 'citation-gone', severity: 'error', message: `Citation gone: ${c.note}.` });
-    } else if (c.status === 'moved') {
-      out.push({
-        ...link,
-        code: 'citation-moved',
-        severity: 'warning',
-        message: `Citation moved: ${c.note}. Quick fix: update the link.`,
-      });
-    } else if (c.status === 'unverified') {
-      out.push({
-        ...link,
-        code: 'citation-unverified',
-        severity: 'information',
-        message: `Citation unverified: ${c.note}.`,
-      });
-    }
+  return checks.flatMap((c, check) => {
+    const out: Finding[] = [];
+    const add = (code: Finding['code'], severity: Finding['severity'], message: string, at: Span = c.citation) =>
+      out.push({ code, severity, message, start: at.start, length: at.length, check });
+    const note = c.note;
+    if (c.status === 'gone') add('citation-gone', 'error', `Citation gone: ${note}.`);
+    if (c.status === 'moved') add('citation-moved', 'warning', `Citation moved: ${note}. Quick fix: update the link.`);
+    if (c.status === 'unverified') add('citation-unverified', 'information', `Citation unverified: ${note}.`);
     const q = c.quote;
-    if (q && q.verdict !== 'matches') {
-      const at = { start: q.start, length: q.length, check: i };
-      out.push(
-        q.verdict === 'altered'
-          ? {
-              ...at,
-              code: 'quote-altered',
-              severity: 'warning',
-              message: `Quote altered: ${who(c)} does not say this word for word; closest passage: ${inline(q.closest ?? '', 160)}.`,
-            }
-          : {
-              ...at,
-              code: 'quote-fabricated',
-              severity: 'warning',
-              message: `Quote not found: ${who(c)} says nothing like this.`,
-            },
-      );
+    if (q?.verdict === 'altered') {
+      const message = `Quote altered: ${who(c)} does not say this word for word; closest passage: ${inline(q.closest ?? '', 160)}.`;
+      add('quote-altered', 'warning', message, q);
+    } else if (q && q.verdict !== 'matches') {
+      add('quote-fabricated', 'warning', `Quote not found: ${who(c)} says nothing like this.`, q);
     }
+    return out;
   });
-  return out;
 }
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;

@@ -10,22 +10,17 @@ export function callLabel(e: DisclosureEntry): string {
 }
 
 function summarizeArguments(args: Record<string, unknown>): string {
-  const parts = Object.entries(args)
+  return Object.entries(args)
     .filter(([, v]) => v !== undefined && v !== null && v !== '')
-    .map(
-      ([k, v]) => `${k}: ${typeof v === 'string' ? JSON.stringify(oneLine(v, 40)) : oneLine(JSON.stringify(v), 40)}`,
-    );
-  return parts.join(', ');
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? JSON.stringify(oneLine(v, 40)) : oneLine(JSON.stringify(v), 40)}`)
+    .join(', ');
 }
 
 /** When, how many messages, which client; a failure says so. */
 export function callDescription(e: DisclosureEntry, now = new Date()): string {
   const t = new Date(e.time);
-  const when = Number.isNaN(t.getTime())
-    ? e.time
-    : t.toDateString() === now.toDateString()
-      ? t.toLocaleTimeString()
-      : t.toLocaleString();
+  const today = t.toDateString() === now.toDateString();
+  const when = Number.isNaN(t.getTime()) ? e.time : today ? t.toLocaleTimeString() : t.toLocaleString();
   const n = e.messages.length;
   const status = e.ok ? `${n} message${n === 1 ? '' : 's'}` : 'failed';
   return [when, status, e.client?.name].filter(Boolean).join(' · ');

@@ -16,10 +16,7 @@ export function mcpConfigSnippet(
     ...(flavor === 'vscode' ? { type: 'stdio' } : {}),
     command: 'node',
     args,
-    env: {
-      MSGBROWSE_LLM_BASE_URL: settings.embedBaseUrl,
-      MSGBROWSE_LLM_EMBED_MODEL: settings.embedModel,
-    },
+    env: { MSGBROWSE_LLM_BASE_URL: settings.embedBaseUrl, MSGBROWSE_LLM_EMBED_MODEL: settings.embedModel },
   };
   return JSON.stringify({ [flavor === 'vscode' ? 'servers' : 'mcpServers']: { msgbrowse: server } }, null, 2);
 }

@@ -44,9 +44,8 @@ export class McpProvider implements vscode.McpServerDefinitionProvider<vscode.Mc
     const ep = await this.endpoint.ensure();
     const file = this.endpoint.endpointFile;
     if (!file) throw new Error('msgbrowse: the MCP endpoint has no endpoint file');
-    if (this.lastFingerprint !== undefined && this.lastFingerprint !== ep.fingerprint) {
+    if (this.lastFingerprint !== undefined && this.lastFingerprint !== ep.fingerprint)
       queueMicrotask(() => this.changed());
-    }
     this.lastFingerprint = ep.fingerprint;
     const args = [this.cliPath, '--bridge', file];
     // ELECTRON_RUN_AS_NODE: Electron's binary (desktop VS Code) runs as plain Node; harmless where it is Node already.
@@ -58,9 +57,8 @@ export class McpProvider implements vscode.McpServerDefinitionProvider<vscode.Mc
   async resolveMcpServerDefinition(def: vscode.McpStdioServerDefinition): Promise<vscode.McpStdioServerDefinition> {
     // Only makes sure the listener (and its endpoint file) exist; the definition is already complete.
     const ep = await this.endpoint.ensure();
-    this.log.info(
-      `VS Code is starting the msgbrowse MCP bridge (${ep.kind}, version ${def.version ?? this.archive.version})`,
-    );
+    const version = def.version ?? this.archive.version;
+    this.log.info(`VS Code is starting the msgbrowse MCP bridge (${ep.kind}, version ${version})`);
     return def;
   }
 }

@@ -40,11 +40,8 @@ export class SearchService {
       const req = { query: cleanQuery(query), limit: HITS, redact: this.modelFacing && redactsFor(this.context) };
       const archive = await this.context.archive();
       const { hits, semantic, semanticFailure } = await hybridSearch(this.context, archive, req, signal);
-      if (semanticFailure)
-        this.context.log?.(
-          'warn',
-          `semantic half of the palette search failed; keyword results only: ${semanticFailure}`,
-        );
+      const failed = `semantic half of the palette search failed; keyword results only: ${semanticFailure}`;
+      if (semanticFailure) this.context.log?.('warn', failed);
       return { hits, semantic };
     } catch (e) {
       if (signal.aborted) throw e;

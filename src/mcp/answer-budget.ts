@@ -4,13 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { DEFAULT_ANSWER_BUDGET, type MessageHit, ToolError } from '../core';
+import { DEFAULT_ANSWER_BUDGET, MAX_ANSWER_BUDGET, MIN_ANSWER_BUDGET, type MessageHit, ToolError } from '../core';
 import { decodeOpaque, encodeOpaque } from './cursor';
 
-// The default is VS Code's threshold; below the minimum a page cannot hold one message with its citation, above the
-// maximum a stdio line passes the SDK client's read limit.
-const MIN_ANSWER_BUDGET = 2048;
-const MAX_ANSWER_BUDGET = 10_000_000;
 /** A message body longer than this is shortened in a list answer (get_context's target is the exception). */
 const LIST_TEXT_MAX = 1000;
 const SHORTENED = ' … [shortened: ';

@@ -87,12 +87,11 @@ export function registerCompletions(server: McpServer, ctx: ServerContext): void
           ErrorCode.InvalidParams,
           `no prompt named ${JSON.stringify(ref.name)}; prompts/list shows them`,
         );
-      if (!(argument.name in p.args)) {
+      if (!(argument.name in p.args))
         throw new ProtocolError(
           ErrorCode.InvalidParams,
           `prompt ${p.name} has no argument ${JSON.stringify(argument.name)}; its arguments: ${Object.keys(p.args).join(', ')}`,
         );
-      }
       kind = p.args[argument.name].complete;
     } else {
       const vars = TEMPLATE_VARIABLES[ref.uri];

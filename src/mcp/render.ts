@@ -38,10 +38,7 @@ export function renderNotes(notes: string[] | undefined): string {
   return notes?.length ? `\n\nNote: ${notes.join('; ')}.` : '';
 }
 
-/**
- * A search's message links, for the person only (`audience: ['user']`): VS Code inlines every other resource link
- * into the model's context, and a message link would only repeat its hit with its surrounding window.
- */
+/** A search's message links, for the person only: VS Code would inline them into the model's context, a repeat. */
 export function messageResourceLinks(hits: MessageHit[], max = 20): ResourceLinkItem[] {
   const seen = new Set<number>();
   const out: ResourceLinkItem[] = [];

@@ -8,7 +8,6 @@ import {
   conversationInfo,
   conversationResourceUri,
   errorMessage,
-  hitFromMessage,
   inline,
   MESSAGE_RESOURCE_TEMPLATE,
   MESSAGE_RESOURCE_TEMPLATE_BARE,
@@ -16,10 +15,9 @@ import {
   parseCitationHash,
   parseResourceId,
   ProtocolError,
-  redactsFor,
+  messageHits,
   resolveCitation,
   type ServerContext,
-  withHitExtras,
 } from '../core';
 import { disclosedRead } from './disclosure';
 import { renderHits, UNTRUSTED_NOTE } from './render';
@@ -28,20 +26,14 @@ import type { ResourceWatch } from './subscriptions';
 /** MCP "resource not found" (spec-recommended code). */
 const RESOURCE_NOT_FOUND = -32002;
 const RESOURCE_LIST_MAX = 1000;
-/**
- * A message resource is the message with a little context (two on each side) to show where it sits — what opening a
- * citation needs; reading further around it is get_context's job (the resource says so).
- */
+/** Two messages each side show where a cited message sits; reading further is get_context's job. */
 const RESOURCE_CONTEXT_WINDOW = 2;
 
 function varOf(v: string | string[] | undefined): string {
   return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
 }
 
-/**
- * `msgbrowse://message/{id}{?h}` as listed, also matching the URIs without `?h=` (the SDK's RFC 6570 matcher
- * requires the query once the template names it): old links and hash-only URIs keep resolving.
- */
+/** Also matches URIs without `?h=` (the SDK's matcher requires the query once the template names it): old links. */
 class MessageUriTemplate extends UriTemplate {
   private readonly bare = new UriTemplate(MESSAGE_RESOURCE_TEMPLATE_BARE);
   constructor() {
@@ -151,13 +143,8 @@ async function messageOf(
 async function readMessage(ctx: ServerContext, uri: URL, vars: Variables): Promise<ReadResourceResult> {
   const { archive, m, moved } = await messageOf(ctx, uri, vars);
   const rows = (await archive.context(m.id, RESOURCE_CONTEXT_WINDOW)) ?? [m];
-  const redact = redactsFor(ctx);
-  const messages = await withHitExtras(
-    archive,
-    rows.map((r) => hitFromMessage(ctx.citation, r, undefined, redact)),
-    redact,
-  );
-  const target = messages.find((h) => h.message_id === m.id) ?? hitFromMessage(ctx.citation, m, undefined, redact);
+  const messages = await messageHits(ctx, archive, rows);
+  const target = messages.find((h) => h.message_id === m.id) ?? (await messageHits(ctx, archive, [m]))[0];
   const md =
     (moved ? `Note: ${moved}.\n\n` : '') +
     `Message ${m.id} in ${inline(m.conversation)} (${m.source}, conversation_id ${m.conversationId}); cite as ${target.link}\n` +

@@ -24,10 +24,7 @@ import { annotationsFor, type ToolDefinition, type ToolEnv } from './tool';
 import { TOOLS } from './tools';
 
 export const SERVER_NAME = 'msgbrowse';
-/**
- * Kept equal to the name: VS Code derives the names it gives our tools from the server's title
- * (`mcp_msgbrowse_search_messages`), and prompts, settings and other clients rely on those.
- */
+// Kept equal to the name: VS Code derives our tool names from the title (`mcp_msgbrowse_search_messages`).
 export const SERVER_TITLE = 'msgbrowse';
 export const SERVER_DESCRIPTION =
   'Search, read and cite your own Signal, iMessage and WhatsApp history from a local msgbrowse archive (read-only): hybrid search, transcripts, context, media, links, journal days, on this day and people — every message with a citation link.';
@@ -38,7 +35,6 @@ export interface McpTrafficEvent {
   method: string;
   /** The resource URI (subscribe, unsubscribe, updated) or the prompt name (prompts/get, completion/complete). */
   subject?: string;
-  /** The client's name, as it introduced itself. */
   client?: string;
 }
 
@@ -47,7 +43,6 @@ export interface McpServerOptions {
   observe?: (e: McpTrafficEvent) => void;
 }
 
-/** The requests `observe` hears about. */
 const OBSERVED = new Set([
   'initialize',
   'prompts/list',
@@ -69,10 +64,7 @@ function withIcons(key: string, iconsOf: (item: { name: string }) => readonly Ic
   });
 }
 
-/**
- * The SDK's McpServer does not pass `icons` through these lists (their schemas allow them): they are added to its
- * answers on their way out.
- */
+// The SDK's McpServer drops `icons` from these lists (their schemas allow them): added to its answers on the way out.
 const DECORATED = new Map([
   ['tools/list', withIcons('tools', (t) => toolIcons(t.name))],
   ['prompts/list', withIcons('prompts', () => PROMPT_ICONS)],
@@ -139,11 +131,8 @@ type Incoming = {
   params?: { uri?: string; name?: string; ref?: { name?: string; uri?: string }; requestId?: string | number };
 };
 
-/**
- * Every transport the server connects to passes through here, so the SDK's handlers need no patching: a tools/call
- * whose params no tool can take is answered -32602 with one actionable line (the SDK answers -32603 with its
- * validation dump), list answers get their icons, and `observe` hears each observed request answered.
- */
+// Every transport passes through here, so the SDK's handlers need no patching: a tools/call no tool can take gets
+// -32602 with one actionable line (the SDK: -32603 and a validation dump), lists get icons, `observe` hears answers.
 function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): void {
   const connect = server.connect.bind(server);
   server.connect = async (transport: Transport) => {

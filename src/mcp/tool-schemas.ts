@@ -67,6 +67,19 @@ export const nextCursorField = z
   .optional()
   .describe('present when more follows: pass it as cursor, with the same other arguments, for the next page');
 
+/** list_links' and list_media's `limit` over every page, and `has_more` for what lies beyond it. */
+export const listLimitField = (noun: string) =>
+  positiveInt('limit')
+    .optional()
+    .describe(`max ${noun} in total, over every page (default 200, max 1000; larger values are clamped)`);
+
+export const listHasMoreField = (noun: string) =>
+  z
+    .boolean()
+    .describe(
+      `more ${noun} match than this page holds: next_cursor reads on up to limit; beyond it, raise limit or narrow the filters`,
+    );
+
 /** The filters both searches take, in their schema order. */
 export const searchFiltersShape = {
   ...conversationScopeShape,

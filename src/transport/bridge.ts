@@ -4,8 +4,7 @@
  * one stderr line when stdin ends, the extension host is gone, or its endpoint was replaced or refuses it.
  */
 import * as http from 'node:http';
-import type { Readable, Writable } from 'node:stream';
-import { Readable as ReadableStream } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type BridgeEndpoint, processAlive, readBridgeEndpoint } from './bridge-endpoint';
@@ -42,7 +41,7 @@ function endpointFetch(ep: BridgeEndpoint): typeof fetch {
           const body =
             status === 204 || status === 304
               ? null
-              : (ReadableStream.toWeb(res) as unknown as ConstructorParameters<typeof Response>[0]);
+              : (Readable.toWeb(res) as unknown as ConstructorParameters<typeof Response>[0]);
           resolve(new Response(body, { status, headers: rh }));
         },
       );
@@ -67,9 +66,8 @@ function endpointFetch(ep: BridgeEndpoint): typeof fetch {
 /** Errors that mean the endpoint is gone or refuses us: retrying cannot help. */
 function fatal(e: unknown): string | undefined {
   const code = (e as NodeJS.ErrnoException)?.code ?? (e as { cause?: NodeJS.ErrnoException })?.cause?.code;
-  if (code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'ECONNRESET' || code === 'EPIPE') {
+  if (code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'ECONNRESET' || code === 'EPIPE')
     return `the msgbrowse endpoint in the VS Code extension host is not reachable (${code})`;
-  }
   // The SDK's StreamableHTTPError carries the HTTP status as `code`. Our endpoint answers every refusal with 404:
   // without a session the secret was refused; with one, the session is gone (endpoint restarted).
   if ((e as { code?: unknown })?.code === 404)
@@ -117,9 +115,8 @@ function relay(upstream: StreamableHTTPClientTransport, downstream: LineTranspor
   const initializeIds = new Set<string | number>();
   upstream.onmessage = (msg: JSONRPCMessage) => {
     const m = msg as { id?: string | number; result?: { protocolVersion?: string } };
-    if (m.id !== undefined && initializeIds.delete(m.id) && typeof m.result?.protocolVersion === 'string') {
+    if (m.id !== undefined && initializeIds.delete(m.id) && typeof m.result?.protocolVersion === 'string')
       upstream.setProtocolVersion(m.result.protocolVersion);
-    }
     downstream.send(msg).catch(() => end(0));
   };
   upstream.onerror = (e) => {
@@ -181,9 +178,8 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
     clearInterval(watch);
     if (why) log(code === 0 ? 'info' : 'error', why);
     void (async () => {
-      if (code === 0) {
+      if (code === 0)
         await Promise.race([upstream.terminateSession().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
-      }
       await upstream.close().catch(() => {});
       await downstream.close().catch(() => {});
       finish(code);

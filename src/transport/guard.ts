@@ -7,14 +7,10 @@ export type RefusalReason = 'path' | 'host' | 'origin' | 'secret';
 /** How the secret is presented: `Authorization: Bearer <token>` (CLI) or a custom header (extension). */
 export type SecretScheme = { kind: 'bearer' } | { kind: 'header'; name: string };
 
-/**
- * Every refusal is 404, its reason in the JSON body: VS Code answers a 401 or 403 with an OAuth sign-in, which a stale
- * token or a foreign Host or Origin would send a person into, to no avail.
- */
+// 404 for every refusal: VS Code answers 401/403 with an OAuth sign-in a stale token would send a person into.
 export const REFUSAL_STATUS = 404;
 
 export interface GuardOptions {
-  /** The one request path served. */
   path: string;
   secret: string;
   scheme: SecretScheme;
@@ -73,22 +69,18 @@ export function loopbackOrigins(port: number): Set<string> {
   return new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
 }
 
-/** Undefined when the request may proceed. */
 export function checkRequest(req: IncomingMessage, opts: GuardOptions): Refusal | undefined {
-  if (requestPath(req) !== opts.path) {
+  if (requestPath(req) !== opts.path)
     return { reason: 'path', message: `Not found: this server only serves ${opts.path}` };
-  }
   if (opts.allowedHosts) {
     const host = header(req, 'host')?.trim().toLowerCase();
     const portOk = opts.anyHostOnPort && host?.endsWith(`:${opts.anyHostOnPort}`);
-    if (!host || (!opts.allowedHosts.has(host) && !portOk)) {
+    if (!host || (!opts.allowedHosts.has(host) && !portOk))
       return { reason: 'host', message: 'Refused: Host header is not this loopback server (possible DNS rebinding)' };
-    }
   }
   const origin = header(req, 'origin');
-  if (origin !== undefined && !opts.allowedOrigins.has(origin.trim().toLowerCase().replace(/\/$/, ''))) {
+  if (origin !== undefined && !opts.allowedOrigins.has(origin.trim().toLowerCase().replace(/\/$/, '')))
     return { reason: 'origin', message: 'Refused: cross-origin requests are not allowed' };
-  }
   const given = presentedSecret(req, opts.scheme);
   // Compared even when nothing was presented, so timing does not tell which check failed.
   const ok = secretsEqual(given ?? '', opts.secret);

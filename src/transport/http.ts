@@ -15,7 +15,6 @@ export interface HttpServeOptions {
   /** Builds a fresh McpServer for each new session. */
   createServer: () => McpServer | Promise<McpServer>;
   listen: ListenTarget;
-  /** Shared secret every request must present. */
   secret: string;
   /** Custom header carrying the secret (the extension's); absent → `Authorization: Bearer`. */
   secretHeader?: string;
@@ -43,7 +42,6 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
-/** What every request of one listener needs. */
 interface Listener {
   createServer: HttpServeOptions['createServer'];
   log: TransportLog;

@@ -88,11 +88,10 @@ export async function bind(server: Server, target: ListenTarget): Promise<BoundE
       const dir = path.dirname(socketPath);
       const st = fs.statSync(dir, { throwIfNoEntry: false });
       if (!st?.isDirectory()) throw new ListenError(`cannot listen on ${socketPath}: directory ${dir} does not exist`);
-      if ((st.mode & 0o077) !== 0) {
+      if ((st.mode & 0o077) !== 0)
         throw new ListenError(
           `cannot listen on ${socketPath}: directory ${dir} is accessible to other users; use a private (0700) directory`,
         );
-      }
     }
     try {
       await listenOn(server, { path: socketPath });
@@ -106,16 +105,14 @@ export async function bind(server: Server, target: ListenTarget): Promise<BoundE
 
   const host = target.host ?? '127.0.0.1';
   const port = target.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ListenError(`invalid port ${port}: use 0 (any free port) to 65535`);
-  }
   const remote = !isLoopbackHost(host);
-  if (remote && !target.allowRemote) {
+  if (remote && !target.allowRemote)
     throw new ListenError(
       `refusing to listen on ${host}: not a loopback address (127.0.0.1, ::1, localhost); ` +
         'allow remote access explicitly (--allow-remote) if you really want other machines to reach your archive',
     );
-  }
   const bindHost = host.replace(/^\[(.*)\]$/, '$1');
   await listenOn(server, { host: bindHost, port });
   const addr = server.address();

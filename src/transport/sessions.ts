@@ -29,7 +29,6 @@ export class SessionRegistry extends Map<string, Session> {
     };
   }
 
-  /** Removes the session and closes its server and transport. */
   async close(id: string): Promise<void> {
     const s = this.get(id);
     if (!s) return;

@@ -22,10 +22,7 @@ export interface StdioHandle {
 /** How long the requests still being answered when stdin ends may take. */
 const DRAIN_MS = 30_000;
 
-/**
- * Tracks the requests not answered (or cancelled) yet: tool calls answer asynchronously, so a client that writes its
- * requests and closes stdin still gets every answer. The function returned waits for them, at most `ms`.
- */
+/** Tracks unanswered requests, so a client that closes stdin after writing still gets every answer (at most `ms`). */
 function trackPending(transport: LineTransport): (ms: number) => Promise<void> {
   const pending = new Set<string | number>();
   let drained: (() => void) | undefined;

@@ -14,11 +14,8 @@ export async function onThisDay(search: SearchService, viewer: ViewerManager, da
   });
   if (!result) return undefined;
   const { years, notes, date: d } = result;
-  const label = new Date(Date.UTC(2000, d.month - 1, d.day)).toLocaleDateString(undefined, {
-    month: 'long',
-    day: 'numeric',
-    timeZone: 'UTC',
-  });
+  const at = new Date(Date.UTC(2000, d.month - 1, d.day));
+  const label = at.toLocaleDateString(undefined, { month: 'long', day: 'numeric', timeZone: 'UTC' });
   if (!years.length) {
     void vscode.window.showInformationMessage(
       `msgbrowse: nothing on ${label} in earlier years${notes.length ? ` — ${notes.join('; ')}` : ''}.`,

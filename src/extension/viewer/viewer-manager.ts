@@ -4,14 +4,7 @@ import { openCitation } from '../../core';
 import type { CitationRef } from '../citation-ref';
 import { VIEWER_VIEW_TYPE } from '../constants';
 import { parseState, type ViewerState } from './webview-protocol';
-import {
-  type ShowOptions,
-  VIEWER_PAGE,
-  type ViewerDeps,
-  ViewerPanel,
-  type ViewerReport,
-  webviewOptions,
-} from './viewer-panel';
+import { type ShowOptions, VIEWER_PAGE, type ViewerDeps, ViewerPanel, webviewOptions } from './viewer-panel';
 
 interface OpenOptions extends ShowOptions {
   messageId?: number;
@@ -29,9 +22,7 @@ export interface CitationOutcome {
 
 export class ViewerManager implements vscode.Disposable {
   private readonly panels = new Map<number, ViewerPanel>();
-  private readonly reported = new vscode.EventEmitter<ViewerReport>();
-  readonly onDidReport = this.reported.event;
-  private readonly disposables: vscode.Disposable[] = [this.reported];
+  private readonly disposables: vscode.Disposable[] = [];
   // Bumped by refreshAll: a citation read before a change is read again by its panel.
   private refreshes = 0;
 
@@ -47,10 +38,9 @@ export class ViewerManager implements vscode.Disposable {
     );
   }
 
-  private adopt(panel: vscode.WebviewPanel, state: ViewerState): ViewerPanel {
+  adopt(panel: vscode.WebviewPanel, state: ViewerState): ViewerPanel {
     this.panels.get(state.conversationId)?.panel.dispose();
-    const forget = () => this.panels.delete(state.conversationId);
-    const vp = new ViewerPanel(panel, state, this.deps, (e) => this.reported.fire(e), forget);
+    const vp = new ViewerPanel(panel, state, this.deps, () => this.panels.delete(state.conversationId));
     this.panels.set(state.conversationId, vp);
     return vp;
   }
@@ -103,14 +93,6 @@ export class ViewerManager implements vscode.Disposable {
       void vscode.window.showInformationMessage(`msgbrowse: ${r.note}.`);
     }
     return outcome;
-  }
-
-  panelOf(conversationId: number): ViewerPanel | undefined {
-    return this.panels.get(conversationId);
-  }
-
-  openConversations(): number[] {
-    return [...this.panels.keys()];
   }
 
   refreshAll(): void {

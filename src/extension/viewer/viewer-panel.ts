@@ -12,13 +12,7 @@ import {
 import type { CitationRef } from '../citation-ref';
 import { isInlineImage, resolveAttachment } from './attachments';
 import { viewerHtml } from './html';
-import {
-  type FromWebview,
-  parseFromWebview,
-  type ToWebview,
-  type ViewerMessage,
-  type ViewerState,
-} from './webview-protocol';
+import { parseFromWebview, type ToWebview, type ViewerMessage, type ViewerState } from './webview-protocol';
 
 export const VIEWER_PAGE = 60;
 const FIND_LIMIT = 500;
@@ -31,8 +25,6 @@ export interface ViewerDeps {
   citationUri(ref: CitationRef): string;
   log: vscode.LogOutputChannel;
 }
-
-export type ViewerReport = Extract<FromWebview, { type: 'shown' | 'paged' | 'found' }> & { conversationId: number };
 
 export interface ShowOptions {
   hash?: string;
@@ -66,7 +58,6 @@ export class ViewerPanel implements vscode.Disposable {
     readonly panel: vscode.WebviewPanel,
     public state: ViewerState,
     private readonly deps: ViewerDeps,
-    private readonly onReport: (e: ViewerReport) => void,
     onDispose: () => void,
   ) {
     panel.webview.options = webviewOptions(deps);
@@ -112,7 +103,7 @@ export class ViewerPanel implements vscode.Disposable {
     }
   }
 
-  private async handle(raw: unknown): Promise<void> {
+  async handle(raw: unknown): Promise<void> {
     const msg = parseFromWebview(raw);
     if (!msg) return;
     if (msg.type !== 'state') this.deps.log.debug(`viewer ${this.conversationId}: webview says ${msg.type}`);
@@ -140,10 +131,7 @@ export class ViewerPanel implements vscode.Disposable {
           return;
         case 'shown':
           if (this.pending && (this.pending.focusId ?? 0) === msg.focusId) this.pending = undefined;
-          return this.onReport({ ...msg, conversationId: this.conversationId });
-        case 'paged':
-        case 'found':
-          return this.onReport({ ...msg, conversationId: this.conversationId });
+          return;
         case 'state':
           if (msg.state.conversationId === this.conversationId) this.state = msg.state;
           return;

@@ -18,12 +18,11 @@ export async function conversationArg(
     }
   }
   if (r.kind === 'found') return r.conversation;
-  if (r.kind === 'ambiguous') {
+  if (r.kind === 'ambiguous')
     throw new ProtocolError(
       ErrorCode.InvalidParams,
       `${inline(v)} names ${r.candidates.length} conversations; pick one of: ${r.candidates.map((c) => `${c.name} (${c.source})`).join(', ')}`,
     );
-  }
   const close = r.suggestions.slice(0, 5).map((c) => `${c.name} (${c.source})`);
   throw new ProtocolError(
     ErrorCode.InvalidParams,

@@ -81,10 +81,7 @@ export const getContext = defineTool({
 
 type ContextPage = z.output<typeof getContextOutput>;
 
-/**
- * The window within the answer budget, filled outward from the target (then one before, one after, …) so a cut
- * window stays centred; earlier_cursor / later_cursor read on with get_conversation.
- */
+/** The window within the budget, filled outward from the target so that a cut window stays centred. */
 function centredPage({ target, rows, hits, notes }: ContextAnswer, budget: number): ContextPage {
   const found = rows.findIndex((m) => m.id === target.id);
   const at = Math.max(0, found);

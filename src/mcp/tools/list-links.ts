@@ -7,7 +7,8 @@ import {
   cursorField,
   nextCursorField,
   notesField,
-  positiveInt,
+  listHasMoreField,
+  listLimitField,
   strictInput,
   text,
 } from '../tool-schemas';
@@ -18,19 +19,13 @@ const listLinksInput = strictInput('list_links', {
     .optional()
     .describe('only links on this domain or its subdomains, e.g. example.com (case-insensitive; www. ignored)'),
   ...conversationScopeShape,
-  limit: positiveInt('limit')
-    .optional()
-    .describe('max links in total, over every page (default 200, max 1000; larger values are clamped)'),
+  limit: listLimitField('links'),
   cursor: cursorField('list_links'),
 });
 
 const listLinksOutput = z.object({
   links: z.array(LinkItemSchema),
-  has_more: z
-    .boolean()
-    .describe(
-      'more links match than this page holds: next_cursor reads on up to limit; beyond it, raise limit or narrow the filters',
-    ),
+  has_more: listHasMoreField('links'),
   next_cursor: nextCursorField,
   notes: notesField,
 });

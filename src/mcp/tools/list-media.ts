@@ -7,7 +7,8 @@ import {
   cursorField,
   nextCursorField,
   notesField,
-  positiveInt,
+  listHasMoreField,
+  listLimitField,
   strictInput,
 } from '../tool-schemas';
 import { defineTool, PAGING_GUIDANCE, RESULT_GUIDANCE } from '../tool';
@@ -18,19 +19,13 @@ const listMediaInput = strictInput('list_media', {
     .enum(['image', 'file', 'video'], { error: 'kind must be one of "image", "file", "video" (omit it for all kinds)' })
     .optional()
     .describe('image, file or video (default: all)'),
-  limit: positiveInt('limit')
-    .optional()
-    .describe('max items in total, over every page (default 200, max 1000; larger values are clamped)'),
+  limit: listLimitField('items'),
   cursor: cursorField('list_media'),
 });
 
 const listMediaOutput = z.object({
   media: z.array(MediaItemSchema),
-  has_more: z
-    .boolean()
-    .describe(
-      'more items match than this page holds: next_cursor reads on up to limit; beyond it, raise limit or narrow the filters',
-    ),
+  has_more: listHasMoreField('items'),
   next_cursor: nextCursorField,
   notes: notesField,
 });

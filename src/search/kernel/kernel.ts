@@ -29,11 +29,10 @@ let compiled: Promise<WasmModule> | undefined;
 async function loadBytes(): Promise<Uint8Array> {
   // Running from source: always assemble the current .wat so edits take effect without a build. A computed path
   // keeps esbuild from bundling the assembler (and wabt) into shipped code.
-  if (fs.existsSync(path.join(__dirname, 'vector-kernel.wat'))) {
+  if (fs.existsSync(path.join(__dirname, 'vector-kernel.wat')))
     return (
       require(path.join(__dirname, 'build-kernel.js')) as { assembleKernel(): Promise<Uint8Array> }
     ).assembleKernel();
-  }
   // Beside the running bundle (dist/), or the repo's dist/ when run from src/.
   const files = [
     path.join(__dirname, 'vector-kernel.wasm'),

@@ -17,10 +17,7 @@ export interface BuildStats {
   skippedNonFinite: number;
 }
 
-/**
- * Hands the archive the vector coverage of `model` a build counted (every record it read, indexed or skipped), for its
- * search receipts, while it still has `fingerprint`. An optimisation only: it never fails the load or build.
- */
+/** Primes the archive's vector coverage of `model` from a build's counts while `fingerprint` holds; never throws. */
 export function keepBuildCoverage(
   archive: Pick<Archive, 'primeModelCoverage'>,
   model: string,
@@ -66,12 +63,11 @@ function ensureMemory(memory: WasmMemory, bytes: number, model: string): void {
   const have = memory.buffer.byteLength / WASM_PAGE;
   const need = pagesFor(bytes);
   if (need <= have) return;
-  if (need > MAX_PAGES) {
+  if (need > MAX_PAGES)
     throw new VectorIndexError(
       'too_large',
       `the vector index for model ${model} needs ${(bytes / 2 ** 30).toFixed(2)} GiB, more than the 4 GiB a WebAssembly memory can hold`,
     );
-  }
   memory.grow(Math.min(MAX_PAGES, Math.max(need, Math.ceil(have * 1.5))) - have);
 }
 
@@ -133,9 +129,8 @@ export class IndexBuilder {
   }
 
   private start(dim: number): void {
-    if (!Number.isInteger(dim) || dim < 1 || dim > 16384) {
+    if (!Number.isInteger(dim) || dim < 1 || dim > 16384)
       throw new VectorIndexError('invalid_dimension', `embedding dimension ${dim} is not supported (1 to 16384)`);
-    }
     this.dim = dim;
     this.layout = layoutFor(strideFor(dim));
     // Shared (kernelMemory): a build in another thread posts it to the searching thread as is.

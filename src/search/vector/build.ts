@@ -74,12 +74,11 @@ function checkedParts(parts: IndexParts | undefined, opts: BuildOptions, read: n
     );
   }
   const { skippedWrongLength, skippedNonFinite } = parts.stats;
-  if (skippedWrongLength + skippedNonFinite > 0) {
+  if (skippedWrongLength + skippedNonFinite > 0)
     opts.log?.(
       `vector index for model ${opts.model}: skipped ${skippedWrongLength} embedding(s) whose length is not ${parts.dim} ` +
         `and ${skippedNonFinite} holding NaN/infinite values; ${parts.n} indexed`,
     );
-  }
   return parts;
 }
 

@@ -56,10 +56,7 @@ type CacheHeader = Pick<IndexParts, 'model' | 'dim' | 'n' | 'senders' | 'sources
 /** A cache file that cannot be used (the message says why); it is rebuilt. */
 class StaleCache extends Error {}
 
-/**
- * The identity of an archive's embeddings for the cache: archive path, model, dimension, vector count and the
- * archive's fingerprint (so a re-import, whose messages get new ids, rebuilds). Built here and nowhere else.
- */
+/** The identity of an archive's embeddings: path, model, dim, count and fingerprint (so a re-import rebuilds). */
 export function vectorCacheKey(k: { path: string; model: string; dim?: number; count?: number; fingerprint: string }) {
   return [k.path, k.model, k.dim, k.count, k.fingerprint].join('|');
 }
@@ -176,9 +173,8 @@ function checkHeader(h: CacheHeader, headerOff: number, key: string, model: stri
   if (h.model !== model) throw new StaleCache(`built for model ${h.model}`);
   if (dim !== undefined && h.dim !== dim) throw new StaleCache(`dimension ${h.dim}, expected ${dim}`);
   const n = h.n;
-  if (h.stride !== strideFor(h.dim) || !Number.isInteger(n) || n < 1 || h.matrixOff !== PREAMBLE) {
+  if (h.stride !== strideFor(h.dim) || !Number.isInteger(n) || n < 1 || h.matrixOff !== PREAMBLE)
     throw new StaleCache('inconsistent header');
-  }
   let expectAt = align(h.matrixOff + n * h.stride);
   for (const s of SECTIONS) {
     if (h.sections?.[s] !== expectAt) throw new StaleCache('inconsistent section offsets');

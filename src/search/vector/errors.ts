@@ -37,6 +37,17 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw abortError(signal);
 }
 
+/** `p`, or the signal's abort (as `onAbort` makes it): awaited no longer than the caller's signal allows. */
+export function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined, onAbort = abortError): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(onAbort(signal));
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
 /** Lets pending I/O, timers and an AbortSignal through between chunks of synchronous work. */
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));

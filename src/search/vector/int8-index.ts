@@ -8,7 +8,7 @@
  */
 import type { VectorFilter, VectorHit, VectorIndex } from '../types';
 import type { IndexParts } from './accumulator';
-import { abortError, VectorIndexError, throwIfAborted, yieldToEventLoop } from './errors';
+import { VectorIndexError, throwIfAborted, untilAborted, yieldToEventLoop } from './errors';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
 import { exactCosine, queryLevels, quantiseRow } from './quantize';
 import type { RowStore } from './row-store';
@@ -20,17 +20,6 @@ import type { HelperScan, ScanShare } from './scan-share';
 
 /** A search whose scan a helper thread shares (scan-share.ts): the job it made, and what it will post. */
 type SharedScan = { job: SharedArrayBuffer; helped: Promise<HelperScan> };
-
-/** `p`, or the signal's abort: a helper's answer is awaited no longer than the search it belongs to. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
 
 type Query = { vec: Float32Array; codes: Int16Array; scale: number; err: number; norm: number };
 
@@ -106,12 +95,11 @@ export class Int8VectorIndex implements VectorIndex {
   }
 
   private live(): { parts: IndexParts; rows: RowStore } {
-    if (!this.parts || !this.rows) {
+    if (!this.parts || !this.rows)
       throw new VectorIndexError(
         'disposed',
         `the vector index for model ${this.model} was closed (the archive changed or the extension is shutting down); retry the search`,
       );
-    }
     return { parts: this.parts, rows: this.rows };
   }
 
@@ -133,25 +121,23 @@ export class Int8VectorIndex implements VectorIndex {
 
   private quantiseQuery(query: Float32Array, k: number): Query {
     const dim = this.dim;
-    if (query.length !== dim) {
+    if (query.length !== dim)
       throw new VectorIndexError(
         'dimension_mismatch',
         `query has ${query.length} dimensions, the stored vectors of model ${this.model} have ${dim} — the embedding ` +
           'endpoint serves a different model than the one used by `msgbrowse embed`',
       );
-    }
     if (!Number.isInteger(k) || k < 1)
       throw new VectorIndexError('invalid_k', `k must be a positive integer, got ${k}`);
     const stride = this.live().parts.layout.stride;
     const codes = new Int16Array(stride);
     const qq = quantiseRow(query, dim, codes, 0, queryLevels(stride));
     if (!qq) throw new VectorIndexError('invalid_query', 'the query vector contains NaN or infinite values');
-    if (qq.scale === 0) {
+    if (qq.scale === 0)
       throw new VectorIndexError(
         'zero_query',
         'the query vector has zero length (all components are 0); cosine similarity is undefined',
       );
-    }
     let n2 = 0;
     for (let i = 0; i < dim; i++) n2 += query[i] * query[i];
     return { vec: query, codes, scale: qq.scale, err: qq.err, norm: Math.sqrt(n2) };
@@ -165,12 +151,11 @@ export class Int8VectorIndex implements VectorIndex {
     const interned = (kind: 'sender' | 'source', names: readonly string[], ids: Map<string, number>) => {
       const value = f[kind];
       if (value === undefined) return -1;
-      if (names.length === 0) {
+      if (names.length === 0)
         throw new VectorIndexError(
           'missing_metadata',
           `the vector index of model ${this.model} was built without ${kind}s, so it cannot filter by ${kind}`,
         );
-      }
       return ids.get(value);
     };
     const fSender = interned('sender', parts.senders, this.senderIds);

@@ -4,7 +4,7 @@
  * reference (codes may differ by ±1 only within a few ulps of a half-integer).
  */
 import { instantiateKernel, kernelMemory, type KernelExports } from '../kernel/kernel';
-import { quantiseRow, strideFor } from './quantize';
+import { strideFor } from './quantize';
 
 /** Quantises one stored row (int8, levels 127) into `codes[at..at+dim)`; the caller zeroes the row's padding. */
 export interface RowQuantiser {
@@ -13,18 +13,6 @@ export interface RowQuantiser {
   readonly scale: number;
   readonly err: number;
   readonly qnorm: number;
-}
-
-export class JsRowQuantiser implements RowQuantiser {
-  scale = 0;
-  err = 0;
-  qnorm = 0;
-
-  quantise(vec: Float32Array, dim: number, codes: Int8Array, at: number): boolean {
-    const q = quantiseRow(vec, dim, codes, at);
-    if (q) Object.assign(this, q);
-    return q !== undefined;
-  }
 }
 
 /** The largest dimension an index supports (accumulator.ts checks it), hence the largest stride. */

@@ -7,10 +7,7 @@ export interface RowStore {
   close(): void;
 }
 
-/**
- * Reads rows back by their key (`IndexParts.rowids`). `read` fills `out` (row i at `i * dim`) for the keys it still
- * has; a missing row stays NaN, and the index checks every row read back against its int8 row.
- */
+/** Rows read back by key (`IndexParts.rowids`); a missing row stays NaN, and the index checks each read row. */
 export class KeyedRows implements RowStore {
   private keys: Float64Array | undefined;
   private scratch = new Float64Array(0);
