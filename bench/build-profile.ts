@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ArchiveConnection, scanRows } from '../src/archive/connection';
+import { ArchiveConnection } from '../src/archive/connection';
 import { openArchive } from '../src/archive/index';
 import { embeddingBatchSql, MessageMeta } from '../src/archive/queries/embeddings';
 import { detectSchema } from '../src/archive/schema';
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       for (;;) {
         let got = 0;
         on.run((s) =>
-          scanRows(s, sqlText, [after, model], (c) => {
+          s.scan(sqlText, [after, model], (c) => {
             after = c.num(0);
             got++;
           }),

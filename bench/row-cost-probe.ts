@@ -24,7 +24,11 @@ async function main(): Promise<void> {
   const schema = conn.run((s) => detectSchema(s));
   let captured = '';
   conn.run((s) =>
-    transcript({ all: (q, p) => ((captured = q), s.all(q, p)), get: s.get, value: s.value }, schema, opts),
+    transcript(
+      { scan: (q, p, fn) => ((captured = q), s.scan(q, p, fn)), all: s.all, get: s.get, value: s.value },
+      schema,
+      opts,
+    ),
   );
   const db = new engine.sqlite3.oo1.DB({ filename: a.file, flags: 'r', vfs: engine.vfs.walName });
   db.exec('PRAGMA locking_mode=EXCLUSIVE');

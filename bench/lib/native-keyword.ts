@@ -4,7 +4,8 @@
  * the e2e section times it beside the keyword-only calls, in the same run, on the same queries.
  */
 import Database from 'better-sqlite3';
-import type { Row, Sql } from '../../src/archive/connection';
+import type { Row, Sql, SqlValue } from '../../src/archive/connection';
+import { valueColumns } from '../../test/fixtures/native-sql';
 import { searchKeyword } from '../../src/archive/queries/search';
 import { detectSchema, type SchemaInfo } from '../../src/archive/schema';
 
@@ -17,6 +18,14 @@ export function nativeSql(db: Database.Database): Sql {
     return s;
   };
   return {
+    // A fresh statement: .raw() would switch the cached one.
+    scan: (q, p, fn) => {
+      for (const r of db
+        .prepare(q)
+        .raw()
+        .iterate(...p) as Iterable<SqlValue[]>)
+        fn(valueColumns(r));
+    },
     all: (q, p = []) => st(q).all(...p) as Row[],
     get: (q, p = []) => st(q).get(...p) as Row | undefined,
     value: (q, p = []) => {

@@ -9,7 +9,7 @@
  * (better-sqlite3 is not used for capturing: its SQLite 3.51 picks a pathological plan for the filtered keyword
  * search — it re-runs the FTS query per message of the conversation — which takes minutes at 1M messages.)
  */
-import { ArchiveConnection, type Param, type Row, type Sql } from '../../src/archive/connection';
+import { ArchiveConnection, type Columns, type Param, type Row, type Sql } from '../../src/archive/connection';
 import { context } from '../../src/archive/queries/message-context';
 import { listConversations } from '../../src/archive/queries/conversations';
 import { links } from '../../src/archive/queries/links';
@@ -19,6 +19,7 @@ import { transcript } from '../../src/archive/queries/transcript';
 import { detectSchema } from '../../src/archive/schema';
 import { loadEngine } from '../../src/archive/wasm-engine';
 import { buildVocabulary } from '../../test/fixtures';
+import { valueColumns } from '../../test/fixtures/native-sql';
 import type { BenchArchive } from './data';
 
 export interface Statement {
@@ -83,6 +84,10 @@ function recordingSql(
 ): Sql & { rowsSeen: number } {
   const self = {
     rowsSeen: 0,
+    // Rows through `all`, so they are logged and counted like every other read.
+    scan(sql: string, params: readonly Param[], fn: (c: Columns) => void): void {
+      for (const r of self.all(sql, params)) fn(valueColumns(Object.values(r)));
+    },
     all(sql: string, params: readonly Param[] = []): Row[] {
       log?.push({ sql, params: [...params] });
       const rows = inner.all(sql, params);

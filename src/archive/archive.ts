@@ -1,7 +1,13 @@
 /** The synchronous Archive: each query method of `methods.ts` in one snapshot, schema re-detected at every reopen. */
 import type { ArchiveConnection, Sql } from './connection';
 import { fingerprint } from './file-identity';
-import { ARCHIVE_METHODS, ARCHIVE_QUERIES, type Snapshot } from './methods';
+import {
+  ARCHIVE_METHODS,
+  ARCHIVE_QUERIES,
+  type ArchiveMethod,
+  type ArchiveQueryMethods,
+  type Snapshot,
+} from './methods';
 import { listConversations } from './queries/conversations';
 import {
   EmbeddingIterator,
@@ -12,14 +18,7 @@ import {
 import { coverageMemoKey } from './queries/scope-counts';
 import { summaryCounts } from './queries/summary';
 import { readableSchema, type SchemaInfo } from './schema';
-import type {
-  Archive,
-  ArchiveQueries,
-  EmbeddingModelInfo,
-  EmbeddingRecord,
-  ExcludingQueries,
-  Exclusion,
-} from './types';
+import type { Archive, ArchiveQueries, EmbeddingModelInfo, EmbeddingRecord, Exclusion } from './types';
 
 // The query methods are installed on the prototype from the table below the class.
 export interface WasmArchive extends ArchiveQueries {}
@@ -58,16 +57,13 @@ export class WasmArchive implements Archive {
     );
   }
 
-  excluding(exclude: Exclusion): ExcludingQueries {
+  excluding(exclude: Exclusion): ArchiveQueryMethods {
     const frozen = Object.freeze(
       exclude.map((x) => Object.freeze(x.source === undefined ? { name: x.name } : { name: x.name, source: x.source })),
     );
     const out: Record<string, unknown> = {};
-    for (const name of ARCHIVE_METHODS) {
-      const run = ARCHIVE_QUERIES[name] as (s: Snapshot, ...args: unknown[]) => unknown;
-      out[name] = (...args: unknown[]): unknown => this.query((s) => run(s, ...args), frozen);
-    }
-    return out as unknown as ExcludingQueries;
+    for (const name of ARCHIVE_METHODS) out[name] = queryMethod(name, frozen).bind(this);
+    return out as unknown as ArchiveQueryMethods;
   }
 
   /** `exclude`: conversations the query must not see. */
@@ -115,12 +111,17 @@ export class WasmArchive implements Archive {
   }
 }
 
-for (const name of ARCHIVE_METHODS) {
+/** Query `name` of the table, run in its own snapshot with the conversations of `exclude` hidden. */
+function queryMethod(name: ArchiveMethod, exclude: Exclusion) {
   const run = ARCHIVE_QUERIES[name] as (s: Snapshot, ...args: unknown[]) => unknown;
+  return function (this: WasmArchive, ...args: unknown[]): unknown {
+    return this.query((s) => run(s, ...args), exclude);
+  };
+}
+
+for (const name of ARCHIVE_METHODS) {
   Object.defineProperty(WasmArchive.prototype, name, {
-    value(this: WasmArchive, ...args: unknown[]): unknown {
-      return this.query((s) => run(s, ...args));
-    },
+    value: queryMethod(name, []),
     writable: true,
     configurable: true,
   });

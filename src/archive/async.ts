@@ -1,6 +1,6 @@
 /** The AsyncArchive over an in-thread Archive: only an already-aborted signal rejects (a running query cannot stop). */
-import { ARCHIVE_METHODS } from './methods';
-import type { Archive, AsyncArchive, ExcludingQueries, Exclusion } from './types';
+import { ARCHIVE_METHODS, type ArchiveQueryMethods } from './methods';
+import type { Archive, AsyncArchive, Exclusion } from './types';
 
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
@@ -14,7 +14,7 @@ export function inThread(archive: Archive): AsyncArchive {
   return adapt(archive, archive, archive, []);
 }
 
-function adapt(archive: Archive, queries: ExcludingQueries, target: object, excluded: Exclusion): AsyncArchive {
+function adapt(archive: Archive, queries: ArchiveQueryMethods, target: object, excluded: Exclusion): AsyncArchive {
   const out: Record<string, unknown> = {};
   for (const name of ARCHIVE_METHODS) {
     const method = queries[name] as (...a: unknown[]) => unknown;

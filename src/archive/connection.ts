@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import type { Database, SqlValue } from '@sqlite.org/sqlite-wasm';
 import { ArchiveError } from './errors';
 import { type ArchiveIdentity, mayBeTorn, type ReaderFds, readIdentity, statsChanged } from './file-identity';
-import { str } from './queries/rows';
 import { StatementCache } from './statements';
 import type { Engine } from './wasm-engine';
 
@@ -25,39 +24,15 @@ export interface Columns {
 
 /** What a query function gets inside one read snapshot. */
 export interface Sql {
-  /** Streams rows with typed column access; other adapters (better-sqlite3 in tests) may leave it out. */
-  scan?(sql: string, params: readonly Param[], fn: (c: Columns) => void): void;
+  scan(sql: string, params: readonly Param[], fn: (c: Columns) => void): void;
   all(sql: string, params?: readonly Param[]): Row[];
   get(sql: string, params?: readonly Param[]): Row | undefined;
   value(sql: string, params?: readonly Param[]): SqlValue | undefined;
 }
 
-function storageClass(v: SqlValue | undefined): number {
-  if (v === null || v === undefined) return 5;
-  if (v instanceof Uint8Array) return 4;
-  if (typeof v === 'string') return 3;
-  return typeof v === 'bigint' || Number.isInteger(v) ? 1 : 2;
-}
-
-/** Column access over one row's values, for adapters without a raw statement. */
-export function valueColumns(v: readonly (SqlValue | undefined)[]): Columns {
-  return {
-    num: (i) => Number(v[i] ?? 0),
-    text: (i) => str(v[i]),
-    blob: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : null),
-    type: (i) => storageClass(v[i]),
-    bytes: (i) => (v[i] instanceof Uint8Array ? (v[i] as Uint8Array) : Buffer.from(str(v[i]), 'utf8')),
-  };
-}
-
-export function scanRows(sql: Sql, query: string, params: readonly Param[], fn: (c: Columns) => void): void {
-  if (sql.scan) return sql.scan(query, params, fn);
-  for (const r of sql.all(query, params)) fn(valueColumns(Object.values(r)));
-}
-
 export function mapRows<T>(sql: Sql, query: string, params: readonly Param[], read: (c: Columns) => T): T[] {
   const out: T[] = [];
-  scanRows(sql, query, params, (c) => {
+  sql.scan(query, params, (c) => {
     out.push(read(c));
   });
   return out;
@@ -146,7 +121,6 @@ export class ArchiveConnection {
     return db;
   }
 
-  /** WAL-read, else immutable. */
   private openInMode(): Database {
     if (this.options.mode) return this.openDb(this.options.mode);
     try {

@@ -31,31 +31,21 @@ import type { SchemaInfo } from './schema';
 import type {
   ArchiveSummary,
   AttachmentOptions,
-  AttachmentRow,
-  CitationView,
   CitationViewRequest,
-  ConversationPage,
-  ContactFactRow,
-  ContactRow,
   ConversationPageOptions,
   ConversationRow,
   DayMessagesOptions,
-  JournalDay,
   OnThisDayOptions,
   EmbeddingModelInfo,
   Exclusion,
   HitExtrasRows,
-  KeywordHit,
   HitMessagesBundle,
   KeywordSearchBundle,
   KeywordSearchOptions,
   LinkOptions,
-  LinkRow,
   MessageRow,
-  ResolveResult,
   ScopeCounts,
   ScopeFilter,
-  SenderResolveResult,
   TranscriptOptions,
   TranscriptPage,
 } from './types';
@@ -159,10 +149,10 @@ export const ARCHIVE_QUERIES = {
   },
   listConversations: (s: Snapshot, filter?: { source?: string; nameContains?: string }): ConversationRow[] =>
     filterConversations(keptConversations(s), filter).map((c) => ({ ...c })),
-  conversationById: (s: Snapshot, id: number): ConversationRow | undefined => keptById(s, id),
-  resolveConversation: (s: Snapshot, name: string, source?: string): ResolveResult =>
+  conversationById: (s: Snapshot, id: number) => keptById(s, id),
+  resolveConversation: (s: Snapshot, name: string, source?: string) =>
     structuredClone(resolveConversation(keptConversations(s), name, source)),
-  resolveSender: (s: Snapshot, name: string, scope: ScopeFilter = {}): SenderResolveResult => {
+  resolveSender: (s: Snapshot, name: string, scope: ScopeFilter = {}) => {
     // Every count (in scope, elsewhere, suggestions, who is there) leaves the hidden conversations out, so a sender
     // who wrote only there is no sender at all.
     const hiddenIds = new Set(hiddenIdsOf(s));
@@ -174,15 +164,14 @@ export const ARCHIVE_QUERIES = {
       (id) => (hiddenIds.has(id) ? [] : conversationSenders(s.sql, id, 8)),
     );
   },
-  scopeCounts: (s: Snapshot, scope: ScopeFilter, model?: string): ScopeCounts => countScope(s, scope, model),
+  scopeCounts: (s: Snapshot, scope: ScopeFilter, model?: string) => countScope(s, scope, model),
   transcript: (s: Snapshot, opts: TranscriptOptions): TranscriptPage =>
     hiddenIdsOf(s).includes(opts.conversationId) ? { messages: [] } : transcript(s.sql, s.schema, opts),
-  conversationPage: (s: Snapshot, opts: ConversationPageOptions): ConversationPage =>
+  conversationPage: (s: Snapshot, opts: ConversationPageOptions) =>
     conversationPage(s.sql, s.schema, keptById(s, opts.conversationId), opts, hiddenIdsOf(s)),
-  citationView: (s: Snapshot, req: CitationViewRequest): CitationView =>
+  citationView: (s: Snapshot, req: CitationViewRequest) =>
     citationView(s.sql, s.schema, (id) => keptById(s, id), req, hiddenIdsOf(s)),
-  searchKeyword: (s: Snapshot, opts: KeywordSearchOptions): KeywordHit[] =>
-    searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  searchKeyword: (s: Snapshot, opts: KeywordSearchOptions) => searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s)),
   /** The keyword half of search_messages with the hits' extras and the receipt's counts. */
   searchKeywordBundle: (
     s: Snapshot,
@@ -193,43 +182,36 @@ export const ARCHIVE_QUERIES = {
     const hits = searchKeyword(s.sql, s.schema, opts, hiddenIdsOf(s));
     return { hits, ...bundleOf(s, hits, scope, model) };
   },
-  context: (s: Snapshot, messageId: number, window: number): MessageRow[] | undefined =>
+  context: (s: Snapshot, messageId: number, window: number) =>
     context(s.sql, s.schema, messageId, window, hiddenIdsOf(s)),
-  attachments: (s: Snapshot, opts: AttachmentOptions): { items: AttachmentRow[]; hasMore: boolean } =>
-    attachments(s.sql, s.schema, opts, hiddenIdsOf(s)),
-  links: (s: Snapshot, opts: LinkOptions): { items: LinkRow[]; hasMore: boolean } =>
-    links(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  attachments: (s: Snapshot, opts: AttachmentOptions) => attachments(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  links: (s: Snapshot, opts: LinkOptions) => links(s.sql, s.schema, opts, hiddenIdsOf(s)),
   messageById: (s: Snapshot, id: number): MessageRow | undefined => keepRows(s, [messageById(s.sql, s.schema, id)])[0],
   messageByHash: (s: Snapshot, hash: string): MessageRow | undefined =>
     keepRows(s, [messageByHash(s.sql, s.schema, hash)])[0],
-  messagesByHashPrefix: (s: Snapshot, prefix: string, limit: number): MessageRow[] =>
+  messagesByHashPrefix: (s: Snapshot, prefix: string, limit: number) =>
     messagesByHashPrefix(s.sql, s.schema, prefix, limit, hiddenIdsOf(s)),
   /** What semantic_search shows of its vector hits: their messages, extras and the receipt's counts. */
   hitMessagesBundle: (s: Snapshot, ids: number[], scope?: ScopeFilter, model?: string): HitMessagesBundle => {
     const messages = keepRows(s, messagesByIds(s.sql, s.schema, ids));
     return { messages, ...bundleOf(s, messages, scope, model) };
   },
-  embeddingModels: (s: Snapshot): EmbeddingModelInfo[] => modelsOf(s),
-  hitExtras: (s: Snapshot, hashes: string[], ids: number[]): HitExtrasRows => extrasOf(s, hashes, ids),
-  journalDay: (s: Snapshot, day: string, dayStartUnix: number): JournalDay =>
+  embeddingModels: (s: Snapshot) => modelsOf(s),
+  hitExtras: (s: Snapshot, hashes: string[], ids: number[]) => extrasOf(s, hashes, ids),
+  journalDay: (s: Snapshot, day: string, dayStartUnix: number) =>
     journalDay(s.sql, s.schema, day, dayStartUnix, hiddenIdsOf(s)),
-  dayMessages: (s: Snapshot, opts: DayMessagesOptions): { messages: MessageRow[]; hasMore: boolean } =>
-    dayMessages(s.sql, s.schema, opts, hiddenIdsOf(s)),
-  firstMessageYear: (s: Snapshot): number | undefined => firstMessageYear(s.sql, hiddenIdsOf(s)),
-  onThisDay: (s: Snapshot, opts: OnThisDayOptions): { day: string; messages: MessageRow[] }[] =>
-    onThisDay(s.sql, s.schema, opts, hiddenIdsOf(s)),
-  searchContacts: (s: Snapshot, query: string, limit: number): { items: ContactRow[]; total: number } =>
-    searchContacts(peopleOf(s), query, limit),
-  contactById: (s: Snapshot, id: number): ContactRow | undefined => {
+  dayMessages: (s: Snapshot, opts: DayMessagesOptions) => dayMessages(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  firstMessageYear: (s: Snapshot) => firstMessageYear(s.sql, hiddenIdsOf(s)),
+  onThisDay: (s: Snapshot, opts: OnThisDayOptions) => onThisDay(s.sql, s.schema, opts, hiddenIdsOf(s)),
+  searchContacts: (s: Snapshot, query: string, limit: number) => searchContacts(peopleOf(s), query, limit),
+  contactById: (s: Snapshot, id: number) => {
     const c = peopleOf(s).contacts.find((x) => x.id === id);
     return c ? structuredClone(c) : undefined;
   },
-  contactsNamed: (s: Snapshot, name: string): ContactRow[] => contactsNamed(peopleOf(s), name),
-  contactFacts: (s: Snapshot, contactId: number): ContactFactRow[] =>
-    contactFacts(s.sql, s.schema, contactId, hiddenOf(s)),
-  senderNames: (s: Snapshot): string[] =>
-    s.memo(keyOf(s, 'sender-names'), () => senderNames(s.sql, hiddenIdsOf(s))).slice(),
-  messageIdsWithPrefix: (s: Snapshot, prefix: string, limit: number): { ids: number[]; total: number } =>
+  contactsNamed: (s: Snapshot, name: string) => contactsNamed(peopleOf(s), name),
+  contactFacts: (s: Snapshot, contactId: number) => contactFacts(s.sql, s.schema, contactId, hiddenOf(s)),
+  senderNames: (s: Snapshot) => s.memo(keyOf(s, 'sender-names'), () => senderNames(s.sql, hiddenIdsOf(s))).slice(),
+  messageIdsWithPrefix: (s: Snapshot, prefix: string, limit: number) =>
     messageIdsWithPrefix(s.sql, prefix, limit, hiddenIdsOf(s)),
   /**
    * Per conversation: its message count and lowest and highest id, what changes when msgbrowse imports into it,

@@ -13,7 +13,6 @@ interface Exports {
   sqlite3_bind_int64(p: number, i: number, v: bigint): number;
   sqlite3_bind_double(p: number, i: number, v: number): number;
   sqlite3_bind_null(p: number, i: number): number;
-  sqlite3_column_count(p: number): number;
   sqlite3_column_type(p: number, i: number): number;
   sqlite3_column_double(p: number, i: number): number;
   sqlite3_column_int64(p: number, i: number): bigint;

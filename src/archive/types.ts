@@ -368,12 +368,10 @@ export type ArchiveQueries = ArchiveQueryMethods & {
   embeddingVectors(model: string, dim: number, rowids: ArrayLike<number>, out: Float32Array): number;
 };
 
-/** The query methods, answering as if the excluded conversations were not in the archive. */
-export type ExcludingQueries = ArchiveQueryMethods;
-
 export interface Archive extends ArchiveQueries {
   readonly path: string;
-  excluding(exclude: Exclusion): ExcludingQueries;
+  /** The query methods, answering as if the excluded conversations were not in the archive. */
+  excluding(exclude: Exclusion): ArchiveQueryMethods;
   readonly schemaVersion: number;
   /**
    * Keeps the vector coverage of `model` an index build just counted, so the first search receipt need not count it

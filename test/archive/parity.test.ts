@@ -188,10 +188,8 @@ describe('native SQLite parity', () => {
         assert.equal(got.hasMore, general.length > opts.limit);
       }
       for (const m of p.wasm.embeddingModels()) {
-        // Native through the generic row path (no scan): same records, same order, same floats.
-        const { scan: _scan, ...rowsOnly } = p.sql;
-        void _scan;
-        const native = readEmbeddingBatch(rowsOnly, m.model, -1, new MessageMeta(rowsOnly, p.schema)).items.map((x) =>
+        // Native: same records, same order, same floats.
+        const native = readEmbeddingBatch(p.sql, m.model, -1, new MessageMeta(p.sql, p.schema)).items.map((x) =>
           'rec' in x ? x.rec : x.bad,
         );
         const wasm = [...p.wasm.embeddings(m.model)].slice(0, native.length);

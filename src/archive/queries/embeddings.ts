@@ -1,6 +1,6 @@
 /** Embedding counts, and a model's vectors in rowid batches of one snapshot each (a retry never repeats a row). */
 import { SQLITE } from '../sqlite-codes';
-import { scanRows, type Columns, type Sql } from '../connection';
+import type { Columns, Sql } from '../connection';
 import { ArchiveError } from '../errors';
 import { exprs, type SchemaInfo } from '../schema';
 import type { EmbeddingModelInfo, EmbeddingRecord } from '../types';
@@ -70,7 +70,7 @@ export class MessageMeta {
     // Sender and source names repeat: one string each.
     const names = new Map<string, string>();
     const intern = (s: string) => names.get(s) ?? (names.set(s, s), s);
-    scanRows(sql, messageMetaSql(schema), [], (c) => {
+    sql.scan(messageMetaSql(schema), [], (c) => {
       const key = hashKey(c, 0);
       if (key === undefined || this.at.has(key)) return;
       this.at.set(key, this.ids.length);
@@ -80,10 +80,6 @@ export class MessageMeta {
       this.sender.push(intern(c.text(4)));
       this.source.push(intern(c.text(5)));
     });
-  }
-
-  get size(): number {
-    return this.ids.length;
   }
 
   /** The message whose hash is column `col` of `c`, or -1 (an orphan). */
@@ -138,7 +134,7 @@ export function readEmbeddingBatch(
   const items: Item[] = [];
   let scanned = 0;
   let last = afterRowid;
-  scanRows(sql, embeddingBatchSql(), [afterRowid, model], (c) => {
+  sql.scan(embeddingBatchSql(), [afterRowid, model], (c) => {
     const rowid = c.num(0);
     scanned++;
     last = rowid;
@@ -181,8 +177,7 @@ export function readEmbeddingVectors(
   const at = new Map(list.map((rowid, i) => [rowid, i]));
   const bytes = dim * 4;
   let found = 0;
-  scanRows(
-    sql,
+  sql.scan(
     'SELECT rowid, vec FROM embeddings WHERE rowid IN (SELECT value FROM json_each(?)) AND model = ?',
     [JSON.stringify(list), model],
     (c) => {

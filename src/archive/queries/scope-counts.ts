@@ -1,14 +1,11 @@
 /** A search scope's message and vector counts (its receipt), each from a covering index inside SQLite. */
-import type { Param, Sql } from '../connection';
+import type { Sql } from '../connection';
 import type { Snapshot } from '../methods';
 import type { SchemaInfo } from '../schema';
 import type { ScopeCounts, ScopeFilter } from '../types';
 import { hasValue, jsonList, num, Where } from './rows';
 
-interface Part {
-  where: string[];
-  params: Param[];
-}
+type Part = Pick<Where, 'where' | 'params'>;
 
 /** Conversation / source / date predicates on `m`; `plain` disables their indexes (unary +). */
 function otherPart(schema: SchemaInfo, f: ScopeFilter, plain: boolean, hiddenIds?: readonly number[]): Part {

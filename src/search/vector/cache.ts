@@ -24,10 +24,9 @@ const MAGIC = 'MSGBVEC1';
 const FORMAT_VERSION = 2;
 const PREAMBLE = 64;
 
-export interface LoadOrBuildOptions extends Omit<BuildOptions, 'model'> {
+export interface LoadOrBuildOptions extends BuildOptions {
   /** Called only when the cache is missing or stale. */
   records: () => Iterable<EmbeddingRecord>;
-  model: string;
   /** Directory of ours for cache files (extension global storage, or an XDG cache dir for the CLI). */
   cacheDir: string;
   /** Identity of the archive's embeddings (vectorCacheKey): a change rebuilds. */
@@ -194,14 +193,9 @@ async function readCache(fd: number, key: string, model: string, dim: number | u
     await hashInSlices(sha, bytes);
     return arr;
   };
-  const rows = {
-    rowids: await read('rowids', new Float64Array(n)),
-    ids: await read('ids', new Float64Array(n)),
-    ts: await read('ts', new Float64Array(n)),
-    conv: await read('conv', new Int32Array(n)),
-    sender: await read('sender', new Int32Array(n)),
-    source: await read('source', new Int32Array(n)),
-  };
+  const rows = {} as Pick<IndexParts, 'rowids' | 'ids' | 'ts' | 'conv' | 'sender' | 'source'>;
+  for (const name of ['rowids', 'ids', 'ts'] as const) rows[name] = await read(name, new Float64Array(n));
+  for (const name of ['conv', 'sender', 'source'] as const) rows[name] = await read(name, new Int32Array(n));
   const layout = layoutFor(stride);
   const meta = metaLayout(layout, n);
   const pages = pagesFor(meta.end);

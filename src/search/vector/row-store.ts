@@ -9,16 +9,13 @@ export interface RowStore {
 
 /** Rows read back by key (`IndexParts.rowids`); a missing row stays NaN, and the index checks each read row. */
 export class KeyedRows implements RowStore {
-  private keys: Float64Array | undefined;
   private scratch = new Float64Array(0);
 
   constructor(
-    keys: Float64Array,
+    private keys: Float64Array | undefined,
     private readonly dim: number,
     private readonly read: (keys: Float64Array, out: Float32Array) => unknown,
-  ) {
-    this.keys = keys;
-  }
+  ) {}
 
   readRows(rows: ArrayLike<number>, count: number, out: Float32Array): void {
     const keys = this.keys;

@@ -5,22 +5,16 @@
  */
 import type { VectorFilter } from '../types';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
-import type { WasmMemory } from '../kernel/wasm-api';
-import { metaViews } from './accumulator';
+import { metaViews, type IndexParts } from './accumulator';
 import { Candidates, noFindings, type ScanFindings } from './candidates';
 import { align, type MemoryLayout, type MetaLayout } from './layout';
 import { queryLevels, quantiseRow } from './quantize';
 
 /** What a helper needs to score an index's chunks: the index's shared memory and where things are in it. */
-export interface ScanShare {
-  memory: WasmMemory;
-  layout: MemoryLayout;
-  meta: MetaLayout;
-  n: number;
-  dim: number;
+export type ScanShare = Pick<IndexParts, 'memory' | 'layout' | 'meta' | 'n' | 'dim'> & {
   /** The helper's own scratch in `memory`: its query codes, dots and upper bounds (the owner's are in `layout`). */
   scratch: { queryOff: number; outOff: number; uOff: number; end: number };
-}
+};
 
 /** The helper's share of a job, posted to the owner. */
 export interface HelperScan extends ScanFindings {
