@@ -57,23 +57,7 @@ Environment:
   MSGBROWSE_MCP_LOG           log level on stderr: debug, info (default), warn, error
 `;
 
-export interface CliOptions {
-  archive: string;
-  http: boolean;
-  listen: { host: string; port: number };
-  allowRemote: boolean;
-  linkScheme: string;
-  cacheDir: string;
-  /** Absolute; absent = none. */
-  ledger?: string;
-  summary: boolean;
-  query?: string;
-  redact: boolean;
-  /** --exclude values, then MSGBROWSE_EXCLUDE_CONVERSATIONS lines. */
-  exclude: string[];
-  maxResultBytes: number;
-  rotateToken: boolean;
-}
+export type CliOptions = Exclude<ReturnType<typeof parseCli>, 'help' | 'version'>;
 
 export function parseListen(value: string): { host: string; port: number } {
   const v = value.trim();
@@ -138,10 +122,10 @@ function pathFlag(value: string | undefined, cwd: string, missing: string): stri
   return path.resolve(cwd, value.trim());
 }
 
-export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): CliOptions | 'help' | 'version' {
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string) {
   const o = parseFlags(argv);
-  if (o.help) return 'help';
-  if (o.version) return 'version';
+  if (o.help) return 'help' as const;
+  if (o.version) return 'version' as const;
   const scheme = (o['link-scheme'] ?? 'vscode').trim();
   if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme))
     throw new CliError(`invalid --link-scheme "${scheme}": use a URI scheme such as vscode or vscode-insiders`, 2);

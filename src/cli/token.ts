@@ -4,10 +4,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-/**
- * `$XDG_STATE_HOME/msgbrowse-mcp`, else `~/.local/state/msgbrowse-mcp` (Linux and other Unixes);
- * `~/Library/Application Support/msgbrowse-mcp` on macOS; `%LOCALAPPDATA%\msgbrowse-mcp` on Windows.
- */
 function stateDir(env: NodeJS.ProcessEnv): string {
   const home = os.homedir();
   const xdg = env.XDG_STATE_HOME?.trim();

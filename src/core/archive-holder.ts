@@ -15,14 +15,6 @@ export interface HeldArchive {
   readonly openedAt: string;
 }
 
-interface ArchiveCheck {
-  held: HeldArchive;
-  fingerprint: string;
-  /** The database file at the path is not the one that was opened, or is `gone`. */
-  replaced: boolean;
-  gone: boolean;
-}
-
 /** The fingerprint of the archive files at `file` now (two stats). */
 export function archiveFingerprint(file: string): string {
   return fingerprint(currentStamps(file));
@@ -52,7 +44,7 @@ export class ArchiveHolder {
   ) {}
 
   /** The change detector: the open archive's files now versus at open. */
-  check(): ArchiveCheck | undefined {
+  check() {
     const held = this.current;
     if (!held) return undefined;
     const now = currentStamps(held.opened.path);

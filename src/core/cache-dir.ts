@@ -5,10 +5,6 @@ import * as path from 'node:path';
 
 export const CACHE_DIR_NAME = 'msgbrowse-vscode';
 
-/**
- * `$XDG_CACHE_HOME/msgbrowse-vscode`, else `~/.cache/msgbrowse-vscode` (Linux and other Unixes);
- * `~/Library/Caches/msgbrowse-vscode` on macOS; `%LOCALAPPDATA%\msgbrowse-vscode\Cache` on Windows.
- */
 export function defaultCacheDir(
   env: Record<string, string | undefined> = process.env,
   platform: NodeJS.Platform = process.platform,

@@ -7,9 +7,8 @@ export function messageLink(fmt: CitationFormat, conversationId: number, message
 }
 
 /** `<scheme>://<authority>/c/<conversation_id>`: the conversation's transcript route. */
-export function conversationLink(fmt: CitationFormat, conversationId: number): string {
-  return `${fmt.scheme}://${fmt.authority}/c/${conversationId}`;
-}
+export const conversationLink = (fmt: CitationFormat, conversationId: number): string =>
+  `${fmt.scheme}://${fmt.authority}/c/${conversationId}`;
 
 /** `{?h}`: the hash anchor message resource URIs carry; URIs without it (and `{id}` = a full 64-hex hash) also resolve. */
 export const MESSAGE_RESOURCE_TEMPLATE = 'msgbrowse://message/{id}{?h}';
@@ -17,13 +16,9 @@ export const MESSAGE_RESOURCE_TEMPLATE = 'msgbrowse://message/{id}{?h}';
 export const MESSAGE_RESOURCE_TEMPLATE_BARE = 'msgbrowse://message/{id}';
 export const CONVERSATION_RESOURCE_TEMPLATE = 'msgbrowse://conversation/{id}';
 
-export function messageResourceUri(messageId: number, hash: string): string {
-  return `msgbrowse://message/${messageId}?h=${citationHash(hash)}`;
-}
-
-export function conversationResourceUri(conversationId: number): string {
-  return `msgbrowse://conversation/${conversationId}`;
-}
+export const messageResourceUri = (messageId: number, hash: string): string =>
+  `msgbrowse://message/${messageId}?h=${citationHash(hash)}`;
+export const conversationResourceUri = (conversationId: number): string => `msgbrowse://conversation/${conversationId}`;
 
 /** Parses the `{id}` of a resource URI: a positive integer id, or (messages only) a 64-hex stable hash. */
 export function parseResourceId(raw: string): { id: number } | { hash: string } | undefined {

@@ -43,15 +43,8 @@ export async function findContacts(
   return { query, contacts, notes };
 }
 
-interface ContactAnswer {
-  contact: ContactInfo;
-  /** Oldest source message first; a fact whose message is gone has message null. */
-  facts: ContactFact[];
-  notes: string[];
-}
-
 /** get_contact: one person by contact_id or by display name (one line naming the candidates when several match). */
-export async function readContact(args: { contact_id?: number; name?: string }, env: CallEnv): Promise<ContactAnswer> {
+export async function readContact(args: { contact_id?: number; name?: string }, env: CallEnv) {
   const notes: string[] = [];
   const name = args.name?.trim();
   if ((args.contact_id === undefined) === (name === undefined || name === ''))

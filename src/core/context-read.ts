@@ -3,7 +3,6 @@ import type { MessageRow } from '../archive/types';
 import { ToolError } from './errors';
 import { messageHits } from './hit-extras';
 import { clampLimit } from './request';
-import type { MessageHit } from './results';
 import { resolveCitation } from './citation-resolve';
 import type { CallEnv } from './message-search';
 import { inline } from './text';
@@ -11,18 +10,9 @@ import { inline } from './text';
 const CONTEXT_DEFAULT_WINDOW = 5;
 const CONTEXT_MAX_WINDOW = 50;
 
-export interface ContextAnswer {
-  target: MessageRow;
-  /** The window, oldest first, and its hits (the target among them). */
-  rows: MessageRow[];
-  hits: MessageHit[];
-  notes: string[];
-}
+export type ContextAnswer = Awaited<ReturnType<typeof readContext>>;
 
-export async function readContext(
-  args: { message_id?: number; hash?: string; window?: number },
-  env: CallEnv,
-): Promise<ContextAnswer> {
+export async function readContext(args: { message_id?: number; hash?: string; window?: number }, env: CallEnv) {
   const notes: string[] = [];
   const window = clampLimit('window', args.window, CONTEXT_DEFAULT_WINDOW, CONTEXT_MAX_WINDOW, notes);
   const hash = args.hash?.trim().toLowerCase();

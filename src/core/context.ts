@@ -31,10 +31,8 @@ export interface BuildProgressInfo {
   done: Promise<void>;
 }
 
-export interface SemanticOptions {
-  /** Wait for an index still building (default true); with false it answers at once as unavailable, `building` set. */
-  wait?: boolean;
-}
+/** `wait` for an index still building (default true); with false it answers at once as unavailable, `building` set. */
+export type SemanticOptions = { wait?: boolean };
 
 export interface SemanticReady {
   available: true;

@@ -1,9 +1,8 @@
 /** get_conversation's read: the conversation (named, or the one a cursor continues), its bounds and order, one page. */
-import type { AsyncArchive, ConversationRow, MessageRow } from '../archive/types';
+import type { AsyncArchive, ConversationRow } from '../archive/types';
 import { ToolError } from './errors';
 import { messageHits } from './hit-extras';
 import { clampLimit, type DayRange, parseDayRange } from './request';
-import type { MessageHit } from './results';
 import { resolveScope } from './scope';
 import type { CallEnv } from './message-search';
 import { inline } from './text';
@@ -24,22 +23,7 @@ interface ConversationArgs {
   order?: 'oldest' | 'newest';
 }
 
-interface ConversationAnswer extends DayRange {
-  conversation: ConversationRow;
-  /** In reading order. */
-  rows: MessageRow[];
-  hits: MessageHit[];
-  /** More messages follow the last row in reading order. */
-  more: boolean;
-  newest: boolean;
-  notes: string[];
-}
-
-export async function readConversation(
-  args: ConversationArgs,
-  from: TranscriptPosition | undefined,
-  env: CallEnv,
-): Promise<ConversationAnswer> {
+export async function readConversation(args: ConversationArgs, from: TranscriptPosition | undefined, env: CallEnv) {
   const notes: string[] = [];
   const limit = clampLimit('limit', args.limit, CONVERSATION_DEFAULT_LIMIT, CONVERSATION_MAX_LIMIT, notes);
   const archive = await env.archive();

@@ -7,14 +7,14 @@ import type { MessageHit } from './results';
 
 type Extras = Pick<MessageHit, 'message_id' | 'hash' | 'reactions' | 'attachments'>;
 
-/** Extras already read for some messages (in the same snapshot as their hits): those are not asked for again. */
-type KnownExtras = { hashes: ReadonlySet<string>; ids: ReadonlySet<number>; rows: HitExtrasRows };
-
 /** The extras one archive call read with its hits. */
 export type ExtrasPart = { hashes: Iterable<string>; ids: Iterable<number>; rows: HitExtrasRows };
 
-/** The extras several archive calls read with their hits; a message's rows come from the first part that read it. */
-export function knownExtras(parts: ExtrasPart[]): KnownExtras {
+/**
+ * The extras several archive calls read with their hits (in the same snapshot), not asked for again; a message's rows
+ * come from the first part that read it.
+ */
+export function knownExtras(parts: ExtrasPart[]) {
   const hashes = new Set<string>();
   const ids = new Set<number>();
   const rows: HitExtrasRows = { reactions: [], attachments: [] };
@@ -35,7 +35,7 @@ export async function withHitExtras<T extends Extras>(
   hits: T[],
   redact: boolean,
   signal?: AbortSignal,
-  known?: KnownExtras,
+  known?: ReturnType<typeof knownExtras>,
 ): Promise<T[]> {
   if (!hits.length) return hits;
   const missing = known ? hits.filter((h) => !known.hashes.has(h.hash) || !known.ids.has(h.message_id)) : hits;

@@ -55,7 +55,7 @@ export { rankCompletions } from './completion-rank';
 export type { ServerContext, LogLevel, CitationFormat } from './context';
 export { ToolError, ProtocolError, errorMessage } from './errors';
 export { messageHits, withHitExtras } from './hit-extras';
-export { conversationInfo, hitFromMessage, redactsFor } from './hits';
+export { conversationInfo, redactsFor } from './hits';
 export { hybridSearch, type HybridSearchResult } from './hybrid-search';
 export { isoDay, localToday, calendarDateAt, onThisDay, type CalendarDate, type OnThisDayResult } from './journal-days';
 export * from './results';

@@ -80,11 +80,8 @@ interface OnThisDayRequest {
   onProgress?(done: number, total: number, message: string): void;
 }
 
-export interface OnThisDayResult {
-  years: OnThisDayYear[];
-  /** Explanations of an empty or narrowed answer (never a silent empty list). */
-  notes: string[];
-}
+/** `notes` explain an empty or narrowed answer (never a silent empty list). */
+export type OnThisDayResult = { years: OnThisDayYear[]; notes: string[] };
 
 export async function onThisDay(
   fmt: CitationFormat,

@@ -1,11 +1,9 @@
-/** The journal tools' reads: one day (counts, digest, a page of its messages) and "on this day" for a given date. */
-import type { JournalDayStats, MessageRow } from '../archive/types';
 import { ToolError } from './errors';
 import { messageHits } from './hit-extras';
 import { content, redactsFor } from './hits';
 import { calendarDateAt, digestOf, isoDay, localToday, onThisDay } from './journal-days';
 import { clampLimit, parseDay } from './request';
-import type { JournalDigest, MessageHit, OnThisDayYear } from './results';
+import type { OnThisDayYear } from './results';
 import type { CallEnv } from './message-search';
 
 const JOURNAL_DAY_DEFAULT_LIMIT = 50;
@@ -18,18 +16,6 @@ const ON_THIS_DAY_MAX_LIMIT = 50;
 /** Where a day's page continues (what get_journal_day's cursor carries), in the day's transcript order. */
 export type DayPosition = { day: string; conversationId: number; tsUnix: number; id: number };
 
-interface JournalDayAnswer {
-  day: string;
-  stats: JournalDayStats;
-  /** Redacted as the hits are; null when the day has none, or only one that speaks of a hidden conversation. */
-  digest: JournalDigest | null;
-  /** The page in the day's order (by conversation, then time), and its hits. */
-  rows: MessageRow[];
-  hits: MessageHit[];
-  more: boolean;
-  notes: string[];
-}
-
 const NO_DIGEST = 'no journal digest for this day: `msgbrowse journal` writes digests';
 const STALE_DIGEST_NOTE =
   'the digest is stale: it was written when the day had a different number of messages; `msgbrowse journal` rewrites it';
@@ -38,7 +24,7 @@ export async function readJournalDay(
   args: { day: string; limit?: number },
   from: DayPosition | undefined,
   env: CallEnv,
-): Promise<JournalDayAnswer> {
+) {
   const notes: string[] = [];
   const limit = clampLimit('limit', args.limit, JOURNAL_DAY_DEFAULT_LIMIT, JOURNAL_DAY_MAX_LIMIT, notes);
   const day = args.day.trim();

@@ -42,13 +42,9 @@ export function ledgerBesideArchive(ledgerFile: string, archiveFile: string): bo
   return isBesideArchive(path.dirname(path.resolve(ledgerFile)), archiveFile);
 }
 
-export function rotatedLedgerFile(file: string): string {
-  return `${file}.1`;
-}
+export const rotatedLedgerFile = (file: string): string => `${file}.1`;
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Parses one line; undefined for anything that is not a ledger entry. */
 export function parseLedgerLine(line: string): DisclosureEntry | undefined {

@@ -20,7 +20,6 @@ export interface PageMessage extends MessageRow {
 
 export interface ConversationPageView {
   conversation?: ConversationRow;
-  /** See ConversationPage.anchor. */
   anchor?: MessageRow;
   messages: PageMessage[];
   hasBefore: boolean;

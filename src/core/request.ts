@@ -20,12 +20,8 @@ export function parseDay(raw: string, field: string): number {
   return Math.floor(back.getTime() / 1000);
 }
 
-export interface DayRange {
-  /** Inclusive lower bound (00:00:00 of start), undefined when no start. */
-  startUnix?: number;
-  /** Inclusive upper bound (23:59:59 of end), undefined when no end. */
-  endUnix?: number;
-}
+/** Inclusive bounds: 00:00:00 of start, 23:59:59 of end; undefined when not given. */
+export type DayRange = { startUnix?: number; endUnix?: number };
 
 /** Validates `start`/`end` (inclusive calendar days in the archive's wall-clock time) and start ≤ end. */
 export function parseDayRange(start: string | undefined, end: string | undefined): DayRange {

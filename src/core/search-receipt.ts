@@ -1,13 +1,11 @@
 /** What a search looked at, so a reader can tell "nobody said it" from "it was not searched". */
 import { MAX_QUERY_TOKENS, type FtsQueryPlan } from '../archive/fts-query';
-import type { AsyncArchive, ConversationRow, ScopeCounts, ScopeFilter } from '../archive/types';
+import type { AsyncArchive, ScopeCounts, ScopeFilter } from '../archive/types';
 import { inline } from './text';
 import type { KeywordReading, SearchReceipt, SearchScope, SemanticStatusItem } from './results';
+import type { Scope } from './scope';
 
-interface ReceiptRequest {
-  conversation?: ConversationRow;
-  source?: string;
-  sender?: string;
+interface ReceiptRequest extends Scope {
   /** The days as given (YYYY-MM-DD) and their wall-clock-as-UTC bounds. */
   start?: string;
   end?: string;

@@ -35,9 +35,13 @@ interface Build extends IndexBasis {
 
 type Target = IndexBasis & { held: HeldArchive; embedder: Embedder };
 
-function basis(b: IndexBasis): IndexBasis {
-  return { generation: b.generation, model: b.model, dim: b.dim, count: b.count, stamp: b.stamp };
-}
+const basis = ({ generation, model, dim, count, stamp }: IndexBasis): IndexBasis => ({
+  generation,
+  model,
+  dim,
+  count,
+  stamp,
+});
 const sameBase = (a: IndexBasis, b: IndexBasis): boolean =>
   a.generation === b.generation && a.model === b.model && a.dim === b.dim;
 const text = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -45,7 +45,6 @@ export interface RuntimeOptions extends RuntimeSettingsInit {
   missingArchiveMessage?: () => string;
   /** Awaited before every archive or semantic call, to hold calls while the embedder reconfigures. Must not reject. */
   beforeCall?: () => Promise<void>;
-  /** The persistent vector-index cache. */
   cacheDir?: string;
   version: string;
   log?: RuntimeLog;

@@ -1,7 +1,5 @@
-/**
- * The index-build worker (bundled to dist/index-build-worker.js): one short-lived thread per vector index build. It
- * writes int8 rows into shared kernel memory and hands the parts back without a copy; a shared flag cancels it.
- */
+// The index-build worker (bundled to dist/index-build-worker.js): one short-lived thread per vector index build. It
+// writes int8 rows into shared kernel memory and hands the parts back without a copy; a shared flag cancels it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import { useCompiledEngineModule } from '../archive/wasm-engine';

@@ -1,8 +1,6 @@
-/**
- * A ring of Int32 cancel flags shared with the engine worker: the client sets a request's flag when its caller aborts,
- * the worker polls it. A slot is reused only after the worker answered, so a late cancelled request never sees its
- * flag cleared by the next one.
- */
+// A ring of Int32 cancel flags shared with the engine worker: the client sets a request's flag when its caller aborts,
+// the worker polls it. A slot is reused only after the worker answered, so a late cancelled request never sees its
+// flag cleared by the next one.
 import { CANCEL_SLOTS, NO_SLOT } from './protocol';
 
 export class CancelSlots {

@@ -1,7 +1,5 @@
-/**
- * An AsyncArchive (and vector indexes) served by one worker thread, so the extension host's event loop never runs
- * SQLite or a vector scan. A crashed worker fails what was pending and the next call starts a new one.
- */
+// An AsyncArchive (and vector indexes) served by one worker thread, so the extension host's event loop never runs
+// SQLite or a vector scan. A crashed worker fails what was pending and the next call starts a new one.
 import type { AsyncArchive, Exclusion } from '../archive/types';
 import { compiledEngineModule, prewarmEngine } from '../archive/wasm-engine';
 import type { VectorIndex } from '../search/types';
@@ -60,14 +58,13 @@ class WorkerEngineClient implements VectorOpener {
 
   async connection(): Promise<Connection> {
     if (this.closed) throw new Error('The archive engine is closed.');
-    let conn = this.conn;
-    if (!conn || conn.dead) {
+    if (!this.conn || this.conn.dead) {
       // The worker instantiates the engine this thread compiled instead of compiling it again.
       await compiledEngineModule().catch(() => undefined);
       // Closed meanwhile: start nothing (close() found no worker to stop).
       if (this.closed) throw new Error('The archive engine is closed.');
-      conn = this.conn;
     }
+    let conn = this.conn;
     if (!conn || conn.dead) {
       const generation = ++this.generation;
       if (generation > 1) this.opts.log?.('warn', `Restarting the search engine worker (start #${generation}).`);

@@ -1,7 +1,5 @@
-/**
- * The engine worker (dist/engine-worker.js): opens the archive once, answers its queries and holds vector indexes.
- * SQLite's progress handler and vector scans poll each request's shared cancel flag.
- */
+// The engine worker (dist/engine-worker.js): opens the archive once, answers its queries and holds vector indexes.
+// SQLite's progress handler and vector scans poll each request's shared cancel flag.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import { isArchiveMethod } from '../archive/methods';
@@ -65,31 +63,27 @@ const log = (message: string, level: 'info' | 'warn' = 'info'): void => send({ t
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** What the worker prints goes to the client's log, never stdout: the CLI speaks MCP over stdio. */
-function captureOutput(): void {
-  const forward =
-    (level: 'info' | 'warn') =>
-    (chunk: unknown, ...rest: unknown[]): boolean => {
-      const text = (typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8')).trimEnd();
-      try {
-        if (text) send({ type: 'log', level, message: `worker output: ${text}` });
-      } catch {
-        // The port is closing: drop the line rather than fail the writer.
-      }
-      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-      done?.();
-      return true;
-    };
-  process.stdout.write = forward('info') as typeof process.stdout.write;
-  process.stderr.write = forward('warn') as typeof process.stderr.write;
-}
-captureOutput();
-
-const ABORTED: WireError = { kind: 'abort', message: 'The request was cancelled.' };
+// What the worker prints goes to the client's log, never stdout: the CLI speaks MCP over stdio.
+const forward =
+  (level: 'info' | 'warn') =>
+  (chunk: unknown, ...rest: unknown[]): boolean => {
+    const text = (typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8')).trimEnd();
+    try {
+      if (text) send({ type: 'log', level, message: `worker output: ${text}` });
+    } catch {
+      // The port is closing: drop the line rather than fail the writer.
+    }
+    const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+    done?.();
+    return true;
+  };
+process.stdout.write = forward('info') as typeof process.stdout.write;
+process.stderr.write = forward('warn') as typeof process.stderr.write;
 
 function fail(id: number, slot: number, e: unknown): void {
   // A cancelled request reports the cancellation, not its symptom (an interrupted statement, an AbortError…).
-  const error = flags.isSet(slot) || isAbortError(e) ? ABORTED : toWireError(e);
+  const cancelled = flags.isSet(slot) || isAbortError(e);
+  const error: WireError = cancelled ? { kind: 'abort', message: 'The request was cancelled.' } : toWireError(e);
   send({ type: 'error', id, error });
 }
 

@@ -1,8 +1,6 @@
-/**
- * Cancelling a running SQLite statement: WASM SQLite runs on the worker's only thread, so `sqlite3_interrupt` cannot be
- * called meanwhile. Instead every connection (through `sqlite3_auto_extension`, so reopened ones too) gets a progress
- * handler that polls a shared cancel flag and stops the statement with SQLITE_INTERRUPT.
- */
+// Cancelling a running SQLite statement: WASM SQLite runs on the worker's only thread, so `sqlite3_interrupt` cannot be
+// called meanwhile; every connection (`sqlite3_auto_extension`, so reopened ones too) instead gets a progress handler
+// that polls a shared cancel flag and stops the statement with SQLITE_INTERRUPT.
 import { loadEngine } from '../archive/wasm-engine';
 
 /** VM instructions between polls of the flag. */

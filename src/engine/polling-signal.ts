@@ -1,7 +1,5 @@
-/**
- * An AbortSignal that also aborts itself when read (`aborted`, `throwIfAborted()`) while a shared cancel flag is set:
- * a long synchronous loop in the worker never yields to receive a `cancel` message, but checks its signal.
- */
+// An AbortSignal that also aborts itself when read (`aborted`, `throwIfAborted()`) while a shared cancel flag is set:
+// a long synchronous loop in the worker never yields to receive a `cancel` message, but checks its signal.
 const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
 const nativeThrowIfAborted = AbortSignal.prototype.throwIfAborted;
 

@@ -1,7 +1,5 @@
-/**
- * A VectorIndex whose data lives in the engine worker; it reloads itself after a worker restart. When the worker
- * shares the index (`helpScans`), this thread scans one unfiltered search at a time beside it (scan-share.ts).
- */
+// A VectorIndex whose data lives in the engine worker; it reloads itself after a worker restart. When the worker
+// shares the index (`helpScans`), this thread scans one unfiltered search at a time beside it (scan-share.ts).
 import type { VectorFilter, VectorHit, VectorIndex } from '../search/types';
 import { untilAborted } from '../search/vector/errors';
 import { isUnfiltered, lostScan, newJob, ScanHelper, type HelperScan } from '../search/vector/scan-share';
@@ -19,11 +17,9 @@ export interface VectorOpener {
 }
 
 export class VectorIndexProxy implements VectorIndex {
-  readonly model: string;
   readonly dim: number;
   readonly size: number;
   private handle: number;
-  private conn: Connection;
   private disposed = false;
   private reopening: Promise<void> | undefined;
   /** This thread's side of shared scans (undefined: the worker scans alone). */
@@ -33,16 +29,14 @@ export class VectorIndexProxy implements VectorIndex {
 
   constructor(
     private readonly client: VectorOpener,
-    model: string,
+    readonly model: string,
     private readonly source: VectorOpenOptions,
     info: VectorIndexInfo,
-    conn: Connection,
+    private conn: Connection,
   ) {
-    this.model = model;
     this.dim = info.dim;
     this.size = info.size;
     this.handle = info.handle;
-    this.conn = conn;
     this.helper = helperFor(info);
   }
 

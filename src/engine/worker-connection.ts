@@ -74,10 +74,7 @@ export class Connection {
   }
 
   private onMessage(msg: WorkerResponse): void {
-    if (msg.type === 'log') {
-      this.log?.(msg.level, msg.message);
-      return;
-    }
+    if (msg.type === 'log') return this.log?.(msg.level, msg.message);
     if (msg.type === 'progress') {
       const p = this.pending.get(msg.id);
       if (p && !p.done) p.onProgress?.(msg.progress);

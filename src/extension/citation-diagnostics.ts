@@ -1,7 +1,5 @@
-/**
- * The citation check as diagnostics and quick fixes: Markdown on open, on change and when the archive changes; another
- * document once "Check Citations" ran on it, until it closes.
- */
+// The citation check as diagnostics and quick fixes: Markdown on open, on change and when the archive changes; another
+// document once "Check Citations" ran on it, until it closes.
 import * as vscode from 'vscode';
 import { type AsyncArchive, type CitationCheck, isAbortError } from '../core';
 import { checkDocumentText, findingsOf } from './citation-findings';

@@ -1,7 +1,5 @@
-/**
- * Where msgbrowse keeps its archive when `msgbrowse.archivePath` is not set, in msgbrowse's own order:
- * `MSGBROWSE_DATA_DIR`, `./data` of each workspace folder, `~/.config/msgbrowse`, `<os.UserConfigDir>/msgbrowse`.
- */
+// Where msgbrowse keeps its archive when `msgbrowse.archivePath` is not set, in msgbrowse's own order:
+// `MSGBROWSE_DATA_DIR`, `./data` of each workspace folder, `~/.config/msgbrowse`, `<os.UserConfigDir>/msgbrowse`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -21,7 +21,7 @@ import { mcpApiAvailable, McpProvider } from './mcp-provider';
 import { SearchService } from './search-service';
 import { affectsSettings } from './settings';
 import { createStatusBar } from './status-bar';
-import { attachTestHooks, testHooksWanted } from './test-api';
+import { type MsgbrowseTestExports, testHooks, testHooksWanted } from './test-api';
 import { CitationUriHandler } from './uri-handler';
 import { ViewerManager } from './viewer/viewer-manager';
 
@@ -50,7 +50,8 @@ export function activate(context: vscode.ExtensionContext): MsgbrowseApi {
   log.info('running under the integration tests: test hooks attached to the API');
   const status = () => statusReport({ archive, endpoint, mcpApi, privacy });
   const sources = { archive, endpoint, mcpOptions, provider, viewer, uriHandler, ledger, disclosures, engine, status };
-  return attachTestHooks(api, sources);
+  const exports: MsgbrowseTestExports = { ...api, testHooks: testHooks(sources) };
+  return exports;
 }
 
 function registerArchive(context: vscode.ExtensionContext, log: Log) {

@@ -1,8 +1,6 @@
-/**
- * The MCP server definition: a stdio bridge (`dist/cli.js --bridge <endpoint file>`) to the in-process endpoint,
- * complete as provided, because the Copilot harness gets exactly that and reaches neither Unix sockets nor proxied
- * loopback HTTP. The secret stays out of it (VS Code stores definitions): the bridge reads the endpoint file.
- */
+// The MCP server definition: a stdio bridge (`dist/cli.js --bridge <endpoint file>`) to the in-process endpoint, as
+// the Copilot harness reaches neither Unix sockets nor proxied loopback HTTP. The secret stays out of it (VS Code
+// stores definitions): the bridge reads the endpoint file.
 import * as vscode from 'vscode';
 import type { ArchiveService } from './archive-service';
 import { MCP_PROVIDER_ID, MCP_SERVER_LABEL } from './constants';

@@ -1,8 +1,7 @@
 // Test hooks, added to activate()'s exports only under ExtensionMode.Test and TEST_HOOKS_ENV=1. The runner and unit
 // tests load this file outside the extension host, so it imports vscode-bound modules as types only.
 import type * as vscode from 'vscode';
-import type { McpTrafficEvent } from '../mcp';
-import type { McpServerOptions } from '../mcp';
+import type { McpServerOptions, McpTrafficEvent } from '../mcp';
 import type { MsgbrowseApi } from './api';
 import type { ArchiveService } from './archive-service';
 import type { StatusReport } from './commands/show-status';
@@ -54,11 +53,7 @@ export interface MsgbrowseTestExports extends MsgbrowseApi {
   readonly testHooks: ReturnType<typeof testHooks>;
 }
 
-export function attachTestHooks(api: MsgbrowseApi, s: TestHookSources): MsgbrowseTestExports {
-  return { ...api, testHooks: testHooks(s) };
-}
-
-function testHooks(s: TestHookSources) {
+export function testHooks(s: TestHookSources) {
   const { archive, endpoint, provider } = s;
   const traffic: McpTrafficEvent[] = [];
   s.mcpOptions.observe = (e) => {

@@ -1,7 +1,5 @@
-/**
- * What a client passes inline to its model: VS Code writes a result whose compact structuredContent JSON passes its
- * threshold to a file, so every answer fills with whole items up to the budget and continues by cursor.
- */
+// What a client passes inline to its model: VS Code writes a result whose compact structuredContent JSON passes its
+// threshold to a file, so every answer fills with whole items up to the budget and continues by cursor.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { DEFAULT_ANSWER_BUDGET, MAX_ANSWER_BUDGET, MIN_ANSWER_BUDGET, type MessageHit, ToolError } from '../core';
@@ -136,13 +134,10 @@ const oversizeNote = (noun: string) =>
   `the ${noun.replace(/s$/, '')} here is larger than the answer budget: its longest parts are shortened (its citation is whole)`;
 const OVERSIZE_NOTE = oversizeNote('messages');
 
-/** The paging fields of a result, ready to spread: next_cursor when more follows, notes when there are any. */
-interface Paging {
-  next_cursor?: string;
-  notes?: string[];
-}
+type Paging = ReturnType<typeof paging>;
 
-export function paging(next: string | undefined, ...notes: string[][]): Paging {
+/** The paging fields of a result, ready to spread: next_cursor when more follows, notes when there are any. */
+export function paging(next: string | undefined, ...notes: string[][]) {
   const all = notes.flat();
   return { ...(next !== undefined ? { next_cursor: next } : {}), ...(all.length ? { notes: all } : {}) };
 }

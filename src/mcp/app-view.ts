@@ -1,8 +1,6 @@
-/**
- * The MCP App view `ui://msgbrowse/thread`: hosts with MCP Apps render a message tool's result inline in its thread;
- * other clients ignore `_meta.ui` and see the same text and structuredContent. The document is esbuild.js's build of
- * `media/app/` (script and CSS inlined, a CSP allowing no network).
- */
+// The MCP App view `ui://msgbrowse/thread`: hosts with MCP Apps render a message tool's result inline; other clients
+// ignore `_meta.ui` and see the same text and structuredContent. The document is esbuild.js's build of `media/app/`
+// (script and CSS inlined, a CSP allowing no network).
 import fs from 'node:fs';
 import path from 'node:path';
 import { registerAppResource, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';

@@ -1,7 +1,5 @@
-/**
- * `completion/complete` for every prompt argument and resource-template variable that names an archive thing. One
- * handler, not the SDK's per-field completers, so totals stay exact when the candidates are millions (message ids).
- */
+// `completion/complete` for every prompt argument and resource-template variable that names an archive thing. One
+// handler, not the SDK's per-field completers, so totals stay exact when the candidates are millions (message ids).
 import { ErrorCode, CompleteRequestSchema, type CompleteResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -76,30 +74,21 @@ const TEMPLATE_VARIABLES: Record<string, Record<string, CompletionKind>> = {
 };
 
 export function registerCompletions(server: McpServer, ctx: ServerContext): void {
-  server.server.registerCapabilities({ completions: {} });
+  const invalid = (message: string) => new ProtocolError(ErrorCode.InvalidParams, message);
   server.server.setRequestHandler(CompleteRequestSchema, async (req, extra): Promise<CompleteResult> => {
     const { ref, argument } = req.params;
     let kind: CompletionKind | undefined;
     if (ref.type === 'ref/prompt') {
       const p = PROMPTS.find((x) => x.name === ref.name);
-      if (!p)
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `no prompt named ${JSON.stringify(ref.name)}; prompts/list shows them`,
-        );
-      if (!(argument.name in p.args))
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `prompt ${p.name} has no argument ${JSON.stringify(argument.name)}; its arguments: ${Object.keys(p.args).join(', ')}`,
-        );
+      if (!p) throw invalid(`no prompt named ${JSON.stringify(ref.name)}; prompts/list shows them`);
+      if (!(argument.name in p.args)) {
+        const args = Object.keys(p.args).join(', ');
+        throw invalid(`prompt ${p.name} has no argument ${JSON.stringify(argument.name)}; its arguments: ${args}`);
+      }
       kind = p.args[argument.name].complete;
     } else {
       const vars = TEMPLATE_VARIABLES[ref.uri];
-      if (!vars)
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `no resource template ${JSON.stringify(ref.uri)}; resources/templates/list shows them`,
-        );
+      if (!vars) throw invalid(`no resource template ${JSON.stringify(ref.uri)}; resources/templates/list shows them`);
       kind = vars[argument.name];
     }
     if (!kind) return { completion: { values: [], total: 0, hasMore: false } };

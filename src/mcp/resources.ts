@@ -23,8 +23,9 @@ import { disclosedRead } from './disclosure';
 import { renderHits, UNTRUSTED_NOTE } from './render';
 import type { ResourceWatch } from './subscriptions';
 
-/** MCP "resource not found" (spec-recommended code). */
-const RESOURCE_NOT_FOUND = -32002;
+const invalid = (message: string) => new ProtocolError(ErrorCode.InvalidParams, message);
+// MCP "resource not found" (the spec's recommended code).
+const notFound = (message: string) => new ProtocolError(-32002, message);
 const RESOURCE_LIST_MAX = 1000;
 /** Two messages each side show where a cited message sits; reading further is get_context's job. */
 const RESOURCE_CONTEXT_WINDOW = 2;
@@ -80,17 +81,10 @@ async function listConversations(ctx: ServerContext, watch?: ResourceWatch): Pro
 async function readConversation(ctx: ServerContext, uri: URL, vars: Variables): Promise<ReadResourceResult> {
   const id = parseResourceId(varOf(vars.id));
   if (!id || !('id' in id))
-    throw new ProtocolError(
-      ErrorCode.InvalidParams,
-      `conversation resource id must be a positive integer, got ${inline(varOf(vars.id))}`,
-    );
+    throw invalid(`conversation resource id must be a positive integer, got ${inline(varOf(vars.id))}`);
   const archive = await openArchive(ctx);
   const c = await archive.conversationById(id.id);
-  if (!c)
-    throw new ProtocolError(
-      RESOURCE_NOT_FOUND,
-      `conversation ${id.id} not found — use list_conversations to see the ids`,
-    );
+  if (!c) throw notFound(`conversation ${id.id} not found — use list_conversations to see the ids`);
   const info = conversationInfo(ctx.citation, c);
   const md =
     `# ${inline(c.name)} (${c.source}, conversation_id ${c.id})\n\n` +
@@ -109,34 +103,25 @@ async function messageOf(
 ): Promise<{ archive: AsyncArchive; m: MessageRow; moved?: string }> {
   const raw = varOf(vars.id);
   const id = parseResourceId(raw);
-  if (!id)
-    throw new ProtocolError(
-      ErrorCode.InvalidParams,
-      `message resource id must be a message_id or a 64-hex hash, got ${inline(raw)}`,
-    );
+  if (!id) throw invalid(`message resource id must be a message_id or a 64-hex hash, got ${inline(raw)}`);
   const rawHash = vars.h === undefined ? undefined : varOf(vars.h);
   const hash = parseCitationHash(rawHash);
   if (rawHash !== undefined && !hash)
-    throw new ProtocolError(
-      ErrorCode.InvalidParams,
+    throw invalid(
       `the h of a message resource URI must be 4–64 hex digits of the message hash, got ${inline(rawHash)}`,
     );
   const archive = await openArchive(ctx);
   if ('hash' in id) {
     const m = await archive.messageByHash(id.hash);
     if (m && hash && !m.hash.startsWith(hash))
-      throw new ProtocolError(ErrorCode.InvalidParams, `the h of ${inline(uri.href)} does not match the hash it names`);
+      throw invalid(`the h of ${inline(uri.href)} does not match the hash it names`);
     if (!m)
-      throw new ProtocolError(
-        RESOURCE_NOT_FOUND,
-        `no message with hash ${id.hash} in this archive — it is no longer in the archive; search again`,
-      );
+      throw notFound(`no message with hash ${id.hash} in this archive — it is no longer in the archive; search again`);
     return { archive, m };
   }
   // Resolved like every citation: never another message than the one whose hash the URI names.
   const r = await resolveCitation(archive, { messageId: id.id, hash });
-  if (r.status === 'gone')
-    throw new ProtocolError(RESOURCE_NOT_FOUND, `${r.note} — ids change on re-import; search again`);
+  if (r.status === 'gone') throw notFound(`${r.note} — ids change on re-import; search again`);
   return { archive, m: r.message, moved: r.status === 'moved' ? r.note : undefined };
 }
 

@@ -1,7 +1,5 @@
-/**
- * Live resources: `resources/updated` for each subscribed URI whose conversation changed, `list_changed` when
- * conversations appear or disappear after a listing; only servers with either read the archive on a change.
- */
+// Live resources: `resources/updated` for each subscribed URI whose conversation changed, `list_changed` when
+// conversations appear or disappear after a listing; only servers with either read the archive on a change.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, inline, parseResourceId, ProtocolError, type ServerContext } from '../core';
@@ -164,7 +162,6 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
     watcher.subscribed.clear();
     prevClose?.();
   };
-  server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     const uri = req.params.uri;
     if (typeof uri !== 'string' || uri.length > 2048)

@@ -1,7 +1,5 @@
-/**
- * The endpoint file (0600): how the bridge finds the extension host's MCP endpoint and its secret, rewritten whenever
- * the endpoint starts. Only its path goes into the server definition VS Code stores and forwards, never the secret.
- */
+// The endpoint file (0600): how the bridge finds the extension host's MCP endpoint and its secret, rewritten whenever
+// the endpoint starts. Only its path goes into the server definition VS Code stores and forwards, never the secret.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

@@ -1,8 +1,6 @@
-/**
- * The stdio bridge: relays JSON-RPC between its MCP client on stdio and the extension host's in-process endpoint, over
- * node:http (the Copilot agent host can open no Unix socket and breaks behind a proxy). It never hangs: it exits with
- * one stderr line when stdin ends, the extension host is gone, or its endpoint was replaced or refuses it.
- */
+// The stdio bridge: relays JSON-RPC between stdio and the extension host's endpoint over node:http (the Copilot agent
+// host can open no Unix socket and breaks behind a proxy). It never hangs: it exits with one stderr line when stdin
+// ends, the extension host is gone, or its endpoint was replaced or refuses it.
 import * as http from 'node:http';
 import { Readable, type Writable } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -19,8 +17,6 @@ export interface BridgeOptions {
   stdout?: Writable;
   /** One line per problem (stderr in the CLI). */
   log: Log;
-  /** How often the extension host and the endpoint file are checked. */
-  watchMs?: number;
 }
 
 /** `fetch` over node:http to the endpoint: a Unix socket or loopback TCP, ignoring any proxy settings. */
@@ -187,7 +183,7 @@ export async function runBridge(opts: BridgeOptions): Promise<number> {
   };
   relay(upstream, downstream, end, log);
   stdin.once('end', () => end(0));
-  const watch = watchHost(opts.endpointFile, ep, end, opts.watchMs ?? 1000);
+  const watch = watchHost(opts.endpointFile, ep, end, 1000);
 
   await upstream.start();
   await downstream.start();

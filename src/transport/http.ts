@@ -24,8 +24,6 @@ export interface HttpServeOptions {
   allowedHosts?: string[];
   /** Extra accepted browser origins (`scheme://host:port`). */
   allowedOrigins?: string[];
-  /** POST body limit in bytes; larger bodies get 413. */
-  maxBodyBytes?: number;
   /** Beyond it the least recently used idle session is evicted. */
   maxSessions?: number;
   /** Sessions with no open request for this long are closed. */
@@ -45,7 +43,6 @@ export interface HttpServerHandle {
 interface Listener {
   createServer: HttpServeOptions['createServer'];
   log: TransportLog;
-  maxBody: number;
   maxSessions: number;
   sessions: SessionRegistry;
   /** Set once bound. */
@@ -101,7 +98,7 @@ async function handle(l: Listener, req: http.IncomingMessage, res: http.ServerRe
   const session = l.sessions.get(Array.isArray(sid) ? sid[0] : sid);
   if (!session) return refuse(req, res, 404, 'Session not found: start a new session with initialize', {}, -32001);
   res.once('close', l.sessions.track(session));
-  const body = method === 'POST' ? await readJsonBody(req, l.maxBody) : undefined;
+  const body = method === 'POST' ? await readJsonBody(req, DEFAULT_MAX_BODY_BYTES) : undefined;
   await session.transport.handleRequest(req, res, body);
 }
 
@@ -112,7 +109,7 @@ async function newSession(l: Listener, req: http.IncomingMessage, res: http.Serv
     return refuse(req, res, 405, message, { Allow: 'POST' });
   }
   if (req.method === 'DELETE') return refuse(req, res, 400, 'Bad Request: Mcp-Session-Id header is required');
-  const body = await readJsonBody(req, l.maxBody);
+  const body = await readJsonBody(req, DEFAULT_MAX_BODY_BYTES);
   if (!isInitialize(body))
     return sendJsonError(res, 400, 'Bad Request: Mcp-Session-Id header is required (initialize first)');
   if (l.sessions.size >= l.maxSessions) {
@@ -132,7 +129,7 @@ async function startSession(l: Listener, req: http.IncomingMessage, res: http.Se
   const server = await l.createServer();
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
-    maxRequestBodySize: l.maxBody,
+    maxRequestBodySize: DEFAULT_MAX_BODY_BYTES,
     onsessioninitialized: (id) => {
       session = { id, server, transport, active: 0, lastSeen: Date.now() };
       l.sessions.set(id, session);
@@ -208,7 +205,6 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandl
   const l: Listener = {
     createServer: opts.createServer,
     log,
-    maxBody: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     maxSessions: opts.maxSessions ?? 64,
     sessions: new SessionRegistry((id) => log('debug', `session ${id} closed`)),
     closing: false,

@@ -1,7 +1,5 @@
-/**
- * Attachment files where msgbrowse puts them (Signal: `<root>/export/<conversation>/<rel_path>`, else
- * `<root>/<rel_path>`), refusing any path that escapes the root (`..`, absolute paths, symlinks pointing outside).
- */
+// Attachment files where msgbrowse puts them (Signal: `<root>/export/<conversation>/<rel_path>`, else
+// `<root>/<rel_path>`), refusing any path that escapes the root (`..`, absolute paths, symlinks pointing outside).
 import fs from 'node:fs';
 import path from 'node:path';
 

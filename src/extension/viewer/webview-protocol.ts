@@ -1,5 +1,4 @@
 /** Messages between the viewer webview (media/viewer/main.ts) and the host; what the webview sends is validated. */
-
 export interface ViewerMessage {
   id: number;
   /** Stable across re-imports: the viewer's citations carry it. */
