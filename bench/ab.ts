@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- --a <git ref> [--archive m100k_e768] [--rounds 5]`: the figures a person feels, for the CLI built
+ * `npm run bench:ab -- --a <git ref> [--b <git ref>] [--archive m100k_e768] [--rounds 5]`: the figures a person feels, for the CLI built
  * from <git ref> (A) and from this tree (B), alternated in one run so the machine's drift hits both alike. Each round
  * starts each server twice: with an empty index cache (the first semantic answer includes the index build) and with
  * the cache the first start wrote (a later start). B/A per figure is the verdict: a mechanism stays only where
@@ -120,7 +120,9 @@ async function measure(cli: string, a: BenchArchive, embedBaseUrl: string, queri
 
 async function main(): Promise<void> {
   const a = ensureArchive(archiveName, log);
-  const cliB = ensureCliBundle(log);
+  // --b <ref> compares two refs (a bisect) instead of a ref and this tree.
+  const refB = arg('--b');
+  const cliB = refB ? path.join(buildRef(refB), 'dist', 'cli.js') : ensureCliBundle(log);
   log(`building ${ref} in a worktree`);
   const worktree = buildRef(ref!);
   const cliA = path.join(worktree, 'dist', 'cli.js');
@@ -158,7 +160,7 @@ async function main(): Promise<void> {
     const mb = median(runs.B.map((f) => f[k]));
     return `| ${k} | ${ma.toFixed(1)} | ${mb.toFixed(1)} | ${(mb / ma).toFixed(2)} |`;
   });
-  const head = `A = ${ref} (${execFileSync('git', ['rev-parse', '--short', ref!], { cwd: REPO }).toString().trim()}), B = this tree; ${archiveName}, ${rounds} rounds alternated, medians (ms; MB for memory)`;
+  const head = `A = ${ref} (${execFileSync('git', ['rev-parse', '--short', ref!], { cwd: REPO }).toString().trim()}), B = ${arg('--b') ?? 'this tree'}; ${archiveName}, ${rounds} rounds alternated, medians (ms; MB for memory)`;
   process.stdout.write(`${head}\n\n| figure | A | B | B/A |\n|---|---|---|---|\n${rows.join('\n')}\n`);
 }
 
