@@ -122,7 +122,8 @@ async function main(): Promise<void> {
   const a = ensureArchive(archiveName, log);
   // --b <ref> compares two refs (a bisect) instead of a ref and this tree.
   const refB = arg('--b');
-  const cliB = refB ? path.join(buildRef(refB), 'dist', 'cli.js') : ensureCliBundle(log);
+  const worktreeB = refB ? buildRef(refB) : undefined;
+  const cliB = worktreeB ? path.join(worktreeB, 'dist', 'cli.js') : ensureCliBundle(log);
   log(`building ${ref} in a worktree`);
   const worktree = buildRef(ref!);
   const cliA = path.join(worktree, 'dist', 'cli.js');
@@ -153,7 +154,9 @@ async function main(): Promise<void> {
     }
   } finally {
     await embed.close();
-    execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: REPO, stdio: 'ignore' });
+    for (const w of [worktree, worktreeB]) {
+      if (w) execFileSync('git', ['worktree', 'remove', '--force', w], { cwd: REPO, stdio: 'ignore' });
+    }
   }
   const rows = (Object.keys(runs.A[0]) as (keyof Figures)[]).map((k) => {
     const ma = median(runs.A.map((f) => f[k]));
