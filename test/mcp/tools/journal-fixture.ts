@@ -12,26 +12,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildJournalArchive, type JournalArchive } from '../../fixtures/journal-people';
 import { startHarness, tempDir, textOf, type Harness } from '../harness';
 import { connectInMemory, startRuntime, type Connected } from '../../stress/harness/server';
+import type { Hit as ToolHit } from './tool-fixture';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shapes
 // ---------------------------------------------------------------------------------------------------------------
 
 type Reaction = { emoji: string; actor: string };
-export type Hit = {
-  message_id: number;
-  hash: string;
-  conversation: string;
-  conversation_id: number;
-  source: string;
-  sender: string;
-  timestamp: string;
-  text: string;
-  link: string;
-  score?: number;
-  reactions?: Reaction[];
-  attachments?: { kind: string; name: string }[];
-};
+/** A message item as the other tool tests read it, with the reactions and attachments this fixture has. */
+export type Hit = ToolHit & { reactions?: Reaction[]; attachments?: { kind: string; name: string }[] };
 type Digest = {
   summary: string;
   mood: string;
