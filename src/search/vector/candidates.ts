@@ -7,8 +7,9 @@
  * lower bounds and candidates gives the candidates a single scan would keep.
  */
 import type { KernelExports } from '../kernel/kernel';
-import { grow, type IndexParts, type RowBounds } from './accumulator';
-import type { MemoryLayout } from './layout';
+import type { WasmMemory } from '../kernel/wasm-api';
+import { grow, metaViews } from './accumulator';
+import type { MemoryLayout, MetaLayout } from './layout';
 import { KLargest } from './topk';
 
 /** Absolute slack added to every bound, covering float rounding in the approximate and exact scores. */
@@ -31,6 +32,54 @@ export function noFindings(): ScanFindings {
   return { rows: new Int32Array(0), upper: new Float64Array(0), lowers: new Float64Array(0), scanned: 0 };
 }
 
+/**
+ * One thread's view of an index's chunks and of its own buffers (`at`). Owner and helper both make theirs with this
+ * constructor, so the scan loop sees one object shape and stays optimised (objects of two shapes deoptimised it).
+ */
+export class ChunkScan {
+  readonly stride: number;
+  readonly chunkRows: number;
+  readonly matrixOff: number;
+  readonly metaOff: number;
+  readonly plane: number;
+  readonly queryOff: number;
+  readonly outOff: number;
+  readonly uOff: number;
+  readonly idxOff: number;
+  readonly scale: Float32Array;
+  readonly err: Float32Array;
+  readonly qnorm: Float32Array;
+  readonly query: Int16Array;
+  readonly dots: Int32Array;
+  readonly uppers: Float32Array;
+  readonly idx: Int32Array | undefined;
+
+  constructor(
+    readonly kernel: KernelExports,
+    memory: WasmMemory,
+    layout: MemoryLayout,
+    meta: MetaLayout,
+    readonly n: number,
+    at: Pick<MemoryLayout, 'queryOff' | 'outOff' | 'uOff'> & { idxOff?: number },
+  ) {
+    const buf = memory.buffer;
+    this.stride = layout.stride;
+    this.chunkRows = layout.chunkRows;
+    this.matrixOff = layout.matrixOff;
+    this.metaOff = meta.metaOff;
+    this.plane = meta.plane;
+    this.queryOff = at.queryOff;
+    this.outOff = at.outOff;
+    this.uOff = at.uOff;
+    this.idxOff = at.idxOff ?? -1;
+    ({ scale: this.scale, err: this.err, qnorm: this.qnorm } = metaViews(memory, meta, n));
+    this.query = new Int16Array(buf, at.queryOff, layout.stride);
+    this.dots = new Int32Array(buf, at.outOff, layout.chunkRows);
+    this.uppers = new Float32Array(buf, at.uOff, layout.chunkRows);
+    this.idx = at.idxOff === undefined ? undefined : new Int32Array(buf, at.idxOff, layout.chunkRows);
+  }
+}
+
 export class Candidates {
   private readonly lower: KLargest;
   /** The k-th largest lower bound so far (−∞ until k rows were scored). */
@@ -47,38 +96,39 @@ export class Candidates {
   }
 
   /**
-   * Scores chunk `c` (its rows passing `test`, if any) with the kernel, through the calling thread's buffers `at`, and
-   * keeps the rows that may reach the top k. The query is written for every chunk: concurrent searches share the
-   * owner's buffers between yields.
+   * Scores chunk `c` (its rows passing `test`, if any) with the kernel and keeps the rows that may reach the top k. The
+   * query is written for every chunk: concurrent searches share the owner's buffers between yields.
    */
-  scoreChunk(
-    kernel: KernelExports,
-    index: Pick<IndexParts, 'memory' | 'layout' | 'meta' | 'n'> & RowBounds,
-    at: Pick<MemoryLayout, 'queryOff' | 'outOff' | 'uOff'> & { idxOff?: number },
-    q: { codes: Int16Array; scale: number; err: number },
-    c: number,
-    test?: (r: number) => boolean,
-  ): void {
-    const { layout, meta, scale, err, qnorm } = index;
-    const { stride, matrixOff } = layout;
-    const start = c * layout.chunkRows;
-    const count = Math.min(layout.chunkRows, index.n - start);
-    const buf = index.memory.buffer;
-    let idx: Int32Array | undefined;
+  scoreChunk(s: ChunkScan, codes: Int16Array, sq: number, fq: number, c: number, test?: (r: number) => boolean): void {
+    const { kernel, stride, scale, err, qnorm } = s;
+    const start = c * s.chunkRows;
+    const count = Math.min(s.chunkRows, s.n - start);
     let m = count;
+    let idx: Int32Array | undefined;
     if (test) {
-      idx = new Int32Array(buf, at.idxOff, count);
+      idx = s.idx;
+      if (!idx) throw new Error('a filtered scan needs a ChunkScan with an idx buffer');
       m = 0;
       for (let r = start; r < start + count; r++) if (test(r)) idx[m++] = r;
       if (m === 0) return;
     }
-    const { scale: sq, err: fq } = q;
-    new Int16Array(buf, at.queryOff, stride).set(q.codes);
-    const tail = [meta.plane, sq, fq, at.outOff, at.uOff] as const;
-    if (idx) kernel.score_idx(at.queryOff, matrixOff, idx.byteOffset, m, stride, meta.metaOff, ...tail);
-    else kernel.score_rows(at.queryOff, matrixOff + start * stride, count, stride, meta.metaOff + start * 4, ...tail);
-    const dots = new Int32Array(buf, at.outOff, m);
-    const uppers = new Float32Array(buf, at.uOff, m);
+    s.query.set(codes);
+    if (idx)
+      kernel.score_idx(s.queryOff, s.matrixOff, s.idxOff, m, stride, s.metaOff, s.plane, sq, fq, s.outOff, s.uOff);
+    else
+      kernel.score_rows(
+        s.queryOff,
+        s.matrixOff + start * stride,
+        m,
+        stride,
+        s.metaOff + start * 4,
+        s.plane,
+        sq,
+        fq,
+        s.outOff,
+        s.uOff,
+      );
+    const { dots, uppers } = s;
     let L = this.L;
     // The kernel's f32 upper bound is only a pre-filter (F32_SLACK covers its rounding); survivors get their
     // bounds recomputed in float64 from the exact integer dot.

@@ -13,7 +13,7 @@ import { instantiateKernel, type KernelExports } from '../kernel/kernel';
 import { exactCosine, queryLevels, quantiseRow } from './quantize';
 import type { RowStore } from './row-store';
 import { TopHits } from './topk';
-import { Candidates } from './candidates';
+import { Candidates, ChunkScan } from './candidates';
 import { pagesFor, WASM_PAGE } from './layout';
 import { chunkCount, claimChunk, closeJob, helperScratch, isUnfiltered } from './scan-share';
 import type { HelperScan, ScanShare } from './scan-share';
@@ -181,7 +181,13 @@ export class Int8VectorIndex implements VectorIndex {
   /** Scores the rows a chunk at a time, keeping the candidates; with `shared`, the helper's findings merged. */
   private async scan(q: Query, k: number, test: RowTest, signal: AbortSignal | undefined, shared?: SharedScan) {
     let found = new Candidates(k);
-    const chunks = chunkCount(this.live().parts.layout, this.size);
+    const { parts } = this.live();
+    const chunks = chunkCount(parts.layout, this.size);
+    const view = new ChunkScan(this.kernel, parts.memory, parts.layout, parts.meta, parts.n, parts.layout);
+    const scoreChunk = (c: number) => {
+      this.live(); // throws once the index was closed
+      found.scoreChunk(view, q.codes, q.scale, q.err, c, test);
+    };
     const job = shared ? new Int32Array(shared.job) : undefined;
     let sequential = 0;
     const next = (): number => (job ? claimChunk(job, chunks) : sequential < chunks ? sequential++ : -1);
@@ -192,27 +198,22 @@ export class Int8VectorIndex implements VectorIndex {
         throwIfAborted(signal);
         lastYield = performance.now();
       }
-      this.scoreChunk(c, q, test, found);
+      scoreChunk(c);
     }
     if (shared) {
       const helped = await untilAborted(shared.helped, signal);
       this.live();
       if (!helped.lost) {
-        for (const c of helped.unscanned) this.scoreChunk(c, q, test, found);
+        for (const c of helped.unscanned) scoreChunk(c);
         found.merge(helped);
       } else {
         // Which chunks the helper took is unknown: scan everything here, and use nothing of its answer.
         found = new Candidates(k);
-        for (let c = 0; c < chunks; c++) this.scoreChunk(c, q, test, found);
+        for (let c = 0; c < chunks; c++) scoreChunk(c);
       }
     }
     found.prune();
     return found;
-  }
-
-  private scoreChunk(c: number, q: Query, test: RowTest, found: Candidates): void {
-    const { parts } = this.live();
-    found.scoreChunk(this.kernel, parts, parts.layout, q, c, test);
   }
 
   /** Exact cosine of the candidates, in descending order of upper bound, until none left can enter the top k. */

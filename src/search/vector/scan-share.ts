@@ -5,8 +5,8 @@
  */
 import type { VectorFilter } from '../types';
 import { instantiateKernel, type KernelExports } from '../kernel/kernel';
-import { metaViews, type IndexParts } from './accumulator';
-import { Candidates, noFindings, type ScanFindings } from './candidates';
+import type { IndexParts } from './accumulator';
+import { Candidates, ChunkScan, noFindings, type ScanFindings } from './candidates';
 import { align, type MemoryLayout, type MetaLayout } from './layout';
 import { queryLevels, quantiseRow } from './quantize';
 
@@ -102,8 +102,7 @@ export class ScanHelper {
       const qq =
         query.length === dim && validK ? quantiseRow(query, dim, codes, 0, queryLevels(layout.stride)) : undefined;
       if (qq && qq.scale !== 0) {
-        const q = { codes, scale: qq.scale, err: qq.err };
-        const index = { ...this.share, ...metaViews(memory, meta, n) };
+        const scan = new ChunkScan(this.kernel, memory, layout, meta, n, scratch);
         const counter = new Int32Array(job);
         const most = Math.ceil(this.chunks / 2);
         const until = performance.now() + HELP_BUDGET_MS;
@@ -111,7 +110,7 @@ export class ScanHelper {
           const c = claimChunk(counter, this.chunks);
           if (c < 0) break;
           taken.push(c);
-          found.scoreChunk(this.kernel, index, scratch, q, c);
+          found.scoreChunk(scan, codes, qq.scale, qq.err, c);
         }
       }
       return { unscanned: [], ...found.findings() };
