@@ -87,10 +87,11 @@ export interface CliSession {
   close(): Promise<void>;
 }
 
+/** `nodeArgs` go to node before the script: how a server's V8 is profiled (`--cpu-prof`) or traced (`--log-deopt`). */
 export async function startCliSession(
   cli: string,
   archive: string,
-  opts: { cacheDir: string; embedBaseUrl?: string; embedModel: string; extraArgs?: string[] },
+  opts: { cacheDir: string; embedBaseUrl?: string; embedModel: string; extraArgs?: string[]; nodeArgs?: string[] },
 ): Promise<CliSession> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MSGBROWSE_')) env[k] = v;
@@ -100,7 +101,15 @@ export async function startCliSession(
   const t0 = performance.now();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cli, '--archive', archive, '--cache-dir', opts.cacheDir, ...(opts.extraArgs ?? [])],
+    args: [
+      ...(opts.nodeArgs ?? []),
+      cli,
+      '--archive',
+      archive,
+      '--cache-dir',
+      opts.cacheDir,
+      ...(opts.extraArgs ?? []),
+    ],
     env,
     stderr: 'pipe',
   });
