@@ -23,9 +23,10 @@ import { coldTables, runColdSection, type ColdResult } from './sections/cold';
 import { e2eTable, runE2eSection, type E2eResult } from './sections/e2e';
 import { responsiveTable, runResponsiveSection, type ResponsiveResult } from './sections/responsive';
 import { answersReport, answersTable, runAnswersSection, type AnswersResult } from './sections/answers';
+import { peerTable, runPeerSection, type PeerResult } from './sections/peer';
 import { runVectorSection, vectorColdTable, vectorTable, type VectorSectionResult } from './sections/vector';
 
-const SECTIONS = ['archive', 'vector', 'e2e', 'cold', 'responsive', 'answers'] as const;
+const SECTIONS = ['peer', 'archive', 'vector', 'e2e', 'cold', 'responsive', 'answers'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const argv = process.argv.slice(2);
@@ -49,6 +50,7 @@ for (const s of only) {
 
 const CONFIGS: Record<Section, string[]> = quick
   ? {
+      peer: ['m100k_e768'],
       archive: ['m100k_e768'],
       vector: ['m100k_e768'],
       e2e: ['m100k_e768'],
@@ -57,6 +59,7 @@ const CONFIGS: Record<Section, string[]> = quick
       answers: ['m20k_long'],
     }
   : {
+      peer: ['m100k_e768'],
       archive: ['m100k_e768', 'm1m'],
       vector: ['m100k_e768', 'm1m_e384', 'm1m_e768'],
       e2e: ['m100k_e768', 'm1m_e768'],
@@ -99,7 +102,10 @@ async function main(): Promise<void> {
     for (const name of CONFIGS[section]) {
       const a = archives.get(name)!;
       let printed = '';
-      if (section === 'archive') {
+      if (section === 'peer') {
+        const r = await attempt(`peer ${name}`, () => runPeerSection(a, { rounds: quick ? 2 : 6, log }));
+        if (r) store('peer', name, command, quick, r, machine), (printed = peerTable(r));
+      } else if (section === 'archive') {
         const r = await attempt(`archive ${name}`, () => runArchiveSection(a, { plan, rounds: quick ? 1 : 2, log }));
         if (r) store('archive', name, command, quick, r, machine), (printed = archiveTables(r));
       } else if (section === 'vector') {
@@ -131,12 +137,13 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(REPO, 'bench', 'ANSWERS.md'), answersReport(answers, command, gitCommit()));
     log('bench/ANSWERS.md written');
   }
-  if (!only.some((s) => s !== 'answers')) return;
+  if (!reportOnly && !only.some((s) => s !== 'answers')) return;
 
   // Compose the report from the stored results of the same mode (quick results never mix into the full report).
   const collect = <T>(section: Section): Stored<T>[] =>
     CONFIGS[section].map((n) => load<T>(section, n, quick)).filter((x): x is Stored<T> => !!x);
   const input: ReportInput = {
+    peer: collect<PeerResult>('peer'),
     archive: collect<ArchiveSectionResult>('archive'),
     vector: collect<VectorSectionResult>('vector'),
     e2e: collect<E2eResult>('e2e'),
@@ -154,6 +161,7 @@ async function main(): Promise<void> {
     command,
     machine: `${machine.cores} × ${machine.cpu}, ${machine.memGiB} GiB RAM, ${machine.kernel}, Node ${machine.node} (harness and our code)`,
     analysis: fs.existsSync(analysisFile) ? fs.readFileSync(analysisFile, 'utf8') : undefined,
+    ab: fs.readFileSync(path.join(REPO, 'bench', 'AB.md'), 'utf8'),
   });
   if (quick || noWrite) {
     const out = path.join(BENCH_DIR, quick ? 'RESULTS-quick.md' : 'RESULTS-draft.md');
