@@ -32,6 +32,8 @@ import type {
   ArchiveSummary,
   AttachmentOptions,
   CitationViewRequest,
+  ContextView,
+  ContextViewRequest,
   ConversationPageOptions,
   ConversationRow,
   DayMessagesOptions,
@@ -119,6 +121,20 @@ function extrasOf(s: Snapshot, hashes: string[], ids: number[]): HitExtrasRows {
   };
 }
 
+/** The window around `cited` with its extras, in the caller's snapshot. */
+function windowOf(s: Snapshot, cited: MessageRow | undefined, window: number) {
+  if (!cited) return {};
+  const rows = context(s.sql, s.schema, cited.id, window, hiddenIdsOf(s)) ?? [cited];
+  return {
+    rows,
+    extras: extrasOf(
+      s,
+      [...new Set(rows.map((r) => r.hash))],
+      rows.map((r) => r.id),
+    ),
+  };
+}
+
 /** Rows with their extras and, given a scope, its counts: a search's answer in one snapshot (one round trip). */
 function bundleOf<T extends { id: number; hash: string }>(s: Snapshot, rows: T[], scope?: ScopeFilter, model?: string) {
   const hashes = rows.map((r) => r.hash);
@@ -184,6 +200,18 @@ export const ARCHIVE_QUERIES = {
   },
   context: (s: Snapshot, messageId: number, window: number) =>
     context(s.sql, s.schema, messageId, window, hiddenIdsOf(s)),
+  contextView: (s: Snapshot, req: ContextViewRequest): ContextView => {
+    const hash = req.hash?.toLowerCase();
+    if (req.messageId === undefined) {
+      const cited = hash ? keepRows(s, [messageByHash(s.sql, s.schema, hash)])[0] : undefined;
+      return { byHash: cited ? [cited] : [], ...windowOf(s, cited, req.window) };
+    }
+    const atId = keepRows(s, [messageById(s.sql, s.schema, req.messageId)])[0];
+    const holds = !hash || atId?.hash.startsWith(hash) === true;
+    const byHash = holds ? [] : messagesByHashPrefix(s.sql, s.schema, hash, 2, hiddenIdsOf(s));
+    const cited = holds ? atId : byHash.length === 1 ? byHash[0] : undefined;
+    return { ...(atId ? { atId } : {}), byHash, ...windowOf(s, cited, req.window) };
+  },
   attachments: (s: Snapshot, opts: AttachmentOptions) => attachments(s.sql, s.schema, opts, hiddenIdsOf(s)),
   links: (s: Snapshot, opts: LinkOptions) => links(s.sql, s.schema, opts, hiddenIdsOf(s)),
   messageById: (s: Snapshot, id: number): MessageRow | undefined => keepRows(s, [messageById(s.sql, s.schema, id)])[0],
@@ -296,6 +324,8 @@ const ARCHIVE_PRIVACY: Record<ArchiveMethod, 'listing' | 'sql' | 'lookup'> = {
   searchKeyword: 'sql',
   searchKeywordBundle: 'sql',
   context: 'lookup',
+  // Point lookups drop hidden rows; the hash prefix and the window leave them out in SQL.
+  contextView: 'sql',
   attachments: 'sql',
   links: 'sql',
   messageById: 'lookup',

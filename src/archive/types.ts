@@ -256,6 +256,23 @@ export interface CitationView {
   day?: JournalDay;
 }
 
+/** get_context's target: a message id (anchored by a hash or a prefix of it), or a full hash alone. */
+export interface ContextViewRequest {
+  messageId?: number;
+  hash?: string;
+  window: number;
+}
+
+/** get_context's read in one snapshot: how the target resolved, the window around it and that window's extras. */
+export interface ContextView {
+  atId?: MessageRow;
+  /** By id: up to 2 messages whose hash starts with the given one, read only when `atId` does not hold it. */
+  byHash: MessageRow[];
+  /** The window (target included), chronological; absent when no message is cited. */
+  rows?: MessageRow[];
+  extras?: HitExtrasRows;
+}
+
 type GalleryOptions = Pick<MessageFilter, 'conversationId' | 'source' | 'startUnix' | 'endUnix'> & { limit: number };
 
 export interface AttachmentOptions extends GalleryOptions {

@@ -1,9 +1,9 @@
 /** get_context's read: the target (by id, hash or both, resolved as a citation) and the window around it. */
 import type { MessageRow } from '../archive/types';
 import { ToolError } from './errors';
-import { messageHits } from './hit-extras';
+import { knownExtras, messageHits } from './hit-extras';
 import { clampLimit } from './request';
-import { resolveCitation } from './citation-resolve';
+import { decideCitation } from './citation-resolve';
 import type { CallEnv } from './message-search';
 import { inline } from './text';
 
@@ -27,10 +27,12 @@ export async function readContext(args: { message_id?: number; hash?: string; wi
       `hash must be the message's hex hash or the h= prefix of its link (4–64 hex digits), got ${inline(args.hash ?? '', 80)}`,
     );
   const archive = await env.archive();
+  // One snapshot and one round trip: the target as cited, its window and the window's extras.
+  const view = await archive.contextView({ messageId: args.message_id, hash, window }, env.signal);
   let target: MessageRow;
   if (args.message_id !== undefined) {
     // message_id + hash is a citation: resolved as links are, never to another message than the hash names.
-    const r = await resolveCitation(archive, { messageId: args.message_id, hash }, env.signal);
+    const r = decideCitation({ messageId: args.message_id, hash }, view.atId, view.byHash);
     if (r.status === 'gone')
       throw new ToolError(
         hash
@@ -40,10 +42,12 @@ export async function readContext(args: { message_id?: number; hash?: string; wi
     target = r.message;
     if (r.status === 'moved') notes.push(r.note);
   } else {
-    const m = await archive.messageByHash(hash!, env.signal);
+    const m = view.byHash[0];
     if (!m) throw new ToolError(`no message with hash ${hash} in this archive — search again to find it`);
     target = m;
   }
-  const rows = (await archive.context(target.id, window, env.signal)) ?? [target];
-  return { target, rows, hits: await messageHits(env.ctx, archive, rows, env.signal), notes };
+  const rows = view.rows ?? [target];
+  const extras = view.extras ?? { reactions: [], attachments: [] };
+  const known = knownExtras([{ hashes: rows.map((r) => r.hash), ids: rows.map((r) => r.id), rows: extras }]);
+  return { target, rows, hits: await messageHits(env.ctx, archive, rows, env.signal, known), notes };
 }

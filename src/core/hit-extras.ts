@@ -64,8 +64,9 @@ export function messageHits(
   archive: AsyncArchive,
   rows: MessageRow[],
   signal?: AbortSignal,
+  known?: ReturnType<typeof knownExtras>,
 ): Promise<MessageHit[]> {
   const redact = redactsFor(ctx);
   const hits = rows.map((m) => hitFromMessage(ctx.citation, m, undefined, redact));
-  return withHitExtras(archive, hits, redact, signal);
+  return withHitExtras(archive, hits, redact, signal, known);
 }

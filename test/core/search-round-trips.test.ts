@@ -3,7 +3,7 @@
  * issue #15: search_messages' keyword half is one call — its hits, their reactions and attachments, and the
  * receipt's counts — and its semantic half one more after the vector search, its hits with their extras (no extras
  * call for the fused hits); semantic_search is that one call with the receipt's counts. The answers, hit by hit,
- * are the ones the separate calls give.
+ * are the ones the separate calls give. get_context is one call too: its target, its window and their extras.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -314,6 +314,45 @@ describe('archive calls per search_messages', () => {
         calls.filter((c) => c !== 'conversationById'),
         ['searchKeywordBundle'],
       );
+    } finally {
+      await close();
+      await rt.dispose();
+    }
+  });
+});
+
+describe('archive calls per get_context', () => {
+  it('one call (target, window and extras in one snapshot), with the extras the separate calls give', async () => {
+    const { rt, calls } = countingRuntime('');
+    const { client, close } = await connectClient(rt.context);
+    try {
+      const target = curated.marks.reactionTarget;
+      for (const args of [
+        { message_id: target.id },
+        { message_id: target.id, hash: target.hash.slice(0, 16), window: 2 },
+        { hash: target.hash },
+      ]) {
+        calls.length = 0;
+        const r = (await client.callTool({ name: 'get_context', arguments: args })) as CallToolResult;
+        assert.ok(!r.isError, textOf(r));
+        assert.deepEqual(
+          calls.filter((c) => c !== 'conversationById'),
+          ['contextView'],
+          JSON.stringify(args),
+        );
+        const s = r.structuredContent as { messages: Structured['hits'] };
+        const archive = await rt.context.archive();
+        const expected = (await archive.context(target.id, args.window ?? 5)) ?? [];
+        assert.deepEqual(
+          s.messages.map((h) => h.message_id),
+          expected.map((m) => m.id),
+        );
+        assert.ok(
+          s.messages.some((h) => h.reactions?.length),
+          'the reaction target carries its reactions',
+        );
+        await assertExtrasPerHit(archive, s.messages, redactsFor(rt.context));
+      }
     } finally {
       await close();
       await rt.dispose();

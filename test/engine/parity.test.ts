@@ -133,6 +133,15 @@ function cases(): Record<ArchiveMethod, unknown[][]> {
       [m.groupTripLast.id, 0],
       [987654, 2],
     ],
+    contextView: [
+      [{ messageId: m.leaseAgreement.id, window: 3 }],
+      [{ messageId: m.leaseAgreement.id, hash: m.leaseAgreement.hash.slice(0, 16), window: 2 }],
+      [{ messageId: m.leaseAgreement.id, hash: m.emoji.hash.slice(0, 16), window: 2 }],
+      [{ messageId: m.leaseAgreement.id, hash: m.emoji.hash.slice(0, 1), window: 2 }],
+      [{ hash: m.cjk.hash, window: 1 }],
+      [{ hash: '0'.repeat(64), window: 1 }],
+      [{ messageId: 987654, window: 2 }],
+    ],
     attachments: [
       [{ kinds: ['image', 'file', 'video'], limit: 10 }],
       [{ kinds: ['image'], limit: 2, source: 'imessage' }],
