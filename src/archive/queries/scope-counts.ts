@@ -113,7 +113,9 @@ export function scopeCounts(
     withVectors === undefined ? { messages } : { messages, withVectors, model };
 
   if (isWholeArchive(f)) {
-    const messages = s.counts().messages - hidden.reduce((n, h) => n + h.messageCount, 0);
+    // Counted on the smallest index (no conversation listing on the path of a first search).
+    const all = s.memo('message-count', () => num(sql.value('SELECT COUNT(*) FROM messages')));
+    const messages = all - hidden.reduce((n, h) => n + h.messageCount, 0);
     const unscoped = (m: string) => s.memo(coverageMemoKey(m), () => modelCoverage(sql, schema, m));
     const coverage = () => unscoped(model!) - hiddenCoverage(sql, schema, model!, hiddenIds);
     return out(messages, hasValue(model) ? (wantVectors && messages > 0 ? coverage() : 0) : undefined);
