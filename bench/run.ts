@@ -3,7 +3,7 @@
  *
  *   npm run bench                               everything (100k, 1M, 1M×384, 1M×768; generates archives once, ~8 GB)
  *   npm run bench -- --quick                    100k×768 only, shorter loops (sanity run)
- *   npm run bench -- --only archive|vector|e2e|cold|responsive|answers   one section (comma-separated list allowed)
+ *   npm run bench -- --only peer|archive|vector|e2e|cold|responsive|answers   one section (comma-separated list allowed)
  *   npm run bench -- --no-write                 print only, leave bench/RESULTS.md alone
  *   npm run bench -- --report-only              only recompose bench/RESULTS.md from the stored results
  *
@@ -157,11 +157,12 @@ async function main(): Promise<void> {
     ],
   };
   const analysisFile = path.join(REPO, 'bench', 'analysis.md');
+  const abFile = path.join(REPO, 'bench', 'AB.md');
   const report = renderReport(input, {
     command,
     machine: `${machine.cores} × ${machine.cpu}, ${machine.memGiB} GiB RAM, ${machine.kernel}, Node ${machine.node} (harness and our code)`,
     analysis: fs.existsSync(analysisFile) ? fs.readFileSync(analysisFile, 'utf8') : undefined,
-    ab: fs.readFileSync(path.join(REPO, 'bench', 'AB.md'), 'utf8'),
+    ab: fs.existsSync(abFile) ? fs.readFileSync(abFile, 'utf8') : undefined,
   });
   if (quick || noWrite) {
     const out = path.join(BENCH_DIR, quick ? 'RESULTS-quick.md' : 'RESULTS-draft.md');

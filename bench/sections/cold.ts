@@ -148,7 +148,7 @@ export function median(xs: number[]): number {
 }
 
 /** Runs grouped by what they measure, each group summarised by the run with the median total. */
-export function groupRuns<T extends { totalMs: number }>(
+function groupRuns<T extends { totalMs: number }>(
   runs: T[],
   keyOf: (r: T) => string,
 ): { key: string; median: T; totals: number[] }[] {

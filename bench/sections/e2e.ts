@@ -283,6 +283,6 @@ export function e2eTable(rs: E2eResult[]): string {
 }
 
 /** Resident-memory readings as "median MB (runs a, b, c)". */
-export function rssRuns(bytes: readonly number[]): string {
+function rssRuns(bytes: readonly number[]): string {
   return `${mb(median([...bytes]))} median (runs ${bytes.map((b) => mb(b).replace(' MB', '')).join(', ')} MB)`;
 }

@@ -266,7 +266,10 @@ export interface ContextViewRequest {
 /** get_context's read in one snapshot: how the target resolved, the window around it and that window's extras. */
 export interface ContextView {
   atId?: MessageRow;
-  /** By id: up to 2 messages whose hash starts with the given one, read only when `atId` does not hold it. */
+  /**
+   * By id: up to 2 messages whose hash starts with the given one, read only when `atId` does not hold it. By hash
+   * alone: the message with that full hash, if any.
+   */
   byHash: MessageRow[];
   /** The window (target included), chronological; absent when no message is cited. */
   rows?: MessageRow[];

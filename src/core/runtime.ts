@@ -134,7 +134,9 @@ class LiveRuntime implements Runtime {
     if (this.options.prewarmSemantic) await this.semantic.get(undefined, { wait: false }).catch(() => {});
     if (this.options.prewarmCounts && !this.disposed) {
       const held = await this.holder.get().catch(() => undefined);
-      await held?.opened.archive.scopeCounts({}).catch(() => {});
+      // As a model-facing call reads it: with exclusions, also the listing they are resolved against.
+      const archive = this.excluded.length ? held?.opened.archive.excluding(this.excluded) : held?.opened.archive;
+      await archive?.scopeCounts({}).catch(() => {});
     }
   }
 

@@ -363,6 +363,16 @@ describe('runtime: semantic', () => {
           scopeCounts: (...args: Parameters<typeof archive.scopeCounts>) => (
             order.push(`counts ${JSON.stringify(args[0])}`), archive.scopeCounts(...args)
           ),
+          excluding: (x: Parameters<typeof archive.excluding>[0]) => {
+            const hidden = archive.excluding(x);
+            return {
+              ...hidden,
+              scopeCounts: (...args: Parameters<typeof archive.scopeCounts>) => (
+                order.push(`counts without ${x.map((e) => e.name).join(',')} ${JSON.stringify(args[0])}`),
+                hidden.scopeCounts(...args)
+              ),
+            };
+          },
         },
       };
     };
@@ -417,6 +427,23 @@ describe('runtime: semantic', () => {
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(order, ['counts {}']);
     assert.equal(rt.status().semantic.state, 'disabled');
+    await rt.dispose();
+  });
+
+  it('prewarmCounts counts as a model-facing call does: with exclusions, without them (so the listing they need is read too)', async () => {
+    const order: string[] = [];
+    const name = curated.conversations[0].name;
+    const rt = createRuntime(
+      options(curated.path, {
+        prewarmCounts: true,
+        openArchive: recordingOpener(order),
+        embed: { baseUrl: 'http://127.0.0.1:9/v1', model: '' },
+        privacy: { excludeConversations: [name] },
+      }),
+    );
+    await rt.context.archive();
+    await until(() => order.length > 0);
+    assert.deepEqual(order, [`counts without ${name} {}`]);
     await rt.dispose();
   });
 
