@@ -266,5 +266,5 @@ export function peerTable(r: PeerResult): string {
       `**${x.ratio.toFixed(2)}×**`,
       `${x.target}${x.target === '—' ? '' : x.ok ? ' met' : ' **missed**'}`,
     ]),
-  )}\n\nAgreement: the same top-20 ids in the same order for ${g.sameIds} of ${g.queries} queries, the same text for ${g.sameText} of ${g.hits} hits${g.differences.length ? ` (differences: ${g.differences.slice(0, 3).join('; ')})` : ''}.`;
+  )}\n\n\`list_conversations\`: ours answers from the listing it reads once per open, the peer reads it on every call.\n\nAgreement: the same top-20 ids in the same order for ${g.sameIds} of ${g.queries} queries, the same text for ${g.sameText} of ${g.hits} hits${g.differences.length ? ` (differences: ${g.differences.slice(0, 3).join('; ')})` : ''}.`;
 }
