@@ -6,7 +6,7 @@ import type { Sql } from './connection';
 import { fingerprint, type ArchiveIdentity } from './file-identity';
 import { attachments } from './queries/media';
 import { context } from './queries/message-context';
-import { citationView } from './queries/citation-view';
+import { citationView, citedMessage } from './queries/citation-view';
 import { conversationPage } from './queries/conversation-page';
 import { filterConversations, looseNameKey, resolveConversation } from './queries/conversations';
 import { links } from './queries/links';
@@ -206,10 +206,7 @@ export const ARCHIVE_QUERIES = {
       const cited = hash ? keepRows(s, [messageByHash(s.sql, s.schema, hash)])[0] : undefined;
       return { byHash: cited ? [cited] : [], ...windowOf(s, cited, req.window) };
     }
-    const atId = keepRows(s, [messageById(s.sql, s.schema, req.messageId)])[0];
-    const holds = !hash || atId?.hash.startsWith(hash) === true;
-    const byHash = holds ? [] : messagesByHashPrefix(s.sql, s.schema, hash, 2, hiddenIdsOf(s));
-    const cited = holds ? atId : byHash.length === 1 ? byHash[0] : undefined;
+    const { atId, byHash, cited } = citedMessage(s.sql, s.schema, req.messageId, hash, hiddenIdsOf(s));
     return { ...(atId ? { atId } : {}), byHash, ...windowOf(s, cited, req.window) };
   },
   attachments: (s: Snapshot, opts: AttachmentOptions) => attachments(s.sql, s.schema, opts, hiddenIdsOf(s)),

@@ -1,10 +1,30 @@
 /** What opening a citation shows, in one snapshot so the cited message, its page and its day agree. */
 import type { Sql } from '../connection';
 import type { SchemaInfo } from '../schema';
-import type { CitationView, CitationViewRequest, ConversationRow } from '../types';
+import type { CitationView, CitationViewRequest, ConversationRow, MessageRow } from '../types';
 import { conversationPage } from './conversation-page';
 import { journalDay, utcDay } from './journal';
 import { messageById, messagesByHashPrefix } from './messages';
+
+/**
+ * The message a citation names, in the caller's snapshot: the row at the id when it holds the hash (or no hash is
+ * given), else the one row whose hash starts with it (`byHash`: up to 2, read only then). Hidden rows are left out.
+ */
+export function citedMessage(
+  sql: Sql,
+  schema: SchemaInfo,
+  messageId: number,
+  rawHash: string | undefined,
+  hiddenIds: readonly number[],
+): { atId?: MessageRow; byHash: MessageRow[]; cited?: MessageRow } {
+  const found = messageById(sql, schema, messageId);
+  const atId = found && !hiddenIds.includes(found.conversationId) ? found : undefined;
+  const hash = rawHash?.toLowerCase();
+  const holds = !hash || atId?.hash.startsWith(hash) === true;
+  const byHash = hash && !holds ? messagesByHashPrefix(sql, schema, hash, 2, hiddenIds) : [];
+  const cited = holds ? atId : byHash.length === 1 ? byHash[0] : undefined;
+  return { ...(atId ? { atId } : {}), byHash, ...(cited ? { cited } : {}) };
+}
 
 export function citationView(
   sql: Sql,
@@ -13,12 +33,7 @@ export function citationView(
   req: CitationViewRequest,
   hiddenIds: readonly number[],
 ): CitationView {
-  const found = messageById(sql, schema, req.messageId);
-  const atId = found && !hiddenIds.includes(found.conversationId) ? found : undefined;
-  const hash = req.hash?.toLowerCase();
-  const holds = !hash || atId?.hash.startsWith(hash) === true;
-  const byHash = hash && !holds ? messagesByHashPrefix(sql, schema, hash, 2, hiddenIds) : [];
-  const cited = holds ? atId : byHash.length === 1 ? byHash[0] : undefined;
+  const { atId, byHash, cited } = citedMessage(sql, schema, req.messageId, req.hash, hiddenIds);
   const view: CitationView = { ...(atId ? { atId } : {}), byHash };
   const conversationId = req.conversationId ?? cited?.conversationId;
   if (conversationId === undefined) return view;
