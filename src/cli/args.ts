@@ -53,6 +53,9 @@ Environment:
   MSGBROWSE_LLM_API_KEY       embeddings API key (optional)
   MSGBROWSE_LLM_TIMEOUT       embeddings request timeout: a Go duration (30s, 1m30s) or seconds (default 60s)
   MSGBROWSE_EXCLUDE_CONVERSATIONS  conversations to hide, one name (or source:name) per line; added to --exclude
+  MSGBROWSE_EXCLUDE_FILE      a text file of conversations to hide, one per line; added to --exclude (an
+                              unreadable file stops the server: nothing is served that should have been hidden)
+  MSGBROWSE_REDACT            true (default) or false; false is --no-redact
   MSGBROWSE_MAX_RESULT_BYTES  the answer budget, when --max-result-bytes is not given
   MSGBROWSE_MCP_LOG           log level on stderr: debug, info (default), warn, error
 `;
@@ -142,8 +145,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string) {
     );
   const excludeArgs = o.exclude ?? [];
   if (excludeArgs.some((x) => x.trim() === '')) throw new CliError('--exclude needs a conversation name', 2);
-  // One name per line (CRLF tolerated, blank lines ignored, names kept exact).
-  const excludeEnv = (env.MSGBROWSE_EXCLUDE_CONVERSATIONS ?? '').split(/\r?\n/).filter((line) => line.trim() !== '');
+  const excludeEnv = excludeLines(env.MSGBROWSE_EXCLUDE_CONVERSATIONS ?? '');
+  const excludeFile = env.MSGBROWSE_EXCLUDE_FILE?.trim()
+    ? path.resolve(cwd, env.MSGBROWSE_EXCLUDE_FILE.trim())
+    : undefined;
   const archive = pathFlag(o.archive, cwd, '--archive needs a path') ?? defaultArchivePath(env, cwd);
   const ledger = pathFlag(o.ledger, cwd, '--ledger needs a file path');
   // --archive may name the data dir or the file; main.ts checks again against the file it resolves to.
@@ -164,14 +169,29 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string) {
     ...(ledger ? { ledger } : {}),
     summary: o.summary ?? false,
     query: o.query,
-    redact: !(o['no-redact'] ?? false),
+    redact: !(o['no-redact'] ?? false) && redactEnv(env.MSGBROWSE_REDACT),
     exclude: [...new Set([...excludeArgs, ...excludeEnv])],
+    ...(excludeFile ? { excludeFile } : {}),
     maxResultBytes: parseMaxResultBytes(
       budgetFlag ?? env.MSGBROWSE_MAX_RESULT_BYTES,
       budgetFlag !== undefined ? '--max-result-bytes' : 'MSGBROWSE_MAX_RESULT_BYTES',
     ),
     rotateToken: o['rotate-token'] ?? false,
   };
+}
+
+/** Conversation names, one per line (CRLF tolerated, blank lines ignored, names kept exact). */
+export function excludeLines(text: string): string[] {
+  return text.split(/\r?\n/).filter((line) => line.trim() !== '');
+}
+
+/** MSGBROWSE_REDACT: unset or empty keeps the default (on). */
+function redactEnv(value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase();
+  if (!v) return true;
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new CliError(`invalid MSGBROWSE_REDACT "${value}": use true or false`, 2);
 }
 
 function parseMaxResultBytes(value: string | undefined, where: string): number {

@@ -12,13 +12,28 @@ import {
   unmatchedExclusionLines,
   workerOpener,
 } from '../core';
-import { type CliOptions, ledgerProblem, parseBridge, parseCli, USAGE } from './args';
+import { type CliOptions, excludeLines, ledgerProblem, parseBridge, parseCli, USAGE } from './args';
 import { servingBanner } from './banner';
 import { storedToken, type StoredToken } from './token';
 import { CliError, oneLine } from './errors';
 import { AUTHORITY, NAME, VERSION } from './identity';
 import { type CliLogger, makeLogger } from './log';
 import { printSummary } from './summary-printer';
+
+/** MSGBROWSE_EXCLUDE_FILE's names added to the exclusions; a file that cannot be read stops the start. */
+function withExcludeFile(opts: CliOptions): CliOptions {
+  if (!opts.excludeFile) return opts;
+  let text: string;
+  try {
+    text = fs.readFileSync(opts.excludeFile, 'utf8');
+  } catch (e) {
+    throw new CliError(
+      `cannot read MSGBROWSE_EXCLUDE_FILE ${opts.excludeFile} (${(e as NodeJS.ErrnoException).code ?? oneLine(e)}): give a text file with one conversation name (or source:name) per line, or unset it`,
+      2,
+    );
+  }
+  return { ...opts, exclude: [...new Set([...opts.exclude, ...excludeLines(text)])] };
+}
 
 /** Opens the archive once so a bad path fails at start with one clear line. */
 async function openOrFail(runtime: Runtime, archive: string): Promise<void> {
@@ -96,11 +111,12 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     const { runBridge } = await import('../transport/bridge');
     return runBridge({ endpointFile: bridge.bridge, log });
   }
-  const opts = parseCli(argv, env, process.cwd());
-  if (opts === 'help' || opts === 'version') {
-    process.stdout.write(opts === 'help' ? USAGE : `${NAME} ${VERSION}\n`);
+  const parsed = parseCli(argv, env, process.cwd());
+  if (parsed === 'help' || parsed === 'version') {
+    process.stdout.write(parsed === 'help' ? USAGE : `${NAME} ${VERSION}\n`);
     return 0;
   }
+  const opts = withExcludeFile(parsed);
   prewarmEngine();
   const ledger = opts.ledger ? openLedger(opts.ledger, opts.archive, log) : undefined;
   const runtime = makeRuntime(opts, env, log, ledger);
@@ -182,7 +198,13 @@ async function serveHttp(
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  process.stderr.write(servingBanner(archiveLabel, handle.url, token, stored));
+  // The same CLI over stdio (absolute paths: a desktop client's PATH may lack node).
+  const stdio = {
+    transport: 'stdio' as const,
+    command: process.execPath,
+    args: [process.argv[1], '--archive', opts.archive],
+  };
+  process.stderr.write(servingBanner(archiveLabel, handle.url, token, stdio, stored));
   await stopped;
   log('info', 'shutting down');
   await handle.close();

@@ -1,22 +1,26 @@
-/** `msgbrowse: Copy MCP Config for Other Clients`: how to run the bundled CLI (`dist/cli.js`) from other MCP clients. */
+/** `msgbrowse: Copy MCP Config for Other Clients`: how other MCP clients start the bundled CLI (`dist/cli.js`). */
 import path from 'node:path';
+import type { Launch } from '../mcp';
 import type { Settings } from './settings';
 
-export type ConfigFlavor = 'vscode' | 'mcpServers';
-
-export function mcpConfigSnippet(
-  flavor: ConfigFlavor,
+/**
+ * The bundled CLI over stdio with this window's archive, embeddings and privacy settings, so another client sees
+ * what Copilot sees: the same conversations hidden, the same secrets redacted.
+ */
+export function cliLaunch(
   extensionPath: string,
   archivePath: string | undefined,
-  settings: Pick<Settings, 'embedBaseUrl' | 'embedModel'>,
-): string {
+  settings: Pick<Settings, 'embedBaseUrl' | 'embedModel' | 'excludeConversations' | 'redact'>,
+): Launch {
   const args = [path.join(extensionPath, 'dist', 'cli.js')];
   if (archivePath) args.push('--archive', archivePath);
-  const server = {
-    ...(flavor === 'vscode' ? { type: 'stdio' } : {}),
-    command: 'node',
-    args,
-    env: { MSGBROWSE_LLM_BASE_URL: settings.embedBaseUrl, MSGBROWSE_LLM_EMBED_MODEL: settings.embedModel },
+  if (!settings.redact) args.push('--no-redact');
+  const env: Record<string, string> = {
+    MSGBROWSE_LLM_BASE_URL: settings.embedBaseUrl,
+    MSGBROWSE_LLM_EMBED_MODEL: settings.embedModel,
   };
-  return JSON.stringify({ [flavor === 'vscode' ? 'servers' : 'mcpServers']: { msgbrowse: server } }, null, 2);
+  // The CLI reads one name (or source:name) per line.
+  if (settings.excludeConversations.length)
+    env.MSGBROWSE_EXCLUDE_CONVERSATIONS = settings.excludeConversations.join('\n');
+  return { transport: 'stdio', command: 'node', args, env };
 }

@@ -4,3 +4,11 @@ export { usableBudget } from './answer-budget';
 export { MAX_QUERY } from './tool-schemas';
 export { TOOLS } from './tools';
 export { encodeCursor, decodeCursor } from './cursor';
+export {
+  clientConfigs,
+  CLIENTS,
+  type ClientConfig,
+  type ClientId,
+  type Launch,
+  vscodeInstallLink,
+} from './client-configs';

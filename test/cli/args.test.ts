@@ -285,6 +285,26 @@ describe('--exclude and MSGBROWSE_EXCLUDE_CONVERSATIONS', () => {
   });
 });
 
+describe('MSGBROWSE_REDACT and MSGBROWSE_EXCLUDE_FILE (the settings of an MCP bundle)', () => {
+  it('MSGBROWSE_REDACT: true/false and their spellings; empty keeps the default; --no-redact wins', () => {
+    const redact = (env: NodeJS.ProcessEnv, argv: string[] = []) => parse(argv, { ...ENV, ...env }).redact;
+    assert.equal(redact({}), true);
+    assert.equal(redact({ MSGBROWSE_REDACT: '' }), true);
+    for (const v of ['false', 'FALSE', '0', 'no', 'off']) assert.equal(redact({ MSGBROWSE_REDACT: v }), false, v);
+    for (const v of ['true', ' 1 ', 'yes', 'on']) assert.equal(redact({ MSGBROWSE_REDACT: v }), true, v);
+    assert.equal(redact({ MSGBROWSE_REDACT: 'true' }, ['--no-redact']), false);
+    usageError(
+      () => parse([], { ...ENV, MSGBROWSE_REDACT: 'maybe' }),
+      'invalid MSGBROWSE_REDACT "maybe": use true or false',
+    );
+  });
+
+  it('MSGBROWSE_EXCLUDE_FILE is resolved against cwd and handed on to be read; empty means none', () => {
+    assert.equal(parse([], { ...ENV, MSGBROWSE_EXCLUDE_FILE: 'hide.txt' }).excludeFile, path.join(CWD, 'hide.txt'));
+    assert.equal(parse([], { ...ENV, MSGBROWSE_EXCLUDE_FILE: '  ' }).excludeFile, undefined);
+  });
+});
+
 describe('--help text', () => {
   const optionsSection = USAGE.slice(USAGE.indexOf('Options:'), USAGE.indexOf('Environment:'));
   const documented = [...optionsSection.matchAll(/^ {2}(--[a-z-]+)(?:, (-[a-z]))?/gm)].flatMap((m) =>

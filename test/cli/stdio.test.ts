@@ -345,6 +345,24 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.doesNotMatch(r.stderr, /"zoe" matches no/);
   });
 
+  it('MSGBROWSE_EXCLUDE_FILE hides the conversations it lists (what an MCP bundle sets); an unreadable file stops the start', () => {
+    const list = path.join(tmp, 'hidden.txt');
+    fs.writeFileSync(list, 'zoe\r\n\nFamily\n');
+    const r = run(['--archive', curated.path, '--summary'], { MSGBROWSE_EXCLUDE_FILE: list });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^Hidden +"zoe" → \w+:Zoë$/m);
+    assert.match(r.stdout, /^Hidden +"Family" → /m);
+    const missing = run(['--archive', curated.path, '--summary'], {
+      MSGBROWSE_EXCLUDE_FILE: path.join(tmp, 'nope.txt'),
+    });
+    assert.equal(missing.status, 2);
+    assert.match(
+      missing.stderr,
+      /cannot read MSGBROWSE_EXCLUDE_FILE .*nope\.txt \(ENOENT\): give a text file with one conversation name/,
+    );
+    assert.doesNotMatch(missing.stderr, /^\s+at /m, 'no stack trace');
+  });
+
   it('what cannot be read on the wire is answered and the server keeps serving: not JSON (-32700), a line over 10 MiB (-32600), arguments that are no object (-32602)', async () => {
     const child = spawn(CLI_NODE, [cli, '--archive', curated.path], {
       cwd: tmp,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { citationToken, citationUri, findCitations, parseCitationPath, refOf } from '../../src/extension/citation-ref';
 import { candidates, discoverArchive, userConfigDir, type DiscoveryEnv } from '../../src/extension/discovery';
-import { mcpConfigSnippet } from '../../src/extension/mcp-config';
+import { cliLaunch } from '../../src/extension/mcp-config';
 import { TEST_HOOKS_ENV, testHooksWanted } from '../../src/extension/test-api';
 import { resolveAttachment } from '../../src/extension/viewer/attachments';
 import { parseFromWebview, parseState } from '../../src/extension/viewer/webview-protocol';
@@ -237,23 +237,25 @@ describe('citation of a result item', () => {
   });
 });
 
-describe('MCP config snippet', () => {
-  it('points other clients at the bundled CLI with the archive and embedding settings', () => {
-    const text = mcpConfigSnippet('mcpServers', '/ext', '/data/msgbrowse.sqlite', {
-      embedBaseUrl: 'http://h/v1',
-      embedModel: 'm',
-    });
-    const cfg = JSON.parse(text);
-    assert.deepEqual(cfg.mcpServers.msgbrowse, {
+describe('MCP config for other clients', () => {
+  const settings = { embedBaseUrl: 'http://h/v1', embedModel: 'm', excludeConversations: [], redact: true };
+  it('starts the bundled CLI with the archive and embedding settings', () => {
+    assert.deepEqual(cliLaunch('/ext', '/data/msgbrowse.sqlite', settings), {
+      transport: 'stdio',
       command: 'node',
       args: [path.join('/ext', 'dist', 'cli.js'), '--archive', '/data/msgbrowse.sqlite'],
       env: { MSGBROWSE_LLM_BASE_URL: 'http://h/v1', MSGBROWSE_LLM_EMBED_MODEL: 'm' },
     });
-    assert.equal(
-      JSON.parse(mcpConfigSnippet('vscode', '/ext', undefined, { embedBaseUrl: 'u', embedModel: '' })).servers.msgbrowse
-        .type,
-      'stdio',
-    );
+  });
+  it('carries the privacy settings: excluded conversations one per line, redaction off as --no-redact', () => {
+    const launch = cliLaunch('/ext', undefined, {
+      ...settings,
+      excludeConversations: ['Mum', 'signal:Work, Inc.'],
+      redact: false,
+    });
+    assert.ok(launch.transport === 'stdio');
+    assert.deepEqual(launch.args, [path.join('/ext', 'dist', 'cli.js'), '--no-redact']);
+    assert.equal(launch.env?.MSGBROWSE_EXCLUDE_CONVERSATIONS, 'Mum\nsignal:Work, Inc.');
   });
 });
 

@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { ARCHIVE_FILE_NAME } from '../../core';
 import type { ArchiveService } from '../archive-service';
 import { CONFIG_SECTION } from '../constants';
-import { mcpConfigSnippet, type ConfigFlavor } from '../mcp-config';
+import { CLIENTS, type ClientId, clientConfigs } from '../../mcp';
+import { cliLaunch } from '../mcp-config';
 import { readSettings } from '../settings';
 
 /** `msgbrowse.selectArchive([path])`: resolves with the path written, or undefined when cancelled. */
@@ -73,26 +74,23 @@ export function revealArchive(archive: ArchiveService): void {
   if (p) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(path.dirname(p)));
 }
 
-/** `msgbrowse.copyMcpConfig([flavor])`: resolves with the copied config, or undefined when cancelled. */
+/** `msgbrowse.copyMcpConfig([client])`: resolves with the copied config, or undefined when cancelled. */
 export async function copyMcpConfig(
   extensionPath: string,
   archive: ArchiveService,
-  flavor?: unknown,
+  client?: unknown,
 ): Promise<string | undefined> {
-  let f: ConfigFlavor | undefined = flavor === 'vscode' || flavor === 'mcpServers' ? flavor : undefined;
-  if (!f) {
+  const configs = clientConfigs(cliLaunch(extensionPath, archive.currentPath, readSettings()));
+  let chosen = configs.find((c) => c.client === client && CLIENTS.includes(client as ClientId));
+  if (!chosen) {
     const pick = await vscode.window.showQuickPick(
-      [
-        { label: 'VS Code / Copilot (.vscode/mcp.json)', flavor: 'vscode' as const },
-        { label: 'Claude Desktop, Claude Code, Cursor… ("mcpServers")', flavor: 'mcpServers' as const },
-      ],
+      configs.map((c) => ({ label: c.label, detail: c.where, config: c })),
       { title: 'msgbrowse: MCP config for which client?' },
     );
-    f = pick?.flavor;
+    chosen = pick?.config;
   }
-  if (!f) return undefined;
-  const text = mcpConfigSnippet(f, extensionPath, archive.currentPath, readSettings());
-  await vscode.env.clipboard.writeText(text);
-  vscode.window.setStatusBarMessage('msgbrowse: MCP config copied to the clipboard', 4000);
-  return text;
+  if (!chosen) return undefined;
+  await vscode.env.clipboard.writeText(chosen.text);
+  vscode.window.setStatusBarMessage(`msgbrowse: ${chosen.label} config copied — paste it into ${chosen.where}`, 6000);
+  return chosen.text;
 }

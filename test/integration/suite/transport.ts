@@ -8,10 +8,10 @@ import { rawRequest } from './http';
 
 export function defineTransport(m: Manifest): void {
   describe("client config and the endpoint's guards", () => {
-    it('"Copy MCP Config" gives a runnable config for the bundled CLI', async () => {
+    it('"Copy MCP Config" gives a runnable portable config (.mcp.json) for the bundled CLI', async () => {
       const text = (await vscode.commands.executeCommand('msgbrowse.copyMcpConfig', 'vscode')) as string;
-      const cfg = JSON.parse(text) as { servers: { msgbrowse: { type: string; command: string; args: string[] } } };
-      const server = cfg.servers.msgbrowse;
+      const cfg = JSON.parse(text) as { mcpServers: { msgbrowse: { type: string; command: string; args: string[] } } };
+      const server = cfg.mcpServers.msgbrowse;
       assert.equal(server.type, 'stdio');
       assert.ok(server.args[0].endsWith(path.join('dist', 'cli.js')) && fs.existsSync(server.args[0]), server.args[0]);
       assert.deepEqual(server.args.slice(1), ['--archive', m.curated.path]);
