@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite, the same on a laptop and in CI.
-//   1. type-check (tsc --noEmit)      2. production bundles (esbuild)
+//   1. type-check (tsc --noEmit)      2. production bundles (esbuild), then the release artifacts (scripts/release.ts)
 //   3. unit + protocol tests (node:test); then the MCP App view in Debian Chromium (test/app/: after the test host
 //      install in a full run, which brings Chromium; right after step 3 with --unit, skipped when no Chromium)
 //   4. the official MCP Inspector (CLI mode) as an independent client of the built server, then the official MCP
@@ -21,6 +21,7 @@ import { ensureNative } from './ensure-native.mjs';
 import { readHostEnv } from './test-host/host-env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const unitOnly = process.argv.includes('--unit');
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failedSteps = [];
@@ -116,6 +117,15 @@ await step('Type-check', tsc, ['-p', '.', '--noEmit']);
 await step('Type-check the webview script', tsc, ['-p', 'media/viewer', '--noEmit']);
 await step('Type-check the MCP App view', tsc, ['-p', 'media/app', '--noEmit']);
 await step('Build bundles', 'node', ['esbuild.js']);
+// What people install (VSIX, npm package, MCP Bundle, server.json): the unit step installs the package and the bundle,
+// the integration step runs the extension from the VSIX.
+const released = await step('Release artifacts (npm run release -- --allow-dirty)', 'node', [
+  '--import',
+  'tsx',
+  'scripts/release.ts',
+  '--allow-dirty',
+]);
+const vsixFile = path.join(root, 'release', `${pkg.name}-${pkg.version}.vsix`);
 await step(
   `Unit and protocol tests (${unitFiles.length} files)`,
   'node',
@@ -173,7 +183,12 @@ if (!unitOnly) {
       env: hostEnv,
     },
   );
-  const cliTests = ['test/cli/stdio.test.ts', 'test/cli/http.test.ts', 'test/cli/live-surface.test.ts'];
+  const cliTests = [
+    'test/cli/stdio.test.ts',
+    'test/cli/http.test.ts',
+    'test/cli/live-surface.test.ts',
+    'test/release/install.test.ts',
+  ];
   const nodes = offlineHost && hostReady ? readHostEnv(hostDir) : {};
   for (const major of ['22', '24']) {
     const title = `CLI protocol tests with the CLI under Node ${major}`;
@@ -200,7 +215,11 @@ if (!unitOnly) {
     }
   }
   const integration = 'Integration tests in a real VS Code extension host';
-  if (hostReady) await step(integration, 'node', ['scripts/test-integration.mjs'], { parse: parsePlain, env: hostEnv });
+  if (hostReady)
+    await step(integration, 'node', ['scripts/test-integration.mjs'], {
+      parse: parsePlain,
+      env: { ...hostEnv, ...(released ? { MSGBROWSE_IT_VSIX: vsixFile } : {}) },
+    });
   else
     blocked(
       integration,

@@ -51,6 +51,15 @@ export function vscodeInstallLink(launch: Launch): string {
   return `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name: SERVER_NAME, ...entry(launch, true) }))}`;
 }
 
+/** The same, as the https page that opens it: what a README on GitHub can link (it drops `vscode:` links). */
+export function vscodeInstallPage(launch: Launch): string {
+  const config = encodeURIComponent(JSON.stringify(entry(launch, true)));
+  return `https://vscode.dev/redirect/mcp/install?name=${SERVER_NAME}&config=${config}`;
+}
+
+/** How the README starts the npm package: npx fetches it on first use. */
+export const NPX_LAUNCH: Launch = { transport: 'stdio', command: 'npx', args: ['-y', 'msgbrowse-mcp'] };
+
 /** One configuration per client. Claude Desktop's config file starts local servers only: none for HTTP. */
 export function clientConfigs(launch: Launch): ClientConfig[] {
   const mcpServers = (typed: boolean, extra: Record<string, unknown> = {}) =>

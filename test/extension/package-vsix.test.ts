@@ -1,5 +1,5 @@
 // The VSIX ships only what runs: the bundles, the .wasm files, webview assets, icons, the demo archive,
-// README and LICENSE — never sources, tests, fixtures or node_modules. Checked with vsce's own file listing.
+// README, CHANGELOG and LICENSE (README images are https links vsce rewrites) — never sources, tests, fixtures or node_modules. Checked with vsce's own file listing.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,7 +38,7 @@ describe('VSIX contents', () => {
       'media/icon.png',
       'media/viewer/viewer.css',
       'media/demo/msgbrowse.sqlite.gz',
-      'media/screenshots/viewer.png',
+      'CHANGELOG.md',
     ]) {
       assert.ok(files.includes(required), `${required} missing from the VSIX: ${files.join(', ')}`);
     }

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runTests } from '@vscode/test-electron';
+import { unzipSync } from 'fflate';
 import { TEST_HOOKS_ENV } from '../../src/extension/test-api';
 import { MANIFEST_ENV, type IntegrationResults } from './manifest';
 import { prepare } from './prepare';
@@ -55,19 +56,30 @@ async function main(): Promise<number> {
   }
   const exe = host.exe;
   const prepared = await prepare();
-  // Run the extension from a staged copy holding only what ships (manifest, bundles, media): proves the bundles
-  // need no node_modules, and a concurrent rebuild of dist/ cannot pull files from under the running host.
+  // Run the extension from a staged copy holding only what ships: the released VSIX's `extension/` folder, as VS Code
+  // installs it (MSGBROWSE_IT_VSIX, what `npm test` passes), else the files it would pack. Either way the bundles need
+  // no node_modules, and a concurrent rebuild of dist/ cannot pull files from under the running host.
   const staged = path.join(prepared.root, 'extension');
-  for (const entry of ['package.json', 'dist', 'media', 'README.md', 'LICENSE']) {
-    const from = path.join(repo, entry);
-    if (fs.existsSync(from)) fs.cpSync(from, path.join(staged, entry), { recursive: true });
+  const vsix = process.env.MSGBROWSE_IT_VSIX;
+  if (vsix) {
+    for (const [name, data] of Object.entries(unzipSync(fs.readFileSync(vsix)))) {
+      if (!name.startsWith('extension/') || name.endsWith('/')) continue;
+      const to = path.join(staged, name.slice('extension/'.length));
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.writeFileSync(to, data);
+    }
+  } else {
+    for (const entry of ['package.json', 'dist', 'media', 'README.md', 'LICENSE']) {
+      const from = path.join(repo, entry);
+      if (fs.existsSync(from)) fs.cpSync(from, path.join(staged, entry), { recursive: true });
+    }
   }
   // The scripted-model test extension of the agent suite (test/integration/agent-extension): a second
   // development extension beside ours, staged from test/ (never part of the VSIX).
   const agentExtension = path.join(prepared.root, 'agent-extension');
   fs.cpSync(path.join(repo, 'test', 'integration', 'agent-extension'), agentExtension, { recursive: true });
   console.log(
-    `integration: host ${exe ? path.relative(repo, exe) : 'downloaded by @vscode/test-electron'}; fixtures in ${prepared.root}`,
+    `integration: host ${exe ? path.relative(repo, exe) : 'downloaded by @vscode/test-electron'}; extension ${vsix ? `from ${path.relative(repo, vsix)}` : 'from the working tree'}; fixtures in ${prepared.root}`,
   );
   let runError: string | undefined;
   const userData = path.join(prepared.root, 'user-data');

@@ -1,7 +1,16 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { clientConfigs, type Launch, shellQuote, vscodeInstallLink } from '../../src/mcp/client-configs';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  clientConfigs,
+  type Launch,
+  NPX_LAUNCH,
+  shellQuote,
+  vscodeInstallLink,
+  vscodeInstallPage,
+} from '../../src/mcp/client-configs';
 
 const stdio: Launch = {
   transport: 'stdio',
@@ -85,5 +94,13 @@ describe('client configurations', () => {
       args: stdio.args,
       env: stdio.env,
     });
+  });
+
+  it("the README's Install in VS Code link is the npm package's page made here", () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const link = /\[Install in VS Code\]\((https:[^)]+)\)/.exec(readme)?.[1];
+    assert.equal(link, vscodeInstallPage(NPX_LAUNCH));
+    const config = JSON.parse(decodeURIComponent(new URL(link!).searchParams.get('config') ?? ''));
+    assert.deepEqual(config, { type: 'stdio', command: 'npx', args: ['-y', 'msgbrowse-mcp'] });
   });
 });
