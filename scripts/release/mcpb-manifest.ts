@@ -5,6 +5,9 @@
 import { TOOLS } from '../../src/mcp/tools';
 import { CLI_DESCRIPTION, CLI_NAME, type PackageInfo, repoUrl } from './package-info';
 
+/** `${name}`: a variable the bundle host replaces (its directory, the person's settings). */
+const hostVar = (name: string) => `\${${name}}`;
+
 /** A tool's first sentence: the manifest lists tools for people browsing bundles. */
 const firstSentence = (s: string) => /^.*?[.!?](?=\s|$)/.exec(s)?.[0] ?? s;
 
@@ -35,14 +38,14 @@ export function bundleManifest(pkg: PackageInfo) {
       entry_point: 'server/cli.js',
       mcp_config: {
         command: 'node',
-        args: ['${__dirname}/server/cli.js'],
+        args: [`${hostVar('__dirname')}/server/cli.js`],
         env: {
-          MSGBROWSE_DATA_DIR: '${user_config.data_dir}',
-          MSGBROWSE_LLM_BASE_URL: '${user_config.embeddings_url}',
-          MSGBROWSE_LLM_EMBED_MODEL: '${user_config.embeddings_model}',
-          MSGBROWSE_LLM_API_KEY: '${user_config.embeddings_api_key}',
-          MSGBROWSE_EXCLUDE_FILE: '${user_config.excluded_conversations}',
-          MSGBROWSE_REDACT: '${user_config.redact}',
+          MSGBROWSE_DATA_DIR: hostVar('user_config.data_dir'),
+          MSGBROWSE_LLM_BASE_URL: hostVar('user_config.embeddings_url'),
+          MSGBROWSE_LLM_EMBED_MODEL: hostVar('user_config.embeddings_model'),
+          MSGBROWSE_LLM_API_KEY: hostVar('user_config.embeddings_api_key'),
+          MSGBROWSE_EXCLUDE_FILE: hostVar('user_config.excluded_conversations'),
+          MSGBROWSE_REDACT: hostVar('user_config.redact'),
         },
       },
     },

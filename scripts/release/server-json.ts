@@ -91,7 +91,11 @@ export function serverJson(pkg: PackageInfo): ServerJson {
             description: 'Embedding model; empty: keyword search only',
             default: 'local-embed',
           },
-          { name: 'MSGBROWSE_LLM_API_KEY', description: 'Embeddings API key, if the endpoint needs one', isSecret: true },
+          {
+            name: 'MSGBROWSE_LLM_API_KEY',
+            description: 'Embeddings API key, if the endpoint needs one',
+            isSecret: true,
+          },
           {
             name: 'MSGBROWSE_EXCLUDE_FILE',
             description: 'Text file of conversations to hide from the model, one name (or source:name) per line',

@@ -13,12 +13,26 @@ import {
   workerOpener,
 } from '../core';
 import { type CliOptions, excludeLines, ledgerProblem, parseBridge, parseCli, USAGE } from './args';
+import type { Launch } from '../mcp';
 import { servingBanner } from './banner';
 import { storedToken, type StoredToken } from './token';
 import { CliError, oneLine } from './errors';
 import { AUTHORITY, NAME, VERSION } from './identity';
 import { type CliLogger, makeLogger } from './log';
 import { printSummary } from './summary-printer';
+
+/**
+ * This same CLI over stdio with this server's archive, privacy and embeddings options (never the API key), for the
+ * banner's clients that start their own server. Absolute paths: a desktop client's PATH may lack node.
+ */
+function stdioLaunch(opts: CliOptions, env: NodeJS.ProcessEnv): Launch {
+  const args = [process.argv[1], '--archive', opts.archive, ...opts.exclude.flatMap((x) => ['--exclude', x])];
+  if (!opts.redact) args.push('--no-redact');
+  if (opts.linkScheme !== 'vscode') args.push('--link-scheme', opts.linkScheme);
+  const passed = ['MSGBROWSE_LLM_BASE_URL', 'MSGBROWSE_LLM_EMBED_MODEL', 'MSGBROWSE_MAX_RESULT_BYTES'] as const;
+  const launchEnv = Object.fromEntries(passed.flatMap((k) => (env[k] !== undefined ? [[k, env[k] as string]] : [])));
+  return { transport: 'stdio', command: process.execPath, args, env: launchEnv };
+}
 
 /** MSGBROWSE_EXCLUDE_FILE's names added to the exclusions; a file that cannot be read stops the start. */
 function withExcludeFile(opts: CliOptions): CliOptions {
@@ -198,13 +212,7 @@ async function serveHttp(
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  // The same CLI over stdio (absolute paths: a desktop client's PATH may lack node).
-  const stdio = {
-    transport: 'stdio' as const,
-    command: process.execPath,
-    args: [process.argv[1], '--archive', opts.archive],
-  };
-  process.stderr.write(servingBanner(archiveLabel, handle.url, token, stdio, stored));
+  process.stderr.write(servingBanner(archiveLabel, handle.url, token, stdioLaunch(opts, env), stored));
   await stopped;
   log('info', 'shutting down');
   await handle.close();

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildCuratedArchive, cosine, decodeVector, type CuratedArchive } from '../fixtures/index';
 import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
@@ -222,6 +223,38 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
       await client.close();
     } finally {
       assert.equal(await stop(r), 0);
+    }
+  });
+
+  it("the banner's Claude Desktop config starts this CLI over stdio with the same privacy options", async () => {
+    const r = await start(['--archive', curated.path, '--exclude', 'Family', '--no-redact'], {
+      MSGBROWSE_LLM_EMBED_MODEL: '',
+      XDG_STATE_HOME: path.join(tmp, 'state-desktop'),
+    });
+    let cfg: { command: string; args: string[]; env?: Record<string, string> };
+    try {
+      const deadline = Date.now() + 5000;
+      while (!/Claude Desktop[^\n]*:\n\{[\s\S]*\n\}\n/.test(r.stderr()) && Date.now() < deadline)
+        await new Promise((res) => setTimeout(res, 20));
+      const block = /Claude Desktop[^\n]*:\n(\{[\s\S]*?\n\})\n/.exec(r.stderr());
+      assert.ok(block, r.stderr());
+      cfg = JSON.parse(block[1]).mcpServers.msgbrowse;
+    } finally {
+      assert.equal(await stop(r), 0);
+    }
+    assert.deepEqual(cfg.args.slice(1), ['--archive', curated.path, '--exclude', 'Family', '--no-redact']);
+    assert.deepEqual(cfg.env, { MSGBROWSE_LLM_EMBED_MODEL: '' });
+    const client = new Client({ name: 'desktop-like', version: '0' });
+    await client.connect(
+      new StdioClientTransport({ command: cfg.command, args: cfg.args, env: cleanEnv(cfg.env ?? {}) }),
+    );
+    try {
+      const res = await client.callTool({ name: 'list_conversations', arguments: {} });
+      const names = (res.structuredContent as { conversations: { name: string }[] }).conversations.map((c) => c.name);
+      assert.equal(names.length, curated.conversations.length - 1);
+      assert.ok(!names.includes('Family'));
+    } finally {
+      await client.close();
     }
   });
 

@@ -19,13 +19,17 @@ import { getMcpConfigForManifest, unpackExtension } from '@anthropic-ai/mcpb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { unzipSync } from 'fflate';
+import type { bundleManifest } from '../../scripts/release/mcpb-manifest';
 import { TOOLS } from '../../src/mcp/tools';
 import { CLI_NODE, CLI_NODE_VERSION } from '../cli/helpers';
 import { buildSecretsArchive } from '../fixtures/secrets';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const RELEASE = path.join(ROOT, 'release');
-const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; mcpName: string };
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  mcpName: string;
+};
 const V = pkg.version;
 const artifact = (name: string) => {
   const f = path.join(RELEASE, name);
@@ -53,12 +57,18 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
 
 type Served = { tools: string[]; conversations: string[]; search: (q: string) => Promise<string> };
 
-async function serve(command: string, args: string[], env: Record<string, string>): Promise<Served & { close(): Promise<void> }> {
+async function serve(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<Served & { close(): Promise<void> }> {
   const client = new Client({ name: 'install-test', version: '0' });
   await client.connect(new StdioClientTransport({ command, args, env, stderr: 'pipe' }));
   const tools = (await client.listTools()).tools.map((t) => t.name).sort();
   const listed = await client.callTool({ name: 'list_conversations', arguments: {} });
-  const conversations = (listed.structuredContent as { conversations: { name: string }[] }).conversations.map((c) => c.name);
+  const conversations = (listed.structuredContent as { conversations: { name: string }[] }).conversations.map(
+    (c) => c.name,
+  );
   return {
     tools,
     conversations,
@@ -79,7 +89,18 @@ describe('the npm package', () => {
     const cache = fs.mkdtempSync(path.join(tmp, 'empty-npm-cache-'));
     const r = spawnSync(
       'npm',
-      ['install', '--global', '--offline', '--prefix', prefix, '--cache', cache, '--no-audit', '--no-fund', artifact(`msgbrowse-mcp-${V}.tgz`)],
+      [
+        'install',
+        '--global',
+        '--offline',
+        '--prefix',
+        prefix,
+        '--cache',
+        cache,
+        '--no-audit',
+        '--no-fund',
+        artifact(`msgbrowse-mcp-${V}.tgz`),
+      ],
       { encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'warn' } },
     );
     installLog = `${r.stdout}${r.stderr}`;
@@ -107,8 +128,7 @@ describe('the npm package', () => {
     const version = spawnSync(bin, ['--version'], { encoding: 'utf8', env: cleanEnv({}) });
     assert.equal(version.stdout, `msgbrowse-mcp ${V}\n`, version.stderr);
     // Under MSGBROWSE_CLI_NODE the installed script runs with that Node; otherwise through its own shebang.
-    const [command, args] =
-      CLI_NODE === process.execPath ? [bin, []] : [CLI_NODE, [fs.realpathSync(bin)]];
+    const [command, args] = CLI_NODE === process.execPath ? [bin, []] : [CLI_NODE, [fs.realpathSync(bin)]];
     const s = await serve(command, [...args, '--archive', demoDir], cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }));
     try {
       assert.deepEqual(s.tools, TOOLS.map((t) => t.name).sort());
@@ -125,7 +145,10 @@ describe('the MCP Bundle', () => {
   let manifest: Parameters<typeof getMcpConfigForManifest>[0]['manifest'];
   before(async () => {
     dir = path.join(tmp, 'bundle');
-    assert.equal(await unpackExtension({ mcpbPath: artifact(`msgbrowse-mcp-${V}.mcpb`), outputDir: dir, silent: true }), true);
+    assert.equal(
+      await unpackExtension({ mcpbPath: artifact(`msgbrowse-mcp-${V}.mcpb`), outputDir: dir, silent: true }),
+      true,
+    );
     manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
   });
 
@@ -145,14 +168,15 @@ describe('the MCP Bundle', () => {
   }
 
   it('is manifest 0.4 with icons, the archive folder as a directory setting, and lists exactly the tools it serves', async () => {
-    const m = manifest as unknown as Record<string, any>;
+    // The manifest as the release wrote it (scripts/release/mcpb-manifest.ts), read back from the unpacked bundle.
+    const m = manifest as unknown as ReturnType<typeof bundleManifest>;
     assert.equal(m.manifest_version, '0.4');
     assert.equal(m.version, V);
     assert.equal(m.user_config.data_dir.type, 'directory');
     assert.ok(fs.existsSync(path.join(dir, m.icons[0].src)));
     const s = await start({ data_dir: demoDir, embeddings_model: '' });
     try {
-      assert.deepEqual(s.tools, m.tools.map((t: { name: string }) => t.name).sort());
+      assert.deepEqual(s.tools, m.tools.map((t) => t.name).sort());
     } finally {
       await s.close();
     }
@@ -201,7 +225,9 @@ describe('server.json, SHA256SUMS and the version', () => {
       [['npm', 'msgbrowse-mcp', V, { type: 'stdio' }]],
     );
     // Every variable it describes is one the CLI reads (its --help lists them all).
-    const usage = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--help'], { encoding: 'utf8' }).stdout;
+    const usage = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--help'], {
+      encoding: 'utf8',
+    }).stdout;
     for (const e of sj.packages[0].environmentVariables) assert.ok(usage.includes(e.name), e.name);
   });
 
@@ -215,7 +241,13 @@ describe('server.json, SHA256SUMS and the version', () => {
     ]);
     for (const l of lines) {
       const [sum, name] = l.split('  ');
-      assert.equal(createHash('sha256').update(fs.readFileSync(artifact(name))).digest('hex'), sum, name);
+      assert.equal(
+        createHash('sha256')
+          .update(fs.readFileSync(artifact(name)))
+          .digest('hex'),
+        sum,
+        name,
+      );
     }
   });
 
@@ -223,7 +255,10 @@ describe('server.json, SHA256SUMS and the version', () => {
     const files = unzipSync(fs.readFileSync(artifact(`msgbrowse-vscode-${V}.vsix`)));
     const manifest = JSON.parse(Buffer.from(files['extension/package.json']).toString('utf8'));
     assert.equal(manifest.version, V);
-    assert.match(Buffer.from(files['extension/changelog.md'] ?? files['extension/CHANGELOG.md']).toString('utf8'), new RegExp(`## \\[${V.replace(/\./g, '\\.')}\\]`));
+    assert.match(
+      Buffer.from(files['extension/changelog.md'] ?? files['extension/CHANGELOG.md']).toString('utf8'),
+      new RegExp(`## \\[${V.replace(/\./g, '\\.')}\\]`),
+    );
     assert.ok(files['extension/LICENSE.txt'] || files['extension/LICENSE']);
     const readme = Buffer.from(files['extension/readme.md']).toString('utf8');
     const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)/g)].map((m) => m[1]);
