@@ -246,7 +246,7 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
     assert.deepEqual(cfg.env, { MSGBROWSE_LLM_EMBED_MODEL: '' });
     const client = new Client({ name: 'desktop-like', version: '0' });
     await client.connect(
-      new StdioClientTransport({ command: cfg.command, args: cfg.args, env: cleanEnv(cfg.env ?? {}) }),
+      new StdioClientTransport({ command: cfg.command, args: cfg.args, env: cleanEnv(cfg.env ?? {}), stderr: 'pipe' }),
     );
     try {
       const res = await client.callTool({ name: 'list_conversations', arguments: {} });
