@@ -50,7 +50,7 @@ export function bundleManifest(pkg: PackageInfo) {
       },
     },
     tools: TOOLS.map((t) => ({ name: t.name, description: firstSentence(t.description) })),
-    compatibility: { platforms: ['darwin', 'win32', 'linux'], runtimes: { node: '>=20.0.0' } },
+    compatibility: { platforms: ['darwin', 'win32', 'linux'], runtimes: { node: pkg.engines.node } },
     user_config: {
       data_dir: {
         type: 'directory',

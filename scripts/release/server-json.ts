@@ -97,6 +97,15 @@ export function serverJson(pkg: PackageInfo): ServerJson {
             isSecret: true,
           },
           {
+            name: 'MSGBROWSE_LLM_TIMEOUT',
+            description: 'Embeddings request timeout: a Go duration (30s, 1m30s) or seconds',
+            default: '60s',
+          },
+          {
+            name: 'MSGBROWSE_EXCLUDE_CONVERSATIONS',
+            description: 'Conversations to hide from the model, one name (or source:name) per line',
+          },
+          {
             name: 'MSGBROWSE_EXCLUDE_FILE',
             description: 'Text file of conversations to hide from the model, one name (or source:name) per line',
             format: 'filepath',
@@ -112,6 +121,11 @@ export function serverJson(pkg: PackageInfo): ServerJson {
             description: 'Bytes of structuredContent an answer may take before it pages',
             format: 'number',
             default: '8192',
+          },
+          {
+            name: 'MSGBROWSE_MCP_LOG',
+            description: 'Log level on stderr: debug, info, warn or error',
+            default: 'info',
           },
         ],
       },

@@ -1,5 +1,6 @@
 /** What `--http` prints on stderr once it listens: the URL, where the token comes from, and ready-to-paste client config. */
-import { clientConfigs, type Launch } from '../mcp';
+// Not the mcp barrel: --version and --bridge would load the whole server with it.
+import { clientConfigs, type Launch } from '../mcp/client-configs';
 import { NAME } from './identity';
 import type { StoredToken } from './token';
 

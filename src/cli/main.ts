@@ -5,6 +5,7 @@ import {
   ARCHIVE_FILE_NAME,
   compiledEngineModule,
   createRuntime,
+  DEFAULT_ANSWER_BUDGET,
   embedConfigFromEnv,
   LedgerWriter,
   prewarmEngine,
@@ -13,7 +14,7 @@ import {
   workerOpener,
 } from '../core';
 import { type CliOptions, excludeLines, ledgerProblem, parseBridge, parseCli, USAGE } from './args';
-import type { Launch } from '../mcp';
+import type { Launch } from '../mcp/client-configs';
 import { servingBanner } from './banner';
 import { storedToken, type StoredToken } from './token';
 import { CliError, oneLine } from './errors';
@@ -26,26 +27,43 @@ import { printSummary } from './summary-printer';
  * banner's clients that start their own server. Absolute paths: a desktop client's PATH may lack node.
  */
 function stdioLaunch(opts: CliOptions, env: NodeJS.ProcessEnv): Launch {
-  const args = [process.argv[1], '--archive', opts.archive, ...opts.exclude.flatMap((x) => ['--exclude', x])];
+  // `--flag=value`: a conversation named like a flag ("-=Gamers=-") stays one value.
+  const args = [process.argv[1], '--archive', opts.archive, ...opts.exclude.map((x) => `--exclude=${x}`)];
   if (!opts.redact) args.push('--no-redact');
-  if (opts.linkScheme !== 'vscode') args.push('--link-scheme', opts.linkScheme);
-  const passed = ['MSGBROWSE_LLM_BASE_URL', 'MSGBROWSE_LLM_EMBED_MODEL', 'MSGBROWSE_MAX_RESULT_BYTES'] as const;
+  if (opts.linkScheme !== 'vscode') args.push(`--link-scheme=${opts.linkScheme}`);
+  // The same ledger: what the second client is shown is recorded too.
+  if (opts.ledger) args.push(`--ledger=${opts.ledger}`);
+  if (opts.maxResultBytes !== DEFAULT_ANSWER_BUDGET) args.push(`--max-result-bytes=${opts.maxResultBytes}`);
+  const passed = ['MSGBROWSE_LLM_BASE_URL', 'MSGBROWSE_LLM_EMBED_MODEL', 'MSGBROWSE_LLM_TIMEOUT'] as const;
   const launchEnv = Object.fromEntries(passed.flatMap((k) => (env[k] !== undefined ? [[k, env[k] as string]] : [])));
   return { transport: 'stdio', command: process.execPath, args, env: launchEnv };
+}
+
+/** A text file as written: UTF-8 (BOM or not) or UTF-16 with its BOM, what Windows tools write by default. */
+function decodeText(buf: Buffer): string | undefined {
+  if (buf[0] === 0xff && buf[1] === 0xfe) return buf.subarray(2).toString('utf16le');
+  if (buf[0] === 0xfe && buf[1] === 0xff) return Buffer.from(buf.subarray(2)).swap16().toString('utf16le');
+  const text = buf.toString('utf8').replace(/^\uFEFF/, '');
+  // NUL bytes: UTF-16 without a BOM, or not text; read as UTF-8 its names would match nothing and hide nothing.
+  return text.includes('\0') ? undefined : text;
 }
 
 /** MSGBROWSE_EXCLUDE_FILE's names added to the exclusions; a file that cannot be read stops the start. */
 function withExcludeFile(opts: CliOptions): CliOptions {
   if (!opts.excludeFile) return opts;
-  let text: string;
-  try {
-    text = fs.readFileSync(opts.excludeFile, 'utf8');
-  } catch (e) {
-    throw new CliError(
-      `cannot read MSGBROWSE_EXCLUDE_FILE ${opts.excludeFile} (${(e as NodeJS.ErrnoException).code ?? oneLine(e)}): give a text file with one conversation name (or source:name) per line, or unset it`,
+  const problem = (why: string) =>
+    new CliError(
+      `cannot read MSGBROWSE_EXCLUDE_FILE ${opts.excludeFile} (${why}): give a text file (UTF-8 or UTF-16) with one conversation name (or source:name) per line, or unset it`,
       2,
     );
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(opts.excludeFile);
+  } catch (e) {
+    throw problem((e as NodeJS.ErrnoException).code ?? oneLine(e));
   }
+  const text = decodeText(buf);
+  if (text === undefined) throw problem('it holds NUL bytes: not UTF-8 text');
   return { ...opts, exclude: [...new Set([...opts.exclude, ...excludeLines(text)])] };
 }
 

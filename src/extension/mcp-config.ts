@@ -22,5 +22,6 @@ export function cliLaunch(
   // The CLI reads one name (or source:name) per line.
   if (settings.excludeConversations.length)
     env.MSGBROWSE_EXCLUDE_CONVERSATIONS = settings.excludeConversations.join('\n');
+  // `node` from the other client's PATH: this process's execPath is VS Code's own binary, not a Node.
   return { transport: 'stdio', command: 'node', args, env };
 }

@@ -227,7 +227,7 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
   });
 
   it("the banner's Claude Desktop config starts this CLI over stdio with the same privacy options", async () => {
-    const r = await start(['--archive', curated.path, '--exclude', 'Family', '--no-redact'], {
+    const r = await start(['--archive', curated.path, '--exclude', 'Family', '--exclude=-=Gamers=-', '--no-redact'], {
       MSGBROWSE_LLM_EMBED_MODEL: '',
       XDG_STATE_HOME: path.join(tmp, 'state-desktop'),
     });
@@ -242,7 +242,13 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
     } finally {
       assert.equal(await stop(r), 0);
     }
-    assert.deepEqual(cfg.args.slice(1), ['--archive', curated.path, '--exclude', 'Family', '--no-redact']);
+    assert.deepEqual(cfg.args.slice(1), [
+      '--archive',
+      curated.path,
+      '--exclude=Family',
+      '--exclude=-=Gamers=-',
+      '--no-redact',
+    ]);
     assert.deepEqual(cfg.env, { MSGBROWSE_LLM_EMBED_MODEL: '' });
     const client = new Client({ name: 'desktop-like', version: '0' });
     await client.connect(

@@ -352,13 +352,30 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^Hidden +"zoe" → \w+:Zoë$/m);
     assert.match(r.stdout, /^Hidden +"Family" → /m);
+    // What Windows PowerShell 5 writes (`"zoe" > hidden.txt`): UTF-16LE with its BOM; and UTF-16BE, and a UTF-8 BOM.
+    const encodings: [string, Buffer][] = [
+      ['utf-16le', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('zoe\r\n', 'utf16le')])],
+      ['utf-16be', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('zoe\r\n', 'utf16le').swap16()])],
+      ['utf-8 bom', Buffer.from('\ufeffzoe\n', 'utf8')],
+    ];
+    for (const [name, bytes] of encodings) {
+      fs.writeFileSync(list, bytes);
+      const e = run(['--archive', curated.path, '--summary'], { MSGBROWSE_EXCLUDE_FILE: list });
+      assert.equal(e.status, 0, `${name}: ${e.stderr}`);
+      assert.match(e.stdout, /^Hidden +"zoe" → \w+:Zoë$/m, name);
+    }
+    // UTF-16 without a BOM would hide nothing: refused rather than served.
+    fs.writeFileSync(list, Buffer.from('zoe\n', 'utf16le'));
+    const noBom = run(['--archive', curated.path, '--summary'], { MSGBROWSE_EXCLUDE_FILE: list });
+    assert.equal(noBom.status, 2);
+    assert.match(noBom.stderr, /it holds NUL bytes: not UTF-8 text/);
     const missing = run(['--archive', curated.path, '--summary'], {
       MSGBROWSE_EXCLUDE_FILE: path.join(tmp, 'nope.txt'),
     });
     assert.equal(missing.status, 2);
     assert.match(
       missing.stderr,
-      /cannot read MSGBROWSE_EXCLUDE_FILE .*nope\.txt \(ENOENT\): give a text file with one conversation name/,
+      /cannot read MSGBROWSE_EXCLUDE_FILE .*nope\.txt \(ENOENT\): give a text file \(UTF-8 or UTF-16\) with one conversation name/,
     );
     assert.doesNotMatch(missing.stderr, /^\s+at /m, 'no stack trace');
   });

@@ -8,6 +8,7 @@
  *
  *   node --import tsx test/integration/runTest.ts      (after `node esbuild.js` and `node scripts/build-integration.js`)
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,40 @@ function hostExecutable(): { exe?: string; missing?: string } {
   };
 }
 
+/**
+ * `code-server --install-extension` with the released VSIX, into a scratch folder: VS Code's own install accepts it
+ * (manifest, engine, packaging). The suite then runs its files unpacked, in development mode, because VS Code gives
+ * test hooks only to an extension under development. Returns why it was refused, or undefined.
+ */
+function installVsix(vsix: string, extensionsDir: string): string | undefined {
+  const hostDir = process.env.MSGBROWSE_TEST_HOST_DIR || path.join(os.homedir(), '.cache', 'msgbrowse-test-host');
+  const env = Object.fromEntries(
+    fs
+      .readFileSync(path.join(hostDir, 'host.env'), 'utf8')
+      .split('\n')
+      .flatMap((l) => (/^[A-Z0-9_]+=/.test(l) ? [[l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]] : [])),
+  );
+  const r = spawnSync(env.CS_NODE, [env.CS_ENTRY, '--extensions-dir', extensionsDir, '--install-extension', vsix], {
+    encoding: 'utf8',
+    // Its data and config under the scratch folder, never the person's ~/.config/code-server.
+    env: {
+      ...process.env,
+      XDG_DATA_HOME: path.join(extensionsDir, '.xdg'),
+      XDG_CONFIG_HOME: path.join(extensionsDir, '.xdg'),
+    },
+  });
+  const out = `${r.stdout}${r.stderr}`;
+  const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as {
+    publisher: string;
+    name: string;
+    version: string;
+  };
+  const installed = path.join(extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`, 'package.json');
+  if (r.status !== 0 || !fs.existsSync(installed)) return `exit ${r.status}: ${out.trim()}`;
+  console.log(`integration: code-server installed ${path.basename(vsix)} (${out.trim().split('\n').pop()})`);
+  return undefined;
+}
+
 async function main(): Promise<number> {
   const suite = path.join(repo, 'out', 'integration', 'suite.js');
   for (const f of [suite, path.join(repo, 'dist', 'extension.js'), path.join(repo, 'dist', 'viewer.js')]) {
@@ -61,6 +96,15 @@ async function main(): Promise<number> {
   // no node_modules, and a concurrent rebuild of dist/ cannot pull files from under the running host.
   const staged = path.join(prepared.root, 'extension');
   const vsix = process.env.MSGBROWSE_IT_VSIX;
+  if (vsix && exe?.endsWith('code-server-test-host.mjs')) {
+    const accepted = installVsix(vsix, path.join(prepared.root, 'installed-extensions'));
+    if (accepted) {
+      console.error(`integration: code-server refused ${path.relative(repo, vsix)}: ${accepted}`);
+      await prepared.close();
+      console.log('0 passed, 1 failed');
+      return 1;
+    }
+  }
   if (vsix) {
     for (const [name, data] of Object.entries(unzipSync(fs.readFileSync(vsix)))) {
       if (!name.startsWith('extension/') || name.endsWith('/')) continue;

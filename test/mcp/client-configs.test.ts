@@ -6,7 +6,7 @@ import path from 'node:path';
 import {
   clientConfigs,
   type Launch,
-  NPX_LAUNCH,
+  NPX_INSTALL,
   shellQuote,
   vscodeInstallLink,
   vscodeInstallPage,
@@ -96,11 +96,26 @@ describe('client configurations', () => {
     });
   });
 
-  it("the README's Install in VS Code link is the npm package's page made here", () => {
+  it("the README's Install in VS Code link is the npm package's page made here, asking for the archive", () => {
     const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
     const link = /\[Install in VS Code\]\((https:[^)]+)\)/.exec(readme)?.[1];
-    assert.equal(link, vscodeInstallPage(NPX_LAUNCH));
-    const config = JSON.parse(decodeURIComponent(new URL(link!).searchParams.get('config') ?? ''));
-    assert.deepEqual(config, { type: 'stdio', command: 'npx', args: ['-y', 'msgbrowse-mcp'] });
+    assert.equal(link, vscodeInstallPage(NPX_INSTALL.launch, NPX_INSTALL.inputs));
+    const params = new URL(link!).searchParams;
+    const config = JSON.parse(params.get('config') ?? '');
+    assert.deepEqual(config, {
+      type: 'stdio',
+      command: 'npx',
+      args: ['-y', 'msgbrowse-mcp', '--archive', `\${input:msgbrowse-archive}`],
+    });
+    const inputs = JSON.parse(params.get('inputs') ?? '') as { id: string; type: string }[];
+    assert.deepEqual(
+      inputs.map((i) => [i.type, i.id]),
+      [['promptString', 'msgbrowse-archive']],
+    );
+    // The vscode: form carries the inputs inside its configuration.
+    const inLink = JSON.parse(
+      decodeURIComponent(vscodeInstallLink(NPX_INSTALL.launch, NPX_INSTALL.inputs).split('?')[1]),
+    );
+    assert.deepEqual(inLink.inputs, NPX_INSTALL.inputs);
   });
 });

@@ -22,7 +22,10 @@ import { unzipSync } from 'fflate';
 import type { bundleManifest } from '../../scripts/release/mcpb-manifest';
 import { TOOLS } from '../../src/mcp/tools';
 import { CLI_NODE, CLI_NODE_VERSION } from '../cli/helpers';
+import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
+import { buildCuratedArchive } from '../fixtures/index';
 import { buildSecretsArchive } from '../fixtures/secrets';
+import { THREAD_VIEW_URI } from '../../src/mcp/app-view';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const RELEASE = path.join(ROOT, 'release');
@@ -39,14 +42,27 @@ const artifact = (name: string) => {
 
 let tmp: string;
 let demoDir: string;
-before(() => {
+/** The curated fixture archive: it holds embeddings (model test-embed, 8 dimensions) for a semantic search. */
+let curatedDir: string;
+let embed: TestEmbedServer;
+before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'msgbrowse-install-'));
   demoDir = path.join(tmp, 'demo-data');
   fs.mkdirSync(demoDir);
   const gz = fs.readFileSync(path.join(ROOT, 'media', 'demo', 'msgbrowse.sqlite.gz'));
   fs.writeFileSync(path.join(demoDir, 'msgbrowse.sqlite'), gunzipSync(gz));
+  curatedDir = path.dirname(buildCuratedArchive(path.join(tmp, 'curated')).path);
+  embed = await startEmbedServer((req) => {
+    const { input } = JSON.parse(req.body) as { input: string[] };
+    return {
+      body: { data: input.map((_, index) => ({ index, embedding: [0.9, -0.3, 0.2, 0.4, -0.8, 0.1, 0.6, -0.5] })) },
+    };
+  });
 });
-after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+after(async () => {
+  await embed.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 /** An environment with nothing of ours in it: only what the test sets reaches the server. */
 function cleanEnv(extra: Record<string, string>): Record<string, string> {
@@ -79,6 +95,24 @@ async function serve(
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * What the files beside the bundle do: a semantic search builds the vector index (the index-build worker, the WASM
+ * kernel) and the MCP App view is read from thread-app.html. A package missing any of them fails here.
+ */
+async function exerciseRuntimeFiles(command: string, args: string[], env: Record<string, string>): Promise<void> {
+  const client = new Client({ name: 'install-test', version: '0' });
+  await client.connect(new StdioClientTransport({ command, args, env, stderr: 'pipe' }));
+  try {
+    const r = await client.callTool({ name: 'semantic_search', arguments: { query: 'anything at all', k: 3 } });
+    assert.notEqual(r.isError, true, JSON.stringify(r.content));
+    assert.equal((r.structuredContent as { hits: unknown[] }).hits.length, 3);
+    const view = await client.readResource({ uri: THREAD_VIEW_URI });
+    assert.match(String((view.contents[0] as { text?: string }).text), /<html/i);
+  } finally {
+    await client.close();
+  }
 }
 
 describe('the npm package', () => {
@@ -137,6 +171,8 @@ describe('the npm package', () => {
     } finally {
       await s.close();
     }
+    const semantic = { MSGBROWSE_LLM_BASE_URL: embed.baseUrl, MSGBROWSE_LLM_EMBED_MODEL: 'test-embed' };
+    await exerciseRuntimeFiles(command, [...args, '--archive', curatedDir], cleanEnv(semantic));
   });
 });
 
@@ -182,6 +218,18 @@ describe('the MCP Bundle', () => {
     }
   });
 
+  it('runs a semantic search and serves the MCP App view from its own files', async () => {
+    const cfg = await getMcpConfigForManifest({
+      manifest,
+      extensionPath: dir,
+      systemDirs: { HOME: tmp },
+      userConfig: { data_dir: curatedDir, embeddings_url: embed.baseUrl, embeddings_model: 'test-embed' },
+      pathSeparator: path.sep,
+    });
+    assert.ok(cfg);
+    await exerciseRuntimeFiles(process.execPath, cfg.args ?? [], cleanEnv(cfg.env ?? {}));
+  });
+
   it("applies the person's settings: a listed conversation is hidden", async () => {
     const open = await start({ data_dir: demoDir, embeddings_model: '' });
     const hidden = open.conversations[0];
@@ -224,11 +272,13 @@ describe('server.json, SHA256SUMS and the version', () => {
       sj.packages.map((p: Record<string, unknown>) => [p.registryType, p.identifier, p.version, p.transport]),
       [['npm', 'msgbrowse-mcp', V, { type: 'stdio' }]],
     );
-    // Every variable it describes is one the CLI reads (its --help lists them all).
-    const usage = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), '--help'], {
-      encoding: 'utf8',
-    }).stdout;
-    for (const e of sj.packages[0].environmentVariables) assert.ok(usage.includes(e.name), e.name);
+    // The variables it describes are those the CLI reads (its --help lists them all), but the HTTP token: the
+    // registered package serves stdio.
+    const cli = path.join(ROOT, 'dist', 'cli.js');
+    const usage = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' }).stdout;
+    const read = [...new Set(usage.match(/\bMSGBROWSE_[A-Z_]+\b/g))].filter((v) => v !== 'MSGBROWSE_MCP_TOKEN');
+    const described = sj.packages[0].environmentVariables.map((e: { name: string }) => e.name);
+    assert.deepEqual(described.sort(), read.sort());
   });
 
   it('SHA256SUMS matches every artifact', () => {

@@ -91,6 +91,9 @@ export async function copyMcpConfig(
   }
   if (!chosen) return undefined;
   await vscode.env.clipboard.writeText(chosen.text);
-  vscode.window.setStatusBarMessage(`msgbrowse: ${chosen.label} config copied — paste it into ${chosen.where}`, 6000);
+  // A copy holds today's settings: say so, since a privacy setting changed later does not reach it.
+  void vscode.window.showInformationMessage(
+    `msgbrowse: the ${chosen.label} config is on the clipboard — paste it into ${chosen.where}. It carries your current archive, embeddings and privacy settings; copy it again after changing them.`,
+  );
   return chosen.text;
 }
