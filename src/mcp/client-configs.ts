@@ -23,7 +23,7 @@ export interface ClientConfig {
 const SERVER_NAME = 'msgbrowse';
 
 /** `{ command, args, env }` or `{ url, headers }`, with the `type` key some clients want. */
-function entry(launch: Launch, typed: boolean): Record<string, unknown> {
+export function entry(launch: Launch, typed: boolean): Record<string, unknown> {
   if (launch.transport === 'http')
     return { ...(typed ? { type: 'http' } : {}), url: launch.url, headers: launch.headers };
   const env = launch.env && Object.keys(launch.env).length ? { env: launch.env } : {};
@@ -46,42 +46,10 @@ function claudeCodeCommand(launch: Launch): string {
   return `claude mcp add ${SERVER_NAME}${env.join('')} -- ${[launch.command, ...launch.args].map(shellQuote).join(' ')}`;
 }
 
-/** A value VS Code asks the person for as it installs the server: `${input:<id>}` in the configuration. */
-export interface PromptInput {
-  type: 'promptString';
-  id: string;
-  description: string;
-}
-const inputRef = (id: string) => `\${input:${id}}`;
-
 /** VS Code's install link: opens VS Code on "Install MCP server" with this configuration filled in. */
-export function vscodeInstallLink(launch: Launch, inputs: readonly PromptInput[] = []): string {
-  const config = { name: SERVER_NAME, ...entry(launch, true), ...(inputs.length ? { inputs } : {}) };
-  return `vscode:mcp/install?${encodeURIComponent(JSON.stringify(config))}`;
+export function vscodeInstallLink(launch: Launch): string {
+  return `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name: SERVER_NAME, ...entry(launch, true) }))}`;
 }
-
-/** The same, as the https page that opens it: what a README on GitHub can link (it drops `vscode:` links). */
-export function vscodeInstallPage(launch: Launch, inputs: readonly PromptInput[] = []): string {
-  const config = encodeURIComponent(JSON.stringify(entry(launch, true)));
-  const asked = inputs.length ? `&inputs=${encodeURIComponent(JSON.stringify(inputs))}` : '';
-  return `https://vscode.dev/redirect/mcp/install?name=${SERVER_NAME}&config=${config}${asked}`;
-}
-
-/** The README's link: the npm package through npx, VS Code asking for the archive as it installs it. */
-export const NPX_INSTALL = {
-  launch: {
-    transport: 'stdio',
-    command: 'npx',
-    args: ['-y', 'msgbrowse-mcp', '--archive', inputRef('msgbrowse-archive')],
-  } satisfies Launch as Launch,
-  inputs: [
-    {
-      type: 'promptString',
-      id: 'msgbrowse-archive',
-      description: 'Your msgbrowse data folder, the one holding msgbrowse.sqlite, or the file itself',
-    },
-  ] as PromptInput[],
-};
 
 /** One configuration per client. Claude Desktop's config file starts local servers only: none for HTTP. */
 export function clientConfigs(launch: Launch): ClientConfig[] {
