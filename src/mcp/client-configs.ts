@@ -59,7 +59,8 @@ export function clientConfigs(launch: Launch): ClientConfig[] {
     {
       client: 'vscode',
       label: 'VS Code and Copilot CLI',
-      where: '.mcp.json in the workspace root, or ~/.copilot/mcp-config.json for every workspace',
+      where:
+        '.mcp.json in the workspace root, or ~/.copilot/mcp-config.json for every workspace (VS Code 1.140+; older versions read .vscode/mcp.json, with "servers" for "mcpServers")',
       text: mcpServers(true, { tools: ['*'] }),
     },
     {
