@@ -9,8 +9,7 @@
  * validation; JSON serialisation of the result; and the whole call from the client. Then the same call over
  * stdio to the built CLI (what a real client pays).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

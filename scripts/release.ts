@@ -19,7 +19,7 @@ import { serverJson } from './release/server-json';
 
 const root = path.resolve(__dirname, '..');
 const out = path.join(root, 'release');
-/** What the VSIX may weigh: 1.44 MB at 0.2.0; growth past this is a decision, not an accident. */
+/** What the VSIX may weigh: 1.57 MB at 0.2.0 (SDK v2); growth past this is a decision, not an accident. */
 const VSIX_BUDGET_BYTES = 1_600_000;
 
 const pkg = PackageInfo.parse(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')));

@@ -3,8 +3,8 @@
  * 127.0.0.1:0 (returns realistic query vectors: the benchmark's query set for the archive's model), the production
  * CLI bundle (dist/cli.js, rebuilt with `node esbuild.js` when older than src/), and an SDK client over stdio.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -147,7 +147,7 @@ export interface ToolResult {
 }
 
 export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 })) as ToolResult;
+  return (await client.callTool({ name, arguments: args }, { timeout: 600_000 })) as ToolResult;
 }
 
 export function toolText(r: ToolResult): string {

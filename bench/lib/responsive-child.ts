@@ -6,8 +6,7 @@
  * The engine worker is the shipped bundle when `workerScript` is given (the section passes dist/engine-worker.js).
  *   tsx bench/lib/responsive-child.ts <db> <model> <dim> <largestConversationId> <queries.npy|-> <cacheDir> [workerScript]
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import * as fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createMcpServer } from '../../src/mcp/index';

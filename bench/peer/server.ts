@@ -6,8 +6,8 @@
  *
  *   node peer.js --archive <msgbrowse.sqlite>
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { McpServer } from '@modelcontextprotocol/server';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 
@@ -83,8 +83,8 @@ server.registerTool(
   'search_messages',
   {
     description: 'Keyword search across all messages, ranked snippets with citations.',
-    inputSchema: { query: z.string(), limit: z.number().int().optional() },
-    outputSchema: { hits: z.array(Hit) },
+    inputSchema: z.object({ query: z.string(), limit: z.number().int().optional() }),
+    outputSchema: z.object({ hits: z.array(Hit) }),
   },
   ({ query, limit }) => {
     const match = ftsQuery(query);
@@ -98,8 +98,8 @@ server.registerTool(
   'get_context',
   {
     description: 'The messages around a message_id (window on each side).',
-    inputSchema: { message_id: z.number().int(), window: z.number().int().optional() },
-    outputSchema: { messages: z.array(Hit) },
+    inputSchema: z.object({ message_id: z.number().int(), window: z.number().int().optional() }),
+    outputSchema: z.object({ messages: z.array(Hit) }),
   },
   ({ message_id, window }) => {
     const w = window === undefined || window <= 0 || window > 50 ? 5 : window;
@@ -118,8 +118,8 @@ server.registerTool(
   'list_conversations',
   {
     description: 'Every conversation with message counts and date range.',
-    inputSchema: {},
-    outputSchema: {
+    inputSchema: z.object({}),
+    outputSchema: z.object({
       conversations: z.array(
         z.object({
           id: z.number().int(),
@@ -132,7 +132,7 @@ server.registerTool(
           links: z.number().int(),
         }),
       ),
-    },
+    }),
   },
   () => {
     type C = { id: number; name: string; message_count: number; first_ts: string | null; last_ts: string | null };

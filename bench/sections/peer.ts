@@ -6,8 +6,8 @@
  * less than we do (no reactions or attachments on hits, none in get_context's window, no receipt, no Markdown), so
  * the ratios are conservative.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

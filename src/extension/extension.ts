@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { parseCitationHash, prewarmEngine, workerOpener } from '../core';
-import { bridgeEndpointFile } from '../transport';
+import { bridgeEndpointFile } from '../transport/bridge-endpoint';
 import type { CitationTarget, MsgbrowseApi } from './api';
 import { ArchiveService } from './archive-service';
 import { CitationDiagnostics } from './citation-diagnostics';

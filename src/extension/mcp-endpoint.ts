@@ -6,7 +6,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { createMcpServer, type McpServerOptions } from '../mcp';
 import type { ServerContext } from '../core';
-import { serveHttp, sweepStaleBridgeEndpoints, writeBridgeEndpoint, type HttpServerHandle } from '../transport';
+// Not the barrel: it re-exports the stdio bridge, whose MCP client the extension host never runs.
+import { sweepStaleBridgeEndpoints, writeBridgeEndpoint } from '../transport/bridge-endpoint';
+import { type HttpServerHandle, serveHttp } from '../transport/http';
 import { SECRET_HEADER } from './constants';
 
 type EndpointKind = 'socket' | 'tcp';

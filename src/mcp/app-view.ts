@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { registerAppResource, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { ProtocolError } from '../core';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 export const THREAD_VIEW_URI = 'ui://msgbrowse/thread';
 const THREAD_VIEW_FILE = 'thread-app.html';
@@ -41,7 +41,7 @@ function threadViewHtml(): string {
     if (fs.existsSync(file)) return (cached = fs.readFileSync(file, 'utf8'));
   }
   throw new ProtocolError(
-    ErrorCode.InternalError,
+    ProtocolErrorCode.InternalError,
     `the conversation view is not built (${THREAD_VIEW_FILE} missing: run node esbuild.js)`,
   );
 }

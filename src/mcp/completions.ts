@@ -1,7 +1,6 @@
 // `completion/complete` for every prompt argument and resource-template variable that names an archive thing. One
 // handler, not the SDK's per-field completers, so totals stay exact when the candidates are millions (message ids).
-import { ErrorCode, CompleteRequestSchema, type CompleteResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CompleteResult, McpServer } from '@modelcontextprotocol/server';
 import {
   type AsyncArchive,
   CONVERSATION_RESOURCE_TEMPLATE,
@@ -14,6 +13,7 @@ import {
   type ServerContext,
 } from '../core';
 import { PROMPTS } from './prompts';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 const MAX_COMPLETIONS = 100;
 
@@ -74,8 +74,8 @@ const TEMPLATE_VARIABLES: Record<string, Record<string, CompletionKind>> = {
 };
 
 export function registerCompletions(server: McpServer, ctx: ServerContext): void {
-  const invalid = (message: string) => new ProtocolError(ErrorCode.InvalidParams, message);
-  server.server.setRequestHandler(CompleteRequestSchema, async (req, extra): Promise<CompleteResult> => {
+  const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+  server.server.setRequestHandler('completion/complete', async (req, extra): Promise<CompleteResult> => {
     const { ref, argument } = req.params;
     let kind: CompletionKind | undefined;
     if (ref.type === 'ref/prompt') {
@@ -93,10 +93,15 @@ export function registerCompletions(server: McpServer, ctx: ServerContext): void
     }
     if (!kind) return { completion: { values: [], total: 0, hasMore: false } };
     try {
-      const { values, total } = await completeKind(kind, await ctx.archive(), argument.value ?? '', extra.signal);
+      const { values, total } = await completeKind(
+        kind,
+        await ctx.archive(),
+        argument.value ?? '',
+        extra.mcpReq.signal,
+      );
       return { completion: { values, total, hasMore: total > values.length } };
     } catch (e) {
-      throw new ProtocolError(ErrorCode.InternalError, `completion failed: ${errorMessage(e)}`);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `completion failed: ${errorMessage(e)}`);
     }
   });
 }

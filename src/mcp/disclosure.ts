@@ -1,7 +1,6 @@
 // Tells `ctx.disclose` what every tool call and resources/read sent the model: client, tool or resource, arguments and
 // every message the result names (found generically, so new tools need no edits). It never fails or delays a call.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer, CallToolResult, ReadResourceResult } from '@modelcontextprotocol/server';
 import {
   collectDisclosedMessages,
   type DisclosedMessage,

@@ -1,6 +1,6 @@
 // The MCP icons of the server, tools, prompts and resources: PNG `data:` URIs per theme, as VS Code ignores SVG icons
 // and over our Unix socket loads only `data:` URIs. The pixels are icon-data.ts, made by scripts/gen-icons.mjs.
-import type { Icon as SdkIcon } from '@modelcontextprotocol/sdk/types.js';
+import type { Icon as SdkIcon } from '@modelcontextprotocol/server';
 import { ICON_PNG_BASE64, ICON_SIZE, type IconName } from './icon-data';
 import { TOOLS } from './tools';
 

@@ -1,7 +1,6 @@
 /** Resource templates backing the `resource_link`s in tool results. */
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { UriTemplate, type Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, type ListResourcesResult, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceTemplate, UriTemplate, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { McpServer, Variables, ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/server';
 import {
   type AsyncArchive,
   CONVERSATION_RESOURCE_TEMPLATE,
@@ -23,7 +22,7 @@ import { disclosedRead } from './disclosure';
 import { renderHits, UNTRUSTED_NOTE } from './render';
 import type { ResourceWatch } from './subscriptions';
 
-const invalid = (message: string) => new ProtocolError(ErrorCode.InvalidParams, message);
+const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 // MCP "resource not found" (the spec's recommended code).
 const notFound = (message: string) => new ProtocolError(-32002, message);
 const RESOURCE_LIST_MAX = 1000;
@@ -49,7 +48,7 @@ async function openArchive(ctx: ServerContext): Promise<AsyncArchive> {
   try {
     return await ctx.archive();
   } catch (e) {
-    throw new ProtocolError(ErrorCode.InternalError, errorMessage(e));
+    throw new ProtocolError(ProtocolErrorCode.InternalError, errorMessage(e));
   }
 }
 

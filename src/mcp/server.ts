@@ -1,14 +1,11 @@
 /** Builds one MCP server over a context: tools, resources, prompts, completions, icons, logging, instructions. */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  type CallToolResult,
-  ErrorCode,
-  type JSONRPCMessage,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type {
+  CallToolResult,
+  JSONRPCMessage,
+  ServerContext as RequestContext,
+  Transport,
+} from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { type Chooser, errorMessage, type ServerContext, ToolError } from '../core';
 import { usableBudget } from './answer-budget';
@@ -144,7 +141,7 @@ function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): vo
       if (problem !== undefined) {
         const id = (msg as { id: string | number }).id;
         void transport
-          .send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: problem } })
+          .send({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidParams, message: problem } })
           .catch(() => undefined);
         return;
       }
@@ -177,7 +174,7 @@ function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): vo
 /** How long a question to the person (elicitation) may stay open before the tool answers with the candidates. */
 const ELICIT_TIMEOUT_MS = 5 * 60_000;
 
-type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type CallExtra = RequestContext;
 
 /** Whether the client can show a form (MCP elicitation, form mode; an empty capability object means form). */
 function canElicit(server: McpServer): boolean {
@@ -203,7 +200,7 @@ function elicitChoice(server: McpServer, ctx: ServerContext, tool: string, extra
       .elicitInput(
         { mode: 'form', message: q.message, requestedSchema },
         // On the call's own stream: over HTTP a client need not hold the session's GET stream open.
-        { signal: signal ?? extra.signal, timeout: ELICIT_TIMEOUT_MS, relatedRequestId: extra.requestId },
+        { signal: signal ?? extra.mcpReq.signal, timeout: ELICIT_TIMEOUT_MS, relatedRequestId: extra.mcpReq.id },
       )
       .catch((e: unknown) => {
         ctx.log?.('debug', `${tool}: elicitation failed (${errorMessage(e)}); answering with the candidates instead`);
@@ -219,7 +216,7 @@ function toolEnv(server: McpServer, ctx: ServerContext, tool: string, extra: Cal
     ctx,
     budget: usableBudget(ctx.answerBudget),
     archive: () => ctx.archive(),
-    signal: extra.signal,
+    signal: extra.mcpReq.signal,
     warn: (message) => {
       ctx.log?.('warn', `${tool}: ${message}`);
       server.server
@@ -228,10 +225,10 @@ function toolEnv(server: McpServer, ctx: ServerContext, tool: string, extra: Cal
     },
     choose: canElicit(server) ? elicitChoice(server, ctx, tool, extra) : undefined,
     progress: (progress, total, message) => {
-      const progressToken = extra._meta?.progressToken;
+      const progressToken = extra.mcpReq._meta?.progressToken;
       if (progressToken === undefined) return;
-      extra
-        .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } })
+      extra.mcpReq
+        .notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } })
         .catch(() => undefined);
     },
   };
@@ -260,7 +257,7 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
       } catch (e) {
         const message = errorMessage(e);
         if (!(e instanceof ToolError))
-          ctx.log?.(extra.signal.aborted ? 'debug' : 'warn', `${def.name} failed: ${message}`);
+          ctx.log?.(extra.mcpReq.signal.aborted ? 'debug' : 'warn', `${def.name} failed: ${message}`);
         result = { content: [{ type: 'text', text: message }], isError: true };
       }
       // The one place every tool result leaves for the model: the disclosure ledger hears about it here.

@@ -1,8 +1,8 @@
 // Live resources: `resources/updated` for each subscribed URI whose conversation changed, `list_changed` when
 // conversations appear or disappear after a listing; only servers with either read the archive on a change.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { errorMessage, inline, parseResourceId, ProtocolError, type ServerContext } from '../core';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** Per conversation: its count, lowest and highest id (a re-import renumbers). */
 type Signature = Map<number, string>;
@@ -162,14 +162,14 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
     watcher.subscribed.clear();
     prevClose?.();
   };
-  server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+  server.server.setRequestHandler('resources/subscribe', async (req) => {
     const uri = req.params.uri;
     if (typeof uri !== 'string' || uri.length > 2048)
-      throw new ProtocolError(ErrorCode.InvalidParams, 'uri must be a string of at most 2048 characters');
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'uri must be a string of at most 2048 characters');
     await watcher.subscribe(uri);
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+  server.server.setRequestHandler('resources/unsubscribe', async (req) => {
     watcher.subscribed.delete(req.params.uri);
     return {};
   });

@@ -3,8 +3,7 @@
 // ends, the extension host is gone, or its endpoint was replaced or refuses it.
 import * as http from 'node:http';
 import { Readable, type Writable } from 'node:stream';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type BridgeEndpoint, processAlive, readBridgeEndpoint } from './bridge-endpoint';
 import { LineTransport } from './line-transport';
 
@@ -64,9 +63,9 @@ function fatal(e: unknown): string | undefined {
   const code = (e as NodeJS.ErrnoException)?.code ?? (e as { cause?: NodeJS.ErrnoException })?.cause?.code;
   if (code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'ECONNRESET' || code === 'EPIPE')
     return `the msgbrowse endpoint in the VS Code extension host is not reachable (${code})`;
-  // The SDK's StreamableHTTPError carries the HTTP status as `code`. Our endpoint answers every refusal with 404:
-  // without a session the secret was refused; with one, the session is gone (endpoint restarted).
-  if ((e as { code?: unknown })?.code === 404)
+  // The SDK's SdkHttpError carries the HTTP status. Our endpoint answers every refusal with 404: without a session
+  // the secret was refused; with one, the session is gone (endpoint restarted).
+  if (e instanceof SdkHttpError && e.status === 404)
     return 'the msgbrowse endpoint refused this bridge (its secret changed: the extension host restarted)';
   return undefined;
 }

@@ -1,9 +1,9 @@
 /** Stateful streamable HTTP for MCP on plain `node:http`: one McpServer per session, every request guarded first. */
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { BodyError, DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
 import { checkRequest, type GuardOptions, loopbackHosts, loopbackOrigins, REFUSAL_STATUS } from './guard';
 import { type BoundEndpoint, bind, cleanupEndpoint, isWildcardHost, type ListenTarget } from './listen';
@@ -127,7 +127,7 @@ async function newSession(l: Listener, req: http.IncomingMessage, res: http.Serv
 async function startSession(l: Listener, req: http.IncomingMessage, res: http.ServerResponse, body: unknown) {
   let session: Session | undefined;
   const server = await l.createServer();
-  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+  const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     maxRequestBodySize: DEFAULT_MAX_BODY_BYTES,
     onsessioninitialized: (id) => {

@@ -1,8 +1,8 @@
 // MCP over stdio, one JSON-RPC message per line. Unlike the SDK's stdio transport (which closed the session silently),
 // what cannot be read is answered and the session goes on; a line too long is skipped, answered to the id it starts with.
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
+import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** The SDK client's own read limit. */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;

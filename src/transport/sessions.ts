@@ -1,11 +1,11 @@
 /** The live sessions of the HTTP transport (a McpServer and its transport each): activity, eviction, shutdown. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { McpServer } from '@modelcontextprotocol/server';
 
 export interface Session {
   readonly id: string;
   readonly server: McpServer;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHTTPServerTransport;
   /** HTTP requests of this session still open (an SSE GET stays open for the session's life). */
   active: number;
   lastSeen: number;

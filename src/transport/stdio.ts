@@ -1,7 +1,6 @@
 /** One MCP server over stdio: stdout carries only JSON-RPC, logs go elsewhere (stderr). */
 import type { Readable, Writable } from 'node:stream';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { LineTransport } from './line-transport';
 
 type Ending = 'stdin-end' | 'signal' | 'closed';

@@ -9,11 +9,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
 import { ArchiveWriter, buildCuratedArchive, openWritable, type CuratedArchive } from '../fixtures/index';
 import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
 
@@ -65,7 +63,7 @@ async function exercise(client: Client, conversationName: string, body: string):
   const conv = curated.conversations.find((c) => c.name === conversationName)!;
   const uri = `msgbrowse://conversation/${conv.id}`;
   const updated: string[] = [];
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+  client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
   await client.subscribeResource({ uri });
   // msgbrowse writes into the conversation while the CLI serves it.
   const db = openWritable(curated.path);

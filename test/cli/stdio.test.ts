@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import {
   buildCuratedArchive,
   buildHeavyFtsArchive,
@@ -130,12 +130,12 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     try {
       const args = { name: 'search_messages', arguments: { query: HEAVY_QUERY } };
       const t0 = performance.now();
-      await client.callTool(args, undefined, { timeout: 60_000 });
+      await client.callTool(args, { timeout: 60_000 });
       const fullMs = performance.now() - t0;
       assert.ok(fullMs > 500, `the heavy query must be long enough to matter (took ${fullMs.toFixed(0)} ms)`);
 
       const ac = new AbortController();
-      const pending = client.callTool(args, undefined, { signal: ac.signal, timeout: 60_000 });
+      const pending = client.callTool(args, { signal: ac.signal, timeout: 60_000 });
       await new Promise((r) => setTimeout(r, 100));
       const p0 = performance.now();
       await client.ping();

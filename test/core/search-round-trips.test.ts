@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { AsyncArchive } from '../../src/archive/types';
 import { createRuntime, inThreadOpener } from '../../src/core/index';
 import { hybridSearch } from '../../src/core/hybrid-search';

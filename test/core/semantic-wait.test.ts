@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { buildCuratedArchive, type CuratedArchive } from '../fixtures/index';
 import type { Embedder } from '../../src/embed/types';
 import {
@@ -228,12 +228,15 @@ describe('semantic_search during a build', () => {
     const { client, close } = await connectClient(rt.context);
     try {
       const progress: { progress: number; message?: string }[] = [];
-      const call = client.callTool({ name: 'semantic_search', arguments: { query: 'lease' } }, undefined, {
-        onprogress: (p) => {
-          progress.push(p);
-          finish.open();
+      const call = client.callTool(
+        { name: 'semantic_search', arguments: { query: 'lease' } },
+        {
+          onprogress: (p) => {
+            progress.push(p);
+            finish.open();
+          },
         },
-      }) as Promise<CallToolResult>;
+      ) as Promise<CallToolResult>;
       const r = await call;
       assert.ok(!r.isError, textOf(r));
       assert.equal((r.structuredContent as { model: string }).model, 'test-embed');
@@ -371,7 +374,6 @@ describe('the receipt of a waiting semantic_search', () => {
       let waiting = false;
       const call = client.callTool(
         { name: 'semantic_search', arguments: { query: 'lease', start: '2020-01-01' } },
-        undefined,
         {
           onprogress: () => {
             waiting = true;

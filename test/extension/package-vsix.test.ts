@@ -67,11 +67,12 @@ describe('VSIX contents', () => {
     assert.ok(files.includes(manifest.icon), 'package.json icon is packaged');
   });
 
-  // 4.5 MB since the MCP App view (#14): dist/thread-app.html is one self-contained document (~270 KB, most of it
-  // the zod schemas ext-apps' App validates every host message with) and ext-apps' server helpers add ~20 KB to each
-  // of cli.js and extension.js. Before it the payload was ~3.9 MB.
-  it('stays small: bundles + wasm under 4.5 MB', () => {
+  // 4.8 MB since the SDK's v2 line (#44): 4.59 MB, of it cli.js 1.6 MB (the server and, for the stdio bridge, the
+  // client package, each with its own copy of the shared protocol code) and thread-app.html 411 KB (ext-apps 2.x
+  // validates both protocol eras' messages). The extension bundle leaves the client out (it never runs the bridge).
+  // Before: 4.5 MB since the MCP App view (#14), ~3.9 MB before it.
+  it('stays small: bundles + wasm under 4.8 MB', () => {
     const bytes = vsceList().reduce((n, f) => n + fs.statSync(path.join(root, f)).size, 0);
-    assert.ok(bytes < 4.5 * 1024 * 1024, `unpacked VSIX payload is ${(bytes / 1048576).toFixed(2)} MB`);
+    assert.ok(bytes < 4.8 * 1024 * 1024, `unpacked VSIX payload is ${(bytes / 1048576).toFixed(2)} MB`);
   });
 });

@@ -5,9 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { openArchive, inThread } from '../../src/archive/index';
 import type { Archive, AsyncArchive } from '../../src/archive/types';
 import { OpenAIEmbedder, modelAvailabilityProblem, NO_EMBED_MODEL_REASON } from '../../src/embed';

@@ -2,9 +2,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ArchiveError } from '../../src/archive/errors';
 import type { AsyncArchive } from '../../src/archive/types';
 import { conversationLink, messageLink } from '../../src/core/citation-format';
@@ -154,14 +153,17 @@ test('a cancelled call does not break the server; a hybrid fallback is logged to
     embed: { baseUrl: embed.baseUrl, model: MCP_FIXTURE_MODEL, timeoutMs: 200 },
   });
   const logged: unknown[] = [];
-  h.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+  h.client.setNotificationHandler('notifications/message', (n) => {
     logged.push(n.params.data);
   });
   try {
     const ac = new AbortController();
-    const p = h.client.callTool({ name: 'semantic_search', arguments: { query: 'x' } }, undefined, {
-      signal: ac.signal,
-    });
+    const p = h.client.callTool(
+      { name: 'semantic_search', arguments: { query: 'x' } },
+      {
+        signal: ac.signal,
+      },
+    );
     setTimeout(() => ac.abort(), 30);
     await assert.rejects(p);
     // Timeout in the embedding call: search_messages still answers with keyword hits and says why.

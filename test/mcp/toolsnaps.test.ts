@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { NO_EMBED_MODEL_REASON } from '../../src/embed';
 import type { ServerContext } from '../../src/core/context';
 import { TOOLS } from '../../src/mcp/tools';

@@ -53,7 +53,7 @@ async function serve(file: string): Promise<Connected> {
 async function call(conn: Connected, [tool, args]: Call) {
   const label = `${tool} ${JSON.stringify(args)}`;
   const res = await withTimeout(
-    conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 30_000 }),
+    conn.client.callTool({ name: tool, arguments: args }, { timeout: 30_000 }),
     32_000,
     label,
   );

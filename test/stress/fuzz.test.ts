@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { buildCuratedArchive, type CuratedArchive } from '../fixtures/index';
 import {
   describeCall,
@@ -98,7 +97,7 @@ for (const { engine, sequential: SEQUENTIAL_RUNS, batches: CONCURRENT_BATCHES, m
     async function run(call: { name: string; arguments: Record<string, unknown>; flavour?: string }, label: string) {
       const started = performance.now();
       const res = await withTimeout(
-        conn.client.callTool({ name: call.name, arguments: call.arguments }, undefined, { timeout: PER_CALL_MS }),
+        conn.client.callTool({ name: call.name, arguments: call.arguments }, { timeout: PER_CALL_MS }),
         PER_CALL_MS + 2_000,
         label,
       );
@@ -213,7 +212,6 @@ for (const { engine, sequential: SEQUENTIAL_RUNS, batches: CONCURRENT_BATCHES, m
               const res = await withTimeout(
                 conn.client.request(
                   { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
-                  CallToolResultSchema,
                   { timeout: PER_CALL_MS },
                 ),
                 PER_CALL_MS + 2_000,

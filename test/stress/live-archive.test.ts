@@ -99,7 +99,7 @@ describe('live archive: a concurrent writer process while clients read', { timeo
   async function call(conn: Connected, tool: string, args: Record<string, unknown>) {
     const label = `${tool} ${JSON.stringify(args)}`;
     const res = await withTimeout(
-      conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: CALL_MS }),
+      conn.client.callTool({ name: tool, arguments: args }, { timeout: CALL_MS }),
       CALL_MS + 2_000,
       label,
     );

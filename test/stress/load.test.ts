@@ -95,7 +95,7 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
         { name: 'semantic_search', arguments: { query: 'warm up', k: 5 } },
         { name: 'search_messages', arguments: { query: 'warm up' } },
       ]) {
-        const res = await warm.client.callTool(c, undefined, { timeout: CALL_MS });
+        const res = await warm.client.callTool(c, { timeout: CALL_MS });
         assert.equal(checkToolResult(res, c.name).kind, 'ok', textOf(res));
       }
       await warm.close();
@@ -128,7 +128,7 @@ describe(`load: ${SESSIONS} HTTP sessions, up to ${TOTAL_CALLS} tool calls (budg
             const t0 = performance.now();
             try {
               const res = await withTimeout(
-                conn.client.callTool({ name: c.name, arguments: c.arguments }, undefined, { timeout: CALL_MS }),
+                conn.client.callTool({ name: c.name, arguments: c.arguments }, { timeout: CALL_MS }),
                 CALL_MS + 5_000,
                 label,
               );

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as http from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
   checkRequest,
@@ -41,10 +41,14 @@ const reached = { servers: 0, calls: 0 };
 function countingServer(): McpServer {
   reached.servers++;
   const s = new McpServer({ name: 'probe', version: '0.0.0' });
-  s.registerTool('probe', { inputSchema: { q: z.string() }, annotations: { readOnlyHint: true } }, async ({ q }) => {
-    reached.calls++;
-    return { content: [{ type: 'text', text: `probe:${q}` }] };
-  });
+  s.registerTool(
+    'probe',
+    { inputSchema: z.object({ q: z.string() }), annotations: { readOnlyHint: true } },
+    async ({ q }) => {
+      reached.calls++;
+      return { content: [{ type: 'text', text: `probe:${q}` }] };
+    },
+  );
   return s;
 }
 

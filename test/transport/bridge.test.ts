@@ -10,10 +10,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import {
   bridgeEndpointFile,
@@ -30,12 +29,12 @@ const HEADER = 'x-msgbrowse-secret';
 
 function makeServer(): McpServer {
   const s = new McpServer({ name: 't', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
-  s.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
+  s.registerTool('echo', { description: 'echo', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
     content: [{ type: 'text', text: `echo:${text}` }],
   }));
   s.registerTool(
     'poke',
-    { description: 'sends a notification outside any request (the session stream)', inputSchema: {} },
+    { description: 'sends a notification outside any request (the session stream)', inputSchema: z.object({}) },
     async () => {
       setTimeout(
         () => void s.server.sendResourceUpdated({ uri: 'msgbrowse://conversation/1' }).catch(() => undefined),
@@ -46,20 +45,20 @@ function makeServer(): McpServer {
   );
   s.registerTool(
     'slow',
-    { description: 'progress, then waits to be cancelled', inputSchema: {} },
-    async (_a, extra) => {
-      const token = extra._meta?.progressToken;
+    { description: 'progress, then waits to be cancelled', inputSchema: z.object({}) },
+    async (_a, ctx) => {
+      const token = ctx.mcpReq._meta?.progressToken;
       if (token !== undefined)
-        await extra.sendNotification({
+        await ctx.mcpReq.notify({
           method: 'notifications/progress',
           params: { progressToken: token, progress: 1, total: 2 },
         });
       await new Promise<void>((resolve) => {
-        if (extra.signal.aborted) resolve();
-        extra.signal.addEventListener('abort', () => resolve());
+        if (ctx.mcpReq.signal.aborted) resolve();
+        ctx.mcpReq.signal.addEventListener('abort', () => resolve());
         setTimeout(resolve, 20_000).unref();
       });
-      return { content: [{ type: 'text', text: extra.signal.aborted ? 'cancelled' : 'done' }] };
+      return { content: [{ type: 'text', text: ctx.mcpReq.signal.aborted ? 'cancelled' : 'done' }] };
     },
   );
   return s;
@@ -136,7 +135,7 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
       assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['echo', 'poke', 'slow']);
       // A notification outside any request (resources/updated) reaches the stdio client over the session's GET stream.
       const updated: string[] = [];
-      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+      client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
       await client.callTool({ name: 'poke', arguments: {} });
       for (let i = 0; i < 60 && !updated.length; i++) await new Promise((res) => setTimeout(res, 50));
       assert.deepEqual(
@@ -149,13 +148,16 @@ for (const kind of process.platform === 'win32' ? (['tcp'] as const) : (['socket
       assert.equal(handle.sessionCount(), 1);
       const ac = new AbortController();
       let progressed = false;
-      const call = client.callTool({ name: 'slow', arguments: {} }, undefined, {
-        signal: ac.signal,
-        onprogress: () => {
-          progressed = true;
-          ac.abort();
+      const call = client.callTool(
+        { name: 'slow', arguments: {} },
+        {
+          signal: ac.signal,
+          onprogress: () => {
+            progressed = true;
+            ac.abort();
+          },
         },
-      });
+      );
       await assert.rejects(call, /abort/i);
       assert.ok(progressed, 'the progress notification came back through the bridge');
       await client.close();

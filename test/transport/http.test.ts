@@ -5,9 +5,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { serveHttp, type HttpServerHandle } from '../../src/transport/index';
 
@@ -20,7 +19,7 @@ function makeServer(): McpServer {
   const s = new McpServer({ name: 't', version: '1.0.0' });
   s.registerTool(
     'echo',
-    { description: 'echo', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+    { description: 'echo', inputSchema: z.object({ text: z.string() }), annotations: { readOnlyHint: true } },
     async ({ text }) => ({ content: [{ type: 'text', text: `echo:${text}` }] }),
   );
   return s;

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { serveStdio } from '../../src/transport/index';
 
 function makeServer(): McpServer {
   const s = new McpServer({ name: 't', version: '1.0.0' });
-  s.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({
+  s.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
     content: [{ type: 'text', text }],
   }));
   return s;

@@ -1,6 +1,4 @@
-/** Every prompt (VS Code: `/mcp.msgbrowse.<name>`) and their registration; argument completions: completions.ts. */
-import { ErrorCode, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { GetPromptResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { errorMessage, ProtocolError, type ServerContext, ToolError } from '../../core';
 import { findDiscussion } from './find-topic';
@@ -9,6 +7,7 @@ import { prepareMeeting } from './meeting-prep';
 import { whatDidTheySay } from './person-said';
 import type { PromptDefinition } from './prompt';
 import { summarizeConversation } from './summarize';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 export const PROMPTS: readonly PromptDefinition[] = [
   summarizeConversation,
@@ -27,16 +26,16 @@ export function registerPrompts(server: McpServer, ctx: ServerContext): void {
     }
     server.registerPrompt(
       p.name,
-      { title: p.title, description: p.description, argsSchema: shape },
+      { title: p.title, description: p.description, argsSchema: z.object(shape) },
       async (args: Record<string, string | undefined>, extra): Promise<GetPromptResult> => {
         let text: string;
         try {
-          text = await p.build(args, { archive: () => ctx.archive(), signal: extra.signal });
+          text = await p.build(args, { archive: () => ctx.archive(), signal: extra.mcpReq.signal });
         } catch (e) {
           if (e instanceof ProtocolError) throw e;
           // A prompt argument that names nothing (a ToolError) is the caller's to fix; anything else is ours.
-          if (e instanceof ToolError) throw new ProtocolError(ErrorCode.InvalidParams, e.message);
-          throw new ProtocolError(ErrorCode.InternalError, `prompt ${p.name} failed: ${errorMessage(e)}`);
+          if (e instanceof ToolError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, e.message);
+          throw new ProtocolError(ProtocolErrorCode.InternalError, `prompt ${p.name} failed: ${errorMessage(e)}`);
         }
         return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
       },

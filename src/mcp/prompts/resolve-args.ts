@@ -1,6 +1,5 @@
-/** Turning prompt arguments into archive things, with errors that say what exists instead. */
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { type AsyncArchive, type ConversationRow, errorMessage, inline, ProtocolError, parseDay } from '../../core';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** A conversation from a completed value: `name`, or `name (source)` as completions write duplicated names. */
 export async function conversationArg(
@@ -20,12 +19,12 @@ export async function conversationArg(
   if (r.kind === 'found') return r.conversation;
   if (r.kind === 'ambiguous')
     throw new ProtocolError(
-      ErrorCode.InvalidParams,
+      ProtocolErrorCode.InvalidParams,
       `${inline(v)} names ${r.candidates.length} conversations; pick one of: ${r.candidates.map((c) => `${c.name} (${c.source})`).join(', ')}`,
     );
   const close = r.suggestions.slice(0, 5).map((c) => `${c.name} (${c.source})`);
   throw new ProtocolError(
-    ErrorCode.InvalidParams,
+    ProtocolErrorCode.InvalidParams,
     `no conversation named ${inline(v)}${close.length ? `; closest: ${close.join(', ')}` : ''}`,
   );
 }
@@ -36,13 +35,13 @@ export function dayArg(value: string | undefined, field: string): string | undef
   try {
     parseDay(value.trim(), field);
   } catch (e) {
-    throw new ProtocolError(ErrorCode.InvalidParams, errorMessage(e));
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, errorMessage(e));
   }
   return value.trim();
 }
 
 export function requiredArg(value: string | undefined, field: string): string {
   if (value === undefined || value.trim() === '')
-    throw new ProtocolError(ErrorCode.InvalidParams, `${field} is required`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${field} is required`);
   return value.trim();
 }

@@ -1,7 +1,7 @@
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ProtocolError } from '../../core';
 import { CITE_RULES, type PromptDefinition } from './prompt';
 import { conversationArg, dayArg, requiredArg } from './resolve-args';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 export const summarizeConversation: PromptDefinition = {
   name: 'summarize_conversation',
@@ -20,7 +20,7 @@ export const summarizeConversation: PromptDefinition = {
     const end = dayArg(args.end, 'end');
     if (start && end && start > end)
       throw new ProtocolError(
-        ErrorCode.InvalidParams,
+        ProtocolErrorCode.InvalidParams,
         `start ${start} is after end ${end}; give start on or before end`,
       );
     const period = start || end ? ` from ${start ?? 'the beginning'} to ${end ?? 'the end'}` : '';

@@ -200,7 +200,6 @@ describe('hostile inputs', () => {
       ['list_links', { domain: '\u0000.com' }],
       ['list_conversations', { extra: 1 }],
       ['list_conversations', { name_contains: '%_\\' }],
-      ['no_such_tool', {}],
     ];
     for (const [name, args] of calls) {
       const r = await h.call(name, args);
@@ -210,6 +209,12 @@ describe('hostile inputs', () => {
       if (!r.isError) assert.ok(r.structuredContent, `${name}: structured content missing`);
       else assert.ok(t.length < 2000, `${name}: error message too long (${t.length})`);
     }
+    // An unknown tool is a protocol error (-32602), as the spec has it, not a tool result.
+    await assert.rejects(h.call('no_such_tool', {}), (e: { code?: number; message?: string }) => {
+      assert.equal(e.code, -32602);
+      assert.match(e.message ?? '', /Tool no_such_tool not found/);
+      return true;
+    });
     assert.match(
       await h.err('search_messages', { query: 'lease', bogus: true }),
       /unknown parameter "bogus" for search_messages; allowed: query,/,

@@ -4,9 +4,7 @@
  * the real HTTP transport. Semantic search uses an in-process embedder (the fixtures' deterministic
  * `embedText`) so no network is involved.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, StreamableHTTPClientTransport, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { Embedder } from '../../../src/embed/types';
 import { createMcpServer } from '../../../src/mcp/index';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../../src/core/index';
