@@ -77,6 +77,19 @@ const CAPABILITIES = {
   logging: {},
 };
 
+/**
+ * Cache hints for 2026-07-28 clients (2025-era answers never carry them): the tools, prompts and templates are fixed
+ * while a server runs, so a client may keep them a while; conversations and messages change with every import, so
+ * the resource listing and reads keep the SDK's default (not cached).
+ */
+const STATIC_LIST = { ttlMs: 10 * 60_000, cacheScope: 'private' } as const;
+const CACHE_HINTS = {
+  'tools/list': STATIC_LIST,
+  'prompts/list': STATIC_LIST,
+  'resources/templates/list': STATIC_LIST,
+  'server/discover': STATIC_LIST,
+};
+
 export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {}): McpServer {
   const server = new McpServer(
     {
@@ -86,7 +99,7 @@ export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {})
       description: SERVER_DESCRIPTION,
       icons: SERVER_ICONS,
     },
-    { capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS, cacheHints: CACHE_HINTS },
   );
   for (const def of TOOLS) registerTool(server, ctx, def as unknown as ToolDefinition);
   const observe = opts.observe;

@@ -1,6 +1,7 @@
 /** One MCP server over stdio: stdout carries only JSON-RPC, logs go elsewhere (stderr). */
 import type { Readable, Writable } from 'node:stream';
-import type { McpServer, JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, McpServer } from '@modelcontextprotocol/server';
+import { serveStdio as serveEras } from '@modelcontextprotocol/server/stdio';
 import { LineTransport } from './line-transport';
 
 type Ending = 'stdin-end' | 'signal' | 'closed';
@@ -64,6 +65,7 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
   const closed = new Promise<Ending>((resolve) => (finish = resolve));
   let closing: Promise<void> | undefined;
   let drain = (_ms: number) => Promise.resolve();
+  let entry: { close(): Promise<void> } | undefined;
 
   const shutdown = (why: Ending): Promise<void> => {
     // Assigned before any close work runs: closing the server re-enters here through transport.onclose.
@@ -74,7 +76,7 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
       stdin.off('close', onEnd);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      await server.close().catch(() => {});
+      await entry?.close().catch(() => {});
       // The transport only pauses stdin; nothing may keep the process alive.
       if (stdin === process.stdin) stdin.destroy();
       finish(why);
@@ -92,9 +94,14 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
   }
   // An EPIPE on stdout means the client is gone: end quietly instead of crashing.
   stdout.on('error', () => void shutdown('stdin-end'));
-  transport.onclose = () => void shutdown('closed');
-
-  await server.connect(transport);
+  // The SDK's entry serves both protocol eras on this one connection: a 2025-era `initialize` (VS Code, most clients)
+  // or a 2026-07-28 request with its `_meta` envelope; it owns the transport's callbacks, so ours wrap them.
+  entry = serveEras(() => server, { transport, onerror: () => {} });
+  const entryClose = transport.onclose;
+  transport.onclose = () => {
+    entryClose?.();
+    void shutdown('closed');
+  };
   drain = trackPending(transport);
   return { closed, close: () => shutdown('closed') };
 }

@@ -61,6 +61,41 @@ async function connect(archive: string): Promise<{ client: Client }> {
 }
 
 describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${CLI_NODE_VERSION})`, () => {
+  it('serves the 2026-07-28 revision on the same stdio: a client pinned to it discovers, lists (with cache hints) and searches', async () => {
+    const client = new Client(
+      { name: 'cli-modern', version: '0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: CLI_NODE,
+        args: [cli, '--archive', curated.path],
+        cwd: tmp,
+        env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      assert.equal(client.getProtocolEra(), 'modern');
+      const tools = await client.listTools();
+      assert.deepEqual(
+        tools.tools.map((t) => t.name),
+        TOOL_NAMES,
+      );
+      // Fixed while the server runs: a client may keep the list; the conversation listing changes with imports.
+      const hinted = tools as unknown as { ttlMs?: number; cacheScope?: string };
+      assert.deepEqual([hinted.ttlMs, hinted.cacheScope], [600_000, 'private']);
+      const listing = (await client.listResources()) as unknown as { ttlMs?: number; resources: unknown[] };
+      assert.equal(listing.ttlMs, 0);
+      assert.ok(listing.resources.length > 0);
+      const res = await client.callTool({ name: 'search_messages', arguments: { query: 'lease' } });
+      assert.notEqual(res.isError, true, JSON.stringify(res.content));
+      assert.ok((res.structuredContent as { hits: unknown[] }).hits.length > 0);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('serves every tool to the SDK client and answers a keyword search with citations', async () => {
     const stderr: string[] = [];
     const transport = new StdioClientTransport({
