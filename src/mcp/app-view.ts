@@ -4,9 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { registerAppResource, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
-import type { McpServer } from '@modelcontextprotocol/server';
+import { type McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ProtocolError } from '../core';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 export const THREAD_VIEW_URI = 'ui://msgbrowse/thread';
 const THREAD_VIEW_FILE = 'thread-app.html';

@@ -1,6 +1,6 @@
 // `completion/complete` for every prompt argument and resource-template variable that names an archive thing. One
 // handler, not the SDK's per-field completers, so totals stay exact when the candidates are millions (message ids).
-import type { CompleteResult, McpServer } from '@modelcontextprotocol/server';
+import { type CompleteResult, type McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import {
   type AsyncArchive,
   CONVERSATION_RESOURCE_TEMPLATE,
@@ -13,7 +13,6 @@ import {
   type ServerContext,
 } from '../core';
 import { PROMPTS } from './prompts';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 const MAX_COMPLETIONS = 100;
 

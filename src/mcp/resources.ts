@@ -1,6 +1,13 @@
 /** Resource templates backing the `resource_link`s in tool results. */
-import { ResourceTemplate, UriTemplate, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { McpServer, Variables, ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/server';
+import {
+  ResourceTemplate,
+  UriTemplate,
+  ProtocolErrorCode,
+  type McpServer,
+  type Variables,
+  type ListResourcesResult,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/server';
 import {
   type AsyncArchive,
   CONVERSATION_RESOURCE_TEMPLATE,
@@ -23,7 +30,7 @@ import { renderHits, UNTRUSTED_NOTE } from './render';
 import type { ResourceWatch } from './subscriptions';
 
 const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
-// MCP "resource not found" (the spec's recommended code).
+// MCP "resource not found" (-32002; the SDK v2 puts -32602 on the wire in both eras).
 const notFound = (message: string) => new ProtocolError(-32002, message);
 const RESOURCE_LIST_MAX = 1000;
 /** Two messages each side show where a cited message sits; reading further is get_context's job. */

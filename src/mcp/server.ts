@@ -1,10 +1,11 @@
 /** Builds one MCP server over a context: tools, resources, prompts, completions, icons, logging, instructions. */
-import { McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type {
-  CallToolResult,
-  JSONRPCMessage,
-  ServerContext as RequestContext,
-  Transport,
+import {
+  McpServer,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type ServerContext as RequestContext,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { type Chooser, errorMessage, type ServerContext, ToolError } from '../core';

@@ -1,8 +1,7 @@
 // Live resources: `resources/updated` for each subscribed URI whose conversation changed, `list_changed` when
 // conversations appear or disappear after a listing; only servers with either read the archive on a change.
-import type { McpServer } from '@modelcontextprotocol/server';
+import { type McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { errorMessage, inline, parseResourceId, ProtocolError, type ServerContext } from '../core';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** Per conversation: its count, lowest and highest id (a re-import renumbers). */
 type Signature = Map<number, string>;

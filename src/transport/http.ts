@@ -2,8 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
-import type { McpServer } from '@modelcontextprotocol/server';
+import { isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
 import { BodyError, DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
 import { checkRequest, type GuardOptions, loopbackHosts, loopbackOrigins, REFUSAL_STATUS } from './guard';
 import { type BoundEndpoint, bind, cleanupEndpoint, isWildcardHost, type ListenTarget } from './listen';

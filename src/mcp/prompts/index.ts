@@ -1,4 +1,4 @@
-import type { GetPromptResult, McpServer } from '@modelcontextprotocol/server';
+import { type GetPromptResult, type McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { errorMessage, ProtocolError, type ServerContext, ToolError } from '../../core';
 import { findDiscussion } from './find-topic';
@@ -7,7 +7,6 @@ import { prepareMeeting } from './meeting-prep';
 import { whatDidTheySay } from './person-said';
 import type { PromptDefinition } from './prompt';
 import { summarizeConversation } from './summarize';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 export const PROMPTS: readonly PromptDefinition[] = [
   summarizeConversation,
