@@ -1,8 +1,13 @@
 /** Builds one MCP server over a context: tools, resources, prompts, completions, icons, logging, instructions. */
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  inputResponse,
   McpServer,
   ProtocolErrorCode,
   type CallToolResult,
+  type InputRequests,
+  type InputRequiredResult,
   type JSONRPCMessage,
   type ServerContext as RequestContext,
   type Transport,
@@ -100,7 +105,12 @@ export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {})
       description: SERVER_DESCRIPTION,
       icons: SERVER_ICONS,
     },
-    { capabilities: CAPABILITIES, instructions: SERVER_INSTRUCTIONS, cacheHints: CACHE_HINTS },
+    {
+      capabilities: CAPABILITIES,
+      instructions: SERVER_INSTRUCTIONS,
+      cacheHints: CACHE_HINTS,
+      inputRequired: { roundTimeoutMs: ELICIT_TIMEOUT_MS },
+    },
   );
   for (const def of TOOLS) registerTool(server, ctx, def as unknown as ToolDefinition);
   const observe = opts.observe;
@@ -185,20 +195,41 @@ function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): vo
   };
 }
 
-/** How long a question to the person (elicitation) may stay open before the tool answers with the candidates. */
+/** How long a question to the person (elicitation) may stay open before the tool call fails. */
 const ELICIT_TIMEOUT_MS = 5 * 60_000;
 
 type CallExtra = RequestContext;
 
-/** Whether the client can show a form (MCP elicitation, form mode; an empty capability object means form). */
-function canElicit(server: McpServer): boolean {
-  const e = server.server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
+/**
+ * Whether the client can show a form (MCP elicitation, form mode; an empty capability object means form): declared
+ * at initialize (2025 era) or in the request's `_meta` envelope (2026-07-28).
+ */
+function canElicit(server: McpServer, extra: CallExtra): boolean {
+  const envelope = extra.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined> | undefined;
+  const caps = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.server.getClientCapabilities();
+  const e = caps?.elicitation as { form?: unknown; url?: unknown } | undefined;
   return !!e && (e.form !== undefined || e.url === undefined);
 }
 
-/** A tool's `choose`: one form question, answered undefined when the person declines or the client fails. */
-function elicitChoice(server: McpServer, ctx: ServerContext, tool: string, extra: CallExtra): Chooser {
-  return async (q, signal) => {
+/** Thrown by a tool's `choose` to ask its question: the call returns `input_required` and is made again with the answer. */
+class QuestionAsked extends Error {
+  constructor(readonly requests: InputRequests) {
+    super('input required');
+  }
+}
+
+/**
+ * A tool's `choose`, written once for both eras as `input_required` (MRTR): a 2026-07-28 client answers and calls again;
+ * for a 2025-era client the SDK asks it with `elicitation/create` and re-runs the tool. Undefined when declined.
+ */
+function askChoice(extra: CallExtra): Chooser {
+  return async (q) => {
+    const key = `choose_${q.field}`;
+    const answer = inputResponse(extra.mcpReq.inputResponses, key);
+    if (answer.kind === 'elicit') {
+      const v = answer.action === 'accept' ? answer.content?.[q.field] : undefined;
+      return typeof v === 'string' ? v : undefined;
+    }
     const requestedSchema = {
       type: 'object' as const,
       properties: {
@@ -210,18 +241,7 @@ function elicitChoice(server: McpServer, ctx: ServerContext, tool: string, extra
       },
       required: [q.field],
     };
-    const r = await server.server
-      .elicitInput(
-        { mode: 'form', message: q.message, requestedSchema },
-        // On the call's own stream: over HTTP a client need not hold the session's GET stream open.
-        { signal: signal ?? extra.mcpReq.signal, timeout: ELICIT_TIMEOUT_MS, relatedRequestId: extra.mcpReq.id },
-      )
-      .catch((e: unknown) => {
-        ctx.log?.('debug', `${tool}: elicitation failed (${errorMessage(e)}); answering with the candidates instead`);
-        return undefined;
-      });
-    const v = r?.action === 'accept' ? r.content?.[q.field] : undefined;
-    return typeof v === 'string' ? v : undefined;
+    throw new QuestionAsked({ [key]: inputRequired.elicit({ mode: 'form', message: q.message, requestedSchema }) });
   };
 }
 
@@ -237,7 +257,7 @@ function toolEnv(server: McpServer, ctx: ServerContext, tool: string, extra: Cal
         .sendLoggingMessage({ level: 'warning', logger: SERVER_NAME, data: `${tool}: ${message}` }, extra.sessionId)
         .catch(() => undefined);
     },
-    choose: canElicit(server) ? elicitChoice(server, ctx, tool, extra) : undefined,
+    choose: canElicit(server, extra) ? askChoice(extra) : undefined,
     progress: (progress, total, message) => {
       const progressToken = extra.mcpReq._meta?.progressToken;
       if (progressToken === undefined) return;
@@ -260,7 +280,7 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
   server.registerTool(
     def.name,
     config,
-    async (args: z.output<typeof def.inputSchema>, extra): Promise<CallToolResult> => {
+    async (args: z.output<typeof def.inputSchema>, extra): Promise<CallToolResult | InputRequiredResult> => {
       let result: CallToolResult;
       try {
         const out = await def.handler(args, toolEnv(server, ctx, def.name, extra));
@@ -269,6 +289,7 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
           structuredContent: out.structured as Record<string, unknown>,
         };
       } catch (e) {
+        if (e instanceof QuestionAsked) return inputRequired({ inputRequests: e.requests });
         const message = errorMessage(e);
         if (!(e instanceof ToolError))
           ctx.log?.(extra.mcpReq.signal.aborted ? 'debug' : 'warn', `${def.name} failed: ${message}`);

@@ -96,6 +96,37 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
     }
   });
 
+  it('asks a 2026-07-28 client which conversation it means with input_required, and goes on with the answer', async () => {
+    const mjWa = curated.conversations.find((x) => x.name === 'MJ' && x.source === 'whatsapp')!;
+    const client = new Client(
+      { name: 'cli-modern-ask', version: '0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
+    );
+    let asked: string | undefined;
+    // The SDK client fulfils input_required through this handler and calls the tool again with the answer.
+    client.setRequestHandler('elicitation/create', async (req) => {
+      asked = (req.params as { message: string }).message;
+      return { action: 'accept', content: { conversation: String(mjWa.id) } };
+    });
+    await client.connect(
+      new StdioClientTransport({
+        command: CLI_NODE,
+        args: [cli, '--archive', curated.path],
+        cwd: tmp,
+        env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const r = await client.callTool({ name: 'get_conversation', arguments: { name: 'MJ', limit: 2 } });
+      assert.notEqual(r.isError, true, JSON.stringify(r.content));
+      assert.equal((r.structuredContent as { conversation_id: number }).conversation_id, mjWa.id);
+      assert.match(asked ?? '', /"MJ" is the name of 2 conversations/);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('serves every tool to the SDK client and answers a keyword search with citations', async () => {
     const stderr: string[] = [];
     const transport = new StdioClientTransport({
