@@ -12,10 +12,11 @@ export interface ScopeArgs {
 }
 
 /** Asks the person to pick one option (MCP elicitation); undefined when they declined or the client cannot ask. */
-export type Chooser = (
-  question: { message: string; field: string; options: { value: string; title: string }[] },
-  signal?: AbortSignal,
-) => Promise<string | undefined>;
+export type Chooser = (question: {
+  message: string;
+  field: string;
+  options: { value: string; title: string }[];
+}) => Promise<string | undefined>;
 
 export interface Scope {
   conversation?: ConversationRow;
@@ -84,7 +85,7 @@ async function resolveConversationScope(
       `${c.name} — ${c.source}, ${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs.slice(0, 10)}` : ''}`;
     const options = cands.map((c) => ({ value: String(c.id), title: title(c) }));
     const message = `"${name}" is the name of ${cands.length} conversations. Which one do you mean?`;
-    const picked = await choose?.({ message, field: 'conversation', options }, signal);
+    const picked = await choose?.({ message, field: 'conversation', options });
     const chosen = cands.find((c) => picked !== undefined && String(c.id) === picked);
     if (chosen) return { conversation: chosen, source: source ?? chosen.source };
     const list = cands.map((c) => `${c.source} (conversation_id ${c.id}, ${c.messageCount} messages)`).join(', ');

@@ -8,8 +8,7 @@ export type Launch =
   | { transport: 'stdio'; command: string; args: string[]; env?: Record<string, string> }
   | { transport: 'http'; url: string; headers: Record<string, string> };
 
-export const CLIENTS = ['vscode', 'vscode-link', 'claude-desktop', 'claude-code', 'cursor'] as const;
-export type ClientId = (typeof CLIENTS)[number];
+export type ClientId = 'vscode' | 'vscode-link' | 'claude-desktop' | 'claude-code' | 'cursor';
 
 export interface ClientConfig {
   client: ClientId;

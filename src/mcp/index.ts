@@ -4,11 +4,4 @@ export { usableBudget } from './answer-budget';
 export { MAX_QUERY } from './tool-schemas';
 export { TOOLS } from './tools';
 export { encodeCursor, decodeCursor } from './cursor';
-export {
-  clientConfigs,
-  CLIENTS,
-  type ClientConfig,
-  type ClientId,
-  type Launch,
-  vscodeInstallLink,
-} from './client-configs';
+export { clientConfigs, type Launch } from './client-configs';

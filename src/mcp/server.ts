@@ -198,13 +198,11 @@ function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): vo
 /** How long a question to the person (elicitation) may stay open before the tool call fails. */
 const ELICIT_TIMEOUT_MS = 5 * 60_000;
 
-type CallExtra = RequestContext;
-
 /**
  * Whether the client can show a form (MCP elicitation, form mode; an empty capability object means form): declared
  * at initialize (2025 era) or in the request's `_meta` envelope (2026-07-28).
  */
-function canElicit(server: McpServer, extra: CallExtra): boolean {
+function canElicit(server: McpServer, extra: RequestContext): boolean {
   const envelope = extra.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined> | undefined;
   const caps = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.server.getClientCapabilities();
   const e = caps?.elicitation as { form?: unknown; url?: unknown } | undefined;
@@ -222,7 +220,7 @@ class QuestionAsked extends Error {
  * A tool's `choose`, written once for both eras as `input_required` (MRTR): a 2026-07-28 client answers and calls again;
  * for a 2025-era client the SDK asks it with `elicitation/create` and re-runs the tool. Undefined when declined.
  */
-function askChoice(extra: CallExtra): Chooser {
+function askChoice(extra: RequestContext): Chooser {
   return async (q) => {
     const key = `choose_${q.field}`;
     const answer = inputResponse(extra.mcpReq.inputResponses, key);
@@ -245,7 +243,7 @@ function askChoice(extra: CallExtra): Chooser {
   };
 }
 
-function toolEnv(server: McpServer, ctx: ServerContext, tool: string, extra: CallExtra): ToolEnv {
+function toolEnv(server: McpServer, ctx: ServerContext, tool: string, extra: RequestContext): ToolEnv {
   return {
     ctx,
     budget: usableBudget(ctx.answerBudget),

@@ -47,7 +47,8 @@ function run(args: string[], env: Record<string, string> = {}, input?: string) {
   });
 }
 
-async function connect(archive: string): Promise<{ client: Client }> {
+/** `client` (set up beforehand: its protocol era, its handlers) connected to the CLI serving `archive`. */
+async function connect(archive: string, client = new Client({ name: 'cli-test', version: '0' })) {
   const transport = new StdioClientTransport({
     command: CLI_NODE,
     args: [cli, '--archive', archive],
@@ -55,26 +56,17 @@ async function connect(archive: string): Promise<{ client: Client }> {
     env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
     stderr: 'pipe',
   });
-  const client = new Client({ name: 'cli-test', version: '0' });
   await client.connect(transport);
   return { client };
 }
 
 describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${CLI_NODE_VERSION})`, () => {
   it('serves the 2026-07-28 revision on the same stdio: a client pinned to it discovers, lists (with cache hints) and searches', async () => {
-    const client = new Client(
+    const pinned = new Client(
       { name: 'cli-modern', version: '0' },
       { versionNegotiation: { mode: { pin: '2026-07-28' } } },
     );
-    await client.connect(
-      new StdioClientTransport({
-        command: CLI_NODE,
-        args: [cli, '--archive', curated.path],
-        cwd: tmp,
-        env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
-        stderr: 'pipe',
-      }),
-    );
+    const { client } = await connect(curated.path, pinned);
     try {
       assert.equal(client.getProtocolEra(), 'modern');
       const tools = await client.listTools();
@@ -108,15 +100,7 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
       asked = (req.params as { message: string }).message;
       return { action: 'accept', content: { conversation: String(mjWa.id) } };
     });
-    await client.connect(
-      new StdioClientTransport({
-        command: CLI_NODE,
-        args: [cli, '--archive', curated.path],
-        cwd: tmp,
-        env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
-        stderr: 'pipe',
-      }),
-    );
+    await connect(curated.path, client);
     try {
       const r = await client.callTool({ name: 'get_conversation', arguments: { name: 'MJ', limit: 2 } });
       assert.notEqual(r.isError, true, JSON.stringify(r.content));

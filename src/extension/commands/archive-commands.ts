@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { ARCHIVE_FILE_NAME } from '../../core';
 import type { ArchiveService } from '../archive-service';
 import { CONFIG_SECTION } from '../constants';
-import { CLIENTS, type ClientId, clientConfigs } from '../../mcp';
+import { clientConfigs } from '../../mcp';
 import { cliLaunch } from '../mcp-config';
 import { readSettings } from '../settings';
 
@@ -81,7 +81,7 @@ export async function copyMcpConfig(
   client?: unknown,
 ): Promise<string | undefined> {
   const configs = clientConfigs(cliLaunch(extensionPath, archive.currentPath, readSettings()));
-  let chosen = configs.find((c) => c.client === client && CLIENTS.includes(client as ClientId));
+  let chosen = configs.find((c) => c.client === client);
   if (!chosen) {
     const pick = await vscode.window.showQuickPick(
       configs.map((c) => ({ label: c.label, detail: c.where, config: c })),
