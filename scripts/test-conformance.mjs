@@ -1,22 +1,21 @@
 #!/usr/bin/env node
 // The official MCP conformance runner (@modelcontextprotocol/conformance, pinned in package.json) against the built
-// CLI (dist/cli.js) over streamable HTTP.
+// CLI (dist/cli.js) over streamable HTTP, with the frozen requirement set of each revision the CLI serves.
 //
-//   node scripts/test-conformance.mjs [--verbose]
+//   node scripts/test-conformance.mjs [--verbose] [--keep]
 //
 // Unpacks the bundled demo archive (media/demo/msgbrowse.sqlite.gz) into a temp dir, starts `dist/cli.js --http` on a
 // free loopback port with a random bearer token, and puts a loopback proxy in front of it (the runner cannot send
 // headers): the proxy adds `Authorization: Bearer <token>` and maps the proxy's own loopback Host/Origin to the
 // server's; any other Host or Origin passes through untouched, so the runner's dns-rebinding-protection scenario
-// still tests the server's guard. SSE responses are streamed through unbuffered. Runs every scenario of the runner (`--suite all`) under a Node >= 22
-// (the runner requires it) and compares each scenario's outcome with scripts/conformance-baseline.json, which lists
-// ONLY scenarios that need the runner's own fixture tools, resources or prompts (test_image_content,
-// test://static-text, …), each with its reason:
-//   - a scenario not in the baseline that fails, fails the run;
-//   - a baseline scenario that passes, fails the run ("fixed, remove it from the baseline");
-//   - a baseline entry the runner does not know, fails the run.
-// Prints the runner's summary, a table of every scenario, and `N passed, N failed` (scenarios); exits 0 only if all
-// went as expected. Processes and temp files are cleaned up on every exit path.
+// still tests the server's guard. SSE responses are streamed through unbuffered. Then, under a Node >= 22 (the runner
+// requires it), `conformance server --requirements <revision> --expected-failures scripts/conformance/<revision>.yaml`
+// for 2025-11-25 (initialize-era sessions) and 2026-07-28 (stateless, per-request `_meta`). The runner judges: a
+// failing check not in the baseline, or a baseline entry that passes, fails its run. This script adds that every
+// baseline entry names a scenario of the set and says why (`- scenario:check # reason`), and prints a table of every
+// scenario and `N passed, N failed, N expected failures`; exits 0 only if both runs went as expected. --keep leaves
+// the runner's results (checks.json per scenario) and says where. Processes and temp files are cleaned up on every
+// exit path.
 //
 // Node >= 22: the current Node if new enough, else $MSGBROWSE_CONFORMANCE_NODE, else NODE24/NODE22 from
 // <test host dir>/host.env (written by scripts/test-host/setup.sh; the dir is $MSGBROWSE_TEST_HOST_DIR, default
@@ -34,10 +33,13 @@ import { readHostEnv } from './test-host/host-env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNNER = '@modelcontextprotocol/conformance';
-const BASELINE = path.join(root, 'scripts', 'conformance-baseline.json');
+const BASELINE_DIR = path.join(root, 'scripts', 'conformance');
+/** The revisions whose frozen requirement sets (`--requirements`) CI runs; a baseline file for each. */
+const REVISIONS = ['2025-11-25', '2026-07-28'];
 const MIN_NODE_MAJOR = 22;
 const RUN_TIMEOUT_MS = 5 * 60_000;
 const verbose = process.argv.includes('--verbose');
+const keep = process.argv.includes('--keep');
 const started = Date.now();
 const note = (msg) => process.stderr.write(`test-conformance: ${msg}\n`);
 
@@ -144,18 +146,32 @@ function findRunner() {
   if (installed.version !== pinned) {
     throw new Error(`node_modules has ${RUNNER}@${installed.version}, package.json pins ${pinned}: run npm ci`);
   }
-  return { entry: path.join(pkgRoot, installed.bin.conformance), version: installed.version };
+  return { entry: path.join(pkgRoot, installed.bin.conformance), version: installed.version, root: pkgRoot };
 }
 
-/** scenario → reason; every reason a non-empty string. */
-function readBaseline() {
-  const raw = JSON.parse(fs.readFileSync(BASELINE, 'utf8'));
-  const entries = Object.entries(raw).filter(([k]) => !k.startsWith('$'));
-  for (const [k, v] of entries) {
-    if (typeof v !== 'string' || !v.trim())
-      throw new Error(`${path.relative(root, BASELINE)}: "${k}" needs a reason (a string)`);
+/**
+ * revision → { file, entries: scenario (or scenario:check) → reason }. The runner reads the file itself; this only
+ * insists that every entry says why on its line (`- name # reason`), so nothing is excused without a reason.
+ */
+function readBaselines() {
+  const out = new Map();
+  for (const revision of REVISIONS) {
+    const file = path.join(BASELINE_DIR, `${revision}.yaml`);
+    const entries = new Map();
+    let section;
+    for (const [i, line] of fs.readFileSync(file, 'utf8').split('\n').entries()) {
+      const head = /^(\w+):\s*(\[\])?\s*(#.*)?$/.exec(line);
+      if (head) section = head[1];
+      const m = /^\s+-\s+([^\s#]+)\s*(?:#\s*(.*))?$/.exec(line);
+      if (!m) continue;
+      if (section !== 'server')
+        throw new Error(`${path.relative(root, file)}:${i + 1}: only server entries belong here`);
+      if (!m[2]?.trim()) throw new Error(`${path.relative(root, file)}:${i + 1}: "${m[1]}" needs a reason (# …)`);
+      entries.set(m[1], m[2].trim());
+    }
+    out.set(revision, { file, entries });
   }
-  return new Map(entries);
+  return out;
 }
 
 // ── The proxy: bearer token in, the proxy's loopback Host/Origin mapped to the server's, everything else untouched ───
@@ -312,24 +328,32 @@ function readChecks(dir) {
   return out;
 }
 
+/** scenario → why the runner runs but never scores it, from its frozen requirement file (`not_scored`, server leg). */
+function notScoredOf(runner, revision) {
+  const text = fs.readFileSync(path.join(runner.root, 'requirements', `${revision}.yaml`), 'utf8');
+  const out = new Map();
+  for (const m of text.matchAll(/- scenario: (\S+)\s+leg: server\s+reason: (\S+)/g)) out.set(m[1], m[2]);
+  return out;
+}
+
 function pad(s, n) {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
 
 async function main() {
-  let node, runner, baseline;
+  let node, runner, baselines;
   try {
     node = findNode();
     runner = findRunner();
-    baseline = readBaseline();
+    baselines = readBaselines();
   } catch (e) {
     return fatal('prerequisites', e);
   }
   note(`${RUNNER}@${runner.version} under Node ${node.version} (${node.origin})`);
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mb-conformance-'));
-  exitCleanups.push(() => fs.rmSync(tmp, { recursive: true, force: true }));
-  cleanups.push(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  exitCleanups.push(() => !keep && fs.rmSync(tmp, { recursive: true, force: true }));
+  cleanups.push(() => !keep && fs.rmSync(tmp, { recursive: true, force: true }));
 
   // The built CLI and the demo archive the extension ships (no native module or tsx needed, so any Node runs this).
   const archive = path.join(tmp, 'archive', 'msgbrowse.sqlite');
@@ -380,94 +404,67 @@ async function main() {
   cleanups.push(() => proxy.close());
   note(`server ${server.url}, proxy ${proxy.url}`);
 
-  // Every scenario the runner has (`--suite all`: the active suite plus its pending ones).
-  const resultsDir = path.join(tmp, 'results');
-  const run = await runRunner(
-    node.bin,
-    runner.entry,
-    ['server', '--url', proxy.url, '--suite', 'all', '-o', resultsDir],
-    tmp,
-  );
-  if (interrupted) return new Promise(() => {}); // the signal handler reports and exits
-  const out = stripAnsi(run.out);
-  const checks = readChecks(resultsDir);
-  /** The runner's own summary: `✓ name: N passed, M failed` per scenario. */
-  const summaryAt = out.indexOf('=== SUMMARY ===');
-  const summaryLines = summaryAt >= 0 ? out.slice(summaryAt).trim().split('\n') : [];
-  const outcomes = new Map();
-  for (const l of summaryLines) {
-    const m = /^([✓✗]) (\S+): (\d+) passed, (\d+) failed$/.exec(l.trim());
-    if (m) outcomes.set(m[2], { ok: m[1] === '✓', passed: Number(m[3]), failed: Number(m[4]) });
-  }
-  if (run.timedOut || outcomes.size === 0) {
-    if (!verbose) process.stdout.write(run.out.slice(-4000));
-    return fatal(
-      `run ${RUNNER}`,
-      run.timedOut
-        ? `timed out after ${RUN_TIMEOUT_MS / 1000} s`
-        : `no summary in its output (exit ${run.code}); see above`,
-    );
-  }
-
-  console.log(`\n${RUNNER}@${runner.version} summary:`);
-  for (const l of summaryLines.slice(1)) if (l.trim()) console.log(`  ${l.trim()}`);
-
-  // Compare with the baseline.
-  const rows = [];
+  // Each revision's frozen requirement set, judged by the runner against its baseline (exit 0 = as expected).
+  let failedRuns = 0;
   let passed = 0;
-  let failed = 0;
   let expected = 0;
-  for (const [scenario, o] of outcomes) {
-    const list = checks.get(scenario) ?? [];
-    // Passed = no FAILURE check (the runner's own rule); count the checks from checks.json when there is one.
-    const ok = list.length ? !list.some((c) => c.status === 'FAILURE') : o.ok;
-    const warnings = list.filter((c) => c.status === 'WARNING').length;
-    const failures = list
-      .filter((c) => c.status === 'FAILURE')
-      .map((c) => `${c.id}: ${oneLine(c.errorMessage ?? c.description)}`);
-    const inBaseline = baseline.has(scenario);
-    let verdict;
-    if (ok && !inBaseline) {
-      verdict = warnings ? `pass (${warnings} warning${warnings > 1 ? 's' : ''})` : 'pass';
-      passed++;
-    } else if (!ok && inBaseline) {
-      verdict = 'expected failure (baseline)';
-      expected++;
-    } else if (ok && inBaseline) {
-      verdict = `FIXED: passes now, remove it from ${path.relative(root, BASELINE)}`;
-      failed++;
-    } else {
-      verdict = 'FAIL';
-      failed++;
+  let failed = 0;
+  for (const [revision, baseline] of baselines) {
+    const resultsDir = path.join(tmp, `results-${revision}`);
+    const args = ['server', '--url', proxy.url, '--requirements', revision, '-o', resultsDir];
+    const run = await runRunner(node.bin, runner.entry, [...args, '--expected-failures', baseline.file], tmp);
+    if (interrupted) return new Promise(() => {}); // the signal handler reports and exits
+    const out = stripAnsi(run.out);
+    const checks = readChecks(resultsDir);
+    if (run.timedOut || checks.size === 0) {
+      if (!verbose) process.stdout.write(run.out.slice(-4000));
+      return fatal(
+        `run ${RUNNER} --requirements ${revision}`,
+        run.timedOut ? `timed out after ${RUN_TIMEOUT_MS / 1000} s` : `no results (exit ${run.code}); see above`,
+      );
     }
-    rows.push({ scenario, verdict, failures, bad: verdict === 'FAIL' || verdict.startsWith('FIXED') });
-  }
-  for (const scenario of baseline.keys()) {
-    if (!outcomes.has(scenario)) {
-      rows.push({
-        scenario,
-        verdict: `UNKNOWN: not a scenario of ${RUNNER}@${runner.version}; remove it from the baseline`,
-        failures: [],
-        bad: true,
-      });
-      failed++;
-    }
-  }
-
-  const w = Math.max(...rows.map((r) => r.scenario.length));
-  console.log(`\nscenario${' '.repeat(Math.max(1, w - 6))}  outcome`);
-  for (const r of rows) {
-    console.log(`${r.bad ? '✗' : '·'} ${pad(r.scenario, w)}  ${r.verdict}`);
-    if (r.bad) for (const f of r.failures) console.log(`    ${f}`);
-  }
-  if (rows.some((r) => r.bad && r.verdict === 'FAIL')) {
     console.log(
-      `\nA scenario not in ${path.relative(root, BASELINE)} failed. The baseline is only for scenarios that need the runner's own` +
-        ` fixture tools/resources/prompts; rerun with --verbose for the runner's full output.`,
+      `\n── --requirements ${revision} (${checks.size} scenarios; baseline ${path.relative(root, baseline.file)})`,
     );
+    const notScored = notScoredOf(runner, revision);
+    const w = Math.max(...[...checks.keys()].map((k) => k.length));
+    for (const [scenario, list] of [...checks].sort(([a], [b]) => a.localeCompare(b))) {
+      // The runner's rule: a FAILURE or a WARNING fails a check.
+      const failures = list.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
+      const reasonOf = (c) => baseline.entries.get(scenario) ?? baseline.entries.get(`${scenario}:${c.id}`);
+      const unexcused = failures.filter((c) => !reasonOf(c));
+      let verdict = 'pass';
+      if (notScored.has(scenario)) verdict = `not scored by the runner (${notScored.get(scenario)})`;
+      else if (unexcused.length) verdict = 'FAIL';
+      else if (failures.length)
+        verdict = `expected failure (${failures.length} of ${list.length} checks): ${reasonOf(failures[0])}`;
+      if (verdict === 'FAIL') failed++;
+      else if (verdict === 'pass') passed++;
+      else if (verdict.startsWith('expected')) expected++;
+      console.log(`${verdict === 'FAIL' ? '✗' : '·'} ${pad(scenario, w)}  ${verdict}`);
+      if (verdict === 'FAIL')
+        for (const c of unexcused) console.log(`    ${c.id}: ${oneLine(c.errorMessage ?? c.description)}`);
+    }
+    for (const entry of baseline.entries.keys()) {
+      if (checks.has(entry.split(':')[0])) continue;
+      failedRuns++;
+      console.log(
+        `✗ ${entry}: not a scenario of this requirement set; remove it from ${path.relative(root, baseline.file)}`,
+      );
+    }
+    // The runner's own verdict decides: it also fails on a baseline entry that passes now (stale) or that it does not know.
+    const tail = out.trim().split('\n').slice(-12).join('\n');
+    if (run.code !== 0) {
+      failedRuns++;
+      console.log(`\n${RUNNER} --requirements ${revision} exited ${run.code}:\n${tail}`);
+    }
   }
   note(`${((Date.now() - started) / 1000).toFixed(1)} s`);
-  await finish(failed ? 1 : 0, `${passed} passed, ${failed} failed, ${expected} expected failures (baseline)`);
+  if (keep) note(`results kept in ${tmp}`);
+  await finish(
+    failedRuns ? 1 : 0,
+    `${passed} passed, ${failedRuns ? Math.max(failed, 1) : 0} failed, ${expected} expected failures (baseline)`,
+  );
 }
 
 main().catch((e) => fatal('unexpected error', e));

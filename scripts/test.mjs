@@ -172,10 +172,11 @@ if (!unitOnly) {
       env: freshHostDir ? { ...hostEnv, npm_config_cache: path.join(freshHostDir, 'npm-cache') } : hostEnv,
     },
   );
-  // The official conformance runner (devDependency, exact pin) under the test host's Node >= 22; its baseline lists
-  // only the scenarios that need the runner's own fixture tools/resources/prompts (scripts/conformance-baseline.json).
+  // The official conformance runner (devDependency, exact pin) under the test host's Node >= 22: the frozen requirement
+  // sets of 2025-11-25 and 2026-07-28; each baseline (scripts/conformance/) lists only checks that need the runner's
+  // own fixture tools/resources/prompts.
   await step(
-    'Official MCP conformance runner against dist/cli.js over HTTP',
+    'Official MCP conformance runner (2025-11-25 and 2026-07-28 requirement sets) against dist/cli.js over HTTP',
     'node',
     ['scripts/test-conformance.mjs'],
     {

@@ -15,6 +15,7 @@ import {
 } from '../core';
 import { type CliOptions, excludeLines, ledgerProblem, parseBridge, parseCli, USAGE } from './args';
 import type { Launch } from '../mcp/client-configs';
+import type { ListenHook } from '../transport/listen-streams';
 import { servingBanner } from './banner';
 import { storedToken, type StoredToken } from './token';
 import { CliError, oneLine } from './errors';
@@ -99,15 +100,21 @@ async function workerStarting(): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Imported on demand; over stdio the server is made here too. */
+/** Imported on demand; over stdio the server is made here too. Both serve both protocol eras. */
 async function loadServing(http: boolean, context: Runtime['context']) {
-  const { createMcpServer } = await import('../mcp/index');
+  const { createMcpServer, watchListen } = await import('../mcp/index');
+  // What a 2026-07-28 client's subscriptions/listen stream watches, published while it is open.
+  const onListen: ListenHook = (filter, notify) => watchListen(context, filter, notify);
   if (http) {
-    const { serveHttp } = await import('../transport/http');
-    return { kind: 'http' as const, createMcpServer, serveHttp };
+    const [{ serveHttp }, { modernLeg }] = await Promise.all([
+      import('../transport/http'),
+      import('../transport/http-modern'),
+    ]);
+    const createServer = () => createMcpServer(context);
+    return { kind: 'http' as const, createServer, serveHttp, modern: modernLeg(createServer, { onListen }) };
   }
   const { serveStdio } = await import('../transport/stdio');
-  return { kind: 'stdio' as const, server: createMcpServer(context), serveStdio };
+  return { kind: 'stdio' as const, server: createMcpServer(context), serveStdio, onListen };
 }
 
 type Serving = Awaited<ReturnType<typeof loadServing>>;
@@ -175,8 +182,8 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
         'secret redaction is off (--no-redact): MCP clients receive one-time codes, card numbers, IBANs and passwords as written',
       );
     const served = (await serving)!;
-    if (served.kind === 'http') return await serveHttp(served, runtime, opts, env, log, archiveLabel);
-    const handle = await served.serveStdio(served.server);
+    if (served.kind === 'http') return await serveHttp(served, opts, env, log, archiveLabel);
+    const handle = await served.serveStdio(served.server, { onListen: served.onListen });
     log('info', `serving ${archiveLabel} over stdio`);
     log('debug', `stdio session ended (${await handle.closed})`);
     return 0;
@@ -203,7 +210,6 @@ function httpToken(env: NodeJS.ProcessEnv, rotate: boolean, log: CliLogger) {
 
 async function serveHttp(
   served: Extract<Serving, { kind: 'http' }>,
-  runtime: Runtime,
   opts: CliOptions,
   env: NodeJS.ProcessEnv,
   log: CliLogger,
@@ -212,7 +218,8 @@ async function serveHttp(
   const { token, stored } = httpToken(env, opts.rotateToken, log);
   const handle = await served
     .serveHttp({
-      createServer: () => served.createMcpServer(runtime.context),
+      createServer: served.createServer,
+      modern: served.modern,
       listen: { ...opts.listen, allowRemote: opts.allowRemote },
       secret: token,
       log,

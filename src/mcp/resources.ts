@@ -148,7 +148,10 @@ async function readMessage(ctx: ServerContext, uri: URL, vars: Variables): Promi
 export function registerResources(server: McpServer, ctx: ServerContext, watch?: ResourceWatch): void {
   server.registerResource(
     'conversation',
-    new ResourceTemplate(CONVERSATION_RESOURCE_TEMPLATE, { list: () => listConversations(ctx, watch) }),
+    // A 2026-07-28 request (its `_meta` envelope) hears of changes only on a subscriptions/listen stream it opens.
+    new ResourceTemplate(CONVERSATION_RESOURCE_TEMPLATE, {
+      list: (extra) => listConversations(ctx, extra.mcpReq.envelope ? undefined : watch),
+    }),
     {
       title: 'Conversation',
       description: 'Summary of one conversation of the msgbrowse archive (id from list_conversations).',

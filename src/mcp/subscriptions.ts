@@ -1,5 +1,7 @@
 // Live resources: `resources/updated` for each subscribed URI whose conversation changed, `list_changed` when
-// conversations appear or disappear after a listing; only servers with either read the archive on a change.
+// conversations appear or disappear after a listing; only watchers with either read the archive on a change.
+// Initialize-era sessions subscribe with resources/subscribe; a 2026-07-28 client opens a subscriptions/listen
+// stream, whose filter the transport hands to watchListen.
 import { type McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { errorMessage, inline, parseResourceId, ProtocolError, type ServerContext } from '../core';
 
@@ -9,6 +11,18 @@ type MessageRef = { id?: number; hash?: string };
 /** The conversation a subscribed URI is about; a message's is looked up again after changes. */
 type Subscription = { conversationId?: number; message?: MessageRef };
 type Sent = (method: string, uri?: string) => void;
+
+/** Where a watcher's notifications go: a session's server, or the listen streams of the 2026-07-28 era. */
+export interface ChangeSink {
+  resourceUpdated(uri: string): Promise<void> | void;
+  resourcesChanged(): void;
+}
+
+/** What a `subscriptions/listen` stream asked for that concerns resources (the SDK validates the request). */
+export interface ListenFilter {
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: readonly string[];
+}
 
 export interface ResourceWatch {
   /** resources/list was answered: from now on, tell this client when the list changes. */
@@ -50,7 +64,7 @@ class ResourceWatcher implements ResourceWatch {
   private again = false;
 
   constructor(
-    private readonly server: McpServer,
+    private readonly sink: ChangeSink,
     private readonly ctx: ServerContext,
     private readonly sent: Sent | undefined,
   ) {}
@@ -104,7 +118,7 @@ class ResourceWatcher implements ResourceWatch {
     return new Map(rows.map((r) => [r.id, `${r.messages}:${r.minId}:${r.maxId}`]));
   }
 
-  private async baseline(): Promise<void> {
+  async baseline(): Promise<void> {
     if (!this.last) this.last = await this.signatures().catch(() => undefined);
   }
 
@@ -129,7 +143,7 @@ class ResourceWatcher implements ResourceWatch {
     if (changed.size === 0) return;
     await this.notifySubscribers(changed);
     if (this.listed && setChanged) {
-      this.server.sendResourceListChanged();
+      this.sink.resourcesChanged();
       this.sent?.('notifications/resources/list_changed');
     }
   }
@@ -145,7 +159,7 @@ class ResourceWatcher implements ResourceWatch {
         if (conv !== undefined && changed.has(conv)) hit = true;
       }
       if (hit) {
-        await this.server.server.sendResourceUpdated({ uri }).catch(() => undefined);
+        await Promise.resolve(this.sink.resourceUpdated(uri)).catch(() => undefined);
         this.sent?.('notifications/resources/updated', uri);
       }
     }
@@ -153,7 +167,11 @@ class ResourceWatcher implements ResourceWatch {
 }
 
 export function registerSubscriptions(server: McpServer, ctx: ServerContext, sent?: Sent): ResourceWatch {
-  const watcher = new ResourceWatcher(server, ctx, sent);
+  const sink: ChangeSink = {
+    resourceUpdated: (uri) => server.server.sendResourceUpdated({ uri }),
+    resourcesChanged: () => server.sendResourceListChanged(),
+  };
+  const watcher = new ResourceWatcher(sink, ctx, sent);
   const unwatch = ctx.onDidChange?.(watcher.onChange);
   const prevClose = server.server.onclose;
   server.server.onclose = () => {
@@ -173,4 +191,23 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
     return {};
   });
   return watcher;
+}
+
+/**
+ * A 2026-07-28 listen stream: watches what its filter names until the returned function is called (stream closed).
+ * Resolves once the archive's state is read, so a change right after the stream is acknowledged is not missed.
+ */
+export async function watchListen(ctx: ServerContext, filter: ListenFilter, sink: ChangeSink): Promise<() => void> {
+  const watcher = new ResourceWatcher(sink, ctx, undefined);
+  const uris = (filter.resourceSubscriptions ?? []).filter((u) => typeof u === 'string' && u.length <= 2048);
+  if (!filter.resourcesListChanged && uris.length === 0) return () => {};
+  const unwatch = ctx.onDidChange?.(watcher.onChange);
+  if (filter.resourcesListChanged) watcher.noteListed();
+  // One after another: the first reads the baseline the others then share.
+  for (const uri of uris) await watcher.subscribe(uri);
+  await watcher.baseline();
+  return () => {
+    unwatch?.();
+    watcher.subscribed.clear();
+  };
 }

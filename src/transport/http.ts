@@ -1,10 +1,14 @@
-/** Stateful streamable HTTP for MCP on plain `node:http`: one McpServer per session, every request guarded first. */
+/**
+ * Streamable HTTP for MCP on plain `node:http`, every request guarded first: initialize-era sessions (one McpServer
+ * each) and, when a modern leg is given, 2026-07-28 requests (http-modern.ts).
+ */
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
 import { BodyError, DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
 import { checkRequest, type GuardOptions, loopbackHosts, loopbackOrigins, REFUSAL_STATUS } from './guard';
+import type { ModernLeg } from './http-modern';
 import { type BoundEndpoint, bind, cleanupEndpoint, isWildcardHost, type ListenTarget } from './listen';
 import { type Session, SessionRegistry } from './sessions';
 
@@ -27,6 +31,8 @@ export interface HttpServeOptions {
   maxSessions?: number;
   /** Sessions with no open request for this long are closed. */
   sessionIdleMs?: number;
+  /** Serves 2026-07-28 requests too (the CLI); without it only initialize-era sessions are served (the extension's). */
+  modern?: ModernLeg;
   log?: TransportLog;
 }
 
@@ -44,6 +50,7 @@ interface Listener {
   log: TransportLog;
   maxSessions: number;
   sessions: SessionRegistry;
+  modern?: ModernLeg;
   /** Set once bound. */
   guard?: GuardOptions;
   closing: boolean;
@@ -92,25 +99,27 @@ async function handle(l: Listener, req: http.IncomingMessage, res: http.ServerRe
   const method = req.method ?? '';
   if (method !== 'GET' && method !== 'POST' && method !== 'DELETE')
     return refuse(req, res, 405, `Method not allowed: use ${ALLOW}`, { Allow: ALLOW });
+  const body = method === 'POST' ? await readJsonBody(req, DEFAULT_MAX_BODY_BYTES) : undefined;
+  if (l.modern && (await l.modern.claims(req, body))) return l.modern.serve(req, res, body);
   const sid = req.headers['mcp-session-id'];
-  if (sid === undefined) return newSession(l, req, res);
+  if (sid === undefined) return newSession(l, req, res, body);
   const session = l.sessions.get(Array.isArray(sid) ? sid[0] : sid);
   if (!session) return refuse(req, res, 404, 'Session not found: start a new session with initialize', {}, -32001);
   res.once('close', l.sessions.track(session));
-  const body = method === 'POST' ? await readJsonBody(req, DEFAULT_MAX_BODY_BYTES) : undefined;
   await session.transport.handleRequest(req, res, body);
 }
 
-/** A request without a session: only an initialize POST may start one. */
-async function newSession(l: Listener, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+/** An initialize-era request without a session: only an initialize POST may start one. */
+async function newSession(l: Listener, req: http.IncomingMessage, res: http.ServerResponse, body: unknown) {
   if (req.method === 'GET') {
     const message = 'Method not allowed: GET needs an Mcp-Session-Id (no standalone stream)';
     return refuse(req, res, 405, message, { Allow: 'POST' });
   }
   if (req.method === 'DELETE') return refuse(req, res, 400, 'Bad Request: Mcp-Session-Id header is required');
-  const body = await readJsonBody(req, DEFAULT_MAX_BODY_BYTES);
-  if (!isInitialize(body))
-    return sendJsonError(res, 400, 'Bad Request: Mcp-Session-Id header is required (initialize first)');
+  if (!isInitialize(body)) {
+    const or = l.modern ? ', or send 2026-07-28 requests with their _meta envelope' : '';
+    return sendJsonError(res, 400, `Bad Request: Mcp-Session-Id header is required (initialize first${or})`);
+  }
   if (l.sessions.size >= l.maxSessions) {
     const victim = l.sessions.leastRecentlyUsedIdle();
     if (!victim) {
@@ -186,7 +195,7 @@ async function shutdown(l: Listener, server: http.Server, sweep: NodeJS.Timeout,
   l.closing = true;
   clearInterval(sweep);
   const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-  await l.sessions.closeAll();
+  await Promise.all([l.sessions.closeAll(), l.modern?.close()]);
   server.closeIdleConnections();
   // Anything still open (a stuck stream) is cut after a short grace period.
   const force = setTimeout(() => server.closeAllConnections(), 1000);
@@ -206,6 +215,7 @@ export async function serveHttp(opts: HttpServeOptions): Promise<HttpServerHandl
     log,
     maxSessions: opts.maxSessions ?? 64,
     sessions: new SessionRegistry((id) => log('debug', `session ${id} closed`)),
+    modern: opts.modern,
     closing: false,
   };
   const server = createListener(l);

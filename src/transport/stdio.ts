@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, McpServer } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras } from '@modelcontextprotocol/server/stdio';
 import { LineTransport } from './line-transport';
+import { type ChangeNotifier, type ListenHook, listenRequestOf } from './listen-streams';
 
 type Ending = 'stdin-end' | 'signal' | 'closed';
 
@@ -11,6 +12,8 @@ export interface StdioServeOptions {
   stdout?: Writable;
   /** Stop on SIGINT / SIGTERM too (default true). */
   handleSignals?: boolean;
+  /** Told what each 2026-07-28 `subscriptions/listen` stream watches, for as long as it is open. */
+  onListen?: ListenHook;
 }
 
 export interface StdioHandle {
@@ -32,7 +35,8 @@ function trackPending(transport: LineTransport): (ms: number) => Promise<void> {
   const onmessage = transport.onmessage;
   transport.onmessage = (msg: JSONRPCMessage) => {
     const m = msg as { id?: string | number; method?: string; params?: { requestId?: string | number } };
-    if (m.method !== undefined && m.id !== undefined) pending.add(m.id);
+    // A listen stream is answered only when it ends: not a request the drain waits for.
+    if (m.method !== undefined && m.id !== undefined && m.method !== 'subscriptions/listen') pending.add(m.id);
     else if (m.method === 'notifications/cancelled') settle(m.params?.requestId);
     onmessage?.(msg);
   };
@@ -57,6 +61,48 @@ function trackPending(transport: LineTransport): (ms: number) => Promise<void> {
         });
 }
 
+/**
+ * Hands each listen stream's filter to the hook; what it publishes goes out through the server, whose notifications
+ * the SDK's entry routes onto the streams that asked for them. Returns what ends them all.
+ */
+function watchListens(transport: LineTransport, server: McpServer, hook: ListenHook): () => void {
+  /** Per open stream: what ends it, or undefined while the hook gets ready (the request waits, unacknowledged). */
+  const open = new Map<string | number, (() => void) | undefined>();
+  let ended = false;
+  const notify: ChangeNotifier = {
+    resourceUpdated: (uri) => server.server.sendResourceUpdated({ uri }),
+    resourcesChanged: () => server.sendResourceListChanged(),
+  };
+  const stop = (id: string | number) => {
+    open.get(id)?.();
+    open.delete(id);
+  };
+  const onmessage = transport.onmessage;
+  transport.onmessage = (msg: JSONRPCMessage) => {
+    const listen = listenRequestOf(msg);
+    const m = msg as { method?: string; params?: { requestId?: string | number } };
+    if (!listen) {
+      if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) stop(m.params.requestId);
+      return onmessage?.(msg);
+    }
+    stop(listen.id);
+    open.set(listen.id, undefined);
+    const failed = () => () => {}; // the stream is still served; it only hears of no change
+    void hook(listen.filter, notify)
+      .catch(failed)
+      .then((end) => {
+        // Cancelled (or the connection ended) while getting ready: the stream never starts.
+        if (ended || !open.has(listen.id)) return end();
+        open.set(listen.id, end);
+        onmessage?.(msg);
+      });
+  };
+  return () => {
+    ended = true;
+    for (const id of [...open.keys()]) stop(id);
+  };
+}
+
 export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}): Promise<StdioHandle> {
   const stdin = opts.stdin ?? process.stdin;
   const stdout = opts.stdout ?? process.stdout;
@@ -66,6 +112,7 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
   let closing: Promise<void> | undefined;
   let drain = (_ms: number) => Promise.resolve();
   let entry: { close(): Promise<void> } | undefined;
+  let endListens = () => {};
 
   const shutdown = (why: Ending): Promise<void> => {
     // Assigned before any close work runs: closing the server re-enters here through transport.onclose.
@@ -76,6 +123,7 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
       stdin.off('close', onEnd);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      endListens();
       await entry?.close().catch(() => {});
       // The transport only pauses stdin; nothing may keep the process alive.
       if (stdin === process.stdin) stdin.destroy();
@@ -102,6 +150,7 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
     entryClose?.();
     void shutdown('closed');
   };
+  if (opts.onListen) endListens = watchListens(transport, server, opts.onListen);
   drain = trackPending(transport);
   return { closed, close: () => shutdown('closed') };
 }

@@ -161,6 +161,41 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
     });
   });
 
+  it('serves a 2026-07-28 client too: per request (no session), with the same search, and asks which conversation with input_required', async () => {
+    const r = await start(['--archive', curated.path], { MSGBROWSE_MCP_TOKEN: TOKEN, MSGBROWSE_LLM_EMBED_MODEL: '' });
+    try {
+      const mjWa = curated.conversations.find((x) => x.name === 'MJ' && x.source === 'whatsapp')!;
+      const client = new Client(
+        { name: 'cli-http-modern', version: '0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
+      );
+      let asked: string | undefined;
+      client.setRequestHandler('elicitation/create', async (req) => {
+        asked = (req.params as { message: string }).message;
+        return { action: 'accept', content: { conversation: String(mjWa.id) } };
+      });
+      const transport = new StreamableHTTPClientTransport(new URL(r.url), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      });
+      await client.connect(transport);
+      try {
+        assert.equal(client.getProtocolEra(), 'modern');
+        assert.equal(transport.sessionId, undefined);
+        assert.equal((await client.listTools()).tools.length, EXPECTED_TOOLS.length);
+        const found = await client.callTool({ name: 'search_messages', arguments: { query: 'lease' } });
+        assert.ok((found.structuredContent as { hits: unknown[] }).hits.length > 0, JSON.stringify(found.content));
+        const conv = await client.callTool({ name: 'get_conversation', arguments: { name: 'MJ', limit: 2 } });
+        assert.notEqual(conv.isError, true, JSON.stringify(conv.content));
+        assert.equal((conv.structuredContent as { conversation_id: number }).conversation_id, mjWa.id);
+        assert.match(asked ?? '', /"MJ" is the name of 2 conversations/);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      assert.equal(await stop(r), 0, r.stderr());
+    }
+  });
+
   it('without MSGBROWSE_MCP_TOKEN: one token, kept 0600 across restarts (a saved configuration keeps working); --rotate-token replaces it', async () => {
     const state = path.join(tmp, 'state-home');
     const env = { MSGBROWSE_LLM_EMBED_MODEL: '', XDG_STATE_HOME: state };

@@ -1,7 +1,8 @@
 /**
- * Prompts, completions and live resources through the production CLI bundle, over stdio and over HTTP, with the
- * SDK's own client: a prompt is listed and rendered, a completion answered, and a subscription notified after
- * msgbrowse writes to the archive while the CLI serves it.
+ * Prompts, completions and live resources through the production CLI bundle, over stdio and over HTTP, in both
+ * protocol eras, with the SDK's own client: a prompt is listed and rendered, a completion answered, and a
+ * subscription (resources/subscribe, or a 2026-07-28 subscriptions/listen stream) notified after msgbrowse writes to
+ * the archive while the CLI serves it.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -64,7 +65,10 @@ async function exercise(client: Client, conversationName: string, body: string):
   const uri = `msgbrowse://conversation/${conv.id}`;
   const updated: string[] = [];
   client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
-  await client.subscribeResource({ uri });
+  if (client.getProtocolEra() === 'modern') {
+    const listening = await client.listen({ resourceSubscriptions: [uri], resourcesListChanged: true });
+    assert.deepEqual(listening.honoredFilter, { resourceSubscriptions: [uri], resourcesListChanged: true });
+  } else await client.subscribeResource({ uri });
   // msgbrowse writes into the conversation while the CLI serves it.
   const db = openWritable(curated.path);
   try {
@@ -106,21 +110,50 @@ describe(`CLI prompts, completions and live resources (production bundle, Node $
     }
   });
 
-  it('over HTTP (the notification arrives on the session stream)', async () => {
-    const s = await startHttp();
-    const transport = new StreamableHTTPClientTransport(new URL(s.url), {
-      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+  it('over stdio at 2026-07-28 (the notification arrives on the subscriptions/listen stream)', async () => {
+    const transport = new StdioClientTransport({
+      command: CLI_NODE,
+      args: [cli, '--archive', curated.path],
+      cwd: tmp,
+      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+      stderr: 'pipe',
     });
-    const client = new Client({ name: 'cli-live-http', version: '0' });
-    await client.connect(transport as unknown as Transport);
+    const client = new Client(
+      { name: 'cli-live-stdio-modern', version: '0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(transport);
     try {
-      await exercise(client, 'Zoë', 'written while served over HTTP');
+      assert.equal(client.getProtocolEra(), 'modern');
+      await exercise(client, 'Harper', 'written while served over stdio at 2026-07-28');
     } finally {
-      await transport.terminateSession().catch(() => undefined);
       await client.close();
-      const exited = new Promise((resolve) => s.child.on('exit', resolve));
-      s.child.kill('SIGINT');
-      await exited;
     }
   });
+
+  for (const era of ['2025-11-25', '2026-07-28'] as const) {
+    const how = era === '2025-11-25' ? 'on the session stream' : 'on the subscriptions/listen stream, no session';
+    it(`over HTTP at ${era} (the notification arrives ${how})`, async () => {
+      const s = await startHttp();
+      const transport = new StreamableHTTPClientTransport(new URL(s.url), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      });
+      const client = new Client(
+        { name: 'cli-live-http', version: '0' },
+        era === '2026-07-28' ? { versionNegotiation: { mode: { pin: era } } } : {},
+      );
+      await client.connect(transport as unknown as Transport);
+      try {
+        assert.equal(client.getProtocolEra(), era === '2026-07-28' ? 'modern' : 'legacy');
+        assert.equal(transport.sessionId === undefined, era === '2026-07-28');
+        await exercise(client, 'Zoë', `written while served over HTTP at ${era}`);
+      } finally {
+        await transport.terminateSession().catch(() => undefined);
+        await client.close();
+        const exited = new Promise((resolve) => s.child.on('exit', resolve));
+        s.child.kill('SIGINT');
+        await exited;
+      }
+    });
+  }
 });

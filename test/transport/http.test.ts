@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { serveHttp, type HttpServerHandle } from '../../src/transport/index';
+import { type ListenHook, modernLeg, serveHttp, type HttpServerHandle } from '../../src/transport/index';
 
 const SECRET = 'test-secret-0123456789abcdef';
 const HEADER = 'X-Msgbrowse-Secret';
@@ -414,6 +414,141 @@ describe('HTTP transport, CLI mode (Bearer token; refusals 404 as in the extensi
       const r = await raw({ port }, { headers, path, body: INIT });
       assert.equal(r.status, 404, r.body);
       assert.match(r.body, why);
+    }
+  });
+});
+
+/** A tools/list at 2026-07-28 as it travels: the `_meta` envelope in the body, the standard headers beside it. */
+const MODERN_LIST = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/list',
+  params: {
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+});
+const MODERN_HEADERS = {
+  'content-type': 'application/json',
+  accept: ACCEPT,
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/list',
+};
+
+describe('HTTP transport, both eras (the CLI: initialize-era sessions beside 2026-07-28 requests)', () => {
+  let h: HttpServerHandle;
+  let port: number;
+  let closed = 0;
+  const listens: { filter: unknown; stopped: boolean }[] = [];
+  const onListen: ListenHook = async (filter) => {
+    const entry = { filter, stopped: false };
+    listens.push(entry);
+    return () => void (entry.stopped = true);
+  };
+  const counted = () => {
+    const s = makeServer();
+    s.server.registerCapabilities({ resources: { subscribe: true } }); // or a listen stream is closed at once
+    s.server.onclose = () => void closed++;
+    return s;
+  };
+  before(async () => {
+    h = await serveHttp({
+      createServer: counted,
+      modern: modernLeg(counted, { onListen }),
+      listen: { host: '127.0.0.1', port: 0 },
+      secret: SECRET,
+    });
+    port = h.endpoint.kind === 'tcp' ? h.endpoint.port : 0;
+  });
+  after(() => h.close());
+
+  it('a 2026-07-28 client is served per request (no session, each server closed after its request) while an initialize-era client keeps its session', async () => {
+    const legacy = await connect(h.url, { Authorization: `Bearer ${SECRET}` });
+    const modern = new Client(
+      { name: 'modern', version: '0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const t = new StreamableHTTPClientTransport(new URL(h.url), {
+      requestInit: { headers: { Authorization: `Bearer ${SECRET}` } },
+    });
+    await modern.connect(t);
+    try {
+      assert.equal(modern.getProtocolEra(), 'modern');
+      const before = closed;
+      for (const text of ['a', 'b', 'c']) {
+        const res = await modern.callTool({ name: 'echo', arguments: { text } });
+        assert.deepEqual(res.content, [{ type: 'text', text: `echo:${text}` }]);
+      }
+      assert.equal(t.sessionId, undefined);
+      assert.equal(h.sessionCount(), 1, 'only the initialize-era client has a session');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(closed - before, 3, 'every per-request server is closed');
+      const res = await legacy.client.callTool({ name: 'echo', arguments: { text: 'old' } });
+      assert.deepEqual(res.content, [{ type: 'text', text: 'echo:old' }]);
+    } finally {
+      await modern.close();
+      await legacy.t.terminateSession();
+      await legacy.client.close();
+    }
+  });
+
+  it('guards every 2026-07-28 request like a session: token, Host and Origin (each 404, saying why)', async () => {
+    const auth = { ...MODERN_HEADERS, authorization: `Bearer ${SECRET}` };
+    const served = await raw({ port }, { headers: auth, body: MODERN_LIST });
+    assert.equal(served.status, 200, served.body);
+    assert.match(served.body, /"echo"/);
+    assert.equal(served.headers['mcp-session-id'], undefined);
+    for (const [headers, why] of [
+      [MODERN_HEADERS, /token|secret|authori/i],
+      [{ ...MODERN_HEADERS, authorization: 'Bearer nope' }, /token|secret|authori/i],
+      [{ ...auth, host: `evil.example:${port}` }, /Host/],
+      [{ ...auth, origin: 'https://evil.example' }, /origin/i],
+    ] as const) {
+      const r = await raw({ port }, { headers, body: MODERN_LIST });
+      assert.equal(r.status, 404, r.body);
+      assert.match(r.body, why);
+      assert.doesNotMatch(r.body, /"echo"/);
+    }
+  });
+
+  it('a claim-less request without a session is told both ways in', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const r = await raw(
+      { port },
+      { headers: { 'content-type': 'application/json', accept: ACCEPT, authorization: `Bearer ${SECRET}` }, body },
+    );
+    assert.equal(r.status, 400);
+    assert.match(r.body, /initialize first, or send 2026-07-28 requests with their _meta envelope/);
+  });
+
+  it('tells the listen hook what a subscriptions/listen stream asks for, and when it closes', async () => {
+    const modern = new Client(
+      { name: 'listener', version: '0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await modern.connect(
+      new StreamableHTTPClientTransport(new URL(h.url), {
+        requestInit: { headers: { Authorization: `Bearer ${SECRET}` } },
+      }),
+    );
+    try {
+      listens.length = 0;
+      const sub = await modern.listen({ resourceSubscriptions: ['msgbrowse://conversation/3'] });
+      assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: ['msgbrowse://conversation/3'] });
+      assert.deepEqual(
+        listens.map((l) => l.filter),
+        [{ resourcesListChanged: false, resourceSubscriptions: ['msgbrowse://conversation/3'] }],
+      );
+      assert.equal(listens[0].stopped, false);
+      await sub.close();
+      const deadline = Date.now() + 5_000;
+      while (!listens[0].stopped && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(listens[0].stopped, true, 'the hook hears the stream close');
+    } finally {
+      await modern.close();
     }
   });
 });

@@ -1,0 +1,55 @@
+/**
+ * The 2026-07-28 leg of the HTTP transport: the SDK's per-request entry, a fresh server per request, no sessions.
+ * http.ts reaches it only after its guard (token, Host, Origin), for requests that carry the `_meta` envelope.
+ */
+import type * as http from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_BODY_BYTES } from './body';
+import { type ListenHook, listenRequestOf } from './listen-streams';
+
+export interface ModernLeg {
+  /** Whether the request is 2026-07-28's rather than an initialize-era session's (the SDK's own classification). */
+  claims(req: http.IncomingMessage, body: unknown): Promise<boolean>;
+  serve(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void>;
+  /** Ends the open listen streams gracefully and aborts requests in flight. */
+  close(): Promise<void>;
+}
+
+/** Headers only: the body is already parsed, and the predicate classifies from it. */
+function headersOf(req: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+  }
+  return headers;
+}
+
+export function modernLeg(
+  createServer: () => McpServer | Promise<McpServer>,
+  opts: { onListen?: ListenHook; onerror?: (e: Error) => void } = {},
+): ModernLeg {
+  const handler = createMcpHandler(createServer, {
+    legacy: 'reject',
+    onerror: opts.onerror,
+    maxRequestBodySize: DEFAULT_MAX_BODY_BYTES,
+  });
+  const node = toNodeHandler(handler, { onerror: opts.onerror, maxRequestBodySize: DEFAULT_MAX_BODY_BYTES });
+  return {
+    claims: async (req, body) => {
+      const request = new Request('http://localhost/', { method: req.method, headers: headersOf(req) });
+      return !(await isLegacyRequest(request, body, { maxRequestBodySize: DEFAULT_MAX_BODY_BYTES }));
+    },
+    serve: async (req, res, body) => {
+      const listen = opts.onListen && listenRequestOf(body);
+      if (listen) {
+        // Failing to watch still serves the stream; it only hears of no change.
+        const stop = await opts.onListen!(listen.filter, handler.notify).catch(() => () => {});
+        if (res.destroyed) stop();
+        else res.once('close', stop);
+      }
+      await node(req, res, body);
+    },
+    close: () => handler.close(),
+  };
+}
