@@ -15,7 +15,6 @@ import {
 } from '../core';
 import { type CliOptions, excludeLines, ledgerProblem, parseBridge, parseCli, USAGE } from './args';
 import type { Launch } from '../mcp/client-configs';
-import type { ListenHook } from '../transport/listen-streams';
 import { servingBanner } from './banner';
 import { storedToken, type StoredToken } from './token';
 import { CliError, oneLine } from './errors';
@@ -102,19 +101,20 @@ async function workerStarting(): Promise<void> {
 
 /** Imported on demand; over stdio the server is made here too. Both serve both protocol eras. */
 async function loadServing(http: boolean, context: Runtime['context']) {
-  const { createMcpServer, watchListen } = await import('../mcp/index');
-  // What a 2026-07-28 client's subscriptions/listen stream watches, published while it is open.
-  const onListen: ListenHook = (filter, notify) => watchListen(context, filter, notify);
+  const { createMcpServer, listenWatch, serverSink } = await import('../mcp/index');
   if (http) {
     const [{ serveHttp }, { modernLeg }] = await Promise.all([
       import('../transport/http'),
       import('../transport/http-modern'),
     ]);
     const createServer = () => createMcpServer(context);
-    return { kind: 'http' as const, createServer, serveHttp, modern: modernLeg(createServer, { onListen }) };
+    // 2026-07-28 clients' subscriptions/listen streams: one watch for the endpoint, published on the SDK's bus.
+    const modern = modernLeg(createServer, { listens: (notify) => listenWatch(context, notify) });
+    return { kind: 'http' as const, createServer, serveHttp, modern };
   }
   const { serveStdio } = await import('../transport/stdio');
-  return { kind: 'stdio' as const, server: createMcpServer(context), serveStdio, onListen };
+  const server = createMcpServer(context);
+  return { kind: 'stdio' as const, server, serveStdio, listens: listenWatch(context, serverSink(server)) };
 }
 
 type Serving = Awaited<ReturnType<typeof loadServing>>;
@@ -183,7 +183,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
       );
     const served = (await serving)!;
     if (served.kind === 'http') return await serveHttp(served, opts, env, log, archiveLabel);
-    const handle = await served.serveStdio(served.server, { onListen: served.onListen });
+    const handle = await served.serveStdio(served.server, { listens: served.listens });
     log('info', `serving ${archiveLabel} over stdio`);
     log('debug', `stdio session ended (${await handle.closed})`);
     return 0;

@@ -1,7 +1,8 @@
 // Live resources: `resources/updated` for each subscribed URI whose conversation changed, `list_changed` when
-// conversations appear or disappear after a listing; only watchers with either read the archive on a change.
-// Initialize-era sessions subscribe with resources/subscribe; a 2026-07-28 client opens a subscriptions/listen
-// stream, whose filter the transport hands to watchListen.
+// conversations appear or disappear; a watcher follows the archive only once something is asked of it.
+// Initialize-era sessions subscribe with resources/subscribe (and hear list_changed after a listing); the 2026-07-28
+// subscriptions/listen streams of one HTTP endpoint or stdio connection share one watcher (listenWatch), which
+// publishes each change once: the SDK hands it to every stream whose filter names it.
 import { type McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { errorMessage, inline, parseResourceId, ProtocolError, type ServerContext } from '../core';
 
@@ -12,16 +13,24 @@ type MessageRef = { id?: number; hash?: string };
 type Subscription = { conversationId?: number; message?: MessageRef };
 type Sent = (method: string, uri?: string) => void;
 
-/** Where a watcher's notifications go: a session's server, or the listen streams of the 2026-07-28 era. */
+/** Where a watcher's notifications go: a session's server, or the SDK's publisher for listen streams. */
 export interface ChangeSink {
   resourceUpdated(uri: string): Promise<void> | void;
   resourcesChanged(): void;
 }
 
-/** What a `subscriptions/listen` stream asked for that concerns resources (the SDK validates the request). */
+/** What an acknowledged `subscriptions/listen` stream asked for that concerns resources. */
 export interface ListenFilter {
   resourcesListChanged?: boolean;
   resourceSubscriptions?: readonly string[];
+}
+
+/** The sink that sends through a server's own notifications. */
+export function serverSink(server: McpServer): ChangeSink {
+  return {
+    resourceUpdated: (uri) => server.server.sendResourceUpdated({ uri }),
+    resourcesChanged: () => server.sendResourceListChanged(),
+  };
 }
 
 export interface ResourceWatch {
@@ -58,8 +67,9 @@ function diff(before: Signature, now: Signature): { changed: Set<number>; setCha
 
 class ResourceWatcher implements ResourceWatch {
   readonly subscribed = new Map<string, Subscription>();
-  private listed = false;
+  listed = false;
   private last: Signature | undefined;
+  private unwatch: (() => void) | undefined;
   private reading: Promise<void> | undefined;
   private again = false;
 
@@ -71,7 +81,21 @@ class ResourceWatcher implements ResourceWatch {
 
   noteListed(): void {
     this.listed = true;
-    void this.baseline();
+    void this.watch();
+  }
+
+  /** Follows the archive's changes from now on (once), with its state read to compare them with. */
+  async watch(): Promise<void> {
+    this.unwatch ??= this.ctx.onDidChange?.(this.onChange) ?? (() => {});
+    if (!this.last) this.last = await this.signatures().catch(() => undefined);
+  }
+
+  stop(): void {
+    this.unwatch?.();
+    this.unwatch = undefined;
+    this.last = undefined;
+    this.subscribed.clear();
+    this.listed = false;
   }
 
   /**
@@ -96,7 +120,7 @@ class ResourceWatcher implements ResourceWatch {
         message: row ? { hash: row.hash } : target.hash ? { hash: target.hash } : { id: target.id },
       });
     }
-    await this.baseline();
+    await this.watch();
   }
 
   /** Changes arrive in bursts: one read at a time, and one more if anything changed meanwhile. */
@@ -118,17 +142,14 @@ class ResourceWatcher implements ResourceWatch {
     return new Map(rows.map((r) => [r.id, `${r.messages}:${r.minId}:${r.maxId}`]));
   }
 
-  async baseline(): Promise<void> {
-    if (!this.last) this.last = await this.signatures().catch(() => undefined);
-  }
-
   private async messageOf(m: MessageRef) {
     const archive = await this.ctx.archive();
     return m.hash ? archive.messageByHash(m.hash) : m.id !== undefined ? archive.messageById(m.id) : undefined;
   }
 
+  /** While watching, `last` stays current even with nothing asked: a stream added later compares with it. */
   private async check(): Promise<void> {
-    if (!this.listed && this.subscribed.size === 0) return;
+    if (!this.unwatch) return;
     const before = this.last;
     let now: Signature;
     try {
@@ -167,16 +188,10 @@ class ResourceWatcher implements ResourceWatch {
 }
 
 export function registerSubscriptions(server: McpServer, ctx: ServerContext, sent?: Sent): ResourceWatch {
-  const sink: ChangeSink = {
-    resourceUpdated: (uri) => server.server.sendResourceUpdated({ uri }),
-    resourcesChanged: () => server.sendResourceListChanged(),
-  };
-  const watcher = new ResourceWatcher(sink, ctx, sent);
-  const unwatch = ctx.onDidChange?.(watcher.onChange);
+  const watcher = new ResourceWatcher(serverSink(server), ctx, sent);
   const prevClose = server.server.onclose;
   server.server.onclose = () => {
-    unwatch?.();
-    watcher.subscribed.clear();
+    watcher.stop();
     prevClose?.();
   };
   server.server.setRequestHandler('resources/subscribe', async (req) => {
@@ -193,21 +208,49 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
   return watcher;
 }
 
-/**
- * A 2026-07-28 listen stream: watches what its filter names until the returned function is called (stream closed).
- * Resolves once the archive's state is read, so a change right after the stream is acknowledged is not missed.
- */
-export async function watchListen(ctx: ServerContext, filter: ListenFilter, sink: ChangeSink): Promise<() => void> {
+/** The listen streams of one HTTP endpoint or stdio connection, watched together. */
+export interface ListenWatch {
+  /** Before a stream is acknowledged: resolves once changes from then on are noticed. */
+  ready(): Promise<void>;
+  /** An acknowledged stream: watches what its filter names until the returned function is called. */
+  add(filter: ListenFilter): () => void;
+}
+
+/** One watcher for many streams: each URI and the listing are watched while any open stream asks for them. */
+export function listenWatch(ctx: ServerContext, sink: ChangeSink): ListenWatch {
   const watcher = new ResourceWatcher(sink, ctx, undefined);
-  const uris = (filter.resourceSubscriptions ?? []).filter((u) => typeof u === 'string' && u.length <= 2048);
-  if (!filter.resourcesListChanged && uris.length === 0) return () => {};
-  const unwatch = ctx.onDidChange?.(watcher.onChange);
-  if (filter.resourcesListChanged) watcher.noteListed();
-  // One after another: the first reads the baseline the others then share.
-  for (const uri of uris) await watcher.subscribe(uri);
-  await watcher.baseline();
-  return () => {
-    unwatch?.();
-    watcher.subscribed.clear();
+  const uris = new Map<string, number>();
+  let listing = 0;
+  let streams = 0;
+  return {
+    ready: () => watcher.watch(),
+    add(filter) {
+      const mine = [...new Set(filter.resourceSubscriptions ?? [])];
+      const lists = filter.resourcesListChanged === true;
+      streams++;
+      if (lists) watcher.listed = ++listing > 0;
+      for (const uri of mine) {
+        uris.set(uri, (uris.get(uri) ?? 0) + 1);
+        // A message URI is looked up first: if every stream asking for it closed meanwhile, it is dropped again.
+        if (uris.get(uri) === 1)
+          void watcher.subscribe(uri).then(() => uris.has(uri) || watcher.subscribed.delete(uri));
+      }
+      let open = true;
+      return () => {
+        if (!open) return;
+        open = false;
+        if (lists) watcher.listed = --listing > 0;
+        for (const uri of mine) {
+          const left = uris.get(uri)! - 1;
+          if (left > 0) {
+            uris.set(uri, left);
+          } else {
+            uris.delete(uri);
+            watcher.subscribed.delete(uri);
+          }
+        }
+        if (--streams === 0) watcher.stop();
+      };
+    },
   };
 }

@@ -6,7 +6,7 @@ import type * as http from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
 import { DEFAULT_MAX_BODY_BYTES } from './body';
-import { type ListenHook, listenRequestOf } from './listen-streams';
+import { type ListenWatchFactory, listenRequestId, requestedFilter } from './listen-streams';
 
 export interface ModernLeg {
   /** Whether the request is 2026-07-28's rather than an initialize-era session's (the SDK's own classification). */
@@ -16,7 +16,7 @@ export interface ModernLeg {
   close(): Promise<void>;
 }
 
-/** Headers only: the body is already parsed, and the predicate classifies from it. */
+/** Headers only (not the SDK's toWebRequest, which serialises the body again): the predicate reads the parsed one. */
 function headersOf(req: http.IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -27,7 +27,7 @@ function headersOf(req: http.IncomingMessage): Headers {
 
 export function modernLeg(
   createServer: () => McpServer | Promise<McpServer>,
-  opts: { onListen?: ListenHook; onerror?: (e: Error) => void } = {},
+  opts: { listens?: ListenWatchFactory; onerror?: (e: Error) => void } = {},
 ): ModernLeg {
   const handler = createMcpHandler(createServer, {
     legacy: 'reject',
@@ -35,18 +35,25 @@ export function modernLeg(
     maxRequestBodySize: DEFAULT_MAX_BODY_BYTES,
   });
   const node = toNodeHandler(handler, { onerror: opts.onerror, maxRequestBodySize: DEFAULT_MAX_BODY_BYTES });
+  const listens = opts.listens?.(handler.notify);
   return {
     claims: async (req, body) => {
       const request = new Request('http://localhost/', { method: req.method, headers: headersOf(req) });
       return !(await isLegacyRequest(request, body, { maxRequestBodySize: DEFAULT_MAX_BODY_BYTES }));
     },
     serve: async (req, res, body) => {
-      const listen = opts.onListen && listenRequestOf(body);
-      if (listen) {
-        // Failing to watch still serves the stream; it only hears of no change.
-        const stop = await opts.onListen!(listen.filter, handler.notify).catch(() => () => {});
-        if (res.destroyed) stop();
-        else res.once('close', stop);
+      if (listens && listenRequestId(body) !== undefined) {
+        // Changes are noticed from before the acknowledgement, and published once the stream is on the SDK's bus:
+        // its response starts only after that (a refused listen gets its error response and ends at once).
+        await listens.ready().catch(() => undefined); // unwatchable: the stream is still served, hearing nothing
+        const writeHead = res.writeHead;
+        let stop: (() => void) | undefined;
+        res.writeHead = ((...args: Parameters<typeof writeHead>) => {
+          res.writeHead = writeHead;
+          stop = listens.add(requestedFilter(body));
+          return writeHead.apply(res, args);
+        }) as typeof writeHead;
+        res.once('close', () => stop?.());
       }
       await node(req, res, body);
     },

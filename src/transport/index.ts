@@ -1,6 +1,6 @@
 export { serveHttp, type HttpServeOptions, type HttpServerHandle, type TransportLog } from './http';
 export { modernLeg, type ModernLeg } from './http-modern';
-export type { ListenHook } from './listen-streams';
+export type { ListenWatch, ListenWatchFactory } from './listen-streams';
 export { serveStdio, type StdioServeOptions, type StdioHandle } from './stdio';
 export { checkRequest, secretsEqual } from './guard';
 export { isLoopbackHost, ListenError } from './listen';

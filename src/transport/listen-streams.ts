@@ -1,10 +1,10 @@
 /**
- * 2026-07-28 `subscriptions/listen` streams as the transports see them: the SDK's entries answer them, and a hook
- * tells the application what each stream watches, so it can publish the changes.
+ * 2026-07-28 `subscriptions/listen` streams as the transports see them: the SDK's entries answer them and fan each
+ * published change out to the streams whose filter names it; the application, told which streams are open, publishes.
  */
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 
-/** Publishes a change to the streams that asked for it (the SDK matches each stream's filter). */
+/** Publishes a change once; the SDK delivers it to every open stream that asked for it. */
 export interface ChangeNotifier {
   resourceUpdated(uri: string): Promise<void> | void;
   resourcesChanged(): void;
@@ -15,26 +15,31 @@ export interface ListenFilter {
   resourceSubscriptions?: readonly string[];
 }
 
-/**
- * Called when a stream opens, before it is acknowledged; resolves, once ready to publish, with what to call when it
- * closes.
- */
-export type ListenHook = (filter: ListenFilter, notify: ChangeNotifier) => Promise<() => void>;
+/** The open streams of one HTTP endpoint or stdio connection (mcp/subscriptions.ts `listenWatch`). */
+export interface ListenWatch {
+  /** Before a stream is acknowledged: resolves once changes from then on are noticed. */
+  ready(): Promise<void>;
+  /** An acknowledged stream: watched until the returned function is called (the stream ended). */
+  add(filter: ListenFilter): () => void;
+}
 
-/**
- * The id and resource filter of a 2026-07-28 `subscriptions/listen` request (it carries the `_meta` envelope);
- * undefined for any other message.
- */
-export function listenRequestOf(msg: unknown): { id: string | number; filter: ListenFilter } | undefined {
-  type Params = { notifications?: unknown; _meta?: Record<string, unknown> };
-  const m = msg as { method?: unknown; id?: unknown; params?: Params } | null;
+/** Made once per HTTP endpoint or stdio connection, with what publishes its changes. */
+export type ListenWatchFactory = (notify: ChangeNotifier) => ListenWatch;
+
+/** A 2026-07-28 `subscriptions/listen` request (it carries the `_meta` envelope): its id; undefined for anything else. */
+export function listenRequestId(msg: unknown): string | number | undefined {
+  const m = msg as { method?: unknown; id?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
   if (!m || typeof m !== 'object' || m.method !== 'subscriptions/listen') return undefined;
   if (typeof m.id !== 'string' && typeof m.id !== 'number') return undefined;
-  if (m.params?._meta?.[PROTOCOL_VERSION_META_KEY] === undefined) return undefined;
-  const n = m.params?.notifications as { resourcesListChanged?: unknown; resourceSubscriptions?: unknown } | undefined;
-  if (!n || typeof n !== 'object') return undefined; // the SDK answers -32602
-  const uris = Array.isArray(n.resourceSubscriptions)
-    ? n.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
-    : undefined;
-  return { id: m.id, filter: { resourcesListChanged: n.resourcesListChanged === true, resourceSubscriptions: uris } };
+  return m.params?._meta?.[PROTOCOL_VERSION_META_KEY] === undefined ? undefined : m.id;
+}
+
+/** The filter of a listen request, as far as it concerns resources (the SDK validates the whole request). */
+export function requestedFilter(msg: unknown): ListenFilter {
+  const n = (msg as { params?: { notifications?: ListenFilter } }).params?.notifications;
+  const uris = Array.isArray(n?.resourceSubscriptions) ? n.resourceSubscriptions : [];
+  return {
+    resourcesListChanged: n?.resourcesListChanged === true,
+    resourceSubscriptions: uris.filter((u): u is string => typeof u === 'string'),
+  };
 }

@@ -1,9 +1,9 @@
 /** One MCP server over stdio: stdout carries only JSON-RPC, logs go elsewhere (stderr). */
 import type { Readable, Writable } from 'node:stream';
-import type { JSONRPCMessage, McpServer } from '@modelcontextprotocol/server';
+import { type JSONRPCMessage, type McpServer, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras } from '@modelcontextprotocol/server/stdio';
 import { LineTransport } from './line-transport';
-import { type ChangeNotifier, type ListenHook, listenRequestOf } from './listen-streams';
+import { type ListenFilter, type ListenWatch, listenRequestId } from './listen-streams';
 
 type Ending = 'stdin-end' | 'signal' | 'closed';
 
@@ -12,8 +12,9 @@ export interface StdioServeOptions {
   stdout?: Writable;
   /** Stop on SIGINT / SIGTERM too (default true). */
   handleSignals?: boolean;
-  /** Told what each 2026-07-28 `subscriptions/listen` stream watches, for as long as it is open. */
-  onListen?: ListenHook;
+  /** Told which 2026-07-28 `subscriptions/listen` streams are open and what each asked for; it publishes through the
+   * server, whose change notifications the SDK's entry routes onto those streams. */
+  listens?: ListenWatch;
 }
 
 export interface StdioHandle {
@@ -62,44 +63,47 @@ function trackPending(transport: LineTransport): (ms: number) => Promise<void> {
 }
 
 /**
- * Hands each listen stream's filter to the hook; what it publishes goes out through the server, whose notifications
- * the SDK's entry routes onto the streams that asked for them. Returns what ends them all.
+ * Tells the listen watch which streams are open: a listen request waits until changes are noticed, a stream counts
+ * from the SDK's acknowledgement (with the filter it honoured) to its end (cancelled, answered, or the connection
+ * closed). Returns what ends them all.
  */
-function watchListens(transport: LineTransport, server: McpServer, hook: ListenHook): () => void {
-  /** Per open stream: what ends it, or undefined while the hook gets ready (the request waits, unacknowledged). */
-  const open = new Map<string | number, (() => void) | undefined>();
-  let ended = false;
-  const notify: ChangeNotifier = {
-    resourceUpdated: (uri) => server.server.sendResourceUpdated({ uri }),
-    resourcesChanged: () => server.sendResourceListChanged(),
-  };
+function watchListens(transport: LineTransport, listens: ListenWatch): () => void {
+  const open = new Map<string | number, () => void>();
+  const held = new Set<string | number>();
   const stop = (id: string | number) => {
+    held.delete(id);
     open.get(id)?.();
     open.delete(id);
   };
   const onmessage = transport.onmessage;
   transport.onmessage = (msg: JSONRPCMessage) => {
-    const listen = listenRequestOf(msg);
+    const id = listenRequestId(msg);
     const m = msg as { method?: string; params?: { requestId?: string | number } };
-    if (!listen) {
-      if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) stop(m.params.requestId);
-      return onmessage?.(msg);
-    }
-    stop(listen.id);
-    open.set(listen.id, undefined);
-    const failed = () => () => {}; // the stream is still served; it only hears of no change
-    void hook(listen.filter, notify)
-      .catch(failed)
-      .then((end) => {
-        // Cancelled (or the connection ended) while getting ready: the stream never starts.
-        if (ended || !open.has(listen.id)) return end();
-        open.set(listen.id, end);
-        onmessage?.(msg);
-      });
+    if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) stop(m.params.requestId);
+    if (id === undefined) return onmessage?.(msg);
+    held.add(id);
+    void listens
+      .ready()
+      .catch(() => undefined) // unwatchable: the stream is still served, hearing nothing
+      .then(() => held.delete(id) && onmessage?.(msg)); // not if it was cancelled meanwhile
+  };
+  const send = transport.send.bind(transport);
+  transport.send = (msg: JSONRPCMessage, ...rest) => {
+    const m = msg as {
+      id?: string | number;
+      method?: string;
+      params?: { notifications?: ListenFilter; _meta?: Record<string, unknown> };
+    };
+    const acked =
+      m.method === 'notifications/subscriptions/acknowledged' && m.params?._meta?.[SUBSCRIPTION_ID_META_KEY];
+    if (typeof acked === 'string' || typeof acked === 'number') {
+      stop(acked);
+      open.set(acked, listens.add(m.params?.notifications ?? {}));
+    } else if (m.method === undefined && m.id !== undefined) stop(m.id); // its answer ends a stream
+    return send(msg, ...rest);
   };
   return () => {
-    ended = true;
-    for (const id of [...open.keys()]) stop(id);
+    for (const id of [...open.keys(), ...held]) stop(id);
   };
 }
 
@@ -150,7 +154,7 @@ export async function serveStdio(server: McpServer, opts: StdioServeOptions = {}
     entryClose?.();
     void shutdown('closed');
   };
-  if (opts.onListen) endListens = watchListens(transport, server, opts.onListen);
+  if (opts.listens) endListens = watchListens(transport, opts.listens);
   drain = trackPending(transport);
   return { closed, close: () => shutdown('closed') };
 }

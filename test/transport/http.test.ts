@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { type ListenHook, modernLeg, serveHttp, type HttpServerHandle } from '../../src/transport/index';
+import { type ListenWatchFactory, modernLeg, serveHttp, type HttpServerHandle } from '../../src/transport/index';
 
 const SECRET = 'test-secret-0123456789abcdef';
 const HEADER = 'X-Msgbrowse-Secret';
@@ -443,11 +443,15 @@ describe('HTTP transport, both eras (the CLI: initialize-era sessions beside 202
   let port: number;
   let closed = 0;
   const listens: { filter: unknown; stopped: boolean }[] = [];
-  const onListen: ListenHook = async (filter) => {
-    const entry = { filter, stopped: false };
-    listens.push(entry);
-    return () => void (entry.stopped = true);
-  };
+  let readied = 0;
+  const watch: ListenWatchFactory = () => ({
+    ready: async () => void readied++,
+    add: (filter) => {
+      const entry = { filter, stopped: false };
+      listens.push(entry);
+      return () => void (entry.stopped = true);
+    },
+  });
   const counted = () => {
     const s = makeServer();
     s.server.registerCapabilities({ resources: { subscribe: true } }); // or a listen stream is closed at once
@@ -457,7 +461,7 @@ describe('HTTP transport, both eras (the CLI: initialize-era sessions beside 202
   before(async () => {
     h = await serveHttp({
       createServer: counted,
-      modern: modernLeg(counted, { onListen }),
+      modern: modernLeg(counted, { listens: watch }),
       listen: { host: '127.0.0.1', port: 0 },
       secret: SECRET,
     });
@@ -524,7 +528,7 @@ describe('HTTP transport, both eras (the CLI: initialize-era sessions beside 202
     assert.match(r.body, /initialize first, or send 2026-07-28 requests with their _meta envelope/);
   });
 
-  it('tells the listen hook what a subscriptions/listen stream asks for, and when it closes', async () => {
+  it('tells the listen watch of a subscriptions/listen stream (ready first, then what it asks for) and when it closes', async () => {
     const modern = new Client(
       { name: 'listener', version: '0' },
       { versionNegotiation: { mode: { pin: '2026-07-28' } } },
@@ -536,17 +540,19 @@ describe('HTTP transport, both eras (the CLI: initialize-era sessions beside 202
     );
     try {
       listens.length = 0;
+      readied = 0;
       const sub = await modern.listen({ resourceSubscriptions: ['msgbrowse://conversation/3'] });
       assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: ['msgbrowse://conversation/3'] });
       assert.deepEqual(
         listens.map((l) => l.filter),
         [{ resourcesListChanged: false, resourceSubscriptions: ['msgbrowse://conversation/3'] }],
       );
+      assert.equal(readied, 1);
       assert.equal(listens[0].stopped, false);
       await sub.close();
       const deadline = Date.now() + 5_000;
       while (!listens[0].stopped && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      assert.equal(listens[0].stopped, true, 'the hook hears the stream close');
+      assert.equal(listens[0].stopped, true, 'the watch hears the stream close');
     } finally {
       await modern.close();
     }
