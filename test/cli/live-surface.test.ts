@@ -93,43 +93,29 @@ async function exercise(client: Client, conversationName: string, body: string):
 }
 
 describe(`CLI prompts, completions and live resources (production bundle, Node ${CLI_NODE_VERSION})`, () => {
-  it('over stdio', async () => {
-    const transport = new StdioClientTransport({
-      command: CLI_NODE,
-      args: [cli, '--archive', curated.path],
-      cwd: tmp,
-      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
-      stderr: 'pipe',
+  for (const era of ['2025-11-25', '2026-07-28'] as const) {
+    const how = era === '2025-11-25' ? '' : ' (the notification arrives on the subscriptions/listen stream)';
+    it(`over stdio at ${era}${how}`, async () => {
+      const transport = new StdioClientTransport({
+        command: CLI_NODE,
+        args: [cli, '--archive', curated.path],
+        cwd: tmp,
+        env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
+        stderr: 'pipe',
+      });
+      const client = new Client(
+        { name: 'cli-live-stdio', version: '0' },
+        era === '2026-07-28' ? { versionNegotiation: { mode: { pin: era } } } : {},
+      );
+      await client.connect(transport);
+      try {
+        assert.equal(client.getProtocolEra(), era === '2026-07-28' ? 'modern' : 'legacy');
+        await exercise(client, 'Harper', `written while served over stdio at ${era}`);
+      } finally {
+        await client.close();
+      }
     });
-    const client = new Client({ name: 'cli-live-stdio', version: '0' });
-    await client.connect(transport);
-    try {
-      await exercise(client, 'Harper', 'written while served over stdio');
-    } finally {
-      await client.close();
-    }
-  });
-
-  it('over stdio at 2026-07-28 (the notification arrives on the subscriptions/listen stream)', async () => {
-    const transport = new StdioClientTransport({
-      command: CLI_NODE,
-      args: [cli, '--archive', curated.path],
-      cwd: tmp,
-      env: cleanEnv({ MSGBROWSE_LLM_EMBED_MODEL: '' }),
-      stderr: 'pipe',
-    });
-    const client = new Client(
-      { name: 'cli-live-stdio-modern', version: '0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await client.connect(transport);
-    try {
-      assert.equal(client.getProtocolEra(), 'modern');
-      await exercise(client, 'Harper', 'written while served over stdio at 2026-07-28');
-    } finally {
-      await client.close();
-    }
-  });
+  }
 
   for (const era of ['2025-11-25', '2026-07-28'] as const) {
     const how = era === '2025-11-25' ? 'on the session stream' : 'on the subscriptions/listen stream, no session';
