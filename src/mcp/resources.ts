@@ -26,6 +26,7 @@ import {
   type ServerContext,
 } from '../core';
 import { disclosedRead } from './disclosure';
+import { RESOURCE_ICONS } from './icons';
 import { renderHits, UNTRUSTED_NOTE } from './render';
 import type { ResourceWatch } from './subscriptions';
 
@@ -80,6 +81,7 @@ async function listConversations(ctx: ServerContext, watch?: ResourceWatch): Pro
       title: `${c.name} (${c.source})`,
       description: `${c.messageCount} messages${c.lastTs ? `, last ${c.lastTs}` : ''}`,
       mimeType: 'text/markdown',
+      icons: undefined, // not the template's, which the SDK copies into each listed resource: hundreds of PNGs
     })),
   };
 }
@@ -154,6 +156,7 @@ export function registerResources(server: McpServer, ctx: ServerContext, watch?:
     }),
     {
       title: 'Conversation',
+      icons: RESOURCE_ICONS,
       description: 'Summary of one conversation of the msgbrowse archive (id from list_conversations).',
       mimeType: 'text/markdown',
     },
@@ -164,6 +167,7 @@ export function registerResources(server: McpServer, ctx: ServerContext, watch?:
     new ResourceTemplate(new MessageUriTemplate(), { list: undefined }),
     {
       title: 'Message with context',
+      icons: RESOURCE_ICONS,
       description:
         'One archived message with two messages on each side (get_context reads further): by message_id anchored by h (a prefix of its stable hash, as the resource links carry; ' +
         'a message that moved after a re-import is followed, one that is gone is an error), or by the full 64-hex hash.',

@@ -18,7 +18,7 @@ import { usableBudget } from './answer-budget';
 import { appToolMeta, registerAppView } from './app-view';
 import { registerCompletions } from './completions';
 import { discloseToolCall } from './disclosure';
-import { type Icon, PROMPT_ICONS, RESOURCE_ICONS, SERVER_ICONS, toolIcons } from './icons';
+import { SERVER_ICONS, toolIcons } from './icons';
 import { SERVER_INSTRUCTIONS } from './instructions';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
@@ -55,23 +55,6 @@ const OBSERVED = new Set([
   'resources/read',
   'resources/subscribe',
   'resources/unsubscribe',
-]);
-
-type Result = Record<string, unknown>;
-
-/** Adds icons to the items of a list result under `key`. */
-function withIcons(key: string, iconsOf: (item: { name: string }) => readonly Icon[]): (r: Result) => Result {
-  return (r) => ({
-    ...r,
-    [key]: (r[key] as { name: string }[] | undefined)?.map((i) => ({ ...i, icons: [...iconsOf(i)] })),
-  });
-}
-
-// The SDK's McpServer drops `icons` from these lists (their schemas allow them): added to its answers on the way out.
-const DECORATED = new Map([
-  ['tools/list', withIcons('tools', (t) => toolIcons(t.name))],
-  ['prompts/list', withIcons('prompts', () => PROMPT_ICONS)],
-  ['resources/templates/list', withIcons('resourceTemplates', () => RESOURCE_ICONS)],
 ]);
 
 /** Exactly what is implemented: tools and prompts are fixed at build time, resources change (subscriptions.ts). */
@@ -153,7 +136,7 @@ type Incoming = {
 };
 
 // Every transport passes through here, so the SDK's handlers need no patching: a tools/call no tool can take gets
-// -32602 with one actionable line (the SDK: -32603 and a validation dump), lists get icons, `observe` hears answers.
+// -32602 with one actionable line (the SDK: -32603 and a validation dump); `observe` hears answers.
 function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): void {
   const connect = server.connect.bind(server);
   server.connect = async (transport: Transport) => {
@@ -170,27 +153,23 @@ function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): vo
         return;
       }
       const { id, method, params: p } = msg as Incoming;
-      if (id !== undefined && method && (DECORATED.has(method) || (observe && OBSERVED.has(method))))
+      if (id !== undefined && method && observe && OBSERVED.has(method))
         asked.set(id, { method, subject: p?.uri ?? p?.name ?? p?.ref?.name ?? p?.ref?.uri });
       else if (method === 'notifications/cancelled' && p?.requestId !== undefined) asked.delete(p.requestId);
       onmessage?.(msg, extra);
     };
     const send = transport.send.bind(transport);
     transport.send = (msg, options) => {
-      const { id, method, result } = msg as { id?: string | number; method?: string; result?: Result };
+      const { id, method, result } = msg as { id?: string | number; method?: string; result?: unknown };
       const request = id !== undefined && method === undefined ? asked.get(id) : undefined;
       if (id === undefined || !request) return send(msg, options);
       asked.delete(id);
-      if (!result) return send(msg, options);
-      if (observe && OBSERVED.has(request.method)) {
-        try {
-          observe({ direction: 'in', ...request, client: server.server.getClientVersion()?.name });
-        } catch {
-          // Observing is for the ledger and tests; the answer goes out regardless.
-        }
+      try {
+        if (result) observe?.({ direction: 'in', ...request, client: server.server.getClientVersion()?.name });
+      } catch {
+        // Observing is for the ledger and tests; the answer goes out regardless.
       }
-      const decorate = DECORATED.get(request.method);
-      return send(decorate ? ({ ...msg, result: decorate(result) } as JSONRPCMessage) : msg, options);
+      return send(msg, options);
     };
   };
 }
@@ -273,6 +252,7 @@ function registerTool(server: McpServer, ctx: ServerContext, def: ToolDefinition
     inputSchema: def.inputSchema,
     outputSchema: def.outputSchema,
     annotations: annotationsFor(def.title),
+    icons: toolIcons(def.name),
     _meta: appToolMeta(def.name),
   };
   server.registerTool(

@@ -126,6 +126,10 @@ describe('capabilities and icons', () => {
           assert.equal(Buffer.from(i.src.split(',')[1], 'base64').subarray(1, 4).toString('latin1'), 'PNG', item.name);
         }
       }
+      // Not each listed conversation: the listing would carry two PNGs per conversation.
+      const { resources } = await c.client.listResources();
+      assert.ok(resources.length > 0);
+      assert.ok(resources.every((r) => r.icons === undefined));
     } finally {
       await c.close();
     }

@@ -1,6 +1,7 @@
 import { type GetPromptResult, type McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { errorMessage, ProtocolError, type ServerContext, ToolError } from '../../core';
+import { PROMPT_ICONS } from '../icons';
 import { findDiscussion } from './find-topic';
 import { onThisDayPrompt } from './look-back';
 import { prepareMeeting } from './meeting-prep';
@@ -25,7 +26,7 @@ export function registerPrompts(server: McpServer, ctx: ServerContext): void {
     }
     server.registerPrompt(
       p.name,
-      { title: p.title, description: p.description, argsSchema: z.object(shape) },
+      { title: p.title, description: p.description, argsSchema: z.object(shape), icons: PROMPT_ICONS },
       async (args: Record<string, string | undefined>, extra): Promise<GetPromptResult> => {
         let text: string;
         try {
