@@ -136,7 +136,7 @@ type Incoming = {
 };
 
 // Every transport passes through here, so the SDK's handlers need no patching: a tools/call no tool can take gets
-// -32602 with one actionable line (the SDK: -32603 and a validation dump); `observe` hears answers.
+// -32602 with one actionable line (the SDK: -32602 with a zod issue dump); `observe` hears answers.
 function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): void {
   const connect = server.connect.bind(server);
   server.connect = async (transport: Transport) => {
