@@ -12,10 +12,10 @@
 // requires it), `conformance server --requirements <revision> --expected-failures scripts/conformance/<revision>.yaml`
 // for 2025-11-25 (initialize-era sessions) and 2026-07-28 (stateless, per-request `_meta`). The runner judges: a
 // failing check not in the baseline, or a baseline entry that passes, fails its run. This script adds that every
-// baseline entry names a scenario of the set and says why (`- scenario:check # reason`), and prints a table of every
-// scenario and `N passed, N failed, N expected failures`; exits 0 only if both runs went as expected. --keep leaves
-// the runner's results (checks.json per scenario) and says where. Processes and temp files are cleaned up on every
-// exit path.
+// baseline entry names a scenario (and check) the run has and says why (`- scenario:check # reason`), and prints a
+// table of every scenario and `N passed, N failed, N expected failures`; exits 0 only if both runs went as expected.
+// --keep leaves the runner's results (checks.json per scenario) and says where. Processes and temp files are cleaned
+// up on every exit path.
 //
 // Node >= 22: the current Node if new enough, else $MSGBROWSE_CONFORMANCE_NODE, else NODE24/NODE22 from
 // <test host dir>/host.env (written by scripts/test-host/setup.sh; the dir is $MSGBROWSE_TEST_HOST_DIR, default
@@ -445,14 +445,16 @@ async function main() {
       if (verdict === 'FAIL')
         for (const c of unexcused) console.log(`    ${c.id}: ${oneLine(c.errorMessage ?? c.description)}`);
     }
+    // The runner ignores an entry naming a check its scenario does not have (a typo, a renamed check): this does not.
     for (const entry of baseline.entries.keys()) {
-      if (checks.has(entry.split(':')[0])) continue;
+      const [scenario, check] = entry.split(':');
+      const list = checks.get(scenario);
+      if (list && (!check || list.some((c) => c.id === check))) continue;
       failedRuns++;
-      console.log(
-        `✗ ${entry}: not a scenario of this requirement set; remove it from ${path.relative(root, baseline.file)}`,
-      );
+      const what = list ? `scenario ${scenario} has no check ${check}` : 'not a scenario of this requirement set';
+      console.log(`✗ ${entry}: ${what}; remove it from ${path.relative(root, baseline.file)}`);
     }
-    // The runner's own verdict decides: it also fails on a baseline entry that passes now (stale) or that it does not know.
+    // The runner's own verdict decides: it also fails on a baseline entry that passes now (stale).
     const tail = out.trim().split('\n').slice(-12).join('\n');
     if (run.code !== 0) {
       failedRuns++;

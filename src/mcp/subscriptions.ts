@@ -70,6 +70,8 @@ class ResourceWatcher implements ResourceWatch {
   listed = false;
   private last: Signature | undefined;
   private unwatch: (() => void) | undefined;
+  /** A closed session's watcher: a request still in flight must not start it again. */
+  private disposed = false;
   private reading: Promise<void> | undefined;
   private again = false;
 
@@ -86,11 +88,17 @@ class ResourceWatcher implements ResourceWatch {
 
   /** Follows the archive's changes from now on (once), with its state read to compare them with. */
   async watch(): Promise<void> {
+    if (this.disposed) return;
     this.unwatch ??= this.ctx.onDidChange?.(this.onChange) ?? (() => {});
-    if (!this.last) this.last = await this.signatures().catch(() => undefined);
+    if (this.last) return;
+    const watching = this.unwatch;
+    const now = await this.signatures().catch(() => undefined);
+    if (this.unwatch === watching && !this.last) this.last = now; // not if stopped meanwhile: a new start reads afresh
   }
 
-  stop(): void {
+  /** Stops following the archive and forgets what was asked; `dispose` also refuses any later start. */
+  stop(dispose = false): void {
+    this.disposed ||= dispose;
     this.unwatch?.();
     this.unwatch = undefined;
     this.last = undefined;
@@ -120,7 +128,6 @@ class ResourceWatcher implements ResourceWatch {
         message: row ? { hash: row.hash } : target.hash ? { hash: target.hash } : { id: target.id },
       });
     }
-    await this.watch();
   }
 
   /** Changes arrive in bursts: one read at a time, and one more if anything changed meanwhile. */
@@ -149,7 +156,8 @@ class ResourceWatcher implements ResourceWatch {
 
   /** While watching, `last` stays current even with nothing asked: a stream added later compares with it. */
   private async check(): Promise<void> {
-    if (!this.unwatch) return;
+    const watching = this.unwatch;
+    if (!watching) return;
     const before = this.last;
     let now: Signature;
     try {
@@ -158,6 +166,7 @@ class ResourceWatcher implements ResourceWatch {
       this.ctx.log?.('debug', `resource watch: could not read the archive (${errorMessage(e)})`);
       return;
     }
+    if (this.unwatch !== watching) return; // stopped meanwhile
     this.last = now;
     if (!before) return;
     const { changed, setChanged } = diff(before, now);
@@ -191,7 +200,7 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
   const watcher = new ResourceWatcher(serverSink(server), ctx, sent);
   const prevClose = server.server.onclose;
   server.server.onclose = () => {
-    watcher.stop();
+    watcher.stop(true);
     prevClose?.();
   };
   server.server.setRequestHandler('resources/subscribe', async (req) => {
@@ -199,6 +208,7 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
     if (typeof uri !== 'string' || uri.length > 2048)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'uri must be a string of at most 2048 characters');
     await watcher.subscribe(uri);
+    await watcher.watch();
     return {};
   });
   server.server.setRequestHandler('resources/unsubscribe', async (req) => {
@@ -210,46 +220,72 @@ export function registerSubscriptions(server: McpServer, ctx: ServerContext, sen
 
 /** The listen streams of one HTTP endpoint or stdio connection, watched together. */
 export interface ListenWatch {
-  /** Before a stream is acknowledged: resolves once changes from then on are noticed. */
-  ready(): Promise<void>;
-  /** An acknowledged stream: watches what its filter names until the returned function is called. */
-  add(filter: ListenFilter): () => void;
+  /** A stream is coming: resolves once changes from now on are noticed, with its slot. */
+  reserve(): Promise<ListenSlot>;
 }
 
-/** One watcher for many streams: each URI and the listing are watched while any open stream asks for them. */
+/** One stream's place: `add` when acknowledged (returns what ends it), `release` when refused or gone before. */
+export interface ListenSlot {
+  add(filter: ListenFilter): () => void;
+  release(): void;
+}
+
+/**
+ * One watcher for many streams: each URI and the listing are watched while any open stream asks for them, and the
+ * archive is followed while any stream is open or on its way (reserved).
+ */
 export function listenWatch(ctx: ServerContext, sink: ChangeSink): ListenWatch {
   const watcher = new ResourceWatcher(sink, ctx, undefined);
   const uris = new Map<string, number>();
   let listing = 0;
-  let streams = 0;
-  return {
-    ready: () => watcher.watch(),
-    add(filter) {
-      const mine = [...new Set(filter.resourceSubscriptions ?? [])];
-      const lists = filter.resourcesListChanged === true;
-      streams++;
-      if (lists) watcher.listed = ++listing > 0;
+  let holders = 0; // open streams and reserved slots
+  const leave = () => {
+    if (--holders === 0) watcher.stop();
+  };
+  const open = (filter: ListenFilter): (() => void) => {
+    const mine = [...new Set(filter.resourceSubscriptions ?? [])];
+    const lists = filter.resourcesListChanged === true;
+    if (lists) watcher.listed = ++listing > 0;
+    for (const uri of mine) {
+      uris.set(uri, (uris.get(uri) ?? 0) + 1);
+      // A message URI is looked up first: if every stream asking for it closed meanwhile, it is dropped again.
+      if (uris.get(uri) === 1) void watcher.subscribe(uri).then(() => uris.has(uri) || watcher.subscribed.delete(uri));
+    }
+    return () => {
+      if (lists) watcher.listed = --listing > 0;
       for (const uri of mine) {
-        uris.set(uri, (uris.get(uri) ?? 0) + 1);
-        // A message URI is looked up first: if every stream asking for it closed meanwhile, it is dropped again.
-        if (uris.get(uri) === 1)
-          void watcher.subscribe(uri).then(() => uris.has(uri) || watcher.subscribed.delete(uri));
-      }
-      let open = true;
-      return () => {
-        if (!open) return;
-        open = false;
-        if (lists) watcher.listed = --listing > 0;
-        for (const uri of mine) {
-          const left = uris.get(uri)! - 1;
-          if (left > 0) {
-            uris.set(uri, left);
-          } else {
-            uris.delete(uri);
-            watcher.subscribed.delete(uri);
-          }
+        const left = uris.get(uri)! - 1;
+        if (left > 0) {
+          uris.set(uri, left);
+        } else {
+          uris.delete(uri);
+          watcher.subscribed.delete(uri);
         }
-        if (--streams === 0) watcher.stop();
+      }
+    };
+  };
+  return {
+    async reserve() {
+      holders++;
+      await watcher.watch();
+      let state: 'reserved' | 'open' | 'done' = 'reserved';
+      return {
+        add(filter) {
+          if (state !== 'reserved') return () => {};
+          state = 'open';
+          const close = open(filter);
+          return () => {
+            if (state !== 'open') return;
+            state = 'done';
+            close();
+            leave();
+          };
+        },
+        release() {
+          if (state !== 'reserved') return;
+          state = 'done';
+          leave();
+        },
       };
     },
   };

@@ -45,15 +45,21 @@ export function modernLeg(
       if (listens && listenRequestId(body) !== undefined) {
         // Changes are noticed from before the acknowledgement, and published once the stream is on the SDK's bus:
         // its response starts only after that (a refused listen gets its error response and ends at once).
-        await listens.ready().catch(() => undefined); // unwatchable: the stream is still served, hearing nothing
+        let end = () => {};
+        let closed = false;
+        res.once('close', () => {
+          closed = true;
+          end();
+        });
+        const slot = await listens.reserve();
+        if (closed) return slot.release();
+        end = () => slot.release();
         const writeHead = res.writeHead;
-        let stop: (() => void) | undefined;
         res.writeHead = ((...args: Parameters<typeof writeHead>) => {
           res.writeHead = writeHead;
-          stop = listens.add(requestedFilter(body));
+          end = slot.add(requestedFilter(body));
           return writeHead.apply(res, args);
         }) as typeof writeHead;
-        res.once('close', () => stop?.());
       }
       await node(req, res, body);
     },

@@ -17,10 +17,14 @@ export interface ListenFilter {
 
 /** The open streams of one HTTP endpoint or stdio connection (mcp/subscriptions.ts `listenWatch`). */
 export interface ListenWatch {
-  /** Before a stream is acknowledged: resolves once changes from then on are noticed. */
-  ready(): Promise<void>;
-  /** An acknowledged stream: watched until the returned function is called (the stream ended). */
+  /** A stream is coming (before the SDK answers it): resolves once changes from now on are noticed, with its slot. */
+  reserve(): Promise<ListenSlot>;
+}
+
+/** One stream's place: `add` when acknowledged (returns what ends it), `release` when refused or gone before. */
+export interface ListenSlot {
   add(filter: ListenFilter): () => void;
+  release(): void;
 }
 
 /** Made once per HTTP endpoint or stdio connection, with what publishes its changes. */

@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { type JSONRPCMessage, type McpServer, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras } from '@modelcontextprotocol/server/stdio';
 import { LineTransport } from './line-transport';
-import { type ListenFilter, type ListenWatch, listenRequestId } from './listen-streams';
+import { type ListenFilter, type ListenSlot, type ListenWatch, listenRequestId } from './listen-streams';
 
 type Ending = 'stdin-end' | 'signal' | 'closed';
 
@@ -63,29 +63,41 @@ function trackPending(transport: LineTransport): (ms: number) => Promise<void> {
 }
 
 /**
- * Tells the listen watch which streams are open: a listen request waits until changes are noticed, a stream counts
- * from the SDK's acknowledgement (with the filter it honoured) to its end (cancelled, answered, or the connection
- * closed). Returns what ends them all.
+ * Tells the listen watch which streams are open: a listen request waits for its slot (changes are noticed from then
+ * on), then goes to the SDK; its stream counts from the SDK's acknowledgement (with the filter it honoured) until it
+ * is cancelled, answered or the connection ends. A refused listen gives its slot back. Returns what ends them all.
  */
 function watchListens(transport: LineTransport, listens: ListenWatch): () => void {
-  const open = new Map<string | number, () => void>();
-  const held = new Set<string | number>();
-  const stop = (id: string | number) => {
-    held.delete(id);
-    open.get(id)?.();
-    open.delete(id);
+  /** Listen requests waiting for their slot; a cancel meanwhile drops them. */
+  const held = new Set<{ id: string | number; dropped: boolean }>();
+  /** Forwarded to the SDK: waiting for its answer (`end` unset) or open. */
+  const streams = new Map<string | number, { slot: ListenSlot; end?: () => void }>();
+  let ended = false;
+  const finish = (id: string | number) => {
+    const s = streams.get(id);
+    streams.delete(id);
+    if (s) (s.end ?? s.slot.release)();
   };
   const onmessage = transport.onmessage;
   transport.onmessage = (msg: JSONRPCMessage) => {
-    const id = listenRequestId(msg);
     const m = msg as { method?: string; params?: { requestId?: string | number } };
-    if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) stop(m.params.requestId);
+    const cancelled = m.method === 'notifications/cancelled' ? m.params?.requestId : undefined;
+    if (cancelled !== undefined) {
+      for (const h of held) if (h.id === cancelled) h.dropped = true;
+      finish(cancelled);
+    }
+    const id = listenRequestId(msg);
     if (id === undefined) return onmessage?.(msg);
-    held.add(id);
-    void listens
-      .ready()
-      .catch(() => undefined) // unwatchable: the stream is still served, hearing nothing
-      .then(() => held.delete(id) && onmessage?.(msg)); // not if it was cancelled meanwhile
+    const h = { id, dropped: false };
+    held.add(h);
+    const forward = (slot?: ListenSlot) => {
+      held.delete(h);
+      if (h.dropped || ended) return slot?.release();
+      finish(id); // the same id again: the SDK replaces that stream
+      if (slot) streams.set(id, { slot });
+      onmessage?.(msg);
+    };
+    void listens.reserve().then(forward, () => forward());
   };
   const send = transport.send.bind(transport);
   transport.send = (msg: JSONRPCMessage, ...rest) => {
@@ -95,15 +107,16 @@ function watchListens(transport: LineTransport, listens: ListenWatch): () => voi
       params?: { notifications?: ListenFilter; _meta?: Record<string, unknown> };
     };
     const acked =
-      m.method === 'notifications/subscriptions/acknowledged' && m.params?._meta?.[SUBSCRIPTION_ID_META_KEY];
-    if (typeof acked === 'string' || typeof acked === 'number') {
-      stop(acked);
-      open.set(acked, listens.add(m.params?.notifications ?? {}));
-    } else if (m.method === undefined && m.id !== undefined) stop(m.id); // its answer ends a stream
+      m.method === 'notifications/subscriptions/acknowledged' ? m.params?._meta?.[SUBSCRIPTION_ID_META_KEY] : undefined;
+    const stream = typeof acked === 'string' || typeof acked === 'number' ? streams.get(acked) : undefined;
+    if (stream && !stream.end) stream.end = stream.slot.add(m.params?.notifications ?? {});
+    else if (m.method === undefined && m.id !== undefined) finish(m.id); // its answer (an error, or the end) ends it
     return send(msg, ...rest);
   };
   return () => {
-    for (const id of [...open.keys(), ...held]) stop(id);
+    ended = true;
+    for (const h of held) h.dropped = true;
+    for (const id of [...streams.keys()]) finish(id);
   };
 }
 

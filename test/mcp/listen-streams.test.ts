@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ServerContext } from '../../src/core/index';
 import { createMcpServer, listenWatch, serverSink } from '../../src/mcp/index';
 import { modernLeg, serveHttp, serveStdio } from '../../src/transport/index';
@@ -21,11 +21,23 @@ const META = {
 };
 const settle = (ms = 200) => new Promise((r) => setTimeout(r, ms));
 
-/** A context whose one conversation grows (and a second appears) when `change()` is called. */
+/** A context whose one conversation grows (and a second appears) when `change()` is called; `hold()` stalls its reads. */
 function changingContext() {
   const listeners = new Set<() => void>();
   let rows = [{ id: 1, messages: 1, minId: 1, maxId: 1 }];
-  const archive = { conversationSignatures: async () => rows, listConversations: async () => [] };
+  let gate: Promise<void> | undefined;
+  const archive = {
+    conversationSignatures: async () => {
+      await gate;
+      return rows;
+    },
+    listConversations: async () => {
+      await gate;
+      return [];
+    },
+    messageById: async () => undefined,
+    messageByHash: async () => undefined,
+  };
   const ctx = {
     version: '0',
     citation: { scheme: 'vscode', authority: 'test' },
@@ -43,7 +55,50 @@ function changingContext() {
     ];
     for (const l of [...listeners]) l();
   };
-  return { ctx, listeners, change };
+  const hold = () => {
+    let open = () => {};
+    gate = new Promise((r) => (open = r));
+    return () => {
+      gate = undefined;
+      open();
+    };
+  };
+  return { ctx, listeners, change, hold };
+}
+
+type Wire = { id?: unknown; method?: string; error?: unknown; params?: { _meta?: Record<string, unknown> } };
+
+/** The CLI's stdio serving on in-memory streams: `send` writes lines, `out` collects what comes back. */
+async function stdioServing(ctx: ServerContext) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const out: Wire[] = [];
+  let buf = '';
+  stdout.on('data', (d: Buffer) => {
+    buf += d.toString();
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      out.push(JSON.parse(buf.slice(0, i)));
+      buf = buf.slice(i + 1);
+    }
+  });
+  const server = createMcpServer(ctx);
+  const handle = await serveStdio(server, {
+    stdin,
+    stdout,
+    handleSignals: false,
+    listens: listenWatch(ctx, serverSink(server)),
+  });
+  const line = (m: object) => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`;
+  const listenLine = (id: string, uris: unknown[], more: object = {}) =>
+    line({
+      id,
+      method: 'subscriptions/listen',
+      params: { _meta: META, notifications: { resourceSubscriptions: uris, ...more } },
+    });
+  const cancelLine = (id: string) =>
+    line({ method: 'notifications/cancelled', params: { requestId: id, _meta: META } });
+  const subscriptionOf = (m: Wire) => m.params?._meta?.['io.modelcontextprotocol/subscriptionId'];
+  return { out, handle, write: (text: string) => stdin.write(text), listenLine, cancelLine, subscriptionOf };
 }
 
 describe('2026-07-28 listen streams (the CLI wiring)', () => {
@@ -96,55 +151,148 @@ describe('2026-07-28 listen streams (the CLI wiring)', () => {
 
   it('over stdio: two streams on one URI each hear a change once; a refused listen and cancelled ones leave nothing watching', async () => {
     const { ctx, listeners, change } = changingContext();
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    const out: { id?: unknown; method?: string; error?: unknown; params?: { _meta?: Record<string, unknown> } }[] = [];
-    let buf = '';
-    stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-        out.push(JSON.parse(buf.slice(0, i)));
-        buf = buf.slice(i + 1);
-      }
-    });
-    const server = createMcpServer(ctx);
-    const h = await serveStdio(server, {
-      stdin,
-      stdout,
-      handleSignals: false,
-      listens: listenWatch(ctx, serverSink(server)),
-    });
-    const send = (m: object) => stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
-    const listen = (id: string, uris: unknown[]) =>
-      send({
-        id,
-        method: 'subscriptions/listen',
-        params: { _meta: META, notifications: { resourceSubscriptions: uris } },
-      });
+    const io = await stdioServing(ctx);
     try {
-      listen('a', [URI]);
-      listen('b', [URI]);
-      listen('bad', [URI, 5]); // the SDK refuses the filter
+      io.write(io.listenLine('a', [URI]) + io.listenLine('b', [URI]) + io.listenLine('bad', [URI, 5])); // 5: refused
       await settle();
       assert.ok(
-        out.some((m) => m.id === 'bad' && m.error),
-        JSON.stringify(out),
+        io.out.some((m) => m.id === 'bad' && m.error),
+        JSON.stringify(io.out),
       );
-      out.length = 0;
+      io.out.length = 0;
       change();
       await settle();
-      const updates = out.filter((m) => m.method === 'notifications/resources/updated');
-      const to = updates.map((m) => m.params?._meta?.['io.modelcontextprotocol/subscriptionId']).sort();
-      assert.deepEqual(to, ['a', 'b'], 'one notification per open stream');
-      for (const id of ['a', 'b']) send({ method: 'notifications/cancelled', params: { requestId: id, _meta: META } });
+      const updates = io.out.filter((m) => m.method === 'notifications/resources/updated');
+      assert.deepEqual(updates.map(io.subscriptionOf).sort(), ['a', 'b'], 'one notification per open stream');
+      io.write(io.cancelLine('a') + io.cancelLine('b'));
       await settle();
       assert.equal(listeners.size, 0, 'the refused and the cancelled streams leave nothing watching');
-      listen('c', [URI]);
+      io.write(io.listenLine('c', [URI]));
       await settle();
       assert.equal(listeners.size, 1);
     } finally {
-      await h.close();
+      await io.handle.close();
     }
     assert.equal(listeners.size, 0, 'closing the connection ends its streams');
+  });
+
+  it('over stdio: a refused listen alone, and a stream on a message closed at once, leave nothing watching', async () => {
+    const { ctx, listeners } = changingContext();
+    const io = await stdioServing(ctx);
+    try {
+      io.write(io.listenLine('bad', [URI, 5]));
+      await settle();
+      assert.ok(io.out.some((m) => m.id === 'bad' && m.error));
+      assert.equal(listeners.size, 0, 'a refused listen gives its slot back');
+      io.write(io.listenLine('m', ['msgbrowse://message/7']) + io.cancelLine('m'));
+      await settle();
+      assert.equal(listeners.size, 0, 'its message lookup does not start the watch again');
+    } finally {
+      await io.handle.close();
+    }
+  });
+
+  it('over stdio: a stream that replaces the last open one (listen b, cancel a, in one write) still hears changes', async () => {
+    const { ctx, listeners, change } = changingContext();
+    const io = await stdioServing(ctx);
+    try {
+      io.write(io.listenLine('a', [URI]));
+      await settle();
+      io.write(io.listenLine('b', [URI], { resourcesListChanged: true }) + io.cancelLine('a'));
+      await settle();
+      assert.equal(listeners.size, 1);
+      io.out.length = 0;
+      change();
+      await settle();
+      const heard = io.out.filter((m) => m.method?.startsWith('notifications/resources/'));
+      assert.deepEqual(heard.map((m) => [m.method, io.subscriptionOf(m)]).sort(), [
+        ['notifications/resources/list_changed', 'b'],
+        ['notifications/resources/updated', 'b'],
+      ]);
+    } finally {
+      await io.handle.close();
+    }
+  });
+
+  it('over stdio: a listen cancelled while it waits is never served; the same id sent again is, once', async () => {
+    const { ctx, listeners, hold } = changingContext();
+    const io = await stdioServing(ctx);
+    try {
+      const open = hold();
+      io.write(io.listenLine('x', ['msgbrowse://conversation/9']) + io.cancelLine('x') + io.listenLine('x', [URI]));
+      await settle(50);
+      open();
+      await settle();
+      const acks = io.out.filter((m) => m.method === 'notifications/subscriptions/acknowledged');
+      assert.equal(acks.length, 1, JSON.stringify(io.out));
+      assert.deepEqual((acks[0].params as { notifications?: unknown }).notifications, { resourceSubscriptions: [URI] });
+      assert.equal(listeners.size, 1);
+      io.write(io.cancelLine('x'));
+      await settle();
+      assert.equal(listeners.size, 0);
+    } finally {
+      await io.handle.close();
+    }
+  });
+
+  it('over HTTP: a client gone before its stream is ready leaves nothing watching', async () => {
+    const { ctx, listeners, hold } = changingContext();
+    const createServer = () => createMcpServer(ctx);
+    const h = await serveHttp({
+      createServer,
+      modern: modernLeg(createServer, { listens: (notify) => listenWatch(ctx, notify) }),
+      listen: { host: '127.0.0.1', port: 0 },
+      secret: SECRET,
+    });
+    try {
+      const open = hold();
+      const gone = new AbortController();
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'subscriptions/listen',
+        params: { _meta: META, notifications: { resourceSubscriptions: [URI] } },
+      });
+      const request = fetch(h.url, {
+        method: 'POST',
+        body,
+        signal: gone.signal,
+        headers: {
+          authorization: `Bearer ${SECRET}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'subscriptions/listen',
+        },
+      }).catch(() => undefined);
+      await settle(100);
+      assert.equal(listeners.size, 1, 'the stream is on its way');
+      gone.abort();
+      await request;
+      await settle(100);
+      open();
+      await settle();
+      assert.equal(listeners.size, 0);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('an initialize-era session closed while its resources/list is answered does not start watching afterwards', async () => {
+    const { ctx, listeners, hold } = changingContext();
+    const server = createMcpServer(ctx);
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: 'legacy', version: '0' });
+    await client.connect(b);
+    const open = hold();
+    const listing = client.listResources().catch(() => undefined);
+    await settle(50);
+    await client.close();
+    await server.close();
+    open();
+    await listing;
+    await settle();
+    assert.equal(listeners.size, 0);
   });
 });

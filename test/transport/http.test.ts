@@ -445,11 +445,16 @@ describe('HTTP transport, both eras (the CLI: initialize-era sessions beside 202
   const listens: { filter: unknown; stopped: boolean }[] = [];
   let readied = 0;
   const watch: ListenWatchFactory = () => ({
-    ready: async () => void readied++,
-    add: (filter) => {
-      const entry = { filter, stopped: false };
-      listens.push(entry);
-      return () => void (entry.stopped = true);
+    reserve: async () => {
+      readied++;
+      return {
+        add: (filter) => {
+          const entry = { filter, stopped: false };
+          listens.push(entry);
+          return () => void (entry.stopped = true);
+        },
+        release: () => {},
+      };
     },
   });
   const counted = () => {
