@@ -23,7 +23,3 @@ export class ArchiveError extends Error {
     this.name = 'ArchiveError';
   }
 }
-
-export function isArchiveError(e: unknown): e is ArchiveError {
-  return e instanceof ArchiveError;
-}

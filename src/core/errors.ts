@@ -1,5 +1,5 @@
-import { isArchiveError } from '../archive/errors';
-import { isEmbedError } from '../embed/errors';
+import { ArchiveError } from '../archive/errors';
+import { EmbedError } from '../embed/errors';
 
 /** An expected failure with a message written for the model: what was wrong and what to do instead. */
 export class ToolError extends Error {
@@ -22,7 +22,7 @@ export class ProtocolError extends ToolError {
 
 /** One actionable line for anything a handler throws: known errors keep their message, others lose the stack. */
 export function errorMessage(e: unknown): string {
-  if (e instanceof ToolError || isArchiveError(e) || isEmbedError(e)) return e.message;
+  if (e instanceof ToolError || e instanceof ArchiveError || e instanceof EmbedError) return e.message;
   if (e instanceof Error && e.name === 'AbortError') return 'the request was cancelled';
   const msg = e instanceof Error ? e.message : String(e);
   return `internal error: ${msg.split('\n')[0] || 'unknown failure'} — please report this; other calls still work`;

@@ -1,6 +1,6 @@
 import type { AsyncArchive, MessageFilter, MessageRow, ScopeCounts, ScopeFilter } from '../archive/types';
-import { isArchiveError } from '../archive/errors';
-import { dimensionMismatchError, isEmbedError } from '../embed/errors';
+import { ArchiveError } from '../archive/errors';
+import { dimensionMismatchError, EmbedError } from '../embed/errors';
 import type { VectorFilter, VectorHit } from '../search/types';
 import type { BuildProgressInfo, SemanticReady, SemanticState, ServerContext } from './context';
 import { errorMessage } from './errors';
@@ -163,6 +163,6 @@ export async function runSemantic(
 
 function failureReason(e: unknown): string {
   // Embedding and vector-index errors carry actionable messages of their own.
-  if (isEmbedError(e) || isArchiveError(e)) return e.message;
+  if (e instanceof EmbedError || e instanceof ArchiveError) return e.message;
   return e instanceof Error && e.message ? e.message.split('\n')[0] : errorMessage(e);
 }

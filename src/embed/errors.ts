@@ -20,10 +20,6 @@ export class EmbedError extends Error {
   }
 }
 
-export function isEmbedError(e: unknown): e is EmbedError {
-  return e instanceof EmbedError;
-}
-
 /** The query's length differs from the stored vectors': the endpoint serves another model than the archive's. */
 export function dimensionMismatchError(model: string, queryDim: number, storedDim: number): EmbedError {
   return new EmbedError(

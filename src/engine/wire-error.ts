@@ -1,6 +1,6 @@
 /** Errors across the worker boundary: plain objects on the wire, real errors on each side. */
-import { ArchiveError, isArchiveError, type ArchiveErrorCode } from '../archive/errors';
-import { isVectorIndexError, VectorIndexError, type VectorErrorCode } from '../search/vector/errors';
+import { ArchiveError, type ArchiveErrorCode } from '../archive/errors';
+import { VectorIndexError, type VectorErrorCode } from '../search/vector/errors';
 import type { WireError } from './protocol';
 
 export function isAbortError(e: unknown): boolean {
@@ -16,9 +16,9 @@ export function abortError(signal?: AbortSignal): Error {
 
 /** Serialises what a handler threw. Only name, code and message survive: stacks stay in the worker. */
 export function toWireError(e: unknown): WireError {
-  if (isArchiveError(e))
+  if (e instanceof ArchiveError)
     return { kind: 'archive', code: e.code, message: e.message, ...(e.path !== undefined ? { path: e.path } : {}) };
-  if (isVectorIndexError(e)) return { kind: 'vector', code: e.code, message: e.message };
+  if (e instanceof VectorIndexError) return { kind: 'vector', code: e.code, message: e.message };
   if (isAbortError(e)) return { kind: 'abort', message: (e as Error).message };
   if (e instanceof Error) return { kind: 'error', message: e.message || e.name };
   return { kind: 'error', message: String(e) };

@@ -109,8 +109,6 @@ export function createMcpServer(ctx: ServerContext, opts: McpServerOptions = {})
   registerPrompts(server, ctx);
   registerCompletions(server, ctx);
   tapTraffic(server, observe);
-  // Again: the SDK's registrations turned on listChanged for tools and prompts.
-  server.server.registerCapabilities(CAPABILITIES);
   return server;
 }
 

@@ -1,6 +1,7 @@
 /** Where the HTTP server listens: loopback TCP, or a Unix socket / Windows named pipe nobody else can reach. */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import * as os from 'node:os';
@@ -54,21 +55,16 @@ const LISTEN_ERRORS: Record<string, string> = {
   ENOTFOUND: 'no such local address',
 };
 
-function listenOn(server: Server, arg: { host: string; port: number } | { path: string }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      const where = 'path' in arg ? arg.path : `${arg.host}:${arg.port}`;
-      reject(new ListenError(`cannot listen on ${where}: ${LISTEN_ERRORS[err.code ?? ''] ?? err.message}`));
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(arg);
-  });
+async function listenOn(server: Server, arg: { host: string; port: number } | { path: string }): Promise<void> {
+  const listening = once(server, 'listening'); // rejects on 'error'
+  server.listen(arg);
+  try {
+    await listening;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const where = 'path' in arg ? arg.path : `${arg.host}:${arg.port}`;
+    throw new ListenError(`cannot listen on ${where}: ${LISTEN_ERRORS[err.code ?? ''] ?? err.message}`);
+  }
 }
 
 /** Binds `server` to the target; refuses non-loopback hosts unless `allowRemote`. */

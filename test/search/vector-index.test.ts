@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EmbeddingRecord } from '../../src/archive/types';
 import type { VectorFilter, VectorHit } from '../../src/search/types';
-import { buildVectorIndex, isVectorIndexError } from '../../src/search/vector';
+import { buildVectorIndex, VectorIndexError } from '../../src/search/vector';
 import { mulberry32 as rng, gaussian as gauss } from '../fixtures/random';
 import { assertSame, bruteForce, makeRecords, queries } from '../fixtures/vector-records';
 
@@ -144,11 +144,11 @@ describe('vector index exactness', () => {
     const index = await buildVectorIndex(makeRecords(50, 8, 1), { model: 'nomic-embed' });
     await assert.rejects(
       index.search(new Float32Array(8), 5),
-      (e: unknown) => isVectorIndexError(e) && e.code === 'zero_query',
+      (e: unknown) => e instanceof VectorIndexError && e.code === 'zero_query',
     );
     await assert.rejects(
       index.search(new Float32Array(8).fill(Number.POSITIVE_INFINITY), 5),
-      (e: unknown) => isVectorIndexError(e) && e.code === 'invalid_query',
+      (e: unknown) => e instanceof VectorIndexError && e.code === 'invalid_query',
     );
     await assert.rejects(index.search(new Float32Array(12).fill(1), 5), {
       message:
@@ -157,7 +157,7 @@ describe('vector index exactness', () => {
     });
     await assert.rejects(
       index.search(new Float32Array(8).fill(1), 0),
-      (e: unknown) => isVectorIndexError(e) && e.code === 'invalid_k',
+      (e: unknown) => e instanceof VectorIndexError && e.code === 'invalid_k',
     );
   });
 
@@ -167,11 +167,11 @@ describe('vector index exactness', () => {
     const q = new Float32Array(8).fill(1);
     await assert.rejects(
       index.search(q, 5, { sender: 'Me' }),
-      (e: unknown) => isVectorIndexError(e) && e.code === 'missing_metadata',
+      (e: unknown) => e instanceof VectorIndexError && e.code === 'missing_metadata',
     );
     await assert.rejects(
       index.search(q, 5, { source: 'signal' }),
-      (e: unknown) => isVectorIndexError(e) && e.code === 'missing_metadata',
+      (e: unknown) => e instanceof VectorIndexError && e.code === 'missing_metadata',
     );
     assertSame(
       await index.search(q, 5, { conversationId: 2 }),
@@ -183,7 +183,7 @@ describe('vector index exactness', () => {
   it('an archive without usable vectors is an error, not an empty index', async () => {
     await assert.rejects(
       buildVectorIndex([], { model: 'm' }),
-      (e: unknown) => isVectorIndexError(e) && e.code === 'no_vectors',
+      (e: unknown) => e instanceof VectorIndexError && e.code === 'no_vectors',
     );
   });
 
@@ -222,6 +222,6 @@ describe('vector index exactness', () => {
     pre.abort();
     await assert.rejects(index.search(q, 10, undefined, pre.signal), { name: 'AbortError' });
     index.dispose();
-    await assert.rejects(index.search(q, 10), (e: unknown) => isVectorIndexError(e) && e.code === 'disposed');
+    await assert.rejects(index.search(q, 10), (e: unknown) => e instanceof VectorIndexError && e.code === 'disposed');
   });
 });

@@ -20,10 +20,6 @@ export class VectorIndexError extends Error {
   }
 }
 
-export function isVectorIndexError(e: unknown): e is VectorIndexError {
-  return e instanceof VectorIndexError;
-}
-
 /** The error an aborted build or search rejects with (`name === 'AbortError'`). */
 export function abortError(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
@@ -49,6 +45,4 @@ export function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined, 
 }
 
 /** Lets pending I/O, timers and an AbortSignal through between chunks of synchronous work. */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
+export { setImmediate as yieldToEventLoop } from 'node:timers/promises';

@@ -12,4 +12,4 @@ export { keepBuildCoverage, type BuildStats, type IndexParts } from './accumulat
 export { archiveRows, KeyedRows } from './row-store';
 export { packParts, unpackParts, type PackedParts } from './transfer';
 export { Int8VectorIndex } from './int8-index';
-export { VectorIndexError, isVectorIndexError } from './errors';
+export { VectorIndexError } from './errors';
