@@ -100,7 +100,7 @@ async function workerStarting(): Promise<void> {
 }
 
 /** Imported on demand; over stdio the server is made here too. Both serve both protocol eras. */
-async function loadServing(http: boolean, context: Runtime['context']) {
+async function loadServing(http: boolean, context: Runtime['context'], log: CliLogger) {
   const { createMcpServer, listenWatch, serverSink } = await import('../mcp/index');
   if (http) {
     const [{ serveHttp }, { modernLeg }] = await Promise.all([
@@ -109,7 +109,10 @@ async function loadServing(http: boolean, context: Runtime['context']) {
     ]);
     const createServer = () => createMcpServer(context);
     // 2026-07-28 clients' subscriptions/listen streams: one watch for the endpoint, published on the SDK's bus.
-    const modern = modernLeg(createServer, { listens: (notify) => listenWatch(context, notify) });
+    const modern = modernLeg(createServer, {
+      listens: (notify) => listenWatch(context, notify),
+      onerror: (e) => log('debug', `2026-07-28 request: ${e.message}`),
+    });
     return { kind: 'http' as const, createServer, serveHttp, modern };
   }
   const { serveStdio } = await import('../transport/stdio');
@@ -163,7 +166,9 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     // The MCP server and its transport load while the engine worker opens the archive on another core.
     log.muted = true;
     const opening = openOrFail(runtime, opts.archive);
-    const serving = opts.summary ? undefined : workerStarting().then(() => loadServing(opts.http, runtime.context));
+    const serving = opts.summary
+      ? undefined
+      : workerStarting().then(() => loadServing(opts.http, runtime.context, log));
     void serving?.catch(() => undefined);
     await opening;
     log.muted = false;

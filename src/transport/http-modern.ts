@@ -1,6 +1,6 @@
 /**
  * The 2026-07-28 leg of the HTTP transport: the SDK's per-request entry, a fresh server per request, no sessions.
- * http.ts reaches it only after its guard (token, Host, Origin), for requests that carry the `_meta` envelope.
+ * http.ts reaches it only after its guard (token, Host, Origin), for requests that claim 2026-07-28 (`claims`).
  */
 import type * as http from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
