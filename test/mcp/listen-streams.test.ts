@@ -101,16 +101,31 @@ async function stdioServing(ctx: ServerContext) {
   return { out, handle, write: (text: string) => stdin.write(text), listenLine, cancelLine, subscriptionOf };
 }
 
+/** The CLI's HTTP serving on a free loopback port, both eras. */
+function httpServing(ctx: ServerContext) {
+  const createServer = () => createMcpServer(ctx);
+  return serveHttp({
+    createServer,
+    modern: modernLeg(createServer, { listens: (notify) => listenWatch(ctx, notify) }),
+    listen: { host: '127.0.0.1', port: 0 },
+    secret: SECRET,
+  });
+}
+
+/** Runs `test` against a fresh stdio serving, closed afterwards whatever happens. */
+async function withStdio(ctx: ServerContext, test: (io: Awaited<ReturnType<typeof stdioServing>>) => Promise<void>) {
+  const io = await stdioServing(ctx);
+  try {
+    await test(io);
+  } finally {
+    await io.handle.close();
+  }
+}
+
 describe('2026-07-28 listen streams (the CLI wiring)', () => {
   it('over HTTP: three clients on one URI each hear one change once; the archive is followed only while a stream is open, and per-request servers leave nothing watching', async () => {
     const { ctx, listeners, change } = changingContext();
-    const createServer = () => createMcpServer(ctx);
-    const h = await serveHttp({
-      createServer,
-      modern: modernLeg(createServer, { listens: (notify) => listenWatch(ctx, notify) }),
-      listen: { host: '127.0.0.1', port: 0 },
-      secret: SECRET,
-    });
+    const h = await httpServing(ctx);
     const clients: Client[] = [];
     try {
       const heard: { updated: number; listed: number }[] = [];
@@ -151,8 +166,7 @@ describe('2026-07-28 listen streams (the CLI wiring)', () => {
 
   it('over stdio: two streams on one URI each hear a change once; a refused listen and cancelled ones leave nothing watching', async () => {
     const { ctx, listeners, change } = changingContext();
-    const io = await stdioServing(ctx);
-    try {
+    await withStdio(ctx, async (io) => {
       io.write(io.listenLine('a', [URI]) + io.listenLine('b', [URI]) + io.listenLine('bad', [URI, 5])); // 5: refused
       await settle();
       assert.ok(
@@ -170,16 +184,13 @@ describe('2026-07-28 listen streams (the CLI wiring)', () => {
       io.write(io.listenLine('c', [URI]));
       await settle();
       assert.equal(listeners.size, 1);
-    } finally {
-      await io.handle.close();
-    }
+    });
     assert.equal(listeners.size, 0, 'closing the connection ends its streams');
   });
 
   it('over stdio: a refused listen alone, and a stream on a message closed at once, leave nothing watching', async () => {
     const { ctx, listeners } = changingContext();
-    const io = await stdioServing(ctx);
-    try {
+    await withStdio(ctx, async (io) => {
       io.write(io.listenLine('bad', [URI, 5]));
       await settle();
       assert.ok(io.out.some((m) => m.id === 'bad' && m.error));
@@ -187,15 +198,12 @@ describe('2026-07-28 listen streams (the CLI wiring)', () => {
       io.write(io.listenLine('m', ['msgbrowse://message/7']) + io.cancelLine('m'));
       await settle();
       assert.equal(listeners.size, 0, 'its message lookup does not start the watch again');
-    } finally {
-      await io.handle.close();
-    }
+    });
   });
 
   it('over stdio: a stream that replaces the last open one (listen b, cancel a, in one write) still hears changes', async () => {
     const { ctx, listeners, change } = changingContext();
-    const io = await stdioServing(ctx);
-    try {
+    await withStdio(ctx, async (io) => {
       io.write(io.listenLine('a', [URI]));
       await settle();
       io.write(io.listenLine('b', [URI], { resourcesListChanged: true }) + io.cancelLine('a'));
@@ -209,15 +217,12 @@ describe('2026-07-28 listen streams (the CLI wiring)', () => {
         ['notifications/resources/list_changed', 'b'],
         ['notifications/resources/updated', 'b'],
       ]);
-    } finally {
-      await io.handle.close();
-    }
+    });
   });
 
   it('over stdio: a listen cancelled while it waits is never served; the same id sent again is, once', async () => {
     const { ctx, listeners, hold } = changingContext();
-    const io = await stdioServing(ctx);
-    try {
+    await withStdio(ctx, async (io) => {
       const open = hold();
       io.write(io.listenLine('x', ['msgbrowse://conversation/9']) + io.cancelLine('x') + io.listenLine('x', [URI]));
       await settle(50);
@@ -230,20 +235,12 @@ describe('2026-07-28 listen streams (the CLI wiring)', () => {
       io.write(io.cancelLine('x'));
       await settle();
       assert.equal(listeners.size, 0);
-    } finally {
-      await io.handle.close();
-    }
+    });
   });
 
   it('over HTTP: a client gone before its stream is ready leaves nothing watching', async () => {
     const { ctx, listeners, hold } = changingContext();
-    const createServer = () => createMcpServer(ctx);
-    const h = await serveHttp({
-      createServer,
-      modern: modernLeg(createServer, { listens: (notify) => listenWatch(ctx, notify) }),
-      listen: { host: '127.0.0.1', port: 0 },
-      secret: SECRET,
-    });
+    const h = await httpServing(ctx);
     try {
       const open = hold();
       const gone = new AbortController();
