@@ -1,3 +1,4 @@
+/** Every prompt (VS Code: `/mcp.msgbrowse.<name>`) and their registration; argument completions: completions.ts. */
 import { type GetPromptResult, type McpServer, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { errorMessage, ProtocolError, type ServerContext, ToolError } from '../../core';

@@ -1,5 +1,6 @@
-import { type AsyncArchive, type ConversationRow, errorMessage, inline, ProtocolError, parseDay } from '../../core';
+/** Turning prompt arguments into archive things, with errors that say what exists instead. */
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type AsyncArchive, type ConversationRow, errorMessage, inline, ProtocolError, parseDay } from '../../core';
 
 /** A conversation from a completed value: `name`, or `name (source)` as completions write duplicated names. */
 export async function conversationArg(

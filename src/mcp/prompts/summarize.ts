@@ -1,7 +1,7 @@
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ProtocolError } from '../../core';
 import { CITE_RULES, type PromptDefinition } from './prompt';
 import { conversationArg, dayArg, requiredArg } from './resolve-args';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 export const summarizeConversation: PromptDefinition = {
   name: 'summarize_conversation',
