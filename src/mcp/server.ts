@@ -156,6 +156,7 @@ function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): vo
       else if (method === 'notifications/cancelled' && p?.requestId !== undefined) asked.delete(p.requestId);
       onmessage?.(msg, extra);
     };
+    if (!observe) return; // only observed requests are matched with their answers
     const send = transport.send.bind(transport);
     transport.send = (msg, options) => {
       const { id, method, result } = msg as { id?: string | number; method?: string; result?: unknown };
