@@ -1,8 +1,10 @@
 /** Shared helpers for the CLI tests: a fresh production bundle copied where no node_modules can be reached. */
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -88,4 +90,28 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
     LANG: 'C.UTF-8',
   };
   return { ...env, ...extra };
+}
+
+/**
+ * A client pinned to 2026-07-28 that answers the "which conversation?" question with `conversationId`; `check` asks
+ * for conversation "MJ" (two in the curated archive) and asserts the question came and its answer was used.
+ */
+export function clientChoosing(name: string, conversationId: number): { client: Client; check: () => Promise<void> } {
+  const client = new Client(
+    { name, version: '0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
+  );
+  let asked: string | undefined;
+  // The SDK client fulfils input_required through this handler and calls the tool again with the answer.
+  client.setRequestHandler('elicitation/create', async (req) => {
+    asked = (req.params as { message: string }).message;
+    return { action: 'accept', content: { conversation: String(conversationId) } };
+  });
+  const check = async () => {
+    const r = await client.callTool({ name: 'get_conversation', arguments: { name: 'MJ', limit: 2 } });
+    assert.notEqual(r.isError, true, JSON.stringify(r.content));
+    assert.equal((r.structuredContent as { conversation_id: number }).conversation_id, conversationId);
+    assert.match(asked ?? '', /"MJ" is the name of 2 conversations/);
+  };
+  return { client, check };
 }

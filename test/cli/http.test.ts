@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { buildCuratedArchive, cosine, decodeVector, type CuratedArchive } from '../fixtures/index';
 import { startEmbedServer, type TestEmbedServer } from '../embed/test-server';
-import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
+import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, clientChoosing, isolatedCli } from './helpers';
 import { EXPECTED_TOOLS } from '../mcp/expected-tools';
 
 const TOKEN = 'cli-http-test-token-0123456789';
@@ -165,15 +165,7 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
     const r = await start(['--archive', curated.path], { MSGBROWSE_MCP_TOKEN: TOKEN, MSGBROWSE_LLM_EMBED_MODEL: '' });
     try {
       const mjWa = curated.conversations.find((x) => x.name === 'MJ' && x.source === 'whatsapp')!;
-      const client = new Client(
-        { name: 'cli-http-modern', version: '0' },
-        { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
-      );
-      let asked: string | undefined;
-      client.setRequestHandler('elicitation/create', async (req) => {
-        asked = (req.params as { message: string }).message;
-        return { action: 'accept', content: { conversation: String(mjWa.id) } };
-      });
+      const { client, check } = clientChoosing('cli-http-modern', mjWa.id);
       const transport = new StreamableHTTPClientTransport(new URL(r.url), {
         requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
       });
@@ -184,10 +176,7 @@ describe(`CLI --http (production bundle, Node ${CLI_NODE_VERSION})`, () => {
         assert.equal((await client.listTools()).tools.length, EXPECTED_TOOLS.length);
         const found = await client.callTool({ name: 'search_messages', arguments: { query: 'lease' } });
         assert.ok((found.structuredContent as { hits: unknown[] }).hits.length > 0, JSON.stringify(found.content));
-        const conv = await client.callTool({ name: 'get_conversation', arguments: { name: 'MJ', limit: 2 } });
-        assert.notEqual(conv.isError, true, JSON.stringify(conv.content));
-        assert.equal((conv.structuredContent as { conversation_id: number }).conversation_id, mjWa.id);
-        assert.match(asked ?? '', /"MJ" is the name of 2 conversations/);
+        await check();
       } finally {
         await client.close();
       }

@@ -16,7 +16,7 @@ import {
   type CuratedArchive,
 } from '../fixtures/index';
 import { EXPECTED_TOOLS } from '../mcp/expected-tools';
-import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, isolatedCli } from './helpers';
+import { CLI_NODE, CLI_NODE_VERSION, cleanEnv, clientChoosing, isolatedCli } from './helpers';
 
 const TOOL_NAMES = [...EXPECTED_TOOLS];
 
@@ -90,22 +90,10 @@ describe(`CLI over stdio (production bundle, no node_modules reachable, Node ${C
 
   it('asks a 2026-07-28 client which conversation it means with input_required, and goes on with the answer', async () => {
     const mjWa = curated.conversations.find((x) => x.name === 'MJ' && x.source === 'whatsapp')!;
-    const client = new Client(
-      { name: 'cli-modern-ask', version: '0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
-    );
-    let asked: string | undefined;
-    // The SDK client fulfils input_required through this handler and calls the tool again with the answer.
-    client.setRequestHandler('elicitation/create', async (req) => {
-      asked = (req.params as { message: string }).message;
-      return { action: 'accept', content: { conversation: String(mjWa.id) } };
-    });
+    const { client, check } = clientChoosing('cli-modern-ask', mjWa.id);
     await connect(curated.path, client);
     try {
-      const r = await client.callTool({ name: 'get_conversation', arguments: { name: 'MJ', limit: 2 } });
-      assert.notEqual(r.isError, true, JSON.stringify(r.content));
-      assert.equal((r.structuredContent as { conversation_id: number }).conversation_id, mjWa.id);
-      assert.match(asked ?? '', /"MJ" is the name of 2 conversations/);
+      await check();
     } finally {
       await client.close();
     }
