@@ -65,16 +65,21 @@ describe('openArchive inputs', () => {
     assert.deepEqual(fs.readdirSync(dir), ['msgbrowse.sqlite']);
   });
 
-  it("keeps a 4 MB page cache per connection, not the WASM build's 16 MB (pages stay resident for the process's life)", async () => {
-    const a = await openArchive(path.join(tmp, 'ok'));
-    try {
-      const raw = a as unknown as { query(run: (s: { sql: { value(q: string): unknown } }) => unknown): unknown };
-      assert.equal(
-        raw.query((s) => s.sql.value('PRAGMA cache_size')),
-        -4096,
-      );
-    } finally {
-      a.close();
+  it("keeps an 8 MB page cache to serve and 4 MB to scan, not the WASM build's 16 MB (pages stay resident)", async () => {
+    for (const [options, kib] of [
+      [{}, 8192],
+      [{ readAhead: true }, 4096],
+    ] as const) {
+      const a = await openArchive(path.join(tmp, 'ok'), options);
+      try {
+        const raw = a as unknown as { query(run: (s: { sql: { value(q: string): unknown } }) => unknown): unknown };
+        assert.equal(
+          raw.query((s) => s.sql.value('PRAGMA cache_size')),
+          -kib,
+        );
+      } finally {
+        a.close();
+      }
     }
   });
 
