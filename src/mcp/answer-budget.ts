@@ -25,11 +25,10 @@ export function usableBudget(bytes: number | undefined): number {
 /** The largest k whose `build(k)` is within `budget`; the last page may drop a cursor or a note, so it is tried first. */
 function fitCount(items: readonly unknown[], budget: number, build: (k: number) => unknown): number {
   const count = items.length;
-  if (count === 0) return 0;
+  if (count === 0 || answerBytes(build(count)) <= budget) return count;
   // Items add at least their own bytes: the first k whose own bytes pass the budget bounds the search.
   let upper = 0;
   for (let sum = 0; upper < count && sum <= budget; upper++) sum += answerBytes(items[upper]) + 1;
-  if (upper === count && answerBytes(build(count)) <= budget) return count;
   let lo = 0;
   let hi = Math.min(upper, count - 1);
   while (lo < hi) {
@@ -75,7 +74,8 @@ function shortened<H extends MessageHit>(hit: H, keep: number, readWhole: string
 
 /** A message as a list shows it: at most `max` characters, then a marker with its whole length and where to read it. */
 export function shortenHit<H extends MessageHit>(hit: H, max = LIST_TEXT_MAX, readWhole = readWholeWith(hit)): H {
-  if (hit.text_length === undefined && [...hit.text].length <= max) return hit;
+  // UTF-16 units are never fewer than code points: most texts are cleared without counting.
+  if (hit.text_length === undefined && (hit.text.length <= max || [...hit.text].length <= max)) return hit;
   return shortened(hit, max, readWhole);
 }
 
@@ -217,11 +217,12 @@ export function pageByOffset<T, R>(
   const from = decodeOffsetCursor(req);
   const notes = [...(req.notes ?? [])];
   let start = 0;
-  const basis = req.basis ? digest(req.basis.value, 8) : undefined;
+  // Hashed only for a cursor read or written: most answers are one page.
+  const basis = () => (req.basis ? digest(req.basis.value, 8) : undefined);
   if (from) {
     start = Math.min(from.o, all.length);
     const changed =
-      basis !== from.b
+      basis() !== from.b
         ? req.basis?.changed
         : digest(all[from.o - 1], 8) !== from.c
           ? 'the archive changed since the previous page'
@@ -253,7 +254,7 @@ export function pageByOffset<T, R>(
       o: end,
       k: digest(identity(rest[k - 1]), 8),
       c: digest(all[end - 1], 8),
-      ...(basis ? { b: basis } : {}),
+      ...(req.basis ? { b: basis() } : {}),
     });
     const position = `${req.noun} ${start + 1}–${end} of ${all.length} (the answer budget is ${budgetLabel(req.budget)}): repeat the call with cursor = next_cursor for the next`;
     return build(items, paging(next, notes, oversize, [position]));
