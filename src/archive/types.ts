@@ -45,8 +45,6 @@ export interface KeywordHit extends Omit<MessageRow, 'body' | 'seq'> {
   snippet: string;
   /** FTS5's bm25: lower is better. */
   rank: number;
-  hasAttachment: boolean;
-  hasLink: boolean;
   /** The whole body: redaction finds secrets in it that the snippet's cut shows only in part (core/redact.ts). */
   body: string;
 }

@@ -45,14 +45,12 @@ function generalStatement(
 /** FTS5's snippet of a hit, with msgbrowse's U+0002 / U+0003 markers. */
 const SNIPPET = "snippet(messages_fts, 0, char(2), char(3), '…', 12)";
 
-/** A hit's SELECT list: columns 0–8 as in messageColumns, then 9–13 (read by position by readHit). */
+/** A hit's SELECT list: columns 0–8 as in messageColumns, then 9–11 (read by position by readHit). */
 function hitColumns(schema: SchemaInfo, snippet: string, rank: string): string {
   const e = exprs(schema);
   return `m.id AS id, m.hash AS hash, m.conversation_id AS conversation_id, c.name AS conversation,
     ${e.msgSource} AS source, m.sender AS sender, m.ts AS ts, m.ts_unix AS ts_unix, m.is_system AS is_system,
-    ${snippet} AS snippet, ${rank} AS rank,
-    EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id) AS has_att,
-    EXISTS (SELECT 1 FROM links l WHERE l.message_id = m.id) AS has_link, m.body AS body`;
+    ${snippet} AS snippet, ${rank} AS rank, m.body AS body`;
 }
 
 function keywordSql(schema: SchemaInfo, where: readonly string[]): string {
@@ -132,8 +130,6 @@ function readHit(c: Columns): KeywordHit {
     isSystem: c.num(8) !== 0,
     snippet: c.text(9),
     rank: c.num(10),
-    hasAttachment: c.num(11) !== 0,
-    hasLink: c.num(12) !== 0,
-    body: c.text(13),
+    body: c.text(11),
   };
 }
