@@ -382,7 +382,8 @@ export function redactSnippet(snippet: string, body?: string): string {
 /** The spans of `plain` (a snippet without markers) to redact. */
 function snippetSpans(plain: string, body: string | undefined): SecretSpan[] {
   const own = findSecrets(plain);
-  if (body === undefined) return own;
+  // A short message's snippet is all of it: the body has nothing more to find.
+  if (body === undefined || body === plain) return own;
   const inBody = findSecrets(body);
   if (inBody.length === 0) return own;
   // The snippet is a fragment of the body, maybe cut (`…`) at either end: locate it and map the body's secrets.
