@@ -1,6 +1,6 @@
 /** Public API of the read-only archive layer. */
 export { openArchive } from './open';
-export { currentStamps, fingerprint, type FileStamp } from './file-identity';
+export { currentStamps, fingerprint, type FileStamp, stamp } from './file-identity';
 export { inThread } from './async';
 export { ArchiveError, type ArchiveErrorCode } from './errors';
 export { buildFtsQuery, planFtsQuery, MAX_QUERY_TOKENS } from './fts-query';

@@ -1,8 +1,8 @@
 /**
- * Holds the open archive: opens it lazily, reopens when the file was replaced, never caches a failure. `check()`
- * (files' fingerprint now versus at open) is the one change detector: every call and the runtime's poll run it.
+ * Holds the open archive: opens it lazily, reopens when the file was replaced (checked on every call), never caches a
+ * failure. `check()` (files' fingerprint now versus at open) is the change detector the runtime's poll runs.
  */
-import { ArchiveError, currentStamps, fingerprint, type FileStamp } from '../archive/index';
+import { ArchiveError, currentStamps, fingerprint, type FileStamp, stamp } from '../archive/index';
 import { schemaNotice } from './compatibility';
 import type { OpenedArchive, ArchiveOpener, RuntimeLog } from './types';
 
@@ -19,6 +19,10 @@ export interface HeldArchive {
 export function archiveFingerprint(file: string): string {
   return fingerprint(currentStamps(file));
 }
+
+/** Another file (or none) at the path than the one opened. */
+const replaced = (held: HeldArchive, db: FileStamp | null) =>
+  !db || !held.db || db.dev !== held.db.dev || db.ino !== held.db.ino;
 
 export class ArchiveHolder {
   private current?: HeldArchive;
@@ -48,8 +52,7 @@ export class ArchiveHolder {
     const held = this.current;
     if (!held) return undefined;
     const now = currentStamps(held.opened.path);
-    const replaced = !now.db || !held.db || now.db.dev !== held.db.dev || now.db.ino !== held.db.ino;
-    return { held, fingerprint: fingerprint(now), replaced, gone: !now.db };
+    return { held, fingerprint: fingerprint(now), replaced: replaced(held, now.db), gone: !now.db };
   }
 
   /** The open archive, without checking the disk. */
@@ -72,11 +75,13 @@ export class ArchiveHolder {
 
   async get(): Promise<HeldArchive> {
     if (this.disposed) throw new Error('the msgbrowse server is shutting down');
-    const c = this.check();
-    if (c) {
-      if (!c.replaced) return c.held;
-      const p = c.held.opened.path;
-      this.log('info', c.gone ? `archive file disappeared: ${p}` : `archive file was replaced: reopening ${p}`);
+    const held = this.current;
+    if (held) {
+      // Every call: one stat, since only a replaced database file matters here (the poll watches the rest).
+      const db = stamp(held.opened.path);
+      if (!replaced(held, db)) return held;
+      const p = held.opened.path;
+      this.log('info', db ? `archive file was replaced: reopening ${p}` : `archive file disappeared: ${p}`);
       this.invalidate();
       this.onEvent({ kind: 'replaced' });
     }
