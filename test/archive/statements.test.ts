@@ -216,7 +216,7 @@ describe('raw statement path', () => {
       );
       const kw = keywordSearchSql(schema, { query: 'x', limit: 1 });
       assert.ok(kw);
-      assert.deepEqual(names(kw.sql), [...base, 'snippet', 'rank', 'has_att', 'has_link', 'body']);
+      assert.deepEqual(names(kw.sql), [...base, 'snippet', 'rank', 'body']);
     } finally {
       db.close();
     }
