@@ -259,7 +259,8 @@ function findPasswords(text: string, out: SecretSpan[]): void {
 }
 
 const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029]/u;
-const INVISIBLE = /\p{Cf}/u;
+// Format and control characters: what shows of a message has them stripped (core/text.ts), so they join what they split.
+const INVISIBLE = /[\p{Cf}\p{Cc}]/u;
 const DECIMAL = /\p{Nd}/u;
 
 /** ASCII value of a decimal digit of any script: Unicode encodes each script's 0–9 as one contiguous run. */

@@ -127,6 +127,8 @@ describe('snippets', () => {
       '[redacted: card number] is my \u0002card\u0003',
     );
     assert.equal(redactSnippet('IBAN DE89 3704 \u00020044\u0003 0532 0130 00'), 'IBAN [redacted: IBAN]');
+    // A control character between the word and the code is stripped when shown: the snippet is redacted as shown.
+    assert.equal(redactSnippet('your \u0002code\u0003\u0001 483920 ok'), 'your \u0002code\u0003\u0001 [redacted: one-time code] ok');
   });
   it('with the body, the part of a secret a cut snippet shows is redacted', () => {
     const body = 'my old card: 4111 1111 1111 1111 is my card now';
@@ -192,6 +194,9 @@ describe('secrets whatever their spelling', () => {
     '\u200b',
     '\n',
     ' \n',
+    // Control characters: stripped from what is shown, so the groups meet there (issue #40's probe).
+    '\u0001',
+    ' \u007f',
   ];
   const ZEROS = [0x30, 0x660, 0x6f0, 0x966, 0x9e6, 0xff10, 0xe50];
   const BEFORE = ['', 'see ', '(', '"', '«', '🙂 ', 'number:\n', 'x\u00a0'];
