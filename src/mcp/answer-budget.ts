@@ -25,10 +25,11 @@ export function usableBudget(bytes: number | undefined): number {
 /** The largest k whose `build(k)` is within `budget`; the last page may drop a cursor or a note, so it is tried first. */
 function fitCount(items: readonly unknown[], budget: number, build: (k: number) => unknown): number {
   const count = items.length;
-  if (count === 0 || answerBytes(build(count)) <= budget) return count;
+  if (count === 0) return 0;
   // Items add at least their own bytes: the first k whose own bytes pass the budget bounds the search.
   let upper = 0;
   for (let sum = 0; upper < count && sum <= budget; upper++) sum += answerBytes(items[upper]) + 1;
+  if (upper === count && answerBytes(build(count)) <= budget) return count;
   let lo = 0;
   let hi = Math.min(upper, count - 1);
   while (lo < hi) {
@@ -217,8 +218,9 @@ export function pageByOffset<T, R>(
   const from = decodeOffsetCursor(req);
   const notes = [...(req.notes ?? [])];
   let start = 0;
-  // Hashed only for a cursor read or written: most answers are one page.
-  const basis = () => (req.basis ? digest(req.basis.value, 8) : undefined);
+  // Hashed once, and only for a cursor read or written: most answers are one page.
+  let basisDigest: string | undefined;
+  const basis = () => (req.basis ? (basisDigest ??= digest(req.basis.value, 8)) : undefined);
   if (from) {
     start = Math.min(from.o, all.length);
     const changed =
