@@ -150,6 +150,9 @@ describe('attachment paths', () => {
 });
 
 describe('webview messages', () => {
+  /** What the host acts on: a field the webview got wrong is undefined, as if it were absent. */
+  const plain = (v: unknown) => JSON.parse(JSON.stringify(v ?? null));
+
   it('accepts well-formed messages and drops everything else', () => {
     assert.deepEqual(parseFromWebview({ type: 'loadMore', direction: 'before', edgeId: 3 }), {
       type: 'loadMore',
@@ -173,13 +176,24 @@ describe('webview messages', () => {
     ]) {
       assert.equal(parseFromWebview(bad), undefined, JSON.stringify(bad)?.slice(0, 80));
     }
-    assert.deepEqual(parseState({ conversationId: 2, anchorId: 'x', highlightId: 5 }), {
+    assert.deepEqual(plain(parseState({ conversationId: 2, anchorId: 'x', highlightId: 5 })), {
       conversationId: 2,
-      anchorId: undefined,
       highlightId: 5,
-      highlightHash: undefined,
     });
     assert.equal(parseState({ anchorId: 1 }), undefined);
+    // A restored state the webview got wrong opens nothing; a bad one in `ready` is only left out.
+    assert.equal(parseFromWebview({ type: 'state', state: { conversationId: -1 } }), undefined);
+    assert.deepEqual(plain(parseFromWebview({ type: 'ready', state: { conversationId: 'x' } })), { type: 'ready' });
+    const long = parseFromWebview({
+      type: 'shown',
+      focusId: 1,
+      highlighted: false,
+      rendered: 1,
+      activeElements: 0,
+      images: 0,
+      notice: 'n'.repeat(5000),
+    });
+    assert.equal(long?.type === 'shown' && long.notice?.length, 2000);
   });
 
   it("the viewer's citations and reports carry the message hash (validated as hex)", () => {
@@ -190,12 +204,12 @@ describe('webview messages', () => {
       hash: h,
     });
     assert.deepEqual(
-      parseFromWebview({ type: 'copyCitation', messageId: 7, hash: '<b>' }),
+      plain(parseFromWebview({ type: 'copyCitation', messageId: 7, hash: '<b>' })),
       { type: 'copyCitation', messageId: 7 },
       'a bad hash is dropped',
     );
     assert.deepEqual(
-      parseFromWebview({ type: 'copyCitation', messageId: 7 }),
+      plain(parseFromWebview({ type: 'copyCitation', messageId: 7 })),
       { type: 'copyCitation', messageId: 7 },
       'older webviews still copy',
     );
@@ -213,7 +227,6 @@ describe('webview messages', () => {
     assert.equal(shown?.type === 'shown' && shown.notice, 'moved');
     assert.deepEqual(parseState({ conversationId: 2, highlightId: 5, highlightHash: h }), {
       conversationId: 2,
-      anchorId: undefined,
       highlightId: 5,
       highlightHash: h,
     });

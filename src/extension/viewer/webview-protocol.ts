@@ -1,4 +1,6 @@
 /** Messages between the viewer webview (media/viewer/main.ts) and the host; what the webview sends is validated. */
+import { z } from 'zod';
+
 export interface ViewerMessage {
   id: number;
   /** Stable across re-imports: the viewer's citations carry it. */
@@ -21,15 +23,23 @@ export interface ViewerConversation {
   messageCount: number;
 }
 
+const Id = z.number().int().nonnegative();
+const Hash = z.string().regex(/^[0-9a-f]{4,64}$/);
+const Direction = z.enum(['before', 'after']);
+/** Optional fields the webview may get wrong are dropped, not fatal: an older webview still works. */
+const lenient = <T extends z.ZodType>(t: T) => t.optional().catch(undefined);
+const clipped = (max: number) => lenient(z.string().transform((v) => v.slice(0, max)));
+
 /** Persisted with setState / restored by the panel serializer. */
-export interface ViewerState {
-  conversationId: number;
+const ViewerStateSchema = z.object({
+  conversationId: Id,
   /** Message to centre on when the view is rebuilt. */
-  anchorId?: number;
-  highlightId?: number;
+  anchorId: lenient(Id),
+  highlightId: lenient(Id),
   /** A refresh after a re-import follows the highlight by hash, never highlighting another message. */
-  highlightHash?: string;
-}
+  highlightHash: lenient(Hash),
+});
+export type ViewerState = z.input<typeof ViewerStateSchema>;
 
 export type ToWebview =
   | {
@@ -52,114 +62,54 @@ export type ToWebview =
   | { type: 'setFind'; query: string }
   | { type: 'error'; message: string };
 
-/** The last three report what the webview rendered, paged and found: the integration tests check what is on screen. */
-export type FromWebview =
-  | { type: 'ready'; state?: ViewerState }
-  | { type: 'loadMore'; direction: 'before' | 'after'; edgeId: number }
-  | { type: 'jump'; messageId: number }
-  | { type: 'find'; query: string }
-  | { type: 'copyCitation'; messageId: number; hash?: string }
-  | { type: 'openLink'; url: string }
-  | { type: 'state'; state: ViewerState }
-  | {
-      type: 'shown';
-      focusId: number;
-      highlighted: boolean;
-      rendered: number;
-      focusText?: string;
-      focusHash?: string;
-      notice?: string;
-      digestText?: string;
-      /** Elements message data must never create (script, iframe, on* handlers). */
-      activeElements: number;
-      images: number;
-    }
-  | {
-      type: 'paged';
-      direction: 'before' | 'after';
-      added: number;
-      rendered: number;
-      hasMore: boolean;
-      firstId: number;
-      lastId: number;
-    }
+/** What the webview sends, validated: the last three report what it rendered, paged and found (the integration tests
+ * check what is on screen). */
+const FromWebviewSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready'), state: lenient(ViewerStateSchema) }),
+  z.object({ type: z.literal('loadMore'), direction: Direction, edgeId: Id }),
+  z.object({ type: z.literal('jump'), messageId: Id }),
+  z.object({ type: z.literal('find'), query: z.string().max(1000) }),
+  z.object({ type: z.literal('copyCitation'), messageId: Id, hash: lenient(Hash) }),
+  z.object({
+    type: z.literal('openLink'),
+    url: z
+      .string()
+      .max(8191)
+      .regex(/^https?:\/\//i),
+  }),
+  z.object({ type: z.literal('state'), state: ViewerStateSchema }),
+  z.object({
+    type: z.literal('shown'),
+    focusId: Id,
+    highlighted: z.boolean(),
+    rendered: Id,
+    focusText: lenient(z.string()),
+    focusHash: lenient(Hash),
+    notice: clipped(2000),
+    digestText: clipped(4000),
+    /** Elements message data must never create (script, iframe, on* handlers). */
+    activeElements: Id,
+    images: Id,
+  }),
+  z.object({
+    type: z.literal('paged'),
+    direction: Direction,
+    added: Id,
+    rendered: Id,
+    hasMore: z.boolean(),
+    firstId: Id,
+    lastId: Id,
+  }),
   /** `currentId`: the match the viewer moved to (0: none). */
-  | { type: 'found'; query: string; count: number; currentId: number; highlighted: boolean };
+  z.object({ type: z.literal('found'), query: z.string(), count: Id, currentId: Id, highlighted: z.boolean() }),
+]);
+export type FromWebview = z.input<typeof FromWebviewSchema>;
 
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-const isHash = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{4,64}$/.test(v);
-const isDirection = (v: unknown): v is 'before' | 'after' => v === 'before' || v === 'after';
-const text = (v: unknown, max = Number.POSITIVE_INFINITY) => (typeof v === 'string' ? v.slice(0, max) : undefined);
-
-/** Validates a message posted by the webview; undefined for anything malformed. */
-export function parseFromWebview(raw: unknown): FromWebview | undefined {
-  if (!raw || typeof raw !== 'object') return undefined;
-  const m = raw as Record<string, unknown>;
-  switch (m.type) {
-    case 'ready':
-      return { type: 'ready', state: parseState(m.state) };
-    case 'loadMore':
-      return isDirection(m.direction) && isInt(m.edgeId)
-        ? { type: 'loadMore', direction: m.direction, edgeId: m.edgeId }
-        : undefined;
-    case 'jump':
-      return isInt(m.messageId) ? { type: 'jump', messageId: m.messageId } : undefined;
-    case 'find':
-      return typeof m.query === 'string' && m.query.length <= 1000 ? { type: 'find', query: m.query } : undefined;
-    case 'copyCitation':
-      return isInt(m.messageId)
-        ? { type: 'copyCitation', messageId: m.messageId, ...(isHash(m.hash) ? { hash: m.hash } : {}) }
-        : undefined;
-    case 'openLink':
-      return typeof m.url === 'string' && /^https?:\/\//i.test(m.url) && m.url.length < 8192
-        ? { type: 'openLink', url: m.url }
-        : undefined;
-    case 'shown': {
-      const { focusId, highlighted, rendered, activeElements, images } = m;
-      if (!isInt(focusId) || typeof highlighted !== 'boolean' || !isInt(rendered)) return undefined;
-      if (!isInt(activeElements) || !isInt(images)) return undefined;
-      return {
-        type: 'shown',
-        focusId,
-        highlighted,
-        rendered,
-        focusText: text(m.focusText),
-        focusHash: isHash(m.focusHash) ? m.focusHash : undefined,
-        notice: text(m.notice, 2000),
-        digestText: text(m.digestText, 4000),
-        activeElements,
-        images,
-      };
-    }
-    case 'paged': {
-      const { direction, added, rendered, hasMore, firstId, lastId } = m;
-      if (!isDirection(direction) || !isInt(added) || !isInt(rendered) || typeof hasMore !== 'boolean')
-        return undefined;
-      return isInt(firstId) && isInt(lastId)
-        ? { type: 'paged', direction, added, rendered, hasMore, firstId, lastId }
-        : undefined;
-    }
-    case 'found':
-      return typeof m.query === 'string' && isInt(m.count) && isInt(m.currentId) && typeof m.highlighted === 'boolean'
-        ? { type: 'found', query: m.query, count: m.count, currentId: m.currentId, highlighted: m.highlighted }
-        : undefined;
-    case 'state': {
-      const state = parseState(m.state);
-      return state ? { type: 'state', state } : undefined;
-    }
-    default:
-      return undefined;
-  }
+/** A message posted by the webview, or undefined for anything malformed. */
+export function parseFromWebview(raw: unknown): z.output<typeof FromWebviewSchema> | undefined {
+  return FromWebviewSchema.safeParse(raw).data;
 }
 
-export function parseState(raw: unknown): ViewerState | undefined {
-  if (!raw || typeof raw !== 'object') return undefined;
-  const s = raw as Record<string, unknown>;
-  if (!isInt(s.conversationId)) return undefined;
-  return {
-    conversationId: s.conversationId,
-    anchorId: isInt(s.anchorId) ? s.anchorId : undefined,
-    highlightId: isInt(s.highlightId) ? s.highlightId : undefined,
-    highlightHash: isHash(s.highlightHash) ? s.highlightHash : undefined,
-  };
+export function parseState(raw: unknown): z.output<typeof ViewerStateSchema> | undefined {
+  return ViewerStateSchema.safeParse(raw).data;
 }
