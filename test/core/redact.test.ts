@@ -128,7 +128,10 @@ describe('snippets', () => {
     );
     assert.equal(redactSnippet('IBAN DE89 3704 \u00020044\u0003 0532 0130 00'), 'IBAN [redacted: IBAN]');
     // A control character between the word and the code is stripped when shown: the snippet is redacted as shown.
-    assert.equal(redactSnippet('your \u0002code\u0003\u0001 483920 ok'), 'your \u0002code\u0003\u0001 [redacted: one-time code] ok');
+    assert.equal(
+      redactSnippet('your \u0002code\u0003\u0001 483920 ok'),
+      'your \u0002code\u0003\u0001 [redacted: one-time code] ok',
+    );
   });
   it('with the body, the part of a secret a cut snippet shows is redacted', () => {
     const body = 'my old card: 4111 1111 1111 1111 is my card now';
