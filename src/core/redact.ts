@@ -258,7 +258,8 @@ function findPasswords(text: string, out: SecretSpan[]): void {
   }
 }
 
-const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029]/u;
+// U+FEFF too: a format character, but `\s` matches it, so what is shown has a space there.
+const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029\ufeff]/u;
 // Format and control characters: what shows of a message has them stripped (core/text.ts), so they join what they split.
 const INVISIBLE = /[\p{Cf}\p{Cc}]/u;
 const DECIMAL = /\p{Nd}/u;
@@ -301,7 +302,9 @@ function detectorView(text: string): { text: string; from: number[]; to: number[
 
 /** Every secret in `text` (original positions), sorted, overlaps merged (the earliest detector's kind wins). */
 export function findSecrets(text: string): SecretSpan[] {
-  if (!/\p{Nd}|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola/iu.test(text)) return [];
+  // A keyword split by an invisible character is still one (the detectors read past it).
+  if (!/\p{Nd}|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola/iu.test(text.replace(/[\p{Cf}\p{Cc}]/gu, '')))
+    return [];
   const view = detectorView(text);
   const found: SecretSpan[] = [];
   findCards(view.text, found);
@@ -381,20 +384,23 @@ export function redactSnippet(snippet: string, body?: string): string {
 }
 
 /** The spans of `plain` (a snippet without markers) to redact. */
-function snippetSpans(plain: string, body: string | undefined): SecretSpan[] {
+function snippetSpans(plain: string, raw: string | undefined): SecretSpan[] {
   const own = findSecrets(plain);
+  // As `plain` reads it: a body's own U+0002/U+0003 were taken for match markers there.
+  const body = raw?.replace(/[\u0002\u0003]/g, '');
   // A short message's snippet is all of it: the body has nothing more to find.
   if (body === undefined || body === plain) return own;
   const inBody = findSecrets(body);
   if (inBody.length === 0) return own;
-  // The snippet is a fragment of the body, maybe cut (`…`) at either end: locate it and map the body's secrets.
+  // The snippet is a fragment of the body, maybe cut (`…`) at either end: locate it and map the body's secrets. A cut
+  // mark is dropped even when the body has one there too: what is left is in the body all the same.
   let lead = 0;
   let core = plain;
-  if (core.startsWith(ELLIPSIS) && !body.startsWith(ELLIPSIS)) {
+  if (core.startsWith(ELLIPSIS)) {
     lead = ELLIPSIS.length;
     core = core.slice(lead);
   }
-  if (core.endsWith(ELLIPSIS) && !body.endsWith(ELLIPSIS)) core = core.slice(0, -ELLIPSIS.length);
+  if (core.endsWith(ELLIPSIS)) core = core.slice(0, -ELLIPSIS.length);
   const mapped: SecretSpan[] = [...own];
   if (core.length > 0) {
     for (let at = body.indexOf(core); at >= 0; at = body.indexOf(core, at + 1)) {

@@ -145,6 +145,24 @@ describe('snippets', () => {
       '…[redacted: one-time code] and it \u0002expires\u0003 soon',
     );
   });
+  it('a cut snippet is found in its body whatever the body holds: its own cut marks, stray match markers', () => {
+    const words = 'and then we talked about the trip north for a long while';
+    const digits = (t: string) => t.replace(/\D/g, '');
+    // The body itself begins with "…" (a quoted fragment); the snippet's cut marks are FTS5's.
+    const quoted = `… ${words} card 6011 0009 9013 9424 gwa gwb flamingo ${words}`;
+    const cut = redactSnippet('…0009 9013 9424 gwa gwb \u0002flamingo\u0003 and then…', quoted);
+    assert.ok(!digits(cut).includes('9013'), cut);
+    // A literal U+0002 in the body reads as a match marker in the snippet.
+    const stray = `${words} card 4242 4242 4242 4242 \u0002gwa gwb egret ${words}`;
+    const cut2 = redactSnippet('…4242 4242 4242 \u0002gwa gwb \u0002egret\u0003 and then…', stray);
+    assert.ok(!digits(cut2).includes('4242'), cut2);
+  });
+  it('a keyword split by a zero-width or control character, and U+FEFF shown as a space', () => {
+    assert.equal(redactText('the wifi pa\u200bssword: sunflower'), 'the wifi pa\u200bssword: [redacted: password]');
+    assert.equal(redactText('p\u0001assword: marmalade'), 'p\u0001assword: [redacted: password]');
+    assert.equal(redactText('Your code\ufeff483920 expires'), 'Your code\ufeff[redacted: one-time code] expires');
+    assert.equal(redactText('card 4539 1488 0343\ufeff6467'), 'card [redacted: card number]');
+  });
 });
 
 describe('properties', () => {
