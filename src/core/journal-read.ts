@@ -53,6 +53,9 @@ export async function readJournalDay(
     digest = {
       ...digest,
       summary: content(digest.summary, redact),
+      people: digest.people.map((p) => content(p, redact)),
+      themes: digest.themes.map((t) => content(t, redact)),
+      mood: content(digest.mood, redact),
       highlights: digest.highlights.map((h) => ({ ...h, text: content(h.text, redact) })),
     };
     if (digest.stale) notes.push(STALE_DIGEST_NOTE);

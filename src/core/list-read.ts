@@ -71,7 +71,8 @@ export async function listLinks(
   const { notes, archive, scope, filter, redact } = await readListing(args, env);
   const res = await archive.links({ domain, ...filter }, env.signal);
   const items = res.items.map((l) => ({
-    url: content(l.url, redact),
+    // A line break is no part of a URL: redacted as it is shown, without one (two halves of a card meet there).
+    url: content(l.url.replace(/[\r\n]/g, ''), redact),
     domain: l.domain,
     count: l.count,
     conversation: l.conversation,

@@ -164,6 +164,26 @@ describe('redaction: no secret leaves the MCP server unredacted', { timeout: sca
       assert.ok(ht.includes(label), label);
   });
 
+  it("every day's journal and digest, every link and every file name: nothing redactable reaches the model", async () => {
+    const calls: { name: string; arguments: Record<string, unknown> }[] = [
+      ...vocabularyOf(desc).days.map((day) => ({ name: 'get_journal_day', arguments: { day } })),
+      { name: 'list_links', arguments: { limit: 100 } },
+      { name: 'list_media', arguments: { limit: 100 } },
+    ];
+    for (const call of calls) {
+      const res = await conn.client.callTool({ name: call.name, arguments: call.arguments });
+      const label = `${call.name} ${JSON.stringify(call.arguments)}`;
+      assert.notEqual(res.isError, true, label);
+      check(label, '', { content: res.content, structuredContent: res.structuredContent }, res.structuredContent);
+    }
+    const day = await conn.client.callTool({ name: 'get_journal_day', arguments: { day: '2024-03-02' } });
+    const digest = (day.structuredContent as { digest: { people: string[]; themes: string[] } }).digest;
+    assert.deepEqual(
+      [digest.people, digest.themes],
+      [['Harper (code [redacted: one-time code])'], ['wifi password: [redacted: password]', 'IBAN [redacted: IBAN]']],
+    );
+  });
+
   it('search still finds the messages; snippets cut inside a secret show none of it', async () => {
     for (const query of [
       'verification',
