@@ -56,25 +56,31 @@ function validCard(groups: string[]): boolean {
 }
 
 /**
- * A card is the longest leading window of a digit run (one separator kind) that is valid: a number then its CVV
- * counts, a window a further group of four continues does not, nor a run after a token with digits (IBAN, phone).
+ * A card is the longest valid window of a digit run (one separator kind) that starts the run or a line: a number then
+ * its CVV counts, a window a further group of four continues on the same line does not, nor a run after a token with
+ * digits (IBAN, phone). `breaks`: positions of separators that were line breaks.
  */
-function findCards(text: string, out: SecretSpan[]): void {
+function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>): void {
   for (const m of text.matchAll(DIGIT_RUN)) {
     const raw = m[0];
-    if (/[\p{L}\p{N}_]*\p{N}[\p{L}\p{N}_]*[ -]$/u.test(text.slice(Math.max(0, m.index - 12), m.index))) continue;
     const groups = raw.split(/[ -]/);
     const seps = raw.replace(/\d+/g, '').split('');
-    const sep = seps[0];
-    for (let j = groups.length - 1; j >= 0; j--) {
-      if (j > 0 && seps.slice(0, j).some((x) => x !== sep)) continue;
-      if (j > 0 && j < groups.length - 1 && seps[j] === sep && groups[j + 1].length === 4) continue;
-      const window = groups.slice(0, j + 1);
-      if (!validCard(window)) continue;
-      const end = m.index + window.join(' ').length;
-      if (!standsAlone(text, m.index, end)) continue;
-      out.push({ start: m.index, end, kind: 'card number' });
-      break;
+    const starts = groups.map((_, g) => m.index + groups.slice(0, g).join('').length + g);
+    const newLine = (g: number) => g > 0 && breaks.has(starts[g] - 1);
+    const afterDigits = /[\p{L}\p{N}_]*\p{N}[\p{L}\p{N}_]*[ -]$/u.test(text.slice(Math.max(0, m.index - 12), m.index));
+    for (let i = 0; i < groups.length; i++) {
+      if (i === 0 ? afterDigits : !newLine(i)) continue;
+      const sep = seps[i];
+      for (let j = groups.length - 1; j >= i; j--) {
+        if (j > i && seps.slice(i, j).some((x) => x !== sep)) continue;
+        if (j > i && j < groups.length - 1 && seps[j] === sep && groups[j + 1].length === 4 && !newLine(j + 1))
+          continue;
+        const end = starts[j] + groups[j].length;
+        if (!validCard(groups.slice(i, j + 1)) || !standsAlone(text, starts[i], end)) continue;
+        out.push({ start: starts[i], end, kind: 'card number' });
+        i = j; // another card may start on a later line
+        break;
+      }
     }
   }
 }
@@ -179,9 +185,11 @@ function qualifierIn(gap: string): boolean {
     .some((w) => NOT_SECRET.has(w));
 }
 
-/** Also not the head of a longer number or of a phone number written in groups (0151 2345 6789). */
-function codeStandsAlone(text: string, start: number, end: number): boolean {
-  const grouped = /^[ -]\d/.test(text.slice(end, end + 2)) || /\d[ -]$/.test(text.slice(Math.max(0, start - 2), start));
+/** Also not the head of a longer number or of a phone number written in groups (0151 2345 6789) on its line. */
+function codeStandsAlone(text: string, start: number, end: number, breaks: ReadonlySet<number>): boolean {
+  const grouped =
+    (/^[ -]\d/.test(text.slice(end, end + 2)) && !breaks.has(end)) ||
+    (/\d[ -]$/.test(text.slice(Math.max(0, start - 2), start)) && !breaks.has(start - 1));
   return !grouped && standsAlone(text, start, end);
 }
 
@@ -204,17 +212,22 @@ function gapOk(gap: string): boolean {
   return words.filter((w) => !CONNECTORS.has(w)).length <= 1;
 }
 
-function findCodes(text: string, out: SecretSpan[]): void {
+function findCodes(text: string, out: SecretSpan[], breaks: ReadonlySet<number>): void {
   for (const m of text.matchAll(AFTER_KEYWORD)) {
     const kwStart = m.index;
     const digitsStart = kwStart + m[1].length + m[2].length;
-    const digitsEnd = digitsStart + m[3].length;
+    let digitsEnd = digitsStart + m[3].length;
     if (qualifierBefore(text, kwStart) || qualifierIn(m[2]) || !gapOk(m[2])) continue;
-    if (!codeStandsAlone(text, digitsStart, digitsEnd)) continue;
+    if (!codeStandsAlone(text, digitsStart, digitsEnd, breaks)) {
+      // A 4+4 that runs on into more groups: its first group alone, when its line ends there (PIN, then a card).
+      const first = /^\d+/.exec(m[3])![0];
+      digitsEnd = digitsStart + first.length;
+      if (first.length < 4 || first === m[3] || !codeStandsAlone(text, digitsStart, digitsEnd, breaks)) continue;
+    }
     out.push({ start: digitsStart, end: digitsEnd, kind: 'one-time code' });
   }
   for (const m of text.matchAll(BEFORE_KEYWORD)) {
-    const start = m.index;
+    let start = m.index;
     const end = start + m[1].length;
     const kwStart = end + m[2].length;
     const kwEnd = kwStart + m[3].length;
@@ -224,7 +237,12 @@ function findCodes(text: string, out: SecretSpan[]): void {
       .slice(0, 2)
       .join(' ');
     if (qualifierIn(m[2]) || qualifierBefore(text, kwStart) || qualifierIn(following) || !gapOk(m[2])) continue;
-    if (!codeStandsAlone(text, start, end)) continue;
+    if (!codeStandsAlone(text, start, end, breaks)) {
+      // A 4+4 that a longer number runs into: its last group alone, when a line starts there (a card, then its PIN).
+      const last = /\d+$/.exec(m[1])![0];
+      start = end - last.length;
+      if (last.length < 4 || last === m[1] || !codeStandsAlone(text, start, end, breaks)) continue;
+    }
     out.push({ start, end, kind: 'one-time code' });
   }
 }
@@ -262,6 +280,7 @@ function findPasswords(text: string, out: SecretSpan[]): void {
 const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029\ufeff]/u;
 // Format and control characters: what shows of a message has them stripped (core/text.ts), so they join what they split.
 const INVISIBLE = /[\p{Cf}\p{Cc}]/u;
+const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/u;
 const DECIMAL = /\p{Nd}/u;
 
 /** ASCII value of a decimal digit of any script: Unicode encodes each script's 0–9 as one contiguous run. */
@@ -275,17 +294,19 @@ function digitValue(cp: number): number {
  * `text` with space runs as one space, invisible characters dropped and every script's digits as ASCII;
  * `from[i]`/`to[i]` are the original range of view character i, so spans redact exactly the original characters.
  */
-function detectorView(text: string): { text: string; from: number[]; to: number[] } {
+function detectorView(text: string): { text: string; from: number[]; to: number[]; breaks: Set<number> } {
   let out = '';
   const from: number[] = [];
   const to: number[] = [];
+  const breaks = new Set<number>();
   for (let i = 0; i < text.length; ) {
     const cp = text.codePointAt(i)!;
     const ch = String.fromCodePoint(cp);
     const next = i + ch.length;
     if (SPACE.test(ch)) {
-      if (out.endsWith(' ')) to[to.length - 1] = next;
-      else (out += ' '), from.push(i), to.push(next);
+      if (!out.endsWith(' ')) (out += ' '), from.push(i), to.push(next);
+      else to[to.length - 1] = next;
+      if (LINE_BREAK.test(ch)) breaks.add(out.length - 1);
     } else if (INVISIBLE.test(ch)) {
       if (to.length) to[to.length - 1] = next;
     } else if (cp > 0x7f && DECIMAL.test(ch)) {
@@ -297,7 +318,7 @@ function detectorView(text: string): { text: string; from: number[]; to: number[
     }
     i = next;
   }
-  return { text: out, from, to };
+  return { text: out, from, to, breaks };
 }
 
 /** Every secret in `text` (original positions), sorted, overlaps merged (the earliest detector's kind wins). */
@@ -307,10 +328,10 @@ export function findSecrets(text: string): SecretSpan[] {
     return [];
   const view = detectorView(text);
   const found: SecretSpan[] = [];
-  findCards(view.text, found);
+  findCards(view.text, found, view.breaks);
   findIbans(view.text, found);
   findPasswords(view.text, found);
-  findCodes(view.text, found);
+  findCodes(view.text, found, view.breaks);
   return mergeSpans(found.map((s) => ({ start: view.from[s.start], end: view.to[s.end - 1], kind: s.kind })));
 }
 

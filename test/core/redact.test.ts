@@ -157,6 +157,22 @@ describe('snippets', () => {
     const cut2 = redactSnippet('…4242 4242 4242 \u0002gwa gwb \u0002egret\u0003 and then…', stray);
     assert.ok(!digits(cut2).includes('4242'), cut2);
   });
+  it('a line starts a card and ends a code: a number on the line before or after does not hide them', () => {
+    for (const [text, shown] of [
+      ['Room 12\n4111 1111 1111 1111', 'Room 12\n[redacted: card number]'],
+      ['exp 12/27\n5105 1051 0510 5100', 'exp 12/27\n[redacted: card number]'],
+      ['PIN 1234\n5555 5555 5555 4444', 'PIN [redacted: one-time code]\n[redacted: card number]'],
+      [
+        'card 4111 1111 1111 1111\n1234 is the pin',
+        'card [redacted: card number]\n[redacted: one-time code] is the pin',
+      ],
+      ['4111 1111 1111 1111\n5555 5555 5555 4444', '[redacted: card number]\n[redacted: card number]'],
+      // On one line a run of groups stays one number; a phone number stays a phone number.
+      ['1234 5678 9012 3456 7890', '1234 5678 9012 3456 7890'],
+      ['call me on\n0151 2345 6789', 'call me on\n0151 2345 6789'],
+    ])
+      assert.equal(redactText(text), shown);
+  });
   it('a keyword split by a zero-width or control character, and U+FEFF shown as a space', () => {
     assert.equal(redactText('the wifi pa\u200bssword: sunflower'), 'the wifi pa\u200bssword: [redacted: password]');
     assert.equal(redactText('p\u0001assword: marmalade'), 'p\u0001assword: [redacted: password]');
