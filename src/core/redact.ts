@@ -163,12 +163,15 @@ const byLength = (xs: readonly string[]) =>
 const KEYWORD_RE = `(?:${byLength(CODE_KEYWORDS)})`;
 /** The code digits: 4–8 digits, or 3+3 / 4+4 split by one space or dash. */
 const CODE_DIGITS = '(?:\\d{3}[ -]\\d{3}|\\d{4}[ -]\\d{4}|\\d{4,8})';
+// What may wrap a code: WhatsApp's *bold*, brackets, quotes.
+const OPENS = `[*(\\[«"“‘']`;
+const CLOSES = `[*)\\]»"”’']`;
 const AFTER_KEYWORD = new RegExp(
-  `(?<![\\p{L}\\p{N}_])(${KEYWORD_RE})(?![\\p{L}\\p{N}_])((?:[ \\t]*[:=#\\-–]?[ \\t]*(?:${WORD}))?(?:[ \\t]+${WORD}){0,2}[ \\t]*[:=#\\-–]?[ \\t]*\\n?[ \\t]*)(${CODE_DIGITS})`,
+  `(?<![\\p{L}\\p{N}_])(${KEYWORD_RE})(?![\\p{L}\\p{N}_])((?:[ \\t]*[:=#\\-–]?[ \\t]*(?:${WORD}))?(?:[ \\t]+${WORD}){0,2}[ \\t]*[:=#\\-–]?[ \\t]*\\n?[ \\t]*${OPENS}?)(${CODE_DIGITS})`,
   'giu',
 );
 const BEFORE_KEYWORD = new RegExp(
-  `(?<![\\p{L}\\p{N}_])(${CODE_DIGITS})((?:[ \\t]+${WORD}){0,4}[ \\t]+)(${KEYWORD_RE})(?![\\p{L}\\p{N}_])`,
+  `(?<![\\p{L}\\p{N}_])(${CODE_DIGITS})(${CLOSES}?(?:[ \\t]+${WORD}){0,4}[ \\t]+)(${KEYWORD_RE})(?![\\p{L}\\p{N}_])`,
   'giu',
 );
 const NOT_SECRET = new Set(NOT_SECRET_CODES);
@@ -281,6 +284,8 @@ const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029\ufeff]/u;
 // Format and control characters: what shows of a message has them stripped (core/text.ts), so they join what they split.
 const INVISIBLE = /[\p{Cf}\p{Cc}]/u;
 const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/u;
+// Every dash reads as one (a non-breaking hyphen between a card's groups, an en dash in a code), and the minus sign.
+const DASH = /[\p{Pd}\u2212]/u;
 const DECIMAL = /\p{Nd}/u;
 
 /** ASCII value of a decimal digit of any script: Unicode encodes each script's 0–9 as one contiguous run. */
@@ -309,6 +314,10 @@ function detectorView(text: string): { text: string; from: number[]; to: number[
       if (LINE_BREAK.test(ch)) breaks.add(out.length - 1);
     } else if (INVISIBLE.test(ch)) {
       if (to.length) to[to.length - 1] = next;
+    } else if (cp > 0x7f && DASH.test(ch)) {
+      out += '-';
+      from.push(i);
+      to.push(next);
     } else if (cp > 0x7f && DECIMAL.test(ch)) {
       out += String(digitValue(cp));
       from.push(i);

@@ -173,6 +173,22 @@ describe('snippets', () => {
     ])
       assert.equal(redactText(text), shown);
   });
+  it('any dash between groups, and a code in bold, brackets or quotes', () => {
+    for (const [text, shown] of [
+      ['card 5425\u20112334\u20113010\u20119903', 'card [redacted: card number]'],
+      ['card 4111\u20131111\u20131111\u20131111', 'card [redacted: card number]'],
+      ['card 4111\u22121111\u22121111\u22121111', 'card [redacted: card number]'],
+      ['code 602\u2013114', 'code [redacted: one-time code]'],
+      ['Your code is *739104*', 'Your code is *[redacted: one-time code]*'],
+      ['code (918273)', 'code ([redacted: one-time code])'],
+      ['code "483920"', 'code "[redacted: one-time code]"'],
+      ['*483920* is your code', '*[redacted: one-time code]* is your code'],
+      // Dates and amounts written with en dashes stay.
+      ['meet 2024\u201305\u201301 at 12:30', 'meet 2024\u201305\u201301 at 12:30'],
+      ['order *100234* shipped', 'order *100234* shipped'],
+    ])
+      assert.equal(redactText(text), shown);
+  });
   it('a keyword split by a zero-width or control character, and U+FEFF shown as a space', () => {
     assert.equal(redactText('the wifi pa\u200bssword: sunflower'), 'the wifi pa\u200bssword: [redacted: password]');
     assert.equal(redactText('p\u0001assword: marmalade'), 'p\u0001assword: [redacted: password]');
