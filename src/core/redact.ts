@@ -73,8 +73,11 @@ function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
       const sep = seps[i];
       for (let j = groups.length - 1; j >= i; j--) {
         if (j > i && seps.slice(i, j).some((x) => x !== sep)) continue;
-        if (j > i && j < groups.length - 1 && seps[j] === sep && groups[j + 1].length === 4 && !newLine(j + 1))
-          continue;
+        const continued = j < groups.length - 1 && seps[j] === sep && groups[j + 1].length === 4;
+        if (j > i && continued && !newLine(j + 1)) continue;
+        // Cut out of a longer run at a line: only with a group beside another on its line (not a column of numbers).
+        const column = groups.slice(i, j).every((_, k) => newLine(i + k + 1));
+        if (j > i && (i > 0 || continued) && column) continue;
         const end = starts[j] + groups[j].length;
         if (!validCard(groups.slice(i, j + 1)) || !standsAlone(text, starts[i], end)) continue;
         out.push({ start: starts[i], end, kind: 'card number' });
@@ -163,9 +166,9 @@ const byLength = (xs: readonly string[]) =>
 const KEYWORD_RE = `(?:${byLength(CODE_KEYWORDS)})`;
 /** The code digits: 4–8 digits, or 3+3 / 4+4 split by one space or dash. */
 const CODE_DIGITS = '(?:\\d{3}[ -]\\d{3}|\\d{4}[ -]\\d{4}|\\d{4,8})';
-// What may wrap a code: WhatsApp's *bold*, brackets, quotes.
-const OPENS = `[*(\\[«"“‘']`;
-const CLOSES = `[*)\\]»"”’']`;
+// What may wrap a code: *bold* (WhatsApp) or **bold** (Markdown). Brackets and quotes wrap years in prose too often.
+const OPENS = '(?:\\*{1,2})';
+const CLOSES = OPENS;
 const AFTER_KEYWORD = new RegExp(
   `(?<![\\p{L}\\p{N}_])(${KEYWORD_RE})(?![\\p{L}\\p{N}_])((?:[ \\t]*[:=#\\-–]?[ \\t]*(?:${WORD}))?(?:[ \\t]+${WORD}){0,2}[ \\t]*[:=#\\-–]?[ \\t]*\\n?[ \\t]*${OPENS}?)(${CODE_DIGITS})`,
   'giu',
@@ -279,12 +282,12 @@ function findPasswords(text: string, out: SecretSpan[]): void {
   }
 }
 
-// U+FEFF too: a format character, but `\s` matches it, so what is shown has a space there.
-const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029\ufeff]/u;
+const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029]/u;
 // Format and control characters: what shows of a message has them stripped (core/text.ts), so they join what they split.
 const INVISIBLE = /[\p{Cf}\p{Cc}]/u;
 const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/u;
-// Every dash reads as one (a non-breaking hyphen between a card's groups, an en dash in a code), and the minus sign.
+// Between digits every dash reads as '-' (a non-breaking hyphen in a card, an en dash in a code, a minus sign); in prose
+// an em dash stays one.
 const DASH = /[\p{Pd}\u2212]/u;
 const DECIMAL = /\p{Nd}/u;
 
@@ -299,7 +302,10 @@ function digitValue(cp: number): number {
  * `text` with space runs as one space, invisible characters dropped and every script's digits as ASCII;
  * `from[i]`/`to[i]` are the original range of view character i, so spans redact exactly the original characters.
  */
-function detectorView(text: string): { text: string; from: number[]; to: number[]; breaks: Set<number> } {
+function detectorView(
+  text: string,
+  feffSpace: boolean,
+): { text: string; from: number[]; to: number[]; breaks: Set<number> } {
   let out = '';
   const from: number[] = [];
   const to: number[] = [];
@@ -308,13 +314,13 @@ function detectorView(text: string): { text: string; from: number[]; to: number[
     const cp = text.codePointAt(i)!;
     const ch = String.fromCodePoint(cp);
     const next = i + ch.length;
-    if (SPACE.test(ch)) {
+    if (SPACE.test(ch) || (feffSpace && cp === 0xfeff)) {
       if (!out.endsWith(' ')) (out += ' '), from.push(i), to.push(next);
       else to[to.length - 1] = next;
       if (LINE_BREAK.test(ch)) breaks.add(out.length - 1);
     } else if (INVISIBLE.test(ch)) {
       if (to.length) to[to.length - 1] = next;
-    } else if (cp > 0x7f && DASH.test(ch)) {
+    } else if (cp > 0x7f && DASH.test(ch) && /\d$/.test(out) && DECIMAL.test(text[next] ?? '')) {
       out += '-';
       from.push(i);
       to.push(next);
@@ -335,7 +341,12 @@ export function findSecrets(text: string): SecretSpan[] {
   // A keyword split by an invisible character is still one (the detectors read past it).
   if (!/\p{Nd}|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola/iu.test(text.replace(/[\p{Cf}\p{Cc}]/gu, '')))
     return [];
-  const view = detectorView(text);
+  const found = detect(detectorView(text, false));
+  // U+FEFF is zero-width in a message but a space in a snippet (`\s` matches it): read both ways.
+  return text.includes('\ufeff') ? mergeSpans([...found, ...detect(detectorView(text, true))]) : found;
+}
+
+function detect(view: ReturnType<typeof detectorView>): SecretSpan[] {
   const found: SecretSpan[] = [];
   findCards(view.text, found, view.breaks);
   findIbans(view.text, found);
