@@ -51,7 +51,7 @@ export const listLinks = defineTool({
     // URLs are shown as inline code, not live links: they come from untrusted messages.
     const lines = links.map(
       (l) =>
-        `- \`${l.url.replace(/`/g, '%60').replace(/[\r\n]/g, '')}\` — ${l.count}×, first shared [${linkLabel(l.conversation, 60)} · ${linkLabel(l.timestamp, 40)}](${l.link}) (${l.source}, message_id ${l.message_id})`,
+        `- \`${l.url.replace(/`/g, '%60')}\` — ${l.count}×, first shared [${linkLabel(l.conversation, 60)} · ${linkLabel(l.timestamp, 40)}](${l.link}) (${l.source}, message_id ${l.message_id})`,
     );
     const text =
       `${links.length} link${links.length === 1 ? '' : 's'}${domain ? ` on ${domain}` : ''}${scope.conversation ? ` in ${inline(scope.conversation.name)}` : ''}` +
