@@ -164,7 +164,7 @@ function tapTraffic(server: McpServer, observe: McpServerOptions['observe']): vo
       if (id === undefined || !request) return send(msg, options);
       asked.delete(id);
       try {
-        if (result) observe?.({ direction: 'in', ...request, client: server.server.getClientVersion()?.name });
+        if (result) observe({ direction: 'in', ...request, client: server.server.getClientVersion()?.name });
       } catch {
         // Observing is for the ledger and tests; the answer goes out regardless.
       }
