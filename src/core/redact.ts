@@ -299,8 +299,9 @@ function digitValue(cp: number): number {
 }
 
 /**
- * `text` with space runs as one space, invisible characters dropped and every script's digits as ASCII;
- * `from[i]`/`to[i]` are the original range of view character i, so spans redact exactly the original characters.
+ * `text` with space runs as one space (`breaks`: those that held a line break), invisible characters dropped, dashes
+ * between digits as '-' and every script's digits as ASCII; U+FEFF as a space when `feffSpace`. `from[i]`/`to[i]`
+ * are the original range of view character i, so spans redact exactly the original characters.
  */
 function detectorView(
   text: string,
