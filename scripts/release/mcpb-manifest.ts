@@ -87,7 +87,7 @@ export function bundleManifest(pkg: PackageInfo) {
       redact: {
         type: 'boolean',
         title: 'Redact secrets',
-        description: 'One-time codes, card numbers, IBANs and passwords reach the model as [redacted: …].',
+        description: 'One-time codes, card numbers, IBANs, passwords and API keys reach the model as [redacted: …].',
         default: true,
       },
     },

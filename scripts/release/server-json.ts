@@ -112,7 +112,7 @@ export function serverJson(pkg: PackageInfo): ServerJson {
           },
           {
             name: 'MSGBROWSE_REDACT',
-            description: 'Redact one-time codes, card numbers, IBANs and passwords',
+            description: 'Redact one-time codes, card numbers, IBANs, passwords and API keys',
             format: 'boolean',
             default: 'true',
           },

@@ -30,8 +30,9 @@ Options:
   --cache-dir DIR      vector index cache (default $XDG_CACHE_HOME/msgbrowse-vscode or ~/.cache/msgbrowse-vscode)
   --ledger FILE        append a JSON line per tool call and resource read served to a client (time, client,
                        tool and arguments, the hashes of the messages returned); never inside the archive's folder
-  --no-redact          send secrets to MCP clients as written (default: one-time codes, card numbers,
-                       IBANs and passwords in messages become [redacted: …]; search still finds them)
+  --no-redact          send secrets to MCP clients as written (default: one-time codes, card numbers and
+                       their security codes, IBANs, passwords and API keys in messages become [redacted: …];
+                       search still finds them)
   --exclude NAME       hide a conversation from MCP clients (repeatable): its exact name in any source, or
                        source:name for one source; it then answers exactly like one that does not exist
   --max-result-bytes N the answer budget: bytes of compact structuredContent JSON a tool answer may take; more

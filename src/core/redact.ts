@@ -1,9 +1,9 @@
 /**
- * One-time codes, card numbers, IBANs and passwords become `[redacted: <kind>]` in what reaches a model. The rules are
- * precise on purpose (docs/PRIVACY.md#redaction): ordinary numbers stay as written.
+ * One-time codes, card numbers and their security codes, IBANs, passwords and API keys become `[redacted: <kind>]` in
+ * what reaches a model. The rules are precise on purpose (docs/PRIVACY.md#redaction): ordinary numbers stay as written.
  */
 
-type SecretKind = 'one-time code' | 'card number' | 'IBAN' | 'password';
+type SecretKind = 'one-time code' | 'card number' | 'card security code' | 'IBAN' | 'password' | 'API key';
 
 type SecretSpan = { start: number; end: number; kind: SecretKind };
 
@@ -88,6 +88,20 @@ function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
   }
 }
 
+/** Digit groups joined by spaces, dashes, dots or slashes; findCards reads the runs with one kind of space or dash. */
+const MIXED_RUN = /(?<![\p{L}\p{N}_])\d+(?:[ ./-]\d+)+/gu;
+
+/** A whole run grouped like a card (4-4-4-…, 4-6-5) with dots, slashes or mixed separators: findCards reads the rest. */
+function findMixedCards(text: string, out: SecretSpan[]): void {
+  for (const m of text.matchAll(MIXED_RUN)) {
+    const seps = new Set(m[0].replace(/\d+/g, ''));
+    if (seps.size === 1 && (seps.has(' ') || seps.has('-'))) continue;
+    const end = m.index + m[0].length;
+    if (validCard(m[0].split(/[ ./-]/)) && standsAlone(text, m.index, end))
+      out.push({ start: m.index, end, kind: 'card number' });
+  }
+}
+
 /** Registered IBAN lengths by country (SWIFT IBAN registry). */
 const IBAN_LENGTHS: Readonly<Record<string, number>> = Object.fromEntries(
   (
@@ -164,8 +178,8 @@ const byLength = (xs: readonly string[]) =>
     .map(escapeRe)
     .join('|');
 const KEYWORD_RE = `(?:${byLength(CODE_KEYWORDS)})`;
-/** The code digits: 4–8 digits, or 3+3 / 4+4 split by one space or dash. */
-const CODE_DIGITS = '(?:\\d{3}[ -]\\d{3}|\\d{4}[ -]\\d{4}|\\d{4,8})';
+/** The code digits: 4–8 digits, or 3+3 / 4+4 / 2+2+2 split by single spaces or dashes. */
+const CODE_DIGITS = '(?:\\d{3}[ -]\\d{3}|\\d{4}[ -]\\d{4}|\\d{2}[ -]\\d{2}[ -]\\d{2}|\\d{4,8})';
 // What may wrap a code: *bold* (WhatsApp) or **bold** (Markdown). Brackets and quotes wrap years in prose too often.
 const OPENS = '(?:\\*{1,2})';
 const CLOSES = OPENS;
@@ -174,7 +188,7 @@ const AFTER_KEYWORD = new RegExp(
   'giu',
 );
 const BEFORE_KEYWORD = new RegExp(
-  `(?<![\\p{L}\\p{N}_])(${CODE_DIGITS})(${CLOSES}?(?:[ \\t]+${WORD}){0,4}[ \\t]+)(${KEYWORD_RE})(?![\\p{L}\\p{N}_])`,
+  `(?<![\\p{L}\\p{N}_])(${CODE_DIGITS})(${CLOSES}?(?:[ \\t]*[:—–-])?(?:[ \\t]+${WORD}){0,4}[ \\t]+)(${KEYWORD_RE})(?![\\p{L}\\p{N}_])`,
   'giu',
 );
 const NOT_SECRET = new Set(NOT_SECRET_CODES);
@@ -202,7 +216,8 @@ function codeStandsAlone(text: string, start: number, end: number, breaks: Reado
 /** Little words that may stand between a code and its keyword; at most one other word (a brand) may join them. */
 const CONNECTORS = new Set([
   ...list(
-    'is|was|your|my|the|a|an|as|to|for|use|new|login|sign-in|security|one-time|es|tu|su|el|la|de|del|' +
+    'is|was|your|my|the|a|an|as|to|for|use|new|login|log-in|sign-in|signin|security|one-time|confirmation|' +
+      'authentication|authorization|activation|registration|access|temporary|es|tu|su|el|la|de|del|' +
       'para|nuevo|nueva|seguridad|acceso|é|o|seu|sua|novo|nova|segurança|acesso|da|do|ist|lautet|ihr|ihre|' +
       'dein|deine|der|die|das|neuer|neue|für|zur|sms|est|votre|ton|le|du|pour|nouveau|sécurité|connexion|è|' +
       'il|tuo|tua|di|per|nuovo|sicurezza|accesso|uw|je|het|een|voor|nieuwe|van',
@@ -262,24 +277,66 @@ const PASSWORD_KEYWORDS: readonly string[] = list(
 const COPULAS = ['is', 'es', 'é', 'ist', 'lautet', 'est', 'è', 'era', 'is now', 'ist jetzt', 'es ahora'];
 const PASSWORD_RE = new RegExp(
   `(?<![\\p{L}\\p{N}_])(${byLength(PASSWORD_KEYWORDS)})(?![\\p{L}\\p{N}_])` +
-    `(?:([ \\t]*[:=][ \\t]*\\n?[ \\t]*)|([ \\t]+(?:${byLength(COPULAS)})[ \\t]*:?[ \\t]+))` +
+    `(?:([ \\t]*[:=][ \\t]*\\n?[ \\t]*)|([ \\t]+(?:${byLength(COPULAS)})[ \\t]*:?[ \\t]+)|([ \\t]+))` +
     `("[^"\\n]{1,80}"|'[^'\\n]{1,80}'|\`[^\`\\n]{1,80}\`|“[^”\\n]{1,80}”|«[^»\\n]{1,80}»|[^\\s]+)`,
   'giu',
 );
 
 function findPasswords(text: string, out: SecretSpan[]): void {
   for (const m of text.matchAll(PASSWORD_RE)) {
-    let value = m[4];
+    let value = m[5];
     const quoted = /^["'`“«]/.test(value);
     const inUrl = /[?&;]$/.test(text.slice(Math.max(0, m.index - 1), m.index));
     // The whole token, trailing punctuation included (better than leaving a secret's last character); in a URL the
     // value ends at the next parameter.
     if (!quoted && inUrl) value = value.replace(/[&#].*$/, '');
     if (value === '' || value.startsWith('[redacted')) continue;
-    if (m[3] !== undefined && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value)) continue;
-    const start = m.index + m[0].length - m[4].length;
+    // After "password is" or a bare "password", a word is prose ("is wrong", "reset") unless it has a digit or symbol.
+    const loose = m[3] !== undefined || m[4] !== undefined;
+    if (loose && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value)) continue;
+    // "password 2 times": a bare number is a password only with four digits or more.
+    if (m[4] !== undefined && !quoted && !/\p{L}|\d{4}/u.test(value)) continue;
+    // "passcode 483920" is a code, labelled by findCodes.
+    if (m[4] !== undefined && /^\d+$/.test(value) && CODE_KEYWORDS.includes(m[1].toLowerCase())) continue;
+    const start = m.index + m[0].length - m[5].length;
     out.push({ start, end: start + value.length, kind: 'password' });
   }
+}
+
+/** A card's security code after its name: CVV, CVC, "security code" (3 or 4 digits; 4–8 after "security code" are codes). */
+const CARD_CODE = new RegExp(
+  `(?<![\\p{L}\\p{N}_])(?:cvv2?|cvc2?|cvn|card security code|security code|código de seguridad|código de segurança|` +
+    `kartenprüfnummer|prüfnummer|cryptogramme visuel|code de sécurité|codice di sicurezza)[ \\t]*[:=#-]?[ \\t]*(\\d{3,4})`,
+  'giu',
+);
+
+function findCardCodes(text: string, out: SecretSpan[]): void {
+  for (const m of text.matchAll(CARD_CODE)) {
+    const start = m.index + m[0].length - m[1].length;
+    if (standsAlone(text, start, start + m[1].length))
+      out.push({ start, end: start + m[1].length, kind: 'card security code' });
+  }
+}
+
+/** The password of a URL's user info (`https://user:password@host`). */
+const URL_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]+:([^\s/?#@]+)@/giu;
+
+function findUrlPasswords(text: string, out: SecretSpan[]): void {
+  for (const m of text.matchAll(URL_PASSWORD)) {
+    const start = m.index + m[0].length - 1 - m[1].length;
+    out.push({ start, end: start + m[1].length, kind: 'password' });
+  }
+}
+
+/**
+ * API keys and access tokens in the formats their issuers publish for secret scanning: OpenAI and Anthropic (`sk-…`),
+ * Stripe (`sk_live_…`), GitHub (`ghp_…`, `github_pat_…`), Slack (`xoxb-…`), AWS access key ids, Google API keys.
+ */
+const API_KEY =
+  /(?<![\p{L}\p{N}_-])(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|xox[abprs]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[A-Z0-9]{16}|AIza[A-Za-z0-9_-]{35})(?![\p{L}\p{N}_])/gu;
+
+function findApiKeys(text: string, out: SecretSpan[]): void {
+  for (const m of text.matchAll(API_KEY)) out.push({ start: m.index, end: m.index + m[0].length, kind: 'API key' });
 }
 
 const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029]/u;
@@ -337,8 +394,9 @@ function detectorView(
   return { text: out, from, to, breaks };
 }
 
-/** What a text with a secret has: a digit or the start of a password keyword. */
-const MAY_HOLD = /\p{Nd}|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola/iu;
+/** What a text with a secret has: a digit, the start of a password keyword, a URL or an API key's prefix. */
+const MAY_HOLD =
+  /\p{Nd}|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola|:\/\/|sk[-_]|gh[pousr]_|github_|xox|AKIA|ASIA|AIza/iu;
 
 /** Every secret in `text` (original positions), sorted, overlaps merged (the earliest detector's kind wins). */
 export function findSecrets(text: string): SecretSpan[] {
@@ -352,8 +410,13 @@ export function findSecrets(text: string): SecretSpan[] {
 function detect(view: ReturnType<typeof detectorView>): SecretSpan[] {
   const found: SecretSpan[] = [];
   findCards(view.text, found, view.breaks);
+  // The rarer kinds run only on texts with their mark (most texts have none, and scanning for them costs as much).
+  if (/\d[./-]\d/.test(view.text)) findMixedCards(view.text, found);
   findIbans(view.text, found);
+  if (/sk[-_]|rk_|gh[pousr]_|github_pat|xox|AKIA|ASIA|AIza/.test(view.text)) findApiKeys(view.text, found);
+  if (view.text.includes('://')) findUrlPasswords(view.text, found);
   findPasswords(view.text, found);
+  if (/cv[vcn]|s[eé]cur|segur|prüf|crypto|sicur/i.test(view.text)) findCardCodes(view.text, found);
   findCodes(view.text, found, view.breaks);
   return mergeSpans(found.map((s) => ({ start: view.from[s.start], end: view.to[s.end - 1], kind: s.kind })));
 }

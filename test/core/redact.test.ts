@@ -25,6 +25,10 @@ describe('one-time codes', () => {
     ['Je verificatiecode is 918273', 'Je verificatiecode is [redacted: one-time code]'],
     ['PIN: 1234', 'PIN: [redacted: one-time code]'],
     ['the code is\n482910', 'the code is\n[redacted: one-time code]'],
+    ['381204 is your Facebook confirmation code', '[redacted: one-time code] is your Facebook confirmation code'],
+    ['770331 — your login code for Discord', '[redacted: one-time code] — your login code for Discord'],
+    ['Your verification code is: 64 19 82', 'Your verification code is: [redacted: one-time code]'],
+    ['passcode 483920', 'passcode [redacted: one-time code]'],
   ];
   for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
 });
@@ -39,12 +43,43 @@ describe('card numbers', () => {
     ['visa 13: 4222222222222', 'visa 13: [redacted: card number]'],
     ['unionpay 19 digits 6214 8392 0174 5583 700', 'unionpay 19 digits [redacted: card number]'],
     ['pay with 4111 1111 1111 1111 123', 'pay with [redacted: card number] 123'],
+    ['Card: 4111.1111.1111.1111', 'Card: [redacted: card number]'],
+    ['card 4111/1111/1111/1111.', 'card [redacted: card number].'],
+    ['card 5555 5555-5555 4444', 'card [redacted: card number]'],
+    ['amex 3782.822463.10005', 'amex [redacted: card number]'],
   ];
   for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
   it('Luhn', () => {
     assert.ok(luhnValid('4111111111111111'));
     assert.ok(!luhnValid('4111111111111112'));
   });
+});
+
+describe('card security codes', () => {
+  const cases: [string, string][] = [
+    ['exp 12/27 cvv 947', 'exp 12/27 cvv [redacted: card security code]'],
+    ['CVC: 123', 'CVC: [redacted: card security code]'],
+    ['CVV2 4821 (amex)', 'CVV2 [redacted: card security code] (amex)'],
+    ['security code 123', 'security code [redacted: card security code]'],
+    ['código de seguridad: 321', 'código de seguridad: [redacted: card security code]'],
+    ['Kartenprüfnummer 555', 'Kartenprüfnummer [redacted: card security code]'],
+    ['code de sécurité : 808', 'code de sécurité : [redacted: card security code]'],
+    ['c\u200bvv 947', 'c\u200bvv [redacted: card security code]'],
+  ];
+  for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
+});
+
+describe('API keys', () => {
+  const cases: [string, string][] = [
+    ['OPENAI_API_KEY=sk-proj-AbC123dEf456GhI789jKl012MnO345pQr678', 'OPENAI_API_KEY=[redacted: API key]'],
+    ['key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv', 'key [redacted: API key]'],
+    ['token ghp_16C7e42F292c6912E7710c838347Ae178B4a.', 'token [redacted: API key].'],
+    ['aws AKIAIOSFODNN7EXAMPLE', 'aws [redacted: API key]'],
+    ['slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp', 'slack [redacted: API key]'],
+    ['maps AIzaSyA-1234567890abcdefghijklmnopqrstu', 'maps [redacted: API key]'],
+    ['stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'stripe [redacted: API key]'],
+  ];
+  for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
 });
 
 describe('IBANs', () => {
@@ -77,6 +112,10 @@ describe('passwords', () => {
     ['mot de passe: azerty123', 'mot de passe: [redacted: password]'],
     ['wachtwoord: tulp88', 'wachtwoord: [redacted: password]'],
     ['pwd=s3cr3t', 'pwd=[redacted: password]'],
+    ['the router password Gr33nTea', 'the router password [redacted: password]'],
+    ['the password 1234', 'the password [redacted: password]'],
+    ['https://harper:Tr0ub4dor&3@nas.example/share', 'https://harper:[redacted: password]@nas.example/share'],
+    ['git clone https://bob:secret@git.example/r.git', 'git clone https://bob:[redacted: password]@git.example/r.git'],
     [
       'https://x.example/login?user=bob&password=s3cret&next=1',
       'https://x.example/login?user=bob&password=[redacted: password]&next=1',
@@ -112,6 +151,13 @@ describe('near misses are left alone', () => {
     'message_id 48213, conversation_id 7',
     'the code is ready, see you at 1930',
     'password: [redacted: password]',
+    'password reset link sent',
+    'the password manager',
+    'changed my password 2 times',
+    'ssh://git@example.com/r and https://example.com:8080/x',
+    'an sk-8 skateboard, risk-free, ask-me-anything',
+    'Meeting code: 12 34 56 78',
+    'on 12.05.2024 at 10.30, ip 192.168.1.1, call 0151/2345/6789',
   ];
   for (const s of same) it(JSON.stringify(s), () => assert.equal(R(s), s));
 });
@@ -210,17 +256,20 @@ describe('properties', () => {
       { numRuns: 2000 },
     );
   });
-  it('every Luhn-valid 16-digit number starting 4 or 5, written in groups of four, is redacted', () => {
+  it('every Luhn-valid 16-digit number starting 4 or 5, in groups of four split by spaces, dashes, dots or slashes (mixed too), is redacted', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 15, maxLength: 15 }),
-        fc.constantFrom(' ', '-', ''),
-        (ds, sep) => {
+        fc.oneof(
+          fc.constantFrom(['', '', ''], [' ', ' ', ' '], ['-', '-', '-']),
+          fc.array(fc.constantFrom(' ', '-', '.', '/'), { minLength: 3, maxLength: 3 }),
+        ),
+        (ds, seps) => {
           const body = ds.join('');
           for (let check = 0; check < 10; check++) {
             const n = body + check;
             if (!/^[45]/.test(n) || !luhnValid(n)) continue;
-            const written = n.match(/.{4}/g)!.join(sep);
+            const written = n.match(/.{4}/g)!.reduce((w, g, i) => w + seps[i - 1] + g);
             assert.equal(redactText(`pay ${written} now`), 'pay [redacted: card number] now');
           }
         },
