@@ -184,7 +184,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     if (!opts.redact)
       log(
         'warn',
-        'secret redaction is off (--no-redact): MCP clients receive one-time codes, card numbers, IBANs, passwords and API keys as written',
+        'secret redaction is off (--no-redact): MCP clients receive one-time codes, card numbers and security codes, IBANs, passwords and API keys as written',
       );
     const served = (await serving)!;
     if (served.kind === 'http') return await serveHttp(served, opts, env, log, archiveLabel);

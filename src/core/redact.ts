@@ -88,16 +88,14 @@ function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
   }
 }
 
-/** Digit groups joined by spaces, dashes, dots or slashes; findCards reads the runs with one kind of space or dash. */
-const MIXED_RUN = /(?<![\p{L}\p{N}_])\d+(?:[ ./-]\d+)+/gu;
+/** Digit groups joined by dots or by slashes (one kind per run; findCards reads spaces and dashes). */
+const DOTTED_RUN = /(?<![\p{L}\p{N}_])\d+([./])\d+(?:\1\d+)*/gu;
 
-/** A whole run grouped like a card (4-4-4-…, 4-6-5) with dots, slashes or mixed separators: findCards reads the rest. */
-function findMixedCards(text: string, out: SecretSpan[]): void {
-  for (const m of text.matchAll(MIXED_RUN)) {
-    const seps = new Set(m[0].replace(/\d+/g, ''));
-    if (seps.size === 1 && (seps.has(' ') || seps.has('-'))) continue;
+/** A run grouped like a card (4-4-4-…, 4-6-5) with dots or slashes. */
+function findDottedCards(text: string, out: SecretSpan[]): void {
+  for (const m of text.matchAll(DOTTED_RUN)) {
     const end = m.index + m[0].length;
-    if (validCard(m[0].split(/[ ./-]/)) && standsAlone(text, m.index, end))
+    if (validCard(m[0].split(m[1])) && standsAlone(text, m.index, end))
       out.push({ start: m.index, end, kind: 'card number' });
   }
 }
@@ -178,8 +176,8 @@ const byLength = (xs: readonly string[]) =>
     .map(escapeRe)
     .join('|');
 const KEYWORD_RE = `(?:${byLength(CODE_KEYWORDS)})`;
-/** The code digits: 4–8 digits, or 3+3 / 4+4 / 2+2+2 split by single spaces or dashes. */
-const CODE_DIGITS = '(?:\\d{3}[ -]\\d{3}|\\d{4}[ -]\\d{4}|\\d{2}[ -]\\d{2}[ -]\\d{2}|\\d{4,8})';
+/** The code digits: 4–8 digits, 3+3 or 4+4 split by one space or dash, or 2+2+2 by spaces (with dashes, a date). */
+const CODE_DIGITS = '(?:\\d{3}[ -]\\d{3}|\\d{4}[ -]\\d{4}|\\d{2} \\d{2} \\d{2}|\\d{4,8})';
 // What may wrap a code: *bold* (WhatsApp) or **bold** (Markdown). Brackets and quotes wrap years in prose too often.
 const OPENS = '(?:\\*{1,2})';
 const CLOSES = OPENS;
@@ -188,7 +186,7 @@ const AFTER_KEYWORD = new RegExp(
   'giu',
 );
 const BEFORE_KEYWORD = new RegExp(
-  `(?<![\\p{L}\\p{N}_])(${CODE_DIGITS})(${CLOSES}?(?:[ \\t]*[:—–-])?(?:[ \\t]+${WORD}){0,4}[ \\t]+)(${KEYWORD_RE})(?![\\p{L}\\p{N}_])`,
+  `(?<![\\p{L}\\p{N}_])(${CODE_DIGITS})(${CLOSES}?(?:[ \\t]*[—–-](?=[ \\t]+(?:your|tu|su|seu|sua|dein|deine|ihr|ihre|votre|ton|tuo|tua|uw|je)[ \\t]))?(?:[ \\t]+${WORD}){0,4}[ \\t]+)(${KEYWORD_RE})(?![\\p{L}\\p{N}_])`,
   'giu',
 );
 const NOT_SECRET = new Set(NOT_SECRET_CODES);
@@ -274,10 +272,15 @@ const PASSWORD_KEYWORDS: readonly string[] = list(
     "contrasena|senha|palavra-passe|palavra passe|passwort|kennwort|mot de passe|mdp|parola d'ordine|" +
     'parola chiave|wachtwoord',
 );
-const COPULAS = ['is', 'es', 'é', 'ist', 'lautet', 'est', 'è', 'era', 'is now', 'ist jetzt', 'es ahora'];
+const COPULAS = [
+  ...list("is|was|es|era|fue|é|foi|ist|war|lautet|heißt|heisst|est|était|etait|c'est|c’est|è|is now|ist jetzt"),
+  'es ahora',
+];
 const PASSWORD_RE = new RegExp(
   `(?<![\\p{L}\\p{N}_])(${byLength(PASSWORD_KEYWORDS)})(?![\\p{L}\\p{N}_])` +
-    `(?:([ \\t]*[:=][ \\t]*\\n?[ \\t]*)|([ \\t]+(?:${byLength(COPULAS)})[ \\t]*:?[ \\t]+)|([ \\t]+))` +
+    // A bare keyword ("password Gr33nTea") takes only a value with a digit or symbol: a word of prose is left to the
+    // next keyword ("Reset password\nPassword: …").
+    `(?:([ \\t]*[:=][ \\t]*\\n?[ \\t]*)|([ \\t]+(?:${byLength(COPULAS)})[ \\t]*:?[ \\t]+)|([ \\t]+)(?=["'\`“«]|[^\\s]*[\\p{N}\\p{S}]))` +
     `("[^"\\n]{1,80}"|'[^'\\n]{1,80}'|\`[^\`\\n]{1,80}\`|“[^”\\n]{1,80}”|«[^»\\n]{1,80}»|[^\\s]+)`,
   'giu',
 );
@@ -291,9 +294,9 @@ function findPasswords(text: string, out: SecretSpan[]): void {
     // value ends at the next parameter.
     if (!quoted && inUrl) value = value.replace(/[&#].*$/, '');
     if (value === '' || value.startsWith('[redacted')) continue;
-    // After "password is" or a bare "password", a word is prose ("is wrong", "reset") unless it has a digit or symbol.
-    const loose = m[3] !== undefined || m[4] !== undefined;
-    if (loose && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value)) continue;
+    // After "password is", a word is prose ("is wrong", "isn't working.") unless it has a digit, symbol or inner mark.
+    if (m[3] !== undefined && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value.replace(/[.,!?;:)…»'’]+$|['’]/gu, '')))
+      continue;
     // "password 2 times": a bare number is a password only with four digits or more.
     if (m[4] !== undefined && !quoted && !/\p{L}|\d{4}/u.test(value)) continue;
     // "passcode 483920" is a code, labelled by findCodes.
@@ -303,28 +306,37 @@ function findPasswords(text: string, out: SecretSpan[]): void {
   }
 }
 
-/** A card's security code after its name: CVV, CVC, "security code" (3 or 4 digits; 4–8 after "security code" are codes). */
+/**
+ * A card's security code after its name: 3–4 digits after CVV, CVC or *Kartenprüfnummer*, 3 after a generic "security
+ * code" (4–8 digits there are one-time codes, findCodes').
+ */
 const CARD_CODE = new RegExp(
-  `(?<![\\p{L}\\p{N}_])(?:cvv2?|cvc2?|cvn|card security code|security code|código de seguridad|código de segurança|` +
-    `kartenprüfnummer|prüfnummer|cryptogramme visuel|code de sécurité|codice di sicurezza)[ \\t]*[:=#-]?[ \\t]*(\\d{3,4})`,
+  `(?<![\\p{L}\\p{N}_])(?:(cvv2?|cvc2?|cvn|cv2|card security code|kartenprüfnummer|prüfnummer|cryptogramme(?: visuel)?)` +
+    `(?:[ -]?(?:code|nummer|number|no\\.?|nr\\.?))?|(security code|código de seguridad|código de segurança|sicherheitscode|` +
+    `code de sécurité|codice di sicurezza|beveiligingscode|veiligheidscode))(?![\\p{L}\\p{N}_])` +
+    `(?:[ \\t]+(?:is|es|é|ist|lautet|est|è))?[ \\t]*[:=#–-]?[ \\t]*[(*]{0,2}(\\d{3,4})`,
   'giu',
 );
 
 function findCardCodes(text: string, out: SecretSpan[]): void {
   for (const m of text.matchAll(CARD_CODE)) {
-    const start = m.index + m[0].length - m[1].length;
-    if (standsAlone(text, start, start + m[1].length))
-      out.push({ start, end: start + m[1].length, kind: 'card security code' });
+    const digits = m[3];
+    if (m[2] !== undefined && digits.length !== 3) continue;
+    const start = m.index + m[0].length - digits.length;
+    if (standsAlone(text, start, start + digits.length))
+      out.push({ start, end: start + digits.length, kind: 'card security code' });
   }
 }
 
-/** The password of a URL's user info (`https://user:password@host`). */
-const URL_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]+:([^\s/?#@]+)@/giu;
+/** A URL's user info (`scheme://user:password@host`): up to the authority's last `@`, as browsers read it. */
+const URL_USER_INFO = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/([^\s/?#]*)@/giu;
 
 function findUrlPasswords(text: string, out: SecretSpan[]): void {
-  for (const m of text.matchAll(URL_PASSWORD)) {
-    const start = m.index + m[0].length - 1 - m[1].length;
-    out.push({ start, end: start + m[1].length, kind: 'password' });
+  for (const m of text.matchAll(URL_USER_INFO)) {
+    const colon = m[1].indexOf(':');
+    if (colon < 0 || colon === m[1].length - 1) continue;
+    const end = m.index + m[0].length - 1;
+    out.push({ start: end - (m[1].length - colon - 1), end, kind: 'password' });
   }
 }
 
@@ -335,8 +347,15 @@ function findUrlPasswords(text: string, out: SecretSpan[]): void {
 const API_KEY =
   /(?<![\p{L}\p{N}_-])(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|xox[abprs]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[A-Z0-9]{16}|AIza[A-Za-z0-9_-]{35})(?![\p{L}\p{N}_])/gu;
 
+const API_KEY_PREFIX = /^(?:sk-(?:proj-|ant-)?|[sr]k_(?:live|test)_|gh[pousr]_|github_pat_|xox[abprs]-|AKIA|ASIA|AIza)/;
+
 function findApiKeys(text: string, out: SecretSpan[]): void {
-  for (const m of text.matchAll(API_KEY)) out.push({ start: m.index, end: m.index + m[0].length, kind: 'API key' });
+  for (const m of text.matchAll(API_KEY)) {
+    // Random keys mix digits and capitals; a slug that starts like one (`sk-learn-tutorial-v2`) does not.
+    const rest = m[0].replace(API_KEY_PREFIX, '');
+    if (/\d/.test(rest) && /[A-Z]/.test(rest))
+      out.push({ start: m.index, end: m.index + m[0].length, kind: 'API key' });
+  }
 }
 
 const SPACE = /[\p{Zs}\t\n\v\f\r\u0085\u2028\u2029]/u;
@@ -394,9 +413,8 @@ function detectorView(
   return { text: out, from, to, breaks };
 }
 
-/** What a text with a secret has: a digit, the start of a password keyword, a URL or an API key's prefix. */
-const MAY_HOLD =
-  /\p{Nd}|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola|:\/\/|sk[-_]|gh[pousr]_|github_|xox|AKIA|ASIA|AIza/iu;
+/** What a text with a secret has: a digit (every API key has one), the start of a password keyword or a URL. */
+const MAY_HOLD = /\p{Nd}|pass|pw|senha|contra|mdp|mot de|wacht|kennw|parola|:\/\//iu;
 
 /** Every secret in `text` (original positions), sorted, overlaps merged (the earliest detector's kind wins). */
 export function findSecrets(text: string): SecretSpan[] {
@@ -411,12 +429,12 @@ function detect(view: ReturnType<typeof detectorView>): SecretSpan[] {
   const found: SecretSpan[] = [];
   findCards(view.text, found, view.breaks);
   // The rarer kinds run only on texts with their mark (most texts have none, and scanning for them costs as much).
-  if (/\d[./-]\d/.test(view.text)) findMixedCards(view.text, found);
+  if (/\d[./]\d/.test(view.text)) findDottedCards(view.text, found);
   findIbans(view.text, found);
   if (/sk[-_]|rk_|gh[pousr]_|github_pat|xox|AKIA|ASIA|AIza/.test(view.text)) findApiKeys(view.text, found);
   if (view.text.includes('://')) findUrlPasswords(view.text, found);
   findPasswords(view.text, found);
-  if (/cv[vcn]|s[eé]cur|segur|prüf|crypto|sicur/i.test(view.text)) findCardCodes(view.text, found);
+  if (/cv[vcn2]|s[eé]cur|segur|sicher|veilig|prüf|crypto|sicur/i.test(view.text)) findCardCodes(view.text, found);
   findCodes(view.text, found, view.breaks);
   return mergeSpans(found.map((s) => ({ start: view.from[s.start], end: view.to[s.end - 1], kind: s.kind })));
 }

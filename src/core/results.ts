@@ -21,7 +21,7 @@ export const MessageHitSchema = z.object({
   text: z
     .string()
     .describe(
-      'message body, or a keyword snippet with matches in **…**; secrets in it read [redacted: one-time code], [redacted: card number], [redacted: IBAN] or [redacted: password]',
+      'message body, or a keyword snippet with matches in **…**; secrets in it read [redacted: one-time code], [redacted: card number], [redacted: card security code], [redacted: IBAN], [redacted: password] or [redacted: API key]',
     ),
   link: z.string().describe('citation link: cite the message as a markdown link to exactly this URI'),
   text_length: z
