@@ -164,6 +164,7 @@ const CODE_KEYWORDS: readonly string[] = list(
 const NOT_SECRET_CODES: readonly string[] = list(
   'zip|postal|post|area|country|dialing|dialling|error|status|exit|return|http|bar|qr|source|swift|bic|' +
     'sort|tax|product|item|article|promo|discount|coupon|voucher|referral|invite|invitation|dress|morse|' +
+    'review|conduct|snippet|name|freeze|' +
     'zip-code|iso|hs|airport|iata|postale|área|area|erro|error|fehler|erreur|errore|fout|fiscale|fiscal|' +
     'postcode|postleitzahl|país|pays|paese|landes|länder|fehlercode|ländercode|vorwahl|de área',
 );
@@ -203,11 +204,22 @@ function qualifierIn(gap: string): boolean {
     .some((w) => NOT_SECRET.has(w));
 }
 
-/** Also not the head of a longer number or of a phone number written in groups (0151 2345 6789) on its line. */
-function codeStandsAlone(text: string, start: number, end: number, breaks: ReadonlySet<number>): boolean {
+/**
+ * Also not the head of a longer number or of a phone number written in groups (0151 2345 6789) on its line, nor part of
+ * a secret found already; a group of one beside it does not count (a CVV, then the PIN).
+ */
+function codeStandsAlone(
+  text: string,
+  start: number,
+  end: number,
+  breaks: ReadonlySet<number>,
+  found: readonly SecretSpan[],
+): boolean {
+  if (found.some((s) => s.start < end && start < s.end)) return false;
+  const taken = (i: number) => found.some((s) => s.start <= i && i < s.end);
   const grouped =
-    (/^[ -]\d/.test(text.slice(end, end + 2)) && !breaks.has(end)) ||
-    (/\d[ -]$/.test(text.slice(Math.max(0, start - 2), start)) && !breaks.has(start - 1));
+    (/^[ -]\d/.test(text.slice(end, end + 2)) && !breaks.has(end) && !taken(end + 1)) ||
+    (/\d[ -]$/.test(text.slice(Math.max(0, start - 2), start)) && !breaks.has(start - 1) && !taken(start - 2));
   return !grouped && standsAlone(text, start, end);
 }
 
@@ -227,7 +239,7 @@ function gapOk(gap: string): boolean {
   const words = gap
     .toLowerCase()
     .split(/[^\p{L}\p{M}'’-]+/u)
-    .filter(Boolean);
+    .filter((w) => /[\p{L}\p{M}]/u.test(w));
   return words.filter((w) => !CONNECTORS.has(w)).length <= 1;
 }
 
@@ -237,11 +249,11 @@ function findCodes(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
     const digitsStart = kwStart + m[1].length + m[2].length;
     let digitsEnd = digitsStart + m[3].length;
     if (qualifierBefore(text, kwStart) || qualifierIn(m[2]) || !gapOk(m[2])) continue;
-    if (!codeStandsAlone(text, digitsStart, digitsEnd, breaks)) {
+    if (!codeStandsAlone(text, digitsStart, digitsEnd, breaks, out)) {
       // A 4+4 that runs on into more groups: its first group alone, when its line ends there (PIN, then a card).
       const first = /^\d+/.exec(m[3])![0];
       digitsEnd = digitsStart + first.length;
-      if (first.length < 4 || first === m[3] || !codeStandsAlone(text, digitsStart, digitsEnd, breaks)) continue;
+      if (first.length < 4 || first === m[3] || !codeStandsAlone(text, digitsStart, digitsEnd, breaks, out)) continue;
     }
     out.push({ start: digitsStart, end: digitsEnd, kind: 'one-time code' });
   }
@@ -256,11 +268,11 @@ function findCodes(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
       .slice(0, 2)
       .join(' ');
     if (qualifierIn(m[2]) || qualifierBefore(text, kwStart) || qualifierIn(following) || !gapOk(m[2])) continue;
-    if (!codeStandsAlone(text, start, end, breaks)) {
+    if (!codeStandsAlone(text, start, end, breaks, out)) {
       // A 4+4 that a longer number runs into: its last group alone, when a line starts there (a card, then its PIN).
       const last = /\d+$/.exec(m[1])![0];
       start = end - last.length;
-      if (last.length < 4 || last === m[1] || !codeStandsAlone(text, start, end, breaks)) continue;
+      if (last.length < 4 || last === m[1] || !codeStandsAlone(text, start, end, breaks, out)) continue;
     }
     out.push({ start, end, kind: 'one-time code' });
   }
@@ -278,12 +290,17 @@ const COPULAS = [
 ];
 const PASSWORD_RE = new RegExp(
   `(?<![\\p{L}\\p{N}_])(${byLength(PASSWORD_KEYWORDS)})(?![\\p{L}\\p{N}_])` +
-    // A bare keyword ("password Gr33nTea") takes only a value with a digit or symbol: a word of prose is left to the
-    // next keyword ("Reset password\nPassword: …").
-    `(?:([ \\t]*[:=][ \\t]*\\n?[ \\t]*)|([ \\t]+(?:${byLength(COPULAS)})[ \\t]*:?[ \\t]+)|([ \\t]+)(?=["'\`“«]|[^\\s]*[\\p{N}\\p{S}]))` +
+    // A bare keyword ("password Gr33nTea") takes only a value with a digit, a symbol or a mark inside it (P@ss): a
+    // word of prose is left to the next keyword ("Reset password\nPassword: …"); an apostrophe opens no quote there.
+    `(?:([ \\t]*[:=][ \\t]*\\n?[ \\t]*)|([ \\t]+(?:${byLength(COPULAS)})[ \\t]*:?[ \\t]+)|` +
+    `([ \\t]+)(?=["\`“«]|[^\\s]*(?:[\\p{N}\\p{S}]|[@#&%*_!?.,;:$=+/\\\\|~^](?=[^\\s.,!?;:)…»'’]))))` +
     `("[^"\\n]{1,80}"|'[^'\\n]{1,80}'|\`[^\`\\n]{1,80}\`|“[^”\\n]{1,80}”|«[^»\\n]{1,80}»|[^\\s]+)`,
   'giu',
 );
+
+/** After a bare keyword: counts (3x), ordinals (2nd, 2e), dates and links. */
+const BARE_NOT_PASSWORD =
+  /^(?:\d+(?:x|st|nd|rd|th|e|er|ème|º|ª)|\d{1,4}([./-])\d{1,2}\1\d{1,4}|[a-z][a-z0-9+.-]*:\/\/.*)[.,;:!?]?$/iu;
 
 function findPasswords(text: string, out: SecretSpan[]): void {
   for (const m of text.matchAll(PASSWORD_RE)) {
@@ -294,11 +311,10 @@ function findPasswords(text: string, out: SecretSpan[]): void {
     // value ends at the next parameter.
     if (!quoted && inUrl) value = value.replace(/[&#].*$/, '');
     if (value === '' || value.startsWith('[redacted')) continue;
-    // After "password is", a word is prose ("is wrong", "isn't working.") unless it has a digit, symbol or inner mark.
-    if (m[3] !== undefined && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value.replace(/[.,!?;:)…»'’]+$|['’]/gu, '')))
-      continue;
-    // "password 2 times": a bare number is a password only with four digits or more.
-    if (m[4] !== undefined && !quoted && !/\p{L}|\d{4}/u.test(value)) continue;
+    // After "password is", a word of letters only is prose ("is wrong").
+    if (m[3] !== undefined && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value)) continue;
+    // After a bare "password": not "2 times", "3x", "2nd", a date or a link.
+    if (m[4] !== undefined && !quoted && (!/\p{L}|\d{4}/u.test(value) || BARE_NOT_PASSWORD.test(value))) continue;
     // "passcode 483920" is a code, labelled by findCodes.
     if (m[4] !== undefined && /^\d+$/.test(value) && CODE_KEYWORDS.includes(m[1].toLowerCase())) continue;
     const start = m.index + m[0].length - m[5].length;
@@ -314,7 +330,7 @@ const CARD_CODE = new RegExp(
   `(?<![\\p{L}\\p{N}_])(?:(cvv2?|cvc2?|cvn|cv2|card security code|kartenprüfnummer|prüfnummer|cryptogramme(?: visuel)?)` +
     `(?:[ -]?(?:code|nummer|number|no\\.?|nr\\.?))?|(security code|código de seguridad|código de segurança|sicherheitscode|` +
     `code de sécurité|codice di sicurezza|beveiligingscode|veiligheidscode))(?![\\p{L}\\p{N}_])` +
-    `(?:[ \\t]+(?:is|es|é|ist|lautet|est|è))?[ \\t]*[:=#–-]?[ \\t]*[(*]{0,2}(\\d{3,4})`,
+    `(?:[ \\t]+(?:is|was|es|era|fue|é|foi|ist|war|lautet|est|était|è))?[ \\t]*[:=#–-]?[ \\t]*[(*]{0,2}(\\d{3,4})`,
   'giu',
 );
 

@@ -30,6 +30,9 @@ describe('one-time codes', () => {
     ['Your verification code is: 64 19 82', 'Your verification code is: [redacted: one-time code]'],
     ['passcode 483920', 'passcode [redacted: one-time code]'],
     ['Your security code: 4821', 'Your security code: [redacted: one-time code]'],
+    ['654321 - your WhatsApp code', '[redacted: one-time code] - your WhatsApp code'],
+    // A PIN beside a secret another detector found stands alone (one pass finds both).
+    ['CVV 947 1234 is my PIN', 'CVV [redacted: card security code] [redacted: one-time code] is my PIN'],
   ];
   for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
 });
@@ -72,6 +75,7 @@ describe('card security codes', () => {
     ['CVV-Nummer 123', 'CVV-Nummer [redacted: card security code]'],
     ['Sicherheitscode: 123', 'Sicherheitscode: [redacted: card security code]'],
     ['the cvv is 123', 'the cvv is [redacted: card security code]'],
+    ['the CVV was 123', 'the CVV was [redacted: card security code]'],
     ['CVV (123)', 'CVV ([redacted: card security code])'],
     ['cvv: **123**', 'cvv: **[redacted: card security code]**'],
     ['c\u200bvv 947', 'c\u200bvv [redacted: card security code]'],
@@ -134,6 +138,12 @@ describe('passwords', () => {
     ["le mot de passe c'est Soleil2024", "le mot de passe c'est [redacted: password]"],
     ['the wifi password was Gr33nTea', 'the wifi password was [redacted: password]'],
     [
+      "Sent you the wifi password 'cause you asked\nwifi password: 'Gr33nTea'",
+      "Sent you the wifi password 'cause you asked\nwifi password: [redacted: password]",
+    ],
+    ['Password is Sunshine!', 'Password is [redacted: password]'],
+    ['password P@ssw#rd!', 'password [redacted: password]'],
+    [
       'https://x.example/login?user=bob&password=s3cret&next=1',
       'https://x.example/login?user=bob&password=[redacted: password]&next=1',
     ],
@@ -178,6 +188,10 @@ describe('near misses are left alone', () => {
     'I changed my password today.',
     'send me the wifi password pls!',
     'Password reset: click the link',
+    'Password 2x falsch eingegeben, my password 1st attempt',
+    'changed my password 13.05.2024, still no luck',
+    'Forgot password https://accounts.example.com/recovery/v2?t=123',
+    "I changed my password 'cause it expired",
     "J'ai oublié mon mot de passe hier.",
     'Seasons:\n2019-2020\n2020-2021, 2021/2022 2022/2023',
     'On 12-05-24 the code was deployed; Release 2024 - code freeze; 2024: code review',
