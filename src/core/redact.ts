@@ -444,7 +444,7 @@ export function findSecrets(text: string): SecretSpan[] {
 function detect(view: ReturnType<typeof detectorView>): SecretSpan[] {
   const found: SecretSpan[] = [];
   findCards(view.text, found, view.breaks);
-  // The rarer kinds run only on texts with their mark (most texts have none, and scanning for them costs as much).
+  // The rarer kinds run only on texts that carry their mark, which most texts do not.
   if (/\d[./]\d/.test(view.text)) findDottedCards(view.text, found);
   findIbans(view.text, found);
   if (/sk[-_]|rk_|gh[pousr]_|github_pat|xox|AKIA|ASIA|AIza/.test(view.text)) findApiKeys(view.text, found);
