@@ -330,7 +330,7 @@ const CARD_CODE = new RegExp(
   `(?<![\\p{L}\\p{N}_])(?:(cvv2?|cvc2?|cvn|cv2|card security code|kartenprüfnummer|prüfnummer|cryptogramme(?: visuel)?)` +
     `(?:[ -]?(?:code|nummer|number|no\\.?|nr\\.?))?|(security code|código de seguridad|código de segurança|sicherheitscode|` +
     `code de sécurité|codice di sicurezza|beveiligingscode|veiligheidscode))(?![\\p{L}\\p{N}_])` +
-    `(?:[ \\t]+(?:is|was|es|era|fue|é|foi|ist|war|lautet|est|était|è))?[ \\t]*[:=#–-]?[ \\t]*[(*]{0,2}(\\d{3,4})`,
+    `(?:[ \\t]+(?:${byLength(COPULAS)}))?[ \\t]*[:=#–-]?[ \\t]*[(*]{0,2}(\\d{3,4})`,
   'giu',
 );
 
