@@ -56,9 +56,10 @@ function validCard(groups: string[]): boolean {
 }
 
 /**
- * A card is the longest valid window of a digit run (one separator kind) that starts the run or a line: a number then
- * its CVV counts, a window a further group of four continues on the same line does not, nor a run after a token with
- * digits (IBAN, phone). `breaks`: positions of separators that were line breaks.
+ * A card is the longest valid window of a digit run (one separator kind) that starts the run, a line or the run's second
+ * group after a date, time or decimal (`12/27 4111 …`): a number then its CVV counts, a window a further group of four
+ * continues on the same line does not, nor a run after an IBAN's head (`DE89 3704 …`). `breaks`: positions of
+ * separators that were line breaks.
  */
 function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>): void {
   for (const m of text.matchAll(DIGIT_RUN)) {
@@ -67,9 +68,12 @@ function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
     const seps = raw.replace(/\d+/g, '').split('');
     const starts = groups.map((_, g) => m.index + groups.slice(0, g).join('').length + g);
     const newLine = (g: number) => g > 0 && breaks.has(starts[g] - 1);
-    const afterDigits = /[\p{L}\p{N}_]*\p{N}[\p{L}\p{N}_]*[ -]$/u.test(text.slice(Math.max(0, m.index - 12), m.index));
+    const afterIbanHead = /(?<![\p{L}\p{N}_])[A-Za-z]{2}\d{2}[ -]$/u.test(
+      text.slice(Math.max(0, m.index - 6), m.index),
+    );
+    const afterTail = seps[0] === ' ' && /\d[./:]$/.test(text.slice(Math.max(0, m.index - 2), m.index));
     for (let i = 0; i < groups.length; i++) {
-      if (i === 0 ? afterDigits : !newLine(i)) continue;
+      if (i === 0 ? afterIbanHead : !newLine(i) && !(i === 1 && afterTail)) continue;
       const sep = seps[i];
       for (let j = groups.length - 1; j >= i; j--) {
         if (j > i && seps.slice(i, j).some((x) => x !== sep)) continue;
@@ -132,7 +136,7 @@ function findIbans(text: string, out: SecretSpan[]): void {
     const len = IBAN_LENGTHS[m[1].toUpperCase()];
     if (!len) continue;
     const start = m.index;
-    // Single spaces may stand between any characters; the registered length and mod-97 rule out false matches.
+    // A single space or dash may stand between any characters; the registered length and mod-97 rule out false matches.
     let i = start;
     let compact = '';
     while (compact.length < len && i < text.length) {
@@ -140,7 +144,7 @@ function findIbans(text: string, out: SecretSpan[]): void {
       if (/[A-Za-z0-9]/.test(ch)) {
         compact += ch;
         i++;
-      } else if (ch === ' ' && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) i++;
+      } else if ((ch === ' ' || ch === '-') && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) i++;
       else break;
     }
     if (compact.length !== len || /[\p{L}\p{N}_]/u.test(text[i] ?? '')) continue;
@@ -347,6 +351,9 @@ function findCardCodes(text: string, out: SecretSpan[]): void {
 /** A URL's user info (`scheme://user:password@host`): up to the authority's last `@`, as browsers read it. */
 const URL_USER_INFO = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/([^\s/?#]*)@/giu;
 
+/** A `pass` query parameter (`password=`, `pwd=` and the other keywords are findPasswords'). */
+const QUERY_PASS = /[?&;]pass=(?!\[redacted)([^&#\s]+)/giu;
+
 function findUrlPasswords(text: string, out: SecretSpan[]): void {
   for (const m of text.matchAll(URL_USER_INFO)) {
     const colon = m[1].indexOf(':');
@@ -354,6 +361,8 @@ function findUrlPasswords(text: string, out: SecretSpan[]): void {
     const end = m.index + m[0].length - 1;
     out.push({ start: end - (m[1].length - colon - 1), end, kind: 'password' });
   }
+  for (const m of text.matchAll(QUERY_PASS))
+    out.push({ start: m.index + 6, end: m.index + m[0].length, kind: 'password' });
 }
 
 /**
@@ -448,7 +457,7 @@ function detect(view: ReturnType<typeof detectorView>): SecretSpan[] {
   if (/\d[./]\d/.test(view.text)) findDottedCards(view.text, found);
   findIbans(view.text, found);
   if (/sk[-_]|rk_|gh[pousr]_|github_pat|xox|AKIA|ASIA|AIza/.test(view.text)) findApiKeys(view.text, found);
-  if (view.text.includes('://')) findUrlPasswords(view.text, found);
+  if (view.text.includes('://') || /pass=/i.test(view.text)) findUrlPasswords(view.text, found);
   findPasswords(view.text, found);
   if (/cv[vcn2]|s[eé]cur|segur|sicher|veilig|prüf|crypto|sicur/i.test(view.text)) findCardCodes(view.text, found);
   findCodes(view.text, found, view.breaks);

@@ -54,6 +54,11 @@ describe('card numbers', () => {
     ['CVV 123 4111.1111.1111.1111', 'CVV [redacted: card security code] [redacted: card number]'],
     ['card 4111.1111.1111.1111\n123', 'card [redacted: card number]\n123'],
     ['amex 3782.822463.10005', 'amex [redacted: card number]'],
+    // After a date, a time or a token with digits on the same line (an IBAN's head still hides what follows it).
+    ['Card exp 12/27 4111 1111 1111 1111', 'Card exp 12/27 [redacted: card number]'],
+    ['at 10:30 5555 5555 5555 4444 cvv 123', 'at 10:30 [redacted: card number] cvv [redacted: card security code]'],
+    ['room 4B 4111 1111 1111 1111', 'room 4B [redacted: card number]'],
+    ['ticket A12 4111-1111-1111-1111', 'ticket A12 [redacted: card number]'],
   ];
   for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
   it('Luhn', () => {
@@ -106,6 +111,7 @@ describe('IBANs', () => {
     ['FR14 2004 1010 0505 0001 3M02 606', '[redacted: IBAN]'],
     ['IT60X0542811101000000123456', '[redacted: IBAN]'],
     ['lowercase de89370400440532013000', 'lowercase [redacted: IBAN]'],
+    ['IBAN DE89-3704-0044-0532-0130-00.', 'IBAN [redacted: IBAN].'],
   ];
   for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
   it('mod-97', () => {
@@ -126,6 +132,10 @@ describe('passwords', () => {
     ['mot de passe: azerty123', 'mot de passe: [redacted: password]'],
     ['wachtwoord: tulp88', 'wachtwoord: [redacted: password]'],
     ['pwd=s3cr3t', 'pwd=[redacted: password]'],
+    [
+      'https://x.example/login?user=bob&pass=Hunter2x&next=/',
+      'https://x.example/login?user=bob&pass=[redacted: password]&next=/',
+    ],
     ['the router password Gr33nTea', 'the router password [redacted: password]'],
     ['the password 1234', 'the password [redacted: password]'],
     ['https://harper:Tr0ub4dor&3@nas.example/share', 'https://harper:[redacted: password]@nas.example/share'],
@@ -197,6 +207,8 @@ describe('near misses are left alone', () => {
     'On 12-05-24 the code was deployed; Release 2024 - code freeze; 2024: code review',
     'sk-learn-tutorial-notebook-v2.ipynb and https://example.com/sk-introduction-to-machine-learning',
     'on 12.05.2024 at 10.30, ip 192.168.1.1, call 0151/2345/6789',
+    'on 12/05 1234 5678 9012 3456 7890, DE89-3704-0044-0532-0130-01 (bad checksum), DE89 3704 0044 0532 0130 01',
+    'boarding pass: 12A, compass=3, bypass=4',
   ];
   for (const s of same) it(JSON.stringify(s), () => assert.equal(R(s), s));
 });
