@@ -29,12 +29,16 @@ export function luhnValid(digits: string): boolean {
 const CURRENCY_BEFORE = /(?:^|[^\p{L}])(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP)\s?$/iu;
 const CURRENCY_AFTER = /^\s?(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP|euros?|dollars?|dólares|reais|pesos)(?![\p{L}])/iu;
 
-/** Whether the characters around `[start, end)` let it stand alone as a number (not part of a longer one). */
-function standsAlone(text: string, start: number, end: number): boolean {
+/**
+ * Whether the characters around `[start, end)` let it stand alone as a number (not part of a longer one). A secret in
+ * `found` beside it reads as its label, as on a second pass: it continues no number.
+ */
+function standsAlone(text: string, start: number, end: number, found: readonly SecretSpan[] = []): boolean {
+  const taken = (i: number) => found.some((s) => s.start <= i && i < s.end);
   const before = text[start - 1] ?? '';
-  const before2 = text[start - 2] ?? '';
+  const before2 = taken(start - 2) ? ']' : (text[start - 2] ?? '');
   const after = text[end] ?? '';
-  const after2 = text[end + 1] ?? '';
+  const after2 = taken(end + 1) ? '[' : (text[end + 1] ?? '');
   if (/[\p{L}\p{N}_+]/u.test(before) || /[\p{L}\p{N}_]/u.test(after)) return false;
   // 1.234, 12,50, 2024-05, 12/05, 12:30 — the number continues across the punctuation.
   if (/[.,\-/:]/.test(before) && /\d/.test(before2)) return false;
@@ -42,7 +46,7 @@ function standsAlone(text: string, start: number, end: number): boolean {
   // Amounts: €1234, $ 1234, 1234 €, 1234%, EUR 1234, 1234 euros.
   if (/[$€£¥₹%]/.test(before) || (before === ' ' && /[$€£¥₹]/.test(before2))) return false;
   if (/[€$£¥%]/.test(after) || (after === ' ' && /[€$£¥%]/.test(after2))) return false;
-  if (CURRENCY_BEFORE.test(text.slice(Math.max(0, start - 5), start))) return false;
+  if (CURRENCY_BEFORE.test(text.slice(Math.max(0, taken(start - 2) ? start - 1 : start - 5), start))) return false;
   return !CURRENCY_AFTER.test(text.slice(end, end + 9));
 }
 
@@ -56,36 +60,52 @@ function validCard(groups: string[]): boolean {
 }
 
 /**
- * A card is the longest valid window of a digit run (one separator kind) that starts the run, a line or the run's second
- * group after a date, time or decimal (`12/27 4111 …`): a number then its CVV counts, a window a further group of four
- * continues on the same line does not, nor a run after an IBAN's head (`DE89 3704 …`). `breaks`: positions of
- * separators that were line breaks.
+ * A card is the longest valid window of a digit run (one separator kind) that starts the run, a line, or a group after
+ * another number on its line (a date, a time, a short group, a secret found already): a number then its CVV counts, a
+ * window a further group of four continues on the same line does not, nor a run after an IBAN's head (`DE89 3704 …`).
+ * A window after another number stays on its line. `breaks`: positions of separators that were line breaks.
  */
 function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>): void {
+  const taken = (i: number) => out.some((s) => s.start <= i && i < s.end);
   for (const m of text.matchAll(DIGIT_RUN)) {
     const raw = m[0];
     const groups = raw.split(/[ -]/);
     const seps = raw.replace(/\d+/g, '').split('');
     const starts = groups.map((_, g) => m.index + groups.slice(0, g).join('').length + g);
     const newLine = (g: number) => g > 0 && breaks.has(starts[g] - 1);
-    const afterIbanHead = /(?<![\p{L}\p{N}_])[A-Za-z]{2}\d{2}[ -]$/u.test(
-      text.slice(Math.max(0, m.index - 6), m.index),
-    );
-    const afterTail = seps[0] === ' ' && /\d[./:]$/.test(text.slice(Math.max(0, m.index - 2), m.index));
+    // What stands before the run on its line; a secret there reads as its label, as on a second pass.
+    const before = breaks.has(m.index - 1) || taken(m.index - 2) ? '' : text.slice(Math.max(0, m.index - 12), m.index);
+    const token = /[\p{L}\p{N}_]*\p{N}[\p{L}\p{N}_]*[ -]$/u.test(before);
+    const head = token ? /(?<![\p{L}\p{N}_])([A-Za-z]{2})\d{2}[ -]$/u.exec(before)?.[1].toUpperCase() : undefined;
+    const ibanHead = head !== undefined && head in IBAN_LENGTHS;
+    // The run's first group ends a date, a time or a decimal (`12/27 4111 …`).
+    const tail = seps[0] === ' ' && /\d[./:]$/.test(before);
+    // Where the part of the run still to read starts: 0, a line, the group after a card or after another secret.
+    let base = 0;
+    const afterNumber = (i: number) =>
+      seps[i - 1] === ' ' &&
+      (i === base + 1
+        ? (base === 0 && tail) || groups[base].length !== 4
+        : seps.slice(base, i - 1).every((x) => x === '-'));
     for (let i = 0; i < groups.length; i++) {
-      if (i === 0 ? afterIbanHead : !newLine(i) && !(i === 1 && afterTail)) continue;
+      if (i > 0 && (newLine(i) || taken(starts[i] - 2))) base = i;
+      if (i === 0 ? ibanHead : i !== base && !afterNumber(i)) continue;
+      const sameLine = i === 0 ? token : i !== base;
       const sep = seps[i];
       for (let j = groups.length - 1; j >= i; j--) {
         if (j > i && seps.slice(i, j).some((x) => x !== sep)) continue;
-        const continued = j < groups.length - 1 && seps[j] === sep && groups[j + 1].length === 4;
+        if (sameLine && groups.slice(i + 1, j + 1).some((_, k) => newLine(i + 1 + k))) continue;
+        const continued =
+          j < groups.length - 1 && seps[j] === sep && groups[j + 1].length === 4 && !taken(starts[j + 1]);
         if (j > i && continued && !newLine(j + 1)) continue;
         // Cut out of a longer run at a line: only with a group beside another on its line (not a column of numbers).
         const column = groups.slice(i, j).every((_, k) => newLine(i + k + 1));
         if (j > i && (i > 0 || continued) && column) continue;
         const end = starts[j] + groups[j].length;
-        if (!validCard(groups.slice(i, j + 1)) || !standsAlone(text, starts[i], end)) continue;
+        if (!validCard(groups.slice(i, j + 1)) || !standsAlone(text, starts[i], end, out)) continue;
         out.push({ start: starts[i], end, kind: 'card number' });
-        i = j; // another card may start on a later line
+        base = j + 1; // the rest of the run reads as a run of its own
+        i = j;
         break;
       }
     }
@@ -224,7 +244,7 @@ function codeStandsAlone(
   const grouped =
     (/^[ -]\d/.test(text.slice(end, end + 2)) && !breaks.has(end) && !taken(end + 1)) ||
     (/\d[ -]$/.test(text.slice(Math.max(0, start - 2), start)) && !breaks.has(start - 1) && !taken(start - 2));
-  return !grouped && standsAlone(text, start, end);
+  return !grouped && standsAlone(text, start, end, found);
 }
 
 /** Little words that may stand between a code and its keyword; at most one other word (a brand) may join them. */
@@ -351,8 +371,8 @@ function findCardCodes(text: string, out: SecretSpan[]): void {
 /** A URL's user info (`scheme://user:password@host`): up to the authority's last `@`, as browsers read it. */
 const URL_USER_INFO = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/([^\s/?#]*)@/giu;
 
-/** A `pass` query parameter (`password=`, `pwd=` and the other keywords are findPasswords'). */
-const QUERY_PASS = /[?&;]pass=(?!\[redacted)([^&#\s]+)/giu;
+/** A `pass` parameter of a URL or a connection string (`password=`, `pwd=` and the other keywords are findPasswords'). */
+const QUERY_PASS = /[?&;#]pass=(?!\[redacted)([^&#;\s"'<>]+)/giu;
 
 function findUrlPasswords(text: string, out: SecretSpan[]): void {
   for (const m of text.matchAll(URL_USER_INFO)) {
@@ -361,8 +381,11 @@ function findUrlPasswords(text: string, out: SecretSpan[]): void {
     const end = m.index + m[0].length - 1;
     out.push({ start: end - (m[1].length - colon - 1), end, kind: 'password' });
   }
-  for (const m of text.matchAll(QUERY_PASS))
+  for (const m of text.matchAll(QUERY_PASS)) {
+    // `?pass=1&fail=0`, `pass=true`: a count or a flag.
+    if (m[1].length < 4 || /^(?:true|false|null|none)$/i.test(m[1])) continue;
     out.push({ start: m.index + 6, end: m.index + m[0].length, kind: 'password' });
+  }
 }
 
 /**
@@ -452,14 +475,15 @@ export function findSecrets(text: string): SecretSpan[] {
 
 function detect(view: ReturnType<typeof detectorView>): SecretSpan[] {
   const found: SecretSpan[] = [];
-  findCards(view.text, found, view.breaks);
-  // The rarer kinds run only on texts that carry their mark, which most texts do not.
-  if (/\d[./]\d/.test(view.text)) findDottedCards(view.text, found);
+  // The rarer kinds run only on texts that carry their mark, which most texts do not. Cards come after the kinds a
+  // card may follow on its line (an IBAN, a password, a CVV), codes last (never beside or inside another secret).
   findIbans(view.text, found);
   if (/sk[-_]|rk_|gh[pousr]_|github_pat|xox|AKIA|ASIA|AIza/.test(view.text)) findApiKeys(view.text, found);
   if (view.text.includes('://') || /pass=/i.test(view.text)) findUrlPasswords(view.text, found);
   findPasswords(view.text, found);
   if (/cv[vcn2]|s[eé]cur|segur|sicher|veilig|prüf|crypto|sicur/i.test(view.text)) findCardCodes(view.text, found);
+  if (/\d[./]\d/.test(view.text)) findDottedCards(view.text, found);
+  findCards(view.text, found, view.breaks);
   findCodes(view.text, found, view.breaks);
   return mergeSpans(found.map((s) => ({ start: view.from[s.start], end: view.to[s.end - 1], kind: s.kind })));
 }

@@ -59,6 +59,16 @@ describe('card numbers', () => {
     ['at 10:30 5555 5555 5555 4444 cvv 123', 'at 10:30 [redacted: card number] cvv [redacted: card security code]'],
     ['room 4B 4111 1111 1111 1111', 'room 4B [redacted: card number]'],
     ['ticket A12 4111-1111-1111-1111', 'ticket A12 [redacted: card number]'],
+    ['exp 12-27 4111 1111 1111 1111', 'exp 12-27 [redacted: card number]'],
+    ['on 2024-05-12 4111 1111 1111 1111', 'on 2024-05-12 [redacted: card number]'],
+    ['room 12 4111 1111 1111 1111', 'room 12 [redacted: card number]'],
+    ['Flight LH12\n4111 1111 1111 1111', 'Flight LH12\n[redacted: card number]'],
+    // A window after another number stays on its line: the card is the line's (a review's regression).
+    ['Invoice Q1 2025\n3782 8224 6310 005', 'Invoice Q1 2025\n[redacted: card number]'],
+    // After another secret, as on a second pass.
+    ['IBAN DE89 3704 0044 0532 0130 00 4111 1111 1111 1111', 'IBAN [redacted: IBAN] [redacted: card number]'],
+    ['cvv 2025 4111 1111 1111 1111', 'cvv [redacted: card security code] [redacted: card number]'],
+    ['password 1234 4111 1111 1111 1111', 'password [redacted: password] [redacted: card number]'],
   ];
   for (const [input, want] of cases) it(JSON.stringify(input), () => assert.equal(R(input), want));
   it('Luhn', () => {
@@ -136,6 +146,8 @@ describe('passwords', () => {
       'https://x.example/login?user=bob&pass=Hunter2x&next=/',
       'https://x.example/login?user=bob&pass=[redacted: password]&next=/',
     ],
+    ['Server=db;Pass=Hunter2x;Database=prod', 'Server=db;Pass=[redacted: password];Database=prod'],
+    ['curl -d "user=bob&pass=Hunter2x"', 'curl -d "user=bob&pass=[redacted: password]"'],
     ['the router password Gr33nTea', 'the router password [redacted: password]'],
     ['the password 1234', 'the password [redacted: password]'],
     ['https://harper:Tr0ub4dor&3@nas.example/share', 'https://harper:[redacted: password]@nas.example/share'],
@@ -209,6 +221,7 @@ describe('near misses are left alone', () => {
     'on 12.05.2024 at 10.30, ip 192.168.1.1, call 0151/2345/6789',
     'on 12/05 1234 5678 9012 3456 7890, DE89-3704-0044-0532-0130-01 (bad checksum), DE89 3704 0044 0532 0130 01',
     'boarding pass: 12A, compass=3, bypass=4',
+    'https://ci.example/tests?pass=1&fail=0, results?pass=true',
   ];
   for (const s of same) it(JSON.stringify(s), () => assert.equal(R(s), s));
 });
@@ -328,6 +341,53 @@ describe('properties', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+  it('a card after a date, a time, a room or another secret on its line is redacted, and so is what follows it', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('exp 12/27 ', 'at 10:30 ', 'on 2024-05-12 ', 'exp 12-27 ', 'room 4B ', 'room 12 ', 'Q1 2025\n'),
+        fc.constantFrom('4111 1111 1111 1111', '5555-5555-5555-4444', '3782 8224 6310 005', '6011111111111117'),
+        fc.constantFrom('', ' 123', ' cvv 123', ' 12/27', '\n4242 4242 4242 4242'),
+        (before, card, after) => {
+          const out = redactText(`${before}${card}${after}`);
+          assert.ok(out.startsWith(`${before}[redacted: card number]`), JSON.stringify(out));
+          assert.ok(!out.includes('4242'), JSON.stringify(out));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+  it('a second pass finds nothing more, whatever secrets and numbers stand side by side', () => {
+    const pieces = [
+      '4111 1111 1111 1111',
+      '4111-1111-1111-1111',
+      '3782 8224 6310 005',
+      'DE89 3704 0044 0532 0130 00',
+      'DE89-3704-0044-0532-0130-00',
+      '123',
+      '2025',
+      'AB12',
+      'Q1',
+      '12/27',
+      '10:30',
+      '483920',
+      'code',
+      'cvv',
+      'password:',
+      '?pass=Ab12',
+      'IBAN',
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...pieces), fc.constantFrom(' ', '\n', '-', ', ')), { maxLength: 7 }),
+        (parts) => {
+          const text = parts.map(([p, sep]) => p + sep).join('');
+          const once = redactText(text);
+          assert.equal(redactText(once), once, JSON.stringify(text));
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 });
