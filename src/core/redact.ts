@@ -63,7 +63,8 @@ function validCard(groups: string[]): boolean {
  * A card is the longest valid window of a digit run (one separator kind) that starts the run, a line, or a group after
  * another number on its line (a date, a time, a short group, a secret found already): a number then its CVV counts, a
  * window a further group of four continues on the same line does not, nor a run after an IBAN's head (`DE89 3704 …`).
- * A window after another number stays on its line. `breaks`: positions of separators that were line breaks.
+ * A window after another number stays on its line, and none reaches into a line whose own groups make a card.
+ * `breaks`: positions of separators that were line breaks.
  */
 function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>): void {
   const taken = (i: number) => out.some((s) => s.start <= i && i < s.end);
@@ -73,6 +74,17 @@ function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
     const seps = raw.replace(/\d+/g, '').split('');
     const starts = groups.map((_, g) => m.index + groups.slice(0, g).join('').length + g);
     const newLine = (g: number) => g > 0 && breaks.has(starts[g] - 1);
+    const oneSep = (a: number, b: number) => seps.slice(a, b).every((x) => x === seps[a]);
+    const lineCard = (k: number) => {
+      for (let e = k; e < groups.length && (e === k || !newLine(e)); e++)
+        if (
+          oneSep(k, e) &&
+          validCard(groups.slice(k, e + 1)) &&
+          standsAlone(text, starts[k], starts[e] + groups[e].length, out)
+        )
+          return true;
+      return false;
+    };
     // What stands before the run on its line; a secret there reads as its label, as on a second pass.
     const before = breaks.has(m.index - 1) || taken(m.index - 2) ? '' : text.slice(Math.max(0, m.index - 12), m.index);
     const token = /[\p{L}\p{N}_]*\p{N}[\p{L}\p{N}_]*[ -]$/u.test(before);
@@ -80,31 +92,37 @@ function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
     const ibanHead = head !== undefined && head in IBAN_LENGTHS;
     // The run's first group ends a date, a time or a decimal (`12/27 4111 …`).
     const tail = seps[0] === ' ' && /\d[./:]$/.test(before);
-    // Where the part of the run still to read starts: 0, a line, the group after a card or after another secret.
+    // Where the part of the run still to read starts: 0, a line, or after a card or another secret, where a second
+    // pass (reading a label there) starts a run of its own (`restart`).
     let base = 0;
+    let restart = true;
     const afterNumber = (i: number) =>
       seps[i - 1] === ' ' &&
       (i === base + 1
         ? (base === 0 && tail) || groups[base].length !== 4
         : seps.slice(base, i - 1).every((x) => x === '-'));
     for (let i = 0; i < groups.length; i++) {
-      if (i > 0 && (newLine(i) || taken(starts[i] - 2))) base = i;
+      if (i > 0 && taken(starts[i] - 2)) [base, restart] = [i, true];
+      else if (newLine(i)) [base, restart] = [i, false];
       if (i === 0 ? ibanHead : i !== base && !afterNumber(i)) continue;
+      const fresh = i === base && restart;
       const sameLine = i === 0 ? token : i !== base;
-      const sep = seps[i];
       for (let j = groups.length - 1; j >= i; j--) {
-        if (j > i && seps.slice(i, j).some((x) => x !== sep)) continue;
-        if (sameLine && groups.slice(i + 1, j + 1).some((_, k) => newLine(i + 1 + k))) continue;
+        if (!oneSep(i, j)) continue;
+        const lines = groups.slice(i + 1, j + 1).map((_, k) => newLine(i + 1 + k));
+        if (lines.some((l, k) => l && (sameLine || lineCard(i + 1 + k)))) continue;
         const continued =
-          j < groups.length - 1 && seps[j] === sep && groups[j + 1].length === 4 && !taken(starts[j + 1]);
+          j < groups.length - 1 &&
+          seps[j] === seps[i] &&
+          groups.slice(i, j + 2).every((g) => g.length === 4) &&
+          !taken(starts[j + 1]);
         if (j > i && continued && !newLine(j + 1)) continue;
         // Cut out of a longer run at a line: only with a group beside another on its line (not a column of numbers).
-        const column = groups.slice(i, j).every((_, k) => newLine(i + k + 1));
-        if (j > i && (i > 0 || continued) && column) continue;
+        if (j > i && (!fresh || continued) && lines.every(Boolean)) continue;
         const end = starts[j] + groups[j].length;
         if (!validCard(groups.slice(i, j + 1)) || !standsAlone(text, starts[i], end, out)) continue;
         out.push({ start: starts[i], end, kind: 'card number' });
-        base = j + 1; // the rest of the run reads as a run of its own
+        [base, restart] = [j + 1, true]; // the rest of the run reads as a run of its own
         i = j;
         break;
       }
@@ -149,28 +167,41 @@ export function ibanChecksumValid(compact: string): boolean {
   return rem === 1;
 }
 
-const IBAN_START = /(?<![\p{L}\p{N}_])([A-Za-z]{2})(\d{2})/gu;
+const IBAN_START = /(?<![\p{L}\p{N}_])[A-Za-z]{2}\d{2}/gu;
+
+/** Where a valid IBAN that starts at `start` ends (a single space or dash may stand between any characters). */
+function ibanEnd(text: string, start: number): number | undefined {
+  const len = IBAN_LENGTHS[text.slice(start, start + 2).toUpperCase()];
+  if (!len) return undefined;
+  let i = start;
+  let compact = '';
+  while (compact.length < len && i < text.length) {
+    const ch = text[i];
+    if (/[A-Za-z0-9]/.test(ch)) {
+      compact += ch;
+      i++;
+    } else if ((ch === ' ' || ch === '-') && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) i++;
+    else break;
+  }
+  // The registered length, six digits and mod-97 rule out false matches.
+  if (compact.length !== len || /[\p{L}\p{N}_]/u.test(text[i] ?? '')) return undefined;
+  if ((compact.slice(4).match(/\d/g)?.length ?? 0) < 6 || !ibanChecksumValid(compact)) return undefined;
+  return i;
+}
 
 function findIbans(text: string, out: SecretSpan[]): void {
   for (const m of text.matchAll(IBAN_START)) {
-    const len = IBAN_LENGTHS[m[1].toUpperCase()];
-    if (!len) continue;
     const start = m.index;
-    // A single space or dash may stand between any characters; the registered length and mod-97 rule out false matches.
-    let i = start;
-    let compact = '';
-    while (compact.length < len && i < text.length) {
-      const ch = text[i];
-      if (/[A-Za-z0-9]/.test(ch)) {
-        compact += ch;
-        i++;
-      } else if ((ch === ' ' || ch === '-') && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) i++;
-      else break;
-    }
-    if (compact.length !== len || /[\p{L}\p{N}_]/u.test(text[i] ?? '')) continue;
-    if ((compact.slice(4).match(/\d/g)?.length ?? 0) < 6) continue;
-    if (!ibanChecksumValid(compact)) continue;
-    out.push({ start, end: i, kind: 'IBAN' });
+    const end = ibanEnd(text, start);
+    if (end === undefined) continue;
+    // Grouped with dashes, not a piece of a longer dashed id with letters (a UUID); digits or an IBAN beside it are not.
+    if (
+      text.slice(start, end).includes('-') &&
+      ((/[A-Za-z][A-Za-z0-9]*-$/.test(text.slice(Math.max(0, start - 40), start)) && out.at(-1)?.end !== start - 1) ||
+        (/^-\d*[A-Za-z]/.test(text.slice(end, end + 40)) && ibanEnd(text, end + 1) === undefined))
+    )
+      continue;
+    out.push({ start, end, kind: 'IBAN' });
   }
 }
 
@@ -334,7 +365,11 @@ function findPasswords(text: string, out: SecretSpan[]): void {
     // The whole token, trailing punctuation included (better than leaving a secret's last character); in a URL the
     // value ends at the next parameter.
     if (!quoted && inUrl) value = value.replace(/[&#].*$/, '');
-    if (value === '' || value.startsWith('[redacted')) continue;
+    // A label in the value (a second pass) ends it; after a bare keyword it ends the match ("password Passwort:[…").
+    const label = value.indexOf('[redacted');
+    if (label >= 0 && m[4] !== undefined) continue;
+    if (label >= 0) value = value.slice(0, label);
+    if (value === '') continue;
     // After "password is", a word of letters only is prose ("is wrong").
     if (m[3] !== undefined && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value)) continue;
     // After a bare "password": not "2 times", "3x", "2nd", a date or a link.
@@ -371,8 +406,8 @@ function findCardCodes(text: string, out: SecretSpan[]): void {
 /** A URL's user info (`scheme://user:password@host`): up to the authority's last `@`, as browsers read it. */
 const URL_USER_INFO = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/([^\s/?#]*)@/giu;
 
-/** A `pass` parameter of a URL or a connection string (`password=`, `pwd=` and the other keywords are findPasswords'). */
-const QUERY_PASS = /[?&;#]pass=(?!\[redacted)([^&#;\s"'<>]+)/giu;
+/** A `pass` parameter of a URL, a connection string or a variable (`DB_PASS=`); `password=` and the rest are findPasswords'. */
+const QUERY_PASS = /[?&;#_]pass=["']?([^&#;\s"'<>[\]]+)/giu;
 
 function findUrlPasswords(text: string, out: SecretSpan[]): void {
   for (const m of text.matchAll(URL_USER_INFO)) {
@@ -382,9 +417,10 @@ function findUrlPasswords(text: string, out: SecretSpan[]): void {
     out.push({ start: end - (m[1].length - colon - 1), end, kind: 'password' });
   }
   for (const m of text.matchAll(QUERY_PASS)) {
-    // `?pass=1&fail=0`, `pass=true`: a count or a flag.
-    if (m[1].length < 4 || /^(?:true|false|null|none)$/i.test(m[1])) continue;
-    out.push({ start: m.index + 6, end: m.index + m[0].length, kind: 'password' });
+    // A password mixes letters with digits or symbols: `pass=1200`, `pass=true`, `pass=weekend` are counts, flags, words.
+    const value = m[1].replace(/[.,!?:)]+$/, '');
+    if (!/\p{L}/u.test(value) || !/[^\p{L}]/u.test(value)) continue;
+    out.push({ start: m.index + m[0].length - m[1].length, end: m.index + m[0].length, kind: 'password' });
   }
 }
 

@@ -65,6 +65,11 @@ describe('card numbers', () => {
     ['Flight LH12\n4111 1111 1111 1111', 'Flight LH12\n[redacted: card number]'],
     // A window after another number stays on its line: the card is the line's (a review's regression).
     ['Invoice Q1 2025\n3782 8224 6310 005', 'Invoice Q1 2025\n[redacted: card number]'],
+    // Nor does any window reach into a line whose own groups make a card (a second review's regressions).
+    ['Invoice 2025\n3782 8224 6310 005', 'Invoice 2025\n[redacted: card number]'],
+    ['Visa 4111111111111111 2025\n3782 8224 6310 005', 'Visa [redacted: card number] 2025\n[redacted: card number]'],
+    ['password: 555-123-4567\n3782 8224 6310 005', 'password: [redacted: password]\n[redacted: card number]'],
+    ['Amex 3782 822463 10005 1234', 'Amex [redacted: card number] 1234'],
     // After another secret, as on a second pass.
     ['IBAN DE89 3704 0044 0532 0130 00 4111 1111 1111 1111', 'IBAN [redacted: IBAN] [redacted: card number]'],
     ['cvv 2025 4111 1111 1111 1111', 'cvv [redacted: card security code] [redacted: card number]'],
@@ -148,6 +153,8 @@ describe('passwords', () => {
     ],
     ['Server=db;Pass=Hunter2x;Database=prod', 'Server=db;Pass=[redacted: password];Database=prod'],
     ['curl -d "user=bob&pass=Hunter2x"', 'curl -d "user=bob&pass=[redacted: password]"'],
+    ['export DB_PASS=hunter22', 'export DB_PASS=[redacted: password]'],
+    ['login?pass="Hunter2x"', 'login?pass="[redacted: password]"'],
     ['the router password Gr33nTea', 'the router password [redacted: password]'],
     ['the password 1234', 'the password [redacted: password]'],
     ['https://harper:Tr0ub4dor&3@nas.example/share', 'https://harper:[redacted: password]@nas.example/share'],
@@ -221,7 +228,8 @@ describe('near misses are left alone', () => {
     'on 12.05.2024 at 10.30, ip 192.168.1.1, call 0151/2345/6789',
     'on 12/05 1234 5678 9012 3456 7890, DE89-3704-0044-0532-0130-01 (bad checksum), DE89 3704 0044 0532 0130 01',
     'boarding pass: 12A, compass=3, bypass=4',
-    'https://ci.example/tests?pass=1&fail=0, results?pass=true',
+    'https://ci.example/tests?pass=1&fail=0, results?pass=true, ?pass=1200&fail=3, buy?pass=weekend',
+    'request id ada4fb07-65f2-4c3e-be27-f588a62b5f28',
   ];
   for (const s of same) it(JSON.stringify(s), () => assert.equal(R(s), s));
 });
