@@ -357,6 +357,9 @@ const PASSWORD_RE = new RegExp(
 const BARE_NOT_PASSWORD =
   /^(?:\d+(?:x|st|nd|rd|th|e|er|ème|º|ª)|\d{1,4}([./-])\d{1,2}\1\d{1,4}|[a-z][a-z0-9+.-]*:\/\/.*)[.,;:!?]?$/iu;
 
+/** A value that ends in a password keyword (`cvv-Passwort:`): the keyword of the label after it. */
+const KEYWORD_LAST = new RegExp(`(?:^|[^\\p{L}])(?:${byLength(PASSWORD_KEYWORDS)})[:=]*$`, 'iu');
+
 function findPasswords(text: string, out: SecretSpan[]): void {
   for (const m of text.matchAll(PASSWORD_RE)) {
     let value = m[5];
@@ -365,11 +368,11 @@ function findPasswords(text: string, out: SecretSpan[]): void {
     // The whole token, trailing punctuation included (better than leaving a secret's last character); in a URL the
     // value ends at the next parameter.
     if (!quoted && inUrl) value = value.replace(/[&#].*$/, '');
-    // A label in the value (a second pass) ends it; after a bare keyword it ends the match ("password Passwort:[…").
+    // A label in the value (a second pass) ends it; after a bare keyword, a keyword before it is no value
+    // ("password Passwort:[…").
     const label = value.indexOf('[redacted');
-    if (label >= 0 && m[4] !== undefined) continue;
     if (label >= 0) value = value.slice(0, label);
-    if (value === '') continue;
+    if (value === '' || (label >= 0 && m[4] !== undefined && KEYWORD_LAST.test(value))) continue;
     // After "password is", a word of letters only is prose ("is wrong").
     if (m[3] !== undefined && !quoted && !/[\p{N}\p{S}\p{P}]/u.test(value)) continue;
     // After a bare "password": not "2 times", "3x", "2nd", a date or a link.

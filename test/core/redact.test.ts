@@ -385,6 +385,8 @@ describe('properties', () => {
       'password:',
       '?pass=Ab12',
       'IBAN',
+      'Passwort:',
+      '[redacted: card number]',
     ];
     fc.assert(
       fc.property(
