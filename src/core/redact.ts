@@ -29,16 +29,19 @@ export function luhnValid(digits: string): boolean {
 const CURRENCY_BEFORE = /(?:^|[^\p{L}])(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP)\s?$/iu;
 const CURRENCY_AFTER = /^\s?(?:EUR|USD|GBP|CHF|BRL|MXN|ARS|COP|CLP|euros?|dollars?|dólares|reais|pesos)(?![\p{L}])/iu;
 
+/** Whether a span in `spans` covers position `i`. */
+const covered = (spans: readonly SecretSpan[], i: number): boolean => spans.some((s) => s.start <= i && i < s.end);
+
 /**
  * Whether the characters around `[start, end)` let it stand alone as a number (not part of a longer one). A secret in
  * `found` beside it reads as its label, as on a second pass: it continues no number.
  */
 function standsAlone(text: string, start: number, end: number, found: readonly SecretSpan[] = []): boolean {
-  const taken = (i: number) => found.some((s) => s.start <= i && i < s.end);
+  const afterSecret = covered(found, start - 2);
   const before = text[start - 1] ?? '';
-  const before2 = taken(start - 2) ? ']' : (text[start - 2] ?? '');
+  const before2 = afterSecret ? ']' : (text[start - 2] ?? '');
   const after = text[end] ?? '';
-  const after2 = taken(end + 1) ? '[' : (text[end + 1] ?? '');
+  const after2 = covered(found, end + 1) ? '[' : (text[end + 1] ?? '');
   if (/[\p{L}\p{N}_+]/u.test(before) || /[\p{L}\p{N}_]/u.test(after)) return false;
   // 1.234, 12,50, 2024-05, 12/05, 12:30 — the number continues across the punctuation.
   if (/[.,\-/:]/.test(before) && /\d/.test(before2)) return false;
@@ -46,7 +49,7 @@ function standsAlone(text: string, start: number, end: number, found: readonly S
   // Amounts: €1234, $ 1234, 1234 €, 1234%, EUR 1234, 1234 euros.
   if (/[$€£¥₹%]/.test(before) || (before === ' ' && /[$€£¥₹]/.test(before2))) return false;
   if (/[€$£¥%]/.test(after) || (after === ' ' && /[€$£¥%]/.test(after2))) return false;
-  if (CURRENCY_BEFORE.test(text.slice(Math.max(0, taken(start - 2) ? start - 1 : start - 5), start))) return false;
+  if (CURRENCY_BEFORE.test(text.slice(Math.max(0, afterSecret ? start - 1 : start - 5), start))) return false;
   return !CURRENCY_AFTER.test(text.slice(end, end + 9));
 }
 
@@ -67,7 +70,6 @@ function validCard(groups: string[]): boolean {
  * `breaks`: positions of separators that were line breaks.
  */
 function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>): void {
-  const taken = (i: number) => out.some((s) => s.start <= i && i < s.end);
   for (const m of text.matchAll(DIGIT_RUN)) {
     const raw = m[0];
     const groups = raw.split(/[ -]/);
@@ -86,7 +88,8 @@ function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
       return false;
     };
     // What stands before the run on its line; a secret there reads as its label, as on a second pass.
-    const before = breaks.has(m.index - 1) || taken(m.index - 2) ? '' : text.slice(Math.max(0, m.index - 12), m.index);
+    const before =
+      breaks.has(m.index - 1) || covered(out, m.index - 2) ? '' : text.slice(Math.max(0, m.index - 12), m.index);
     const token = /[\p{L}\p{N}_]*\p{N}[\p{L}\p{N}_]*[ -]$/u.test(before);
     const head = token ? /(?<![\p{L}\p{N}_])([A-Za-z]{2})\d{2}[ -]$/u.exec(before)?.[1].toUpperCase() : undefined;
     const ibanHead = head !== undefined && head in IBAN_LENGTHS;
@@ -102,7 +105,7 @@ function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
         ? (base === 0 && tail) || groups[base].length !== 4
         : seps.slice(base, i - 1).every((x) => x === '-'));
     for (let i = 0; i < groups.length; i++) {
-      if (i > 0 && taken(starts[i] - 2)) [base, restart] = [i, true];
+      if (i > 0 && covered(out, starts[i] - 2)) [base, restart] = [i, true];
       else if (newLine(i)) [base, restart] = [i, false];
       if (i === 0 ? ibanHead : i !== base && !afterNumber(i)) continue;
       const fresh = i === base && restart;
@@ -115,7 +118,7 @@ function findCards(text: string, out: SecretSpan[], breaks: ReadonlySet<number>)
           j < groups.length - 1 &&
           seps[j] === seps[i] &&
           groups.slice(i, j + 2).every((g) => g.length === 4) &&
-          !taken(starts[j + 1]);
+          !covered(out, starts[j + 1]);
         if (j > i && continued && !newLine(j + 1)) continue;
         // Cut out of a longer run at a line: only with a group beside another on its line (not a column of numbers).
         if (j > i && (!fresh || continued) && lines.every(Boolean)) continue;
@@ -271,10 +274,9 @@ function codeStandsAlone(
   found: readonly SecretSpan[],
 ): boolean {
   if (found.some((s) => s.start < end && start < s.end)) return false;
-  const taken = (i: number) => found.some((s) => s.start <= i && i < s.end);
   const grouped =
-    (/^[ -]\d/.test(text.slice(end, end + 2)) && !breaks.has(end) && !taken(end + 1)) ||
-    (/\d[ -]$/.test(text.slice(Math.max(0, start - 2), start)) && !breaks.has(start - 1) && !taken(start - 2));
+    (/^[ -]\d/.test(text.slice(end, end + 2)) && !breaks.has(end) && !covered(found, end + 1)) ||
+    (/\d[ -]$/.test(text.slice(Math.max(0, start - 2), start)) && !breaks.has(start - 1) && !covered(found, start - 2));
   return !grouped && standsAlone(text, start, end, found);
 }
 
