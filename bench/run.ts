@@ -4,7 +4,7 @@
  *   npm run bench                               everything (100k, 1M, 1M×384, 1M×768; generates archives once, ~8 GB)
  *   npm run bench -- --quick                    100k×768 only, shorter loops (sanity run)
  *   npm run bench -- --only peer|archive|vector|e2e|cold|responsive|answers   one section (comma-separated list allowed)
- *   npm run bench -- --no-write                 print only, leave bench/RESULTS.md alone
+ *   npm run bench -- --no-write                 print only, leave bench/RESULTS.md and the stored results alone
  *   npm run bench -- --report-only              only recompose bench/RESULTS.md from the stored results
  *
  * Archives and results are cached in ~/.cache/msgbrowse-bench (MSGBROWSE_BENCH_DIR overrides). RESULTS.md is composed
@@ -97,6 +97,10 @@ async function main(): Promise<void> {
     }
   };
 
+  // This run's results: the report composes them over the stored ones (a --no-write run stores nothing).
+  const fresh = new Map<string, Stored<unknown>>();
+  const keep = (section: Section, name: string, r: unknown) =>
+    fresh.set(`${section}-${name}`, store(section, name, command, quick, r, machine, !noWrite));
   const answers: AnswersResult[] = [];
   for (const section of only) {
     for (const name of CONFIGS[section]) {
@@ -104,29 +108,27 @@ async function main(): Promise<void> {
       let printed = '';
       if (section === 'peer') {
         const r = await attempt(`peer ${name}`, () => runPeerSection(a, { rounds: quick ? 2 : 6, log }));
-        if (r) store('peer', name, command, quick, r, machine), (printed = peerTable(r));
+        if (r) keep('peer', name, r), (printed = peerTable(r));
       } else if (section === 'archive') {
         const r = await attempt(`archive ${name}`, () => runArchiveSection(a, { plan, rounds: quick ? 1 : 2, log }));
-        if (r) store('archive', name, command, quick, r, machine), (printed = archiveTables(r));
+        if (r) keep('archive', name, r), (printed = archiveTables(r));
       } else if (section === 'vector') {
         const r = await attempt(`vector ${name}`, () =>
           runVectorSection(a, { queries: 20, baselineQueries: a.spec.messages >= 1e6 ? 2 : 3, log }),
         );
-        if (r)
-          store('vector', name, command, quick, r, machine),
-            (printed = `${vectorTable([r])}\n\n${vectorColdTable([r])}`);
+        if (r) keep('vector', name, r), (printed = `${vectorTable([r])}\n\n${vectorColdTable([r])}`);
       } else if (section === 'e2e') {
         const r = await attempt(`e2e ${name}`, () => runE2eSection(a, { plan, log }));
-        if (r) store('e2e', name, command, quick, r, machine), (printed = e2eTable([r]));
+        if (r) keep('e2e', name, r), (printed = e2eTable([r]));
       } else if (section === 'cold') {
         const r = await attempt(`cold ${name}`, () => runColdSection(a, { log }));
-        if (r) store('cold', name, command, quick, r, machine), (printed = coldTables(r));
+        if (r) keep('cold', name, r), (printed = coldTables(r));
       } else if (section === 'answers') {
         const r = await attempt(`answers ${name}`, () => runAnswersSection(a, { log }));
         if (r) answers.push(r), (printed = answersTable([r]));
       } else if (section === 'responsive') {
         const r = await attempt(`responsive ${name}`, () => runResponsiveSection(a, { log }));
-        if (r) store('responsive', name, command, quick, r, machine), (printed = responsiveTable([r]));
+        if (r) keep('responsive', name, r), (printed = responsiveTable([r]));
       }
       if (printed) process.stdout.write(`\n## ${section} — ${name}\n\n${printed}\n`);
     }
@@ -141,7 +143,9 @@ async function main(): Promise<void> {
 
   // Compose the report from the stored results of the same mode (quick results never mix into the full report).
   const collect = <T>(section: Section): Stored<T>[] =>
-    CONFIGS[section].map((n) => load<T>(section, n, quick)).filter((x): x is Stored<T> => !!x);
+    CONFIGS[section]
+      .map((n) => (fresh.get(`${section}-${n}`) as Stored<T> | undefined) ?? load<T>(section, n, quick))
+      .filter((x): x is Stored<T> => !!x);
   const input: ReportInput = {
     peer: collect<PeerResult>('peer'),
     archive: collect<ArchiveSectionResult>('archive'),
@@ -151,7 +155,7 @@ async function main(): Promise<void> {
     responsive: collect<ResponsiveResult>('responsive'),
     notRun: [
       ...SECTIONS.filter((s) => s !== 'answers').flatMap((s) =>
-        CONFIGS[s].filter((n) => !load(s, n, quick)).map((n) => `${s} on ${n}`),
+        CONFIGS[s].filter((n) => !fresh.has(`${s}-${n}`) && !load(s, n, quick)).map((n) => `${s} on ${n}`),
       ),
       ...failures.map((f) => `failed in this run: ${f}`),
     ],

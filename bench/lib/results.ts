@@ -45,8 +45,8 @@ export function store<T>(
   quick: boolean,
   result: T,
   machineAtStart: ReturnType<typeof machineFacts>,
+  write = true,
 ): Stored<T> {
-  fs.mkdirSync(DIR, { recursive: true });
   const s: Stored<T> = {
     section,
     config,
@@ -57,7 +57,11 @@ export function store<T>(
     quick,
     result,
   };
-  fs.writeFileSync(path.join(DIR, `${section}-${config}${quick ? '-quick' : ''}.json`), JSON.stringify(s));
+  // A --no-write run is kept out of the store: a later --report-only would publish it as the section's result.
+  if (write) {
+    fs.mkdirSync(DIR, { recursive: true });
+    fs.writeFileSync(path.join(DIR, `${section}-${config}${quick ? '-quick' : ''}.json`), JSON.stringify(s));
+  }
   return s;
 }
 
